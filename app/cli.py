@@ -1,0 +1,368 @@
+"""The ``memdesk`` command line. Every command speaks JSON with ``--json``
+(DESIGN.md section 6) and prints tables otherwise. User mistakes end with a
+message on stderr and exit code 1 (2 for bad usage), never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from core import (
+    RESOLUTIONS,
+    InputFileError,
+    InvalidInput,
+    MemdeskError,
+    Store,
+    iso,
+    parse_time_us,
+)
+from core.claims import iter_jsonl
+
+from .config import Settings, load_settings
+from .tables import table
+
+EXIT_ERROR = 1
+
+
+class UserError(Exception):
+    """A mistake on the command line, reported without a traceback."""
+
+
+def _time_arg(text: str | None, flag: str) -> int | None:
+    if text is None or text == "now":
+        return None
+    try:
+        return parse_time_us(text, flag)
+    except InvalidInput as exc:
+        raise UserError(str(exc)) from None
+
+
+def _dump(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def _interval(d: dict) -> str:
+    start = (d["valid_from"] or "")[:16].replace("T", " ")
+    end = (d["valid_to"] or "…")[:16].replace("T", " ")
+    return f"{start} → {end}"
+
+
+def _source(d: dict | None) -> str:
+    return f"{d['session']}#{d['turn']}" if d else ""
+
+
+# ------------------------------------------------------------------ commands
+def cmd_import(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    summary = store.import_file(args.file).to_dict()
+    if args.json:
+        _dump(summary)
+    else:
+        print(table(["outcome", "count"], [(k, v if not isinstance(v, list) else ", ".join(v) or "-")
+                                          for k, v in summary.items()]))
+    return 0
+
+
+def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: int | None,
+                 known_at: int | None, all_rows: bool) -> list[dict]:
+    now = store.now()
+    if all_rows:
+        facts = store.history(subject, predicate)
+    else:
+        facts = store.as_of(subject, predicate, valid_at=valid_at if valid_at is not None else now,
+                            known_at=known_at if known_at is not None else now,
+                            include_expired=False)
+    return store.fact_dicts(facts, at=valid_at if valid_at is not None else now)
+
+
+def _facts_table(rows: list[dict]) -> str:
+    return table(
+        ["id", "subject", "predicate", "object", "valid", "recorded", "retired", "status", "conf", "source"],
+        [(d["id"], d["subject"], d["predicate"], d["object"], _interval(d),
+          (d["recorded_at"] or "")[:16].replace("T", " "),
+          (d["retired_at"] or "")[:16].replace("T", " "), d["status"],
+          f"{d['confidence']:.2f}", _source(d["source"])) for d in rows],
+    )
+
+
+_BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "all"}
+
+
+def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    if args.batch:
+        queries = []
+        for line, q in iter_jsonl(args.batch):
+            if not isinstance(q, dict):
+                raise InputFileError(line, "expected a JSON object", args.batch)
+            unknown = sorted(set(q) - _BATCH_FACT_FIELDS)
+            if unknown:
+                raise InputFileError(line, f"unknown field(s): {', '.join(unknown)}", args.batch)
+            if not isinstance(q.get("subject"), str) or not q["subject"]:
+                raise InputFileError(line, "missing required field 'subject'", args.batch)
+            try:
+                va = parse_time_us(q["valid_at"], "valid_at") if q.get("valid_at") else None
+                ka = parse_time_us(q["known_at"], "known_at") if q.get("known_at") else None
+            except InvalidInput as exc:
+                raise InputFileError(line, str(exc), args.batch) from None
+            queries.append((q.get("id", line), q["subject"], q.get("predicate"), va, ka,
+                            bool(q.get("all"))))
+        for qid, subject, predicate, va, ka, all_rows in queries:
+            results = _facts_query(store, subject, predicate, va, ka, all_rows)
+            if args.json:
+                _dump({"id": qid, "results": results})
+            else:
+                print(f"# {qid}: {subject} {predicate or ''}\n{_facts_table(results)}\n")
+        return 0
+    if not args.subject:
+        raise UserError("facts needs --subject (or --batch FILE)")
+    rows = _facts_query(store, args.subject, args.predicate, _time_arg(args.valid_at, "--valid-at"),
+                        _time_arg(args.known_at, "--known-at"), args.all)
+    if args.json:
+        _dump(rows)
+    elif rows:
+        print(_facts_table(rows))
+    else:
+        print(f"no facts for {args.subject}" + (f" {args.predicate}" if args.predicate else ""))
+    return 0
+
+
+def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    report = store.audit(args.subject, args.predicate, args.object).to_dict()
+    if args.json:
+        _dump(report)
+        return 0
+    f = report["fact"]
+    print(f"{report['subject']} {report['predicate']} = {report['object']}")
+    print(f"decided at {report['decided_at']} (fact {f['id']}, {f['status']}, "
+          f"valid {_interval(f)})\n")
+    print(table(["step", "at", "actor", "what"],
+                [(s["step"], (s["at"] or "")[:19].replace("T", " "), s["actor"], s["summary"])
+                 for s in report["chain"]], max_col=60))
+    return 0
+
+
+def _candidates_table(rows: list[dict]) -> str:
+    return table(
+        ["id", "conf", "subject", "predicate", "object", "state", "source", "reasons"],
+        [(d["id"], f"{d['confidence']:.2f}", d["subject"], d["predicate"], d["object"],
+          d["state"], _source(d["source"]), "; ".join(d["reasons"])) for d in rows],
+    )
+
+
+def _edits(pairs: Sequence[str]) -> dict[str, Any]:
+    edits: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UserError(f"--edit takes FIELD=VALUE, got {pair!r}")
+        key, raw = pair.split("=", 1)
+        key = key.strip()
+        if key == "value":
+            try:
+                edits[key] = json.loads(raw)
+            except json.JSONDecodeError:
+                raise UserError(f"--edit value= must be JSON, got {raw!r}") from None
+        else:
+            edits[key] = None if raw in ("", "null") and key in ("valid_to", "change") else raw
+    return edits
+
+
+def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    action = args.review_action or "list"
+    if action == "list":
+        rows = [c.to_dict() for c in store.review_list(args.state, limit=args.limit, offset=args.offset)]
+        if args.json:
+            _dump(rows)
+        elif rows:
+            print(_candidates_table(rows))
+        else:
+            print(f"no {args.state} candidates")
+        return 0
+    if action == "show":
+        data = store.candidate(args.id).to_dict()
+        if args.json:
+            _dump(data)
+        else:
+            print(_candidates_table([data]))
+            print(f"\nturn: {data['source']['text']}")
+        return 0
+    by = args.by or settings.reviewer
+    if action == "approve":
+        result = store.approve(args.id, by=by, edits=_edits(args.edit) or None, note=args.note)
+        result["candidate"] = store.candidate(args.id).to_dict()
+        if args.json:
+            _dump(result)
+        else:
+            print(f"candidate {args.id} approved by {by}: {result['outcome']}"
+                  + (f", fact {result['fact_id']}" if result["fact_id"] else "")
+                  + (f", conflict {result['conflict_id']} opened" if result["conflict_id"] else ""))
+        return 0
+    if action == "reject":
+        data = store.reject(args.id, by=by, reason=args.reason).to_dict()
+        if args.json:
+            _dump(data)
+        else:
+            print(f"candidate {args.id} rejected by {by}: {args.reason}")
+        return 0
+    raise UserError(f"unknown review action {action!r}")
+
+
+def _conflicts_text(items: list[dict]) -> str:
+    blocks = []
+    for c in items:
+        head = f"conflict {c['id']} [{c['state']}] {c['kind']}: {c['subject']} {c['predicate']} ({c['scope']})"
+        if c["resolution"]:
+            head += f" -> kept {c['resolution']} by {c['resolved_by']}"
+        rows = [("incoming" if f["id"] is None else f"fact {f['id']}", f["object"], f["polarity"],
+                 _interval(f), f"{f['confidence']:.2f}", f["status"], _source(f["source"]))
+                for f in c["facts"]]
+        blocks.append(head + "\n" + table(["side", "object", "polarity", "valid", "conf", "status", "source"], rows))
+    return "\n\n".join(blocks)
+
+
+def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    if args.conflict_action == "resolve":
+        by = args.by or settings.reviewer
+        data = store.resolve_conflict(args.id, args.keep, by=by, reason=args.reason,
+                                      scope=args.scope).to_dict()
+        if args.json:
+            _dump(data)
+        else:
+            print(f"conflict {args.id} resolved by {by}: kept {args.keep}")
+        return 0
+    items = [c.to_dict() for c in store.conflicts(args.state)]
+    if args.json:
+        _dump(items)
+    else:
+        print(_conflicts_text(items) if items else f"no {args.state} conflicts")
+    return 0
+
+
+def cmd_predicates(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    items = [p.to_dict() for p in store.predicates()]
+    if args.json:
+        _dump(items)
+    else:
+        print(table(["id", "zh", "en", "single", "ttl", "routing", "catalogued"],
+                    [(p["id"], p["zh"] or "", p["en"] or "", "yes" if p["single_valued"] else "no",
+                      p["ttl"] or "", p["routing"] or "",
+                      "yes" if p["catalogued"] else f"no (first seen {p['first_seen_at'][:10]})")
+                     for p in items]))
+    return 0
+
+
+def cmd_retract(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    by = args.by or settings.reviewer
+    fact = store.retract(args.id, by=by, reason=args.reason)
+    data = store.fact_dicts([fact])[0]
+    if args.json:
+        _dump(data)
+    else:
+        print(f"fact {args.id} retracted by {by} at {iso(fact.retired_at, fact.tz)}")
+    return 0
+
+
+# -------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memdesk",
+        description="Long-term memory for AI agents: bitemporal facts, review queue, conflicts, audit.",
+        epilog="The store is a SQLite file path or a postgresql:// URL (--db, $MEMDESK_DB, "
+               "config file db=, default ./memdesk.db).",
+    )
+    parser.add_argument("--db", metavar="URL_OR_PATH", help="the store (SQLite path or postgresql:// URL)")
+    parser.add_argument("--review-threshold", type=float, metavar="X",
+                        help="confidence below which imported facts wait for review (default 0.75)")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("import", parents=[common], help="import facts extracted elsewhere (JSONL)")
+    p.add_argument("file", help="JSONL file, one fact per line")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("facts", parents=[common], help="what the store believes (as of a time)")
+    p.add_argument("--subject", help="e.g. user:alice or project:launch")
+    p.add_argument("--predicate", help="e.g. lives_in")
+    p.add_argument("--valid-at", metavar="T", help="valid time, ISO 8601 with offset (default now)")
+    p.add_argument("--known-at", metavar="T", help="transaction time: replay what was believed then")
+    p.add_argument("--all", action="store_true", help="every row ever recorded, retired ones too")
+    p.add_argument("--batch", metavar="QUERIES.jsonl", help="many lookups, one JSON line each")
+    p.set_defaults(func=cmd_facts)
+
+    p = sub.add_parser("audit", parents=[common], help="since when, and why, the store believes a value")
+    p.add_argument("--subject", required=True)
+    p.add_argument("--predicate", required=True)
+    p.add_argument("--object", help="the value to explain (default: the current one)")
+    p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("review", parents=[common], help="the review queue: list, show, approve, reject")
+    p.set_defaults(func=cmd_review, review_action=None, state="pending", limit=None, offset=0)
+    rsub = p.add_subparsers(dest="review_action", metavar="ACTION")
+    r = rsub.add_parser("list", parents=[common], help="candidates, lowest confidence first")
+    r.add_argument("--state", default="pending",
+                   choices=["pending", "approved", "rejected", "conflict", "asserted", "merged", "all"])
+    r.add_argument("--limit", type=int)
+    r.add_argument("--offset", type=int, default=0)
+    r = rsub.add_parser("show", parents=[common], help="one candidate with its source turn")
+    r.add_argument("id", type=int)
+    r = rsub.add_parser("approve", parents=[common], help="approve (optionally edited) so it takes effect")
+    r.add_argument("id", type=int)
+    r.add_argument("--by", metavar="NAME", help="reviewer (default $MEMDESK_REVIEWER or $USER)")
+    r.add_argument("--edit", action="append", default=[], metavar="FIELD=VALUE",
+                   help="change object, value (JSON), polarity, scope, valid_from, valid_to or change first")
+    r.add_argument("--note", help="why")
+    r = rsub.add_parser("reject", parents=[common], help="reject, keeping the candidate and the reason")
+    r.add_argument("id", type=int)
+    r.add_argument("--by", metavar="NAME")
+    r.add_argument("--reason", required=True)
+
+    p = sub.add_parser("conflicts", parents=[common], help="contradictions waiting for a decision")
+    p.add_argument("--state", default="open", choices=["open", "resolved", "all"])
+    p.set_defaults(func=cmd_conflicts, conflict_action=None)
+    csub = p.add_subparsers(dest="conflict_action", metavar="ACTION")
+    r = csub.add_parser("resolve", parents=[common], help="keep existing, incoming, both or neither")
+    r.add_argument("id", type=int)
+    r.add_argument("--keep", required=True, choices=RESOLUTIONS)
+    r.add_argument("--by", metavar="NAME")
+    r.add_argument("--reason")
+    r.add_argument("--scope", help="with --keep both: the scope the incoming value holds in")
+
+    p = sub.add_parser("predicates", parents=[common], help="the catalog and uncatalogued predicates in use")
+    p.set_defaults(func=cmd_predicates)
+
+    p = sub.add_parser("retract", parents=[common], help="withdraw a fact that was never true")
+    p.add_argument("id", type=int)
+    p.add_argument("--by", metavar="NAME")
+    p.add_argument("--reason", required=True)
+    p.set_defaults(func=cmd_retract)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        settings = load_settings(args.db)
+        threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
+        with Store.open(settings.db, catalog=settings.catalog, review_threshold=threshold) as store:
+            return args.func(store, args, settings)
+    except (UserError, MemdeskError) as exc:
+        print(f"memdesk: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except FileNotFoundError as exc:
+        print(f"memdesk: error: no such file: {exc.filename}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("memdesk: interrupted; nothing was written by the unfinished command", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""Plain-text tables that line up Chinese and English alike (wide characters
+count as two columns)."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+
+def width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    if width(text) <= limit:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = width(ch)
+        if used + w > limit - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_col: int = 40) -> str:
+    """Render rows under headers; cells are clipped to ``max_col`` columns."""
+    cells = [[clip("" if c is None else str(c), max_col) for c in row] for row in rows]
+    widths = [width(h) for h in headers]
+    for row in cells:
+        for i, c in enumerate(row):
+            widths[i] = max(widths[i], width(c))
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v + " " * (widths[i] - width(v)) for i, v in enumerate(values)).rstrip()
+
+    out = [line(headers), line(["-" * w for w in widths])]
+    out.extend(line(r) for r in cells)
+    return "\n".join(out)

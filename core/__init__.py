@@ -1,0 +1,47 @@
+"""memdesk's engine: a bitemporal fact store with gated writes, a review queue,
+conflicts and provenance. Never imports the app or any UI toolkit.
+
+    from core import Store, ClaimInput, SourceRef
+    with Store.open("memdesk.db") as store:
+        store.import_file("facts.jsonl")
+        store.as_of("user:alice", "lives_in", valid_at=..., known_at=...)
+"""
+
+from .catalog import Catalog, Predicate
+from .claims import ClaimInput, SourceRef, read_claims
+from .clock import Clock, ManualClock, SystemClock
+from .errors import (
+    AlreadyDecided,
+    CandidateNotFound,
+    ConflictNotFound,
+    FactNotFound,
+    FactRetired,
+    InputFileError,
+    InvalidInput,
+    MemdeskError,
+    PredicateMismatch,
+    StoreError,
+    TurnMismatch,
+)
+from .records import (
+    AuditReport,
+    AuditStep,
+    Candidate,
+    Conflict,
+    Fact,
+    ImportSummary,
+    PredicateInfo,
+    Source,
+)
+from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
+from .timeutil import iso, parse_time, parse_time_us
+
+__all__ = [
+    "AlreadyDecided", "AuditReport", "AuditStep", "Candidate", "CandidateNotFound",
+    "Catalog", "ClaimInput", "Clock", "Conflict", "ConflictNotFound",
+    "DEFAULT_REVIEW_THRESHOLD", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
+    "InputFileError", "InvalidInput", "ManualClock", "MemdeskError", "Predicate",
+    "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
+    "StoreError", "SystemClock", "TurnMismatch", "iso", "parse_time", "parse_time_us",
+    "read_claims",
+]

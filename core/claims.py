@@ -1,0 +1,289 @@
+"""Incoming claims: the import line format of DESIGN.md section 6, validated.
+
+A claim is one subject–predicate–object statement with its provenance. Claims
+come from the rule-based extractor, an LLM extractor or a JSONL import; all go
+through the same gates (see core.writer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .bitemporal import CHANGES, canonical_json
+from .catalog import is_predicate_id
+from .errors import InputFileError, InvalidInput
+from .timeutil import offset_minutes, parse_time, to_us
+
+POLARITIES = ("positive", "negative", "neutral")
+SOURCE_KINDS = ("user_explicit", "agent_inferred", "user_confirmed", "imported")
+_SCOPE = re.compile(r"^(global|project|session)(:\S.*)?$")
+_SUBJECT = re.compile(r"^[A-Za-z_][\w.-]*:\S.*$")
+
+_TOP_FIELDS = {
+    "subject", "predicate", "object", "value", "valid_from", "valid_to", "polarity",
+    "scope", "confidence", "change", "source", "extractor", "single_valued",
+    "event_time", "sensitive",
+}
+_SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """The turn a claim cites. ``time`` is microseconds since the epoch."""
+
+    session: str
+    turn: int
+    text: str
+    time: int
+    tz: int = 0
+    speaker: str = "user"
+    kind: str = "imported"
+
+
+@dataclass(frozen=True)
+class ClaimInput:
+    """A validated claim, ready for the gates. Times are microseconds since the epoch."""
+
+    subject: str
+    predicate: str
+    object: str
+    source: SourceRef
+    valid_from: int
+    valid_to: int | None = None
+    value: Any = None
+    polarity: str = "positive"
+    scope: str = "global"
+    confidence: float = 1.0
+    change: str | None = None
+    extractor: str = "import"
+    single_valued: bool | None = None
+    event_start: int | None = None
+    event_end: int | None = None
+    sensitive: bool = False
+
+    @property
+    def value_json(self) -> str | None:
+        return canonical_json(self.value)
+
+    @property
+    def tz(self) -> int:
+        return self.source.tz
+
+    def key(self) -> str:
+        """Identity of the claim's content within its turn: re-importing the same
+        statement from the same turn is recognised by (turn, key)."""
+        body = [
+            self.subject, self.predicate, self.object, self.value_json, self.polarity,
+            self.scope, self.valid_from, self.valid_to, self.change, self.confidence,
+            self.source.kind, self.extractor, self.event_start, self.event_end,
+        ]
+        return hashlib.sha1(
+            json.dumps(body, ensure_ascii=False).encode("utf-8")
+        ).hexdigest()
+
+    def with_changes(self, **changes: Any) -> ClaimInput:
+        return replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ClaimInput:
+        """Validate one import line (already JSON-decoded).
+
+        Raises InvalidInput naming the field at fault.
+        """
+        if not isinstance(data, dict):
+            raise InvalidInput("expected a JSON object")
+        unknown = sorted(set(data) - _TOP_FIELDS)
+        if unknown:
+            raise InvalidInput(f"unknown field(s): {', '.join(unknown)}")
+        subject = _text(data, "subject", required=True)
+        if not _SUBJECT.match(subject):
+            raise InvalidInput(f"subject must look like 'user:NAME' or 'project:NAME', got {subject!r}")
+        predicate = _text(data, "predicate", required=True)
+        if not is_predicate_id(predicate):
+            raise InvalidInput(f"predicate must be a snake_case id, got {predicate!r}")
+        obj = _text(data, "object", required=True)
+        source = _source(data.get("source"))
+        valid_from = _time(data, "valid_from")
+        valid_to = _time(data, "valid_to")
+        start = valid_from if valid_from is not None else source.time
+        if valid_to is not None and valid_to <= start:
+            raise InvalidInput("valid_to must be after valid_from")
+        polarity = _choice(data, "polarity", POLARITIES, "positive")
+        default_scope = "project" if subject.startswith("project:") else "global"
+        scope = _text(data, "scope") or default_scope
+        if not _SCOPE.match(scope):
+            raise InvalidInput(f"scope must be global, project or session (optionally ':NAME'), got {scope!r}")
+        confidence = data.get("confidence", 1.0)
+        if confidence is None:
+            confidence = 1.0
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+            raise InvalidInput("confidence must be a number between 0 and 1")
+        if not 0.0 <= float(confidence) <= 1.0:
+            raise InvalidInput(f"confidence must be between 0 and 1, got {confidence}")
+        change = data.get("change")
+        if change is not None and change not in CHANGES:
+            raise InvalidInput(f"change must be evolution, correction or null, got {change!r}")
+        extractor = _text(data, "extractor") or "import"
+        single = data.get("single_valued")
+        if single is not None and not isinstance(single, bool):
+            raise InvalidInput("single_valued must be true, false or absent")
+        sensitive = data.get("sensitive", False)
+        if not isinstance(sensitive, bool):
+            raise InvalidInput("sensitive must be true or false")
+        value = data.get("value")
+        _check_value(value)
+        event_start = event_end = None
+        event = data.get("event_time")
+        if event is not None:
+            if not isinstance(event, dict) or set(event) - {"start", "end"}:
+                raise InvalidInput("event_time must be null or {\"start\": TIME, \"end\": TIME}")
+            event_start = _time(event, "start", "event_time.start")
+            event_end = _time(event, "end", "event_time.end")
+        return cls(
+            subject=subject, predicate=predicate, object=obj, source=source,
+            valid_from=start, valid_to=valid_to, value=value, polarity=polarity,
+            scope=scope, confidence=float(confidence), change=change, extractor=extractor,
+            single_valued=single, event_start=event_start, event_end=event_end,
+            sensitive=sensitive,
+        )
+
+
+def _clean(text: str, field: str) -> str:
+    if "\x00" in text:
+        raise InvalidInput(f"{field} contains a NUL character")
+    return text
+
+
+def _text(data: dict, field: str, *, required: bool = False, label: str | None = None) -> str:
+    label = label or field
+    value = data.get(field)
+    if value is None:
+        if required:
+            raise InvalidInput(f"missing required field {label!r}")
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{label} must be a string, got {type(value).__name__}")
+    if required and not value.strip():
+        raise InvalidInput(f"{label} must not be empty")
+    return _clean(value.strip(), label)
+
+
+def _time(data: dict, field: str, label: str | None = None) -> int | None:
+    value = data.get(field)
+    if value is None:
+        return None
+    return to_us(parse_time(value, label or field))
+
+
+def _choice(data: dict, field: str, choices: tuple[str, ...], default: str) -> str:
+    value = data.get(field)
+    if value is None:
+        return default
+    if value not in choices:
+        raise InvalidInput(f"{field} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _check_value(value: Any) -> None:
+    if value is None or isinstance(value, bool | int | float | str):
+        if isinstance(value, str):
+            _clean(value, "value")
+        return
+    if isinstance(value, list | dict):
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            raise InvalidInput("value must be plain JSON") from None
+        _clean(text, "value")
+        return
+    raise InvalidInput("value must be plain JSON")
+
+
+def _source(data: Any) -> SourceRef:
+    if data is None:
+        raise InvalidInput("missing required field 'source' (every fact needs its source turn)")
+    if not isinstance(data, dict):
+        raise InvalidInput("source must be an object")
+    unknown = sorted(set(data) - _SOURCE_FIELDS)
+    if unknown:
+        raise InvalidInput(f"unknown field(s) in source: {', '.join(unknown)}")
+    session = _text(data, "session", required=True, label="source.session")
+    turn = data.get("turn")
+    if turn is None:
+        raise InvalidInput("missing required field 'source.turn'")
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
+        raise InvalidInput("source.turn must be a whole number >= 0")
+    text = _text(data, "text", required=True, label="source.text")
+    raw_time = data.get("time")
+    if raw_time is None:
+        raise InvalidInput("missing required field 'source.time'")
+    when = parse_time(raw_time, "source.time")
+    speaker = _text(data, "speaker", label="source.speaker") or "user"
+    kind = data.get("kind") or "imported"
+    if kind not in SOURCE_KINDS:
+        raise InvalidInput(f"source.kind must be one of {', '.join(SOURCE_KINDS)}, got {kind!r}")
+    return SourceRef(
+        session=session, turn=turn, text=text, time=to_us(when),
+        tz=offset_minutes(when), speaker=speaker, kind=kind,
+    )
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, decoded JSON) for each non-blank line of a JSONL file.
+
+    Raises InputFileError naming the line for bad JSON or bad UTF-8, and
+    FileNotFoundError when the file is missing.
+    """
+    name = str(path)
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputFileError(number, "not valid UTF-8", name) from None
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputFileError(number, f"not valid JSON: {exc.msg} (column {exc.colno})", name) from None
+
+
+def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:
+    """Parse and validate a whole import file before anything is written.
+
+    Also checks that lines citing the same (session, turn) agree on its text.
+    Raises InputFileError naming the first bad line.
+    """
+    name = str(path)
+    claims: list[tuple[int, ClaimInput]] = []
+    turns: dict[tuple[str, int], tuple[int, SourceRef]] = {}
+    for number, data in iter_jsonl(path):
+        try:
+            claim = ClaimInput.from_dict(data)
+        except InvalidInput as exc:
+            raise InputFileError(number, str(exc), name) from None
+        ref = (claim.source.session, claim.source.turn)
+        seen = turns.get(ref)
+        if seen is None:
+            turns[ref] = (number, claim.source)
+        elif not same_turn(seen[1], claim.source):
+            raise InputFileError(
+                number,
+                f"session {ref[0]!r} turn {ref[1]} differs from line {seen[0]} "
+                "(same turn, other text, speaker or time)",
+                name,
+            )
+        claims.append((number, claim))
+    return claims
+
+
+def same_turn(a: SourceRef, b: SourceRef) -> bool:
+    """True when two references describe the same raw turn."""
+    return a.text == b.text and a.speaker == b.speaker and a.time == b.time

@@ -1,0 +1,88 @@
+"""Engines and fast queries.
+
+``make_engine`` turns a store location (a file path or an SQLAlchemy URL) into
+an engine: SQLite files get WAL mode and a busy timeout; PostgreSQL URLs use
+psycopg 3. ``PreparedQuery`` compiles a SQLAlchemy statement once for the
+engine's dialect and runs it straight on the DBAPI cursor, which keeps hot
+lookups close to hand-written SQL while the SQL itself stays dialect-neutral.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.sql import ClauseElement
+
+from .errors import StoreError
+
+DEFAULT_DB = "memdesk.db"
+
+
+def normalise_url(location: str | Path | None) -> str:
+    """An SQLAlchemy URL for a path or URL. ``postgresql://`` gets the psycopg driver.
+
+    Raises StoreError for a URL that SQLAlchemy cannot parse.
+    """
+    text = str(location) if location is not None else DEFAULT_DB
+    if "://" not in text:
+        return f"sqlite:///{Path(text).expanduser()}"
+    try:
+        url = make_url(text)
+    except ArgumentError as exc:
+        raise StoreError(f"not a database URL: {text!r} ({exc})") from None
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    return url.render_as_string(hide_password=False)
+
+
+def make_engine(location: str | Path | None) -> Engine:
+    """An engine for a path or URL. Raises StoreError for an unsupported backend."""
+    url = normalise_url(location)
+    backend = make_url(url).get_backend_name()
+    if backend == "sqlite":
+        path = make_url(url).database
+        if path and path != ":memory:":
+            parent = Path(path).expanduser().resolve().parent
+            if not parent.is_dir():
+                raise StoreError(f"folder does not exist for the store: {parent}")
+        engine = create_engine(url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        return engine
+    if backend == "postgresql":
+        return create_engine(url, pool_pre_ping=True)
+    raise StoreError(f"unsupported database backend {backend!r}: use a SQLite path or postgresql://")
+
+
+class PreparedQuery:
+    """A statement compiled once for one dialect, run on a raw DBAPI connection.
+
+    Bind parameters must be named with ``bindparam("name")``.
+    """
+
+    def __init__(self, statement: ClauseElement, engine: Engine) -> None:
+        compiled = statement.compile(dialect=engine.dialect)
+        self.sql = str(compiled)
+        self._positional = compiled.positional
+        self._names: Sequence[str] = tuple(compiled.positiontup or ()) if compiled.positional else ()
+
+    def run(self, dbapi_conn: Any, **params: Any) -> list[tuple]:
+        args = tuple(params[n] for n in self._names) if self._positional else params
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute(self.sql, args)
+            return cur.fetchall()
+        finally:
+            cur.close()

@@ -1,0 +1,58 @@
+"""Exceptions raised by the memdesk engine.
+
+Each one subclasses the builtin that best describes it, so callers can catch
+either the precise class or the broad builtin (``except LookupError``).
+"""
+
+from __future__ import annotations
+
+
+class MemdeskError(Exception):
+    """Base of every error memdesk raises on purpose."""
+
+
+class InvalidInput(MemdeskError, ValueError):
+    """A value given to memdesk is malformed (bad time, unknown field, wrong type)."""
+
+
+class InputFileError(InvalidInput):
+    """A line of an input file is invalid. ``line`` is 1-based; ``path`` may be None."""
+
+    def __init__(self, line: int, message: str, path: str | None = None) -> None:
+        self.line = line
+        self.path = path
+        self.detail = message
+        where = f"{path}:{line}" if path else f"line {line}"
+        super().__init__(f"{where}: {message}")
+
+
+class FactNotFound(MemdeskError, LookupError):
+    """No fact matches the id or the (subject, predicate, object) asked for."""
+
+
+class CandidateNotFound(MemdeskError, LookupError):
+    """No review candidate has that id."""
+
+
+class ConflictNotFound(MemdeskError, LookupError):
+    """No conflict has that id."""
+
+
+class AlreadyDecided(MemdeskError, RuntimeError):
+    """The candidate or conflict was already decided (possibly by someone else)."""
+
+
+class TurnMismatch(MemdeskError, ValueError):
+    """A (session, turn) already stored holds different text, speaker or time."""
+
+
+class PredicateMismatch(MemdeskError, ValueError):
+    """A predicate was declared single-valued in one place and multi-valued in another."""
+
+
+class FactRetired(MemdeskError, RuntimeError):
+    """The fact is no longer in current belief, so it cannot be changed again."""
+
+
+class StoreError(MemdeskError, RuntimeError):
+    """The store cannot be opened or used (bad URL, unreachable server, wrong schema)."""

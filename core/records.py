@@ -1,0 +1,335 @@
+"""Plain, frozen records that cross the engine's boundary. They hold no
+database handles, so they are safe to pass between threads.
+
+Times are integer microseconds since the epoch (``*_us`` properties are not
+needed: the fields are the integers); ``to_dict`` renders them as ISO 8601 at
+the offset of the statement they came from.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .timeutil import iso
+
+STATUSES = ("active", "superseded", "corrected", "retracted", "expired")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The turn a claim came from and how it was obtained."""
+
+    session: str
+    turn: int
+    speaker: str
+    text: str
+    time: int
+    tz: int
+    kind: str
+    claim_id: int
+    confidence: float
+    extractor: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "turn": self.turn,
+            "speaker": self.speaker,
+            "text": self.text,
+            "kind": self.kind,
+            "time": iso(self.time, self.tz),
+            "claim_id": self.claim_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One bitemporal fact row, field for field as stored (see core.schema.FactRow)."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    value_json: str | None
+    polarity: str
+    scope: str
+    valid_from: int
+    valid_to: int | None
+    recorded_at: int
+    retired_at: int | None
+    retired_by_claim: int | None
+    retire_reason: str | None
+    retire_note: str | None
+    claim_id: int
+    copy_of: int | None
+    confidence: float
+    source_kind: str
+    extractor: str
+    event_start: int | None
+    event_end: int | None
+    expires_at: int | None
+    tz: int
+    single_valued: bool
+    sensitive: bool
+
+    @property
+    def value(self) -> Any:
+        """The normalised value (decoded JSON), or None."""
+        return None if self.value_json is None else json.loads(self.value_json)
+
+    @property
+    def current(self) -> bool:
+        """True while the row is in current belief (not retired)."""
+        return self.retired_at is None
+
+    def valid_at(self, t: int) -> bool:
+        return self.valid_from <= t and (self.valid_to is None or t < self.valid_to)
+
+    def known_at(self, t: int) -> bool:
+        return self.recorded_at <= t and (self.retired_at is None or t < self.retired_at)
+
+    def status(self, at: int) -> str:
+        """One of STATUSES, judged at valid time ``at``."""
+        if self.retired_at is not None:
+            if self.retire_reason in ("corrected", "retracted"):
+                return self.retire_reason
+            return "superseded"
+        if self.expires_at is not None and self.expires_at <= at:
+            return "expired"
+        if self.valid_to is not None and self.valid_to <= at:
+            return "superseded"
+        return "active"
+
+    def to_dict(
+        self, *, at: int, source: Source | None = None, mentions: int = 1
+    ) -> dict[str, Any]:
+        tz = self.tz
+        event = None
+        if self.event_start is not None or self.event_end is not None:
+            event = {"start": iso(self.event_start, tz), "end": iso(self.event_end, tz)}
+        return {
+            "id": self.id,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "value": self.value,
+            "polarity": self.polarity,
+            "scope": self.scope,
+            "valid_from": iso(self.valid_from, tz),
+            "valid_to": iso(self.valid_to, tz),
+            "recorded_at": iso(self.recorded_at, tz),
+            "retired_at": iso(self.retired_at, tz),
+            "retire_reason": self.retire_reason,
+            "retired_by_claim": self.retired_by_claim,
+            "confidence": self.confidence,
+            "source": source.to_dict() if source else None,
+            "event_time": event,
+            "extractor": self.extractor,
+            "status": self.status(at),
+            "single_valued": self.single_valued,
+            "sensitive": self.sensitive,
+            "claim_id": self.claim_id,
+            "copy_of": self.copy_of,
+            "mentions": mentions,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A claim as the review queue shows it."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    value_json: str | None
+    polarity: str
+    scope: str
+    valid_from: int
+    valid_to: int | None
+    confidence: float
+    reasons: tuple[str, ...]
+    state: str
+    change: str | None
+    source: Source
+    created_at: int
+    decided_by: str | None
+    decided_at: int | None
+    decision_reason: str | None
+    fact_id: int | None
+    edits: dict[str, Any] | None
+
+    @property
+    def value(self) -> Any:
+        return None if self.value_json is None else json.loads(self.value_json)
+
+    def to_dict(self) -> dict[str, Any]:
+        tz = self.source.tz
+        return {
+            "id": self.id,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "value": self.value,
+            "polarity": self.polarity,
+            "scope": self.scope,
+            "valid_from": iso(self.valid_from, tz),
+            "valid_to": iso(self.valid_to, tz),
+            "confidence": self.confidence,
+            "reasons": list(self.reasons),
+            "state": self.state,
+            "change": self.change,
+            "source": self.source.to_dict(),
+            "created_at": iso(self.created_at, tz),
+            "decided_by": self.decided_by,
+            "decided_at": iso(self.decided_at, tz),
+            "decision_reason": self.decision_reason,
+            "fact_id": self.fact_id,
+            "edits": self.edits,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """An open or resolved contradiction. ``facts`` holds the current-belief rows
+    involved (as dicts) followed by the incoming claim rendered as a fact with
+    ``status`` "pending" and ``id`` None."""
+
+    id: int
+    kind: str
+    state: str
+    subject: str
+    predicate: str
+    scope: str
+    fact_ids: tuple[int, ...]
+    claim_id: int
+    opened_at: int
+    resolved_at: int | None
+    resolved_by: str | None
+    resolution: str | None
+    reason: str | None
+    facts: tuple[dict[str, Any], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "state": self.state,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "scope": self.scope,
+            "fact_ids": list(self.fact_ids),
+            "claim_id": self.claim_id,
+            "opened_at": iso(self.opened_at),
+            "resolved_at": iso(self.resolved_at),
+            "resolved_by": self.resolved_by,
+            "resolution": self.resolution,
+            "reason": self.reason,
+            "facts": list(self.facts),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AuditStep:
+    """One step of a provenance chain."""
+
+    step: str
+    at: int
+    actor: str
+    summary: str
+    detail: dict[str, Any]
+    tz: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "at": iso(self.at, self.tz),
+            "actor": self.actor,
+            "summary": self.summary,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """Answer to "since when does the system believe X, and why?"."""
+
+    subject: str
+    predicate: str
+    object: str
+    decided_at: int
+    fact: dict[str, Any]
+    chain: tuple[AuditStep, ...]
+    tz: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "decided_at": iso(self.decided_at, self.tz),
+            "fact": self.fact,
+            "chain": [s.to_dict() for s in self.chain],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateInfo:
+    """A predicate as ``memdesk predicates`` lists it."""
+
+    id: str
+    zh: str | None
+    en: str | None
+    single_valued: bool
+    ttl: str | None
+    routing: str | None
+    catalogued: bool
+    first_seen_at: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "zh": self.zh,
+            "en": self.en,
+            "single_valued": self.single_valued,
+            "ttl": self.ttl,
+            "routing": self.routing,
+            "catalogued": self.catalogued,
+            "first_seen_at": iso(self.first_seen_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    """What one import (or one batch of claims) did."""
+
+    lines: int = 0
+    asserted: int = 0
+    evolutions: int = 0
+    corrections: int = 0
+    backfills: int = 0
+    merged: int = 0
+    queued: int = 0
+    conflicts: int = 0
+    unchanged: int = 0
+    turns_added: int = 0
+    fact_rows: int = 0
+    new_predicates: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lines": self.lines,
+            "asserted": self.asserted,
+            "evolutions": self.evolutions,
+            "corrections": self.corrections,
+            "backfills": self.backfills,
+            "merged": self.merged,
+            "queued": self.queued,
+            "conflicts": self.conflicts,
+            "unchanged": self.unchanged,
+            "turns_added": self.turns_added,
+            "fact_rows": self.fact_rows,
+            "new_predicates": list(self.new_predicates),
+        }

@@ -1,0 +1,180 @@
+"""The database schema (SQLModel tables).
+
+Times are BigInteger microseconds since the epoch (UTC); ``*_tz`` columns keep
+the UTC offset in minutes of the source so times can be shown as written.
+JSON-valued columns are text holding canonical JSON, which works the same on
+SQLite and PostgreSQL.
+
+Fact rows are immutable after insert except for the retirement stamp
+(``retired_at``, ``retired_by_claim``, ``retire_reason``, ``retire_note``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 1
+
+
+def _big(nullable: bool = False, index: bool = False) -> Column:
+    return Column(BigInteger, nullable=nullable, index=index)
+
+
+class StoreMeta(SQLModel, table=True):
+    """One row (id 1). Every write transaction updates it first: that takes the
+    store's write lock on both backends and keeps transaction time monotonic."""
+
+    __tablename__ = "store_meta"
+    id: int = Field(primary_key=True)
+    schema_version: int
+    last_tx: int = Field(sa_column=_big())
+    created_at: int = Field(sa_column=_big())
+
+
+class TurnRow(SQLModel, table=True):
+    """A raw conversation turn: the immutable resource layer."""
+
+    __tablename__ = "turn"
+    __table_args__ = (UniqueConstraint("session", "turn", name="uq_turn_session_turn"),)
+    id: int = Field(primary_key=True)
+    session: str
+    turn: int
+    speaker: str
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    time: int = Field(sa_column=_big())
+    time_tz: int = 0
+    user: str | None = None
+    project: str | None = None
+    recorded_at: int = Field(sa_column=_big())
+    imported_at: int = Field(sa_column=_big())
+
+
+class ClaimRow(SQLModel, table=True):
+    """Every incoming assertion (extracted or imported) with its provenance and
+    what became of it: asserted, merged into an existing fact, waiting for
+    review, held by a conflict, approved or rejected. The review queue is the
+    claims in state ``pending``."""
+
+    __tablename__ = "claim"
+    __table_args__ = (
+        UniqueConstraint("turn_id", "claim_key", name="uq_claim_turn_key"),
+        Index("ix_claim_state_conf", "state", "confidence"),
+        Index("ix_claim_sp", "subject", "predicate"),
+    )
+    id: int = Field(primary_key=True)
+    turn_id: int = Field(foreign_key="turn.id", index=True)
+    claim_key: str
+    subject: str
+    predicate: str
+    object: str = Field(sa_column=Column(Text, nullable=False))
+    value: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    polarity: str
+    scope: str
+    valid_from: int = Field(sa_column=_big())
+    valid_to: int | None = Field(default=None, sa_column=_big(nullable=True))
+    event_start: int | None = Field(default=None, sa_column=_big(nullable=True))
+    event_end: int | None = Field(default=None, sa_column=_big(nullable=True))
+    tz: int = 0
+    confidence: float
+    source_kind: str
+    extractor: str
+    change: str | None = None
+    single_valued: bool
+    sensitive: bool = False
+    created_at: int = Field(sa_column=_big())
+    state: str
+    reasons: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    decided_by: str | None = None
+    decided_at: int | None = Field(default=None, sa_column=_big(nullable=True))
+    decision_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    edits: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    fact_id: int | None = None
+    merged_into: int | None = Field(default=None, index=True)
+
+
+class FactRow(SQLModel, table=True):
+    """A bitemporal fact row. Valid time [valid_from, valid_to) and transaction
+    time [recorded_at, retired_at); NULL ends are open."""
+
+    __tablename__ = "fact"
+    __table_args__ = (
+        Index("ix_fact_sp_from", "subject", "predicate", "valid_from"),
+        Index("ix_fact_claim", "claim_id"),
+        Index("ix_fact_recorded", "recorded_at"),
+    )
+    id: int = Field(primary_key=True)
+    subject: str
+    predicate: str
+    object: str = Field(sa_column=Column(Text, nullable=False))
+    value: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    polarity: str
+    scope: str
+    valid_from: int = Field(sa_column=_big())
+    valid_to: int | None = Field(default=None, sa_column=_big(nullable=True))
+    recorded_at: int = Field(sa_column=_big())
+    retired_at: int | None = Field(default=None, sa_column=_big(nullable=True))
+    retired_by_claim: int | None = None
+    retire_reason: str | None = None
+    retire_note: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    claim_id: int
+    copy_of: int | None = None
+    confidence: float
+    source_kind: str
+    extractor: str
+    event_start: int | None = Field(default=None, sa_column=_big(nullable=True))
+    event_end: int | None = Field(default=None, sa_column=_big(nullable=True))
+    expires_at: int | None = Field(default=None, sa_column=_big(nullable=True))
+    tz: int = 0
+    single_valued: bool
+    sensitive: bool = False
+
+
+class ConflictRow(SQLModel, table=True):
+    """An unexplained contradiction between current belief and an incoming claim."""
+
+    __tablename__ = "conflict"
+    id: int = Field(primary_key=True)
+    kind: str
+    state: str = Field(index=True)
+    subject: str
+    predicate: str
+    scope: str
+    fact_ids: str = Field(sa_column=Column(Text, nullable=False))
+    claim_id: int = Field(index=True)
+    opened_at: int = Field(sa_column=_big())
+    resolved_at: int | None = Field(default=None, sa_column=_big(nullable=True))
+    resolved_by: str | None = None
+    resolution: str | None = None
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class PredicateUse(SQLModel, table=True):
+    """Predicates seen that the catalog does not list, with their declared arity."""
+
+    __tablename__ = "predicate_use"
+    predicate: str = Field(primary_key=True)
+    single_valued: bool
+    first_seen_at: int = Field(sa_column=_big())
+    first_claim_id: int
+
+
+class AuditRow(SQLModel, table=True):
+    """Append-only log of every state change: who or what, when, why."""
+
+    __tablename__ = "audit_log"
+    id: int = Field(primary_key=True)
+    at: int = Field(sa_column=_big())
+    wall_at: int = Field(sa_column=_big())
+    actor: str
+    action: str
+    claim_id: int | None = Field(default=None, index=True)
+    fact_id: int | None = None
+    conflict_id: int | None = Field(default=None, index=True)
+    subject: str | None = None
+    predicate: str | None = None
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    detail: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+
+
+FACT_COLUMNS: tuple[str, ...] = tuple(c.name for c in FactRow.__table__.columns)

@@ -1,0 +1,716 @@
+"""The public entry point: ``Store.open(url)``.
+
+A Store owns an engine and hands out plain records. Reads run on a raw DBAPI
+connection per thread with statements compiled once for the dialect; every
+write runs in its own transaction through ``core.writer.WriteBatch``, so a
+failed write leaves the store as it was.
+
+A Store may be shared between threads: each thread gets its own read
+connection, and writes take the store's write lock in the database.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, bindparam, func, inspect, or_, select, update
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlmodel import SQLModel
+
+from .bitemporal import canonical_json
+from .catalog import Catalog
+from .claims import ClaimInput, read_claims
+from .clock import Clock, SystemClock, now_us
+from .db import PreparedQuery, make_engine, normalise_url
+from .errors import (
+    AlreadyDecided,
+    CandidateNotFound,
+    ConflictNotFound,
+    FactNotFound,
+    FactRetired,
+    InputFileError,
+    InvalidInput,
+    PredicateMismatch,
+    StoreError,
+    TurnMismatch,
+)
+from .records import (
+    AuditReport,
+    AuditStep,
+    Candidate,
+    Conflict,
+    Fact,
+    ImportSummary,
+    PredicateInfo,
+    Source,
+)
+from .schema import SCHEMA_VERSION
+from .timeutil import iso, to_us
+from .writer import (
+    AUDIT,
+    CLAIM,
+    CONFLICT,
+    FACT,
+    META,
+    PRED,
+    TURN,
+    WriteBatch,
+    chunks,
+    fact_from_row,
+)
+
+DEFAULT_REVIEW_THRESHOLD = 0.75
+RESOLUTIONS = ("existing", "incoming", "both", "neither")
+_EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
+
+
+def _as_us(value: datetime | int | None, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, int):
+        return value
+    return to_us(value)
+
+
+def _norm_object(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+class Store:
+    """A memdesk store. Open with ``Store.open(url)``; close with ``close()`` or ``with``."""
+
+    def __init__(self, url: str, *, catalog: Catalog, clock: Clock,
+                 review_threshold: float) -> None:
+        self.url = url
+        self.catalog = catalog
+        self.clock = clock
+        self.review_threshold = review_threshold
+        self.engine = make_engine(url)
+        self._local = threading.local()
+        self._raw_conns: list[Any] = []
+        self._lock = threading.Lock()
+        cols = list(FACT.c)
+        base = [
+            FACT.c.subject == bindparam("subject"),
+            FACT.c.recorded_at <= bindparam("known_at"),
+            or_(FACT.c.retired_at.is_(None), FACT.c.retired_at > bindparam("known_at")),
+            FACT.c.valid_from <= bindparam("valid_at"),
+            or_(FACT.c.valid_to.is_(None), FACT.c.valid_to > bindparam("valid_at")),
+        ]
+        order = (FACT.c.predicate, FACT.c.valid_from, FACT.c.id)
+        self._q_asof_p = PreparedQuery(
+            select(*cols).where(*base, FACT.c.predicate == bindparam("predicate")).order_by(*order),
+            self.engine,
+        )
+        self._q_asof = PreparedQuery(select(*cols).where(*base).order_by(*order), self.engine)
+
+    # ------------------------------------------------------------ lifecycle
+    @classmethod
+    def open(
+        cls,
+        url: str | Path | None = None,
+        *,
+        catalog: Catalog | str | Path | None = None,
+        clock: Clock | None = None,
+        review_threshold: float = DEFAULT_REVIEW_THRESHOLD,
+        create: bool = True,
+    ) -> Store:
+        """Open (and by default create) the store at a path or URL.
+
+        Raises StoreError when the database cannot be reached, is not a memdesk
+        store (and ``create`` is False), or has another schema version;
+        InvalidInput for a bad threshold or catalog.
+        """
+        if not 0.0 <= review_threshold <= 1.0:
+            raise InvalidInput(f"review threshold must be between 0 and 1, got {review_threshold}")
+        if not isinstance(catalog, Catalog):
+            catalog = Catalog.load(catalog)
+        store = cls(normalise_url(url), catalog=catalog, clock=clock or SystemClock(),
+                    review_threshold=review_threshold)
+        try:
+            store._prepare(create)
+        except OperationalError as exc:
+            store.close()
+            raise StoreError(f"cannot open the store at {store.safe_url}: {exc.orig}") from None
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @property
+    def safe_url(self) -> str:
+        return self.engine.url.render_as_string(hide_password=True)
+
+    def _prepare(self, create: bool) -> None:
+        tables = set(inspect(self.engine).get_table_names())
+        if "store_meta" not in tables:
+            if not create:
+                raise StoreError(f"no memdesk store at {self.safe_url}")
+            SQLModel.metadata.create_all(self.engine)
+            with self.engine.begin() as conn:
+                exists = conn.execute(select(META.c.id)).first()
+                if exists is None:
+                    conn.execute(META.insert().values(
+                        id=1, schema_version=SCHEMA_VERSION, last_tx=0,
+                        created_at=now_us(SystemClock())))
+            return
+        with self.engine.connect() as conn:
+            version = conn.execute(select(META.c.schema_version).where(META.c.id == 1)).scalar()
+        if version != SCHEMA_VERSION:
+            raise StoreError(
+                f"the store at {self.safe_url} has schema version {version}; "
+                f"this memdesk reads version {SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        """Release connections. The Store must not be used afterwards."""
+        with self._lock:
+            for conn in self._raw_conns:
+                try:
+                    conn.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+            self._raw_conns.clear()
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> int:
+        """The clock's time (microseconds since the epoch)."""
+        return now_us(self.clock)
+
+    # ---------------------------------------------------------------- reads
+    def _raw(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            fairy = self.engine.raw_connection()
+            conn = fairy.driver_connection
+            if self.engine.dialect.name == "postgresql":
+                conn.autocommit = True
+            self._local.conn = conn
+            with self._lock:
+                self._raw_conns.append(fairy)
+        return conn
+
+    def as_of(
+        self,
+        subject: str,
+        predicate: str | None = None,
+        *,
+        valid_at: datetime | int | None = None,
+        known_at: datetime | int | None = None,
+        include_expired: bool = True,
+    ) -> list[Fact]:
+        """Rows believed at ``known_at`` to hold at ``valid_at`` (both default to now).
+
+        Facts whose TTL has run out by ``valid_at`` are dropped unless
+        ``include_expired``.
+        """
+        now = self.now() if valid_at is None or known_at is None else 0
+        v = _as_us(valid_at, now)
+        k = _as_us(known_at, now)
+        if predicate is None:
+            rows = self._q_asof.run(self._raw(), subject=subject, valid_at=v, known_at=k)
+        else:
+            rows = self._q_asof_p.run(self._raw(), subject=subject, predicate=predicate,
+                                      valid_at=v, known_at=k)
+        facts = [Fact(*r) for r in rows]
+        if not include_expired:
+            facts = [f for f in facts if f.expires_at is None or f.expires_at > v]
+        return facts
+
+    def _select_facts(self, *where: Any) -> list[Fact]:
+        stmt = select(*FACT.c).where(*where).order_by(
+            FACT.c.predicate, FACT.c.valid_from, FACT.c.recorded_at, FACT.c.id)
+        with self.engine.connect() as conn:
+            return [fact_from_row(r) for r in conn.execute(stmt)]
+
+    def current(self, subject: str, predicate: str | None = None) -> list[Fact]:
+        """Current belief: every row not retired, whatever its valid time."""
+        where = [FACT.c.subject == subject, FACT.c.retired_at.is_(None)]
+        if predicate is not None:
+            where.append(FACT.c.predicate == predicate)
+        return self._select_facts(*where)
+
+    def history(self, subject: str, predicate: str | None = None) -> list[Fact]:
+        """Every row ever recorded for the subject (and predicate), retired ones too."""
+        where = [FACT.c.subject == subject]
+        if predicate is not None:
+            where.append(FACT.c.predicate == predicate)
+        return self._select_facts(*where)
+
+    def fact(self, fact_id: int) -> Fact:
+        """One row by id. Raises FactNotFound."""
+        rows = self._select_facts(FACT.c.id == fact_id)
+        if not rows:
+            raise FactNotFound(f"no fact with id {fact_id}")
+        return rows[0]
+
+    def subjects(self, prefix: str = "", limit: int = 1000) -> list[str]:
+        """Distinct subjects, sorted, optionally starting with ``prefix``."""
+        stmt = select(FACT.c.subject).distinct().order_by(FACT.c.subject).limit(limit)
+        if prefix:
+            stmt = stmt.where(FACT.c.subject.startswith(prefix, autoescape=True))
+        with self.engine.connect() as conn:
+            return [r[0] for r in conn.execute(stmt)]
+
+    def sources(self, claim_ids: Iterable[int]) -> dict[int, Source]:
+        """The source turn of each claim id."""
+        ids = sorted(set(claim_ids))
+        out: dict[int, Source] = {}
+        if not ids:
+            return out
+        with self.engine.connect() as conn:
+            for part in chunks(ids):
+                stmt = select(
+                    TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text, TURN.c.time,
+                    TURN.c.time_tz, CLAIM.c.source_kind, CLAIM.c.id, CLAIM.c.confidence,
+                    CLAIM.c.extractor,
+                ).join(TURN, TURN.c.id == CLAIM.c.turn_id).where(CLAIM.c.id.in_(part))
+                for row in conn.execute(stmt):
+                    out[row[7]] = Source(*row)
+        return out
+
+    def mentions(self, claim_ids: Iterable[int]) -> dict[int, int]:
+        """How many claims stand behind each lineage (its own claim plus merged ones)."""
+        ids = sorted(set(claim_ids))
+        out = {i: 1 for i in ids}
+        with self.engine.connect() as conn:
+            for part in chunks(ids):
+                stmt = select(CLAIM.c.merged_into, func.count()).where(
+                    CLAIM.c.merged_into.in_(part)).group_by(CLAIM.c.merged_into)
+                for claim_id, n in conn.execute(stmt):
+                    out[claim_id] += n
+        return out
+
+    def fact_dicts(self, facts: Sequence[Fact], at: int | None = None) -> list[dict[str, Any]]:
+        """JSON-ready dicts for facts, with their source turn and mention count.
+        ``status`` is judged at valid time ``at`` (default now)."""
+        at = self.now() if at is None else at
+        claim_ids = [f.claim_id for f in facts]
+        sources = self.sources(claim_ids)
+        mentions = self.mentions(claim_ids)
+        return [
+            f.to_dict(at=at, source=sources.get(f.claim_id), mentions=mentions.get(f.claim_id, 1))
+            for f in facts
+        ]
+
+    # --------------------------------------------------------------- writes
+    @contextmanager
+    def _write(self) -> Iterator[WriteBatch]:
+        try:
+            with self.engine.begin() as conn:
+                batch = WriteBatch(conn, self.catalog, self.review_threshold,
+                                   wall_us=now_us(SystemClock()))
+                yield batch
+                batch.finish()
+        except OperationalError as exc:
+            raise StoreError(f"the store could not complete the write: {exc.orig}") from None
+
+    def add(self, claims: ClaimInput | Iterable[ClaimInput], *, actor: str = "api") -> ImportSummary:
+        """Run claims through the gates in one transaction (all or nothing).
+
+        Transaction time for each claim is its source turn's time (replay),
+        never earlier than what the store already recorded.
+        Raises TurnMismatch or PredicateMismatch for inconsistent claims.
+        """
+        items = [claims] if isinstance(claims, ClaimInput) else list(claims)
+        with self._write() as batch:
+            batch.prefetch(items)
+            for claim in items:
+                batch.submit(claim, actor)
+            return batch.summary()
+
+    def import_file(self, path: str | Path, *, actor: str = "import") -> ImportSummary:
+        """Validate a whole JSONL file of facts, then import it in one transaction.
+
+        Raises InputFileError naming the first bad line (nothing is written),
+        FileNotFoundError when the file is missing.
+        """
+        numbered = read_claims(path)
+        with self._write() as batch:
+            batch.prefetch([c for _, c in numbered])
+            for line, claim in numbered:
+                try:
+                    batch.submit(claim, actor)
+                except (TurnMismatch, PredicateMismatch) as exc:
+                    raise InputFileError(line, str(exc), str(path)) from None
+            return batch.summary()
+
+    def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:
+        """Withdraw a current-belief row (it was never true and has no replacement).
+
+        Raises FactNotFound, FactRetired if it is no longer current, InvalidInput
+        without a reason.
+        """
+        if not reason.strip():
+            raise InvalidInput("a retraction needs a reason")
+        with self._write() as batch:
+            batch.tick(self.now())
+            row = batch.conn.execute(select(*FACT.c).where(FACT.c.id == fact_id)).first()
+            if row is None:
+                raise FactNotFound(f"no fact with id {fact_id}")
+            fact = fact_from_row(row)
+            if fact.retired_at is not None:
+                raise FactRetired(f"fact {fact_id} was already retired ({fact.retire_reason})")
+            batch.retire(fact, "retracted", None, note=reason, actor=by)
+            batch.audit(by, "fact.retracted", claim_id=fact.claim_id, fact_id=fact.id,
+                        subject=fact.subject, predicate=fact.predicate, reason=reason)
+        return self.fact(fact_id)
+
+    # --------------------------------------------------------------- review
+    def _candidate_stmt(self):
+        return select(*CLAIM.c, TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text,
+                      TURN.c.time, TURN.c.time_tz).join(TURN, TURN.c.id == CLAIM.c.turn_id)
+
+    @staticmethod
+    def _candidate(row: Any) -> Candidate:
+        m = row._mapping
+        source = Source(m["session"], m["turn"], m["speaker"], m["text"], m["time"],
+                        m["time_tz"], m["source_kind"], m["id"], m["confidence"],
+                        m["extractor"])
+        return Candidate(
+            id=m["id"], subject=m["subject"], predicate=m["predicate"], object=m["object"],
+            value_json=m["value"], polarity=m["polarity"], scope=m["scope"],
+            valid_from=m["valid_from"], valid_to=m["valid_to"], confidence=m["confidence"],
+            reasons=tuple(json.loads(m["reasons"])), state=m["state"], change=m["change"],
+            source=source, created_at=m["created_at"], decided_by=m["decided_by"],
+            decided_at=m["decided_at"], decision_reason=m["decision_reason"],
+            fact_id=m["fact_id"], edits=json.loads(m["edits"]) if m["edits"] else None,
+        )
+
+    def review_list(self, state: str = "pending", *, limit: int | None = None,
+                    offset: int = 0) -> list[Candidate]:
+        """Candidates in a state (pending by default), lowest confidence first."""
+        stmt = self._candidate_stmt().order_by(CLAIM.c.confidence, CLAIM.c.id).offset(offset)
+        if state != "all":
+            stmt = stmt.where(CLAIM.c.state == state)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        with self.engine.connect() as conn:
+            return [self._candidate(r) for r in conn.execute(stmt)]
+
+    def review_count(self, state: str = "pending") -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.count()).select_from(CLAIM).where(
+                CLAIM.c.state == state)).scalar_one()
+
+    def candidate(self, candidate_id: int) -> Candidate:
+        """One claim by id. Raises CandidateNotFound."""
+        with self.engine.connect() as conn:
+            row = conn.execute(self._candidate_stmt().where(CLAIM.c.id == candidate_id)).first()
+        if row is None:
+            raise CandidateNotFound(f"no review candidate with id {candidate_id}")
+        return self._candidate(row)
+
+    def _take_pending(self, batch: WriteBatch, candidate_id: int, new_state: str, by: str,
+                      reason: str | None, edits: dict | None = None) -> dict:
+        """Atomically move a pending claim to ``new_state``; the loser of a race gets AlreadyDecided."""
+        if not by or not by.strip():
+            raise InvalidInput("a decision needs the reviewer's name")
+        values: dict[str, Any] = dict(state=new_state, decided_by=by, decided_at=batch.tx,
+                                      decision_reason=reason)
+        if edits:
+            values["edits"] = json.dumps(edits, ensure_ascii=False, sort_keys=True)
+        done = batch.conn.execute(
+            update(CLAIM).where(CLAIM.c.id == candidate_id, CLAIM.c.state == "pending").values(**values)
+        )
+        row = batch.conn.execute(select(*CLAIM.c).where(CLAIM.c.id == candidate_id)).first()
+        if row is None:
+            raise CandidateNotFound(f"no review candidate with id {candidate_id}")
+        if done.rowcount != 1:
+            who = f" by {row.decided_by}" if row.decided_by else ""
+            raise AlreadyDecided(f"candidate {candidate_id} is not pending: it is {row.state}{who}")
+        return dict(row._mapping)
+
+    def approve(self, candidate_id: int, *, by: str, edits: dict[str, Any] | None = None,
+                note: str | None = None) -> dict[str, Any]:
+        """Approve a pending candidate (optionally edited first): it passes the
+        dedup and conflict gates and takes effect, recorded as decided by ``by``.
+
+        Returns {"candidate", "outcome", "fact_id", "conflict_id"}. Raises
+        CandidateNotFound, AlreadyDecided (someone decided first), InvalidInput
+        for bad edits.
+        """
+        clean = self._check_edits(edits) if edits else None
+        with self._write() as batch:
+            batch.tick(self.now())
+            claim = self._take_pending(batch, candidate_id, "approved", by, note, edits)
+            if clean:
+                claim.update(clean)
+            claim["state"] = "approved"
+            plan = batch.plan(claim)
+            gates = [{"gate": "review", "result": "approved", "by": by, "edited": bool(edits)}]
+            batch.audit(by, "claim.approved", claim_id=candidate_id, subject=claim["subject"],
+                        predicate=claim["predicate"], reason=note,
+                        detail={"edits": edits or {}})
+            state, fact_id, conflict_id = batch.apply(claim, plan, gates, by)
+            batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
+                state=state, fact_id=fact_id, merged_into=claim.get("merged_into")))
+        return {"candidate": candidate_id, "outcome": plan.kind if state == "approved" else state,
+                "fact_id": fact_id, "conflict_id": conflict_id}
+
+    def _check_edits(self, edits: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(edits) - set(_EDITABLE))
+        if unknown:
+            raise InvalidInput(f"cannot edit {', '.join(unknown)}; editable: {', '.join(_EDITABLE)}")
+        from .claims import _SCOPE, POLARITIES
+        from .timeutil import parse_time_us
+
+        out: dict[str, Any] = {}
+        for key, value in edits.items():
+            if key == "object":
+                if not isinstance(value, str) or not value.strip():
+                    raise InvalidInput("object must be a non-empty string")
+                out["object"] = value.strip()
+            elif key == "value":
+                out["value"] = canonical_json(value)
+            elif key == "polarity":
+                if value not in POLARITIES:
+                    raise InvalidInput(f"polarity must be one of {', '.join(POLARITIES)}")
+                out["polarity"] = value
+            elif key == "scope":
+                if not isinstance(value, str) or not _SCOPE.match(value):
+                    raise InvalidInput("scope must be global, project or session")
+                out["scope"] = value
+            elif key in ("valid_from", "valid_to"):
+                out[key] = None if value is None and key == "valid_to" else parse_time_us(value, key)
+            elif key == "change":
+                if value not in (None, "evolution", "correction"):
+                    raise InvalidInput("change must be evolution, correction or null")
+                out["change"] = value
+        return out
+
+    def reject(self, candidate_id: int, *, by: str, reason: str) -> Candidate:
+        """Reject a pending candidate; it is kept with the reason.
+
+        Raises CandidateNotFound, AlreadyDecided, InvalidInput without a reason.
+        """
+        if not reason or not reason.strip():
+            raise InvalidInput("a rejection needs a reason")
+        with self._write() as batch:
+            batch.tick(self.now())
+            claim = self._take_pending(batch, candidate_id, "rejected", by, reason)
+            batch.audit(by, "claim.rejected", claim_id=candidate_id, subject=claim["subject"],
+                        predicate=claim["predicate"], reason=reason)
+        return self.candidate(candidate_id)
+
+    # ------------------------------------------------------------ conflicts
+    def conflicts(self, state: str = "open") -> list[Conflict]:
+        """Conflicts in a state ("open", "resolved" or "all"), oldest first, with
+        the facts involved and the incoming claim."""
+        stmt = select(*CONFLICT.c).order_by(CONFLICT.c.id)
+        if state != "all":
+            stmt = stmt.where(CONFLICT.c.state == state)
+        with self.engine.connect() as conn:
+            rows = [r._mapping for r in conn.execute(stmt)]
+        return self._conflict_records(rows)
+
+    def conflict(self, conflict_id: int) -> Conflict:
+        """One conflict by id. Raises ConflictNotFound."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
+        if row is None:
+            raise ConflictNotFound(f"no conflict with id {conflict_id}")
+        return self._conflict_records([row._mapping])[0]
+
+    def _conflict_records(self, rows: list[Any]) -> list[Conflict]:
+        fact_ids = sorted({i for r in rows for i in json.loads(r["fact_ids"])})
+        facts: dict[int, Fact] = {}
+        for part in chunks(fact_ids):
+            for f in self._select_facts(FACT.c.id.in_(part)):
+                facts[f.id] = f
+        now = self.now()
+        fact_dict = {d["id"]: d for d in self.fact_dicts(list(facts.values()), now)}
+        out = []
+        for r in rows:
+            ids = tuple(json.loads(r["fact_ids"]))
+            cand = self.candidate(r["claim_id"])
+            incoming = cand.to_dict()
+            incoming.update(id=None, candidate_id=cand.id, status="pending",
+                            recorded_at=None, retired_at=None)
+            out.append(Conflict(
+                id=r["id"], kind=r["kind"], state=r["state"], subject=r["subject"],
+                predicate=r["predicate"], scope=r["scope"], fact_ids=ids,
+                claim_id=r["claim_id"], opened_at=r["opened_at"], resolved_at=r["resolved_at"],
+                resolved_by=r["resolved_by"], resolution=r["resolution"], reason=r["reason"],
+                facts=tuple([fact_dict[i] for i in ids if i in fact_dict] + [incoming]),
+            ))
+        return out
+
+    def resolve_conflict(self, conflict_id: int, keep: str, *, by: str,
+                         reason: str | None = None, scope: str | None = None) -> Conflict:
+        """Resolve an open conflict.
+
+        keep="existing": the incoming claim is rejected; current belief stays.
+        keep="incoming": the existing value was wrong: it is corrected to the incoming one.
+        keep="both": both hold, in different scopes: the incoming claim is
+                     asserted in ``scope`` (required, and different from the existing one).
+        keep="neither": the existing facts are retracted and the claim rejected.
+
+        Raises ConflictNotFound, AlreadyDecided, InvalidInput.
+        """
+        if keep not in RESOLUTIONS:
+            raise InvalidInput(f"keep must be one of {', '.join(RESOLUTIONS)}")
+        if not by or not by.strip():
+            raise InvalidInput("a resolution needs the reviewer's name")
+        with self._write() as batch:
+            batch.tick(self.now())
+            conn = batch.conn
+            done = conn.execute(
+                update(CONFLICT).where(CONFLICT.c.id == conflict_id, CONFLICT.c.state == "open")
+                .values(state="resolved", resolved_at=batch.tx, resolved_by=by,
+                        resolution=keep, reason=reason))
+            row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
+            if row is None:
+                raise ConflictNotFound(f"no conflict with id {conflict_id}")
+            if done.rowcount != 1:
+                raise AlreadyDecided(
+                    f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
+            claim = dict(conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()._mapping)
+            gates = [{"gate": "conflict", "result": "resolved", "keep": keep, "by": by,
+                      "conflict_id": conflict_id}]
+            fact_ids = json.loads(row.fact_ids)
+            current = {f.id: f for f in batch.current_rows(row.subject, row.predicate)}
+            state, fact_id = "rejected", None
+            if keep == "incoming":
+                claim["change"] = "correction"
+                claim["state"] = "approved"
+                state, fact_id, again = batch.apply(claim, batch.plan(claim), gates, by)
+                if again is not None:
+                    raise StoreError("resolving the conflict opened another one")
+            elif keep == "both":
+                if not scope or scope == row.scope:
+                    raise InvalidInput("keep=both needs --scope naming a scope other than "
+                                       f"{row.scope!r}, so the two values do not overlap")
+                claim["scope"] = scope
+                claim["state"] = "approved"
+                plan = batch.plan(claim)
+                if plan.kind == "conflict":
+                    raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
+                state, fact_id, _ = batch.apply(claim, plan, gates, by)
+            elif keep == "neither":
+                for fid in fact_ids:
+                    if fid in current:
+                        batch.retire(current[fid], "retracted", claim["id"],
+                                     note=reason or f"conflict {conflict_id}: neither kept", actor=by)
+            conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
+                state=state, fact_id=fact_id, decided_by=by, decided_at=batch.tx,
+                decision_reason=reason or f"conflict {conflict_id}: kept {keep}",
+                scope=claim["scope"] if keep == "both" else CLAIM.c.scope))
+            batch.audit(by, "conflict.resolved", claim_id=claim["id"], conflict_id=conflict_id,
+                        fact_id=fact_id, subject=row.subject, predicate=row.predicate,
+                        reason=reason, detail={"keep": keep, "scope": scope, "fact_ids": fact_ids})
+        return self.conflict(conflict_id)
+
+    # ----------------------------------------------------------- predicates
+    def predicates(self) -> list[PredicateInfo]:
+        """The catalog's predicates followed by uncatalogued ones seen in this store."""
+        out = [PredicateInfo(p.id, p.zh, p.en, p.single_valued, p.ttl, p.routing, True)
+               for p in self.catalog]
+        with self.engine.connect() as conn:
+            for name, single, seen in conn.execute(
+                select(PRED.c.predicate, PRED.c.single_valued, PRED.c.first_seen_at)
+                .order_by(PRED.c.predicate)
+            ):
+                if name not in self.catalog:
+                    out.append(PredicateInfo(name, None, None, bool(single), None, None,
+                                             False, seen))
+        return out
+
+    # ---------------------------------------------------------------- audit
+    def audit(self, subject: str, predicate: str, object: str | None = None) -> AuditReport:
+        """When did the store decide that (subject, predicate) is ``object``, and why?
+
+        Without ``object``, the value believed now. Raises FactNotFound when no
+        row ever held that value.
+        """
+        rows = self.history(subject, predicate)
+        if object is None:
+            now_rows = self.as_of(subject, predicate)
+            if not now_rows:
+                raise FactNotFound(f"{subject} has no current {predicate}; name an --object")
+            object = now_rows[-1].object
+        wanted = _norm_object(object)
+        matching = [r for r in rows if _norm_object(r.object) == wanted]
+        if not matching:
+            known = sorted({r.object for r in rows})
+            hint = f" (known values: {', '.join(known)})" if known else ""
+            raise FactNotFound(f"{subject} {predicate} was never {object!r}{hint}")
+        first = min(matching, key=lambda r: (r.recorded_at, r.id))
+        lineage = sorted({r.claim_id for r in matching})
+        fact_ids = {r.id for r in matching}
+        steps = self._chain(lineage, fact_ids, first.tz)
+        fact = self.fact_dicts([first])[0]
+        return AuditReport(subject=subject, predicate=predicate, object=first.object,
+                           decided_at=first.recorded_at, fact=fact, chain=tuple(steps),
+                           tz=first.tz)
+
+    def _chain(self, claim_ids: list[int], fact_ids: set[int], tz: int) -> list[AuditStep]:
+        with self.engine.connect() as conn:
+            claims = [dict(r._mapping) for r in conn.execute(
+                self._candidate_stmt().where(or_(CLAIM.c.id.in_(claim_ids),
+                                                 CLAIM.c.merged_into.in_(claim_ids))))]
+            all_claims = [c["id"] for c in claims]
+            entries = [dict(r._mapping) for r in conn.execute(
+                select(*AUDIT.c).where(or_(AUDIT.c.claim_id.in_(all_claims),
+                                           and_(AUDIT.c.fact_id.in_(sorted(fact_ids)),
+                                                AUDIT.c.action == "fact.retired")))
+                .order_by(AUDIT.c.id))]
+        steps: list[tuple[int, int, AuditStep]] = []
+        for c in claims:
+            role = "mention" if c["merged_into"] in claim_ids and c["id"] not in claim_ids else "turn"
+            steps.append((c["time"], 0, AuditStep(
+                role, c["time"], c["speaker"], c["text"],
+                {"session": c["session"], "turn": c["turn"], "claim_id": c["id"]}, c["time_tz"])))
+            steps.append((c["created_at"], 1, AuditStep(
+                "extraction", c["created_at"], c["extractor"],
+                f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']})",
+                {"claim_id": c["id"], "confidence": c["confidence"], "kind": c["source_kind"],
+                 "change": c["change"]}, tz)))
+        kinds = {
+            "claim.queued": "gates", "claim.merged": "gates", "conflict.opened": "gates",
+            "fact.asserted": "assertion", "fact.evolved": "assertion",
+            "fact.backfilled": "assertion", "fact.corrected": "assertion",
+            "claim.approved": "review", "claim.rejected": "review",
+            "conflict.resolved": "review", "fact.retired": "retirement",
+            "fact.retracted": "retirement", "predicate.first_use": "catalog",
+        }
+        for e in entries:
+            detail = json.loads(e["detail"])
+            step = kinds.get(e["action"], e["action"])
+            gates = detail.pop("gates", None)
+            if gates and step != "gates":
+                steps.append((e["at"], 2, AuditStep(
+                    "gates", e["at"], "memdesk",
+                    "; ".join(f"{g['gate']}: {g['result']}" for g in gates), {"gates": gates}, tz)))
+            elif gates:
+                detail["gates"] = gates
+            summary = e["action"] + (f" ({e['reason']})" if e["reason"] else "")
+            if e["fact_id"] is not None:
+                summary += f" fact {e['fact_id']}"
+            detail.update(action=e["action"], fact_id=e["fact_id"], claim_id=e["claim_id"],
+                          conflict_id=e["conflict_id"], wall_at=iso(e["wall_at"]))
+            order = {"gates": 2, "review": 3, "assertion": 4}.get(step, 5)
+            steps.append((e["at"], order, AuditStep(step, e["at"], e["actor"], summary, detail, tz)))
+        steps.sort(key=lambda s: (s[0], s[1]))
+        return [s[2] for s in steps]
+
+
+def open_store(url: str | Path | None = None, **kwargs: Any) -> Store:
+    """Shorthand for Store.open."""
+    return Store.open(url, **kwargs)
+
+
+__all__ = ["Store", "open_store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS", "SQLAlchemyError"]

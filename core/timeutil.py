@@ -1,0 +1,61 @@
+"""Time handling: every time in the store is an integer of microseconds since
+the Unix epoch (UTC), which compares exactly and the same way on SQLite and
+PostgreSQL. Offsets are kept separately (minutes east of UTC) for display.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+from .errors import InvalidInput
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def parse_time(text: str, what: str = "time") -> datetime:
+    """Parse an ISO 8601 time that carries an offset.
+
+    Raises InvalidInput when the text is not ISO 8601 or has no UTC offset
+    (a time without an offset is an error, never a guess).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput(f"{what} must be an ISO 8601 string, got {text!r}")
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidInput(f"{what} is not an ISO 8601 time: {text!r}") from None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInput(f"{what} has no UTC offset: {text!r} (write e.g. 2026-03-18T09:30:00+08:00)")
+    return value
+
+
+def to_us(value: datetime) -> int:
+    """Microseconds since the epoch for an aware datetime. Raises InvalidInput if naive."""
+    if value.tzinfo is None:
+        raise InvalidInput(f"time without offset: {value.isoformat()}")
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def offset_minutes(value: datetime) -> int:
+    """Minutes east of UTC of an aware datetime."""
+    off = value.utcoffset()
+    return int(off.total_seconds() // 60) if off is not None else 0
+
+
+def from_us(us: int, offset_min: int = 0) -> datetime:
+    """The aware datetime for microseconds since the epoch, shown at ``offset_min``."""
+    tz = UTC if offset_min == 0 else timezone(timedelta(minutes=offset_min))
+    return (_EPOCH + timedelta(microseconds=us)).astimezone(tz)
+
+
+def iso(us: int | None, offset_min: int = 0) -> str | None:
+    """ISO 8601 text for microseconds since the epoch, or None for None."""
+    if us is None:
+        return None
+    return from_us(us, offset_min).isoformat()
+
+
+def parse_time_us(text: str, what: str = "time") -> int:
+    """parse_time then to_us. Raises InvalidInput."""
+    return to_us(parse_time(text, what))

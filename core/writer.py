@@ -1,0 +1,483 @@
+"""The write path inside one transaction: gates, bitemporal changes, audit.
+
+A ``WriteBatch`` lives for exactly one database transaction. It holds the
+store's write lock (taken by updating the ``store_meta`` row first, which
+serialises writers on SQLite and PostgreSQL alike), keeps transaction time
+monotonic, caches the current-belief rows of the slots it touches, and buffers
+its inserts so that bulk imports become a few ``executemany`` calls. Nothing is
+visible to others until the transaction commits; an exception anywhere rolls
+the whole batch back.
+
+Gate order for each claim: provenance (the cited turn is registered, and must
+agree with a stored one) -> idempotency (same claim from the same turn again
+is a no-op) -> dedup (the same value already holds: merge, count the mention)
+-> review (low confidence or agent-inferred: queue) -> conflict / change
+(apply the bitemporal plan, or open a conflict).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, select, update
+
+from .bitemporal import Piece, Plan, plan_change, row_key, slot_key, value_key
+from .catalog import Catalog
+from .claims import ClaimInput, SourceRef, same_turn
+from .errors import PredicateMismatch, StoreError, TurnMismatch
+from .records import Fact, ImportSummary
+from .schema import (
+    FACT_COLUMNS,
+    AuditRow,
+    ClaimRow,
+    ConflictRow,
+    FactRow,
+    PredicateUse,
+    StoreMeta,
+    TurnRow,
+)
+
+FACT = FactRow.__table__
+CLAIM = ClaimRow.__table__
+TURN = TurnRow.__table__
+CONFLICT = ConflictRow.__table__
+AUDIT = AuditRow.__table__
+META = StoreMeta.__table__
+PRED = PredicateUse.__table__
+
+CHUNK = 500
+FLUSH_EVERY = 20_000
+
+_RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected"}
+_ACTION = {
+    "insert": "fact.asserted",
+    "evolution": "fact.evolved",
+    "backfill": "fact.backfilled",
+    "correction": "fact.corrected",
+}
+_SUMMARY_FIELD = {
+    "insert": "asserted",
+    "evolution": "evolutions",
+    "backfill": "backfills",
+    "correction": "corrections",
+}
+
+_RETIRE = (
+    update(FACT)
+    .where(FACT.c.id == bindparam("b_id"), FACT.c.retired_at.is_(None))
+    .values(
+        retired_at=bindparam("b_at"),
+        retired_by_claim=bindparam("b_by"),
+        retire_reason=bindparam("b_reason"),
+        retire_note=bindparam("b_note"),
+    )
+)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def fact_from_row(row: Any) -> Fact:
+    """A Fact from a row whose columns are in FACT_COLUMNS order."""
+    return Fact(*row)
+
+
+class WriteBatch:
+    """One write transaction's worth of gated changes. Use through Store."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        catalog: Catalog,
+        review_threshold: float,
+        wall_us: int,
+    ) -> None:
+        self.conn = conn
+        self.catalog = catalog
+        self.threshold = review_threshold
+        self.wall = wall_us
+        locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
+        if locked.rowcount != 1:
+            raise StoreError("store_meta row missing: the store was not initialised")
+        self.tx = conn.execute(select(META.c.last_tx).where(META.c.id == 1)).scalar_one()
+        self._next = {
+            name: (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
+            for name, table in (
+                ("fact", FACT), ("claim", CLAIM), ("turn", TURN),
+                ("conflict", CONFLICT), ("audit", AUDIT),
+            )
+        }
+        self._pairs: dict[tuple[str, str], list[Fact]] = {}
+        self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
+        self._loaded_sessions: set[str] = set()
+        self._claim_keys: set[tuple[int, str]] = set()
+        self._keys_loaded: set[int] = set()
+        self._arity: dict[str, bool] = {
+            p: s for p, s in conn.execute(select(PRED.c.predicate, PRED.c.single_valued))
+        }
+        self._buf: dict[str, list[dict]] = defaultdict(list)
+        self._retire: list[dict] = []
+        self.counts: dict[str, int] = defaultdict(int)
+        self.new_predicates: list[str] = []
+
+    # ----------------------------------------------------------------- time
+    def tick(self, t: int | None = None) -> int:
+        """Advance transaction time to ``t`` unless that would move it backwards."""
+        if t is not None and t > self.tx:
+            self.tx = t
+        return self.tx
+
+    def _id(self, name: str) -> int:
+        value = self._next[name]
+        self._next[name] = value + 1
+        return value
+
+    # ------------------------------------------------------------- prefetch
+    def prefetch(self, claims: list[ClaimInput]) -> None:
+        """Load turns, claim keys and current-belief rows for many claims at once."""
+        sessions = sorted({c.source.session for c in claims} - self._loaded_sessions)
+        for part in chunks(sessions):
+            self._load_turns(part)
+        subjects = sorted({c.subject for c in claims})
+        wanted = {(c.subject, c.predicate) for c in claims} - set(self._pairs)
+        for part in chunks(subjects):
+            rows = self.conn.execute(
+                select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))
+            )
+            found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+            for row in rows:
+                found[(row[1], row[2])].append(fact_from_row(row))
+            for pair in wanted:
+                if pair[0] in part and pair not in self._pairs:
+                    self._pairs[pair] = found.get(pair, [])
+
+    def _load_turns(self, sessions: list[str]) -> None:
+        rows = self.conn.execute(
+            select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text, TURN.c.time,
+                   TURN.c.time_tz, TURN.c.speaker).where(TURN.c.session.in_(sessions))
+        )
+        for tid, session, turn, text, time, tz, speaker in rows:
+            self._turns[(session, turn)] = (
+                tid, SourceRef(session, turn, text, time, tz, speaker),
+            )
+        self._loaded_sessions.update(sessions)
+
+    def _claim_key_seen(self, turn_id: int, key: str) -> bool:
+        if turn_id not in self._keys_loaded:
+            self._keys_loaded.add(turn_id)
+            for (k,) in self.conn.execute(select(CLAIM.c.claim_key).where(CLAIM.c.turn_id == turn_id)):
+                self._claim_keys.add((turn_id, k))
+        return (turn_id, key) in self._claim_keys
+
+    def current_rows(self, subject: str, predicate: str) -> list[Fact]:
+        pair = (subject, predicate)
+        rows = self._pairs.get(pair)
+        if rows is None:
+            rows = [
+                fact_from_row(r)
+                for r in self.conn.execute(
+                    select(*FACT.c).where(
+                        FACT.c.subject == subject,
+                        FACT.c.predicate == predicate,
+                        FACT.c.retired_at.is_(None),
+                    )
+                )
+            ]
+            self._pairs[pair] = rows
+        return rows
+
+    # ---------------------------------------------------------- resources
+    def register_turn(self, source: SourceRef, user: str | None = None,
+                      project: str | None = None) -> tuple[int, bool]:
+        """The id of the stored turn, storing it if new. Returns (id, added).
+
+        Raises TurnMismatch when the stored turn has other text, speaker or time.
+        """
+        ref = (source.session, source.turn)
+        if source.session not in self._loaded_sessions:
+            self._load_turns([source.session])
+        known = self._turns.get(ref)
+        if known is not None:
+            tid, stored = known
+            if stored is not None and not same_turn(stored, source):
+                raise TurnMismatch(
+                    f"session {source.session!r} turn {source.turn} is already stored "
+                    f"with other content ({stored.text[:60]!r})"
+                )
+            return tid, False
+        tid = self._id("turn")
+        self._turns[ref] = (tid, source)
+        self._keys_loaded.add(tid)
+        self._buf["turn"].append(
+            dict(id=tid, session=source.session, turn=source.turn, speaker=source.speaker,
+                 text=source.text, time=source.time, time_tz=source.tz, user=user,
+                 project=project, recorded_at=self.tx, imported_at=self.wall)
+        )
+        self.counts["turns_added"] += 1
+        return tid, True
+
+    def arity(self, claim: ClaimInput, claim_id: int) -> bool:
+        """Whether the claim's predicate is single-valued; records first uses of
+        uncatalogued predicates. Raises PredicateMismatch on a contradicting declaration."""
+        pred = self.catalog.get(claim.predicate)
+        declared = claim.single_valued
+        if pred is not None:
+            if declared is not None and declared != pred.single_valued:
+                raise PredicateMismatch(
+                    f"predicate {claim.predicate!r} is {'single' if pred.single_valued else 'multi'}"
+                    f"-valued in the catalog; the line declares single_valued={str(declared).lower()}"
+                )
+            return pred.single_valued
+        known = self._arity.get(claim.predicate)
+        if known is not None:
+            if declared is not None and declared != known:
+                raise PredicateMismatch(
+                    f"predicate {claim.predicate!r} was first used as single_valued="
+                    f"{str(known).lower()}; the line declares {str(declared).lower()}"
+                )
+            return known
+        single = bool(declared)
+        self._arity[claim.predicate] = single
+        self._buf["predicate"].append(
+            dict(predicate=claim.predicate, single_valued=single,
+                 first_seen_at=self.tx, first_claim_id=claim_id)
+        )
+        self.audit("import", "predicate.first_use", claim_id=claim_id,
+                   subject=claim.subject, predicate=claim.predicate,
+                   detail={"single_valued": single, "catalogued": False})
+        self.new_predicates.append(claim.predicate)
+        return single
+
+    # --------------------------------------------------------------- audit
+    def audit(self, actor: str, action: str, *, claim_id: int | None = None,
+              fact_id: int | None = None, conflict_id: int | None = None,
+              subject: str | None = None, predicate: str | None = None,
+              reason: str | None = None, detail: dict | None = None) -> None:
+        self._buf["audit"].append(
+            dict(id=self._id("audit"), at=self.tx, wall_at=self.wall, actor=actor,
+                 action=action, claim_id=claim_id, fact_id=fact_id,
+                 conflict_id=conflict_id, subject=subject, predicate=predicate,
+                 reason=reason, detail=_dumps(detail or {}))
+        )
+
+    # -------------------------------------------------------------- claims
+    def submit(self, claim: ClaimInput, actor: str = "import") -> str:
+        """Run one claim through every gate. Returns its outcome
+        ("unchanged", "merged", "pending", "conflict" or a plan kind).
+
+        Raises TurnMismatch or PredicateMismatch for inconsistent input.
+        """
+        self.counts["lines"] += 1
+        self.tick(claim.source.time)
+        turn_id, _ = self.register_turn(claim.source)
+        key = claim.key()
+        if self._claim_key_seen(turn_id, key):
+            self.counts["unchanged"] += 1
+            return "unchanged"
+        self._claim_keys.add((turn_id, key))
+        claim_id = self._id("claim")
+        single = self.arity(claim, claim_id)
+        row = dict(
+            id=claim_id, turn_id=turn_id, claim_key=key, subject=claim.subject,
+            predicate=claim.predicate, object=claim.object, value=claim.value_json,
+            polarity=claim.polarity, scope=claim.scope, valid_from=claim.valid_from,
+            valid_to=claim.valid_to, event_start=claim.event_start,
+            event_end=claim.event_end, tz=claim.tz, confidence=claim.confidence,
+            source_kind=claim.source.kind, extractor=claim.extractor,
+            change=claim.change, single_valued=single, sensitive=claim.sensitive,
+            created_at=self.tx, state="new", reasons="[]", decided_by=None,
+            decided_at=None, decision_reason=None, edits=None, fact_id=None,
+            merged_into=None,
+        )
+        gates: list[dict] = [
+            {"gate": "provenance", "result": "ok", "session": claim.source.session,
+             "turn": claim.source.turn, "turn_id": turn_id},
+        ]
+        plan = self.plan(row)
+        reasons = self.review_reasons(claim.confidence, claim.source.kind)
+        if plan.kind == "merge":
+            self._merge(row, plan, gates, actor)
+        elif reasons:
+            gates.append({"gate": "dedup", "result": "new"})
+            gates.append({"gate": "review", "result": "queued", "reasons": reasons})
+            row["state"] = "pending"
+            row["reasons"] = _dumps(reasons)
+            self.counts["queued"] += 1
+            self.audit(actor, "claim.queued", claim_id=claim_id, subject=claim.subject,
+                       predicate=claim.predicate, reason="; ".join(reasons),
+                       detail={"gates": gates})
+        else:
+            gates.append({"gate": "dedup", "result": "new"})
+            gates.append({"gate": "review", "result": "pass", "threshold": self.threshold})
+            state, fact_id, _ = self.apply(row, plan, gates, actor)
+            row["state"], row["fact_id"] = state, fact_id
+        self._buf["claim"].append(row)
+        if len(self._buf["claim"]) >= FLUSH_EVERY:
+            self.flush()
+        return plan.kind if row["state"] == "asserted" else row["state"]
+
+    def review_reasons(self, confidence: float, kind: str) -> list[str]:
+        reasons = []
+        if confidence < self.threshold:
+            reasons.append(f"confidence {confidence:.2f} is below the review threshold {self.threshold:.2f}")
+        if kind == "agent_inferred":
+            reasons.append("agent_inferred: the agent's own inference needs a person's confirmation")
+        return reasons
+
+    def plan(self, c: dict) -> Plan:
+        """The bitemporal plan for claim-shaped dict ``c`` against current belief."""
+        single = c["single_valued"]
+        want = slot_key(single, c["subject"], c["predicate"], c["scope"], c["object"])
+        rows = [
+            r for r in self.current_rows(c["subject"], c["predicate"])
+            if slot_key(single, r.subject, r.predicate, r.scope, r.object) == want
+        ]
+        key = value_key(single, c["object"], c["value"], c["polarity"])
+        return plan_change(rows, key, c["valid_from"], c["valid_to"], c["change"])
+
+    def _merge(self, c: dict, plan: Plan, gates: list[dict], actor: str) -> None:
+        target = plan.merge_into
+        assert target is not None
+        gates.append({"gate": "dedup", "result": "merged", "fact_id": target.id,
+                      "into_claim": target.claim_id})
+        c["state"] = "merged"
+        c["fact_id"] = target.id
+        c["merged_into"] = target.claim_id
+        self.counts["merged"] += 1
+        self.audit(actor, "claim.merged", claim_id=c["id"], fact_id=target.id,
+                   subject=c["subject"], predicate=c["predicate"],
+                   detail={"gates": gates, "into_claim": target.claim_id})
+
+    def apply(self, c: dict, plan: Plan, gates: list[dict], actor: str
+              ) -> tuple[str, int | None, int | None]:
+        """Carry out a plan for claim ``c``. Returns (claim state, fact id, conflict id)."""
+        if plan.kind == "merge":
+            self._merge(c, plan, gates, actor)
+            return "merged", c["fact_id"], None
+        if plan.kind == "conflict":
+            conflict_id = self._id("conflict")
+            ids = [r.id for r in plan.conflict_with]
+            kind = "value"
+            if all(row_key(r)[0] == value_key(c["single_valued"], c["object"], c["value"], c["polarity"])[0]
+                   for r in plan.conflict_with):
+                kind = "polarity"
+            self._buf["conflict"].append(
+                dict(id=conflict_id, kind=kind, state="open", subject=c["subject"],
+                     predicate=c["predicate"], scope=c["scope"], fact_ids=_dumps(ids),
+                     claim_id=c["id"], opened_at=self.tx, resolved_at=None,
+                     resolved_by=None, resolution=None, reason=None)
+            )
+            gates.append({"gate": "conflict", "result": "opened", "conflict_id": conflict_id,
+                          "with_facts": ids, "kind": kind})
+            self.counts["conflicts"] += 1
+            self.audit(actor, "conflict.opened", claim_id=c["id"], conflict_id=conflict_id,
+                       subject=c["subject"], predicate=c["predicate"],
+                       reason=f"{kind} differs from current belief with no change or correction signal",
+                       detail={"gates": gates, "fact_ids": ids})
+            return "conflict", None, conflict_id
+        gates.append({"gate": "conflict", "result": "none", "change": plan.kind})
+        reason = _RETIRE_REASON.get(plan.kind, "superseded")
+        retired = [self.retire(r, reason, c["id"]) for r in plan.retire]
+        inserted: list[int] = []
+        new_id: int | None = None
+        for piece in plan.insert:
+            fid = self._insert_piece(c, piece)
+            inserted.append(fid)
+            if piece.source is None:
+                new_id = fid
+        self.counts[_SUMMARY_FIELD[plan.kind]] += 1
+        self.audit(actor, _ACTION[plan.kind], claim_id=c["id"], fact_id=new_id,
+                   subject=c["subject"], predicate=c["predicate"],
+                   detail={"gates": gates, "inserted": inserted, "retired": retired})
+        return ("approved" if c.get("state") == "approved" else "asserted"), new_id, None
+
+    def retire(self, row: Fact, reason: str, by_claim: int | None,
+               note: str | None = None, actor: str = "memdesk") -> int:
+        """Stamp a current-belief row as retired at the batch's transaction time."""
+        self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
+                                 b_reason=reason, b_note=note))
+        rows = self._pairs.get((row.subject, row.predicate))
+        if rows is not None:
+            rows[:] = [r for r in rows if r.id != row.id]
+        self.audit(actor, "fact.retired", claim_id=row.claim_id, fact_id=row.id,
+                   subject=row.subject, predicate=row.predicate, reason=reason,
+                   detail={"by_claim": by_claim, "note": note})
+        return row.id
+
+    def _insert_piece(self, c: dict, piece: Piece) -> int:
+        fid = self._id("fact")
+        src = piece.source
+        if src is None:
+            pred = self.catalog.get(c["predicate"])
+            ttl = pred.ttl_us if pred is not None else None
+            values = dict(
+                subject=c["subject"], predicate=c["predicate"], object=c["object"],
+                value=c["value"], polarity=c["polarity"], scope=c["scope"],
+                claim_id=c["id"], copy_of=None, confidence=c["confidence"],
+                source_kind=c["source_kind"], extractor=c["extractor"],
+                event_start=c["event_start"], event_end=c["event_end"],
+                expires_at=piece.start + ttl if ttl else None, tz=c["tz"],
+                single_valued=c["single_valued"], sensitive=c["sensitive"],
+            )
+        else:
+            values = {
+                k: getattr(src, k if k != "value" else "value_json")
+                for k in ("subject", "predicate", "object", "value", "polarity", "scope",
+                          "claim_id", "confidence", "source_kind", "extractor",
+                          "event_start", "event_end", "expires_at", "tz",
+                          "single_valued", "sensitive")
+            }
+            values["copy_of"] = src.id
+        values.update(id=fid, valid_from=piece.start, valid_to=piece.end,
+                      recorded_at=self.tx, retired_at=None, retired_by_claim=None,
+                      retire_reason=None, retire_note=None)
+        self._buf["fact"].append(values)
+        fact = Fact(*(values[k] for k in FACT_COLUMNS))
+        self.current_rows(fact.subject, fact.predicate).append(fact)
+        self.counts["fact_rows"] += 1
+        return fid
+
+    # --------------------------------------------------------------- flush
+    def flush(self) -> None:
+        """Write buffered rows (inserts first, then retirement stamps)."""
+        for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM),
+                            ("fact", FACT), ("conflict", CONFLICT), ("audit", AUDIT)):
+            rows = self._buf.pop(name, None)
+            if rows:
+                self.conn.execute(table.insert(), rows)
+        if self._retire:
+            result = self.conn.execute(_RETIRE, self._retire)
+            if result.rowcount not in (-1, len(self._retire)):
+                raise StoreError("a fact was retired by someone else during this write; nothing was saved")
+            self._retire = []
+
+    def finish(self) -> None:
+        """Flush and record the final transaction time. Call once, last."""
+        self.flush()
+        self.conn.execute(update(META).where(META.c.id == 1).values(last_tx=self.tx))
+
+    def summary(self) -> ImportSummary:
+        fields = ImportSummary.__dataclass_fields__
+        return ImportSummary(
+            **{k: v for k, v in self.counts.items() if k in fields},
+            new_predicates=tuple(self.new_predicates),
+        )
+
+
+def submit_all(batch: WriteBatch, claims: Iterable[tuple[int | None, ClaimInput]],
+               actor: str, on_error: Any) -> None:
+    """Submit claims in order; ``on_error(line, exc)`` turns a per-line error into the raised one."""
+    for line, claim in claims:
+        try:
+            batch.submit(claim, actor)
+        except (TurnMismatch, PredicateMismatch) as exc:
+            raise on_error(line, exc) from None
