@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ _TOP_FIELDS = {
     "event_time", "sensitive",
 }
 _SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
+_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ class ClaimInput:
     event_end: int | None = None
     sensitive: bool = False
 
-    @property
+    @cached_property
     def value_json(self) -> str | None:
         return canonical_json(self.value)
 
@@ -83,9 +85,7 @@ class ClaimInput:
             self.scope, self.valid_from, self.valid_to, self.change, self.confidence,
             self.source.kind, self.extractor, self.event_start, self.event_end,
         ]
-        return hashlib.sha1(
-            json.dumps(body, ensure_ascii=False).encode("utf-8")
-        ).hexdigest()
+        return hashlib.sha1(_KEY_ENCODER.encode(body).encode("utf-8")).hexdigest()
 
     def with_changes(self, **changes: Any) -> ClaimInput:
         return replace(self, **changes)
@@ -190,19 +190,23 @@ def _choice(data: dict, field: str, choices: tuple[str, ...], default: str) -> s
     return value
 
 
-def _check_value(value: Any) -> None:
-    if value is None or isinstance(value, bool | int | float | str):
-        if isinstance(value, str):
-            _clean(value, "value")
+def _check_value(value: Any, depth: int = 0) -> None:
+    """Accept plain JSON (no NUL characters, nesting at most 32 deep)."""
+    if depth > 32:
+        raise InvalidInput("value is nested too deeply")
+    if value is None or isinstance(value, bool | int | float):
         return
-    if isinstance(value, list | dict):
-        try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
-            raise InvalidInput("value must be plain JSON") from None
-        _clean(text, "value")
-        return
-    raise InvalidInput("value must be plain JSON")
+    if isinstance(value, str):
+        _clean(value, "value")
+    elif isinstance(value, list):
+        for item in value:
+            _check_value(item, depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _clean(key, "value")
+            _check_value(item, depth + 1)
+    else:
+        raise InvalidInput("value must be plain JSON")
 
 
 def _source(data: Any) -> SourceRef:

@@ -60,10 +60,9 @@ class ClaimRow(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("turn_id", "claim_key", name="uq_claim_turn_key"),
         Index("ix_claim_state_conf", "state", "confidence"),
-        Index("ix_claim_sp", "subject", "predicate"),
     )
     id: int = Field(primary_key=True)
-    turn_id: int = Field(foreign_key="turn.id", index=True)
+    turn_id: int = Field(foreign_key="turn.id")
     claim_key: str
     subject: str
     predicate: str
@@ -101,7 +100,6 @@ class FactRow(SQLModel, table=True):
     __table_args__ = (
         Index("ix_fact_sp_from", "subject", "predicate", "valid_from"),
         Index("ix_fact_claim", "claim_id"),
-        Index("ix_fact_recorded", "recorded_at"),
     )
     id: int = Field(primary_key=True)
     subject: str
@@ -170,7 +168,7 @@ class AuditRow(SQLModel, table=True):
     action: str
     claim_id: int | None = Field(default=None, index=True)
     fact_id: int | None = None
-    conflict_id: int | None = Field(default=None, index=True)
+    conflict_id: int | None = None
     subject: str | None = None
     predicate: str | None = None
     reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

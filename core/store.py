@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, inspect, or_, select, update
+from sqlalchemy import bindparam, func, inspect, or_, select, update
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import SQLModel
 
@@ -64,6 +63,7 @@ from .writer import (
     WriteBatch,
     chunks,
     fact_from_row,
+    gate_dict,
 )
 
 DEFAULT_REVIEW_THRESHOLD = 0.75
@@ -364,7 +364,7 @@ class Store:
             fact = fact_from_row(row)
             if fact.retired_at is not None:
                 raise FactRetired(f"fact {fact_id} was already retired ({fact.retire_reason})")
-            batch.retire(fact, "retracted", None, note=reason, actor=by)
+            batch.retire(fact, "retracted", None, note=reason)
             batch.audit(by, "fact.retracted", claim_id=fact.claim_id, fact_id=fact.id,
                         subject=fact.subject, predicate=fact.predicate, reason=reason)
         return self.fact(fact_id)
@@ -451,7 +451,7 @@ class Store:
                 claim.update(clean)
             claim["state"] = "approved"
             plan = batch.plan(claim)
-            gates = [{"gate": "review", "result": "approved", "by": by, "edited": bool(edits)}]
+            gates = [f"review:approved:by {by}" + (" after edits" if edits else "")]
             batch.audit(by, "claim.approved", claim_id=candidate_id, subject=claim["subject"],
                         predicate=claim["predicate"], reason=note,
                         detail={"edits": edits or {}})
@@ -579,8 +579,7 @@ class Store:
                 raise AlreadyDecided(
                     f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
             claim = dict(conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()._mapping)
-            gates = [{"gate": "conflict", "result": "resolved", "keep": keep, "by": by,
-                      "conflict_id": conflict_id}]
+            gates = [f"conflict:resolved:conflict {conflict_id} kept {keep} by {by}"]
             fact_ids = json.loads(row.fact_ids)
             current = {f.id: f for f in batch.current_rows(row.subject, row.predicate)}
             state, fact_id = "rejected", None
@@ -604,7 +603,7 @@ class Store:
                 for fid in fact_ids:
                     if fid in current:
                         batch.retire(current[fid], "retracted", claim["id"],
-                                     note=reason or f"conflict {conflict_id}: neither kept", actor=by)
+                                     note=reason or f"conflict {conflict_id}: neither kept")
             conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
                 state=state, fact_id=fact_id, decided_by=by, decided_at=batch.tx,
                 decision_reason=reason or f"conflict {conflict_id}: kept {keep}",
@@ -650,51 +649,55 @@ class Store:
             raise FactNotFound(f"{subject} {predicate} was never {object!r}{hint}")
         first = min(matching, key=lambda r: (r.recorded_at, r.id))
         lineage = sorted({r.claim_id for r in matching})
-        fact_ids = {r.id for r in matching}
-        steps = self._chain(lineage, fact_ids, first.tz)
+        steps = self._chain(lineage, matching, first.tz)
         fact = self.fact_dicts([first])[0]
         return AuditReport(subject=subject, predicate=predicate, object=first.object,
                            decided_at=first.recorded_at, fact=fact, chain=tuple(steps),
                            tz=first.tz)
 
-    def _chain(self, claim_ids: list[int], fact_ids: set[int], tz: int) -> list[AuditStep]:
+    _STEP_OF_ACTION = {
+        "claim.queued": "gates", "claim.merged": "gates", "conflict.opened": "gates",
+        "fact.asserted": "assertion", "fact.evolved": "assertion",
+        "fact.backfilled": "assertion", "fact.corrected": "assertion",
+        "claim.approved": "review", "claim.rejected": "review",
+        "conflict.resolved": "review", "fact.retracted": "retirement",
+        "predicate.first_use": "catalog",
+    }
+    _STEP_ORDER = {"turn": 0, "mention": 0, "extraction": 1, "gates": 2, "review": 3,
+                   "assertion": 4, "retirement": 5}
+
+    def _chain(self, claim_ids: list[int], rows: list[Fact], tz: int) -> list[AuditStep]:
+        """The provenance steps behind the lineages ``claim_ids`` whose rows are ``rows``."""
+        retired = [r for r in rows if r.retired_at is not None]
+        by_claims = sorted({r.retired_by_claim for r in retired if r.retired_by_claim})
         with self.engine.connect() as conn:
             claims = [dict(r._mapping) for r in conn.execute(
                 self._candidate_stmt().where(or_(CLAIM.c.id.in_(claim_ids),
                                                  CLAIM.c.merged_into.in_(claim_ids))))]
-            all_claims = [c["id"] for c in claims]
             entries = [dict(r._mapping) for r in conn.execute(
-                select(*AUDIT.c).where(or_(AUDIT.c.claim_id.in_(all_claims),
-                                           and_(AUDIT.c.fact_id.in_(sorted(fact_ids)),
-                                                AUDIT.c.action == "fact.retired")))
+                select(*AUDIT.c).where(AUDIT.c.claim_id.in_([c["id"] for c in claims]))
                 .order_by(AUDIT.c.id))]
-        steps: list[tuple[int, int, AuditStep]] = []
+            causes = {c["id"]: c for c in (dict(r._mapping) for r in conn.execute(
+                self._candidate_stmt().where(CLAIM.c.id.in_(by_claims))))}
+        steps: list[AuditStep] = []
         for c in claims:
-            role = "mention" if c["merged_into"] in claim_ids and c["id"] not in claim_ids else "turn"
-            steps.append((c["time"], 0, AuditStep(
-                role, c["time"], c["speaker"], c["text"],
-                {"session": c["session"], "turn": c["turn"], "claim_id": c["id"]}, c["time_tz"])))
-            steps.append((c["created_at"], 1, AuditStep(
+            role = "turn" if c["id"] in claim_ids else "mention"
+            steps.append(AuditStep(role, c["time"], c["speaker"], c["text"],
+                                   {"session": c["session"], "turn": c["turn"], "claim_id": c["id"]},
+                                   c["time_tz"]))
+            steps.append(AuditStep(
                 "extraction", c["created_at"], c["extractor"],
                 f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']})",
                 {"claim_id": c["id"], "confidence": c["confidence"], "kind": c["source_kind"],
-                 "change": c["change"]}, tz)))
-        kinds = {
-            "claim.queued": "gates", "claim.merged": "gates", "conflict.opened": "gates",
-            "fact.asserted": "assertion", "fact.evolved": "assertion",
-            "fact.backfilled": "assertion", "fact.corrected": "assertion",
-            "claim.approved": "review", "claim.rejected": "review",
-            "conflict.resolved": "review", "fact.retired": "retirement",
-            "fact.retracted": "retirement", "predicate.first_use": "catalog",
-        }
+                 "change": c["change"]}, tz))
         for e in entries:
             detail = json.loads(e["detail"])
-            step = kinds.get(e["action"], e["action"])
-            gates = detail.pop("gates", None)
+            step = self._STEP_OF_ACTION.get(e["action"], e["action"])
+            gates = [gate_dict(g) for g in detail.pop("gates", [])]
             if gates and step != "gates":
-                steps.append((e["at"], 2, AuditStep(
+                steps.append(AuditStep(
                     "gates", e["at"], "memdesk",
-                    "; ".join(f"{g['gate']}: {g['result']}" for g in gates), {"gates": gates}, tz)))
+                    "; ".join(f"{g['gate']}: {g['result']}" for g in gates), {"gates": gates}, tz))
             elif gates:
                 detail["gates"] = gates
             summary = e["action"] + (f" ({e['reason']})" if e["reason"] else "")
@@ -702,10 +705,20 @@ class Store:
                 summary += f" fact {e['fact_id']}"
             detail.update(action=e["action"], fact_id=e["fact_id"], claim_id=e["claim_id"],
                           conflict_id=e["conflict_id"], wall_at=iso(e["wall_at"]))
-            order = {"gates": 2, "review": 3, "assertion": 4}.get(step, 5)
-            steps.append((e["at"], order, AuditStep(step, e["at"], e["actor"], summary, detail, tz)))
-        steps.sort(key=lambda s: (s[0], s[1]))
-        return [s[2] for s in steps]
+            steps.append(AuditStep(step, e["at"], e["actor"], summary, detail, tz))
+        for r in retired:
+            cause = causes.get(r.retired_by_claim or -1)
+            actor = (cause["decided_by"] or cause["extractor"]) if cause else "memdesk"
+            what = f"fact {r.id} {r.retire_reason}"
+            if cause:
+                what += f" by claim {cause['id']}: {cause['object']} (turn {cause['session']}#{cause['turn']})"
+            if r.retire_note:
+                what += f" — {r.retire_note}"
+            steps.append(AuditStep("retirement", r.retired_at, actor, what, {
+                "fact_id": r.id, "reason": r.retire_reason, "by_claim": r.retired_by_claim,
+                "note": r.retire_note}, tz))
+        steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 6)))
+        return steps
 
 
 def open_store(url: str | Path | None = None, **kwargs: Any) -> Store:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from .errors import InvalidInput
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_US = timedelta(microseconds=1)
 
 
 def parse_time(text: str, what: str = "time") -> datetime:
@@ -33,8 +34,7 @@ def to_us(value: datetime) -> int:
     """Microseconds since the epoch for an aware datetime. Raises InvalidInput if naive."""
     if value.tzinfo is None:
         raise InvalidInput(f"time without offset: {value.isoformat()}")
-    delta = value - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return (value - _EPOCH) // _ONE_US
 
 
 def offset_minutes(value: datetime) -> int:

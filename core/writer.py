@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, update
@@ -77,13 +78,54 @@ _RETIRE = (
 )
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def gate_dict(entry: str) -> dict[str, str | None]:
+    """Expand a compact gate record "gate:result[:note]" as stored in audit details."""
+    gate, _, rest = entry.partition(":")
+    result, _, note = rest.partition(":")
+    return {"gate": gate, "result": result, "note": note or None}
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _ENCODER.encode(value)
+
+
+_FACT_TUPLE = itemgetter(*FACT_COLUMNS)
 
 
 def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+_INSERTS: dict[tuple[str, str], tuple[str, tuple[str, ...], bool]] = {}
+
+
+def bulk_insert(conn: Connection, table: Any, rows: list[dict]) -> None:
+    """Insert many rows (dicts with every column) with one DBAPI executemany.
+
+    The INSERT is compiled by SQLAlchemy for the connection's dialect, so the
+    SQL stays portable; skipping SQLAlchemy's per-row parameter processing is
+    what makes bulk imports fast. Values must already be plain DBAPI types.
+    """
+    dialect = conn.dialect
+    cache_key = (dialect.name, table.name)
+    entry = _INSERTS.get(cache_key)
+    if entry is None:
+        compiled = table.insert().compile(
+            dialect=dialect, column_keys=[c.name for c in table.columns])
+        names = tuple(compiled.positiontup) if compiled.positional else ()
+        entry = (str(compiled), names, compiled.positional)
+        _INSERTS[cache_key] = entry
+    sql, names, positional = entry
+    params = list(map(itemgetter(*names), rows)) if positional else rows
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.executemany(sql, params)
+    finally:
+        cursor.close()
 
 
 def fact_from_row(row: Any) -> Fact:
@@ -147,18 +189,20 @@ class WriteBatch:
         sessions = sorted({c.source.session for c in claims} - self._loaded_sessions)
         for part in chunks(sessions):
             self._load_turns(part)
-        subjects = sorted({c.subject for c in claims})
-        wanted = {(c.subject, c.predicate) for c in claims} - set(self._pairs)
-        for part in chunks(subjects):
+        wanted: dict[str, set[str]] = defaultdict(set)
+        for c in claims:
+            if (c.subject, c.predicate) not in self._pairs:
+                wanted[c.subject].add(c.predicate)
+        for part in chunks(sorted(wanted)):
             rows = self.conn.execute(
                 select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))
             )
             found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
             for row in rows:
                 found[(row[1], row[2])].append(fact_from_row(row))
-            for pair in wanted:
-                if pair[0] in part and pair not in self._pairs:
-                    self._pairs[pair] = found.get(pair, [])
+            for subject in part:
+                for predicate in wanted[subject]:
+                    self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
 
     def _load_turns(self, sessions: list[str]) -> None:
         rows = self.conn.execute(
@@ -298,17 +342,14 @@ class WriteBatch:
             decided_at=None, decision_reason=None, edits=None, fact_id=None,
             merged_into=None,
         )
-        gates: list[dict] = [
-            {"gate": "provenance", "result": "ok", "session": claim.source.session,
-             "turn": claim.source.turn, "turn_id": turn_id},
-        ]
+        gates: list[str] = [f"provenance:ok:turn {turn_id}"]
         plan = self.plan(row)
         reasons = self.review_reasons(claim.confidence, claim.source.kind)
         if plan.kind == "merge":
             self._merge(row, plan, gates, actor)
         elif reasons:
-            gates.append({"gate": "dedup", "result": "new"})
-            gates.append({"gate": "review", "result": "queued", "reasons": reasons})
+            gates.append("dedup:new")
+            gates.append("review:queued")
             row["state"] = "pending"
             row["reasons"] = _dumps(reasons)
             self.counts["queued"] += 1
@@ -316,8 +357,8 @@ class WriteBatch:
                        predicate=claim.predicate, reason="; ".join(reasons),
                        detail={"gates": gates})
         else:
-            gates.append({"gate": "dedup", "result": "new"})
-            gates.append({"gate": "review", "result": "pass", "threshold": self.threshold})
+            gates.append("dedup:new")
+            gates.append(f"review:pass:confidence >= {self.threshold}")
             state, fact_id, _ = self.apply(row, plan, gates, actor)
             row["state"], row["fact_id"] = state, fact_id
         self._buf["claim"].append(row)
@@ -344,11 +385,10 @@ class WriteBatch:
         key = value_key(single, c["object"], c["value"], c["polarity"])
         return plan_change(rows, key, c["valid_from"], c["valid_to"], c["change"])
 
-    def _merge(self, c: dict, plan: Plan, gates: list[dict], actor: str) -> None:
+    def _merge(self, c: dict, plan: Plan, gates: list[str], actor: str) -> None:
         target = plan.merge_into
         assert target is not None
-        gates.append({"gate": "dedup", "result": "merged", "fact_id": target.id,
-                      "into_claim": target.claim_id})
+        gates.append(f"dedup:merged:fact {target.id}")
         c["state"] = "merged"
         c["fact_id"] = target.id
         c["merged_into"] = target.claim_id
@@ -357,7 +397,7 @@ class WriteBatch:
                    subject=c["subject"], predicate=c["predicate"],
                    detail={"gates": gates, "into_claim": target.claim_id})
 
-    def apply(self, c: dict, plan: Plan, gates: list[dict], actor: str
+    def apply(self, c: dict, plan: Plan, gates: list[str], actor: str
               ) -> tuple[str, int | None, int | None]:
         """Carry out a plan for claim ``c``. Returns (claim state, fact id, conflict id)."""
         if plan.kind == "merge":
@@ -376,15 +416,14 @@ class WriteBatch:
                      claim_id=c["id"], opened_at=self.tx, resolved_at=None,
                      resolved_by=None, resolution=None, reason=None)
             )
-            gates.append({"gate": "conflict", "result": "opened", "conflict_id": conflict_id,
-                          "with_facts": ids, "kind": kind})
+            gates.append(f"conflict:opened:conflict {conflict_id}")
             self.counts["conflicts"] += 1
             self.audit(actor, "conflict.opened", claim_id=c["id"], conflict_id=conflict_id,
                        subject=c["subject"], predicate=c["predicate"],
                        reason=f"{kind} differs from current belief with no change or correction signal",
                        detail={"gates": gates, "fact_ids": ids})
             return "conflict", None, conflict_id
-        gates.append({"gate": "conflict", "result": "none", "change": plan.kind})
+        gates.append(f"conflict:none:{plan.kind}")
         reason = _RETIRE_REASON.get(plan.kind, "superseded")
         retired = [self.retire(r, reason, c["id"]) for r in plan.retire]
         inserted: list[int] = []
@@ -401,16 +440,16 @@ class WriteBatch:
         return ("approved" if c.get("state") == "approved" else "asserted"), new_id, None
 
     def retire(self, row: Fact, reason: str, by_claim: int | None,
-               note: str | None = None, actor: str = "memdesk") -> int:
-        """Stamp a current-belief row as retired at the batch's transaction time."""
+               note: str | None = None) -> int:
+        """Stamp a current-belief row as retired at the batch's transaction time.
+
+        The stamp itself (retired_at, retired_by_claim, retire_reason) is the
+        record; the caller writes the audit entry that explains it."""
         self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
                                  b_reason=reason, b_note=note))
         rows = self._pairs.get((row.subject, row.predicate))
         if rows is not None:
             rows[:] = [r for r in rows if r.id != row.id]
-        self.audit(actor, "fact.retired", claim_id=row.claim_id, fact_id=row.id,
-                   subject=row.subject, predicate=row.predicate, reason=reason,
-                   detail={"by_claim": by_claim, "note": note})
         return row.id
 
     def _insert_piece(self, c: dict, piece: Piece) -> int:
@@ -441,7 +480,7 @@ class WriteBatch:
                       recorded_at=self.tx, retired_at=None, retired_by_claim=None,
                       retire_reason=None, retire_note=None)
         self._buf["fact"].append(values)
-        fact = Fact(*(values[k] for k in FACT_COLUMNS))
+        fact = Fact(*_FACT_TUPLE(values))
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
@@ -453,7 +492,7 @@ class WriteBatch:
                             ("fact", FACT), ("conflict", CONFLICT), ("audit", AUDIT)):
             rows = self._buf.pop(name, None)
             if rows:
-                self.conn.execute(table.insert(), rows)
+                bulk_insert(self.conn, table, rows)
         if self._retire:
             result = self.conn.execute(_RETIRE, self._retire)
             if result.rowcount not in (-1, len(self._retire)):

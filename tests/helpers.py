@@ -1,0 +1,48 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from core import ClaimInput, SourceRef, parse_time_us
+
+CST = timezone(timedelta(hours=8))
+DAY0 = datetime(2026, 3, 1, 10, 0, tzinfo=CST)
+
+
+def day(n: float) -> int:
+    """Microseconds for day ``n`` of the worked example (day 1 = 1 March 2026, 10:00 +08:00)."""
+    return parse_time_us((DAY0 + timedelta(days=n - 1)).isoformat())
+
+
+def claim(subject: str, predicate: str, obj: str, *, at: int, turn: int, valid_from: int | None = None,
+          session: str = "s1", text: str | None = None, change: str | None = None,
+          confidence: float = 0.95, kind: str = "user_explicit", value=None,
+          polarity: str = "positive", scope: str | None = None, valid_to: int | None = None,
+          single_valued: bool | None = None) -> ClaimInput:
+    scope = scope or ("project" if subject.startswith("project:") else "global")
+    return ClaimInput(
+        subject=subject, predicate=predicate, object=obj,
+        source=SourceRef(session=session, turn=turn, text=text or f"turn {turn}: {obj}",
+                         time=at, tz=480, kind=kind),
+        valid_from=valid_from if valid_from is not None else at, valid_to=valid_to,
+        value=value, polarity=polarity, scope=scope, confidence=confidence, change=change,
+        single_valued=single_valued,
+    )
+
+
+def worked_example() -> list[ClaimInput]:
+    """DESIGN.md section 2: turn 1 facts, moved to 张江 at turn 18, budget raised at turn 30."""
+    t1 = "我叫王工，住在徐家汇，对花生过敏，预算上限五千元"
+    return [
+        claim("user:me", "lives_in", "徐家汇", at=day(1), turn=1, text=t1),
+        claim("user:me", "allergy", "花生", at=day(1), turn=1, text=t1),
+        claim("user:me", "name", "王工", at=day(1), turn=1, text=t1),
+        claim("project:home", "budget_limit", "5000 元", at=day(1), turn=1, text=t1,
+              value={"amount": 5000, "currency": "CNY"}),
+        claim("user:me", "lives_in", "张江", at=day(18), turn=18, text="我搬到张江了",
+              change="evolution"),
+        claim("project:home", "budget_limit", "6500 元", at=day(30), turn=30,
+              text="预算上调至六千五百元", change="evolution",
+              value={"amount": 6500, "currency": "CNY"}),
+    ]

@@ -1,0 +1,280 @@
+"""A brute-force reference model of memdesk's bitemporal write rules.
+
+Written from DESIGN.md section 2 and deliberately independent of ``core``
+(nothing is imported from it, ``core.bitemporal.plan_change`` in particular).
+The model keeps every row it ever wrote in one list and answers every question
+by scanning that list. Open interval ends are ``math.inf`` instead of None.
+
+Every accepted change is stated the same way, as *overwriting* a valid-time
+span ``[a, b)`` of one slot with a new value at transaction time ``T``:
+
+    every current row of the slot that overlaps [a, b) is retired at T and the
+    parts of it that lie outside [a, b) are re-inserted as copies recorded at
+    T; then the new value is inserted over [a, b), recorded at T.
+
+The kinds of change only differ in which span they overwrite:
+
+    assert     (no signal)  [valid_from, valid_to) if nothing overlaps it
+    evolution  at t         [t, min(valid_to, first start of a current row after t))
+    correction              exactly the interval of the row it corrects
+
+so the model never needs to special-case "copy before", "copy after" or
+"backfill": they fall out of the overwrite.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+INF = math.inf
+REVIEW_THRESHOLD = 0.75
+SINGLE_VALUED = {"lives_in": True, "likes": False}
+
+RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected"}
+
+
+def norm(text: str) -> str:
+    """Objects compare case- and space-insensitively."""
+    return " ".join(text.split()).casefold()
+
+
+def slot_of(predicate: str, obj: str) -> tuple:
+    """What holds one value at a time (scope is always global here)."""
+    if SINGLE_VALUED[predicate]:
+        return (predicate,)
+    return (predicate, norm(obj))
+
+
+def identity_of(predicate: str, obj: str, value: Any, polarity: str) -> tuple:
+    """When two statements in one slot say the same thing."""
+    if SINGLE_VALUED[predicate]:
+        what = ("value", value) if value is not None else ("object", norm(obj))
+        return (what, polarity)
+    # the slot already names the object: only the normalised value and polarity differ
+    return (value, polarity)
+
+
+@dataclass(frozen=True)
+class MClaim:
+    predicate: str
+    object: str
+    valid_from: int
+    valid_to: int | None
+    value: Any = None
+    polarity: str = "positive"
+    change: str | None = None
+    confidence: float = 1.0
+    kind: str = "imported"
+
+    @property
+    def end(self) -> float:
+        return INF if self.valid_to is None else self.valid_to
+
+    def slot(self) -> tuple:
+        return slot_of(self.predicate, self.object)
+
+    def identity(self) -> tuple:
+        return identity_of(self.predicate, self.object, self.value, self.polarity)
+
+    def needs_review(self) -> bool:
+        return self.confidence < REVIEW_THRESHOLD or self.kind == "agent_inferred"
+
+
+@dataclass
+class MRow:
+    id: int
+    claim: int
+    predicate: str
+    object: str
+    value: Any
+    polarity: str
+    valid_from: int
+    valid_to: float
+    recorded_at: int
+    retired_at: float = INF
+    retire_reason: str | None = None
+    copy_of: int | None = None
+
+    def slot(self) -> tuple:
+        return slot_of(self.predicate, self.object)
+
+    def identity(self) -> tuple:
+        return identity_of(self.predicate, self.object, self.value, self.polarity)
+
+    @property
+    def is_current(self) -> bool:
+        return self.retired_at == INF
+
+    def holds_at(self, t: float) -> bool:
+        return self.valid_from <= t < self.valid_to
+
+    def overlaps(self, a: float, b: float) -> bool:
+        return self.valid_from < b and a < self.valid_to
+
+    def known_at(self, k: float) -> bool:
+        return self.recorded_at <= k < self.retired_at
+
+
+@dataclass
+class Decision:
+    kind: str  # insert | evolution | backfill | correction | merge | conflict
+    span: tuple[float, float] | None = None
+    conflict_with: tuple[int, ...] = ()
+
+
+@dataclass
+class Outcome:
+    """What one operation did. ``kind`` is a Decision kind, or pending /
+    unchanged / rejected / retracted. ``tx`` is its transaction time."""
+
+    kind: str
+    tx: int
+    claim: int | None = None
+    conflict_with: tuple[int, ...] = ()
+
+
+@dataclass
+class MConflict:
+    claim: int
+    predicate: str
+    opened_at: int
+    row_ids: tuple[int, ...]
+
+
+@dataclass
+class Model:
+    rows: list[MRow] = field(default_factory=list)
+    last_tx: int = 0
+    pending: dict[int, MClaim] = field(default_factory=dict)  # claim number -> claim
+    conflicts: list[MConflict] = field(default_factory=list)
+    claims: int = 0
+    seen: set = field(default_factory=set)
+
+    # ------------------------------------------------------------- queries
+    def current(self, predicate: str | None = None) -> list[MRow]:
+        return [r for r in self.rows if r.is_current and predicate in (None, r.predicate)]
+
+    def as_of(self, predicate: str, valid_at: float, known_at: float) -> list[MRow]:
+        return [
+            r for r in self.rows
+            if r.predicate == predicate and r.known_at(known_at) and r.holds_at(valid_at)
+        ]
+
+    def slot_rows(self, slot: tuple) -> list[MRow]:
+        return [r for r in self.rows if r.is_current and r.slot() == slot]
+
+    # ---------------------------------------------------------------- time
+    def _tick(self, t: int) -> int:
+        """Transaction time never moves backwards."""
+        self.last_tx = t
+        return self.last_tx
+
+    # ------------------------------------------------------------- writes
+    def submit(self, claim: MClaim, identity: Any, source_time: int) -> Outcome:
+        """A claim from a turn whose time is ``source_time`` (the replay clock).
+        ``identity`` names (turn, content): the same claim from the same turn
+        again changes nothing."""
+        if identity in self.seen:
+            return Outcome("unchanged", self.last_tx)
+        self.seen.add(identity)
+        tx = self._tick(source_time)
+        self.claims += 1
+        number = self.claims
+        decision = self.decide(claim)
+        if decision.kind == "merge":
+            return Outcome("merge", tx, number)
+        if claim.needs_review():
+            self.pending[number] = claim
+            return Outcome("pending", tx, number)
+        return self._carry_out(number, claim, decision, tx)
+
+    def approve(self, number: int, clock: int) -> Outcome:
+        claim = self.pending.pop(number)
+        tx = self._tick(clock)
+        decision = self.decide(claim)
+        if decision.kind == "merge":
+            return Outcome("merge", tx, number)
+        return self._carry_out(number, claim, decision, tx)
+
+    def reject(self, number: int, clock: int) -> Outcome:
+        del self.pending[number]
+        return Outcome("rejected", self._tick(clock), number)
+
+    def retract(self, row_id: int, clock: int) -> Outcome:
+        tx = self._tick(clock)
+        row = self.rows[row_id]
+        assert row.is_current
+        row.retired_at = tx
+        row.retire_reason = "retracted"
+        return Outcome("retracted", tx)
+
+    # ------------------------------------------------------------- rules
+    def decide(self, c: MClaim) -> Decision:
+        rows = self.slot_rows(c.slot())
+        t, end = c.valid_from, c.end
+        holders = [r for r in rows if r.holds_at(t)]
+        assert len(holders) <= 1, "model invariant: current rows of a slot never overlap"
+        holder = holders[0] if holders else None
+        mine = c.identity()
+
+        if c.change is None:
+            hit = [r for r in rows if r.overlaps(t, end)]
+            if not hit:
+                return Decision("insert", span=(t, end))
+            clash = tuple(r.id for r in hit if r.identity() != mine)
+            if clash:
+                return Decision("conflict", conflict_with=clash)
+            return Decision("merge")
+
+        if c.change == "correction":
+            if holder is not None:
+                target = holder
+            elif rows:
+                target = max(rows, key=lambda r: r.valid_from)
+            else:
+                return Decision("insert", span=(t, end))
+            if target.identity() == mine:
+                return Decision("merge")
+            return Decision("correction", span=(target.valid_from, target.valid_to))
+
+        assert c.change == "evolution", c.change
+        if holder is not None and holder.identity() == mine:
+            return Decision("merge")
+        later = [r.valid_from for r in rows if r.valid_from > t]
+        stop = min([end, *later])
+        if later:
+            kind = "backfill"
+        elif holder is not None:
+            kind = "evolution"
+        else:
+            kind = "insert"
+        return Decision(kind, span=(t, stop))
+
+    def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
+        if d.kind == "conflict":
+            self.conflicts.append(MConflict(number, c.predicate, tx, d.conflict_with))
+            return Outcome("conflict", tx, number, d.conflict_with)
+        assert d.span is not None
+        a, b = d.span
+        for old in [r for r in self.slot_rows(c.slot()) if r.overlaps(a, b)]:
+            old.retired_at = tx
+            old.retire_reason = RETIRE_REASON[d.kind]
+            if old.valid_from < a:
+                self._copy(old, old.valid_from, a, tx)
+            if b < old.valid_to:
+                self._copy(old, b, old.valid_to, tx)
+        self.rows.append(MRow(
+            id=len(self.rows), claim=number, predicate=c.predicate, object=c.object,
+            value=c.value, polarity=c.polarity, valid_from=a, valid_to=b, recorded_at=tx,
+        ))
+        return Outcome(d.kind, tx, number)
+
+    def _copy(self, old: MRow, a: float, b: float, tx: int) -> None:
+        assert a < b
+        self.rows.append(MRow(
+            id=len(self.rows), claim=old.claim, predicate=old.predicate, object=old.object,
+            value=old.value, polarity=old.polarity, valid_from=int(a), valid_to=b,
+            recorded_at=tx, copy_of=old.id,
+        ))

@@ -1,0 +1,533 @@
+"""Property-based tests of the bitemporal rules (DESIGN.md section 2).
+
+Random sequences of writes (assert / evolve / correct claims, low-confidence
+claims that go through the review queue and are approved or rejected later,
+retractions, and verbatim re-imports of earlier claims) run against a real
+SQLite ``Store`` and against the brute-force model in ``reference_model``.
+After every step:
+
+* the store's full history equals the model's, row for row (object, value,
+  polarity, valid interval, recorded_at, retired_at, retire reason, lineage);
+* current-belief rows of one slot never overlap in valid time (rule 7);
+* no row's content changes after insert, and a retirement stamp, once set,
+  never changes (rule 1);
+* transaction time never moves backwards, and everything one operation
+  writes carries that operation's single transaction time (rule 4);
+* what the store reports (import summary, approval outcome, review queue)
+  matches the model.
+
+At the end of each sequence ``Store.as_of`` is compared with the model on a
+grid of (valid_at, known_at) pairs made of every time used, the midpoints
+between them, and times before and after all of them; open conflicts too.
+
+A few plain example tests pin the tricky cases by hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+
+from hypothesis import event, given, note, settings
+from hypothesis import strategies as st
+
+from core import ClaimInput, Fact, ManualClock, SourceRef, Store
+from core.timeutil import from_us, to_us
+
+from .reference_model import INF, MClaim, Model, MRow, Outcome, norm
+
+SUBJECT = "user:p"
+SESSION = "s"
+U = 3_600_000_000  # one time unit (an hour) in microseconds
+HALF = U // 2
+BASE = to_us(datetime.fromisoformat("2026-03-01T00:00:00+08:00"))
+
+
+def at(units: int) -> int:
+    """A time ``units`` hours after BASE, in microseconds."""
+    return BASE + units * U
+
+
+_RETIRE_FIELDS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+_CONTENT_FIELDS = tuple(f.name for f in dataclasses.fields(Fact) if f.name not in _RETIRE_FIELDS)
+
+
+def content(f: Fact) -> tuple:
+    return tuple(getattr(f, name) for name in _CONTENT_FIELDS)
+
+
+def retirement(f: Fact) -> tuple:
+    return tuple(getattr(f, name) for name in _RETIRE_FIELDS)
+
+
+def fact_view(f: Fact) -> tuple:
+    """What a row says: compared between the store and the model."""
+    return (f.predicate, f.object, f.value, f.polarity, f.valid_from, f.valid_to)
+
+
+def row_view(r: MRow) -> tuple:
+    return (r.predicate, r.object, r.value, r.polarity, r.valid_from,
+            None if r.valid_to == INF else int(r.valid_to))
+
+
+def end_lt(a: int | None, b: int | None) -> bool:
+    """a < b where None is +infinity."""
+    return a is not None and (b is None or a < b)
+
+
+# ------------------------------------------------------------------- operations
+@dataclass(frozen=True)
+class Add:
+    """Submit a new claim. ``dt``: the new turn's time relative to the previous
+    new turn (negative = the transcript's clock went backwards). ``reuse``: cite
+    an earlier turn (same text and time) instead of a new one."""
+
+    predicate: str
+    object: str
+    value: str | None
+    polarity: str
+    valid_from: int
+    length: int | None
+    change: str | None
+    confidence: float
+    kind: str
+    dt: int
+    reuse: int | None
+
+
+@dataclass(frozen=True)
+class Readd:
+    """Submit an earlier claim again, verbatim, from the same turn."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Approve:
+    """Approve a pending candidate with the clock at last transaction time + dt."""
+
+    index: int
+    dt: int
+
+
+@dataclass(frozen=True)
+class Reject:
+    index: int
+    dt: int
+
+
+@dataclass(frozen=True)
+class Retract:
+    """Retract a current-belief row with the clock at last transaction time + dt."""
+
+    index: int
+    dt: int
+
+
+PLACES = ["Xujiahui", "xujiahui ", "Zhang  jiang", "zhang jiang", "Pudong"]
+DRINKS = ["tea", " Tea", "coffee"]
+
+
+@st.composite
+def add_ops(draw) -> Add:
+    predicate = draw(st.sampled_from(["lives_in", "lives_in", "lives_in", "likes"]))
+    if predicate == "lives_in":
+        obj = draw(st.sampled_from(PLACES))
+        polarity = draw(st.sampled_from(["positive"] * 5 + ["negative"]))
+    else:
+        obj = draw(st.sampled_from(DRINKS))
+        polarity = draw(st.sampled_from(["positive", "positive", "negative", "neutral"]))
+    return Add(
+        predicate=predicate,
+        object=obj,
+        value=draw(st.sampled_from([None, None, None, None, "A", "B"])),
+        polarity=polarity,
+        valid_from=draw(st.integers(0, 8)),
+        length=draw(st.one_of(st.none(), st.integers(1, 5))),
+        change=draw(st.sampled_from([None, "evolution", "evolution", "correction"])),
+        confidence=draw(st.sampled_from([1.0, 1.0, 1.0, 0.75, 0.5])),
+        kind=draw(st.sampled_from(["imported"] * 5 + ["agent_inferred"])),
+        dt=draw(st.integers(-2, 4)),
+        reuse=draw(st.one_of(st.none(), st.none(), st.none(), st.integers(0, 20))),
+    )
+
+
+_index = st.integers(0, 20)
+_dt = st.integers(-2, 3)
+OPS = st.lists(
+    st.one_of(
+        add_ops(), add_ops(), add_ops(), add_ops(), add_ops(), add_ops(),
+        st.builds(Readd, _index),
+        st.builds(Approve, _index, _dt),
+        st.builds(Approve, _index, _dt),
+        st.builds(Approve, _index, _dt),
+        st.builds(Reject, _index, _dt),
+        st.builds(Retract, _index, _dt),
+    ),
+    min_size=3,
+    max_size=12,
+)
+
+_SUMMARY_FIELD = {
+    "insert": "asserted", "evolution": "evolutions", "backfill": "backfills",
+    "correction": "corrections", "merge": "merged", "pending": "queued",
+    "conflict": "conflicts", "unchanged": "unchanged",
+}
+_APPROVAL_OUTCOME = {"merge": "merged", "conflict": "conflict"}
+
+
+# ---------------------------------------------------------------------- harness
+class Harness:
+    """Drives one store and one model through the same operations and compares them."""
+
+    def __init__(self, store: Store, clock: ManualClock) -> None:
+        self.store = store
+        self.clock = clock
+        self.model = Model()
+        self.turns: list[SourceRef] = []
+        self.claims: list[tuple[ClaimInput, MClaim]] = []
+        self.turn_time = BASE
+        self.candidates: dict[int, int] = {}  # model claim number -> store candidate id
+        self.ids: dict[int, int] = {}  # model row id -> store fact id
+        self.claim_ids: dict[int, int] = {}  # model claim number -> store claim id
+        self.first: dict[int, Fact] = {}  # store fact id -> the row as first seen
+        self.retired: dict[int, tuple] = {}  # store fact id -> its retirement stamp
+        self.max_tx = 0
+        self.valid_times: set[int] = set()
+
+    # ------------------------------------------------------------ operations
+    def run(self, op: object) -> None:
+        outcome = getattr(self, "do_" + type(op).__name__.lower())(op)
+        if outcome is not None:
+            event(f"{type(op).__name__}: {outcome.kind}")
+            self.check(outcome)
+
+    def do_add(self, op: Add) -> Outcome:
+        if op.reuse is not None and self.turns:
+            source = dataclasses.replace(self.turns[op.reuse % len(self.turns)], kind=op.kind)
+        else:
+            self.turn_time += op.dt * U
+            number = len(self.turns) + 1
+            source = SourceRef(SESSION, number, f"turn {number}", self.turn_time, kind=op.kind)
+            self.turns.append(source)
+        valid_from = at(op.valid_from)
+        valid_to = None if op.length is None else at(op.valid_from + op.length)
+        claim = ClaimInput(
+            subject=SUBJECT, predicate=op.predicate, object=op.object, source=source,
+            valid_from=valid_from, valid_to=valid_to, value=op.value, polarity=op.polarity,
+            confidence=op.confidence, change=op.change,
+        )
+        mclaim = MClaim(op.predicate, op.object, valid_from, valid_to, op.value,
+                        op.polarity, op.change, op.confidence, op.kind)
+        self.claims.append((claim, mclaim))
+        return self._submit(claim, mclaim)
+
+    def do_readd(self, op: Readd) -> Outcome | None:
+        if not self.claims:
+            return None
+        claim, mclaim = self.claims[op.index % len(self.claims)]
+        return self._submit(claim, mclaim)
+
+    def _submit(self, claim: ClaimInput, mclaim: MClaim) -> Outcome:
+        self.valid_times.add(claim.valid_from)
+        if claim.valid_to is not None:
+            self.valid_times.add(claim.valid_to)
+        summary = self.store.add(claim)
+        out = self.model.submit(mclaim, claim, claim.source.time)
+        counts = {name: getattr(summary, name) for name in _SUMMARY_FIELD.values()}
+        expected = {name: int(name == _SUMMARY_FIELD[out.kind]) for name in counts}
+        assert counts == expected, f"store did {counts}, model expected {out.kind}"
+        if out.kind == "pending":
+            newest = max(self.store.review_list("pending"), key=lambda c: c.id)
+            assert (newest.source.turn, newest.object) == (claim.source.turn, claim.object)
+            assert newest.created_at == out.tx
+            self.candidates[out.claim] = newest.id
+            self._same_claim(out.claim, newest.id)
+        return out
+
+    def _pick_pending(self, index: int) -> tuple[int, int] | None:
+        if not self.model.pending:
+            return None
+        number = sorted(self.model.pending)[index % len(self.model.pending)]
+        return number, self.candidates[number]
+
+    def _set_clock(self, dt: int) -> int:
+        now = self.model.last_tx + dt * U
+        self.clock.set(from_us(now))
+        return now
+
+    def do_approve(self, op: Approve) -> Outcome | None:
+        picked = self._pick_pending(op.index)
+        if picked is None:
+            return None
+        number, cid = picked
+        now = self._set_clock(op.dt)
+        result = self.store.approve(cid, by="r")
+        out = self.model.approve(number, now)
+        want = _APPROVAL_OUTCOME.get(out.kind, out.kind)
+        assert result["outcome"] == want, f"approval did {result}, model expected {want}"
+        assert self.store.candidate(cid).decided_at == out.tx
+        return out
+
+    def do_reject(self, op: Reject) -> Outcome | None:
+        picked = self._pick_pending(op.index)
+        if picked is None:
+            return None
+        number, cid = picked
+        now = self._set_clock(op.dt)
+        decided = self.store.reject(cid, by="r", reason="x")
+        out = self.model.reject(number, now)
+        assert (decided.state, decided.decided_at) == ("rejected", out.tx)
+        return out
+
+    def do_retract(self, op: Retract) -> Outcome | None:
+        rows = sorted(self.model.current(),
+                      key=lambda r: (r.predicate, norm(r.object), r.valid_from))
+        if not rows:
+            return None
+        row = rows[op.index % len(rows)]
+        now = self._set_clock(op.dt)
+        fact = self.store.retract(self.ids[row.id], by="r", reason="x")
+        out = self.model.retract(row.id, now)
+        assert (fact.retired_at, fact.retire_reason) == (out.tx, "retracted")
+        return out
+
+    def _same_claim(self, number: int, claim_id: int) -> None:
+        known = self.claim_ids.setdefault(number, claim_id)
+        assert known == claim_id, f"model claim {number} is store claim {known} and {claim_id}"
+
+    # ---------------------------------------------------------------- checks
+    def check(self, out: Outcome) -> None:
+        history = self.store.history(SUBJECT)
+        by_id = {f.id: f for f in history}
+
+        # rule 1: a row's content never changes; a retirement stamp never changes
+        for fid, first in self.first.items():
+            now = by_id.get(fid)
+            assert now is not None, f"fact {fid} disappeared"
+            assert content(now) == content(first), f"fact {fid} changed:\n{first}\n{now}"
+            if fid in self.retired:
+                assert retirement(now) == self.retired[fid], f"retirement of fact {fid} changed"
+
+        # rule 4: one transaction time per operation, never moving backwards
+        fresh = [f for f in history if f.id not in self.first]
+        newly_retired = [f for f in history
+                         if f.retired_at is not None and f.id not in self.retired]
+        stamps = {f.recorded_at for f in fresh} | {f.retired_at for f in newly_retired}
+        assert len(stamps) <= 1, f"one operation wrote several stamps {sorted(stamps)}"
+        assert all(s >= self.max_tx for s in stamps), (
+            f"transaction time moved backwards: {sorted(stamps)} after {self.max_tx}")
+        assert stamps <= {out.tx}, f"operation at {out.tx} wrote stamps {sorted(stamps)}"
+        self.max_tx = max(stamps, default=self.max_tx)
+        for f in fresh:
+            self.first[f.id] = f
+        for f in newly_retired:
+            self.retired[f.id] = retirement(f)
+
+        # the new rows are the model's new rows
+        mine = [r for r in self.model.rows if r.id not in self.ids]
+        wanted = {(*row_view(r), r.recorded_at): r for r in mine}
+        got = {(*fact_view(f), f.recorded_at): f for f in fresh}
+        assert sorted(got, key=repr) == sorted(wanted, key=repr), (
+            f"after {out.kind} at {out.tx}: store inserted {sorted(got, key=repr)}, "
+            f"model expected {sorted(wanted, key=repr)}"
+        )
+        for key, r in wanted.items():
+            self.ids[r.id] = got[key].id
+
+        # every row, old and new, agrees with the model
+        for r in self.model.rows:
+            f = by_id[self.ids[r.id]]
+            assert fact_view(f) == row_view(r)
+            assert f.recorded_at == r.recorded_at
+            assert f.retired_at == (None if r.retired_at == INF else r.retired_at), (
+                f"fact {f.id} {fact_view(f)}: retired_at {f.retired_at}, model {r.retired_at}")
+            assert f.retire_reason == r.retire_reason
+            want_copy = None if r.copy_of is None else self.ids[r.copy_of]
+            assert f.copy_of == want_copy, f"fact {f.id} is a copy of {f.copy_of}, not {want_copy}"
+            self._same_claim(r.claim, f.claim_id)
+        assert len(history) == len(self.model.rows)
+
+        # rule 7: current belief of one slot never overlaps in valid time
+        for predicate in ("lives_in", "likes"):
+            current = self.store.current(SUBJECT, predicate)
+            slots: dict[tuple, list[Fact]] = {}
+            for f in current:
+                slot = (f.scope,) if f.single_valued else (f.scope, norm(f.object))
+                slots.setdefault(slot, []).append(f)
+            for rows in slots.values():
+                rows.sort(key=lambda f: f.valid_from)
+                for a, b in zip(rows, rows[1:], strict=False):
+                    assert not end_lt(b.valid_from, a.valid_to), (
+                        f"overlapping current rows {fact_view(a)} and {fact_view(b)}")
+            assert sorted(map(fact_view, current), key=repr) == sorted(
+                map(row_view, self.model.current(predicate)), key=repr)
+
+        assert self.store.review_count("pending") == len(self.model.pending)
+
+    def final_check(self) -> None:
+        model = self.model
+        # as-of on a grid of every time used, midpoints, and before/after all
+        valid = set(self.valid_times) | {BASE}
+        for r in model.rows:
+            valid.add(r.valid_from)
+            if r.valid_to != INF:
+                valid.add(int(r.valid_to))
+        known = {r.recorded_at for r in model.rows}
+        known |= {int(r.retired_at) for r in model.rows if r.retired_at != INF}
+        known |= {c.opened_at for c in model.conflicts} | {model.last_tx, BASE}
+        points_v, points_k = _grid(valid), _grid(known)
+        predicates = {"lives_in"} | {r.predicate for r in model.rows}
+        for predicate in sorted(predicates):
+            for k in points_k:
+                for v in points_v:
+                    got = self.store.as_of(SUBJECT, predicate, valid_at=v, known_at=k)
+                    want = model.as_of(predicate, v, k)
+                    assert sorted(map(fact_view, got), key=repr) == sorted(
+                        map(row_view, want), key=repr), (
+                        f"as_of({predicate}, valid_at={v}, known_at={k}): store "
+                        f"{[fact_view(f) for f in got]}, model {[row_view(r) for r in want]}")
+
+        # open conflicts: one per contradicting claim, naming the rows it contradicts
+        conflicts = self.store.conflicts("open")
+        assert len(conflicts) == len(model.conflicts)
+        for c, m in zip(conflicts, model.conflicts, strict=True):
+            assert (c.predicate, c.opened_at) == (m.predicate, m.opened_at)
+            assert sorted(c.fact_ids) == sorted(self.ids[i] for i in m.row_ids)
+            self._same_claim(m.claim, c.claim_id)
+
+
+def _grid(times: set[int]) -> list[int]:
+    """The times, the midpoints between neighbours, and one before and after all."""
+    ts = sorted(times)
+    points = set(ts) | {ts[0] - HALF, ts[-1] + HALF}
+    points |= {(a + b) // 2 for a, b in zip(ts, ts[1:], strict=False)}
+    return sorted(points)
+
+
+def run_ops(ops: list[object]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        clock = ManualClock(from_us(BASE))
+        with Store.open(os.path.join(tmp, "props.db"), clock=clock) as store:
+            harness = Harness(store, clock)
+            for i, op in enumerate(ops):
+                note(f"step {i}: {op}")
+                harness.run(op)
+            harness.final_check()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(OPS)
+def test_store_matches_reference_model(ops):
+    run_ops(ops)
+
+
+# ------------------------------------------------------------ example tests
+def _claim(turn: int, obj: str, valid_from: int, *, t: int, change: str | None = None,
+           valid_to: int | None = None, predicate: str = "lives_in",
+           confidence: float = 1.0) -> ClaimInput:
+    return ClaimInput(
+        subject=SUBJECT, predicate=predicate, object=obj,
+        source=SourceRef(SESSION, turn, f"turn {turn}", at(t)),
+        valid_from=at(valid_from), valid_to=None if valid_to is None else at(valid_to),
+        change=change, confidence=confidence,
+    )
+
+
+def _as_of(store: Store, valid: int, known: int) -> list[str]:
+    return [f.object for f in store.as_of(SUBJECT, "lives_in", valid_at=at(valid),
+                                           known_at=at(known))]
+
+
+def _current(store: Store) -> list[tuple]:
+    return [(f.object, f.valid_from, f.valid_to, f.recorded_at)
+            for f in store.current(SUBJECT, "lives_in")]
+
+
+def test_backfill_is_closed_at_the_next_change_and_never_retires_it(store):
+    store.add(_claim(1, "Zhangjiang", 10, t=20))
+    later = store.current(SUBJECT, "lives_in")
+    # learned at 30 that the user lived in Xujiahui from 2: a backfill up to 10
+    summary = store.add(_claim(2, "Xujiahui", 2, t=30, change="evolution"))
+    assert summary.backfills == 1
+    assert store.current(SUBJECT, "lives_in")[1:] == later  # untouched, not retired
+    assert _current(store) == [
+        ("Xujiahui", at(2), at(10), at(30)),
+        ("Zhangjiang", at(10), None, at(20)),
+    ]
+    # a second late change inside the backfilled span splits only that span
+    summary = store.add(_claim(3, "Pudong", 5, t=40, change="evolution"))
+    assert summary.backfills == 1
+    assert _current(store) == [
+        ("Xujiahui", at(2), at(5), at(40)),
+        ("Pudong", at(5), at(10), at(40)),
+        ("Zhangjiang", at(10), None, at(20)),
+    ]
+    assert [f.retired_at for f in store.history(SUBJECT, "lives_in")
+            if f.object == "Zhangjiang"] == [None]
+    assert _as_of(store, 6, 35) == ["Xujiahui"]
+    assert _as_of(store, 6, 45) == ["Pudong"]
+    assert _as_of(store, 6, 25) == []
+    assert _as_of(store, 12, 45) == ["Zhangjiang"]
+
+
+def test_evolution_with_valid_to_restores_the_old_value_after_it(store):
+    store.add(_claim(1, "Xujiahui", 0, t=1))
+    summary = store.add(_claim(2, "Pudong", 5, t=10, change="evolution", valid_to=8))
+    assert summary.backfills == 0 and summary.evolutions == 1
+    assert _current(store) == [
+        ("Xujiahui", at(0), at(5), at(10)),
+        ("Pudong", at(5), at(8), at(10)),
+        ("Xujiahui", at(8), None, at(10)),
+    ]
+    original = [f for f in store.history(SUBJECT, "lives_in") if f.recorded_at == at(1)]
+    assert [(f.retired_at, f.retire_reason) for f in original] == [(at(10), "superseded")]
+    assert _as_of(store, 4, 20) == ["Xujiahui"]
+    assert _as_of(store, 6, 20) == ["Pudong"]
+    assert _as_of(store, 9, 20) == ["Xujiahui"]
+    assert _as_of(store, 6, 5) == ["Xujiahui"]  # before the move was learned
+
+
+def test_correction_keeps_the_valid_interval(store):
+    store.add(_claim(1, "Xujiahui", 0, t=1))
+    store.add(_claim(2, "Zhangjiang", 10, t=11, change="evolution"))
+    # "no, not Zhangjiang, Pudong" said at 20, with its own (later) valid_from
+    summary = store.add(_claim(3, "Pudong", 15, t=20, change="correction", valid_to=16))
+    assert summary.corrections == 1
+    assert _current(store) == [
+        ("Xujiahui", at(0), at(10), at(11)),
+        ("Pudong", at(10), None, at(20)),
+    ]
+    wrong = [f for f in store.history(SUBJECT, "lives_in") if f.object == "Zhangjiang"]
+    assert [(f.retired_at, f.retire_reason) for f in wrong] == [(at(20), "corrected")]
+    assert _as_of(store, 12, 15) == ["Zhangjiang"]  # what we believed before
+    assert _as_of(store, 12, 25) == ["Pudong"]
+    assert _as_of(store, 5, 25) == ["Xujiahui"]
+    # a correction before any value holds corrects the latest row
+    store.add(_claim(4, "Minhang", -5, t=30, change="correction"))
+    assert _current(store) == [
+        ("Xujiahui", at(0), at(10), at(11)),
+        ("Minhang", at(10), None, at(30)),
+    ]
+
+
+def test_transaction_time_is_clamped_and_reimport_changes_nothing(store, clock):
+    store.add(_claim(1, "Xujiahui", 0, t=10))
+    # a turn whose time lies before what the store already recorded
+    store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
+    assert {f.recorded_at for f in store.history(SUBJECT)} == {at(10)}
+    assert {f.retired_at for f in store.history(SUBJECT)} == {None, at(10)}
+    before = store.history(SUBJECT)
+    summary = store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
+    assert summary.unchanged == 1 and store.history(SUBJECT) == before
+    # a low-confidence claim waits; approval happens at max(clock, last transaction)
+    summary = store.add(_claim(3, "Minhang", 20, t=12, change="evolution", confidence=0.5))
+    assert summary.queued == 1 and store.history(SUBJECT) == before
+    (candidate,) = store.review_list()
+    clock.set(from_us(at(11)))
+    result = store.approve(candidate.id, by="r")
+    assert result["outcome"] == "evolution"
+    assert store.fact(result["fact_id"]).recorded_at == at(12)
