@@ -96,6 +96,7 @@ class Store:
         self._local = threading.local()
         self._raw_conns: list[Any] = []
         self._lock = threading.Lock()
+        self._insert_sql: dict = {}
         cols = list(FACT.c)
         base = [
             FACT.c.subject == bindparam("subject"),
@@ -312,7 +313,7 @@ class Store:
         try:
             with self.engine.begin() as conn:
                 batch = WriteBatch(conn, self.catalog, self.review_threshold,
-                                   wall_us=now_us(SystemClock()))
+                                   wall_us=now_us(SystemClock()), insert_sql=self._insert_sql)
                 yield batch
                 batch.finish()
         except OperationalError as exc:

@@ -100,25 +100,22 @@ def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
         yield items[i : i + size]
 
 
-_INSERTS: dict[tuple[str, str], tuple[str, tuple[str, ...], bool]] = {}
-
-
-def bulk_insert(conn: Connection, table: Any, rows: list[dict]) -> None:
+def bulk_insert(conn: Connection, table: Any, rows: list[dict],
+                cache: dict[str, tuple[str, tuple[str, ...], bool]]) -> None:
     """Insert many rows (dicts with every column) with one DBAPI executemany.
 
     The INSERT is compiled by SQLAlchemy for the connection's dialect, so the
     SQL stays portable; skipping SQLAlchemy's per-row parameter processing is
     what makes bulk imports fast. Values must already be plain DBAPI types.
+    ``cache`` keeps the compiled statements of one engine, keyed by table.
     """
-    dialect = conn.dialect
-    cache_key = (dialect.name, table.name)
-    entry = _INSERTS.get(cache_key)
+    entry = cache.get(table.name)
     if entry is None:
         compiled = table.insert().compile(
-            dialect=dialect, column_keys=[c.name for c in table.columns])
+            dialect=conn.dialect, column_keys=[c.name for c in table.columns])
         names = tuple(compiled.positiontup) if compiled.positional else ()
         entry = (str(compiled), names, compiled.positional)
-        _INSERTS[cache_key] = entry
+        cache[table.name] = entry
     sql, names, positional = entry
     params = list(map(itemgetter(*names), rows)) if positional else rows
     cursor = conn.connection.dbapi_connection.cursor()
@@ -142,8 +139,10 @@ class WriteBatch:
         catalog: Catalog,
         review_threshold: float,
         wall_us: int,
+        insert_sql: dict | None = None,
     ) -> None:
         self.conn = conn
+        self._insert_sql = {} if insert_sql is None else insert_sql
         self.catalog = catalog
         self.threshold = review_threshold
         self.wall = wall_us
@@ -492,7 +491,7 @@ class WriteBatch:
                             ("fact", FACT), ("conflict", CONFLICT), ("audit", AUDIT)):
             rows = self._buf.pop(name, None)
             if rows:
-                bulk_insert(self.conn, table, rows)
+                bulk_insert(self.conn, table, rows, self._insert_sql)
         if self._retire:
             result = self.conn.execute(_RETIRE, self._retire)
             if result.rowcount not in (-1, len(self._retire)):
