@@ -58,6 +58,7 @@ def make_engine(location: str | Path | None) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA cache_size=-65536")  # 64 MiB: bulk imports touch wide index ranges
             cur.close()
 
         return engine

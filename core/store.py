@@ -11,6 +11,7 @@ connection, and writes take the store's write lock in the database.
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -77,6 +78,23 @@ def _as_us(value: datetime | int | None, default: int) -> int:
     if isinstance(value, int):
         return value
     return to_us(value)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a bulk write.
+
+    A large import allocates millions of short-lived, acyclic objects; letting
+    the collector walk them again and again costs about a third of the import
+    time. Reference counting still frees them; the previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _norm_object(text: str) -> str:
@@ -327,7 +345,7 @@ class Store:
         Raises TurnMismatch or PredicateMismatch for inconsistent claims.
         """
         items = [claims] if isinstance(claims, ClaimInput) else list(claims)
-        with self._write() as batch:
+        with _gc_paused(), self._write() as batch:
             batch.prefetch(items)
             for claim in items:
                 batch.submit(claim, actor)
@@ -339,14 +357,18 @@ class Store:
         Raises InputFileError naming the first bad line (nothing is written),
         FileNotFoundError when the file is missing.
         """
-        numbered = read_claims(path)
+        with _gc_paused():
+            return self._import_numbered(read_claims(path), str(path), actor)
+
+    def _import_numbered(self, numbered: list[tuple[int, ClaimInput]], path: str,
+                         actor: str) -> ImportSummary:
         with self._write() as batch:
             batch.prefetch([c for _, c in numbered])
             for line, claim in numbered:
                 try:
                     batch.submit(claim, actor)
                 except (TurnMismatch, PredicateMismatch) as exc:
-                    raise InputFileError(line, str(exc), str(path)) from None
+                    raise InputFileError(line, str(exc), path) from None
             return batch.summary()
 
     def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -100,27 +100,28 @@ def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
         yield items[i : i + size]
 
 
-def bulk_insert(conn: Connection, table: Any, rows: list[dict],
-                cache: dict[str, tuple[str, tuple[str, ...], bool]]) -> None:
-    """Insert many rows (dicts with every column) with one DBAPI executemany.
+def execute_many(conn: Connection, key: str, statement: Any, rows: list[dict],
+                 cache: dict[str, tuple[str, tuple[str, ...], bool]]) -> int:
+    """Run one statement for many parameter dicts with a single DBAPI executemany.
 
-    The INSERT is compiled by SQLAlchemy for the connection's dialect, so the
-    SQL stays portable; skipping SQLAlchemy's per-row parameter processing is
-    what makes bulk imports fast. Values must already be plain DBAPI types.
-    ``cache`` keeps the compiled statements of one engine, keyed by table.
+    The statement is compiled by SQLAlchemy for the connection's dialect (and
+    cached in ``cache`` under ``key``), so the SQL stays portable; skipping
+    SQLAlchemy's per-row parameter processing is what makes bulk imports fast.
+    Values must already be plain DBAPI types. Returns the driver's row count
+    (-1 when it does not tell).
     """
-    entry = cache.get(table.name)
+    entry = cache.get(key)
     if entry is None:
-        compiled = table.insert().compile(
-            dialect=conn.dialect, column_keys=[c.name for c in table.columns])
+        compiled = statement.compile(dialect=conn.dialect, column_keys=list(rows[0]))
         names = tuple(compiled.positiontup) if compiled.positional else ()
         entry = (str(compiled), names, compiled.positional)
-        cache[table.name] = entry
+        cache[key] = entry
     sql, names, positional = entry
     params = list(map(itemgetter(*names), rows)) if positional else rows
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         cursor.executemany(sql, params)
+        return cursor.rowcount
     finally:
         cursor.close()
 
@@ -491,10 +492,10 @@ class WriteBatch:
                             ("fact", FACT), ("conflict", CONFLICT), ("audit", AUDIT)):
             rows = self._buf.pop(name, None)
             if rows:
-                bulk_insert(self.conn, table, rows, self._insert_sql)
+                execute_many(self.conn, name, table.insert(), rows, self._insert_sql)
         if self._retire:
-            result = self.conn.execute(_RETIRE, self._retire)
-            if result.rowcount not in (-1, len(self._retire)):
+            count = execute_many(self.conn, "retire", _RETIRE, self._retire, self._insert_sql)
+            if count not in (-1, len(self._retire)):
                 raise StoreError("a fact was retired by someone else during this write; nothing was saved")
             self._retire = []
 
@@ -509,13 +510,3 @@ class WriteBatch:
             **{k: v for k, v in self.counts.items() if k in fields},
             new_predicates=tuple(self.new_predicates),
         )
-
-
-def submit_all(batch: WriteBatch, claims: Iterable[tuple[int | None, ClaimInput]],
-               actor: str, on_error: Any) -> None:
-    """Submit claims in order; ``on_error(line, exc)`` turns a per-line error into the raised one."""
-    for line, claim in claims:
-        try:
-            batch.submit(claim, actor)
-        except (TurnMismatch, PredicateMismatch) as exc:
-            raise on_error(line, exc) from None
