@@ -41,23 +41,46 @@ def canonical_json(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def value_key(
-    single_valued: bool, obj: str, value_json: str | None, polarity: str
-) -> tuple[str, str]:
+@dataclass(frozen=True, eq=False)
+class ValueId:
     """What makes two statements in one slot "the same value".
 
-    A normalised value wins over the object's wording (五千元 and 5000 元 are the
-    same budget); objects compare case- and space-insensitively.
+    Polarity must match. When both statements carry a normalised value, the
+    values decide (五千元 and 5000 元 are the same budget); otherwise the objects
+    decide, compared case- and space-insensitively. (In a multi-valued slot the
+    objects are equal by construction.) Not hashable: the relation is not
+    transitive across the two ways of comparing.
     """
-    ident = value_json if value_json is not None else " ".join(obj.split()).casefold()
-    if not single_valued:
-        # the slot is already keyed by object: only the value and polarity can differ
-        ident = value_json or ""
-    return (ident, polarity)
+
+    object: str
+    value_json: str | None
+    polarity: str
+
+    def same_thing(self, other: ValueId) -> bool:
+        """Equal ignoring polarity: the same object or value."""
+        if self.value_json is not None and other.value_json is not None:
+            return self.value_json == other.value_json
+        return self.object == other.object
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ValueId):
+            return NotImplemented
+        return self.polarity == other.polarity and self.same_thing(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
-def row_key(row: SlotRow) -> tuple[str, str]:
-    return value_key(row.single_valued, row.object, row.value_json, row.polarity)
+def normalise_object(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def value_key(obj: str, value_json: str | None, polarity: str) -> ValueId:
+    """The ValueId of a statement."""
+    return ValueId(normalise_object(obj), value_json, polarity)
+
+
+def row_key(row: SlotRow) -> ValueId:
+    return value_key(row.object, row.value_json, row.polarity)
 
 
 def slot_key(
@@ -66,7 +89,7 @@ def slot_key(
     """The slot a statement belongs to."""
     if single_valued:
         return (subject, predicate, scope)
-    return (subject, predicate, scope, " ".join(obj.split()).casefold())
+    return (subject, predicate, scope, normalise_object(obj))
 
 
 def _end_lt(a: int | None, b: int | None) -> bool:
@@ -116,7 +139,7 @@ class Plan:
 
 def plan_change(
     rows: list[SlotRow],
-    key: tuple[str, str],
+    key: ValueId,
     start: int,
     end: int | None,
     change: str | None,

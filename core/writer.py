@@ -382,7 +382,7 @@ class WriteBatch:
             r for r in self.current_rows(c["subject"], c["predicate"])
             if slot_key(single, r.subject, r.predicate, r.scope, r.object) == want
         ]
-        key = value_key(single, c["object"], c["value"], c["polarity"])
+        key = value_key(c["object"], c["value"], c["polarity"])
         return plan_change(rows, key, c["valid_from"], c["valid_to"], c["change"])
 
     def _merge(self, c: dict, plan: Plan, gates: list[str], actor: str) -> None:
@@ -407,8 +407,8 @@ class WriteBatch:
             conflict_id = self._id("conflict")
             ids = [r.id for r in plan.conflict_with]
             kind = "value"
-            if all(row_key(r)[0] == value_key(c["single_valued"], c["object"], c["value"], c["polarity"])[0]
-                   for r in plan.conflict_with):
+            incoming = value_key(c["object"], c["value"], c["polarity"])
+            if all(row_key(r).same_thing(incoming) for r in plan.conflict_with):
                 kind = "polarity"
             self._buf["conflict"].append(
                 dict(id=conflict_id, kind=kind, state="open", subject=c["subject"],

@@ -47,13 +47,27 @@ def slot_of(predicate: str, obj: str) -> tuple:
     return (predicate, norm(obj))
 
 
-def identity_of(predicate: str, obj: str, value: Any, polarity: str) -> tuple:
-    """When two statements in one slot say the same thing."""
-    if SINGLE_VALUED[predicate]:
-        what = ("value", value) if value is not None else ("object", norm(obj))
-        return (what, polarity)
-    # the slot already names the object: only the normalised value and polarity differ
-    return (value, polarity)
+class Identity:
+    """When two statements in one slot say the same thing: same polarity, and
+    the same normalised value when both carry one, else the same object."""
+
+    def __init__(self, obj: str, value: Any, polarity: str) -> None:
+        self.obj, self.value, self.polarity = norm(obj), value, polarity
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Identity):
+            return NotImplemented
+        if self.polarity != other.polarity:
+            return False
+        if self.value is not None and other.value is not None:
+            return self.value == other.value
+        return self.obj == other.obj
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def identity_of(predicate: str, obj: str, value: Any, polarity: str) -> Identity:
+    return Identity(obj, value, polarity)
 
 
 @dataclass(frozen=True)
@@ -75,7 +89,7 @@ class MClaim:
     def slot(self) -> tuple:
         return slot_of(self.predicate, self.object)
 
-    def identity(self) -> tuple:
+    def identity(self) -> Identity:
         return identity_of(self.predicate, self.object, self.value, self.polarity)
 
     def needs_review(self) -> bool:
@@ -100,7 +114,7 @@ class MRow:
     def slot(self) -> tuple:
         return slot_of(self.predicate, self.object)
 
-    def identity(self) -> tuple:
+    def identity(self) -> Identity:
         return identity_of(self.predicate, self.object, self.value, self.polarity)
 
     @property
@@ -168,7 +182,7 @@ class Model:
     # ---------------------------------------------------------------- time
     def _tick(self, t: int) -> int:
         """Transaction time never moves backwards."""
-        self.last_tx = t
+        self.last_tx = max(self.last_tx, t)
         return self.last_tx
 
     # ------------------------------------------------------------- writes

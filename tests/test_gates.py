@@ -167,3 +167,13 @@ def test_retract_withdraws_without_replacement(store, clock):
     assert retracted.retire_reason == "retracted" and retracted.retire_note == "was the neighbour's cat"
     assert store.current("user:a", "pet") == []
     assert store.fact_dicts([retracted])[0]["status"] == "retracted"
+
+
+def test_same_object_with_and_without_normalised_value_is_the_same_fact(store):
+    store.add(claim("user:a", "lives_in", "Xujiahui", at=day(1), turn=1))
+    s = store.add(claim("user:a", "lives_in", "xujiahui", at=day(2), turn=2, value="XH"))
+    assert s.merged == 1 and s.conflicts == 0
+    # but two different normalised values are different facts, whatever the wording
+    store.add(claim("project:p", "budget_limit", "5000", at=day(1), turn=3, value={"amount": 5000}))
+    s = store.add(claim("project:p", "budget_limit", "5000", at=day(2), turn=4, value={"amount": 6000}))
+    assert s.conflicts == 1
