@@ -32,7 +32,6 @@ _TOP_FIELDS = {
     "event_time", "sensitive",
 }
 _SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
-_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -80,12 +79,12 @@ class ClaimInput:
     def key(self) -> str:
         """Identity of the claim's content within its turn: re-importing the same
         statement from the same turn is recognised by (turn, key)."""
-        body = [
+        body = (
             self.subject, self.predicate, self.object, self.value_json, self.polarity,
             self.scope, self.valid_from, self.valid_to, self.change, self.confidence,
             self.source.kind, self.extractor, self.event_start, self.event_end,
-        ]
-        return hashlib.sha1(_KEY_ENCODER.encode(body).encode("utf-8")).hexdigest()
+        )
+        return hashlib.blake2b(repr(body).encode("utf-8"), digest_size=10).hexdigest()
 
     def with_changes(self, **changes: Any) -> ClaimInput:
         return replace(self, **changes)

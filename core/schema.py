@@ -11,7 +11,7 @@ Fact rows are immutable after insert except for the retirement stamp
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 1
@@ -59,7 +59,12 @@ class ClaimRow(SQLModel, table=True):
     __tablename__ = "claim"
     __table_args__ = (
         UniqueConstraint("turn_id", "claim_key", name="uq_claim_turn_key"),
-        Index("ix_claim_state_conf", "state", "confidence"),
+        # the review queue: only pending claims are indexed (partial index, both backends)
+        Index("ix_claim_pending", "confidence", "id",
+              sqlite_where=text("state = 'pending'"), postgresql_where=text("state = 'pending'")),
+        Index("ix_claim_merged", "merged_into",
+              sqlite_where=text("merged_into IS NOT NULL"),
+              postgresql_where=text("merged_into IS NOT NULL")),
     )
     id: int = Field(primary_key=True)
     turn_id: int = Field(foreign_key="turn.id")
@@ -89,7 +94,8 @@ class ClaimRow(SQLModel, table=True):
     decision_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     edits: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     fact_id: int | None = None
-    merged_into: int | None = Field(default=None, index=True)
+    merged_into: int | None = None
+    gates: str = Field(default="", sa_column=Column(Text, nullable=False))
 
 
 class FactRow(SQLModel, table=True):
@@ -99,7 +105,6 @@ class FactRow(SQLModel, table=True):
     __tablename__ = "fact"
     __table_args__ = (
         Index("ix_fact_sp_from", "subject", "predicate", "valid_from"),
-        Index("ix_fact_claim", "claim_id"),
     )
     id: int = Field(primary_key=True)
     subject: str
@@ -158,7 +163,16 @@ class PredicateUse(SQLModel, table=True):
 
 
 class AuditRow(SQLModel, table=True):
-    """Append-only log of every state change: who or what, when, why."""
+    """Append-only log of every operation that changed the store: who or what,
+    when (transaction and wall-clock time), why, and which rows it touched.
+
+    One entry per operation (an import, a review decision, a resolution, a
+    retraction, the first use of an uncatalogued predicate). Rows created by
+    the operation are named by id ranges, which are contiguous because ids are
+    allocated under the store's write lock: claims ``claim_from..claim_to``
+    (for a decision: the claim decided), facts ``fact_from..fact_to``. Fact
+    rows retired by it carry the stamp themselves and are listed in ``detail``.
+    """
 
     __tablename__ = "audit_log"
     id: int = Field(primary_key=True)
@@ -166,8 +180,10 @@ class AuditRow(SQLModel, table=True):
     wall_at: int = Field(sa_column=_big())
     actor: str
     action: str
-    claim_id: int | None = Field(default=None, index=True)
-    fact_id: int | None = None
+    claim_from: int | None = Field(default=None, index=True)
+    claim_to: int | None = None
+    fact_from: int | None = None
+    fact_to: int | None = None
     conflict_id: int | None = None
     subject: str | None = None
     predicate: str | None = None

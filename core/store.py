@@ -97,6 +97,10 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _more_gates(stored: str, added: list[str]) -> str:
+    return "|".join([g for g in stored.split("|") if g] + added)
+
+
 def _norm_object(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -348,8 +352,11 @@ class Store:
         with _gc_paused(), self._write() as batch:
             batch.prefetch(items)
             for claim in items:
-                batch.submit(claim, actor)
-            return batch.summary()
+                batch.submit(claim)
+            summary = batch.summary()
+            batch.record_operation(actor, "claims.added", detail={"summary": summary.to_dict()},
+                                   skip_if_unchanged=True)
+            return summary
 
     def import_file(self, path: str | Path, *, actor: str = "import") -> ImportSummary:
         """Validate a whole JSONL file of facts, then import it in one transaction.
@@ -366,10 +373,14 @@ class Store:
             batch.prefetch([c for _, c in numbered])
             for line, claim in numbered:
                 try:
-                    batch.submit(claim, actor)
+                    batch.submit(claim)
                 except (TurnMismatch, PredicateMismatch) as exc:
                     raise InputFileError(line, str(exc), path) from None
-            return batch.summary()
+            summary = batch.summary()
+            batch.record_operation(actor, "import", reason=f"import of {path}",
+                                   detail={"file": path, "summary": summary.to_dict()},
+                                   skip_if_unchanged=True)
+            return summary
 
     def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:
         """Withdraw a current-belief row (it was never true and has no replacement).
@@ -388,8 +399,8 @@ class Store:
             if fact.retired_at is not None:
                 raise FactRetired(f"fact {fact_id} was already retired ({fact.retire_reason})")
             batch.retire(fact, "retracted", None, note=reason)
-            batch.audit(by, "fact.retracted", claim_id=fact.claim_id, fact_id=fact.id,
-                        subject=fact.subject, predicate=fact.predicate, reason=reason)
+            batch.record_operation(by, "fact.retracted", subject=fact.subject,
+                                   predicate=fact.predicate, reason=reason)
         return self.fact(fact_id)
 
     # --------------------------------------------------------------- review
@@ -475,12 +486,14 @@ class Store:
             claim["state"] = "approved"
             plan = batch.plan(claim)
             gates = [f"review:approved:by {by}" + (" after edits" if edits else "")]
-            batch.audit(by, "claim.approved", claim_id=candidate_id, subject=claim["subject"],
-                        predicate=claim["predicate"], reason=note,
-                        detail={"edits": edits or {}})
-            state, fact_id, conflict_id = batch.apply(claim, plan, gates, by)
+            state, fact_id, conflict_id = batch.apply(claim, plan, gates)
             batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
-                state=state, fact_id=fact_id, merged_into=claim.get("merged_into")))
+                state=state, fact_id=fact_id, merged_into=claim.get("merged_into"),
+                gates=_more_gates(claim["gates"], gates)))
+            batch.record_operation(by, "claim.approved", claim_id=candidate_id,
+                                   conflict_id=conflict_id, subject=claim["subject"],
+                                   predicate=claim["predicate"], reason=note,
+                                   detail={"edits": edits or {}, "outcome": plan.kind})
         return {"candidate": candidate_id, "outcome": plan.kind if state == "approved" else state,
                 "fact_id": fact_id, "conflict_id": conflict_id}
 
@@ -525,8 +538,9 @@ class Store:
         with self._write() as batch:
             batch.tick(self.now())
             claim = self._take_pending(batch, candidate_id, "rejected", by, reason)
-            batch.audit(by, "claim.rejected", claim_id=candidate_id, subject=claim["subject"],
-                        predicate=claim["predicate"], reason=reason)
+            batch.record_operation(by, "claim.rejected", claim_id=candidate_id,
+                                   subject=claim["subject"], predicate=claim["predicate"],
+                                   reason=reason)
         return self.candidate(candidate_id)
 
     # ------------------------------------------------------------ conflicts
@@ -609,7 +623,7 @@ class Store:
             if keep == "incoming":
                 claim["change"] = "correction"
                 claim["state"] = "approved"
-                state, fact_id, again = batch.apply(claim, batch.plan(claim), gates, by)
+                state, fact_id, again = batch.apply(claim, batch.plan(claim), gates)
                 if again is not None:
                     raise StoreError("resolving the conflict opened another one")
             elif keep == "both":
@@ -621,7 +635,7 @@ class Store:
                 plan = batch.plan(claim)
                 if plan.kind == "conflict":
                     raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
-                state, fact_id, _ = batch.apply(claim, plan, gates, by)
+                state, fact_id, _ = batch.apply(claim, plan, gates)
             elif keep == "neither":
                 for fid in fact_ids:
                     if fid in current:
@@ -630,10 +644,12 @@ class Store:
             conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
                 state=state, fact_id=fact_id, decided_by=by, decided_at=batch.tx,
                 decision_reason=reason or f"conflict {conflict_id}: kept {keep}",
-                scope=claim["scope"] if keep == "both" else CLAIM.c.scope))
-            batch.audit(by, "conflict.resolved", claim_id=claim["id"], conflict_id=conflict_id,
-                        fact_id=fact_id, subject=row.subject, predicate=row.predicate,
-                        reason=reason, detail={"keep": keep, "scope": scope, "fact_ids": fact_ids})
+                scope=claim["scope"] if keep == "both" else CLAIM.c.scope,
+                gates=_more_gates(claim["gates"], gates)))
+            batch.record_operation(by, "conflict.resolved", claim_id=claim["id"],
+                                   conflict_id=conflict_id, subject=row.subject,
+                                   predicate=row.predicate, reason=reason,
+                                   detail={"keep": keep, "scope": scope, "fact_ids": fact_ids})
         return self.conflict(conflict_id)
 
     # ----------------------------------------------------------- predicates
@@ -678,57 +694,80 @@ class Store:
                            decided_at=first.recorded_at, fact=fact, chain=tuple(steps),
                            tz=first.tz)
 
-    _STEP_OF_ACTION = {
-        "claim.queued": "gates", "claim.merged": "gates", "conflict.opened": "gates",
-        "fact.asserted": "assertion", "fact.evolved": "assertion",
-        "fact.backfilled": "assertion", "fact.corrected": "assertion",
-        "claim.approved": "review", "claim.rejected": "review",
-        "conflict.resolved": "review", "fact.retracted": "retirement",
-        "predicate.first_use": "catalog",
-    }
-    _STEP_ORDER = {"turn": 0, "mention": 0, "extraction": 1, "gates": 2, "review": 3,
-                   "assertion": 4, "retirement": 5}
+    _STEP_ORDER = {"turn": 0, "mention": 0, "extraction": 1, "gates": 2, "conflict": 3,
+                   "review": 4, "assertion": 5, "retirement": 6}
 
     def _chain(self, claim_ids: list[int], rows: list[Fact], tz: int) -> list[AuditStep]:
-        """The provenance steps behind the lineages ``claim_ids`` whose rows are ``rows``."""
+        """The provenance steps behind the lineages ``claim_ids`` whose rows are ``rows``:
+        each claim's turn, extraction, gates, conflicts and review, the facts it
+        asserted, the later mentions merged into it, and every retirement."""
         retired = [r for r in rows if r.retired_at is not None]
         by_claims = sorted({r.retired_by_claim for r in retired if r.retired_by_claim})
         with self.engine.connect() as conn:
             claims = [dict(r._mapping) for r in conn.execute(
                 self._candidate_stmt().where(or_(CLAIM.c.id.in_(claim_ids),
                                                  CLAIM.c.merged_into.in_(claim_ids))))]
-            entries = [dict(r._mapping) for r in conn.execute(
-                select(*AUDIT.c).where(AUDIT.c.claim_id.in_([c["id"] for c in claims]))
+            ids = [c["id"] for c in claims] + by_claims
+            ops = [dict(r._mapping) for r in conn.execute(
+                select(*AUDIT.c).where(AUDIT.c.claim_from <= max(ids), AUDIT.c.claim_to >= min(ids))
                 .order_by(AUDIT.c.id))]
+            conflicts = [dict(r._mapping) for r in conn.execute(
+                select(*CONFLICT.c).where(CONFLICT.c.claim_id.in_([c["id"] for c in claims])))]
             causes = {c["id"]: c for c in (dict(r._mapping) for r in conn.execute(
                 self._candidate_stmt().where(CLAIM.c.id.in_(by_claims))))}
+
+        def ops_for(claim_id: int) -> list[dict]:
+            return [o for o in ops if o["claim_from"] <= claim_id <= o["claim_to"]]
+
         steps: list[AuditStep] = []
         for c in claims:
-            role = "turn" if c["id"] in claim_ids else "mention"
-            steps.append(AuditStep(role, c["time"], c["speaker"], c["text"],
-                                   {"session": c["session"], "turn": c["turn"], "claim_id": c["id"]},
-                                   c["time_tz"]))
+            cid = c["id"]
+            created_by = next((o for o in ops_for(cid) if o["action"] in ("import", "claims.added")), None)
+            steps.append(AuditStep(
+                "turn" if cid in claim_ids else "mention", c["time"], c["speaker"], c["text"],
+                {"session": c["session"], "turn": c["turn"], "claim_id": cid}, c["time_tz"]))
+            via = ""
+            detail = {"claim_id": cid, "confidence": c["confidence"], "kind": c["source_kind"],
+                      "change": c["change"]}
+            if created_by is not None:
+                via = f" via {created_by['action']} by {created_by['actor']}"
+                detail.update(operation=created_by["id"], reason=created_by["reason"],
+                              wall_at=iso(created_by["wall_at"]))
             steps.append(AuditStep(
                 "extraction", c["created_at"], c["extractor"],
-                f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']})",
-                {"claim_id": c["id"], "confidence": c["confidence"], "kind": c["source_kind"],
-                 "change": c["change"]}, tz))
-        for e in entries:
-            detail = json.loads(e["detail"])
-            step = self._STEP_OF_ACTION.get(e["action"], e["action"])
-            gates = [gate_dict(g) for g in detail.pop("gates", [])]
-            if gates and step != "gates":
+                f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']}, "
+                f"confidence {c['confidence']:.2f}){via}", detail, tz))
+            gates = [gate_dict(g) for g in c["gates"].split("|") if g]
+            if gates:
                 steps.append(AuditStep(
-                    "gates", e["at"], "memdesk",
+                    "gates", c["created_at"], "memdesk",
                     "; ".join(f"{g['gate']}: {g['result']}" for g in gates), {"gates": gates}, tz))
-            elif gates:
-                detail["gates"] = gates
-            summary = e["action"] + (f" ({e['reason']})" if e["reason"] else "")
-            if e["fact_id"] is not None:
-                summary += f" fact {e['fact_id']}"
-            detail.update(action=e["action"], fact_id=e["fact_id"], claim_id=e["claim_id"],
-                          conflict_id=e["conflict_id"], wall_at=iso(e["wall_at"]))
-            steps.append(AuditStep(step, e["at"], e["actor"], summary, detail, tz))
+            for k in (k for k in conflicts if k["claim_id"] == cid):
+                steps.append(AuditStep("conflict", k["opened_at"], "memdesk",
+                                       f"conflict {k['id']} opened ({k['kind']})",
+                                       {"conflict_id": k["id"], "fact_ids": json.loads(k["fact_ids"])}, tz))
+                if k["resolved_at"] is not None:
+                    steps.append(AuditStep("review", k["resolved_at"], k["resolved_by"] or "",
+                                           f"conflict {k['id']} resolved: kept {k['resolution']}"
+                                           + (f" ({k['reason']})" if k["reason"] else ""),
+                                           {"conflict_id": k["id"], "resolution": k["resolution"]}, tz))
+            for o in ops_for(cid):
+                if o["action"] in ("claim.approved", "claim.rejected"):
+                    verdict = o["action"].split(".")[1]
+                    steps.append(AuditStep(
+                        "review", o["at"], o["actor"],
+                        f"{verdict} by {o['actor']}" + (f" ({o['reason']})" if o["reason"] else ""),
+                        {**json.loads(o["detail"]), "operation": o["id"],
+                         "wall_at": iso(o["wall_at"])}, tz))
+        for r in rows:
+            if r.copy_of is None and r.claim_id in claim_ids:
+                claim = next((c for c in claims if c["id"] == r.claim_id), None)
+                actor = (claim["decided_by"] or claim["extractor"]) if claim else "memdesk"
+                steps.append(AuditStep(
+                    "assertion", r.recorded_at, actor,
+                    f"fact {r.id}: {r.object}, valid {iso(r.valid_from, tz)} → "
+                    f"{iso(r.valid_to, tz) or 'open'}",
+                    {"fact_id": r.id, "claim_id": r.claim_id}, tz))
         for r in retired:
             cause = causes.get(r.retired_by_claim or -1)
             actor = (cause["decided_by"] or cause["extractor"]) if cause else "memdesk"
@@ -740,7 +779,7 @@ class Store:
             steps.append(AuditStep("retirement", r.retired_at, actor, what, {
                 "fact_id": r.id, "reason": r.retire_reason, "by_claim": r.retired_by_claim,
                 "note": r.retire_note}, tz))
-        steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 6)))
+        steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7)))
         return steps
 
 

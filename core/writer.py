@@ -53,12 +53,6 @@ CHUNK = 500
 FLUSH_EVERY = 20_000
 
 _RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected"}
-_ACTION = {
-    "insert": "fact.asserted",
-    "evolution": "fact.evolved",
-    "backfill": "fact.backfilled",
-    "correction": "fact.corrected",
-}
 _SUMMARY_FIELD = {
     "insert": "asserted",
     "evolution": "evolutions",
@@ -168,6 +162,8 @@ class WriteBatch:
         }
         self._buf: dict[str, list[dict]] = defaultdict(list)
         self._retire: list[dict] = []
+        self._first = dict(self._next)
+        self.retired_ids: list[int] = []
         self.counts: dict[str, int] = defaultdict(int)
         self.new_predicates: list[str] = []
 
@@ -295,7 +291,7 @@ class WriteBatch:
             dict(predicate=claim.predicate, single_valued=single,
                  first_seen_at=self.tx, first_claim_id=claim_id)
         )
-        self.audit("import", "predicate.first_use", claim_id=claim_id,
+        self.audit("memdesk", "predicate.first_use", claim_id=claim_id,
                    subject=claim.subject, predicate=claim.predicate,
                    detail={"single_valued": single, "catalogued": False})
         self.new_predicates.append(claim.predicate)
@@ -303,18 +299,51 @@ class WriteBatch:
 
     # --------------------------------------------------------------- audit
     def audit(self, actor: str, action: str, *, claim_id: int | None = None,
-              fact_id: int | None = None, conflict_id: int | None = None,
-              subject: str | None = None, predicate: str | None = None,
-              reason: str | None = None, detail: dict | None = None) -> None:
+              claims: tuple[int, int] | None = None, facts: tuple[int, int] | None = None,
+              conflict_id: int | None = None, subject: str | None = None,
+              predicate: str | None = None, reason: str | None = None,
+              detail: dict | None = None) -> None:
+        """Append one audit entry. ``claim_id`` names a single claim; ``claims``
+        and ``facts`` are inclusive id ranges of rows the operation touched."""
+        if claim_id is not None:
+            claims = (claim_id, claim_id)
         self._buf["audit"].append(
             dict(id=self._id("audit"), at=self.tx, wall_at=self.wall, actor=actor,
-                 action=action, claim_id=claim_id, fact_id=fact_id,
+                 action=action, claim_from=claims[0] if claims else None,
+                 claim_to=claims[1] if claims else None,
+                 fact_from=facts[0] if facts else None, fact_to=facts[1] if facts else None,
                  conflict_id=conflict_id, subject=subject, predicate=predicate,
                  reason=reason, detail=_dumps(detail or {}))
         )
 
+    def created(self, name: str) -> tuple[int, int] | None:
+        """The inclusive id range of ``name`` rows ("claim", "fact", …) this batch created."""
+        first, after = self._first[name], self._next[name]
+        return (first, after - 1) if after > first else None
+
+    def record_operation(self, actor: str, action: str, *, claim_id: int | None = None,
+                         conflict_id: int | None = None, subject: str | None = None,
+                         predicate: str | None = None, reason: str | None = None,
+                         detail: dict | None = None, skip_if_unchanged: bool = False) -> None:
+        """The one audit entry that describes this batch's operation: who, when,
+        why, the claims it created (or the one it decided), the facts it
+        created and the facts it retired. With ``skip_if_unchanged`` an
+        operation that wrote nothing (a repeated import) leaves no entry."""
+        if skip_if_unchanged and not (self._buf or self._first != self._next or self.retired_ids):
+            return
+        detail = dict(detail or {})
+        if self.retired_ids:
+            if len(self.retired_ids) <= 1000:
+                detail["retired"] = list(self.retired_ids)
+            else:
+                detail["retired_count"] = len(self.retired_ids)
+        self.audit(actor, action, claim_id=claim_id,
+                   claims=None if claim_id is not None else self.created("claim"),
+                   facts=self.created("fact"), conflict_id=conflict_id, subject=subject,
+                   predicate=predicate, reason=reason, detail=detail)
+
     # -------------------------------------------------------------- claims
-    def submit(self, claim: ClaimInput, actor: str = "import") -> str:
+    def submit(self, claim: ClaimInput) -> str:
         """Run one claim through every gate. Returns its outcome
         ("unchanged", "merged", "pending", "conflict" or a plan kind).
 
@@ -346,21 +375,19 @@ class WriteBatch:
         plan = self.plan(row)
         reasons = self.review_reasons(claim.confidence, claim.source.kind)
         if plan.kind == "merge":
-            self._merge(row, plan, gates, actor)
+            self._merge(row, plan, gates)
         elif reasons:
             gates.append("dedup:new")
             gates.append("review:queued")
             row["state"] = "pending"
             row["reasons"] = _dumps(reasons)
             self.counts["queued"] += 1
-            self.audit(actor, "claim.queued", claim_id=claim_id, subject=claim.subject,
-                       predicate=claim.predicate, reason="; ".join(reasons),
-                       detail={"gates": gates})
         else:
             gates.append("dedup:new")
             gates.append(f"review:pass:confidence >= {self.threshold}")
-            state, fact_id, _ = self.apply(row, plan, gates, actor)
+            state, fact_id, _ = self.apply(row, plan, gates)
             row["state"], row["fact_id"] = state, fact_id
+        row["gates"] = "|".join(gates)
         self._buf["claim"].append(row)
         if len(self._buf["claim"]) >= FLUSH_EVERY:
             self.flush()
@@ -385,7 +412,7 @@ class WriteBatch:
         key = value_key(c["object"], c["value"], c["polarity"])
         return plan_change(rows, key, c["valid_from"], c["valid_to"], c["change"])
 
-    def _merge(self, c: dict, plan: Plan, gates: list[str], actor: str) -> None:
+    def _merge(self, c: dict, plan: Plan, gates: list[str]) -> None:
         target = plan.merge_into
         assert target is not None
         gates.append(f"dedup:merged:fact {target.id}")
@@ -393,15 +420,13 @@ class WriteBatch:
         c["fact_id"] = target.id
         c["merged_into"] = target.claim_id
         self.counts["merged"] += 1
-        self.audit(actor, "claim.merged", claim_id=c["id"], fact_id=target.id,
-                   subject=c["subject"], predicate=c["predicate"],
-                   detail={"gates": gates, "into_claim": target.claim_id})
 
-    def apply(self, c: dict, plan: Plan, gates: list[str], actor: str
+    def apply(self, c: dict, plan: Plan, gates: list[str]
               ) -> tuple[str, int | None, int | None]:
-        """Carry out a plan for claim ``c``. Returns (claim state, fact id, conflict id)."""
+        """Carry out a plan for claim ``c``, appending the gate outcomes to
+        ``gates``. Returns (claim state, fact id, conflict id)."""
         if plan.kind == "merge":
-            self._merge(c, plan, gates, actor)
+            self._merge(c, plan, gates)
             return "merged", c["fact_id"], None
         if plan.kind == "conflict":
             conflict_id = self._id("conflict")
@@ -416,27 +441,20 @@ class WriteBatch:
                      claim_id=c["id"], opened_at=self.tx, resolved_at=None,
                      resolved_by=None, resolution=None, reason=None)
             )
-            gates.append(f"conflict:opened:conflict {conflict_id}")
+            gates.append(f"conflict:opened:conflict {conflict_id} ({kind} differs from fact "
+                         f"{', '.join(map(str, ids))}, no change or correction signal)")
             self.counts["conflicts"] += 1
-            self.audit(actor, "conflict.opened", claim_id=c["id"], conflict_id=conflict_id,
-                       subject=c["subject"], predicate=c["predicate"],
-                       reason=f"{kind} differs from current belief with no change or correction signal",
-                       detail={"gates": gates, "fact_ids": ids})
             return "conflict", None, conflict_id
         gates.append(f"conflict:none:{plan.kind}")
         reason = _RETIRE_REASON.get(plan.kind, "superseded")
-        retired = [self.retire(r, reason, c["id"]) for r in plan.retire]
-        inserted: list[int] = []
+        for r in plan.retire:
+            self.retire(r, reason, c["id"])
         new_id: int | None = None
         for piece in plan.insert:
             fid = self._insert_piece(c, piece)
-            inserted.append(fid)
             if piece.source is None:
                 new_id = fid
         self.counts[_SUMMARY_FIELD[plan.kind]] += 1
-        self.audit(actor, _ACTION[plan.kind], claim_id=c["id"], fact_id=new_id,
-                   subject=c["subject"], predicate=c["predicate"],
-                   detail={"gates": gates, "inserted": inserted, "retired": retired})
         return ("approved" if c.get("state") == "approved" else "asserted"), new_id, None
 
     def retire(self, row: Fact, reason: str, by_claim: int | None,
@@ -450,6 +468,7 @@ class WriteBatch:
         rows = self._pairs.get((row.subject, row.predicate))
         if rows is not None:
             rows[:] = [r for r in rows if r.id != row.id]
+        self.retired_ids.append(row.id)
         return row.id
 
     def _insert_piece(self, c: dict, piece: Piece) -> int:
