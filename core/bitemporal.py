@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 EVOLUTION = "evolution"
 CORRECTION = "correction"
@@ -107,8 +107,7 @@ def contains(row: SlotRow, t: int) -> bool:
     return row.valid_from <= t and _end_lt(t, row.valid_to)
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):
     """A row to insert: a copy of ``source`` (a retired row) or the new value
     (``source`` None) over [start, end)."""
 
@@ -117,8 +116,7 @@ class Piece:
     source: SlotRow | None = None
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """What to do with one incoming value in one slot.
 
     kind is one of:

@@ -329,7 +329,7 @@ class WriteBatch:
         why, the claims it created (or the one it decided), the facts it
         created and the facts it retired. With ``skip_if_unchanged`` an
         operation that wrote nothing (a repeated import) leaves no entry."""
-        if skip_if_unchanged and not (self._buf or self._first != self._next or self.retired_ids):
+        if skip_if_unchanged and self._first == self._next and not self.retired_ids:
             return
         detail = dict(detail or {})
         if self.retired_ids:

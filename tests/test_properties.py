@@ -53,7 +53,7 @@ def at(units: int) -> int:
 
 
 _RETIRE_FIELDS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
-_CONTENT_FIELDS = tuple(f.name for f in dataclasses.fields(Fact) if f.name not in _RETIRE_FIELDS)
+_CONTENT_FIELDS = tuple(f for f in Fact._fields if f not in _RETIRE_FIELDS)
 
 
 def content(f: Fact) -> tuple:
