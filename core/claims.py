@@ -11,8 +11,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +66,11 @@ class ClaimInput:
     event_start: int | None = None
     event_end: int | None = None
     sensitive: bool = False
+    value_json: str | None = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def value_json(self) -> str | None:
-        return canonical_json(self.value)
+    def __post_init__(self) -> None:
+        # canonical JSON of the normalised value, computed once
+        object.__setattr__(self, "value_json", canonical_json(self.value))
 
     @property
     def tz(self) -> int:
@@ -153,15 +153,19 @@ class ClaimInput:
         )
 
 
-def _clean(text: str, field: str) -> str:
+def _clean(text: str, label: str) -> str:
     if "\x00" in text:
-        raise InvalidInput(f"{field} contains a NUL character")
+        raise InvalidInput(f"{label} contains a NUL character")
     return text
 
 
-def _text(data: dict, field: str, *, required: bool = False, label: str | None = None) -> str:
-    label = label or field
-    value = data.get(field)
+def _text(data: dict, key: str, *, required: bool = False, label: str | None = None) -> str:
+    value = data.get(key)
+    if type(value) is str:  # the common case, checked cheaply first
+        text = value.strip()
+        if text and "\x00" not in text:
+            return text
+    label = label or key
     if value is None:
         if required:
             raise InvalidInput(f"missing required field {label!r}")
@@ -173,19 +177,19 @@ def _text(data: dict, field: str, *, required: bool = False, label: str | None =
     return _clean(value.strip(), label)
 
 
-def _time(data: dict, field: str, label: str | None = None) -> int | None:
-    value = data.get(field)
+def _time(data: dict, key: str, label: str | None = None) -> int | None:
+    value = data.get(key)
     if value is None:
         return None
-    return to_us(parse_time(value, label or field))
+    return to_us(parse_time(value, label or key))
 
 
-def _choice(data: dict, field: str, choices: tuple[str, ...], default: str) -> str:
-    value = data.get(field)
+def _choice(data: dict, key: str, choices: tuple[str, ...], default: str) -> str:
+    value = data.get(key)
     if value is None:
         return default
     if value not in choices:
-        raise InvalidInput(f"{field} must be one of {', '.join(choices)}, got {value!r}")
+        raise InvalidInput(f"{key} must be one of {', '.join(choices)}, got {value!r}")
     return value
 
 

@@ -162,6 +162,7 @@ class WriteBatch:
         }
         self._buf: dict[str, list[dict]] = defaultdict(list)
         self._retire: list[dict] = []
+        self._unflushed_facts: dict[int, dict] = {}
         self._first = dict(self._next)
         self.retired_ids: list[int] = []
         self.counts: dict[str, int] = defaultdict(int)
@@ -463,8 +464,15 @@ class WriteBatch:
 
         The stamp itself (retired_at, retired_by_claim, retire_reason) is the
         record; the caller writes the audit entry that explains it."""
-        self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
-                                 b_reason=reason, b_note=note))
+        buffered = self._unflushed_facts.get(row.id)
+        if buffered is not None:
+            # inserted by this same transaction and not written yet: write it
+            # stamped (nobody can have seen it unstamped), saving an UPDATE
+            buffered.update(retired_at=self.tx, retired_by_claim=by_claim,
+                            retire_reason=reason, retire_note=note)
+        else:
+            self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
+                                     b_reason=reason, b_note=note))
         rows = self._pairs.get((row.subject, row.predicate))
         if rows is not None:
             rows[:] = [r for r in rows if r.id != row.id]
@@ -499,6 +507,7 @@ class WriteBatch:
                       recorded_at=self.tx, retired_at=None, retired_by_claim=None,
                       retire_reason=None, retire_note=None)
         self._buf["fact"].append(values)
+        self._unflushed_facts[fid] = values
         fact = Fact(*_FACT_TUPLE(values))
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
@@ -507,6 +516,7 @@ class WriteBatch:
     # --------------------------------------------------------------- flush
     def flush(self) -> None:
         """Write buffered rows (inserts first, then retirement stamps)."""
+        self._unflushed_facts = {}
         for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM),
                             ("fact", FACT), ("conflict", CONFLICT), ("audit", AUDIT)):
             rows = self._buf.pop(name, None)
