@@ -22,7 +22,7 @@ from .timeutil import offset_minutes, parse_time, to_us
 
 POLARITIES = ("positive", "negative", "neutral")
 SOURCE_KINDS = ("user_explicit", "agent_inferred", "user_confirmed", "imported")
-_SCOPE = re.compile(r"^(global|project|session)(:\S.*)?$")
+SCOPE_PATTERN = re.compile(r"^(global|project|session)(:\S.*)?$")
 _SUBJECT = re.compile(r"^[A-Za-z_][\w.-]*:\S.*$")
 
 _TOP_FIELDS = {
@@ -67,18 +67,20 @@ class ClaimInput:
     event_end: int | None = None
     sensitive: bool = False
     value_json: str | None = field(init=False, repr=False, compare=False)
+    key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # canonical JSON of the normalised value, computed once
+        # derived once: the canonical JSON of the value, and the claim's key
         object.__setattr__(self, "value_json", canonical_json(self.value))
+        object.__setattr__(self, "key", self._content_key())
 
     @property
     def tz(self) -> int:
         return self.source.tz
 
-    def key(self) -> str:
-        """Identity of the claim's content within its turn: re-importing the same
-        statement from the same turn is recognised by (turn, key)."""
+    def _content_key(self) -> str:
+        """Identity of the claim's content within its turn (``key``): re-importing
+        the same statement from the same turn is recognised by (turn, key)."""
         body = (
             self.subject, self.predicate, self.object, self.value_json, self.polarity,
             self.scope, self.valid_from, self.valid_to, self.change, self.confidence,
@@ -116,7 +118,7 @@ class ClaimInput:
         polarity = _choice(data, "polarity", POLARITIES, "positive")
         default_scope = "project" if subject.startswith("project:") else "global"
         scope = _text(data, "scope") or default_scope
-        if not _SCOPE.match(scope):
+        if not SCOPE_PATTERN.match(scope):
             raise InvalidInput(f"scope must be global, project or session (optionally ':NAME'), got {scope!r}")
         confidence = data.get("confidence", 1.0)
         if confidence is None:
@@ -276,19 +278,26 @@ def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:
             claim = ClaimInput.from_dict(data)
         except InvalidInput as exc:
             raise InputFileError(number, str(exc), name) from None
-        ref = (claim.source.session, claim.source.turn)
-        seen = turns.get(ref)
-        if seen is None:
-            turns[ref] = (number, claim.source)
-        elif not same_turn(seen[1], claim.source):
-            raise InputFileError(
-                number,
-                f"session {ref[0]!r} turn {ref[1]} differs from line {seen[0]} "
-                "(same turn, other text, speaker or time)",
-                name,
-            )
+        turn_conflict(turns, number, claim, name)
         claims.append((number, claim))
     return claims
+
+
+def turn_conflict(turns: dict[tuple[str, int], tuple[int, SourceRef]], number: int,
+                  claim: ClaimInput, path: str) -> None:
+    """Remember the turn a line cites; raise InputFileError when an earlier line
+    cited the same (session, turn) with other text, speaker or time."""
+    ref = (claim.source.session, claim.source.turn)
+    seen = turns.get(ref)
+    if seen is None:
+        turns[ref] = (number, claim.source)
+    elif not same_turn(seen[1], claim.source):
+        raise InputFileError(
+            number,
+            f"session {ref[0]!r} turn {ref[1]} differs from line {seen[0]} "
+            "(same turn, other text, speaker or time)",
+            path,
+        )
 
 
 def same_turn(a: SourceRef, b: SourceRef) -> bool:

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import bindparam, func, inspect, or_, select, update
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
+from . import parallel_parse
 from .bitemporal import canonical_json
 from .catalog import Catalog
-from .claims import ClaimInput, read_claims
+from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
 from .clock import Clock, SystemClock, now_us
 from .db import PreparedQuery, make_engine, normalise_url
 from .errors import (
@@ -52,7 +53,7 @@ from .records import (
     Source,
 )
 from .schema import SCHEMA_VERSION
-from .timeutil import iso, to_us
+from .timeutil import iso, parse_time_us, to_us
 from .writer import (
     AUDIT,
     CLAIM,
@@ -358,24 +359,33 @@ class Store:
                                    skip_if_unchanged=True)
             return summary
 
-    def import_file(self, path: str | Path, *, actor: str = "import") -> ImportSummary:
-        """Validate a whole JSONL file of facts, then import it in one transaction.
+    def import_file(self, path: str | Path, *, actor: str = "import",
+                    parallel: bool | None = None) -> ImportSummary:
+        """Validate a JSONL file of facts and import it in one transaction.
 
-        Raises InputFileError naming the first bad line (nothing is written),
-        FileNotFoundError when the file is missing.
+        Large files are parsed in a second process while this one writes
+        (``parallel``: None decides by file size); either way a bad line stops
+        the import and rolls it back, so nothing is written.
+        Raises InputFileError naming the first bad line, FileNotFoundError when
+        the file is missing.
         """
+        name = str(path)
+        if parallel is None:
+            parallel = parallel_parse.available() and Path(path).stat().st_size >= parallel_parse.PARALLEL_MIN_BYTES
         with _gc_paused():
-            return self._import_numbered(read_claims(path), str(path), actor)
+            chunks_in = parallel_parse.claim_chunks(path) if parallel else iter([read_claims(path)])
+            return self._import_chunks(chunks_in, name, actor)
 
-    def _import_numbered(self, numbered: list[tuple[int, ClaimInput]], path: str,
-                         actor: str) -> ImportSummary:
+    def _import_chunks(self, numbered_chunks: Iterable[list[tuple[int, ClaimInput]]],
+                       path: str, actor: str) -> ImportSummary:
         with self._write() as batch:
-            batch.prefetch([c for _, c in numbered])
-            for line, claim in numbered:
-                try:
-                    batch.submit(claim)
-                except (TurnMismatch, PredicateMismatch) as exc:
-                    raise InputFileError(line, str(exc), path) from None
+            for numbered in numbered_chunks:
+                batch.prefetch([c for _, c in numbered])
+                for line, claim in numbered:
+                    try:
+                        batch.submit(claim)
+                    except (TurnMismatch, PredicateMismatch) as exc:
+                        raise InputFileError(line, str(exc), path) from None
             summary = batch.summary()
             batch.record_operation(actor, "import", reason=f"import of {path}",
                                    detail={"file": path, "summary": summary.to_dict()},
@@ -501,9 +511,6 @@ class Store:
         unknown = sorted(set(edits) - set(_EDITABLE))
         if unknown:
             raise InvalidInput(f"cannot edit {', '.join(unknown)}; editable: {', '.join(_EDITABLE)}")
-        from .claims import _SCOPE, POLARITIES
-        from .timeutil import parse_time_us
-
         out: dict[str, Any] = {}
         for key, value in edits.items():
             if key == "object":
@@ -517,7 +524,7 @@ class Store:
                     raise InvalidInput(f"polarity must be one of {', '.join(POLARITIES)}")
                 out["polarity"] = value
             elif key == "scope":
-                if not isinstance(value, str) or not _SCOPE.match(value):
+                if not isinstance(value, str) or not SCOPE_PATTERN.match(value):
                     raise InvalidInput("scope must be global, project or session")
                 out["scope"] = value
             elif key in ("valid_from", "valid_to"):
@@ -788,4 +795,4 @@ def open_store(url: str | Path | None = None, **kwargs: Any) -> Store:
     return Store.open(url, **kwargs)
 
 
-__all__ = ["Store", "open_store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS", "SQLAlchemyError"]
+__all__ = ["Store", "open_store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS"]

@@ -353,7 +353,7 @@ class WriteBatch:
         self.counts["lines"] += 1
         self.tick(claim.source.time)
         turn_id, _ = self.register_turn(claim.source)
-        key = claim.key()
+        key = claim.key
         if self._claim_key_seen(turn_id, key):
             self.counts["unchanged"] += 1
             return "unchanged"
