@@ -83,15 +83,6 @@ def row_key(row: SlotRow) -> ValueId:
     return value_key(row.object, row.value_json, row.polarity)
 
 
-def slot_key(
-    single_valued: bool, subject: str, predicate: str, scope: str, obj: str
-) -> tuple[str, ...]:
-    """The slot a statement belongs to."""
-    if single_valued:
-        return (subject, predicate, scope)
-    return (subject, predicate, scope, normalise_object(obj))
-
-
 def _end_lt(a: int | None, b: int | None) -> bool:
     """a < b where None is +infinity."""
     if a is None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from .bitemporal import Piece, Plan, plan_change, row_key, slot_key, value_key
+from .bitemporal import Piece, Plan, normalise_object, plan_change, row_key, value_key
 from .catalog import Catalog
 from .claims import ClaimInput, SourceRef, same_turn
 from .errors import PredicateMismatch, StoreError, TurnMismatch
@@ -86,7 +86,6 @@ def _dumps(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
-_FACT_TUPLE = itemgetter(*FACT_COLUMNS)
 
 
 def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
@@ -94,24 +93,35 @@ def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
         yield items[i : i + size]
 
 
-def execute_many(conn: Connection, key: str, statement: Any, rows: list[dict],
-                 cache: dict[str, tuple[str, tuple[str, ...], bool]]) -> int:
-    """Run one statement for many parameter dicts with a single DBAPI executemany.
+def execute_many(conn: Connection, key: str, statement: Any, rows: list,
+                 cache: dict[str, tuple[str, tuple[str, ...]]],
+                 columns: tuple[str, ...] | None = None) -> int:
+    """Run one statement for many rows with a single DBAPI executemany.
 
-    The statement is compiled by SQLAlchemy for the connection's dialect (and
-    cached in ``cache`` under ``key``), so the SQL stays portable; skipping
-    SQLAlchemy's per-row parameter processing is what makes bulk imports fast.
-    Values must already be plain DBAPI types. Returns the driver's row count
-    (-1 when it does not tell).
+    ``rows`` are dicts, or tuples whose values follow ``columns``. The
+    statement is compiled once by SQLAlchemy for the connection's dialect
+    (with positional parameters, and cached in ``cache`` under ``key``), so
+    the SQL stays portable; skipping SQLAlchemy's per-row parameter
+    processing is what makes bulk imports fast. Values must already be plain
+    DBAPI types. Returns the driver's row count (-1 when it does not tell).
     """
     entry = cache.get(key)
     if entry is None:
-        compiled = statement.compile(dialect=conn.dialect, column_keys=list(rows[0]))
-        names = tuple(compiled.positiontup) if compiled.positional else ()
-        entry = (str(compiled), names, compiled.positional)
+        dialect = conn.dialect
+        if not dialect.positional:  # psycopg: compile with %s markers instead of %(name)s
+            dialect = type(dialect)(paramstyle="format")
+        keys = list(columns) if columns is not None else list(rows[0])
+        compiled = statement.compile(dialect=dialect, column_keys=keys)
+        entry = (str(compiled), tuple(compiled.positiontup))
         cache[key] = entry
-    sql, names, positional = entry
-    params = list(map(itemgetter(*names), rows)) if positional else rows
+    sql, names = entry
+    if columns is not None:
+        if names != columns:
+            order = [columns.index(n) for n in names]
+            rows = [tuple(r[i] for i in order) for r in rows]
+        params = rows
+    else:
+        params = list(map(itemgetter(*names), rows))
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         cursor.executemany(sql, params)
@@ -162,7 +172,9 @@ class WriteBatch:
         }
         self._buf: dict[str, list[dict]] = defaultdict(list)
         self._retire: list[dict] = []
-        self._unflushed_facts: dict[int, dict] = {}
+        self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
+        self._fact_rows: list[Fact] = []
+        self._ttl: dict[str, int | None] = {}
         self._first = dict(self._next)
         self.retired_ids: list[int] = []
         self.counts: dict[str, int] = defaultdict(int)
@@ -404,12 +416,11 @@ class WriteBatch:
 
     def plan(self, c: dict) -> Plan:
         """The bitemporal plan for claim-shaped dict ``c`` against current belief."""
-        single = c["single_valued"]
-        want = slot_key(single, c["subject"], c["predicate"], c["scope"], c["object"])
-        rows = [
-            r for r in self.current_rows(c["subject"], c["predicate"])
-            if slot_key(single, r.subject, r.predicate, r.scope, r.object) == want
-        ]
+        scope = c["scope"]
+        rows = [r for r in self.current_rows(c["subject"], c["predicate"]) if r.scope == scope]
+        if not c["single_valued"]:  # one slot per object
+            obj = normalise_object(c["object"])
+            rows = [r for r in rows if normalise_object(r.object) == obj]
         key = value_key(c["object"], c["value"], c["polarity"])
         return plan_change(rows, key, c["valid_from"], c["valid_to"], c["change"])
 
@@ -464,12 +475,13 @@ class WriteBatch:
 
         The stamp itself (retired_at, retired_by_claim, retire_reason) is the
         record; the caller writes the audit entry that explains it."""
-        buffered = self._unflushed_facts.get(row.id)
-        if buffered is not None:
+        at = self._unflushed_facts.get(row.id)
+        if at is not None:
             # inserted by this same transaction and not written yet: write it
             # stamped (nobody can have seen it unstamped), saving an UPDATE
-            buffered.update(retired_at=self.tx, retired_by_claim=by_claim,
-                            retire_reason=reason, retire_note=note)
+            self._fact_rows[at] = self._fact_rows[at]._replace(
+                retired_at=self.tx, retired_by_claim=by_claim, retire_reason=reason,
+                retire_note=note)
         else:
             self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
                                      b_reason=reason, b_note=note))
@@ -483,42 +495,42 @@ class WriteBatch:
         fid = self._id("fact")
         src = piece.source
         if src is None:
-            pred = self.catalog.get(c["predicate"])
-            ttl = pred.ttl_us if pred is not None else None
-            values = dict(
-                subject=c["subject"], predicate=c["predicate"], object=c["object"],
-                value=c["value"], polarity=c["polarity"], scope=c["scope"],
-                claim_id=c["id"], copy_of=None, confidence=c["confidence"],
-                source_kind=c["source_kind"], extractor=c["extractor"],
-                event_start=c["event_start"], event_end=c["event_end"],
-                expires_at=piece.start + ttl if ttl else None, tz=c["tz"],
-                single_valued=c["single_valued"], sensitive=c["sensitive"],
+            ttl = self._ttl_us(c["predicate"])
+            fact = Fact(
+                fid, c["subject"], c["predicate"], c["object"], c["value"], c["polarity"],
+                c["scope"], piece.start, piece.end, self.tx, None, None, None, None,
+                c["id"], None, c["confidence"], c["source_kind"], c["extractor"],
+                c["event_start"], c["event_end"], piece.start + ttl if ttl else None,
+                c["tz"], c["single_valued"], c["sensitive"],
             )
         else:
-            values = {
-                k: getattr(src, k if k != "value" else "value_json")
-                for k in ("subject", "predicate", "object", "value", "polarity", "scope",
-                          "claim_id", "confidence", "source_kind", "extractor",
-                          "event_start", "event_end", "expires_at", "tz",
-                          "single_valued", "sensitive")
-            }
-            values["copy_of"] = src.id
-        values.update(id=fid, valid_from=piece.start, valid_to=piece.end,
-                      recorded_at=self.tx, retired_at=None, retired_by_claim=None,
-                      retire_reason=None, retire_note=None)
-        self._buf["fact"].append(values)
-        self._unflushed_facts[fid] = values
-        fact = Fact(*_FACT_TUPLE(values))
+            fact = src._replace(id=fid, valid_from=piece.start, valid_to=piece.end,
+                                recorded_at=self.tx, retired_at=None, retired_by_claim=None,
+                                retire_reason=None, retire_note=None, copy_of=src.id)
+        self._unflushed_facts[fid] = len(self._fact_rows)
+        self._fact_rows.append(fact)
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
 
+    def _ttl_us(self, predicate: str) -> int | None:
+        if predicate not in self._ttl:
+            pred = self.catalog.get(predicate)
+            self._ttl[predicate] = pred.ttl_us if pred is not None else None
+        return self._ttl[predicate]
+
     # --------------------------------------------------------------- flush
     def flush(self) -> None:
         """Write buffered rows (inserts first, then retirement stamps)."""
-        self._unflushed_facts = {}
-        for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM),
-                            ("fact", FACT), ("conflict", CONFLICT), ("audit", AUDIT)):
+        for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM)):
+            rows = self._buf.pop(name, None)
+            if rows:
+                execute_many(self.conn, name, table.insert(), rows, self._insert_sql)
+        if self._fact_rows:
+            execute_many(self.conn, "fact", FACT.insert(), self._fact_rows, self._insert_sql,
+                         columns=FACT_COLUMNS)
+            self._fact_rows, self._unflushed_facts = [], {}
+        for name, table in (("conflict", CONFLICT), ("audit", AUDIT)):
             rows = self._buf.pop(name, None)
             if rows:
                 execute_many(self.conn, name, table.insert(), rows, self._insert_sql)

@@ -236,3 +236,34 @@ def test_core_never_imports_ui():
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# ------------------------------------------------- large files: parsed in parallel
+def test_parallel_parse_gives_the_same_store(tmp_path):
+    with Store.open(tmp_path / "seq.db") as seq, Store.open(tmp_path / "par.db") as par:
+        a = seq.import_file(DEMO, parallel=False)
+        b = par.import_file(DEMO, parallel=True)
+        assert a == b
+        for subject in ("user:alice", "user:bob", "project:launch"):
+            strip = [f._replace(recorded_at=0, retired_at=0) for f in seq.history(subject)]
+            assert strip == [f._replace(recorded_at=0, retired_at=0) for f in par.history(subject)]
+
+
+@pytest.mark.parametrize("bad,message", [(BAD_LINES[0][0], "not valid JSON"),
+                                         (BAD_LINES[5][0], "no UTC offset")])
+def test_parallel_parse_bad_line_rolls_back(tmp_path, monkeypatch, bad, message):
+    from core import parallel_parse
+
+    monkeypatch.setattr(parallel_parse, "CHUNK_LINES", 2)  # several chunks written before the error
+    lines = [other_turn(n) for n in range(1, 8)] + [bad] + [other_turn(20)]
+    path = write(tmp_path / "in.jsonl", *lines)
+    with Store.open(tmp_path / "m.db") as store:
+        with pytest.raises(InputFileError) as err:
+            store.import_file(path, parallel=True)
+        assert err.value.line == 8 and message in str(err.value)
+        assert store.history("user:alice") == [] and _count_rows(store)["turn"] == 0
+
+
+def test_parallel_parse_missing_file(tmp_path):
+    with Store.open(tmp_path / "m.db") as store, pytest.raises(FileNotFoundError):
+        store.import_file(tmp_path / "nope.jsonl", parallel=True)
