@@ -264,14 +264,13 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
                 raise InputFileError(number, f"not valid JSON: {exc.msg} (column {exc.colno})", name) from None
 
 
-def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:
-    """Parse and validate a whole import file before anything is written.
+def iter_claims(path: str | Path) -> Iterator[tuple[int, ClaimInput]]:
+    """Validated claims of an import file with their line numbers, in order.
 
     Also checks that lines citing the same (session, turn) agree on its text.
     Raises InputFileError naming the first bad line.
     """
     name = str(path)
-    claims: list[tuple[int, ClaimInput]] = []
     turns: dict[tuple[str, int], tuple[int, SourceRef]] = {}
     for number, data in iter_jsonl(path):
         try:
@@ -279,8 +278,13 @@ def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:
         except InvalidInput as exc:
             raise InputFileError(number, str(exc), name) from None
         turn_conflict(turns, number, claim, name)
-        claims.append((number, claim))
-    return claims
+        yield number, claim
+
+
+def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:
+    """Parse and validate a whole import file before anything is written.
+    Raises InputFileError naming the first bad line."""
+    return list(iter_claims(path))
 
 
 def turn_conflict(turns: dict[tuple[str, int], tuple[int, SourceRef]], number: int,

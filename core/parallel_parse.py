@@ -13,8 +13,8 @@ import multiprocessing
 from collections.abc import Iterator
 from pathlib import Path
 
-from .claims import ClaimInput, SourceRef, iter_jsonl, turn_conflict
-from .errors import InputFileError, InvalidInput
+from .claims import ClaimInput, SourceRef, iter_claims
+from .errors import InputFileError
 
 CHUNK_LINES = 20_000
 PARALLEL_MIN_BYTES = 8 * 2**20  # below this, starting a process does not pay off
@@ -52,14 +52,8 @@ def _unpack(packed: tuple) -> ClaimInput:
 
 def _worker(path: str, conn) -> None:  # pragma: no cover - runs in the child process
     chunk: list[tuple[int, tuple]] = []
-    turns: dict = {}
     try:
-        for number, data in iter_jsonl(path):
-            try:
-                claim = ClaimInput.from_dict(data)
-            except InvalidInput as exc:
-                raise InputFileError(number, str(exc), path) from None
-            turn_conflict(turns, number, claim, path)
+        for number, claim in iter_claims(path):
             chunk.append((number, _pack(claim)))
             if len(chunk) >= CHUNK_LINES:
                 conn.send(("chunk", chunk))
