@@ -74,7 +74,8 @@ def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: in
         facts = store.as_of(subject, predicate, valid_at=valid_at if valid_at is not None else now,
                             known_at=known_at if known_at is not None else now,
                             include_expired=False)
-    return store.fact_dicts(facts, at=valid_at if valid_at is not None else now)
+    return store.fact_dicts(facts, at=valid_at if valid_at is not None else now,
+                            known_at=None if all_rows else known_at)
 
 
 def _facts_table(rows: list[dict]) -> str:

@@ -94,9 +94,10 @@ class Fact(NamedTuple):
     def known_at(self, t: int) -> bool:
         return self.recorded_at <= t and (self.retired_at is None or t < self.retired_at)
 
-    def status(self, at: int) -> str:
-        """One of STATUSES, judged at valid time ``at``."""
-        if self.retired_at is not None:
+    def status(self, at: int, known_at: int | None = None) -> str:
+        """One of STATUSES, judged at valid time ``at`` as the store believed it
+        at ``known_at`` (default: now, so any retirement counts)."""
+        if self.retired_at is not None and (known_at is None or self.retired_at <= known_at):
             if self.retire_reason in ("corrected", "retracted"):
                 return self.retire_reason
             return "superseded"
@@ -107,7 +108,8 @@ class Fact(NamedTuple):
         return "active"
 
     def to_dict(
-        self, *, at: int, source: Source | None = None, mentions: int = 1
+        self, *, at: int, known_at: int | None = None, source: Source | None = None,
+        mentions: int = 1,
     ) -> dict[str, Any]:
         tz = self.tz
         event = None
@@ -131,7 +133,7 @@ class Fact(NamedTuple):
             "source": source.to_dict() if source else None,
             "event_time": event,
             "extractor": self.extractor,
-            "status": self.status(at),
+            "status": self.status(at, known_at),
             "single_valued": self.single_valued,
             "sensitive": self.sensitive,
             "claim_id": self.claim_id,

@@ -318,15 +318,18 @@ class Store:
                     out[claim_id] += n
         return out
 
-    def fact_dicts(self, facts: Sequence[Fact], at: int | None = None) -> list[dict[str, Any]]:
+    def fact_dicts(self, facts: Sequence[Fact], at: int | None = None,
+                   known_at: int | None = None) -> list[dict[str, Any]]:
         """JSON-ready dicts for facts, with their source turn and mention count.
-        ``status`` is judged at valid time ``at`` (default now)."""
+        ``status`` is judged at valid time ``at`` (default now) as believed at
+        ``known_at`` (default now)."""
         at = self.now() if at is None else at
         claim_ids = [f.claim_id for f in facts]
         sources = self.sources(claim_ids)
         mentions = self.mentions(claim_ids)
         return [
-            f.to_dict(at=at, source=sources.get(f.claim_id), mentions=mentions.get(f.claim_id, 1))
+            f.to_dict(at=at, known_at=known_at, source=sources.get(f.claim_id),
+                      mentions=mentions.get(f.claim_id, 1))
             for f in facts
         ]
 

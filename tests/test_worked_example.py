@@ -96,6 +96,11 @@ def test_worked_example_through_cli_json(store_url, tmp_path, capsys):
     assert objects("project:home", "2026-04-04T10:00:00+08:00")["budget_limit"] == "6500 元"
     assert objects("project:home", "2026-04-04T10:00:00+08:00",
                    known="2026-03-20T10:00:00+08:00")["budget_limit"] == "5000 元"
+    [then] = run_json(capsys, "--db", store_url, "facts", "--subject", "project:home",
+                      "--valid-at", "2026-04-04T10:00:00+08:00",
+                      "--known-at", "2026-03-20T10:00:00+08:00", "--json")
+    assert then["status"] == "active"  # as believed on day 20; retired only on day 30
+    assert then["retired_at"] == "2026-03-30T10:00:00+08:00"
 
     rows = run_json(capsys, "--db", store_url, "facts", "--subject", "user:me", "--all", "--json")
     assert len(rows) == 5  # lives_in: retired open row, closed copy, 张江; allergy; name
