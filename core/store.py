@@ -25,7 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
 from . import parallel_parse
-from .bitemporal import canonical_json
+from .bitemporal import canonical_json, normalise_object
 from .catalog import Catalog
 from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
 from .clock import Clock, SystemClock, now_us
@@ -100,10 +100,6 @@ def _gc_paused() -> Iterator[None]:
 
 def _more_gates(stored: str, added: list[str]) -> str:
     return "|".join([g for g in stored.split("|") if g] + added)
-
-
-def _norm_object(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 class Store:
@@ -690,8 +686,8 @@ class Store:
             if not now_rows:
                 raise FactNotFound(f"{subject} has no current {predicate}; name an --object")
             object = now_rows[-1].object
-        wanted = _norm_object(object)
-        matching = [r for r in rows if _norm_object(r.object) == wanted]
+        wanted = normalise_object(object)
+        matching = [r for r in rows if normalise_object(r.object) == wanted]
         if not matching:
             known = sorted({r.object for r in rows})
             hint = f" (known values: {', '.join(known)})" if known else ""
