@@ -177,3 +177,19 @@ def test_same_object_with_and_without_normalised_value_is_the_same_fact(store):
     store.add(claim("project:p", "budget_limit", "5000", at=day(1), turn=3, value={"amount": 5000}))
     s = store.add(claim("project:p", "budget_limit", "5000", at=day(2), turn=4, value={"amount": 6000}))
     assert s.conflicts == 1
+
+
+def test_open_checks_schema_version_and_existence(tmp_path):
+    from sqlalchemy import update
+
+    from core import StoreError
+    from core.writer import META
+
+    path = tmp_path / "m.db"
+    with pytest.raises(StoreError, match="no memdesk store"):
+        Store.open(path, create=False)
+    with Store.open(path) as s:
+        with s.engine.begin() as conn:
+            conn.execute(update(META).values(schema_version=99))
+    with pytest.raises(StoreError, match="schema version 99"):
+        Store.open(path)
