@@ -1,0 +1,415 @@
+"""Event times in Chinese and English, resolved against the utterance time.
+
+``resolve_time(expr, utterance)`` reads one whole expression; ``find_times(text,
+utterance)`` finds every expression in a sentence with its span. The result is
+a ``TimeSpan``: half-open ``[start, end)`` of whole days, at midnight in the
+utterance's timezone.
+
+A small hand-written resolver rather than a library: dateparser and friends
+resolve "next Friday", weekends, 下周 and 月底 by their own conventions (and some
+of those differ between versions and languages), while the extractor needs
+exactly the conventions below, offline and deterministic.
+
+Conventions
+-----------
+* Weeks start on Monday. "this/next/last week", 这周/本周/下周/上周 (and
+  下下周/上上周) are whole weeks, Monday 00:00 to the next Monday 00:00.
+* Weekends run from Saturday 00:00 to Monday 00:00 of the week meant:
+  "this weekend"/"the weekend"/这周末/本周末/周末 = this week's, "next weekend"/
+  下周末 = next week's, "last weekend"/上周末 = last week's.
+* "next Friday"/下周五 = the Friday of next week; "last Monday"/上周一 = the
+  Monday of last week; 这周五/本周五 = the Friday of this week (even if past);
+  bare "Friday"/"on Friday"/"this Friday"/周五/星期五/礼拜五 = the coming Friday
+  (today if today is a Friday).
+* Months and years are whole: "this/next/last month", 这个月/本月/下个月/下月/
+  上个月/上月, "this/next/last year", 今年/明年/去年/前年/后年.
+* Edges are single days: "end of the month"/月底/月末 = the last day of the
+  month, "beginning/start of the month"/月初 = its first day; likewise 年底/年末
+  (31 December), 年初 (1 January), "end of the year", 下个月底, 上月初, 三月底,
+  明年初, "end of next month", "end of March".
+* Days: today/tomorrow/yesterday/the day after tomorrow/the day before
+  yesterday, 今天/今日/明天/明日/后天/大后天/昨天/昨日/前天/大前天, "in 3 days",
+  "3 days ago", 三天后/3天之后/两天前.
+* Dates: "5 March", "on 5 March", "5th of March", "the 5th of March",
+  "March 5", "March 5th", "Mar. 5", with an optional year ("March 5, 2027");
+  2026-03-05; 3月5日/3月5号/三月五号/十二月二十五日, optionally after 2027年/二〇二七年/
+  今年/明年/去年. A date without a year takes the utterance's year. Impossible
+  dates (2月30日) are no match.
+
+Not covered: times of day (下午三点, at 3pm), ranges (3月5日到8日), durations
+("for two weeks"), recurring times (每周一), bare day numbers (5号), English
+number words beyond ten, and "this week's" weekday in English ("this Friday" is
+the coming Friday).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+
+from ..errors import InvalidInput
+from .amounts import parse_cn_number
+
+__all__ = ["TimeSpan", "find_times", "resolve_time"]
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    """Half-open ``[start, end)`` of aware datetimes and the expression it came from."""
+
+    start: datetime
+    end: datetime
+    expr: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"start": ISO 8601, "end": ISO 8601, "expr": text}``."""
+        return {"start": self.start.isoformat(), "end": self.end.isoformat(), "expr": self.expr}
+
+
+DateRange = tuple[date, date]
+_Handler = Callable[[re.Match[str], date], DateRange | None]
+
+
+# ---------------------------------------------------------------- date arithmetic
+
+def _day(d: date) -> DateRange:
+    return d, d + timedelta(days=1)
+
+
+def _monday(d: date) -> date:
+    return d - timedelta(days=d.weekday())
+
+
+def _week(today: date, offset: int) -> DateRange:
+    start = _monday(today) + timedelta(weeks=offset)
+    return start, start + timedelta(weeks=1)
+
+
+def _weekend(today: date, offset: int) -> DateRange:
+    sat = _monday(today) + timedelta(weeks=offset, days=5)
+    return sat, sat + timedelta(days=2)
+
+
+def _weekday_of_week(today: date, offset: int, wd: int) -> DateRange:
+    return _day(_monday(today) + timedelta(weeks=offset, days=wd))
+
+
+def _coming_weekday(today: date, wd: int) -> DateRange:
+    return _day(today + timedelta(days=(wd - today.weekday()) % 7))
+
+
+def _shift_month(year: int, month: int, offset: int) -> tuple[int, int]:
+    index = year * 12 + (month - 1) + offset
+    return index // 12, index % 12 + 1
+
+
+def _month(year: int, month: int) -> DateRange:
+    ny, nm = _shift_month(year, month, 1)
+    return date(year, month, 1), date(ny, nm, 1)
+
+
+def _edge(span: DateRange, edge: str | None) -> DateRange:
+    """The whole span, its first day (edge "start") or its last day (edge "end")."""
+    if edge == "start":
+        return _day(span[0])
+    if edge == "end":
+        return _day(span[1] - timedelta(days=1))
+    return span
+
+
+def _year(year: int) -> DateRange:
+    return date(year, 1, 1), date(year + 1, 1, 1)
+
+
+def _date(year: int, month: int, day: int) -> DateRange | None:
+    try:
+        return _day(date(year, month, day))
+    except ValueError:
+        return None
+
+
+def _cn_int(text: str | None) -> int | None:
+    """A small Chinese or Arabic integer (三, 十二, 25, 二〇二六), or None."""
+    if not text:
+        return None
+    value = parse_cn_number(text)
+    if value is None or value != value.to_integral_value():
+        return None
+    return int(value)
+
+
+# ---------------------------------------------------------------- vocabulary
+
+_CN_EDGE = {"底": "end", "末": "end", "初": "start"}
+_CN_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
+               "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
+_CN_WEEK_REL = {"上上": -2, "上": -1, "这": 0, "這": 0, "本": 0, "下": 1, "下下": 2}
+_CN_DAY_REL = {"今天": 0, "今日": 0, "今儿": 0, "明天": 1, "明日": 1, "明儿": 1, "后天": 2,
+               "大后天": 3, "昨天": -1, "昨日": -1, "昨儿": -1, "前天": -2, "大前天": -3}
+_CN_YEAR_REL = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2}
+_EN_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_EN_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9,
+    "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+_EN_REL = {"this": 0, "next": 1, "last": -1}
+_EN_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9, "ten": 10, "a": 1}
+
+_CNNUM = r"[0-9０-９零〇一二两三四五六七八九十]{1,3}"
+_CN_YEARNUM = r"(?:\d{4}|[零〇一二三四五六七八九]{4})"
+_WEEK = r"(?:周|週|星期|礼拜|禮拜)"
+
+
+def _alt(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_EN_MONTH_RE = rf"(?P<mon>{_alt(_EN_MONTHS)})(?![A-Za-z])\.?"
+_EN_DAYNUM = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![A-Za-z0-9])"
+_EN_YEAR = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
+_EN_N = rf"(?P<n>\d{{1,3}}|{_alt(_EN_SMALL)})"
+
+
+# ---------------------------------------------------------------- handlers
+
+def _cn_day(m: re.Match[str], today: date) -> DateRange | None:
+    return _day(today + timedelta(days=_CN_DAY_REL[m.group(0)]))
+
+
+def _cn_week(m: re.Match[str], today: date) -> DateRange | None:
+    offset = _CN_WEEK_REL[m.group("rel")]
+    if m.group("wd"):
+        return _weekday_of_week(today, offset, _CN_WEEKDAY[m.group("wd")])
+    if m.group("we"):
+        return _weekend(today, offset)
+    return _week(today, offset)
+
+
+def _cn_bare_weekday(m: re.Match[str], today: date) -> DateRange | None:
+    return _coming_weekday(today, _CN_WEEKDAY[m.group("wd")])
+
+
+def _cn_bare_weekend(m: re.Match[str], today: date) -> DateRange | None:
+    return _weekend(today, 0)
+
+
+def _cn_month_rel(m: re.Match[str], today: date) -> DateRange | None:
+    y, mo = _shift_month(today.year, today.month, _CN_WEEK_REL[m.group("rel")])
+    return _edge(_month(y, mo), _CN_EDGE.get(m.group("edge") or ""))
+
+
+def _cn_month_edge(m: re.Match[str], today: date) -> DateRange | None:
+    return _edge(_month(today.year, today.month), _CN_EDGE[m.group("edge")])
+
+
+def _cn_year_of(m: re.Match[str], today: date) -> int | None:
+    if m.group("yrel"):
+        return today.year + _CN_YEAR_REL[m.group("yrel")]
+    if m.group("y"):
+        return _cn_int(m.group("y"))
+    return today.year
+
+
+def _cn_named_month_edge(m: re.Match[str], today: date) -> DateRange | None:
+    year, month = _cn_year_of(m, today), _cn_int(m.group("m"))
+    if year is None or month is None or not 1 <= month <= 12:
+        return None
+    return _edge(_month(year, month), _CN_EDGE[m.group("edge")])
+
+
+def _cn_date(m: re.Match[str], today: date) -> DateRange | None:
+    year, month, day = _cn_year_of(m, today), _cn_int(m.group("m")), _cn_int(m.group("d"))
+    if year is None or month is None or day is None:
+        return None
+    return _date(year, month, day)
+
+
+def _cn_year(m: re.Match[str], today: date) -> DateRange | None:
+    year = _cn_year_of(m, today)
+    if year is None:
+        return None
+    return _edge(_year(year), _CN_EDGE.get(m.group("edge") or ""))
+
+
+def _cn_offset_days(m: re.Match[str], today: date) -> DateRange | None:
+    n = _cn_int(m.group("n"))
+    if n is None:
+        return None
+    return _day(today + timedelta(days=n if m.group("dir") == "后" else -n))
+
+
+def _en_day(m: re.Match[str], today: date) -> DateRange | None:
+    word = re.sub(r"\s+", " ", m.group(0).lower())
+    offsets = {"today": 0, "tomorrow": 1, "yesterday": -1,
+               "the day after tomorrow": 2, "the day before yesterday": -2}
+    return _day(today + timedelta(days=offsets[word]))
+
+
+def _en_week(m: re.Match[str], today: date) -> DateRange | None:
+    offset = _EN_REL[(m.group("rel") or "this").lower()]
+    return _weekend(today, offset) if m.group("we") else _week(today, offset)
+
+
+def _en_weekday(m: re.Match[str], today: date) -> DateRange | None:
+    wd = _EN_WEEKDAYS.index(m.group("wd").lower())
+    rel = (m.group("rel") or "").lower()
+    if rel in ("next", "last"):
+        return _weekday_of_week(today, _EN_REL[rel], wd)
+    return _coming_weekday(today, wd)
+
+
+def _en_period(m: re.Match[str], today: date) -> DateRange | None:
+    offset = _EN_REL[(m.group("rel") or "this").lower()]
+    if m.group("unit").lower() == "month":
+        return _month(*_shift_month(today.year, today.month, offset))
+    return _year(today.year + offset)
+
+
+def _en_edge(m: re.Match[str], today: date) -> DateRange | None:
+    edge = "end" if m.group("edge").lower() == "end" else "start"
+    offset = _EN_REL[(m.group("rel") or "this").lower()]
+    unit = m.group("unit").lower()
+    if unit == "month":
+        span = _month(*_shift_month(today.year, today.month, offset))
+    elif unit == "year":
+        span = _year(today.year + offset)
+    else:
+        span = _month(today.year, _EN_MONTHS[unit.rstrip(".")])
+    return _edge(span, edge)
+
+
+def _en_date(m: re.Match[str], today: date) -> DateRange | None:
+    year = int(m.group("y")) if m.group("y") else today.year
+    return _date(year, _EN_MONTHS[m.group("mon").lower()], int(m.group("d")))
+
+
+def _iso_date(m: re.Match[str], today: date) -> DateRange | None:
+    return _date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
+
+
+def _en_offset_days(m: re.Match[str], today: date) -> DateRange | None:
+    raw = m.group("n").lower()
+    n = int(raw) if raw.isdigit() else _EN_SMALL[raw]
+    ago = m.groupdict().get("ago")
+    return _day(today + timedelta(days=-n if ago else n))
+
+
+# ---------------------------------------------------------------- patterns
+
+_EN_L, _EN_R = r"(?<![A-Za-z])", r"(?![A-Za-z])"
+_EN_FLAGS = re.IGNORECASE
+
+_PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
+    # Chinese
+    (re.compile(_alt(_CN_DAY_REL)), _cn_day),
+    (re.compile(rf"(?P<rel>{_alt(_CN_WEEK_REL)})(?:个|個)?{_WEEK}"
+                r"(?:(?P<wd>[一二三四五六日1-7]|天(?!气|氣))|(?P<we>末))?"), _cn_week),
+    (re.compile(rf"(?<![一二两三四五六七八九十0-9每几個个上下这這本]){_WEEK}"
+                r"(?P<wd>[一二三四五六日1-7]|天(?!气|氣))"), _cn_bare_weekday),
+    (re.compile(r"(?<![每上下这這本个個])周末"), _cn_bare_weekend),
+    (re.compile(r"(?P<rel>上上|上|下下|下|这|這|本)(?:个|個)?月(?P<edge>[底末初])?"), _cn_month_rel),
+    (re.compile(r"(?<![上下这這本个個0-9零〇一二两三四五六七八九十])月(?P<edge>[底末初])"),
+     _cn_month_edge),
+    (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)?"
+                rf"(?<![0-9零〇一二两三四五六七八九十])(?P<m>{_CNNUM})月(?P<edge>[底末初])"),
+     _cn_named_month_edge),
+    (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)?"
+                rf"(?<![0-9零〇一二两三四五六七八九十])(?P<m>{_CNNUM})月(?P<d>{_CNNUM})[日号號]"),
+     _cn_date),
+    (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)(?P<edge>[底末初])?"),
+     _cn_year),
+    (re.compile(r"(?<![今明去前后0-9零〇一二两三四五六七八九十])(?P<yrel>)(?P<y>)年(?P<edge>[底末初])"),
+     _cn_year),
+    (re.compile(rf"(?<![0-9零〇一二两三四五六七八九十])(?P<n>{_CNNUM})(?:天|日)(?:以|之)?(?P<dir>[后前])"),
+     _cn_offset_days),
+    # English
+    (re.compile(rf"{_EN_L}(?:the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday"
+                rf"|today|tomorrow|yesterday){_EN_R}", _EN_FLAGS), _en_day),
+    (re.compile(rf"{_EN_L}(?:(?P<rel>this|next|last)\s+week(?P<we>end)?"
+                rf"|the\s+week(?P<we2>end)){_EN_R}", _EN_FLAGS),
+     lambda m, today: _weekend(today, 0) if m.group("we2") else _en_week(m, today)),
+    (re.compile(rf"{_EN_L}(?:(?P<rel>next|last|this|coming|on)\s+)?"
+                rf"(?P<wd>{_alt(_EN_WEEKDAYS)}){_EN_R}", _EN_FLAGS), _en_weekday),
+    (re.compile(rf"{_EN_L}(?P<rel>this|next|last)\s+(?P<unit>month|year){_EN_R}", _EN_FLAGS),
+     _en_period),
+    (re.compile(rf"{_EN_L}(?:the\s+)?(?P<edge>end|beginning|start)\s+of\s+(?:(?:the|this)\s+)?"
+                rf"(?:(?P<rel>next|last)\s+)?(?P<unit>month|year|{_alt(_EN_MONTHS)}){_EN_R}",
+                _EN_FLAGS), _en_edge),
+    (re.compile(rf"{_EN_L}(?:on\s+)?(?:the\s+)?{_EN_DAYNUM}(?:\s+of)?\s+{_EN_MONTH_RE}{_EN_YEAR}",
+                _EN_FLAGS), _en_date),
+    (re.compile(rf"{_EN_L}(?:on\s+)?{_EN_MONTH_RE}\s+(?:the\s+)?{_EN_DAYNUM}{_EN_YEAR}",
+                _EN_FLAGS), _en_date),
+    (re.compile(r"(?<![0-9])(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?![0-9])"), _iso_date),
+    (re.compile(rf"{_EN_L}in\s+{_EN_N}\s+days?{_EN_R}", _EN_FLAGS), _en_offset_days),
+    (re.compile(rf"{_EN_L}{_EN_N}\s+days?\s+(?P<ago>ago){_EN_R}", _EN_FLAGS), _en_offset_days),
+]
+
+
+# ---------------------------------------------------------------- public API
+
+def _check_utterance(utterance: datetime) -> tzinfo:
+    if not isinstance(utterance, datetime) or utterance.tzinfo is None \
+            or utterance.utcoffset() is None:
+        raise InvalidInput(f"utterance time must be an aware datetime, got {utterance!r}")
+    return utterance.tzinfo
+
+
+def _span(rng: DateRange, tz: tzinfo, expr: str) -> TimeSpan:
+    start = datetime(rng[0].year, rng[0].month, rng[0].day, tzinfo=tz)
+    end = datetime(rng[1].year, rng[1].month, rng[1].day, tzinfo=tz)
+    return TimeSpan(start, end, expr)
+
+
+def _candidates(text: str, today: date) -> list[tuple[int, int, DateRange]]:
+    found: list[tuple[int, int, int, DateRange]] = []
+    for order, (pattern, handler) in enumerate(_PATTERNS):
+        for m in pattern.finditer(text):
+            if m.end() == m.start():
+                continue
+            rng = handler(m, today)
+            if rng is not None:
+                found.append((m.start(), m.end(), order, rng))
+    # Earliest first, then longest, then the first pattern; keep non-overlapping.
+    found.sort(key=lambda c: (c[0], -(c[1] - c[0]), c[2]))
+    chosen: list[tuple[int, int, DateRange]] = []
+    last_end = -1
+    for start, end, _, rng in found:
+        if start >= last_end:
+            chosen.append((start, end, rng))
+            last_end = end
+    return chosen
+
+
+def resolve_time(expr: str, utterance: datetime) -> TimeSpan | None:
+    """The span that the whole of ``expr`` denotes, relative to ``utterance``.
+
+    Surrounding blanks are ignored. Returns None when ``expr`` is not exactly one
+    covered expression (or names an impossible date). Raises InvalidInput (a
+    ValueError) when ``utterance`` is not an aware datetime.
+    """
+    tz = _check_utterance(utterance)
+    if not isinstance(expr, str):
+        return None
+    text = expr.strip()
+    today = utterance.date()
+    for start, end, rng in _candidates(text, today):
+        if start == 0 and end == len(text):
+            return _span(rng, tz, text)
+    return None
+
+
+def find_times(text: str, utterance: datetime) -> list[tuple[int, int, TimeSpan]]:
+    """Every covered time expression in ``text`` as ``(start, end, TimeSpan)``.
+
+    Spans are character offsets into ``text``, in order and non-overlapping (the
+    longest expression wins). Returns an empty list when there is none. Raises
+    InvalidInput (a ValueError) when ``utterance`` is not an aware datetime.
+    """
+    tz = _check_utterance(utterance)
+    today = utterance.date()
+    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng in _candidates(text, today)]

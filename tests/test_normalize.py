@@ -1,0 +1,368 @@
+"""Normalisation for the rule-based extractor: amounts (core.extract.amounts) and
+event times resolved against the utterance time (core.extract.times).
+
+Every case is table-driven against fixed utterance times; nothing reads the clock."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+
+import pytest
+
+from core.errors import InvalidInput
+from core.extract.amounts import Amount, find_amounts, parse_amount, parse_cn_number
+from core.extract.times import TimeSpan, find_times, resolve_time
+
+# ---------------------------------------------------------------- amounts
+
+AMOUNTS: list[tuple[str, str, str | None]] = [
+    # Chinese numerals
+    ("五千元", "5000", "CNY"),
+    ("六千五百元", "6500", "CNY"),
+    ("八千", "8000", None),
+    ("一万二", "12000", None),
+    ("两千五", "2500", None),
+    ("十万", "100000", None),
+    ("五千块钱", "5000", "CNY"),
+    ("三百五", "350", None),
+    ("一万零二", "10002", None),
+    ("一千零五十元", "1050", "CNY"),
+    ("十二万五", "125000", None),
+    ("二十五元", "25", "CNY"),
+    ("一亿二", "120000000", None),
+    ("一万亿", "1000000000000", None),
+    ("三千五百万", "35000000", None),
+    ("一点五万", "15000", None),
+    ("壹万贰仟元", "12000", "CNY"),
+    ("零", "0", None),
+    # digits with Chinese magnitudes
+    ("1.5万", "15000", None),
+    ("3千", "3000", None),
+    ("1万2", "12000", None),
+    ("1.5万元", "15000", "CNY"),
+    # k / K / words
+    ("4k", "4000", None),
+    ("4K", "4000", None),
+    ("1.5k", "1500", None),
+    ("12 thousand dollars", "12000", "USD"),
+    ("US$1.2M", "1200000", "USD"),
+    # currency marks
+    ("$12,000", "12000", "USD"),
+    ("12,000 USD", "12000", "USD"),
+    ("¥5000", "5000", "CNY"),
+    ("￥5000", "5000", "CNY"),
+    ("5000元", "5000", "CNY"),
+    ("5000 块", "5000", "CNY"),
+    ("RMB 800", "800", "CNY"),
+    ("800 rmb", "800", "CNY"),
+    ("人民币5000元", "5000", "CNY"),
+    ("€30", "30", "EUR"),
+    ("30 euros", "30", "EUR"),
+    ("30欧元", "30", "EUR"),
+    ("200美元", "200", "USD"),
+    ("£7.50", "7.5", "GBP"),
+    ("5000", "5000", None),
+    ("  五千元 ", "5000", "CNY"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "currency"), AMOUNTS)
+def test_parse_amount(text: str, value: str, currency: str | None) -> None:
+    amount = parse_amount(text)
+    assert amount == Amount(Decimal(value), currency)
+    assert amount is not None and str(amount.value) == value  # no exponent, no trailing zeros
+
+
+NOT_AMOUNTS = [
+    "我挺好的", "", "   ", "hello", "千万", "五百千", "三五", "一块", "三块蛋糕", "$5 EUR",
+    "万一", "1.2.3", "5000元吧",
+]
+
+
+@pytest.mark.parametrize("text", NOT_AMOUNTS)
+def test_parse_amount_no_match(text: str) -> None:
+    assert parse_amount(text) is None
+
+
+def test_amounts_compare_exactly_across_spellings() -> None:
+    spellings = ["五千元", "5000元", "¥5000", "5k 元", "5千块", "0.5万元", "RMB 5,000", "5000 rmb"]
+    assert {parse_amount(s) for s in spellings} == {Amount(5000, "CNY")}
+    assert parse_amount("六千五百") == parse_amount("6.5k") == parse_amount("0.65万")
+
+
+def test_amount_to_json() -> None:
+    assert parse_amount("五千元").to_json() == {"amount": 5000, "currency": "CNY"}  # type: ignore[union-attr]
+    assert isinstance(parse_amount("五千元").to_json()["amount"], int)  # type: ignore[union-attr]
+    assert parse_amount("£7.50").to_json() == {"amount": 7.5, "currency": "GBP"}  # type: ignore[union-attr]
+    assert Amount(8000).to_json() == {"amount": 8000, "currency": None}
+
+
+def test_amount_is_frozen_and_hashable() -> None:
+    a = Amount(Decimal("5000.00"), "CNY")
+    assert a == Amount(5000, "CNY") and hash(a) == hash(Amount(5000, "CNY"))
+    with pytest.raises(AttributeError):
+        a.currency = "USD"  # type: ignore[misc]
+
+
+CN_NUMBERS = [
+    ("十", 10), ("十五", 15), ("二十", 20), ("一百零五", 105), ("两百", 200),
+    ("一千零一十", 1010), ("二〇二六", 2026), ("一二三", 123), ("五万零五百", 50500),
+    ("1,234", 1234),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), CN_NUMBERS)
+def test_parse_cn_number(text: str, value: int) -> None:
+    assert parse_cn_number(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "千", "百五", "五五", "十十", "一万万", "x", "点五"])
+def test_parse_cn_number_no_match(text: str) -> None:
+    assert parse_cn_number(text) is None
+
+
+FIND_AMOUNTS: list[tuple[str, list[tuple[str, str, str | None]]]] = [
+    ("我的预算是五千元，不过最多六千五百元", [("五千元", "5000", "CNY"), ("六千五百元", "6500", "CNY")]),
+    ("房租八千一个月", [("八千", "8000", None)]),
+    ("工资涨到一万二了", [("一万二", "12000", None)]),
+    ("budget is $12,000, or 4k EUR at most", [("$12,000", "12000", "USD"), ("4k EUR", "4000", "EUR")]),
+    ("大概1.5万吧", [("1.5万", "15000", None)]),
+    ("花了5000 块", [("5000 块", "5000", "CNY")]),
+    ("我们一块去吧，买了三块蛋糕花了30块", [("30块", "30", "CNY")]),
+    ("paid 30 euros and RMB 800", [("30 euros", "30", "EUR"), ("RMB 800", "800", "CNY")]),
+    ("元旦花了两千五百元", [("两千五百元", "2500", "CNY")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FIND_AMOUNTS)
+def test_find_amounts(text: str, expected: list[tuple[str, str, str | None]]) -> None:
+    found = find_amounts(text)
+    assert [(text[s:e], a) for s, e, a in found] == [
+        (span, Amount(Decimal(v), c)) for span, v, c in expected
+    ]
+
+
+@pytest.mark.parametrize("text", [
+    "我挺好的",
+    "hello",
+    "2026年3月5日来了三千人，跑了八千米",  # dates, counts and measures are not money
+    "十分感谢，千万别忘了",
+    "第一次见面，万一下雨就改天",
+    "I have 3 cats and 4km to go",
+    "一万个理由",
+])
+def test_find_amounts_none(text: str) -> None:
+    assert find_amounts(text) == []
+
+
+# ---------------------------------------------------------------- times
+
+TZ = timezone(timedelta(hours=8))
+WEDNESDAY = datetime(2026, 3, 18, 9, 30, tzinfo=TZ)  # 2026-03-18 is a Wednesday
+
+# (expression, first day, day after the last day), against WEDNESDAY
+TIMES: list[tuple[str, str, str]] = [
+    # English
+    ("today", "2026-03-18", "2026-03-19"),
+    ("Tomorrow", "2026-03-19", "2026-03-20"),
+    ("yesterday", "2026-03-17", "2026-03-18"),
+    ("the day after tomorrow", "2026-03-20", "2026-03-21"),
+    ("the day before yesterday", "2026-03-16", "2026-03-17"),
+    ("this week", "2026-03-16", "2026-03-23"),
+    ("next week", "2026-03-23", "2026-03-30"),
+    ("last week", "2026-03-09", "2026-03-16"),
+    ("last weekend", "2026-03-14", "2026-03-16"),
+    ("this weekend", "2026-03-21", "2026-03-23"),
+    ("the weekend", "2026-03-21", "2026-03-23"),
+    ("next weekend", "2026-03-28", "2026-03-30"),
+    ("last month", "2026-02-01", "2026-03-01"),
+    ("this month", "2026-03-01", "2026-04-01"),
+    ("next month", "2026-04-01", "2026-05-01"),
+    ("next year", "2027-01-01", "2028-01-01"),
+    ("next Friday", "2026-03-27", "2026-03-28"),
+    ("last Monday", "2026-03-09", "2026-03-10"),
+    ("Friday", "2026-03-20", "2026-03-21"),
+    ("on Friday", "2026-03-20", "2026-03-21"),
+    ("this Friday", "2026-03-20", "2026-03-21"),
+    ("on Wednesday", "2026-03-18", "2026-03-19"),
+    ("Monday", "2026-03-23", "2026-03-24"),
+    ("on 5 March", "2026-03-05", "2026-03-06"),
+    ("5 March", "2026-03-05", "2026-03-06"),
+    ("March 5", "2026-03-05", "2026-03-06"),
+    ("March 5th", "2026-03-05", "2026-03-06"),
+    ("Mar. 5", "2026-03-05", "2026-03-06"),
+    ("5th of March", "2026-03-05", "2026-03-06"),
+    ("the 5th of March", "2026-03-05", "2026-03-06"),
+    ("March 5th, 2027", "2027-03-05", "2027-03-06"),
+    ("5 March 2027", "2027-03-05", "2027-03-06"),
+    ("2026-04-01", "2026-04-01", "2026-04-02"),
+    ("end of the month", "2026-03-31", "2026-04-01"),
+    ("the end of this month", "2026-03-31", "2026-04-01"),
+    ("end of next month", "2026-04-30", "2026-05-01"),
+    ("end of February", "2026-02-28", "2026-03-01"),
+    ("beginning of the month", "2026-03-01", "2026-03-02"),
+    ("end of the year", "2026-12-31", "2027-01-01"),
+    ("in 3 days", "2026-03-21", "2026-03-22"),
+    ("two days ago", "2026-03-16", "2026-03-17"),
+    # Chinese
+    ("今天", "2026-03-18", "2026-03-19"),
+    ("明天", "2026-03-19", "2026-03-20"),
+    ("后天", "2026-03-20", "2026-03-21"),
+    ("大后天", "2026-03-21", "2026-03-22"),
+    ("昨天", "2026-03-17", "2026-03-18"),
+    ("前天", "2026-03-16", "2026-03-17"),
+    ("大前天", "2026-03-15", "2026-03-16"),
+    ("这周", "2026-03-16", "2026-03-23"),
+    ("本周", "2026-03-16", "2026-03-23"),
+    ("下周", "2026-03-23", "2026-03-30"),
+    ("下个星期", "2026-03-23", "2026-03-30"),
+    ("上周", "2026-03-09", "2026-03-16"),
+    ("上上周", "2026-03-02", "2026-03-09"),
+    ("下下周", "2026-03-30", "2026-04-06"),
+    ("上周末", "2026-03-14", "2026-03-16"),
+    ("这周末", "2026-03-21", "2026-03-23"),
+    ("周末", "2026-03-21", "2026-03-23"),
+    ("下周末", "2026-03-28", "2026-03-30"),
+    ("上个月", "2026-02-01", "2026-03-01"),
+    ("上月", "2026-02-01", "2026-03-01"),
+    ("这个月", "2026-03-01", "2026-04-01"),
+    ("下个月", "2026-04-01", "2026-05-01"),
+    ("下周三", "2026-03-25", "2026-03-26"),
+    ("下星期三", "2026-03-25", "2026-03-26"),
+    ("上周一", "2026-03-09", "2026-03-10"),
+    ("这周五", "2026-03-20", "2026-03-21"),
+    ("本周一", "2026-03-16", "2026-03-17"),
+    ("周五", "2026-03-20", "2026-03-21"),
+    ("星期五", "2026-03-20", "2026-03-21"),
+    ("礼拜五", "2026-03-20", "2026-03-21"),
+    ("周三", "2026-03-18", "2026-03-19"),
+    ("周一", "2026-03-23", "2026-03-24"),
+    ("周日", "2026-03-22", "2026-03-23"),
+    ("星期天", "2026-03-22", "2026-03-23"),
+    ("3月5日", "2026-03-05", "2026-03-06"),
+    ("3月5号", "2026-03-05", "2026-03-06"),
+    ("三月五号", "2026-03-05", "2026-03-06"),
+    ("三月五日", "2026-03-05", "2026-03-06"),
+    ("十二月二十五日", "2026-12-25", "2026-12-26"),
+    ("2027年3月5日", "2027-03-05", "2027-03-06"),
+    ("二〇二七年三月五号", "2027-03-05", "2027-03-06"),
+    ("明年3月5日", "2027-03-05", "2027-03-06"),
+    ("月底", "2026-03-31", "2026-04-01"),
+    ("月末", "2026-03-31", "2026-04-01"),
+    ("月初", "2026-03-01", "2026-03-02"),
+    ("年底", "2026-12-31", "2027-01-01"),
+    ("年初", "2026-01-01", "2026-01-02"),
+    ("下个月底", "2026-04-30", "2026-05-01"),
+    ("上月初", "2026-02-01", "2026-02-02"),
+    ("二月底", "2026-02-28", "2026-03-01"),
+    ("明年初", "2027-01-01", "2027-01-02"),
+    ("今年", "2026-01-01", "2027-01-01"),
+    ("去年", "2025-01-01", "2026-01-01"),
+    ("三天后", "2026-03-21", "2026-03-22"),
+    ("两天前", "2026-03-16", "2026-03-17"),
+]
+
+
+def _at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=TZ)
+
+
+@pytest.mark.parametrize(("expr", "start", "end"), TIMES)
+def test_resolve_time(expr: str, start: str, end: str) -> None:
+    span = resolve_time(expr, WEDNESDAY)
+    assert span == TimeSpan(_at(start), _at(end), expr.strip())
+    assert span is not None and span.start.utcoffset() == timedelta(hours=8)
+
+
+@pytest.mark.parametrize("expr", [
+    "hello", "", "2月30日", "13月1日", "February 30", "下周天气", "每周一", "一周",
+    "next", "周", "May", "the 5th",
+])
+def test_resolve_time_no_match(expr: str) -> None:
+    assert resolve_time(expr, WEDNESDAY) is None
+
+
+# Other utterance days: the conventions at the edges of weeks, months and years.
+EDGES: list[tuple[str, str, str, str]] = [
+    # (utterance date, expression, first day, day after the last)
+    ("2026-03-20", "周五", "2026-03-20", "2026-03-21"),  # a Friday: bare Friday is today
+    ("2026-03-20", "Friday", "2026-03-20", "2026-03-21"),
+    ("2026-03-21", "周五", "2026-03-27", "2026-03-28"),  # a Saturday: the coming Friday
+    ("2026-03-21", "这周五", "2026-03-20", "2026-03-21"),  # ... but this week's is past
+    ("2026-03-22", "这周末", "2026-03-21", "2026-03-23"),  # a Sunday: still this weekend
+    ("2026-03-22", "上周末", "2026-03-14", "2026-03-16"),
+    ("2026-03-22", "下周", "2026-03-23", "2026-03-30"),
+    ("2026-03-23", "上周末", "2026-03-21", "2026-03-23"),  # a Monday
+    ("2026-03-23", "last week", "2026-03-16", "2026-03-23"),
+    ("2026-12-15", "下个月", "2027-01-01", "2027-02-01"),
+    ("2026-12-15", "next month", "2027-01-01", "2027-02-01"),
+    ("2026-01-10", "上个月", "2025-12-01", "2026-01-01"),
+    ("2026-01-10", "last month", "2025-12-01", "2026-01-01"),
+    ("2028-02-10", "月底", "2028-02-29", "2028-03-01"),  # leap year
+    ("2026-02-10", "end of the month", "2026-02-28", "2026-03-01"),
+    ("2026-12-31", "明天", "2027-01-01", "2027-01-02"),
+    ("2026-12-30", "下周三", "2027-01-06", "2027-01-07"),
+    ("2027-01-02", "3月5日", "2027-03-05", "2027-03-06"),  # the utterance's year
+]
+
+
+@pytest.mark.parametrize(("day", "expr", "start", "end"), EDGES)
+def test_resolve_time_edges(day: str, expr: str, start: str, end: str) -> None:
+    utterance = datetime.combine(date.fromisoformat(day), datetime.min.time(), TZ).replace(hour=22)
+    span = resolve_time(expr, utterance)
+    assert span is not None
+    assert (span.start, span.end) == (_at(start), _at(end))
+
+
+def test_resolve_time_keeps_the_utterance_timezone() -> None:
+    new_york = timezone(timedelta(hours=-5))
+    # 23:30 on Tuesday in New York is already Wednesday in UTC; "today" is Tuesday there.
+    span = resolve_time("today", datetime(2026, 3, 17, 23, 30, tzinfo=new_york))
+    assert span is not None
+    assert span.start == datetime(2026, 3, 17, tzinfo=new_york)
+    assert span.end == datetime(2026, 3, 18, tzinfo=new_york)
+    assert span.start.tzinfo is new_york
+
+
+def test_resolve_time_rejects_a_naive_utterance() -> None:
+    with pytest.raises(InvalidInput):
+        resolve_time("today", datetime(2026, 3, 18, 9, 30))
+    with pytest.raises(ValueError):
+        find_times("today", datetime(2026, 3, 18, 9, 30))
+
+
+def test_timespan_to_json() -> None:
+    span = resolve_time("下周", WEDNESDAY)
+    assert span is not None
+    assert span.to_json() == {
+        "start": "2026-03-23T00:00:00+08:00", "end": "2026-03-30T00:00:00+08:00", "expr": "下周",
+    }
+
+
+FIND_TIMES: list[tuple[str, list[tuple[str, str, str]]]] = [
+    ("我下周三要去上海，上周末去了杭州，月底前交报告",
+     [("下周三", "2026-03-25", "2026-03-26"), ("上周末", "2026-03-14", "2026-03-16"),
+      ("月底", "2026-03-31", "2026-04-01")]),
+    ("I moved on 5 March and will travel next Friday; the weekend was fun",
+     [("on 5 March", "2026-03-05", "2026-03-06"), ("next Friday", "2026-03-27", "2026-03-28"),
+      ("the weekend", "2026-03-21", "2026-03-23")]),
+    ("一周一次，每周一开会，下周天气不错", [("下周", "2026-03-23", "2026-03-30")]),
+    ("下个月底之前搬到北京", [("下个月底", "2026-04-30", "2026-05-01")]),
+    ("大后天和后天都行", [("大后天", "2026-03-21", "2026-03-22"), ("后天", "2026-03-20", "2026-03-21")]),
+    ("see you tomorrow, or the day after tomorrow",
+     [("tomorrow", "2026-03-19", "2026-03-20"), ("the day after tomorrow", "2026-03-20", "2026-03-21")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FIND_TIMES)
+def test_find_times(text: str, expected: list[tuple[str, str, str]]) -> None:
+    found = find_times(text, WEDNESDAY)
+    assert [(text[s:e], span) for s, e, span in found] == [
+        (expr, TimeSpan(_at(start), _at(end), expr)) for expr, start, end in expected
+    ]
+
+
+@pytest.mark.parametrize("text", ["hello", "我挺好的", "", "Mayday, todays weekly sundayish"])
+def test_find_times_none(text: str) -> None:
+    assert find_times(text, WEDNESDAY) == []
