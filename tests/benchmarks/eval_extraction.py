@@ -1,0 +1,150 @@
+"""Precision / recall / F1 of the rule-based extractor on the gold extraction set.
+
+Run: ``.venv/bin/python -m tests.benchmarks.eval_extraction [--verbose]``
+
+Each gold line is one turn with its context; ``extract`` runs on the turn and
+its predictions are matched one-to-one to the gold facts on (subject,
+predicate, polarity, object). Objects match after NFKC, case-folding and
+whitespace removal, or when one contains the other (both at least two
+characters), or when the gold fact has a ``value`` equal to the prediction's.
+Predicted ``status``/``session`` facts on lines with a ``session_state`` are
+neither rewarded nor penalised.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from core.extract.rules import ExtractedFact, Turn, extract
+
+GOLD = Path(__file__).resolve().parents[2] / "data" / "gold" / "extraction.jsonl"
+
+
+def _turn(d: dict) -> Turn:
+    return Turn(session=d["session"], turn=int(d["turn"]), speaker=d.get("speaker", "user"),
+                time=datetime.fromisoformat(d["time"]), text=d["text"], user=d.get("user", ""),
+                project=d.get("project"))
+
+
+def _norm(s: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", s or "").casefold().split())
+
+
+def _value_eq(a: dict | None, b: dict | None) -> bool:
+    if not a or not b:
+        return False
+    try:
+        return float(a.get("amount")) == float(b.get("amount")) and a.get("currency") == b.get("currency")
+    except (TypeError, ValueError):
+        return False
+
+
+def matches(pred: ExtractedFact, gold: dict) -> bool:
+    if (pred.subject, pred.predicate, pred.polarity) != (gold["subject"], gold["predicate"], gold["polarity"]):
+        return False
+    if gold.get("value"):
+        return _value_eq(pred.value, gold["value"])
+    p, g = _norm(pred.object), _norm(gold["object"])
+    if p == g:
+        return True
+    return len(p) >= 2 and len(g) >= 2 and (p in g or g in p)
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def prf(self) -> tuple[float, float, float]:
+        p = self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+        r = self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+        return p, r, f
+
+
+@dataclass
+class Report:
+    overall: Counts = field(default_factory=Counts)
+    by_lang: dict[str, Counts] = field(default_factory=lambda: defaultdict(Counts))
+    by_pred: dict[str, Counts] = field(default_factory=lambda: defaultdict(Counts))
+    empty_lines: int = 0
+    empty_fp: int = 0
+    change_ok: int = 0
+    source_ok: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def evaluate(path: Path = GOLD, verbose: bool = False) -> Report:
+    rep = Report()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        turn = _turn(d["turn"])
+        ctx = [_turn(c) for c in d.get("context", [])]
+        preds = extract(turn, ctx)
+        if d.get("session_state"):
+            preds = [p for p in preds if not (p.predicate == "status" and p.scope == "session")]
+        gold = list(d["facts"])
+        unmatched = list(range(len(gold)))
+        fps = []
+        for p in preds:
+            hit = next((i for i in unmatched if matches(p, gold[i])), None)
+            if hit is None:
+                fps.append(p)
+                continue
+            unmatched.remove(hit)
+            g = gold[hit]
+            for c in (rep.overall, rep.by_lang[d["lang"]], rep.by_pred[g["predicate"]]):
+                c.tp += 1
+            rep.change_ok += p.change == g.get("change")
+            rep.source_ok += p.source_kind == g.get("source_kind")
+        for p in fps:
+            for c in (rep.overall, rep.by_lang[d["lang"]], rep.by_pred[p.predicate]):
+                c.fp += 1
+        for i in unmatched:
+            for c in (rep.overall, rep.by_lang[d["lang"]], rep.by_pred[gold[i]["predicate"]]):
+                c.fn += 1
+        if not gold:
+            rep.empty_lines += 1
+            rep.empty_fp += len(fps)
+        if verbose and (fps or unmatched):
+            rep.errors.append(
+                f"{d['id']} {turn.text}\n   FP: {[(p.predicate, p.object, p.polarity) for p in fps]}"
+                f"\n   FN: {[(gold[i]['predicate'], gold[i]['object'], gold[i]['polarity']) for i in unmatched]}")
+    return rep
+
+
+def _row(name: str, c: Counts) -> str:
+    p, r, f = c.prf()
+    return f"{name:<14} {p:6.3f} {r:6.3f} {f:6.3f}   tp={c.tp:<4} fp={c.fp:<4} fn={c.fn}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    rep = evaluate(verbose="--verbose" in argv or "-v" in argv)
+    for e in rep.errors:
+        print(e)
+    print(f"{'':<14} {'P':>6} {'R':>6} {'F1':>6}")
+    print(_row("overall", rep.overall))
+    for lang in sorted(rep.by_lang):
+        print(_row(lang, rep.by_lang[lang]))
+    print("-- per predicate")
+    for pred in sorted(rep.by_pred):
+        print(_row(pred, rep.by_pred[pred]))
+    tp = rep.overall.tp or 1
+    print(f"false positives on {rep.empty_lines} empty-gold lines: {rep.empty_fp}")
+    print(f"matched facts: change label accuracy {rep.change_ok / tp:.3f}, "
+          f"source kind accuracy {rep.source_ok / tp:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Focused tests of the rule-based extractor (core.extract.rules)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from core.claims import ClaimInput
+from core.extract.rules import Turn, extract, to_claims
+
+CST = timezone(timedelta(hours=8))
+BST = timezone(timedelta(hours=1))
+
+
+def _zh(text: str, *, speaker: str = "user", project: str | None = None, n: int = 1) -> Turn:
+    return Turn("s-zh", n, speaker, datetime(2026, 4, 8, 20, 0, tzinfo=CST), text, "chen", project)
+
+
+def _en(text: str, *, speaker: str = "user", project: str | None = None, n: int = 1) -> Turn:
+    return Turn("s-en", n, speaker, datetime(2026, 4, 8, 9, 0, tzinfo=BST), text, "nina", project)
+
+
+def _triples(facts):
+    return {(f.predicate, f.object, f.polarity) for f in facts}
+
+
+def test_zh_preferences_and_atomisation():
+    facts = extract(_zh("我喜欢徒步，但是不能吃太辣；另外，我对虾过敏。"))
+    assert _triples(facts) == {("likes", "徒步", "positive"), ("diet", "太辣", "negative"),
+                               ("allergy", "虾", "positive")}
+    assert all(f.subject == "user:chen" and f.scope == "global" for f in facts)
+    assert _triples(extract(_zh("我讨厌堵车。"))) == {("dislikes", "堵车", "positive")}
+
+
+def test_en_preferences_diet_and_condition():
+    assert _triples(extract(_en("I hate crowded trains, but I love cycling."))) == {
+        ("dislikes", "crowded trains", "positive"), ("likes", "cycling", "positive")}
+    assert _triples(extract(_en("I never eat pork."))) == {("diet", "pork", "negative")}
+    facts = extract(_en("Coffee is fine as long as it's decaf."))
+    assert [(f.predicate, f.object, f.condition) for f in facts] == [("likes", "Coffee", "it's decaf")]
+
+
+def test_decisions_project_subject_and_rejection():
+    facts = extract(_zh("后端用Rust，不用Java。", project="apollo"))
+    assert _triples(facts) == {("decision", "Rust", "positive"), ("decision", "Java", "negative")}
+    assert {f.subject for f in facts} == {"project:apollo"}
+    assert {f.scope for f in facts} == {"project"}
+    facts = extract(_en("We're going with Postgres.", project="orion"))
+    assert _triples(facts) == {("decision", "Postgres", "positive")}
+
+
+def test_budget_values_and_evolution():
+    [f] = extract(_zh("预算砍到一万二了。", project="apollo"))
+    assert (f.predicate, f.value, f.change, f.subject) == (
+        "budget_limit", {"amount": 12000, "currency": "CNY"}, "evolution", "project:apollo")
+    [f] = extract(_en("My budget for the trip is $3,500."))
+    assert f.value == {"amount": 3500, "currency": "USD"} and f.change is None
+    assert extract(_zh("这双鞋花了我一千五。")) == []
+
+
+def test_evolution_with_event_time_and_valid_from():
+    turn = _zh("上个月我从海淀搬到了朝阳。")
+    [f] = extract(turn)
+    assert (f.predicate, f.object, f.change) == ("lives_in", "朝阳", "evolution")
+    assert f.event_start == datetime(2026, 3, 1, tzinfo=CST)
+    [claim] = to_claims(turn, [f])
+    assert isinstance(claim, ClaimInput)
+    assert claim.valid_from == int(f.event_start.timestamp() * 1_000_000)
+    assert claim.source.kind == "user_explicit" and claim.extractor == "rules@1"
+
+
+def test_corrections():
+    ctx = [_en("I live in Leeds.", n=1), _en("Leeds has nice parks.", speaker="assistant", n=2)]
+    [f] = extract(_en("Sorry, I meant I live in York.", n=3), ctx)
+    assert (f.predicate, f.object, f.change) == ("lives_in", "York", "correction")
+    ctx = [_zh("装修预算五万。", n=1), _zh("好的，五万元。", speaker="assistant", n=2)]
+    [f] = extract(_zh("不对，是六万不是五万。", n=3), ctx)
+    assert (f.predicate, f.value, f.change) == ("budget_limit", {"amount": 60000, "currency": "CNY"},
+                                                "correction")
+
+
+def test_todos_and_commitments():
+    assert _triples(extract(_zh("明天提醒我给房东打电话。"))) == {("todo", "给房东打电话", "positive")}
+    assert _triples(extract(_zh("我今晚会把周报写完。"))) == {("todo", "写完周报", "positive")}
+    facts = extract(_en("Remind me next Monday to renew my passport."))
+    assert _triples(facts) == {("todo", "renew my passport", "positive")}
+    assert facts[0].event_start == datetime(2026, 4, 13, tzinfo=BST)
+
+
+def test_personal_facts_pets_commute():
+    facts = extract(_zh("我叫阿明，在字节上班，养了一只柴犬，叫团子。"))
+    assert _triples(facts) == {("name", "阿明", "positive"), ("works_at", "字节", "positive"),
+                               ("pet", "柴犬（团子）", "positive")}
+    assert _triples(extract(_en("I cycle to work most days."))) == {("commute", "cycling", "positive")}
+
+
+def test_skips_questions_small_talk_temporary_and_others():
+    for text in ("你喜欢什么电影？", "谢谢，辛苦了！", "我现在在高铁上。", "我妹妹对花生过敏。"):
+        assert extract(_zh(text)) == [], text
+    for text in ("Do you like opera?", "Thanks, sounds good.", "In a meeting right now.",
+                 "My brother lives in Oslo.", "I used to live in Rome."):
+        assert extract(_en(text)) == [], text
+
+
+def test_assistant_turns_and_confirmation():
+    assert extract(_en("I've booked a table for four.", speaker="assistant")) == []
+    [f] = extract(_en("You seem to be vegan, so I skipped the cheese board.", speaker="assistant"))
+    assert (f.predicate, f.object, f.source_kind) == ("diet", "vegan", "agent_inferred")
+    ctx = [_zh("您是对芒果过敏吧？", speaker="assistant", n=1)]
+    [f] = extract(_zh("对，是的。", n=2), ctx)
+    assert (f.predicate, f.object, f.source_kind) == ("allergy", "芒果", "user_confirmed")
+    ctx = [_en("Shall I remind you to call the vet tomorrow?", speaker="assistant", n=1)]
+    [f] = extract(_en("Yes please.", n=2), ctx)
+    assert (f.predicate, f.object, f.source_kind) == ("todo", "call the vet", "user_confirmed")
+    assert extract(_en("Not really.", n=2), ctx) == []
+
+
+def test_eval_runs():
+    from tests.benchmarks.eval_extraction import evaluate
+
+    rep = evaluate()
+    assert rep.overall.tp + rep.overall.fn > 0
+
+
+def test_value_only_and_in_turn_corrections():
+    ctx = [_zh("我住在浦东花木。", n=1), _zh("好的。", speaker="assistant", n=2)]
+    [f] = extract(_zh("不对，我说错了，是北蔡，不是花木。", n=3), ctx)
+    assert (f.predicate, f.object, f.change) == ("lives_in", "北蔡", "correction")
+    [f] = extract(_zh("我对桃子过敏……哦不对，是对李子过敏。"))
+    assert (f.predicate, f.object, f.change) == ("allergy", "李子", "correction")
+    ctx = [_en("We'll use Celery for jobs.", project="orion", n=1)]
+    [f] = extract(_en("Sorry, I meant Dramatiq, not Celery.", project="orion", n=2), ctx)
+    assert (f.subject, f.predicate, f.object, f.change) == ("project:orion", "decision", "Dramatiq", "correction")
