@@ -55,14 +55,21 @@ def _source(d: dict | None) -> str:
 
 
 # ------------------------------------------------------------------ commands
-def cmd_import(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    summary = store.import_file(args.file).to_dict()
-    if args.json:
+def _print_summary(summary: dict[str, Any], as_json: bool) -> int:
+    if as_json:
         _dump(summary)
     else:
         print(table(["outcome", "count"], [(k, v if not isinstance(v, list) else ", ".join(v) or "-")
                                           for k, v in summary.items()]))
     return 0
+
+
+def cmd_import(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    return _print_summary(store.import_file(args.file).to_dict(), args.json)
+
+
+def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    return _print_summary(store.ingest_file(args.file), args.json)
 
 
 def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: int | None,
@@ -278,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("ingest", parents=[common],
+                       help="ingest a conversation (JSONL, one turn per line) through the extractor and gates")
+    p.add_argument("file", help="JSONL file, one turn per line")
+    p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("import", parents=[common], help="import facts extracted elsewhere (JSONL)")
     p.add_argument("file", help="JSONL file, one fact per line")

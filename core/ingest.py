@@ -1,0 +1,131 @@
+"""Conversation ingest: raw turns in, gated memories out (DESIGN §3).
+
+Every turn is stored raw in the resource layer, then handed to an extractor
+whose claims go through the same gates as imported facts. One file is one
+transaction: a bad line is named and nothing is written; a rerun of a file
+(or of a crashed ingest) adds nothing twice, because turns and claims are
+both idempotent per (session, turn).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from .claims import ClaimInput, SourceRef, iter_jsonl
+from .errors import InputFileError, InvalidInput, PredicateMismatch, TurnMismatch
+from .extract.rules import Turn, extract, to_claims
+from .timeutil import offset_minutes, parse_time, to_us
+from .writer import WriteBatch
+
+SPEAKERS = ("user", "assistant")
+_TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}
+_NAME = re.compile(r"^[\w.@-]+$")
+CONTEXT_TURNS = 6
+
+
+class Extractor(Protocol):
+    """Turns one conversation turn (with the turns before it in its session)
+    into claims. ``name`` (with a version) is recorded on every claim."""
+
+    name: str
+
+    def claims(self, turn: Turn, context: Sequence[Turn]) -> list[ClaimInput]: ...
+
+
+@dataclass(frozen=True)
+class RuleExtractor:
+    """The default extractor: offline rules for Chinese and English."""
+
+    name: str = "rules@1"
+
+    def claims(self, turn: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        return to_claims(turn, extract(turn, context), extractor=self.name)
+
+
+def turn_from_dict(data: Any) -> Turn:
+    """Validate one conversation line (DESIGN §6). Raises InvalidInput naming the field."""
+    if not isinstance(data, dict):
+        raise InvalidInput("expected a JSON object")
+    unknown = sorted(set(data) - _TURN_FIELDS)
+    if unknown:
+        raise InvalidInput(f"unknown field(s): {', '.join(unknown)}")
+    for key in ("session", "turn", "speaker", "time", "text"):
+        if data.get(key) is None:
+            raise InvalidInput(f"missing required field {key!r}")
+    session, text = data["session"], data["text"]
+    if not isinstance(session, str) or not session.strip():
+        raise InvalidInput("session must be a non-empty string")
+    if not isinstance(text, str) or "\x00" in text:
+        raise InvalidInput("text must be a string without NUL characters")
+    number = data["turn"]
+    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        raise InvalidInput("turn must be a whole number >= 0")
+    if data["speaker"] not in SPEAKERS:
+        raise InvalidInput(f"speaker must be one of {', '.join(SPEAKERS)}, got {data['speaker']!r}")
+    user = data.get("user") or "me"
+    project = data.get("project")
+    for key, value in (("user", user), ("project", project)):
+        if value is not None and (not isinstance(value, str) or not _NAME.match(value)):
+            raise InvalidInput(f"{key} must be a name without spaces, got {value!r}")
+    return Turn(session=session.strip(), turn=number, speaker=data["speaker"],
+                time=parse_time(data["time"], "time"), text=text, user=user, project=project)
+
+
+def iter_turns(path: str | Path) -> Iterator[tuple[int, Turn]]:
+    """Validated turns of a conversation file with their line numbers.
+    Raises InputFileError naming the first bad line."""
+    name = str(path)
+    seen: dict[tuple[str, int], tuple[int, Turn]] = {}
+    for number, data in iter_jsonl(path):
+        try:
+            turn = turn_from_dict(data)
+        except InvalidInput as exc:
+            raise InputFileError(number, str(exc), name) from None
+        key = (turn.session, turn.turn)
+        earlier = seen.get(key)
+        if earlier is not None and earlier[1] != turn:
+            raise InputFileError(number, f"session {key[0]!r} turn {key[1]} differs from line "
+                                 f"{earlier[0]} (same turn, other content)", name)
+        seen.setdefault(key, (number, turn))
+        yield number, turn
+
+
+def source_of(turn: Turn) -> SourceRef:
+    """The resource-layer reference of a turn."""
+    return SourceRef(session=turn.session, turn=turn.turn, text=turn.text,
+                     time=to_us(turn.time), tz=offset_minutes(turn.time), speaker=turn.speaker,
+                     kind="user_explicit" if turn.speaker == "user" else "agent_inferred")
+
+
+def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
+                 path: str) -> dict[str, int]:
+    """Store each turn raw, extract its claims and run them through the gates.
+    Returns per-turn counts (turns, turns_with_facts, dropped). Raises
+    InputFileError naming the line of a turn that contradicts a stored one."""
+    context: dict[str, list[Turn]] = defaultdict(list)
+    counts = {"turns": 0, "turns_with_facts": 0, "dropped": 0}
+    claims_by_line = []
+    for line, turn in numbered:
+        claims = extractor.claims(turn, context[turn.session][-CONTEXT_TURNS:])
+        context[turn.session].append(turn)
+        claims_by_line.append((line, turn, claims))
+    batch.prefetch([c for _, _, cs in claims_by_line for c in cs])
+    for line, turn, claims in claims_by_line:
+        try:
+            batch.tick(to_us(turn.time))
+            batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
+            for claim in claims:
+                batch.submit(claim)
+        except (TurnMismatch, PredicateMismatch) as exc:
+            raise InputFileError(line, str(exc), path) from None
+        counts["turns"] += 1
+        if claims:
+            counts["turns_with_facts"] += 1
+        else:
+            counts["dropped"] += 1
+    return counts

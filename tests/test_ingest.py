@@ -1,0 +1,87 @@
+"""`memdesk ingest`: the resource layer, idempotent reruns, bad lines, and the
+rule extractor wired to the gates (issue 3, first part)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from core import InputFileError, Store
+
+CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
+
+
+def turn(n, text, speaker="user", session="s1", time="2026-03-18T09:30:00+08:00", **extra):
+    return {"session": session, "turn": n, "speaker": speaker, "time": time, "text": text,
+            "user": "alice", **extra}
+
+
+def write(path, *lines):
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)) + "\n"
+                            for x in lines), encoding="utf-8")
+    return path
+
+
+def count_turns(store):
+    from sqlalchemy import func, select
+
+    from core.writer import TURN
+
+    with store.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(TURN)).scalar_one()
+
+
+def test_every_turn_is_stored_raw_and_rerun_adds_nothing(store_url, tmp_path):
+    path = write(tmp_path / "c.jsonl",
+                 turn(1, "我叫王工，对花生过敏。"),
+                 turn(2, "好的王工，记下了。", speaker="assistant", time="2026-03-18T09:31:00+08:00"),
+                 turn(3, "挺有意思的", time="2026-03-18T09:32:00+08:00"))
+    with Store.open(store_url) as store:
+        first = store.ingest_file(path)
+        assert first["turns"] == 3 and first["dropped"] == 2 and first["asserted"] >= 2
+        assert count_turns(store) == 3
+        assert {f.predicate for f in store.as_of("user:alice")} >= {"name", "allergy"}
+        again = store.ingest_file(path)
+        assert again["unchanged"] == first["lines"] and again["fact_rows"] == 0
+        assert count_turns(store) == 3
+
+
+@pytest.mark.parametrize("bad,message", [
+    ("{oops", "not valid JSON"),
+    (turn(2, "hi", time="2026-03-18T09:30:00"), "no UTC offset"),
+    (turn(2, "hi", speaker="bot"), "speaker must be"),
+    ({"session": "s1", "turn": 2, "speaker": "user", "time": "2026-03-18T09:30:00+08:00"}, "missing required field 'text'"),
+])
+def test_bad_line_is_named_and_nothing_written(tmp_path, bad, message):
+    path = write(tmp_path / "c.jsonl", turn(1, "我住在徐家汇"), bad)
+    with Store.open(tmp_path / "m.db") as store:
+        with pytest.raises(InputFileError) as err:
+            store.ingest_file(path)
+        assert err.value.line == 2 and message in str(err.value)
+        assert count_turns(store) == 0
+
+
+def test_same_turn_other_text_than_stored_is_refused(tmp_path):
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(write(tmp_path / "a.jsonl", turn(1, "我住在徐家汇")))
+        with pytest.raises(InputFileError) as err:
+            store.ingest_file(write(tmp_path / "b.jsonl", turn(2, "hello", time="2026-03-18T10:00:00+08:00"),
+                                    turn(1, "我住在张江")))
+        assert err.value.line == 2 and "already stored" in str(err.value)
+        assert count_turns(store) == 1
+
+
+def test_demo_conversation_evolution_through_cli(tmp_path, capsys):
+    db = tmp_path / "m.db"
+    assert main(["--db", str(db), "ingest", str(CONVERSATIONS / "alice-reno.jsonl"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["turns"] == 44 and summary["evolutions"] >= 1
+    assert main(["--db", str(db), "facts", "--subject", "project:renovation", "--predicate",
+                 "budget_limit", "--valid-at", "2026-03-25T10:00:00+08:00", "--json"]) == 0
+    assert [f["value"] for f in json.loads(capsys.readouterr().out)] == [{"amount": 5000, "currency": "CNY"}]
+    assert main(["--db", str(db), "facts", "--subject", "project:renovation", "--predicate",
+                 "budget_limit", "--valid-at", "2026-04-04T10:00:00+08:00", "--json"]) == 0
+    assert [f["value"] for f in json.loads(capsys.readouterr().out)] == [{"amount": 6500, "currency": "CNY"}]
