@@ -68,8 +68,25 @@ def cmd_import(store: Store, args: argparse.Namespace, settings: Settings) -> in
     return _print_summary(store.import_file(args.file).to_dict(), args.json)
 
 
+def _progress_bar(label: str):
+    """A one-line progress display on stderr, shown only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
 def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    return _print_summary(store.ingest_file(args.file), args.json)
+    summary = store.ingest_file(args.file, progress=_progress_bar("ingest"))
+    return _print_summary(summary, args.json)
 
 
 def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: int | None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,6 +26,7 @@ SPEAKERS = ("user", "assistant")
 _TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}
 _NAME = re.compile(r"^[\w.@-]+$")
 CONTEXT_TURNS = 6
+PROGRESS_EVERY = 500
 
 
 class Extractor(Protocol):
@@ -103,8 +104,9 @@ def source_of(turn: Turn) -> SourceRef:
 
 
 def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
-                 path: str) -> dict[str, int]:
-    """Store each turn raw, extract its claims and run them through the gates.
+                 path: str, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Store each turn raw, extract its claims and run them through the gates,
+    calling ``progress(done, total)`` every PROGRESS_EVERY turns and at the end.
     Returns per-turn counts (turns, turns_with_facts, dropped). Raises
     InputFileError naming the line of a turn that contradicts a stored one."""
     context: dict[str, list[Turn]] = defaultdict(list)
@@ -128,4 +130,8 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
             counts["turns_with_facts"] += 1
         else:
             counts["dropped"] += 1
+        if progress is not None and counts["turns"] % PROGRESS_EVERY == 0:
+            progress(counts["turns"], len(numbered))
+    if progress is not None:
+        progress(counts["turns"], len(numbered))
     return counts

@@ -391,12 +391,13 @@ class Store:
                                    skip_if_unchanged=True)
             return summary
 
-    def ingest_file(self, path: str | Path, *, extractor: Any = None,
-                    actor: str = "ingest") -> dict[str, Any]:
+    def ingest_file(self, path: str | Path, *, extractor: Any = None, actor: str = "ingest",
+                    progress: Any = None) -> dict[str, Any]:
         """Ingest a conversation file (one turn per line, DESIGN §6) in one
         transaction: each turn stored raw, its claims extracted (by default
         with the offline rule extractor) and gated. Rerunning a file adds nothing.
 
+        ``progress(done, total)`` is called as turns are processed.
         Returns the import summary plus turns, turns_with_facts and dropped.
         Raises InputFileError naming the first bad line (nothing is written).
         """
@@ -405,7 +406,7 @@ class Store:
         extractor = extractor or RuleExtractor()
         numbered = list(iter_turns(path))
         with _gc_paused(), self._write() as batch:
-            counts = ingest_turns(batch, numbered, extractor, str(path))
+            counts = ingest_turns(batch, numbered, extractor, str(path), progress)
             summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name}
             batch.record_operation(actor, "ingest", reason=f"ingest of {path}",
                                    detail={"file": str(path), "summary": summary},

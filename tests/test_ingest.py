@@ -85,3 +85,48 @@ def test_demo_conversation_evolution_through_cli(tmp_path, capsys):
     assert main(["--db", str(db), "facts", "--subject", "project:renovation", "--predicate",
                  "budget_limit", "--valid-at", "2026-04-04T10:00:00+08:00", "--json"]) == 0
     assert [f["value"] for f in json.loads(capsys.readouterr().out)] == [{"amount": 6500, "currency": "CNY"}]
+
+
+def _snapshot(store):
+    from sqlalchemy import select
+
+    from core.writer import CLAIM, CONFLICT, FACT, TURN
+
+    with store.engine.connect() as conn:
+        return {t.name: sorted(tuple(r) for r in conn.execute(select(*[c for c in t.c if c.name not in (
+            "recorded_at", "retired_at", "created_at", "opened_at", "imported_at", "decided_at")])))
+            for t in (TURN, CLAIM, FACT, CONFLICT)}
+
+
+def test_interrupted_ingest_leaves_nothing_and_rerun_matches_clean_run(tmp_path, monkeypatch):
+    path = CONVERSATIONS / "liwei-life.jsonl"
+    with Store.open(tmp_path / "clean.db") as clean:
+        clean.ingest_file(path)
+        expected = _snapshot(clean)
+
+    from core.writer import WriteBatch
+
+    real_submit = WriteBatch.submit
+    calls = {"n": 0}
+
+    def crashing_submit(self, claim):
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise KeyboardInterrupt  # the user pressed Ctrl-C half-way
+        return real_submit(self, claim)
+
+    with Store.open(tmp_path / "m.db") as store:
+        monkeypatch.setattr(WriteBatch, "submit", crashing_submit)
+        with pytest.raises(KeyboardInterrupt):
+            store.ingest_file(path)
+        monkeypatch.setattr(WriteBatch, "submit", real_submit)
+        assert count_turns(store) == 0
+        store.ingest_file(path)
+        assert _snapshot(store) == expected
+
+
+def test_progress_is_reported_to_the_end(tmp_path):
+    seen = []
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(CONVERSATIONS / "tom-travel.jsonl", progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1][0] == seen[-1][1] == 46
