@@ -85,7 +85,15 @@ def _progress_bar(label: str):
 
 
 def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    summary = store.ingest_file(args.file, progress=_progress_bar("ingest"))
+    extractor = None
+    if args.extractor == "llm":
+        from core.extract.llm import LLMExtractor
+
+        extractor = LLMExtractor.from_env()
+    summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"))
+    if summary["extraction_failed"]:
+        print(f"memdesk: warning: extraction failed for {summary['extraction_failed']} turn(s); "
+              "they are stored raw and logged; rerun the same file to retry them", file=sys.stderr)
     return _print_summary(summary, args.json)
 
 
@@ -306,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", parents=[common],
                        help="ingest a conversation (JSONL, one turn per line) through the extractor and gates")
     p.add_argument("file", help="JSONL file, one turn per line")
+    p.add_argument("--extractor", choices=["rules", "llm"], default="rules",
+                   help="rules: offline zh/en rules (default); llm: any OpenAI-compatible endpoint "
+                        "from MEMDESK_LLM_BASE_URL, MEMDESK_LLM_MODEL, MEMDESK_LLM_API_KEY")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("import", parents=[common], help="import facts extracted elsewhere (JSONL)")

@@ -14,6 +14,7 @@ from .errors import (
     AlreadyDecided,
     CandidateNotFound,
     ConflictNotFound,
+    ExtractorUnavailable,
     FactNotFound,
     FactRetired,
     InputFileError,
@@ -39,7 +40,7 @@ from .timeutil import iso, parse_time, parse_time_us
 __all__ = [
     "AlreadyDecided", "AuditReport", "AuditStep", "Candidate", "CandidateNotFound",
     "Catalog", "ClaimInput", "Clock", "Conflict", "ConflictNotFound",
-    "DEFAULT_REVIEW_THRESHOLD", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
+    "DEFAULT_REVIEW_THRESHOLD", "ExtractorUnavailable", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
     "InputFileError", "InvalidInput", "ManualClock", "MemdeskError", "Predicate",
     "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
     "StoreError", "SystemClock", "TurnMismatch", "iso", "parse_time", "parse_time_us",

@@ -56,3 +56,9 @@ class FactRetired(MemdeskError, RuntimeError):
 
 class StoreError(MemdeskError, RuntimeError):
     """The store cannot be opened or used (bad URL, unreachable server, wrong schema)."""
+
+
+class ExtractorUnavailable(MemdeskError, RuntimeError):
+    """The extractor could not produce valid claims for a turn (timeout, refused
+    connection, HTTP error, invalid output). Nothing from that turn was kept;
+    the turn can be retried."""

@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .claims import ClaimInput, SourceRef, iter_jsonl
-from .errors import InputFileError, InvalidInput, PredicateMismatch, TurnMismatch
+from .errors import (
+    ExtractorUnavailable,
+    InputFileError,
+    InvalidInput,
+    PredicateMismatch,
+    TurnMismatch,
+)
 from .extract.rules import Turn, extract, to_claims
+from .extract.sensitive import has_sensitive
 from .timeutil import offset_minutes, parse_time, to_us
 from .writer import WriteBatch
 
@@ -110,11 +117,19 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
     Returns per-turn counts (turns, turns_with_facts, dropped). Raises
     InputFileError naming the line of a turn that contradicts a stored one."""
     context: dict[str, list[Turn]] = defaultdict(list)
-    counts = {"turns": 0, "turns_with_facts": 0, "dropped": 0}
+    counts = {"turns": 0, "turns_with_facts": 0, "dropped": 0, "extraction_failed": 0}
     claims_by_line = []
+    failed: list[tuple[Turn, str]] = []
     for line, turn in numbered:
-        claims = extractor.claims(turn, context[turn.session][-CONTEXT_TURNS:])
+        try:
+            claims = extractor.claims(turn, context[turn.session][-CONTEXT_TURNS:])
+        except ExtractorUnavailable as exc:
+            # the raw turn is still stored; the failure is logged so a rerun retries it
+            failed.append((turn, str(exc)))
+            claims = []
         context[turn.session].append(turn)
+        claims = [c.with_changes(sensitive=True) if not c.sensitive and has_sensitive(c.object) else c
+                  for c in claims]
         claims_by_line.append((line, turn, claims))
     batch.prefetch([c for _, _, cs in claims_by_line for c in cs])
     for line, turn, claims in claims_by_line:
@@ -134,4 +149,9 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
             progress(counts["turns"], len(numbered))
     if progress is not None:
         progress(counts["turns"], len(numbered))
+    for turn, reason in failed:
+        batch.audit(extractor.name, "extract.failed", subject=f"user:{turn.user}", reason=reason,
+                    detail={"session": turn.session, "turn": turn.turn, "retry": True})
+    counts["extraction_failed"] = len(failed)
+    counts["dropped"] -= len(failed)
     return counts

@@ -130,3 +130,42 @@ def test_progress_is_reported_to_the_end(tmp_path):
     with Store.open(tmp_path / "m.db") as store:
         store.ingest_file(CONVERSATIONS / "tom-travel.jsonl", progress=lambda d, t: seen.append((d, t)))
     assert seen and seen[-1][0] == seen[-1][1] == 46
+
+
+def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
+    from core import ClaimInput
+    from core.ingest import RuleExtractor
+
+    class PhoneExtractor(RuleExtractor):
+        def claims(self, turn, context):
+            from core.ingest import source_of
+            return [ClaimInput(subject="user:alice", predicate="phone", object="13600002222",
+                               source=source_of(turn), valid_from=source_of(turn).time)]
+
+    path = write(tmp_path / "c.jsonl", turn(1, "我的手机是13600002222"))
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(path, extractor=PhoneExtractor())
+        [fact] = store.current("user:alice", "phone")
+        assert fact.sensitive
+
+
+def test_failed_extraction_keeps_the_turn_and_logs_it_for_retry(tmp_path):
+    from sqlalchemy import select
+
+    from core import ExtractorUnavailable
+    from core.ingest import RuleExtractor
+    from core.writer import AUDIT
+
+    class Down(RuleExtractor):
+        def claims(self, turn, context):
+            raise ExtractorUnavailable("llm:x@1: timed out after 30 s")
+
+    path = write(tmp_path / "c.jsonl", turn(1, "我叫王工"))
+    with Store.open(tmp_path / "m.db") as store:
+        summary = store.ingest_file(path, extractor=Down())
+        assert summary["extraction_failed"] == 1 and count_turns(store) == 1
+        with store.engine.connect() as conn:
+            rows = conn.execute(select(AUDIT.c.action, AUDIT.c.reason)).all()
+        assert ("extract.failed", "llm:x@1: timed out after 30 s") in [tuple(r) for r in rows]
+        retry = store.ingest_file(path)  # the rule extractor this time: the turn's facts arrive
+        assert retry["asserted"] >= 1 and count_turns(store) == 1

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..catalog import Catalog
 from ..claims import ClaimInput
-from ..errors import InvalidInput, MemdeskError
+from ..errors import ExtractorUnavailable, InvalidInput
 from .rules import Turn
 
 __all__ = ["ENV_API_KEY", "ENV_BASE_URL", "ENV_MODEL", "ExtractorUnavailable", "LLMExtractor"]
@@ -44,12 +44,6 @@ _FACT_FIELDS = {
     "confidence", "valid_from", "event_time",
 }
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)\n?[ \t]*```", re.DOTALL)
-
-
-class ExtractorUnavailable(MemdeskError, RuntimeError):
-    """The extractor could not produce valid claims for a turn (timeout, refused
-    connection, HTTP error, invalid output). Nothing from that turn was kept;
-    the turn can be retried."""
 
 
 @dataclass(frozen=True)
