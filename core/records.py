@@ -322,6 +322,7 @@ class ImportSummary:
     unchanged: int = 0
     turns_added: int = 0
     fact_rows: int = 0
+    memories: int = 0
     new_predicates: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -337,5 +338,6 @@ class ImportSummary:
             "unchanged": self.unchanged,
             "turns_added": self.turns_added,
             "fact_rows": self.fact_rows,
+            "memories": self.memories,
             "new_predicates": list(self.new_predicates),
         }

@@ -133,6 +133,24 @@ class FactRow(SQLModel, table=True):
     sensitive: bool = False
 
 
+class MemoryRow(SQLModel, table=True):
+    """A memory text for the vector path (DESIGN §1): what was said, with
+    sensitive data masked, linked to the claim and turn it came from. Near
+    duplicates for one subject merge into one row whose ``mentions`` grows."""
+
+    __tablename__ = "memory"
+    __table_args__ = (Index("ix_memory_subject_key", "subject", "text_key"),)
+    id: int = Field(primary_key=True)
+    subject: str
+    predicate: str | None = None
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    text_key: str
+    claim_id: int
+    turn_id: int
+    created_at: int = Field(sa_column=_big())
+    mentions: int = 1
+
+
 class ConflictRow(SQLModel, table=True):
     """An unexplained contradiction between current belief and an incoming claim."""
 

@@ -59,6 +59,7 @@ from .writer import (
     CLAIM,
     CONFLICT,
     FACT,
+    MEMORY,
     META,
     PRED,
     TURN,
@@ -285,6 +286,19 @@ class Store:
         with self.engine.connect() as conn:
             return [r[0] for r in conn.execute(stmt)]
 
+    def memories(self, subject: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        """Memory texts of the vector path (sensitive data masked), newest first,
+        with the turn each came from and how often it was said."""
+        stmt = (select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text,
+                       MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.created_at,
+                       TURN.c.session, TURN.c.turn)
+                .join(TURN, TURN.c.id == MEMORY.c.turn_id)
+                .order_by(MEMORY.c.created_at.desc(), MEMORY.c.id.desc()).limit(limit))
+        if subject is not None:
+            stmt = stmt.where(MEMORY.c.subject == subject)
+        with self.engine.connect() as conn:
+            return [{**r._mapping, "created_at": iso(r.created_at)} for r in conn.execute(stmt)]
+
     def sources(self, claim_ids: Iterable[int]) -> dict[int, Source]:
         """The source turn of each claim id."""
         ids = sorted(set(claim_ids))
@@ -406,6 +420,7 @@ class Store:
         extractor = extractor or RuleExtractor()
         numbered = list(iter_turns(path))
         with _gc_paused(), self._write() as batch:
+            batch.route_memories = True
             counts = ingest_turns(batch, numbered, extractor, str(path), progress)
             summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name}
             batch.record_operation(actor, "ingest", reason=f"ingest of {path}",

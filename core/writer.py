@@ -29,6 +29,7 @@ from .bitemporal import Piece, Plan, normalise_object, plan_change, row_key, val
 from .catalog import Catalog
 from .claims import ClaimInput, SourceRef, same_turn
 from .errors import PredicateMismatch, StoreError, TurnMismatch
+from .extract.sensitive import mask
 from .records import Fact, ImportSummary
 from .schema import (
     FACT_COLUMNS,
@@ -36,6 +37,7 @@ from .schema import (
     ClaimRow,
     ConflictRow,
     FactRow,
+    MemoryRow,
     PredicateUse,
     StoreMeta,
     TurnRow,
@@ -48,6 +50,7 @@ CONFLICT = ConflictRow.__table__
 AUDIT = AuditRow.__table__
 META = StoreMeta.__table__
 PRED = PredicateUse.__table__
+MEMORY = MemoryRow.__table__
 
 CHUNK = 500
 FLUSH_EVERY = 20_000
@@ -159,7 +162,7 @@ class WriteBatch:
             name: (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
             for name, table in (
                 ("fact", FACT), ("claim", CLAIM), ("turn", TURN),
-                ("conflict", CONFLICT), ("audit", AUDIT),
+                ("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY),
             )
         }
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
@@ -175,6 +178,10 @@ class WriteBatch:
         self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
         self._fact_rows: list[Fact] = []
         self._ttl: dict[str, int | None] = {}
+        self.route_memories = False  # set by conversation ingest: feed the vector path too
+        self._memories: dict[tuple[str, str], int | None] = {}
+        self._memory_subjects: set[str] = set()
+        self._memory_mentions: dict[int, int] = defaultdict(int)
         self._first = dict(self._next)
         self.retired_ids: list[int] = []
         self.counts: dict[str, int] = defaultdict(int)
@@ -198,6 +205,9 @@ class WriteBatch:
         sessions = sorted({c.source.session for c in claims} - self._loaded_sessions)
         for part in chunks(sessions):
             self._load_turns(part)
+        if self.route_memories:
+            for part in chunks(sorted({c.subject for c in claims} - self._memory_subjects)):
+                self._load_memories(part)
         wanted: dict[str, set[str]] = defaultdict(set)
         for c in claims:
             if (c.subject, c.predicate) not in self._pairs:
@@ -400,11 +410,45 @@ class WriteBatch:
             gates.append(f"review:pass:confidence >= {self.threshold}")
             state, fact_id, _ = self.apply(row, plan, gates)
             row["state"], row["fact_id"] = state, fact_id
+        if self.route_memories and row["state"] in ("asserted", "merged"):
+            self.remember(row, claim.source.text)
         row["gates"] = "|".join(gates)
         self._buf["claim"].append(row)
         if len(self._buf["claim"]) >= FLUSH_EVERY:
             self.flush()
         return plan.kind if row["state"] == "asserted" else row["state"]
+
+    def remember(self, c: dict, text: str) -> None:
+        """Route a claim that took effect to the vector path when its predicate
+        says so (catalog routing "vector" or "both"): store the turn's text, with
+        sensitive data masked, as a memory; a near duplicate for the same
+        subject only counts another mention."""
+        pred = self.catalog.get(c["predicate"])
+        if pred is None or pred.routing == "structured":
+            return
+        masked = mask(" ".join(text.split()))[:1000]
+        key = normalise_object(masked)[:200]
+        slot = (c["subject"], key)
+        if c["subject"] not in self._memory_subjects:
+            self._load_memories([c["subject"]])
+        known = self._memories.get(slot)
+        if known is not None:
+            self._memory_mentions[known] += 1
+            return
+        mid = self._id("memory")
+        self._memories[slot] = mid
+        self._buf["memory"].append(dict(
+            id=mid, subject=c["subject"], predicate=c["predicate"], text=masked, text_key=key,
+            claim_id=c["id"], turn_id=c["turn_id"], created_at=self.tx, mentions=1))
+        self.counts["memories"] += 1
+
+    def _load_memories(self, subjects: list[str]) -> None:
+        for mid, subject, key in self.conn.execute(
+            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key)
+            .where(MEMORY.c.subject.in_(subjects))
+        ):
+            self._memories[(subject, key)] = mid
+        self._memory_subjects.update(subjects)
 
     def review_reasons(self, confidence: float, kind: str) -> list[str]:
         reasons = []
@@ -530,10 +574,14 @@ class WriteBatch:
             execute_many(self.conn, "fact", FACT.insert(), self._fact_rows, self._insert_sql,
                          columns=FACT_COLUMNS)
             self._fact_rows, self._unflushed_facts = [], {}
-        for name, table in (("conflict", CONFLICT), ("audit", AUDIT)):
+        for name, table in (("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY)):
             rows = self._buf.pop(name, None)
             if rows:
                 execute_many(self.conn, name, table.insert(), rows, self._insert_sql)
+        for memory_id, extra in self._memory_mentions.items():
+            self.conn.execute(update(MEMORY).where(MEMORY.c.id == memory_id)
+                              .values(mentions=MEMORY.c.mentions + extra))
+        self._memory_mentions.clear()
         if self._retire:
             count = execute_many(self.conn, "retire", _RETIRE, self._retire, self._insert_sql)
             if count not in (-1, len(self._retire)):

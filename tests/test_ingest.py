@@ -169,3 +169,18 @@ def test_failed_extraction_keeps_the_turn_and_logs_it_for_retry(tmp_path):
         assert ("extract.failed", "llm:x@1: timed out after 30 s") in [tuple(r) for r in rows]
         retry = store.ingest_file(path)  # the rule extractor this time: the turn's facts arrive
         assert retry["asserted"] >= 1 and count_turns(store) == 1
+
+
+def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tmp_path):
+    path = write(tmp_path / "c.jsonl",
+                 turn(1, "我讨厌打车，有事打我电话13600002222"),
+                 turn(2, "我讨厌打车，有事打我电话13600002222", session="s2"),
+                 turn(3, "我叫王工", time="2026-03-18T09:40:00+08:00"))
+    with Store.open(tmp_path / "m.db") as store:
+        summary = store.ingest_file(path)
+        mems = store.memories("user:alice")
+        assert summary["memories"] == 1 and len(mems) == 1  # name is routed "structured" only
+        assert "13600002222" not in mems[0]["text"] and "[phone]" in mems[0]["text"]
+        assert mems[0]["mentions"] == 2 and mems[0]["predicate"] == "dislikes"
+        store.ingest_file(path)  # a rerun counts nothing twice
+        assert store.memories("user:alice")[0]["mentions"] == 2
