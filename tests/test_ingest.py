@@ -184,3 +184,22 @@ def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tm
         assert mems[0]["mentions"] == 2 and mems[0]["predicate"] == "dislikes"
         store.ingest_file(path)  # a rerun counts nothing twice
         assert store.memories("user:alice")[0]["mentions"] == 2
+
+
+def test_worked_example_conversation_gives_the_design_views(tmp_path):
+    from core import parse_time_us
+
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(CONVERSATIONS / "alice-reno.jsonl")
+
+        def view(day):
+            t = parse_time_us(f"2026-03-{day:02d}T12:00:00+08:00" if day <= 31
+                              else f"2026-04-{day - 31:02d}T12:00:00+08:00")
+            lives = [f.object for f in store.as_of("user:alice", "lives_in", valid_at=t, known_at=t)]
+            budget = [f.value["amount"] for f in store.as_of("project:renovation", "budget_limit",
+                                                             valid_at=t, known_at=t)]
+            return lives, budget
+
+        assert view(10) == (["徐家汇"], [5000])
+        assert view(25) == (["张江"], [5000])
+        assert view(35) == (["张江"], [6500])

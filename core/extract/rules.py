@@ -180,7 +180,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if place:
             add(_Raw("lives_in", _clean(place, True), change="evolution"))
     else:
-        m = re.search(rf"(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)({_ZH_STOP}+?)(?:附近|那边|一带|$)", c)
+        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)"
+                      rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住))"  # "我叫王工，住在徐家汇": subject carries over
+                      rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
         if m and not c.startswith("我老家"):
             add(_Raw("lives_in", _clean(m.group(1), True)))
 
