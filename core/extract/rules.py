@@ -164,6 +164,19 @@ _DECLINE = re.compile(r"^(?:不是|不|不用|no|not really|nope)\b|^(?:不是|�
 _ZH_STOP = r"[^，,。！!？?；;、]"
 
 
+# simple preference cues: the named group "obj" is the thing liked or disliked
+_ZH_SIMPLE_PREFERENCES = [
+    (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:一般|经常|偶尔)(?:去|打打|打|玩)(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"只喝(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,6}}?)我能(?:吃|喝)"), "likes"),
+    (re.compile(rf"我要(?:坐|住|订)(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(rf"别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
+]
+
+
 def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
     out: list[_Raw] = []
     c = clause
@@ -242,30 +255,10 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                     obj = t.group(1) if t else ""
                 if obj and not re.match(r"^(?:你|这|那|什么|自己)", obj):
                     add(_Raw("likes", obj))
-    m = re.search(rf"习惯(?:用)?({_ZH_STOP}+)", c)
-    if m:
-        add(_Raw("likes", _clean(m.group(1), True)))
-    m = re.search(rf"(?:一般|经常|偶尔)(?:去|打打|打|玩)({_ZH_STOP}+)", c)
-    if m:
-        add(_Raw("likes", _clean(m.group(1), True)))
-    m = re.search(rf"只喝({_ZH_STOP}+)", c)
-    if m:
-        add(_Raw("likes", _clean(m.group(1), True)))
-    m = re.match(rf"^({_ZH_STOP}{{1,6}}?)我能(?:吃|喝)", c)
-    if m:
-        add(_Raw("likes", _clean(m.group(1), True)))
-    m = re.search(rf"我要(?:坐|住|订)({_ZH_STOP}+)", c)
-    if m:
-        add(_Raw("likes", _clean(m.group(1), True)))
-    m = re.search(rf"(?:从不|从来不)(坐|住|订|用|买|看|去)({_ZH_STOP}+)", c)
-    if m:
-        add(_Raw("dislikes", _clean(m.group(2), True)))
-    m = re.search(rf"别给我({_ZH_STOP}+)", c)
-    if m:
-        add(_Raw("dislikes", _clean(m.group(1), True)))
-    m = re.match(rf"^({_ZH_STOP}{{1,8}})就算了", c)
-    if m:
-        add(_Raw("dislikes", _clean(m.group(1), True)))
+    for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
+        m = pattern.search(c)
+        if m:
+            add(_Raw(predicate, _clean(m.group("obj"), True)))
 
     # decisions
     for m in re.finditer(rf"(?:别用|不要用|不用|不考虑|不选)({_ZH_STOP}+)", c):
