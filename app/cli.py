@@ -97,6 +97,27 @@ def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> in
     return _print_summary(summary, args.json)
 
 
+def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    from core.ingest import demo_files
+
+    rows = []
+    for path in demo_files():
+        summary = store.ingest_file(path)
+        rows.append((path.name, summary["turns"], summary["asserted"] + summary["evolutions"]
+                     + summary["corrections"] + summary["backfills"], summary["merged"],
+                     summary["queued"], summary["conflicts"], summary["memories"]))
+    if args.json:
+        _dump([dict(zip(["file", "turns", "facts", "merged", "queued", "conflicts", "memories"], r,
+                        strict=True)) for r in rows])
+        return 0
+    print(table(["conversation", "turns", "facts", "merged", "queued", "conflicts", "memories"], rows))
+    print(f"\ndemo store ready: {store.safe_url} (rerunning adds nothing). Try:\n"
+          "  memdesk facts --subject user:alice --valid-at 2026-03-10T12:00:00+08:00\n"
+          "  memdesk audit --subject user:alice --predicate lives_in --object 张江\n"
+          "  memdesk review list\n  memdesk conflicts")
+    return 0
+
+
 def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: int | None,
                  known_at: int | None, all_rows: bool) -> list[dict]:
     now = store.now()
@@ -318,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rules: offline zh/en rules (default); llm: any OpenAI-compatible endpoint "
                         "from MEMDESK_LLM_BASE_URL, MEMDESK_LLM_MODEL, MEMDESK_LLM_API_KEY")
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("demo", parents=[common],
+                       help="build the demo store from the bundled conversations in data/conversations")
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("import", parents=[common], help="import facts extracted elsewhere (JSONL)")
     p.add_argument("file", help="JSONL file, one fact per line")

@@ -155,3 +155,15 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
     counts["extraction_failed"] = len(failed)
     counts["dropped"] -= len(failed)
     return counts
+
+
+DEMO_CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
+
+
+def demo_files(folder: Path = DEMO_CONVERSATIONS) -> list[Path]:
+    """The bundled demo conversations, in a fixed order. Raises FileNotFoundError
+    when the folder is missing (an install without the data folder)."""
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise FileNotFoundError(folder)
+    return files

@@ -203,3 +203,14 @@ def test_worked_example_conversation_gives_the_design_views(tmp_path):
         assert view(10) == (["徐家汇"], [5000])
         assert view(25) == (["张江"], [5000])
         assert view(35) == (["张江"], [6500])
+
+
+def test_demo_command_builds_the_demo_store_once(tmp_path, capsys):
+    db = str(tmp_path / "demo.db")
+    assert main(["--db", db, "demo", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert len(first) >= 6 and sum(r["turns"] for r in first) >= 250
+    assert sum(r["facts"] for r in first) > 50 and sum(r["memories"] for r in first) > 0
+    assert main(["--db", db, "demo", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert sum(r["facts"] + r["memories"] for r in again) == 0
