@@ -613,10 +613,16 @@ class Store:
                 facts[f.id] = f
         now = self.now()
         fact_dict = {d["id"]: d for d in self.fact_dicts(list(facts.values()), now)}
+        candidates: dict[int, Candidate] = {}
+        with self.engine.connect() as conn:
+            for part in chunks(sorted({r["claim_id"] for r in rows})):
+                for row in conn.execute(self._candidate_stmt().where(CLAIM.c.id.in_(part))):
+                    cand = self._candidate(row)
+                    candidates[cand.id] = cand
         out = []
         for r in rows:
             ids = tuple(json.loads(r["fact_ids"]))
-            cand = self.candidate(r["claim_id"])
+            cand = candidates[r["claim_id"]]
             incoming = cand.to_dict()
             incoming.update(id=None, candidate_id=cand.id, status="pending",
                             recorded_at=None, retired_at=None)
@@ -826,9 +832,4 @@ class Store:
         return steps
 
 
-def open_store(url: str | Path | None = None, **kwargs: Any) -> Store:
-    """Shorthand for Store.open."""
-    return Store.open(url, **kwargs)
-
-
-__all__ = ["Store", "open_store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS"]
+__all__ = ["Store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS"]
