@@ -366,3 +366,10 @@ def test_find_times(text: str, expected: list[tuple[str, str, str]]) -> None:
 @pytest.mark.parametrize("text", ["hello", "我挺好的", "", "Mayday, todays weekly sundayish"])
 def test_find_times_none(text: str) -> None:
     assert find_times(text, WEDNESDAY) == []
+
+
+def test_find_amounts_english_number_words() -> None:
+    assert [a for _, _, a in find_amounts("about fifteen hundred pounds")] == [Amount(1500, "GBP")]
+    assert [a for _, _, a in find_amounts("twenty-five thousand dollars")] == [Amount(25000, "USD")]
+    assert [a for _, _, a in find_amounts("3 grand, tops")] == [Amount(3000, None)]
+    assert find_amounts("one of the two cats") == []

@@ -130,3 +130,36 @@ def test_value_only_and_in_turn_corrections():
     ctx = [_en("We'll use Celery for jobs.", project="orion", n=1)]
     [f] = extract(_en("Sorry, I meant Dramatiq, not Celery.", project="orion", n=2), ctx)
     assert (f.subject, f.predicate, f.object, f.change) == ("project:orion", "decision", "Dramatiq", "correction")
+
+
+def test_zh_pets_with_names_and_breeds():
+    assert _triples(extract(_zh("我家里养了一只英短叫团子，还有一条泰迪叫球球。"))) == {
+        ("pet", "英短（团子）", "positive"), ("pet", "泰迪（球球）", "positive")}
+    assert _triples(extract(_zh("上个月收养了一只狸花猫。"))) == {("pet", "狸花猫", "positive")}
+    assert extract(_zh("楼下看到一只很胖的猫。")) == []
+    assert extract(_zh("我同事养了一只柯基。")) == []
+
+
+def test_zh_commute_plan_and_fronted_preferences():
+    assert _triples(extract(_zh("我平时坐地铁上下班。"))) == {("commute", "地铁", "positive")}
+    assert _triples(extract(_zh("下周五我们要做季度复盘。"))) == {("plan", "季度复盘", "positive")}
+    assert _triples(extract(_zh("火锅倒是挺喜欢的。"))) == {("likes", "火锅", "positive")}
+    assert extract(_zh("明天要下雨。")) == []
+    assert extract(_zh("这只小狗好可爱啊！")) == []
+
+
+def test_zh_rejections_are_options_not_verbs():
+    facts = extract(_zh("买车的事我想好了：不买油车，就买电车。"))
+    assert ("decision", "油车", "negative") in _triples(facts)
+    assert extract(_zh("不用再看了，谢谢。")) == []
+
+
+def test_en_plans_pets_commute_and_number_words():
+    assert _triples(extract(_en("On Saturday we're driving to York for a wedding."))) == {
+        ("plan", "drive to York for a wedding", "positive")}
+    assert _triples(extract(_en("Our terrier Biscuit hates the vacuum."))) >= {("pet", "terrier (Biscuit)", "positive")}
+    assert _triples(extract(_en("I usually walk into work."))) == {("commute", "walking", "positive")}
+    facts = extract(_en("I can spend about nine hundred euros on the bike."))
+    assert [(f.predicate, f.value) for f in facts] == [("budget_limit", {"amount": 900, "currency": "EUR"})]
+    assert extract(_en("I spent two hundred dollars on shoes.")) == []
+    assert extract(_en("My manager loves stand-ups.")) == []

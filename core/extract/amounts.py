@@ -33,7 +33,14 @@ an amount; 块 is a currency only when not followed by a noun (三块蛋糕 is t
 pieces); "一块" alone (together) is not an amount; a trailing 一 before a measure
 word is not abbreviated (八千一个月 is 8000, "a month").
 
-Not covered: English number words ("five thousand dollars"), ranges
+* English number words before a currency word or a magnitude
+  (``find_amounts`` only): "fifteen hundred pounds" = 1500 GBP, "eight hundred
+  dollars", "twelve hundred dollars" = 1200 USD, "five thousand euros", "three
+  grand" = 3000 (no currency), "a thousand quid".
+* "pounds"/"quid" (GBP) and "grand" (thousand) after Arabic numbers in
+  ``find_amounts``: "300 quid", "3 grand".
+
+Not covered: ranges
 ("三五千", "5-6k"), negative amounts, 角/毛/分, fractions (半).
 """
 
@@ -44,7 +51,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 
-__all__ = ["Amount", "find_amounts", "parse_amount", "parse_cn_number"]
+__all__ = ["Amount", "find_amounts", "parse_amount", "parse_cn_number", "parse_en_number_words"]
 
 
 @dataclass(frozen=True)
@@ -387,6 +394,78 @@ def parse_amount(text: str) -> Amount | None:
     return cand.amount
 
 
+# ---------------------------------------------------------------- English number words
+
+_EN_UNITS: dict[str, int] = {
+    "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90,
+}
+_EN_SCALES: dict[str, int] = {"hundred": 100, "thousand": 1000, "grand": 1000, "million": 10**6}
+_EN_WORD_CURRENCY: dict[str, str] = {
+    **_SUFFIX_WORDS, "pounds": "GBP", "pound": "GBP", "quid": "GBP",
+}
+_EN_WORD = rf"(?:{_alt(set(_EN_UNITS) | set(_EN_SCALES))})"
+_EN_WORDS_RE = re.compile(
+    rf"(?<![A-Za-z])(?P<num>{_EN_WORD}(?:(?:[\s-]+|\s+and\s+){_EN_WORD})*)"
+    rf"(?:\s+(?P<cur>{_alt(_EN_WORD_CURRENCY)}))?(?![A-Za-z])",
+    re.I,
+)
+_ARABIC_EN_RE = re.compile(
+    rf"(?<![A-Za-z0-9.,])(?P<num>{_ARABIC})\s*(?P<cur>pounds?|quid|grand)(?![A-Za-z])", re.I)
+
+
+def parse_en_number_words(text: str) -> int | None:
+    """The value of an English number in words ("fifteen hundred" -> 1500), or None."""
+    words = [w for w in re.split(r"[\s-]+", text.strip().lower()) if w and w != "and"]
+    if not words:
+        return None
+    total = current = 0
+    seen_number = False
+    for w in words:
+        if w in _EN_UNITS:
+            if w in ("a", "an") and seen_number:
+                return None
+            current += _EN_UNITS[w]
+            seen_number = True
+        elif w in _EN_SCALES and seen_number:
+            scale = _EN_SCALES[w]
+            if scale == 100:
+                current *= 100
+            else:
+                total += current * scale
+                current = 0
+        else:
+            return None
+    return total + current
+
+
+def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
+    """Amounts written with English number words or with pounds/quid/grand after digits."""
+    found: list[tuple[int, int, Amount]] = []
+    for m in _EN_WORDS_RE.finditer(text):
+        words = m.group("num").lower().split()
+        cur = m.group("cur")
+        has_scale = any(w in _EN_SCALES for w in re.split(r"[\s-]+", m.group("num").lower()))
+        if cur is None and not has_scale or words in (["a"], ["an"]):
+            continue
+        value = parse_en_number_words(m.group("num"))
+        if value is None or value == 0:
+            continue
+        currency = _EN_WORD_CURRENCY.get(cur.lower()) if cur else None
+        found.append((m.start(), m.end(), Amount(Decimal(value), currency)))
+    for m in _ARABIC_EN_RE.finditer(text):
+        unit = m.group("cur").lower()
+        value = Decimal(m.group("num").replace(",", ""))
+        if unit == "grand":
+            found.append((m.start(), m.end(), Amount(value * 1000, None)))
+        else:
+            found.append((m.start(), m.end(), Amount(value, "GBP")))
+    return found
+
+
 def find_amounts(text: str) -> list[tuple[int, int, Amount]]:
     """Every amount of money in ``text`` as ``(start, end, Amount)``, in order.
 
@@ -399,4 +478,11 @@ def find_amounts(text: str) -> list[tuple[int, int, Amount]]:
         cand = _evaluate(m, text)
         if cand is not None and cand.strong:
             found.append((cand.start, cand.end, cand.amount))
+    if re.search(r"[A-Za-z]", text):
+        for start, end, amount in _word_amounts(text):
+            overlaps = [f for f in found if f[0] < end and start < f[1]]
+            if all(end - start > f[1] - f[0] for f in overlaps):
+                found = [f for f in found if f not in overlaps]
+                found.append((start, end, amount))
+        found.sort(key=lambda f: f[0])
     return found

@@ -22,10 +22,16 @@ conventions of ``data/gold/README.md``:
 
 ``to_claims(turn, facts)`` maps the result to :class:`core.claims.ClaimInput`.
 
-Not covered yet: topic-narrowing conditions ("如果是无糖的可以来一杯" → 无糖奶茶),
-English number words for amounts ("twelve hundred dollars"), most English
-plans phrased with a progressive verb, value-only answers to the agent's
-questions other than corrections, and sensitive-data detection.
+Vocabulary is kept in tables of cue words (``_ZH_CHOOSE``/``_ZH_REJECT``/``_EN_REJECT``
+for decisions, ``_ZH_DISLIKE``/``_EN_DISLIKE``/``_EN_DISLIKE_PREDICATE`` for
+dislikes, ``_ZH_ANIMAL``/``_EN_ANIMAL`` for pets, ``_EN_COMMUTE`` for commutes,
+``_ZH_MODALS``/``_EN_PLAN_*`` for timed plans, ``_ZH_PEOPLE``/``_EN_PEOPLE`` for
+statements about other people). Topic-narrowing conditions ("如果是无糖的可以来一杯"
+→ 无糖奶茶) become one like of the narrowed thing.
+
+Not covered yet: narrowing conditions in English ("a hike as long as it's
+under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
+answers to the agent's questions other than corrections.
 """
 
 from __future__ import annotations
@@ -107,7 +113,8 @@ def _clean(obj: str, zh: bool) -> str:
         obj = obj.replace("一下", "")
     else:
         obj = re.sub(r"^(?:the|a|an|my|some)\s+", "", obj, flags=re.I)
-        obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here)$", "", obj, flags=re.I)
+        obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|"
+                     r"these days|nowadays|at all)$", "", obj, flags=re.I)
     return obj.strip(" ，,。.!！?？")
 
 
@@ -134,16 +141,24 @@ def _strip_times(text: str, when: datetime) -> str:
 _QUESTION_OK = re.compile(r"提醒我|remind me", re.I)
 _TEMPORARY = re.compile(
     r"正在|这会儿|在开车|在开会|在(?:高铁|飞机|火车|地铁|路)上|在\S{0,4}(?:排队|堵车)|堵在路上|刚下飞机|等行李|"
-    r"right now|at the moment|in a meeting|on a call|\bbrb\b|stuck in|^driving\b", re.I)
+    r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b", re.I)
+# people other than the user: a clause whose subject is one of them is about them
+_ZH_PEOPLE = ("妹妹|姐姐|哥哥|弟弟|爸爸|妈妈|爸|妈|父母|家人|同事|朋友|老婆|老公|媳妇|男朋友|女朋友|对象|"
+              "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公")
+_EN_PEOPLE = ("sister|brother|son|daughter|kid|child|children|friend|neighbour|neighbor|wife|husband|mum|mom|"
+              "dad|parent|boss|colleague|coworker|co-worker|manager|partner|girlfriend|boyfriend|flatmate|"
+              "roommate|housemate|team|client|teacher|landlord|cousin|aunt|uncle|grandma|grandpa")
 _OTHER_PEOPLE = re.compile(
-    r"^(?:[^，,]{0,4})?(?:我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|爸|妈|同事|朋友|老婆|老公|儿子|女儿|邻居)|"
+    rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
     r"他们|她们|他|她|别人|大家)|"
-    r"\b(?:my|our) (?:sister|brother|son|daughter|friend|neighbour|neighbor|wife|husband|mum|mom|dad|"
-    r"boss|colleague)s?\b|^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
+    rf"\b(?:my|our) (?:{_EN_PEOPLE})s?\b|^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
+# ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
+_CALLED_BY_OTHERS = re.compile(r"(?:大家|别人|朋友们?|同事们?)都?(?:叫|喊|称呼)我|\b(?:everyone|people|friends) calls? me\b",
+                               re.I)
 _NOT_LASTING = re.compile(
     r"还没想好|不知道|拿不准|考虑一下|小时候|以前|要是|如果.*(?:的话)|"
     r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b", re.I)
-_INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b", re.I)
+_INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b|\b(?:how|what) you\b", re.I)
 
 _CORRECTION = re.compile(
     r"不对|说错了|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
@@ -162,13 +177,30 @@ _DECLINE = re.compile(r"^(?:不是|不|不用|no|not really|nope)\b|^(?:不是|�
 # ---------------------------------------------------------------- Chinese rules
 
 _ZH_STOP = r"[^，,。！!？?；;、]"
+# "not at all" adverbs before an abstention verb: 奶茶一口都不碰, 酒我从来不喝
+_ZH_ABSOLUTE = r"(?:一口都|一口也|一点都|一点也|一滴都|一滴也|一律|从来|向来|完全|基本|绝对|坚决)"
+# degree and topic adverbs between a fronted object and the preference verb: 海鲜倒是很喜欢
+_ZH_DEGREE = r"(?:倒是|倒|也|还|都|真的|其实)?(?:挺|很|比较|最|特别|非常|超|超级|蛮|相当)?"
+# dislike verbs; the named forms need an object after them
+_ZH_DISLIKE = r"不喜欢|不爱喝|不爱吃|不爱|讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|最怕|嫌弃"
+# choosing and rejecting an option
+_ZH_CHOOSE = ("就用|就选|就定|就买|就订|就上|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
+              "还是用|改成用|换成用")
+_ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃"
+_ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a decision is being stated
+_ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了"
+# what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
+_ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦|谢|了|等|想|说|问|去)|就|太|再")
+_ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
 
 
 # simple preference cues: the named group "obj" is the thing liked or disliked
 _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
-    (re.compile(rf"(?:一般|经常|偶尔)(?:去|打打|打|玩)(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是)(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"只喝(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:(?:平时|每次|向来|一向|总是|一直)(?:都)?|(?:之前|一般)都)要(?:订|坐|住|选|买|点)?(?P<obj>{_ZH_STOP}+)"),
+     "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,6}}?)我能(?:吃|喝)"), "likes"),
     (re.compile(rf"我要(?:坐|住|订)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
@@ -201,6 +233,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # name
     m = re.search(rf"(?:叫我|称呼我|喊我|我叫)({_ZH_STOP}+)", c)
+    if m and m.group(0).startswith("我叫") and re.search(r"(?:叫|称呼|喊)我(?!叫)", whole):
+        m = None  # "我叫孙浩，你叫我浩哥就行": the form of address asked for wins
     if m and not re.search(r"别叫|不要叫", c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
 
@@ -220,55 +254,56 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(r"只吃(清真|素|有机\S*)", c)
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
-    m = re.search(r"我(?:在|正在)?(控糖|减肥|断食|生酮)", c)
+    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c)
     if m:
         add(_Raw("diet", m.group(1)))
-    m = re.search(rf"(?:不(?:太)?|从来不|从不|不能)(?:吃|喝)({_ZH_STOP}+)", c)
+    m = re.search(rf"(?:不(?:太)?|从来不|从不|不能|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c)
     if m and not re.search(r"不想", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
         if obj:
             add(_Raw("diet", obj, polarity="negative"))
-    m = re.match(rf"^(?!我)({_ZH_STOP}{{1,6}}?)(?:我)?(?:是)?(?:一口都|一律|从来)不(?:喝|吃)", c)
+    m = re.match(rf"^(?!我)({_ZH_STOP}{{1,6}}?)(?:我)?(?:是)?{_ZH_ABSOLUTE}不(?:喝|吃|碰|沾)", c)
     if m:
         add(_Raw("diet", m.group(1), polarity="negative"))
 
     # likes / dislikes
-    neg_pref = re.search(rf"(?:不喜欢|不爱喝|不爱吃|不爱|讨厌|受不了|反感)({_ZH_STOP}*)", c)
+    neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
     if neg_pref:
-        obj = _clean(neg_pref.group(1), True)
-        if not obj:
-            t = re.match(r"^(.{1,6}?)我", c)
-            obj = t.group(1) if t else ""
-        if obj and not re.match(r"^(?:你|这|那|什么)", obj):
+        obj = _clean(neg_pref.group(1), True) or _zh_fronted_object(c, neg_pref.start())
+        if obj and not re.match(r"^(?:你|这|那|什么|死了)", obj):
             add(_Raw("dislikes", obj))
     else:
-        m = re.search(rf"最喜欢的{_ZH_STOP}{{1,4}}是({_ZH_STOP}+)", c)
+        m = re.search(rf"最喜欢的{_ZH_STOP}{{1,4}}是({_ZH_STOP}+)", c) \
+            or re.search(rf"(?:我的|最大的)?爱好(?:是|就是)({_ZH_STOP}+)", c)
         if m:
             add(_Raw("likes", _clean(m.group(1), True)))
         else:
-            m = re.search(rf"(?:喜欢|爱|偏爱|偏好|钟爱)({_ZH_STOP}*)", c)
-            if m and re.search(r"我|^[^，,]{1,6}(?:挺|很|比较|最)?(?:喜欢|偏爱)", c):
-                obj = _clean(m.group(1), True)
-                if not obj:
-                    t = re.match(r"^(.{1,6}?)我", c)
-                    obj = t.group(1) if t else ""
+            m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}*)", c)
+            if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
+                obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己)", obj):
                     add(_Raw("likes", obj))
+    m = re.match(rf"^(?P<time>{_ZH_STOP}{{0,6}}?)我?(?:从来不|从不|一般不|基本不|很少|尽量不|向来不|一律不)"
+                 rf"(?:安排|约|开|排)(?:任何)?(?:的)?(?:会议|会)", c)
+    if m:  # "周一早上我从来不安排会议": meetings at that time are disliked
+        add(_Raw("dislikes", f"{m.group('time')}开会"))
     for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
         m = pattern.search(c)
         if m:
             add(_Raw(predicate, _clean(m.group("obj"), True)))
 
     # decisions
-    for m in re.finditer(rf"(?:别用|不要用|不用|不考虑|不选)({_ZH_STOP}+)", c):
-        obj = _clean(m.group(1), True)
-        if obj:
+    rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) else "")
+    for m in re.finditer(rf"(?:{rejections})({_ZH_STOP}+)", c):
+        obj = re.sub(r"^(?:买|用|选|订|租|要)(?=.)", "", _clean(m.group(1), True))
+        obj = re.sub(r"的$", "", obj)
+        if obj and not _ZH_NOT_AN_OPTION.match(obj):
             add(_Raw("decision", obj, polarity="negative"))
-    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)不考虑了", c)
-    if m:
+    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就)?不考虑了", c)
+    if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
-    m = re.search(rf"(?:就用|就选|决定用|决定选|决定买|决定|就买|改成用|换成用)({_ZH_STOP}+?)(?:吧|了|$)", c)
+    m = re.search(rf"(?:{_ZH_CHOOSE})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
     if m and not re.search(r"决定不", c):
@@ -283,7 +318,10 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("decision", _clean(m.group(1), True)))
 
     # budget
-    if re.search(r"预算|钱最多|花不超过|不超过.*块|最多.*块", c) and not re.search(r"花了|房租涨|还剩", c):
+    budget_cue = re.search(r"预算|钱最多|花不超过|不超过.*块|最多.*块|封顶", c) or (
+        "预算" in whole and not re.match(r"不|没", c) and re.fullmatch(rf"(?:大概|大约|差不多|约)?{_ZH_STOP}{{1,10}}?(?:左右|以内|上下)?", c)
+        and find_amounts(c) and find_amounts(c)[0][0] <= 2)  # "定了个预算，一千五百欧元"
+    if budget_cue and not re.search(r"花了|房租涨|还剩", c):
         amounts = find_amounts(c)
         if amounts:
             amt = amounts[0][2]
@@ -299,11 +337,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.search(rf"(?:打算|准备|计划)({_ZH_STOP}+)", c)
         if m and not any(r.predicate == "budget_limit" for r in out):
             obj = re.sub(r"^(去|到)?(?:一趟|一次|一下)", r"\1", _strip_times(m.group(1), when))
-            add(_Raw("plan", re.sub(r"(?:的|了|吧)+$", "", obj).strip(" ，,。")))
-        else:
-            m = re.search(rf"要(去{_ZH_STOP}+)", c)
-            if m and find_times(c, when):
-                add(_Raw("plan", _clean(m.group(1), True)))
+            add(_Raw("plan", _trim_measure(re.sub(r"(?:的|了|吧)+$", "", obj).strip(" ，,。"))))
+        elif re.search(_ZH_MODALS, c) and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when):
+            plan = _zh_timed_plan(c, when)
+            if plan:
+                add(_Raw("plan", plan))
 
     # works_at
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
@@ -320,33 +358,117 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("works_at", m.group(1)))
 
     # pet
-    m = re.search(rf"养了?(?:一|两)?(?:只|条|个|头)({_ZH_STOP}+)", c)
-    if m:
-        obj = _clean(m.group(1), True)
-        n = re.search(rf"养了?(?:一|两)?(?:只|条|个|头){re.escape(m.group(1))}[，,]\s*(?:叫|名叫|名字叫)({_ZH_STOP}+)", whole)
-        if n:
-            obj = f"{obj}（{_clean(n.group(1), True)}）"
-        add(_Raw("pet", obj))
+    for pet in _zh_pets(c, whole):
+        add(_Raw("pet", pet))
 
     # commute
-    m = re.search(r"(开车|坐公交|坐地铁|坐班车|骑电动车|骑自行车|骑车|打车|步行|走路)(?:上班|去公司|通勤)", c) \
+    m = re.search(rf"((?:坐|乘|搭|骑|开|打){_ZH_STOP}{{0,5}}?|步行|走路)(?:上下班|上班|去公司|去单位|通勤)", c) \
         or re.search(r"(?:平时|每天)(坐地铁|坐公交|开车|骑车)", c) \
         or (re.search(r"通勤", whole) and re.search(r"换成(地铁|公交|开车|骑车|骑电动车)", c))
-    if m:
-        obj = re.sub(r"^坐", "", m.group(1))
+    if m and re.search(r"[我]|^(?:平时|每天|一般|一直)|换成", c):
+        obj = re.sub(r"^(?:坐|乘|搭)", "", m.group(1))
+        obj = "开车" if obj.startswith("开") else obj
         change = "evolution" if re.search(r"改成|换成", c) else None
         add(_Raw("commute", obj, change=change))
     return out
 
 
+def _zh_fronted_object(clause: str, verb_at: int) -> str:
+    """The topic fronted before a preference verb: "海鲜倒是很喜欢" -> 海鲜, "奶茶我不爱喝" -> 奶茶."""
+    head = clause[:verb_at]
+    m = re.match(r"^(.{1,6}?)我", head)
+    if m:
+        return m.group(1)
+    head = re.sub(rf"{_ZH_DEGREE}$", "", head)
+    return head if 1 <= len(head) <= 6 and not re.search(r"[我你他她]", head) else ""
+
+
+_ZH_IMPERSONAL = r"(?:下雨|下雪|降温|升温|刮风|变天|涨价|降价|放假|停电|停水)"
+_ZH_LIGHT_VERBS = r"(?:做|搞|进行|开展|举行|举办|安排)"
+_ZH_MODALS = r"(?:要|得|必须|需要|将|会(?!议))"
+
+
+def _zh_timed_plan(clause: str, when: datetime) -> str | None:
+    """An intention with a time: "下周三我们要做版本评审" -> 版本评审, "周五要去4S店保养车" -> 去4S店保养车,
+    "设计稿下周五前必须定稿" -> 设计稿定稿. Promises (我会…) are todos and handled before."""
+    body = _strip_times(clause, when)
+    m = re.match(rf"^(?P<topic>{_ZH_STOP}{{0,6}}?)(?:我们|我|咱们)?(?:都|也|就)?{_ZH_MODALS}(?P<vp>{_ZH_STOP}+)", body)
+    if not m or re.search(r"[你他她不没]", m.group("topic")):
+        return None
+    vp = re.sub(rf"^{_ZH_LIGHT_VERBS}(?:一[次个场下])?", "", m.group("vp"))
+    vp = _trim_measure(re.sub(r"(?:的|了|啦|吧|呢|啊)+$", "", vp).strip())
+    if not vp or len(vp) > 16 or re.match(_ZH_IMPERSONAL, vp) or re.search(r"天气|气温", m.group("topic")):
+        return None
+    topic = re.sub(r"(?:我们|我|咱们)?(?:一定|必须|肯定|都|也|就)*$", "", m.group("topic")).strip(" ，,")
+    topic = re.sub(r"^(?:前|之前|以前|之内)", "", topic)
+    return f"{topic}{vp}" if topic and not re.search(r"^(?:那|就|然后|之后|以后)", topic) else vp
+
+
+def _trim_measure(obj: str) -> str:
+    """Drop a bare measure word inside a verb phrase: 打个电话 -> 打电话, 参加一个行业峰会 -> 参加行业峰会."""
+    obj = re.sub(r"(?<=[\u4e00-\u9fff])(?:一个|一场|一次|一趟|一下)(?=[\u4e00-\u9fff])", "", obj)
+    obj = re.sub(r"(?<=[打开洗做写买订约吃睡见拍剪理])个(?=[\u4e00-\u9fff])", "", obj)
+    return re.sub(r"[吗呢吧嘛]$", "", obj)
+
+
+_ZH_ANIMAL = (r"[\u4e00-\u9fff]{0,3}?(?:猫|狗|犬|兔子?|鹦鹉|八哥|仓鼠|龙猫|豚鼠|荷兰猪|乌龟|龟|金鱼|鱼|蜥蜴|刺猬|"
+              r"金毛|柯基|泰迪|哈士奇|二哈|萨摩耶|拉布拉多|边牧|比熊|博美|雪纳瑞|德牧|阿拉斯加|雪橇犬|"
+              r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗)?")
+_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领回|抱回|捡了|捡回|接回|我家|家里|我们家")
+_ZH_PET_NAME = r"(?:[，,]\s*)?(?:它|他|她)?(?:叫|名叫|名字叫|取名叫?|起名叫?)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})"
+
+
+_ZH_COUNTED_ANIMAL = re.compile(rf"(?:[一两]|几)(?:只|条|头)(?P<animal>{_ZH_ANIMAL})")
+
+
+def _zh_pets(clause: str, whole: str) -> list[str]:
+    """The user's pets named in a clause: "养了一只布偶猫叫年糕" -> 布偶猫（年糕）, "我家金毛叫旺财" -> 金毛（旺财）,
+    "领回来一只橘猫" -> 橘猫. The turn must say the animal is the user's (养, 领养, 我家 …)."""
+    if not _ZH_PET_CONTEXT.search(whole):
+        return []
+    out = []
+    for m in re.finditer(rf"(?:[一两三四]|几)(?:只|条|头|匹)(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
+        out.append(_zh_pet(m.group("animal"), m.group("name")))
+    if not out:
+        m = re.search(rf"(?:我家|家里|我们家|养的)(?:的|有|养的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause) \
+            or re.search(rf"养了?(?:只|条)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause)
+        if m:
+            out.append(_zh_pet(m.group("animal"), m.group("name")))
+    if not out:  # "养了一只柯基，叫豆豆": the name in the next clause
+        m = re.match(r"^(?:它|他|她)?(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})$", clause)
+        for p in _ZH_COUNTED_ANIMAL.finditer(whole) if m else ():
+            if whole[p.end():].lstrip("，, ").startswith(clause):
+                return [_zh_pet(p.group("animal"), m.group("name"))]
+    return out
+
+
+def _zh_pet(animal: str, name: str | None) -> str:
+    animal = re.sub(r"^(?:可爱的|小)", "", animal)
+    return f"{animal}（{name}）" if name else animal
+
+
+_BARE_REMINDER = re.compile(r"(?:记得提醒我|帮我记|提醒我)(?:一下|着)?(?:吧|哈)?")
+
+
+def _next_to_bare_reminder(clause: str, whole: str) -> bool:
+    """Whether ``clause`` sits right before or after a bare "提醒我一下"/"帮我记一下" clause of ``whole``."""
+    parts = [x.strip() for x in re.split(r"[，,。！!；;]", whole) if x.strip()]
+    for i, part in enumerate(parts):
+        if part == clause:
+            near = parts[i - 1:i] + parts[i + 1:i + 2]
+            return any(_BARE_REMINDER.fullmatch(n) for n in near)
+    return False
+
+
 def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
     if re.search(r"提醒我|记得|别忘了|帮我记", c) or (
-            re.search(r"帮我记|提醒我", whole) and re.search(r"^[^我，,]{0,6}要(?!我)", c)):
+            _BARE_REMINDER.search(whole) and _next_to_bare_reminder(c, whole)
+            and re.search(r"^[^我，,]{0,6}要(?!我)", c)):
         body = _strip_times(c, when)
         body = re.sub(r"^.*?(?:提醒我一下|提醒我|记得|别忘了|帮我记一下|帮我记着|帮我记)", "", body)
         body = re.sub(r"^(?:提醒我|帮我|要)", "", body.strip(" ，,"))
         body = re.sub(r"^.*?要", "", body) if "要" in body[:4] else body
-        body = _clean(body, True)
+        body = _trim_measure(_clean(body, True))
         return _ba(body) or None
     if re.search(r"帮我", c) and find_times(c, when):
         body = _strip_times(c, when)
@@ -372,6 +494,25 @@ def _amount_obj(amt: Amount) -> str:
 # ---------------------------------------------------------------- English rules
 
 _EN_STOP = r"[^,.;!?]"
+_EN_NAME_STOP = r"(?:[^,.;!?]|\.(?=\w))"  # names may hold dots: Fly.io, Node.js
+_EN_DISLIKE = ("hate|dislike|can't stand|cannot stand|can't bear|cannot bear|detest|loathe|despise|don't like|"
+               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy")
+# a fronted subject the user complains about: "Open-plan offices drive me up the wall"
+_EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
+                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick)\b|"
+                         r"(?:annoys?|irritates?|bugs?) me\b|gets? on my nerves\b|"
+                         r"tastes? (?:like soap|awful|horrible|disgusting|terrible|gross)\b")
+_EN_TRANSIENT = re.compile(r"\b(?:today|tonight|this morning|this afternoon|right now|at the moment|again)\b", re.I)
+# rejecting an option; "decided to skip X" rejects X
+_EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|definitely not|won't be using|not using|"
+              "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
+              "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
+              "(?:won't|will not|aren't|are not|not) going with|pass on")
+_EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea pig|tortoise|turtle|goldfish|"
+              r"fish|snake|lizard|ferret|horse|pony|beagle|greyhound|terrier|spaniel|retriever|labrador|lab|poodle|"
+              r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese")
+_EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
+                          r"(?:e?s)?, ([A-Z]\w+) and ([A-Z]\w+)", re.I)
 _COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bike": "cycling",
                   "run": "running"}
 
@@ -389,19 +530,23 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I live in|I'm based in|I am based in|I live near|home is {_EN_STOP}* in|I'm in) "
-                      rf"({_EN_STOP}+)", c, flags)
+        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based in|"
+                      rf"I am based in|home is {_EN_STOP}* in|my (?:flat|house|home|place|apartment|flat)(?:'s| is) in)"
+                      rf" ({_EN_STOP}+)", c, flags) \
+            or re.search(r"\b(?:I'm|I am|we're|we are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
         if m:
-            add(_Raw("lives_in", _en_place(m.group(1), when)))
-        m = re.search(r"\bit's ([A-Z][\w' ]+?)(?:, not .*)?$", c)
-        if m and _CORRECTION.search(whole):
-            add(_Raw("lives_in", m.group(1)))
+            add(_Raw("lives_in", _en_place(m.group(1), when),
+                     change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
 
     # name
     m = re.search(rf"\b(?:call me|I go by|address me as|my name is|I'm called) ({_EN_STOP}+?)(?:\.|,|$| please)", c + ".",
                   flags)
     if m and not re.search(r"my name(?:'s| is)", c, flags) or (m and "go by" not in whole):
         add(_Raw("name", _clean(m.group(1), False)))
+    name_ok = re.match(r"^(?:but |just )?([A-Z][\w.]*(?: [A-Z][\w.]*)?) (?:is fine|will do|works)\b", c) \
+        if re.search(r"\bI'm (?:Dr\.? |Mr\.? |Ms\.? |Mrs\.? )?[A-Z]|\bcall me\b|\bname\b", whole) else None
+    if name_ok:
+        add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
 
     # allergy
     m = re.search(rf"\b(?:allergic to|allergy to) ({_EN_STOP}+)", c, flags)
@@ -416,12 +561,16 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         if obj:
             add(_Raw("allergy", obj))
     else:
-        m = re.match(r"^(\w+(?: \w+)?) allergy\b", c, flags)
+        m = re.match(r"^(\w+(?: \w+)?) allergy\b", c, flags) \
+            or re.search(r"\b(?:have|got|has) an? (?:severe |mild |bad |serious )?([\w-]+(?: [\w-]+)?) allergy\b", c, flags)
         if m:
             add(_Raw("allergy", m.group(1).lower()))
+        elif re.search(r"\bit's an allergy\b|\bI'm allergic\b", whole, flags) and (obj := _antecedent(c)):
+            add(_Raw("allergy", obj))
 
     # diet
-    m = re.search(r"\bI'm (?:a )?(vegan|vegetarian|pescatarian|lactose intolerant|coeliac|celiac)\b", c, flags)
+    m = re.search(r"\b(?:I'm|I am|I've been|I have been|I went|I've gone|I became) (?:a |an |now |fully |strictly |"
+                  r"mostly |been )*(vegan|vegetarian|pescatarian|lactose intolerant|coeliac|celiac)\b", c, flags)
     if m and "intolerant" not in m.group(1):
         add(_Raw("diet", m.group(1).lower()))
     m = re.search(r"\bI keep (halal|kosher)\b", c, flags)
@@ -430,17 +579,17 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     m = re.search(r"\bswitched to (?:a |an )?([\w-]+) diet\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
-    m = re.search(rf"\bI (?:don't|do not|never|can't|cannot) (?:eat|drink) ({_EN_STOP}+)", c, flags) \
-        or re.search(rf"\bI avoid ({_EN_STOP}+)", c, flags) \
+    m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI (?:avoid|stay away from|steer clear of) ({_EN_STOP}+)", c, flags) \
         or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)
     if m:
         add(_Raw("diet", _clean(m.group(1), False), polarity="negative"))
 
     # likes / dislikes
-    m = re.search(rf"\bI (?:really |absolutely |just |truly )?(?:hate|dislike|can't stand|cannot stand|detest|loathe|"
-                  rf"don't like|do not like|don't enjoy) "
-                  rf"({_EN_STOP}+)", c, flags) \
-        or re.match(r"^(\w+(?: \w+)?) (?:are|is) (?:disgusting|awful|the worst)", c, flags)
+    m = re.search(rf"\bI (?:really |absolutely |just |truly |honestly )?(?:{_EN_DISLIKE}) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI'm (?:really |just )?not (?:a (?:big |huge )?fan of|keen on|into|big on) ({_EN_STOP}+)", c, flags) \
+        or (not _EN_TRANSIENT.search(c)
+            and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
     if m:
         add(_Raw("dislikes", _clean(m.group(1), False)))
     m = re.search(rf"\bI never (?!eat|drink)\w+ ({_EN_STOP}+)", c, flags)
@@ -450,39 +599,51 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
         or re.search(rf"\bI always (?:sit in|take|book|choose|pick|order) ({_EN_STOP}+)", c, flags) \
-        or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags)
-    if m and not re.match(r"^(?:that|this|it|your|the new)\b", m.group(1), flags):
+        or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
+        or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags)
+    if m and not re.match(r"^(?:that|this|it|your|the new)\b", m.group(1), flags) \
+            and not re.search(r"\b(?:you|your)\b|\bto (?:work|the office)\b", m.group(1), flags):
         obj = _clean(m.group(1), False)
-        obj = re.sub(r"\s+(?:if|as long as|when)\b.*$", "", obj, flags=flags)
+        obj = re.sub(r"\s+(?:if|as long as|when|than|over|rather than)\b.*$", "", obj, flags=flags)
         if obj:
             add(_Raw("likes", obj))
     m = re.match(r"^(?:a |an |the )?([\w -]+?) (?:is|are) (?:fine|ok|okay|acceptable|great)\b", c, flags)
-    if m and not re.match(r"^(?:that|this|it|everything|just)\b", m.group(1), flags):
+    if m and not re.match(r"^(?:that|this|it|everything|just|but)\b", m.group(1), flags) and not name_ok:
         add(_Raw("likes", m.group(1)))
 
     # decisions
-    neg = re.search(rf"\b(?:don't use|do not use|let's skip|skip|definitely not|won't be using|not using|"
-                    rf"no need for)\s+({_EN_STOP}+)", c, flags) \
+    neg = re.search(rf"\b(?:{_EN_REJECT})\s+({_EN_STOP}+)", c, flags) \
         or re.match(r"^no ([\w-]+(?: [\w-]+)?) for (?:this|the) project", c, flags) \
         or (re.search(r"\b(?:use|go with|going with)\b", whole, flags)
             and re.match(r"^not ([A-Z][\w-]+(?: [A-Z][\w-]+)*)$", c))
     if neg:
-        obj = re.sub(r"\s+(?:here|for now|for this project)$", "", _clean(neg.group(1), False), flags=flags)
+        obj = _en_strip_time_words(_clean(neg.group(1), False), when)
+        obj = re.sub(r"\s+(?:here|for now|for this project)$", "", _clean(obj, False), flags=flags)
         add(_Raw("decision", obj, polarity="negative"))
     m = re.search(r"\bswitch (?:the \w+ )?from [\w -]+? to ([\w -]+)", c, flags)
     if m:
         add(_Raw("decision", _clean(m.group(1), False), change="evolution"))
     m = re.search(rf"\b(?:I've decided on|we've decided on|decided on|going with|go with|let's use|we'll use|"
-                  rf"we will use|keeping|decided to|let's go for|stick with|sticking with) ({_EN_STOP}+)", c, flags)
-    if m:
+                  rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
+                  rf"settled on|(?:^|\bwe |\blet's |\bwe'll )(?:move|migrate) (?:everything |it all |it )?(?:over )?to) "
+                  rf"({_EN_NAME_STOP}+)", c, flags)
+    if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
+        m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
+    if m and not neg:
         obj = _clean(m.group(1), False)
         obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+).*$", "", obj, flags=flags)
         add(_Raw("decision", obj))
 
     # budget
-    if (re.search(r"budget|\bcap(?:ped)?\b|spend up to|spending limit|\bunder\b|no more|\btops\b", c, flags)
-            or re.search(r", (?:no more|tops)\b", whole, flags)) \
-            and not re.search(r"\bcost\b|prices?|how much", c, flags):
+    if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
+                  r"\bmax(?:imum)?\b|at most|\bafford\b", c, flags)
+            or re.search(r", (?:no more|tops)\b|that's (?:the|my|our) (?:ceiling|limit|max)", whole, flags)
+            or re.search(r"\b(?:we|I)(?:'ve| have)?(?: got)? (?:about |around |roughly )?\S+(?: \w+){0,2} for (?:the|a|my|our)\b",
+                         c, flags)) \
+            and (re.search(r"budget", c, flags)
+                 or not re.search(r"\bcosts?\b|prices?|how much|\bspent\b|\bpaid\b|\brent\b|\bearn|\bsalary\b|\bowe",
+                                  c, flags)):
         amt = _en_amount(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
@@ -495,7 +656,7 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         obj = re.sub(r"\s+by\s*$", "", _strip_times(m.group(1), when))
         add(_Raw("todo", _clean(obj, False)))
     else:
-        m = re.search(rf"\bI(?:'ll| will) ({_EN_STOP}+)", c, flags)
+        m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
         if m and (find_times(c, when) or re.search(r"tonight|today", c, flags)):
             obj = _strip_times(m.group(1), when)
             obj = re.sub(r"^(\w+) (?:you|me) ", r"\1 ", obj)
@@ -506,16 +667,21 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     if m and find_times(m.group(2), when) and len(m.group(1).split()) <= 4:
         add(_Raw("plan", m.group(1)))
 
-    m = re.match(r"^(?:I'm|I am|we're|we are) (\w+?)ing (to .+)$", c, flags)
-    if m and find_times(c, when):
-        add(_Raw("plan", _clean(f"{m.group(1)} {_strip_times(m.group(2), when)}", False)))
+    plan = None
+    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) and not any(r.predicate == "todo" for r in out) \
+            and find_times(c, when):
+        plan = _en_timed_plan(c, when)
+    if plan:
+        add(_Raw("plan", plan))
 
     # works_at
     m = re.search(rf"\b(?:started at|joined) ({_EN_STOP}+?)(?: last \w+| this \w+| yesterday|$)", c, flags)
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:for|at)|I'm an? \w+ at|I am an? \w+ at) ({_EN_STOP}+)", c, flags)
+        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:for|at)|(?:I'm|I am) an? (?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
+                      rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
+                      rf"([A-Z]{_EN_STOP}+)", c)
         if m:
             obj = re.sub(r"\s+as an? .*$", "", m.group(1))
             add(_Raw("works_at", _clean(obj, False)))
@@ -524,40 +690,119 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
             add(_Raw("works_at", _clean(m.group(1), False)))
 
     # pet
-    m = re.search(r"\b(?:I've got|I have|we have|we've got) (?:two|three|2|3) (\w+?)s?, (\w+) and (\w+)", c, flags)
+    m = _EN_PET_PAIR.search(c)
     if m:
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(3)})"))
     else:
         m = re.search(r"\b(?:got|have|adopted|own) an? (?:[\w-]+ )*?(\w+) (?:called|named) (\w+)", c, flags) \
+            or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
         if m:
             add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
         else:
-            m = re.search(r"\b(?:adopted|got) an? ((?:rescue )?\w+)", c, flags)
+            m = re.search(r"\b(?:adopted|got|have|own|rescued) an? ((?:rescue )?\w+)(?! allergy| hair)\b", c, flags)
             if m and re.search(r"dog|cat|puppy|kitten|hound|terrier|retriever|spaniel|parrot|rabbit|beagle|"
                                r"greyhound|hamster", m.group(1), flags):
                 add(_Raw("pet", m.group(1).split()[-1].lower()))
 
     # commute
-    m = re.search(r"\bswitched to (\w+ing) to (?:work|the office)", c, flags)
-    if m:
-        add(_Raw("commute", m.group(1).lower(), change="evolution"))
-    m = None if m else re.search(r"\bI (?:always |usually |normally )?(take|drive|walk|cycle|bike|ride|get) (?:the |a )?"
-                  r"(\w+)?\s*(?:to (?:work|the office)|in every day|in\b|most days)", c, flags) \
-        or (re.search(r"to work|most days|every day|commute", whole, flags)
-            and re.search(r"\btake (?:the |a )?(train|bus|tube|subway|metro|ferry)\b", c, flags))
-    if m:
-        verb = m.group(1).lower()
-        if verb in _COMMUTE_VERBS:
-            obj = _COMMUTE_VERBS[verb]
-        else:
-            obj = m.group(m.lastindex) if m.lastindex and m.lastindex >= 2 and m.group(2) else m.group(1)
-        if obj and obj.lower() not in ("take", "get", "ride"):
-            change = "evolution" if re.search(r"instead of|since the move|switched", c, flags) else None
-            add(_Raw("commute", obj, change=change))
+    commute = _en_commute(c)
+    if commute:
+        add(commute)
     return out
+
+
+_EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle"
+_COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
+_EN_COMMUTE = re.compile(
+    r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^)(?:always |usually |normally |mostly |now |just |generally )*"
+    r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running)"
+    rf"(?: (?:the |a |my )?(?P<vehicle>{_EN_VEHICLE}|bike|scooter|car)\b)?"
+    r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office)| in\b| most days| every day"
+    r"|(?= instead of))", re.I)
+
+
+def _en_commute(clause: str) -> _Raw | None:
+    """How the user gets to work: "I cycle into work" -> cycling, "I always take the Tube to work" -> Tube,
+    "I'll be taking the train in instead of driving" -> train (evolution)."""
+    change = "evolution" if re.search(r"instead of|since the move|switched", clause, re.I) else None
+    m = re.search(r"\bswitched to (\w+ing) to (?:work|the office)", clause, re.I)
+    if m:
+        return _Raw("commute", m.group(1).lower(), change="evolution")
+    m = re.search(r"\bcommute (?:is )?by (bike|bicycle|car|foot|train|bus|tube|tram|ferry)\b", clause, re.I)
+    if m:
+        return _Raw("commute", _COMMUTE_BY.get(m.group(1).lower(), m.group(1)), change=change)
+    m = _EN_COMMUTE.search(clause)
+    if not m:
+        return None
+    verb = re.sub(r"ing$", "", m.group("verb").lower())
+    verb = {"tak": "take", "cycl": "cycle", "rid": "ride", "driv": "drive", "bik": "bike", "gett": "get",
+            "runn": "run"}.get(verb, verb)
+    if verb in _COMMUTE_VERBS and not m.group("vehicle"):
+        return _Raw("commute", _COMMUTE_VERBS[verb], change=change)
+    vehicle = m.group("vehicle")
+    if not vehicle:
+        return None
+    return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change=change)
+
+
+# "-ing" forms whose stem needs more than dropping "ing"
+_ING_IRREGULAR = {"seeing": "see", "being": "be", "having": "have", "making": "make", "taking": "take",
+                  "moving": "move", "driving": "drive", "giving": "give", "leaving": "leave", "coming": "come",
+                  "writing": "write", "riding": "ride", "hiking": "hike", "hosting": "host", "visiting": "visit",
+                  "flying": "fly", "getting": "get", "running": "run", "shopping": "shop", "starting": "start"}
+_EN_LIGHT_VERBS = r"doing|having|holding|running|hosting|attending"
+_EN_PLAN_PROGRESSIVE = re.compile(
+    rf"\b(?:I'm|I am|we're|we are)(?: (?:also|finally|probably|just|actually))? (?P<verb>[a-z]+ing) (?P<rest>{_EN_STOP}+)", re.I)
+_EN_PLAN_INTENT = re.compile(
+    rf"(?:^|\b(?:I'm|I am|we're|we are|I|we) )(?:planning(?: on)?|plan|intending|intend|hoping|going) to (?P<rest>{_EN_STOP}+)",
+    re.I)
+
+
+def _en_stem(word: str) -> str:
+    """The base form of an "-ing" verb: flying -> fly, seeing -> see, shopping -> shop, taking -> take."""
+    w = word.lower()
+    if w in _ING_IRREGULAR:
+        return _ING_IRREGULAR[w]
+    stem = w[:-3]
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        return stem[:-1]
+    if re.search(r"[^aeiou][aeiou][cvz]$|[^aeiou]at$|dg$|[^aeiou]iv$", stem):
+        return stem + "e"
+    return stem
+
+
+def _en_timed_plan(clause: str, when: datetime) -> str | None:
+    """An intention with a time: "Next Friday I'm flying to Dublin for a workshop" -> fly to Dublin for a workshop,
+    "We're doing the design review on Monday" -> design review, "Planning to repaint the kitchen this weekend"."""
+    m = _EN_PLAN_INTENT.search(clause)
+    if m:
+        rest = m.group("rest")
+        verb = ""
+    else:
+        m = _EN_PLAN_PROGRESSIVE.search(clause)
+        if not m or m.group("verb").lower() in ("going", "thinking", "wondering", "feeling", "trying", "looking"):
+            return None
+        verb, rest = m.group("verb"), m.group("rest")
+        if re.fullmatch(_EN_LIGHT_VERBS, verb, re.I):
+            verb, rest = "", re.sub(r"^(?:the|a|an|our|my)\s+", "", rest, flags=re.I)
+        else:
+            verb = _en_stem(verb) + " "
+    rest = _en_strip_time_words(rest, when)
+    rest = re.sub(r"\s+(?:on|at|in|by|for|this|next)$", "", rest.strip(), flags=re.I)
+    if not rest.strip():  # "I'm shopping today" is what the user is doing, not a plan
+        return None
+    obj = _clean(f"{verb}{rest}", False)
+    return obj if obj and len(obj.split()) <= 10 else None
+
+
+def _en_strip_time_words(text: str, when: datetime) -> str:
+    """``text`` without its time expressions ("the conference in Vegas this year" -> "the conference in Vegas")."""
+    text = _strip_times(text, when)
+    return re.sub(r"\s+(?:this|next|last) (?:year|month|week|time|quarter|summer|winter|spring|autumn)$", "", text,
+                  flags=re.I).strip()
 
 
 def _en_place(text: str, when: datetime) -> str:
@@ -570,7 +815,7 @@ def _en_place(text: str, when: datetime) -> str:
 
 
 def _antecedent(whole: str) -> str:
-    m = re.match(r"^(\w+(?: \w+)?) (?:give|gives|make|makes) me\b", whole, re.I)
+    m = re.match(r"^(\w+(?: \w+)?) (?:give|gives|make|makes) (?:me|my)\b", whole, re.I)
     return m.group(1).lower() if m else ""
 
 
@@ -595,10 +840,12 @@ def _en_amount(text: str) -> Amount | None:
 
 # ---------------------------------------------------------------- atomisation
 
-_ZH_SPLIT = re.compile(r"[。！!？?；;\n]|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且)[，,]?")
+_ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且)[，,]?")
 _EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
                        re.I)
 _ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是)")
+_ZH_INLINE_COND = re.compile(r"^(?:如果|要是|假如)(?:是)?(?P<cond>.{1,12}?)(?:的话)?"
+                             r"(?P<then>(?:就|也|还是)?(?:可以|能|没问题|也行).*)$")
 _EN_COND = re.compile(r"^(?:if|as long as)\b", re.I)
 
 
@@ -611,6 +858,11 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
             i = 0
             while i < len(parts):
                 p = parts[i]
+                m = _ZH_INLINE_COND.match(p)
+                if m:  # "如果是无糖的可以来一杯": condition and conclusion in one part
+                    out.append((m.group("then"), m.group("cond")))
+                    i += 1
+                    continue
                 if _ZH_COND.match(p) and i + 1 < len(parts):
                     cond = re.sub(r"^(?:如果|要是|假如)(?:是)?|的话$", "", p)
                     out.append((parts[i + 1], cond))
@@ -651,8 +903,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     raws: list[_Raw] = []
     seen: set[tuple[str, str, str]] = set()
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
-        m = re.search(r"\b(?:I've got|I have|we have|we've got) (?:two|three|2|3) (\w+?)s?, (\w+) and (\w+)",
-                      stripped, re.I)
+        m = _EN_PET_PAIR.search(stripped)
         if m:
             for name in (m.group(2), m.group(3)):
                 raws.append(_Raw("pet", f"{m.group(1).lower()} ({name})"))
@@ -660,11 +911,16 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     for clause, cond in _atoms(stripped, zh):
         subclauses = [clause] if zh else _comma_split_en(clause)
         for sub in subclauses:
-            if not sub or _OTHER_PEOPLE.search(sub) or _NOT_LASTING.search(sub) or _INDIRECT.search(sub):
+            if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub):
+                continue
+            if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub):
                 continue
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
             found = _zh_rules(sub, stripped, when, project) if zh else _en_rules(sub, stripped, when)
+            narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
+            if narrowing:
+                found = [narrowing]
             for r in found:
                 if not r.object:
                     continue
@@ -672,11 +928,38 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if key in seen:
                     continue
                 seen.add(key)
-                if cond and r.predicate in ("likes", "dislikes", "decision", "diet"):
+                if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
     return raws
 
+
+_ACCEPTANCE = re.compile(r"^(?:也|还是|倒是)?(?:可以|能)(?:接受|来一[杯份个碗]|吃|喝|坐)?|^(?:也行|还行|没问题|也可以)|"
+                         r"^(?:that's|it's|that is|it is) (?:fine|ok|okay)|^I(?:'m| am) (?:fine|ok|okay) with it", re.I)
+
+
+def _narrowed_like(clause: str, cond: str, earlier: list[_Raw], zh: bool) -> _Raw | None:
+    """"奶茶我不爱喝，但如果是无糖的可以来一杯" -> likes 无糖奶茶: a condition that only narrows the thing
+    disliked before, followed by an acceptance, is a like of the narrowed thing (the condition is the object)."""
+    if not _ACCEPTANCE.match(clause.strip()):
+        return None
+    disliked = [r.object for r in earlier if r.predicate == "dislikes"]
+    if not disliked or len(cond) > 12:
+        return None
+    topic = re.sub(r"^(?:坐|吃|喝|用|去|住|打)", "", disliked[-1]) if zh else disliked[-1]
+    narrow = re.sub(r"^(?:是|it's|it is)\s*|的$", "", cond.strip(), flags=re.I)
+    if not narrow or narrow in topic:
+        return None
+    if zh and not cond.strip().endswith("的") and len(narrow) > 2:
+        return _Raw("likes", narrow)  # "如果是黑巧克力可以接受": a thing of its own, not a modifier of the topic
+    return _Raw("likes", f"{narrow}{topic}" if zh else f"{narrow} {topic}")
+
+
+# "No, Bath.", "That's wrong, it's Lloyds.", "不是，我在快手，…": a new value for what the agent just said
+_ANSWER_CORRECTION = re.compile(
+    r"^(?:no|nope|不是|不对|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
+    r"(?:it's |it is |actually |我在|我住在|我住|在|住在|是|叫)?"
+    r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:[.。!！，,]|$)", re.I)
 
 _AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|I guess|I assume|you seem|I'm guessing|probably", re.I)
 
@@ -688,6 +971,8 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
     t = re.sub(r"^Would you like (?:the |a )?", "I like ", t, flags=re.I)
     t = re.sub(r"\bYou seem to be\b", "I'm", t, flags=re.I)
+    t = re.sub(r"\bYou seem to\b", "I", t, flags=re.I)
+    t = re.sub(r"\s(?:probably|presumably|likely)\b", "", t, flags=re.I)
     t = re.sub(r"\byou're\b", "I'm", t, flags=re.I)
     t = re.sub(r"\byou are\b", "I am", t, flags=re.I)
     t = re.sub(r"\byou'd\b", "I'd", t, flags=re.I)
@@ -730,7 +1015,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                          r"(?: is fine| please|就行|就好|就可以)?[.。!！]?$", text)
             if m:
                 return [_fact(turn, _Raw("name", m.group(1)), "user_explicit", 0.9)]
-        m = re.match(r"^(?:no|不是)[,，]\s*([A-Z][\w' -]+|[\u4e00-\u9fff]{2,6})[.。]?$", text, re.I)
+        m = _ANSWER_CORRECTION.match(text)
         if m:
             guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
             if guessed:
@@ -754,6 +1039,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
+    raws = _drop_implied_abstentions(_drop_unnamed_pets(raws))
     # "X不吃/不喝" also read as a dislike: keep the diet fact only
     abstain = {r.object for r in raws if r.predicate == "diet" and r.polarity == "negative"}
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
@@ -773,6 +1059,24 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     return out
 
 
+def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
+    """"柯基" next to "柯基（豆豆）" (or "cat" next to "cat (Salt)") is the same animal: keep the named one."""
+    named = {re.split(r"[（(]", r.object)[0].strip().casefold() for r in raws
+             if r.predicate == "pet" and re.search(r"[（(]", r.object)}
+    return [r for r in raws if not (r.predicate == "pet" and r.object.casefold() in named)]
+
+
+_MEATLESS_DIETS = {"素食", "吃素", "vegan", "vegetarian"}
+_MEAT = re.compile(r"^(?:肉|荤|荤菜|肉类|meat|any meat|animal products)$", re.I)
+
+
+def _drop_implied_abstentions(raws: list[_Raw]) -> list[_Raw]:
+    """A meat abstention next to a meatless diet restates it ("我改吃素了，肉一口都不碰")."""
+    if not any(r.predicate == "diet" and r.object.lower() in _MEATLESS_DIETS for r in raws):
+        return raws
+    return [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and _MEAT.match(r.object))]
+
+
 def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
     m = re.search(r"是([^，,。不]{1,12})[，,]?\s*不是([^，,。]{1,12})", text) \
@@ -783,7 +1087,7 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     for t in reversed(context):
         if t.speaker != "user":
             continue
-        for r in _raw_facts(t.text, t.time):
+        for r in _raw_facts(t.text, t.time, allow_question=True):
             if old.casefold() in r.object.casefold():
                 return [_Raw(r.predicate, new, r.polarity, "correction")]
     return []
