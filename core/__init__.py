@@ -33,6 +33,7 @@ from .records import (
     ImportSummary,
     PredicateInfo,
     Source,
+    TurnRecord,
 )
 from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
 from .timeutil import iso, parse_time, parse_time_us
@@ -43,6 +44,6 @@ __all__ = [
     "DEFAULT_REVIEW_THRESHOLD", "ExtractorUnavailable", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
     "InputFileError", "InvalidInput", "ManualClock", "MemdeskError", "Predicate",
     "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
-    "StoreError", "SystemClock", "TurnMismatch", "iso", "parse_time", "parse_time_us",
+    "StoreError", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
     "read_claims",
 ]

@@ -341,3 +341,22 @@ class ImportSummary:
             "memories": self.memories,
             "new_predicates": list(self.new_predicates),
         }
+
+
+class TurnRecord(NamedTuple):
+    """A raw conversation turn as stored (time in µs UTC, ``tz`` its offset in minutes)."""
+
+    id: int
+    session: str
+    turn: int
+    speaker: str
+    text: str
+    time: int
+    tz: int
+    user: str | None
+    project: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"session": self.session, "turn": self.turn, "speaker": self.speaker,
+                "text": self.text, "time": iso(self.time, self.tz), "user": self.user,
+                "project": self.project}

@@ -51,9 +51,11 @@ from .records import (
     ImportSummary,
     PredicateInfo,
     Source,
+    TurnRecord,
 )
 from .schema import SCHEMA_VERSION
 from .timeutil import iso, parse_time_us, to_us
+from .undo import undo_decision
 from .writer import (
     AUDIT,
     CLAIM,
@@ -437,7 +439,7 @@ class Store:
         if not reason.strip():
             raise InvalidInput("a retraction needs a reason")
         with self._write() as batch:
-            batch.tick(self.now())
+            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             row = batch.conn.execute(select(*FACT.c).where(FACT.c.id == fact_id)).first()
             if row is None:
                 raise FactNotFound(f"no fact with id {fact_id}")
@@ -471,9 +473,15 @@ class Store:
         )
 
     def review_list(self, state: str = "pending", *, limit: int | None = None,
-                    offset: int = 0) -> list[Candidate]:
-        """Candidates in a state (pending by default), lowest confidence first."""
+                    offset: int = 0, after: tuple[float, int] | None = None) -> list[Candidate]:
+        """Candidates in a state (pending by default), lowest confidence first.
+
+        ``after`` = (confidence, id) of the last candidate already shown pages
+        by key, which stays correct while candidates leave the queue."""
         stmt = self._candidate_stmt().order_by(CLAIM.c.confidence, CLAIM.c.id).offset(offset)
+        if after is not None:
+            stmt = stmt.where(or_(CLAIM.c.confidence > after[0],
+                                  (CLAIM.c.confidence == after[0]) & (CLAIM.c.id > after[1])))
         if state != "all":
             stmt = stmt.where(CLAIM.c.state == state)
         if limit is not None:
@@ -525,7 +533,7 @@ class Store:
         """
         clean = self._check_edits(edits) if edits else None
         with self._write() as batch:
-            batch.tick(self.now())
+            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "approved", by, note, edits)
             if clean:
                 claim.update(clean)
@@ -579,7 +587,7 @@ class Store:
         if not reason or not reason.strip():
             raise InvalidInput("a rejection needs a reason")
         with self._write() as batch:
-            batch.tick(self.now())
+            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "rejected", by, reason)
             batch.record_operation(by, "claim.rejected", claim_id=candidate_id,
                                    subject=claim["subject"], predicate=claim["predicate"],
@@ -652,7 +660,7 @@ class Store:
         if not by or not by.strip():
             raise InvalidInput("a resolution needs the reviewer's name")
         with self._write() as batch:
-            batch.tick(self.now())
+            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             conn = batch.conn
             done = conn.execute(
                 update(CONFLICT).where(CONFLICT.c.id == conflict_id, CONFLICT.c.state == "open")
@@ -830,6 +838,30 @@ class Store:
                 "note": r.retire_note}, tz))
         steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7)))
         return steps
+
+    # ------------------------------------------------------------ app reads
+    def conversation(self, session: str, around: int | None = None,
+                     radius: int = 4) -> list[TurnRecord]:
+        """The raw turns of a session in order; with ``around``, only the turns
+        within ``radius`` of that turn number (the context a reviewer needs)."""
+        stmt = select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text,
+                      TURN.c.time, TURN.c.time_tz, TURN.c.user, TURN.c.project
+                      ).where(TURN.c.session == session).order_by(TURN.c.turn)
+        if around is not None:
+            stmt = stmt.where(TURN.c.turn >= around - radius, TURN.c.turn <= around + radius)
+        with self.engine.connect() as conn:
+            return [TurnRecord(*r) for r in conn.execute(stmt)]
+
+    def undo_decision(self, candidate_id: int, *, by: str,
+                      reason: str | None = None) -> dict[str, Any]:
+        """Undo a review decision: the candidate goes back to the queue and the
+        decision's effect is reversed by new rows (see ``core.undo``).
+
+        Raises CandidateNotFound, AlreadyDecided, InvalidInput.
+        """
+        with self._write() as batch:
+            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
+            return undo_decision(batch, candidate_id, by=by, reason=reason)
 
 
 __all__ = ["Store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS"]

@@ -185,6 +185,12 @@ class Model:
         self.last_tx = max(self.last_tx, t)
         return self.last_tx
 
+    def _tick_decision(self, t: int) -> int:
+        """A single decision (approve, reject, retract) gets an instant of its
+        own: at least one microsecond after the previous write."""
+        self.last_tx = max(self.last_tx + 1, t)
+        return self.last_tx
+
     # ------------------------------------------------------------- writes
     def submit(self, claim: MClaim, identity: Any, source_time: int) -> Outcome:
         """A claim from a turn whose time is ``source_time`` (the replay clock).
@@ -206,7 +212,7 @@ class Model:
 
     def approve(self, number: int, clock: int) -> Outcome:
         claim = self.pending.pop(number)
-        tx = self._tick(clock)
+        tx = self._tick_decision(clock)
         decision = self.decide(claim)
         if decision.kind == "merge":
             return Outcome("merge", tx, number)
@@ -214,10 +220,10 @@ class Model:
 
     def reject(self, number: int, clock: int) -> Outcome:
         del self.pending[number]
-        return Outcome("rejected", self._tick(clock), number)
+        return Outcome("rejected", self._tick_decision(clock), number)
 
     def retract(self, row_id: int, clock: int) -> Outcome:
-        tx = self._tick(clock)
+        tx = self._tick_decision(clock)
         row = self.rows[row_id]
         assert row.is_current
         row.retired_at = tx

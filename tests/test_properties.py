@@ -537,11 +537,11 @@ def test_transaction_time_is_clamped_and_reimport_changes_nothing(store, clock):
     before = store.history(SUBJECT)
     summary = store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
     assert summary.unchanged == 1 and store.history(SUBJECT) == before
-    # a low-confidence claim waits; approval happens at max(clock, last transaction)
+    # a low-confidence claim waits; approval happens at max(clock, just after the last transaction)
     summary = store.add(_claim(3, "Minhang", 20, t=12, change="evolution", confidence=0.5))
     assert summary.queued == 1 and store.history(SUBJECT) == before
     (candidate,) = store.review_list()
     clock.set(from_us(at(11)))
     result = store.approve(candidate.id, by="r")
     assert result["outcome"] == "evolution"
-    assert store.fact(result["fact_id"]).recorded_at == at(12)
+    assert store.fact(result["fact_id"]).recorded_at == at(12) + 1
