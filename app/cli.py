@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict, astuple, replace
 from typing import Any
 
 from core import (
@@ -98,19 +99,14 @@ def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> in
 
 
 def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    from core.ingest import demo_files
+    from .demo import build_demo
 
-    rows = []
-    for path in demo_files():
-        summary = store.ingest_file(path)
-        rows.append((path.name, summary["turns"], summary["asserted"] + summary["evolutions"]
-                     + summary["corrections"] + summary["backfills"], summary["merged"],
-                     summary["queued"], summary["conflicts"], summary["memories"]))
+    parts = build_demo(store)
     if args.json:
-        _dump([dict(zip(["file", "turns", "facts", "merged", "queued", "conflicts", "memories"], r,
-                        strict=True)) for r in rows])
+        _dump([asdict(p) for p in parts])
         return 0
-    print(table(["conversation", "turns", "facts", "merged", "queued", "conflicts", "memories"], rows))
+    print(table(["file", "turns", "facts", "merged", "queued", "conflicts", "memories"],
+                [astuple(p) for p in parts]))
     print(f"\ndemo store ready: {store.safe_url} (rerunning adds nothing). Try:\n"
           "  memdesk facts --subject user:alice --valid-at 2026-03-10T12:00:00+08:00\n"
           "  memdesk audit --subject user:alice --predicate lives_in --object 张江\n"
@@ -317,11 +313,138 @@ def cmd_retract(store: Store, args: argparse.Namespace, settings: Settings) -> i
     return 0
 
 
+# -------------------------------------------------------------------- recall
+_BATCH_RECALL_FIELDS = {"id", "query", "k", "at", "over", "subject", "scope", "status", "exact"}
+
+
+def _stage_progress():
+    """A progress display per stage of long recall work (embedding, indexing),
+    shown only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    bars: dict[str, Any] = {}
+
+    def show(stage: str, done: int, total: int) -> None:
+        if stage not in bars:
+            bars[stage] = _progress_bar(stage)
+        if bars[stage] is not None:
+            bars[stage](done, total)
+
+    return show
+
+
+def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
+    from core.recall import Recaller, RecallWeights
+
+    return Recaller(store, embedder=getattr(args, "embedder", None) or settings.embedder,
+                    weights=RecallWeights(**dict(settings.recall_weights)),
+                    index_dir=settings.index_dir,
+                    on_message=lambda m: print(f"memdesk: {m}", file=sys.stderr),
+                    progress=_stage_progress())
+
+
+def _recall_table(hits: list) -> str:
+    rows = []
+    for i, h in enumerate(hits, 1):
+        src = h.source
+        rows.append((i, h.kind, h.status, f"{h.score:.3f}", f"{h.relevance:.2f}",
+                     f"{h.recency:.2f}", f"{h.importance:.2f}", h.text,
+                     f"{src.session}#{src.turn}" if src else "",
+                     ",".join(str(c) for c in h.conflict)))
+    return table(["#", "kind", "status", "score", "rel", "rec", "imp", "text", "source", "conflict"],
+                 rows, max_col=60)
+
+
+def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
+    """Validate every line first, so a bad line is named before anything runs."""
+    out = []
+    for line, q in iter_jsonl(path):
+        if not isinstance(q, dict):
+            raise InputFileError(line, "expected a JSON object", path)
+        unknown = sorted(set(q) - _BATCH_RECALL_FIELDS)
+        if unknown:
+            raise InputFileError(line, f"unknown field(s): {', '.join(unknown)}", path)
+        if not isinstance(q.get("query"), str) or not q["query"].strip():
+            raise InputFileError(line, "missing required field 'query'", path)
+        k = q.get("k", 10)
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InputFileError(line, f"k must be a whole number >= 1, got {k!r}", path)
+        if q.get("over", "memories") not in ("memories", "turns"):
+            raise InputFileError(line, "over must be memories or turns", path)
+        for key in ("subject", "scope", "status"):
+            value = q.get(key)
+            if value is not None and not isinstance(value, (str, list)):
+                raise InputFileError(line, f"{key} must be a string", path)
+        if not isinstance(q.get("exact", False), bool):
+            raise InputFileError(line, "exact must be true or false", path)
+        try:
+            at = parse_time_us(q["at"], "at") if q.get("at") not in (None, "now") else None
+        except InvalidInput as exc:
+            raise InputFileError(line, str(exc), path) from None
+        out.append((line, {"id": q.get("id", line), "query": q["query"], "k": k, "at": at,
+                           "over": q.get("over", "memories"), "subject": q.get("subject"),
+                           "scope": q.get("scope"), "status": q.get("status"),
+                           "exact": q.get("exact", False)}))
+    return out
+
+
+def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    fmt = "json" if args.json else args.format
+    if args.batch:
+        if args.query:
+            raise UserError("give either a QUERY or --batch FILE, not both")
+        queries = _batch_recall_queries(args.batch)
+        recaller = _recaller(store, args, settings)
+        for line, q in queries:
+            qid = q.pop("id")
+            try:
+                hits = recaller.search(q.pop("query"), **q)
+            except InvalidInput as exc:
+                raise InputFileError(line, str(exc), args.batch) from None
+            if fmt == "json":
+                _dump({"id": qid, "results": [h.to_json() for h in hits]})
+            elif fmt == "prompt":
+                print(f"# {qid}\n{recaller.render_prompt(hits, q['at'] or store.now())}\n")
+            else:
+                print(f"# {qid}\n{_recall_table(hits)}\n")
+        return 0
+    if not args.query:
+        raise UserError("recall needs a QUERY (or --batch FILE)")
+    at = _time_arg(args.at, "--at")
+    recaller = _recaller(store, args, settings)
+    hits = recaller.search(args.query, k=args.k, at=at, exact=args.exact, over=args.over,
+                           subject=args.subject, scope=args.scope, status=args.status)
+    if fmt == "json":
+        _dump([h.to_json() for h in hits])
+    elif fmt == "prompt":
+        print(recaller.render_prompt(hits, at if at is not None else store.now()))
+    elif hits:
+        print(_recall_table(hits))
+    else:
+        print("nothing recalled")
+    return 0
+
+
+def cmd_reindex(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    recaller = _recaller(store, args, settings)
+    reports = [r.to_dict() for r in recaller.reindex(over=None if args.over == "all" else args.over,
+                                                     progress=_stage_progress())]
+    if args.json:
+        _dump(reports)
+        return 0
+    print(table(["collection", "embedder", "items", "newly embedded", "search", "build s", "index file"],
+                [(r["kind"], r["embedder"], r["items"], r["embedded"], r["mode"],
+                  "" if r["build_seconds"] is None else f"{r['build_seconds']:.1f}",
+                  r["path"] or r["reason"] or "") for r in reports], max_col=70))
+    return 0
+
+
 # -------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memdesk",
-        description="Long-term memory for AI agents: bitemporal facts, review queue, conflicts, audit.",
+        description="Long-term memory for AI agents: bitemporal facts, review queue, conflicts, audit. "
+                    "Without a command, opens the app (on the demo store when no store is configured).",
         epilog="The store is a SQLite file path or a postgresql:// URL (--db, $MEMDESK_DB, "
                "config file db=, default ./memdesk.db).",
     )
@@ -403,17 +526,76 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", metavar="NAME")
     p.add_argument("--reason", required=True)
     p.set_defaults(func=cmd_retract)
+
+    p = sub.add_parser("recall", parents=[common],
+                       help="recall memories (or raw turns) for a query: hybrid, with score breakdown")
+    p.add_argument("query", nargs="?", help="what to recall, in Chinese or English")
+    p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
+    p.add_argument("--at", metavar="T", help="recall as of a past time: only what was known then")
+    p.add_argument("--exact", action="store_true", help="exact search, skipping the index")
+    p.add_argument("--over", choices=["memories", "turns"], default="memories",
+                   help="memories (default) or the raw conversation turns")
+    p.add_argument("--subject", help="only this subject, e.g. user:alice")
+    p.add_argument("--scope", action="append", help="only these scopes (repeatable)")
+    p.add_argument("--status", action="append",
+                   choices=["active", "superseded", "corrected", "retracted", "expired"],
+                   help="only these statuses (repeatable; default all but expired)")
+    p.add_argument("--format", choices=["table", "json", "prompt"], default="table",
+                   help="table (default), json, or the prompt block an agent would get")
+    p.add_argument("--batch", metavar="QUERIES.jsonl", help="many recalls, one JSON line each")
+    p.add_argument("--embedder", choices=["use", "e5", "use+e5"],
+                   help="embedder (default $MEMDESK_EMBEDDER, config embedder=, or use)")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("reindex", parents=[common],
+                       help="embed what lacks a vector and rebuild the recall index")
+    p.add_argument("--over", choices=["memories", "turns", "all"], default="all")
+    p.add_argument("--embedder", choices=["use", "e5", "use+e5"])
+    p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser("app", help="open the terminal app (the default when no command is given)")
+    p.add_argument("--screen", default="timeline",
+                   choices=["timeline", "conflicts", "review", "recall", "audit"])
+    p.add_argument("--subject", help="the subject the timeline opens on")
+    p.set_defaults(func=cmd_app)
     return parser
+
+
+def cmd_app(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    from .ui.launch import run_app
+
+    return run_app(store, settings, screen=args.screen, subject=args.subject)
+
+
+def _app_store(settings: Settings) -> str:
+    """The configured store, or the demo store (built on first use) when none is configured."""
+    if settings.db_configured:
+        return settings.db
+    from .demo import build_demo, default_demo_path
+
+    path = default_demo_path()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        print(f"memdesk: no store configured; building the demo store at {path} …", file=sys.stderr)
+        partial = path.with_name(path.name + ".building")
+        for leftover in path.parent.glob(partial.name + "*"):
+            leftover.unlink()
+        with Store.open(partial, catalog=settings.catalog,
+                        review_threshold=settings.review_threshold) as store:
+            build_demo(store, progress=lambda text: print(f"  {text}", file=sys.stderr))
+        partial.rename(path)
+    return str(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        args.command, args.func, args.screen, args.subject = "app", cmd_app, "timeline", None
     try:
         settings = load_settings(args.db)
+        if args.command in ("app", "screenshots"):
+            settings = replace(settings, db=_app_store(settings))
         threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
         with Store.open(settings.db, catalog=settings.catalog, review_threshold=threshold) as store:
             return args.func(store, args, settings)

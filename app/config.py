@@ -1,9 +1,11 @@
-"""User settings: where the store is, who the reviewer is, the review threshold.
+"""User settings: where the store is, who the reviewer is, the review threshold,
+the recall embedder, index folder and score weights.
 
 Looked up in this order, first one wins: command-line flag, environment
-(MEMDESK_DB, MEMDESK_REVIEWER, MEMDESK_REVIEW_THRESHOLD, MEMDESK_CATALOG), the
-config file (MEMDESK_CONFIG, else ~/.config/memdesk/config.toml), built-in
-defaults.
+(MEMDESK_DB, MEMDESK_REVIEWER, MEMDESK_REVIEW_THRESHOLD, MEMDESK_CATALOG,
+MEMDESK_EMBEDDER, MEMDESK_INDEX_DIR, MEMDESK_RECALL_<WEIGHT>), the config file
+(MEMDESK_CONFIG, else ~/.config/memdesk/config.toml; recall weights in its
+``[recall]`` table), built-in defaults.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from pathlib import Path
 from core import DEFAULT_REVIEW_THRESHOLD, InvalidInput
 
 DEFAULT_CONFIG = Path("~/.config/memdesk/config.toml")
+DEFAULT_EMBEDDER = "use"
+RECALL_WEIGHTS = ("relevance", "recency", "importance", "subject", "lexical", "half_life_days",
+                  "stale_factor")
+"""Names of the recall score settings (core.recall.RecallWeights fields)."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,10 @@ class Settings:
     reviewer: str
     review_threshold: float
     catalog: str | None
+    db_configured: bool = True  # False: no flag, env or config named a store
+    embedder: str = DEFAULT_EMBEDDER  # recall embedder: use, e5 or use+e5
+    index_dir: str | None = None  # recall index folder (default: beside the SQLite file)
+    recall_weights: tuple[tuple[str, float], ...] = ()  # overrides of RecallWeights defaults
 
 
 def _config_file(env: dict[str, str]) -> dict:
@@ -39,8 +49,30 @@ def _config_file(env: dict[str, str]) -> dict:
         raise InvalidInput(f"{path}: not valid TOML: {exc}") from None
 
 
-def load_settings(db: str | None = None, env: dict[str, str] | None = None) -> Settings:
-    """Resolve settings. Raises InvalidInput for a bad config file or threshold."""
+def _recall_weights(env: dict[str, str], conf: dict) -> tuple[tuple[str, float], ...]:
+    table = conf.get("recall", {})
+    if not isinstance(table, dict):
+        raise InvalidInput("config file: [recall] must be a table of weights")
+    unknown = sorted(set(table) - set(RECALL_WEIGHTS))
+    if unknown:
+        raise InvalidInput(f"config file: unknown [recall] setting {unknown[0]!r} "
+                           f"(known: {', '.join(RECALL_WEIGHTS)})")
+    out = []
+    for name in RECALL_WEIGHTS:
+        text = env.get(f"MEMDESK_RECALL_{name.upper()}", table.get(name))
+        if text is None:
+            continue
+        try:
+            out.append((name, float(text)))
+        except (TypeError, ValueError):
+            raise InvalidInput(f"recall setting {name} must be a number, got {text!r}") from None
+    return tuple(out)
+
+
+def load_settings(db: str | None = None, env: dict[str, str] | None = None,
+                  embedder: str | None = None) -> Settings:
+    """Resolve settings. Raises InvalidInput for a bad config file, threshold or
+    recall weight."""
     env = dict(os.environ) if env is None else env
     conf = _config_file(env)
     threshold_text = env.get("MEMDESK_REVIEW_THRESHOLD", conf.get("review_threshold"))
@@ -57,4 +89,8 @@ def load_settings(db: str | None = None, env: dict[str, str] | None = None) -> S
         reviewer=env.get("MEMDESK_REVIEWER") or conf.get("reviewer") or user,
         review_threshold=threshold,
         catalog=env.get("MEMDESK_CATALOG") or conf.get("catalog"),
+        db_configured=bool(db or env.get("MEMDESK_DB") or conf.get("db")),
+        embedder=embedder or env.get("MEMDESK_EMBEDDER") or conf.get("embedder") or DEFAULT_EMBEDDER,
+        index_dir=env.get("MEMDESK_INDEX_DIR") or conf.get("index_dir"),
+        recall_weights=_recall_weights(env, conf),
     )

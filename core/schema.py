@@ -210,3 +210,32 @@ class AuditRow(SQLModel, table=True):
 
 
 FACT_COLUMNS: tuple[str, ...] = tuple(c.name for c in FactRow.__table__.columns)
+
+
+from sqlalchemy import LargeBinary  # noqa: E402 - kept with the table below (appended)
+
+
+class RecallVectorRow(SQLModel, table=True):
+    """The embedding of one memory text or raw turn (the vector path's source
+    of truth; the Annoy index file is derived from these rows). ``kind`` is
+    ``memory`` or ``turn``; ``item_id`` the id in that table. Vectors of every
+    embedder are kept side by side, tagged with its name, version and
+    dimension; ``vector`` holds ``dim`` little-endian float32 values."""
+
+    __tablename__ = "recall_vector"
+    __table_args__ = (
+        UniqueConstraint("kind", "embedder", "embedder_version", "item_id",
+                         name="uq_recall_vector_item"),
+    )
+    id: int = Field(primary_key=True)
+    kind: str
+    item_id: int
+    embedder: str
+    embedder_version: str
+    dim: int
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: int = Field(sa_column=_big())
+
+
+# recall looks facts up by the claim a memory came from
+Index("ix_fact_claim", FactRow.__table__.c.claim_id)

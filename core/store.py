@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -66,6 +67,8 @@ from .writer import (
     PRED,
     TURN,
     WriteBatch,
+    WriteProcess,
+    WriterUnavailable,
     chunks,
     fact_from_row,
     gate_dict,
@@ -284,7 +287,8 @@ class Store:
         """Distinct subjects, sorted, optionally starting with ``prefix``."""
         stmt = select(FACT.c.subject).distinct().order_by(FACT.c.subject).limit(limit)
         if prefix:
-            stmt = stmt.where(FACT.c.subject.startswith(prefix, autoescape=True))
+            # a range instead of LIKE, so both backends walk the (subject, …) index
+            stmt = stmt.where(FACT.c.subject >= prefix, FACT.c.subject < prefix + "\U0010ffff")
         with self.engine.connect() as conn:
             return [r[0] for r in conn.execute(stmt)]
 
@@ -357,6 +361,38 @@ class Store:
         except OperationalError as exc:
             raise StoreError(f"the store could not complete the write: {exc.orig}") from None
 
+    def _can_write_elsewhere(self) -> bool:
+        """Whether a writer process can own this store's transactions: a SQLite file."""
+        url = self.engine.url
+        return (self.engine.dialect.name == "sqlite" and bool(sys.executable)
+                and not getattr(sys, "frozen", False)  # a bundled app cannot run ``python -c``
+                and url.database not in (None, "", ":memory:") and "mode=memory" not in str(url))
+
+    @contextmanager
+    def _write_elsewhere(self) -> Iterator[WriteBatch]:
+        """Like ``_write``, for a bulk import into a SQLite file: the transaction
+        belongs to a writer process (core.writer.WriteProcess) that inserts one
+        chunk of rows while this process runs the gates on the next one.
+        Where no writer process can start, the write happens here after all."""
+        try:
+            process = WriteProcess(self.url)
+        except WriterUnavailable:
+            with self._write() as batch:
+                yield batch
+            return
+        try:
+            with self.engine.connect() as conn:
+                batch = WriteBatch(conn, self.catalog, self.review_threshold,
+                                   wall_us=now_us(SystemClock()), insert_sql=self._insert_sql,
+                                   process=process)
+                yield batch
+                batch.finish()
+            process.commit()
+        except OperationalError as exc:
+            raise StoreError(f"the store could not complete the write: {exc.orig}") from None
+        finally:
+            process.close()
+
     def add(self, claims: ClaimInput | Iterable[ClaimInput], *, actor: str = "api") -> ImportSummary:
         """Run claims through the gates in one transaction (all or nothing).
 
@@ -378,22 +414,30 @@ class Store:
                     parallel: bool | None = None) -> ImportSummary:
         """Validate a JSONL file of facts and import it in one transaction.
 
-        Large files are parsed in a second process while this one writes
-        (``parallel``: None decides by file size); either way a bad line stops
-        the import and rolls it back, so nothing is written.
+        Large files (``parallel``: None decides by file size) are parsed in a
+        second process while this one runs the gates; on a SQLite file a third
+        process writes the rows and owns the transaction. Either way a bad
+        line stops the import and rolls it back, so nothing is written.
         Raises InputFileError naming the first bad line, FileNotFoundError when
         the file is missing.
         """
         name = str(path)
+        size = Path(path).stat().st_size
         if parallel is None:
-            parallel = parallel_parse.available() and Path(path).stat().st_size >= parallel_parse.PARALLEL_MIN_BYTES
+            parallel = parallel_parse.available() and size >= parallel_parse.PARALLEL_MIN_BYTES
         with _gc_paused():
-            chunks_in = parallel_parse.claim_chunks(path) if parallel else iter([read_claims(path)])
-            return self._import_chunks(chunks_in, name, actor)
+            if not parallel:
+                return self._import_chunks([read_claims(path)], name, actor)
+            chunks_in = parallel_parse.claim_chunks(path)  # forks now, before the writer starts
+            try:
+                return self._import_chunks(chunks_in, name, actor,
+                                           elsewhere=self._can_write_elsewhere())
+            finally:
+                chunks_in.close()
 
     def _import_chunks(self, numbered_chunks: Iterable[list[tuple[int, ClaimInput]]],
-                       path: str, actor: str) -> ImportSummary:
-        with self._write() as batch:
+                       path: str, actor: str, elsewhere: bool = False) -> ImportSummary:
+        with self._write_elsewhere() if elsewhere else self._write() as batch:
             for numbered in numbered_chunks:
                 batch.prefetch([c for _, c in numbered])
                 for line, claim in numbered:
@@ -490,6 +534,7 @@ class Store:
             return [self._candidate(r) for r in conn.execute(stmt)]
 
     def review_count(self, state: str = "pending") -> int:
+        """How many candidates are in ``state``."""
         with self.engine.connect() as conn:
             return conn.execute(select(func.count()).select_from(CLAIM).where(
                 CLAIM.c.state == state)).scalar_one()
@@ -595,10 +640,11 @@ class Store:
         return self.candidate(candidate_id)
 
     # ------------------------------------------------------------ conflicts
-    def conflicts(self, state: str = "open") -> list[Conflict]:
+    def conflicts(self, state: str = "open", *, limit: int | None = None,
+                  offset: int = 0) -> list[Conflict]:
         """Conflicts in a state ("open", "resolved" or "all"), oldest first, with
-        the facts involved and the incoming claim."""
-        stmt = select(*CONFLICT.c).order_by(CONFLICT.c.id)
+        the facts involved and the incoming claim; ``limit``/``offset`` page them."""
+        stmt = select(*CONFLICT.c).order_by(CONFLICT.c.id).offset(offset).limit(limit)
         if state != "all":
             stmt = stmt.where(CONFLICT.c.state == state)
         with self.engine.connect() as conn:
@@ -723,6 +769,12 @@ class Store:
                     out.append(PredicateInfo(name, None, None, bool(single), None, None,
                                              False, seen))
         return out
+
+    def conflict_count(self, state: str = "open") -> int:
+        """How many conflicts are in ``state``."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.count()).select_from(CONFLICT).where(
+                CONFLICT.c.state == state)).scalar_one()
 
     # ---------------------------------------------------------------- audit
     def audit(self, subject: str, predicate: str, object: str | None = None) -> AuditReport:

@@ -17,19 +17,29 @@ is a no-op) -> dedup (the same value already holds: merge, count the mention)
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+import pickle
+import signal
+import sqlite3
+import subprocess
+import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from operator import itemgetter
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
 from .bitemporal import Piece, Plan, normalise_object, plan_change, row_key, value_key
 from .catalog import Catalog
 from .claims import ClaimInput, SourceRef, same_turn
+from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .extract.sensitive import mask
+from .parallel_parse import pickle_flat
 from .records import Fact, ImportSummary
 from .schema import (
     FACT_COLUMNS,
@@ -75,6 +85,14 @@ _RETIRE = (
 )
 
 
+_MENTIONED = (
+    update(MEMORY)
+    .where(MEMORY.c.id == bindparam("b_id"))
+    .values(mentions=MEMORY.c.mentions + bindparam("b_extra"))
+)
+_LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(last_tx=bindparam("b_tx"))
+_CHANGED_MEANWHILE = "a fact was retired by someone else during this write; nothing was saved"
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
@@ -89,6 +107,23 @@ def _dumps(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
+
+
+def _bind_plainly() -> None:
+    """Tell the sqlite3 driver how to bind ``None`` and ``bool`` directly.
+
+    Both already bind as NULL and as 1/0. But they are not among the types the
+    driver passes through untouched, so for every such parameter it looks for
+    an adapter and, finding none, formats and discards an AttributeError: on
+    bulk inserts, where most rows carry several NULLs and two flags, that
+    costs more than the insert itself. Registering the identity conversions
+    makes the lookup succeed at once; what is stored does not change.
+    """
+    sqlite3.register_adapter(type(None), lambda _: None)
+    sqlite3.register_adapter(bool, int)
+
+
+_bind_plainly()
 
 
 def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
@@ -108,9 +143,22 @@ def execute_many(conn: Connection, key: str, statement: Any, rows: list,
     processing is what makes bulk imports fast. Values must already be plain
     DBAPI types. Returns the driver's row count (-1 when it does not tell).
     """
+    sql, params = compile_rows(conn.dialect, key, statement, rows, cache, columns)
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.executemany(sql, params)
+        return cursor.rowcount
+    finally:
+        cursor.close()
+
+
+def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
+                 cache: dict[str, tuple[str, tuple[str, ...]]],
+                 columns: tuple[str, ...] | None = None) -> tuple[str, list]:
+    """The positional SQL of ``statement`` for ``dialect`` and ``rows`` as
+    its parameter tuples (see ``execute_many``)."""
     entry = cache.get(key)
     if entry is None:
-        dialect = conn.dialect
         if not dialect.positional:  # psycopg: compile with %s markers instead of %(name)s
             dialect = type(dialect)(paramstyle="format")
         keys = list(columns) if columns is not None else list(rows[0])
@@ -122,15 +170,12 @@ def execute_many(conn: Connection, key: str, statement: Any, rows: list,
         if names != columns:
             order = [columns.index(n) for n in names]
             rows = [tuple(r[i] for i in order) for r in rows]
-        params = rows
-    else:
-        params = list(map(itemgetter(*names), rows))
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
-        cursor.executemany(sql, params)
-        return cursor.rowcount
-    finally:
-        cursor.close()
+        return sql, rows
+    return sql, list(map(itemgetter(*names), rows))
+
+
+_STAMP = slice(10, 14)  # the retirement stamp's place in a Fact
+assert Fact._fields[_STAMP] == ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
 
 
 def fact_from_row(row: Any) -> Fact:
@@ -138,8 +183,34 @@ def fact_from_row(row: Any) -> Fact:
     return Fact(*row)
 
 
+def lock_store(conn: Connection) -> tuple[int, dict[str, int]]:
+    """Take the store's write lock (by updating the store_meta row) and read
+    the transaction time and the next free id of each table.
+    Raises StoreError for a store without its store_meta row."""
+    locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
+    if locked.rowcount != 1:
+        raise StoreError("store_meta row missing: the store was not initialised")
+    tx = conn.execute(select(META.c.last_tx).where(META.c.id == 1)).scalar_one()
+    next_ids = {
+        name: (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
+        for name, table in (
+            ("fact", FACT), ("claim", CLAIM), ("turn", TURN),
+            ("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY),
+        )
+    }
+    return tx, next_ids
+
+
 class WriteBatch:
-    """One write transaction's worth of gated changes. Use through Store."""
+    """One write transaction's worth of gated changes. Use through Store.
+
+    Normally ``conn`` holds the transaction: the batch takes the write lock
+    on it, reads and writes through it. With ``process`` (a WriteProcess that
+    already holds the lock) the transaction is the writer process's: buffered
+    rows go there, and ``conn`` only reads committed state, which is exactly
+    the state the transaction started from (nobody else can write while the
+    lock is held, and every row this batch wrote is in its own caches).
+    """
 
     def __init__(
         self,
@@ -148,23 +219,19 @@ class WriteBatch:
         review_threshold: float,
         wall_us: int,
         insert_sql: dict | None = None,
+        process: WriteProcess | None = None,
     ) -> None:
         self.conn = conn
         self._insert_sql = {} if insert_sql is None else insert_sql
+        self._process = process
         self.catalog = catalog
         self.threshold = review_threshold
+        self._review_passed = f"review:pass:confidence >= {review_threshold}"
         self.wall = wall_us
-        locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
-        if locked.rowcount != 1:
-            raise StoreError("store_meta row missing: the store was not initialised")
-        self.tx = conn.execute(select(META.c.last_tx).where(META.c.id == 1)).scalar_one()
-        self._next = {
-            name: (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
-            for name, table in (
-                ("fact", FACT), ("claim", CLAIM), ("turn", TURN),
-                ("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY),
-            )
-        }
+        if process is None:
+            self.tx, self._next = lock_store(conn)
+        else:
+            self.tx, self._next = process.tx, dict(process.next_ids)
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
         self._loaded_sessions: set[str] = set()
@@ -280,11 +347,12 @@ class WriteBatch:
         tid = self._id("turn")
         self._turns[ref] = (tid, source)
         self._keys_loaded.add(tid)
-        self._buf["turn"].append(
-            dict(id=tid, session=source.session, turn=source.turn, speaker=source.speaker,
-                 text=source.text, time=source.time, time_tz=source.tz, user=user,
-                 project=project, recorded_at=self.tx, imported_at=self.wall)
-        )
+        self._buf["turn"].append({
+            "id": tid, "session": source.session, "turn": source.turn,
+            "speaker": source.speaker, "text": source.text, "time": source.time,
+            "time_tz": source.tz, "user": user, "project": project,
+            "recorded_at": self.tx, "imported_at": self.wall,
+        })
         self.counts["turns_added"] += 1
         return tid, True
 
@@ -373,8 +441,9 @@ class WriteBatch:
         Raises TurnMismatch or PredicateMismatch for inconsistent input.
         """
         self.counts["lines"] += 1
-        self.tick(claim.source.time)
-        turn_id, _ = self.register_turn(claim.source)
+        source = claim.source
+        self.tick(source.time)
+        turn_id, _ = self.register_turn(source)
         key = claim.key
         if self._claim_key_seen(turn_id, key):
             self.counts["unchanged"] += 1
@@ -382,21 +451,21 @@ class WriteBatch:
         self._claim_keys.add((turn_id, key))
         claim_id = self._id("claim")
         single = self.arity(claim, claim_id)
-        row = dict(
-            id=claim_id, turn_id=turn_id, claim_key=key, subject=claim.subject,
-            predicate=claim.predicate, object=claim.object, value=claim.value_json,
-            polarity=claim.polarity, scope=claim.scope, valid_from=claim.valid_from,
-            valid_to=claim.valid_to, event_start=claim.event_start,
-            event_end=claim.event_end, tz=claim.tz, confidence=claim.confidence,
-            source_kind=claim.source.kind, extractor=claim.extractor,
-            change=claim.change, single_valued=single, sensitive=claim.sensitive,
-            created_at=self.tx, state="new", reasons="[]", decided_by=None,
-            decided_at=None, decision_reason=None, edits=None, fact_id=None,
-            merged_into=None,
-        )
+        row = {  # a dict display: the fastest way to build the row (bulk imports)
+            "id": claim_id, "turn_id": turn_id, "claim_key": key, "subject": claim.subject,
+            "predicate": claim.predicate, "object": claim.object, "value": claim.value_json,
+            "polarity": claim.polarity, "scope": claim.scope, "valid_from": claim.valid_from,
+            "valid_to": claim.valid_to, "event_start": claim.event_start,
+            "event_end": claim.event_end, "tz": source.tz, "confidence": claim.confidence,
+            "source_kind": source.kind, "extractor": claim.extractor,
+            "change": claim.change, "single_valued": single, "sensitive": claim.sensitive,
+            "created_at": self.tx, "state": "new", "reasons": "[]", "decided_by": None,
+            "decided_at": None, "decision_reason": None, "edits": None, "fact_id": None,
+            "merged_into": None,
+        }
         gates: list[str] = [f"provenance:ok:turn {turn_id}"]
         plan = self.plan(row)
-        reasons = self.review_reasons(claim.confidence, claim.source.kind)
+        reasons = self.review_reasons(claim.confidence, source.kind)
         if plan.kind == "merge":
             self._merge(row, plan, gates)
         elif reasons:
@@ -407,14 +476,15 @@ class WriteBatch:
             self.counts["queued"] += 1
         else:
             gates.append("dedup:new")
-            gates.append(f"review:pass:confidence >= {self.threshold}")
+            gates.append(self._review_passed)
             state, fact_id, _ = self.apply(row, plan, gates)
             row["state"], row["fact_id"] = state, fact_id
         if self.route_memories and row["state"] in ("asserted", "merged"):
-            self.remember(row, claim.source.text)
+            self.remember(row, source.text)
         row["gates"] = "|".join(gates)
-        self._buf["claim"].append(row)
-        if len(self._buf["claim"]) >= FLUSH_EVERY:
+        claims = self._buf["claim"]
+        claims.append(row)
+        if len(claims) >= FLUSH_EVERY:
             self.flush()
         return plan.kind if row["state"] == "asserted" else row["state"]
 
@@ -523,9 +593,10 @@ class WriteBatch:
         if at is not None:
             # inserted by this same transaction and not written yet: write it
             # stamped (nobody can have seen it unstamped), saving an UPDATE
-            self._fact_rows[at] = self._fact_rows[at]._replace(
-                retired_at=self.tx, retired_by_claim=by_claim, retire_reason=reason,
-                retire_note=note)
+            unstamped = self._fact_rows[at]
+            self._fact_rows[at] = Fact(  # = unstamped._replace(retired_at=…, …), faster
+                *unstamped[:_STAMP.start], self.tx, by_claim, reason, note,
+                *unstamped[_STAMP.stop:])
         else:
             self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
                                      b_reason=reason, b_note=note))
@@ -547,10 +618,14 @@ class WriteBatch:
                 c["event_start"], c["event_end"], piece.start + ttl if ttl else None,
                 c["tz"], c["single_valued"], c["sensitive"],
             )
-        else:
-            fact = src._replace(id=fid, valid_from=piece.start, valid_to=piece.end,
-                                recorded_at=self.tx, retired_at=None, retired_by_claim=None,
-                                retire_reason=None, retire_note=None, copy_of=src.id)
+        else:  # a copy of a retired row over part of its interval
+            fact = Fact(
+                fid, src.subject, src.predicate, src.object, src.value_json, src.polarity,
+                src.scope, piece.start, piece.end, self.tx, None, None, None, None,
+                src.claim_id, src.id, src.confidence, src.source_kind, src.extractor,
+                src.event_start, src.event_end, src.expires_at, src.tz,
+                src.single_valued, src.sensitive,
+            )
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
         self.current_rows(fact.subject, fact.predicate).append(fact)
@@ -569,29 +644,41 @@ class WriteBatch:
         for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM)):
             rows = self._buf.pop(name, None)
             if rows:
-                execute_many(self.conn, name, table.insert(), rows, self._insert_sql)
+                self._write(name, table.insert(), rows)
         if self._fact_rows:
-            execute_many(self.conn, "fact", FACT.insert(), self._fact_rows, self._insert_sql,
-                         columns=FACT_COLUMNS)
+            self._write("fact", FACT.insert(), self._fact_rows, FACT_COLUMNS)
             self._fact_rows, self._unflushed_facts = [], {}
         for name, table in (("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY)):
             rows = self._buf.pop(name, None)
             if rows:
-                execute_many(self.conn, name, table.insert(), rows, self._insert_sql)
-        for memory_id, extra in self._memory_mentions.items():
-            self.conn.execute(update(MEMORY).where(MEMORY.c.id == memory_id)
-                              .values(mentions=MEMORY.c.mentions + extra))
-        self._memory_mentions.clear()
+                self._write(name, table.insert(), rows)
+        if self._memory_mentions:
+            self._write("mentions", _MENTIONED, [
+                {"b_id": memory_id, "b_extra": extra}
+                for memory_id, extra in self._memory_mentions.items()])
+            self._memory_mentions.clear()
         if self._retire:
-            count = execute_many(self.conn, "retire", _RETIRE, self._retire, self._insert_sql)
-            if count not in (-1, len(self._retire)):
-                raise StoreError("a fact was retired by someone else during this write; nothing was saved")
+            self._write("retire", _RETIRE, self._retire, every_row=True)
             self._retire = []
+        if self._process is not None:
+            self._process.send()
+
+    def _write(self, key: str, statement: Any, rows: list,
+               columns: tuple[str, ...] | None = None, every_row: bool = False) -> None:
+        """Run ``statement`` for ``rows`` here or, with a writer process, there.
+        ``every_row``: each row must change exactly one row (else StoreError)."""
+        if self._process is not None:
+            self._process.add(*compile_rows(self.conn.dialect, key, statement, rows,
+                                            self._insert_sql, columns), every_row)
+            return
+        count = execute_many(self.conn, key, statement, rows, self._insert_sql, columns)
+        if every_row and count not in (-1, len(rows)):
+            raise StoreError(_CHANGED_MEANWHILE)
 
     def finish(self) -> None:
         """Flush and record the final transaction time. Call once, last."""
+        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx}])
         self.flush()
-        self.conn.execute(update(META).where(META.c.id == 1).values(last_tx=self.tx))
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__
@@ -599,3 +686,154 @@ class WriteBatch:
             **{k: v for k, v in self.counts.items() if k in fields},
             new_predicates=tuple(self.new_predicates),
         )
+
+
+# ------------------------------------------------------------ writer process
+class WriterUnavailable(StoreError):
+    """No writer process could be started here (the caller writes in-process)."""
+
+
+class WriteProcess:
+    """A Python process of its own that owns one SQLite write transaction.
+
+    A bulk import runs its gates in this process and hands the rows they
+    produce to the writer process in large chunks, so that binding
+    and inserting them (about half of an import's work) runs on another core.
+    The writer is a fresh interpreter, not a fork: SQLite connections, locks
+    and threads must not be inherited. It opens the store, takes the write
+    lock, reports the transaction time and next ids, executes the chunks in
+    order and commits only when told to. When this process fails, stops or
+    dies first, the writer rolls back: nothing is written.
+    """
+
+    def __init__(self, url: str) -> None:
+        """Start the writer for the store at ``url`` and wait until it holds the
+        write lock. Raises WriterUnavailable when no writer process could be
+        started, StoreError when it could not take the lock."""
+        root = str(Path(__file__).resolve().parent.parent)  # where ``core`` is importable from
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, *sys.path) if p)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", "from core.writer import serve_writes; serve_writes()"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        except OSError as exc:
+            raise WriterUnavailable(f"cannot start a writer process: {exc}") from None
+        self._jobs: list[tuple[str, list, bool]] = []
+        try:
+            self._send(("open", url), started=False)
+            self.tx, self.next_ids = self._reply("locked", started=False)
+        except BaseException:
+            self.close()
+            raise
+
+    def add(self, sql: str, params: list, every_row: bool) -> None:
+        """Queue one executemany for the next ``send``. ``params`` are tuples
+        of plain values (named tuples are copied as plain ones)."""
+        if params and type(params[0]) is not tuple:
+            params = list(map(tuple, params))
+        self._jobs.append((sql, params, every_row))
+
+    def send(self) -> None:
+        """Hand the queued statements over (they run while this process goes on)."""
+        if self._jobs:
+            jobs, self._jobs = self._jobs, []
+            self._send(("rows", jobs))
+
+    def commit(self) -> None:
+        """Send what is queued, commit, and wait for the commit. Raises StoreError."""
+        self.send()
+        self._send(("commit", None))
+        self._reply("committed")
+
+    def close(self) -> None:
+        """End the writer process (rolling back unless committed) and wait for it."""
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
+        self._proc.wait()
+        self._proc.stdout.close()
+
+    def _send(self, message: tuple, started: bool = True) -> None:
+        try:
+            put_message(self._proc.stdin, message)
+        except (BrokenPipeError, ConnectionResetError):
+            self._reply("error", started)  # the writer stopped: raise its reason
+
+    def _reply(self, expected: str, started: bool = True) -> Any:
+        try:
+            kind, payload = get_message(self._proc.stdout)
+        except (EOFError, ValueError, OSError):
+            if not started:
+                raise WriterUnavailable("the writer process did not start") from None
+            raise StoreError("the writer process ended unexpectedly; nothing was saved") from None
+        if kind == "error":
+            raise StoreError(payload)
+        if kind != expected:
+            raise StoreError(f"the writer process answered {kind!r}, expected {expected!r}")
+        return payload
+
+
+def put_message(stream: BinaryIO, message: Any) -> None:
+    """Write one message: lists and tuples of plain values (see ``pickle_flat``)."""
+    data = pickle_flat(message)
+    stream.write(len(data).to_bytes(8, "little"))
+    stream.write(data)
+    stream.flush()
+
+
+def get_message(stream: BinaryIO) -> Any:
+    """Read one message written by ``put_message``. Raises EOFError at the end."""
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError
+    size = int.from_bytes(head, "little")
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def serve_writes() -> None:
+    """The writer process's main loop (see WriteProcess): requests arrive
+    on stdin, replies leave on stdout (see ``put_message``)."""
+    gc.disable()  # the rows received are acyclic and short-lived
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the importer, which closes stdin
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the reply stream
+
+    def reply(kind: str, payload: Any) -> None:
+        try:
+            put_message(replies, (kind, payload))
+        except OSError:
+            pass  # the importing process is gone; the transaction rolls back
+
+    try:
+        _, url = get_message(requests)
+    except EOFError:
+        return
+    engine = None
+    try:
+        engine = make_engine(url)
+        with engine.begin() as conn:
+            reply("locked", lock_store(conn))
+            cursor = conn.connection.dbapi_connection.cursor()
+            while True:
+                kind, jobs = get_message(requests)  # EOFError: abandoned, roll back
+                if kind == "commit":
+                    break
+                for sql, params, every_row in jobs:
+                    cursor.executemany(sql, params)
+                    if every_row and cursor.rowcount not in (-1, len(params)):
+                        raise StoreError(_CHANGED_MEANWHILE)
+        reply("committed", None)
+    except EOFError:
+        pass
+    except StoreError as exc:
+        reply("error", str(exc))
+    except Exception as exc:  # noqa: BLE001 - reported to the importing process
+        reply("error", f"the store could not complete the write: {getattr(exc, 'orig', exc)}")
+    finally:
+        if engine is not None:
+            engine.dispose()

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import sqlite3
 import statistics
 import sys
@@ -81,6 +82,13 @@ def write_dataset(path: Path, subjects: int, seed: int = 7) -> int:
                 fh.write(line + "\n")
                 n += 1
     return n
+
+
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) used so far by this process and by its
+    finished child processes."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -147,12 +155,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dataset: {args.subjects:,} subjects, {lines:,} import lines "
               f"({time.perf_counter() - t0:.1f} s to write)")
         store = Store.open(url)
+        cpu0 = _cpu_seconds()
         t0 = time.perf_counter()
         summary = store.import_file(data)
         dt = time.perf_counter() - t0
+        own, helpers = (b - a for a, b in zip(cpu0, _cpu_seconds(), strict=True))
         print(f"import: {summary.fact_rows:,} fact rows from {summary.lines:,} lines in {dt:.1f} s "
               f"-> {summary.fact_rows / dt:,.0f} facts/s, {summary.lines / dt:,.0f} lines/s "
               f"(evolutions {summary.evolutions:,}, corrections {summary.corrections:,})")
+        print(f"import CPU time: {own:.1f} s in this process, {helpers:.1f} s in its helper "
+              f"processes (parsing, writing); {os.cpu_count()} CPUs, load average "
+              f"{os.getloadavg()[0]:.1f} (other work on the machine slows the wall-clock figure)")
 
         rng = random.Random(11)
         lo = parse_time_us((BASE).isoformat())

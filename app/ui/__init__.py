@@ -1,0 +1,1 @@
+"""The memdesk terminal app (Textual). Start it with ``memdesk`` (no arguments)."""

@@ -1,0 +1,157 @@
+"""The memdesk app: five keyboard-driven screens over one store."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from .commands import MemdeskCommands
+from .screens.audit import AuditScreen
+from .screens.conflicts import ConflictsScreen
+from .screens.modals import PromptScreen
+from .screens.pickers import HelpScreen, SubjectPicker
+from .screens.recall import RecallScreen
+from .screens.review import ReviewScreen
+from .screens.timeline import TimelineScreen
+from .service import MemdeskService, Overview
+from .widgets.timeline_chart import TimelineChart
+
+SCREENS_IN_ORDER = ("timeline", "conflicts", "review", "recall", "audit")
+
+
+class MemdeskApp(App[None]):
+    """Timeline, conflicts, review queue, recall debugger and audit over one store."""
+
+    CSS_PATH = "memdesk.tcss"
+    TITLE = "memdesk"
+    MODES = {
+        "timeline": TimelineScreen,
+        "conflicts": ConflictsScreen,
+        "review": ReviewScreen,
+        "recall": RecallScreen,
+        "audit": AuditScreen,
+    }
+    COMMANDS = App.COMMANDS | {MemdeskCommands}
+    BINDINGS = [
+        Binding("1", "switch_mode('timeline')", "Timeline", show=False, id="app.timeline"),
+        Binding("2", "switch_mode('conflicts')", "Conflicts", show=False, id="app.conflicts"),
+        Binding("3", "switch_mode('review')", "Review", show=False, id="app.review"),
+        Binding("4", "switch_mode('recall')", "Recall", show=False, id="app.recall"),
+        Binding("5", "switch_mode('audit')", "Audit", show=False, id="app.audit"),
+        Binding("g", "pick_subject", "Subject", show=False, id="app.subject"),
+        Binding("question_mark,f1", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", show=False, id="app.quit"),
+    ]
+    # the screen keys live in the title so the footer stays short (cheaper to redraw)
+    NAV = "1 timeline · 2 conflicts · 3 review · 4 recall · 5 audit · g subject · q quit"
+
+    def __init__(self, service: MemdeskService, *, start: str = "timeline",
+                 subject: str | None = None) -> None:
+        super().__init__()
+        if start not in SCREENS_IN_ORDER:
+            raise ValueError(f"no screen {start!r}; screens: {', '.join(SCREENS_IN_ORDER)}")
+        self.service = service
+        self.start = start
+        self.subject: str | None = subject
+        self.audit_target: tuple[str, str, str | None] | None = None
+        self.focus_candidate: int | None = None  # set by the command palette
+        self.focus_conflict: int | None = None
+        self.overview: Overview | None = None
+        self.theme = "textual-dark"
+        self._prompt_dialog = PromptScreen()
+        self._subject_picker = SubjectPicker()
+
+    def on_mount(self) -> None:
+        # installed dialogs stay alive between uses instead of being rebuilt each time
+        self.install_screen(self._prompt_dialog, "memdesk-prompt")
+        self.install_screen(self._subject_picker, "memdesk-subject-picker")
+        self.title = f"memdesk   {self.NAV}"
+        self.sub_title = f"reviewer {self.service.reviewer}"
+        self.load_overview()
+
+    @work(thread=True, exclusive=True, group="overview")
+    def load_overview(self) -> None:
+        overview = self.service.overview()
+        self.call_from_thread(self._overview_loaded, overview)
+
+    def _overview_loaded(self, overview: Overview) -> None:
+        first_time = self.overview is None
+        self.overview = overview
+        self.sub_title = (f"reviewer {overview.reviewer} · {overview.pending} pending · "
+                          f"{overview.open_conflicts} conflicts · {overview.store}")
+        if first_time:
+            if self.subject is None:
+                self.subject = overview.first_subject
+            self.switch_mode(self.start)
+            self.set_timer(0.2, self._warm_up)
+
+    def prompt(self, question: str, placeholder: str = "", required: bool = True) -> PromptScreen:
+        """The app's one prompt dialog, set to ``question`` (push it with a callback)."""
+        return self._prompt_dialog.ask(question, placeholder, required)
+
+    def _warm_up(self) -> None:
+        """Build one not-yet-visited screen, then come back for the next: the
+        first visit to a screen then costs no more than later ones. (Textual
+        composes a mode's screen on first use; ``_init_mode`` does just that
+        without showing it. textual is pinned, so this private call is stable.)"""
+        for mode in SCREENS_IN_ORDER:
+            if not self._screen_stacks.get(mode):
+                self._init_mode(mode)
+                self.set_timer(0.05, self._warm_up)
+                return
+
+    def refresh_overview(self) -> None:
+        if self.overview is not None:
+            self.load_overview()
+
+    # -------------------------------------------------------------- jumps
+    def _goto(self, mode: str) -> None:
+        """Show a screen; it picks up the new target (subject, audit target,
+        candidate, conflict) when it resumes, or now if it is already showing."""
+        if self.current_mode == mode:
+            self.screen.on_screen_resume()  # type: ignore[attr-defined]
+        else:
+            self.switch_mode(mode)
+
+    def open_subject(self, subject: str) -> None:
+        self.subject = subject
+        self._goto("timeline")
+
+    def open_predicate(self, predicate: str) -> None:
+        if self.subject:
+            self.open_audit(self.subject, predicate, None)
+
+    def open_audit(self, subject: str, predicate: str, obj: str | None) -> None:
+        self.audit_target = (subject, predicate, obj)
+        self._goto("audit")
+
+    def open_candidate(self, candidate_id: int) -> None:
+        self.focus_candidate = candidate_id
+        self._goto("review")
+
+    def open_conflict(self, conflict_id: int) -> None:
+        self.focus_conflict = conflict_id
+        self._goto("conflicts")
+
+    # ------------------------------------------------------------ actions
+    def action_pick_subject(self) -> None:
+        def chosen(subject: str | None) -> None:
+            if subject:
+                self.open_subject(subject)
+
+        self.push_screen(self._subject_picker, chosen)
+
+    def action_help(self) -> None:
+        def keys(bindings) -> list[tuple[str, str]]:  # noqa: ANN001
+            return [(b.key.replace("question_mark", "?").replace("left_square_bracket", "[")
+                     .replace("right_square_bracket", "]").replace("slash", "/"), b.description)
+                    for b in bindings if b.description]
+
+        sections = [("everywhere", keys(self.BINDINGS) + [
+            ("ctrl+p", "command palette: jump to a subject, predicate, candidate or conflict")])]
+        for name in SCREENS_IN_ORDER:
+            sections.append((name, keys(self.MODES[name].BINDINGS)))
+            if name == "timeline":
+                sections.append(("timeline chart", keys(TimelineChart.BINDINGS)))
+        self.push_screen(HelpScreen(sections))

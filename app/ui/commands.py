@@ -1,0 +1,48 @@
+"""Command palette provider: jump to a subject, a predicate (on the current
+subject's timeline), a pending candidate or an open conflict."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+PALETTE_LIMIT = 300
+
+
+class MemdeskCommands(Provider):
+    """Entries are loaded from the store once per palette opening, off the UI thread."""
+
+    async def startup(self) -> None:
+        service = self.app.service  # type: ignore[attr-defined]
+        self.entries: list[tuple[str, str, object]] = []
+
+        def load() -> list[tuple[str, str, object]]:
+            out: list[tuple[str, str, object]] = []
+            for s in service.subjects(limit=PALETTE_LIMIT):
+                out.append((f"subject {s}", "open the timeline", partial(self.app.open_subject, s)))
+            for p in service.predicates():
+                out.append((f"predicate {p}", "audit the current subject's value",
+                            partial(self.app.open_predicate, p)))
+            for c in service.review_page(limit=PALETTE_LIMIT).items:
+                out.append((f"candidate #{c.id} {c.subject} {c.predicate} {c.object}",
+                            f"review (confidence {c.confidence:.2f})",
+                            partial(self.app.open_candidate, c.id)))
+            for k in service.conflicts("open", limit=PALETTE_LIMIT):
+                out.append((f"conflict #{k.id} {k.subject} {k.predicate}",
+                            f"resolve ({k.kind})", partial(self.app.open_conflict, k.id)))
+            return out
+
+        self.entries = await asyncio.to_thread(load)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, help_text, callback in self.entries:
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+
+    async def discover(self) -> Hits:
+        for text, help_text, callback in self.entries[:40]:
+            yield DiscoveryHit(text, callback, help=help_text)

@@ -1,0 +1,123 @@
+"""Audit: the provenance chain of one value as a tree: turn → extraction →
+gates → conflict/review → assertion → later retirements."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Header, Input, Label, Tree
+
+from core import AuditReport
+
+from ..widgets.keybar import KeyBar
+from .base import MemdeskScreen, when
+
+
+class AuditLoaded(Message):
+    def __init__(self, report: AuditReport) -> None:
+        self.report = report
+        super().__init__()
+
+
+def fill_tree(tree: Tree, report: AuditReport) -> None:
+    """One branch per source turn (the claim and everything that happened to
+    it), then the later retirements; every node shows its time and actor."""
+    tree.clear()
+    tree.root.set_label(Text.assemble(
+        (f"{report.subject} {report.predicate} = {report.object}", "bold"),
+        f"   believed since {when(report.decided_at, report.tz)}"))
+    branch = tree.root
+    for step in report.chain:
+        label = Text.assemble((f"{step.step:<10}", "cyan bold"), f" {when(step.at, step.tz)}  ",
+                              (f"{step.actor}", "magenta"), f": {step.summary}")
+        if step.step in ("turn", "mention"):
+            branch = tree.root.add(label, expand=True)
+        elif step.step == "retirement":
+            tree.root.add_leaf(label)
+        elif step.step == "gates":
+            node = branch.add(label, expand=True)
+            for gate in step.detail.get("gates", []):
+                node.add_leaf(Text.assemble((f"{gate['gate']}", "yellow"), f": {gate['result']}"
+                                            + (f" — {gate['note']}" if gate.get("note") else "")))
+        else:
+            branch.add_leaf(label)
+    tree.root.expand()
+
+
+class AuditScreen(MemdeskScreen):
+    """Pick subject, predicate and object; see why the store believes it."""
+
+    BINDINGS = [
+        Binding("slash", "focus_form", "Edit query", id="audit.form"),
+        Binding("escape", "leave_form", "Tree", show=False, id="audit.tree"),
+        Binding("r", "reload", "Reload", id="audit.reload"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: tuple[str, str, str | None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(classes="bar", id="audit-form"):
+            yield Input(placeholder="subject (user:alice)", id="audit-subject")
+            yield Input(placeholder="predicate (lives_in)", id="audit-predicate")
+            yield Input(placeholder="object (empty = current value)", id="audit-object")
+        yield Label("/ edits the query · enter shows the chain · escape leaves the form", id="audit-status")
+        yield Tree("no value chosen yet", id="audit-tree")
+        yield KeyBar()
+
+    def on_screen_resume(self) -> None:
+        target = self.app.audit_target  # type: ignore[attr-defined]
+        if target is not None and target != self.shown:
+            subject, predicate, obj = target
+            self.query_one("#audit-subject", Input).value = subject
+            self.query_one("#audit-predicate", Input).value = predicate
+            self.query_one("#audit-object", Input).value = obj or ""
+            self.show(subject, predicate, obj)
+        else:
+            self.query_one(Tree).focus()
+
+    def show(self, subject: str, predicate: str, obj: str | None) -> None:
+        self.shown = (subject, predicate, obj)
+        self.query_one("#audit-status", Label).update(f"loading {subject} {predicate} …")
+        self.fetch(subject, predicate, obj)
+
+    @work(thread=True, exclusive=True, group="audit")
+    def fetch(self, subject: str, predicate: str, obj: str | None) -> None:
+        try:
+            self.post_message(AuditLoaded(self.service.audit(subject, predicate, obj)))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    def on_audit_loaded(self, message: AuditLoaded) -> None:
+        r = message.report
+        self.query_one("#audit-status", Label).update(
+            f"{len(r.chain)} steps · fact {r.fact['id']} · status {r.fact['status']}")
+        tree = self.query_one(Tree)
+        fill_tree(tree, r)
+        tree.focus()
+
+    @on(Input.Submitted)
+    def submitted(self) -> None:
+        subject = self.query_one("#audit-subject", Input).value.strip()
+        predicate = self.query_one("#audit-predicate", Input).value.strip()
+        obj = self.query_one("#audit-object", Input).value.strip() or None
+        if not subject or not predicate:
+            self.notify("name a subject and a predicate", severity="warning")
+            return
+        self.show(subject, predicate, obj)
+
+    def action_focus_form(self) -> None:
+        self.query_one("#audit-subject", Input).focus()
+
+    def action_leave_form(self) -> None:
+        self.query_one(Tree).focus()
+
+    def action_reload(self) -> None:
+        if self.shown:
+            self.show(*self.shown)

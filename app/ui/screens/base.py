@@ -1,0 +1,56 @@
+"""What every memdesk screen shares: the service, failure reporting, and
+formatting helpers for times and facts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.message import Message
+from textual.screen import Screen
+
+from core import MemdeskError
+
+if TYPE_CHECKING:
+    from ..service import MemdeskService
+
+
+class Failed(Message):
+    """A worker's call into the engine failed with a user-facing error."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__()
+
+
+class MemdeskScreen(Screen):
+    """Base for the five screens."""
+
+    @property
+    def service(self) -> MemdeskService:
+        return self.app.service  # type: ignore[attr-defined]
+
+    def report(self, exc: BaseException) -> None:
+        """Post a failure from a worker thread (engine errors only; others propagate)."""
+        if not isinstance(exc, MemdeskError | LookupError | ValueError):
+            raise exc
+        self.post_message(Failed(str(exc) or exc.__class__.__name__))
+
+    def on_failed(self, message: Failed) -> None:
+        self.notify(message.text, severity="error", timeout=6)
+
+
+def cells(*values: object) -> list[Text]:
+    """Table cells as plain Text: DataTable would read ``str`` cells as markup
+    (slow, and an object like "[x]" would lose its brackets)."""
+    return [v if isinstance(v, Text) else Text(str(v)) for v in values]
+
+
+def when(us: int | None, tz: int = 0, minutes: bool = True) -> str:
+    """A stored time (µs UTC) shown in its source's offset, or "…" for open ends."""
+    if us is None:
+        return "…"
+    zone = timezone(timedelta(minutes=tz)) if tz else UTC
+    fmt = "%Y-%m-%d %H:%M" if minutes else "%Y-%m-%d"
+    return datetime.fromtimestamp(us / 1e6, zone).strftime(fmt)

@@ -1,0 +1,182 @@
+"""Conflicts: open contradictions, each side by side; resolve by keeping the
+existing value, the incoming one, both (in another scope) or neither."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Header, Label, Static
+
+from core import Conflict
+
+from ..widgets.keybar import KeyBar
+from .base import MemdeskScreen, cells
+
+
+class ConflictsLoaded(Message):
+    def __init__(self, conflicts: list[Conflict]) -> None:
+        self.conflicts = conflicts
+        super().__init__()
+
+
+class Resolved(Message):
+    def __init__(self, conflict: Conflict) -> None:
+        self.conflict = conflict
+        super().__init__()
+
+
+def side_text(side: dict, incoming: bool) -> Text:
+    """One side of a conflict: object, polarity, scope, times, source, confidence."""
+    out = Text()
+    title = "incoming (pending)" if incoming else f"existing · fact {side['id']}"
+    out.append(title + "\n", style="bold yellow" if incoming else "bold green")
+    out.append(f"{side['object']}\n", style="bold")
+    out.append(f"polarity   {side['polarity']}\nscope      {side['scope']}\n")
+    out.append(f"valid      {(side['valid_from'] or '')[:16]} → {(side['valid_to'] or '…')[:16]}\n")
+    if not incoming:
+        out.append(f"recorded   {(side['recorded_at'] or '')[:16]}\n")
+    out.append(f"confidence {side['confidence']:.2f}\n")
+    src = side.get("source")
+    if src:
+        out.append(f"source     {src['session']}#{src['turn']} ({src['kind']}, "
+                   f"{(src['time'] or '')[:16]})\n")
+        out.append(f"“{src['text']}”\n", style="italic")
+    return out
+
+
+class ConflictsScreen(MemdeskScreen):
+    """Open conflicts with resolve actions."""
+
+    BINDINGS = [
+        Binding("e", "resolve('existing')", "Keep existing", id="conflicts.keep_existing"),
+        Binding("i", "resolve('incoming')", "Keep incoming", id="conflicts.keep_incoming"),
+        Binding("b", "resolve('both')", "Keep both", id="conflicts.keep_both"),
+        Binding("x", "resolve('neither')", "Retract both", id="conflicts.neither"),
+        Binding("p", "audit", "Audit", id="conflicts.audit"),
+        Binding("r", "reload", "Reload", id="conflicts.reload"),
+        Binding("j", "cursor(1)", "Down", show=False, id="conflicts.down"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="conflicts.up"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[Conflict] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Label("", id="conflicts-count", classes="bar")
+        with Vertical():
+            table = DataTable(id="conflicts-table", cursor_type="row", zebra_stripes=True)
+            for name in ("id", "subject", "predicate", "scope", "kind", "existing", "incoming",
+                         "opened"):
+                table.add_column(name, key=name)
+            yield table
+            yield Horizontal(id="conflict-sides")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self.fetch()
+
+    def on_screen_resume(self) -> None:
+        self.fetch()
+
+    @work(thread=True, exclusive=True, group="conflicts")
+    def fetch(self) -> None:
+        try:
+            self.post_message(ConflictsLoaded(self.service.conflicts("open")))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    def on_conflicts_loaded(self, message: ConflictsLoaded) -> None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        self.items = message.conflicts
+        table.clear()
+        for c in self.items:
+            existing = ", ".join(f["object"] for f in c.facts if f["id"] is not None)
+            incoming = ", ".join(f["object"] for f in c.facts if f["id"] is None)
+            opened = c.facts[-1]["source"]["time"][:16] if c.facts[-1].get("source") else ""
+            table.add_row(*cells(c.id, c.subject, c.predicate, c.scope, c.kind, existing, incoming,
+                                 opened), key=str(c.id))
+        self.query_one("#conflicts-count", Label).update(
+            f"[b]{len(self.items)}[/b] open conflicts shown, oldest first · current belief is unchanged until you decide")
+        if self.items:
+            target = row
+            wanted = self.app.focus_conflict  # type: ignore[attr-defined]
+            if wanted is not None:
+                target = next((i for i, c in enumerate(self.items) if c.id == wanted), row)
+                self.app.focus_conflict = None  # type: ignore[attr-defined]
+            table.move_cursor(row=max(0, min(target, len(self.items) - 1)))
+        self._show_sides()
+
+    @property
+    def current(self) -> Conflict | None:
+        row = self.query_one(DataTable).cursor_row
+        return self.items[row] if 0 <= row < len(self.items) else None
+
+    @on(DataTable.RowHighlighted)
+    def highlighted(self) -> None:
+        self._show_sides()
+
+    def _show_sides(self) -> None:
+        """Show the current conflict's sides, reusing the side panels already mounted."""
+        box = self.query_one("#conflict-sides", Horizontal)
+        c = self.current
+        texts = [side_text(f, f["id"] is None) for f in c.facts] if c else [Text("no open conflicts")]
+        panels = list(box.query(".side"))
+        for panel in panels[len(texts):]:
+            panel.remove()
+        for panel, text in zip(panels, texts, strict=False):
+            panel.update(text)
+        if len(texts) > len(panels):
+            box.mount_all([Static(t, classes="side") for t in texts[len(panels):]])
+
+    # ------------------------------------------------------------- actions
+    def action_cursor(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        if self.items:
+            table.move_cursor(row=max(0, min(len(self.items) - 1, table.cursor_row + step)))
+
+    def action_resolve(self, keep: str) -> None:
+        c = self.current
+        if c is None:
+            return
+        if keep == "both":
+            self.app.push_screen(
+                self.app.prompt(f"keep both: in which scope does the incoming value hold? "
+                             f"(the existing one stays in {c.scope!r})", "e.g. session or project"),
+                lambda scope: scope and self.resolve(c.id, keep, scope, None))
+        elif keep == "neither":
+            self.app.push_screen(
+                self.app.prompt(f"retract both values of {c.subject} {c.predicate}: why?",
+                             "reason (optional)", required=False),
+                lambda reason: reason is not None and self.resolve(c.id, keep, None, reason or None))
+        else:
+            self.resolve(c.id, keep, None, None)
+
+    @work(thread=True, group="resolve")
+    def resolve(self, conflict_id: int, keep: str, scope: str | None, reason: str | None) -> None:
+        try:
+            self.post_message(Resolved(self.service.resolve(conflict_id, keep, scope, reason)))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    def on_resolved(self, message: Resolved) -> None:
+        c = message.conflict
+        self.notify(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by})", timeout=4)
+        self.fetch()
+        self.app.refresh_overview()  # type: ignore[attr-defined]
+
+    def action_audit(self) -> None:
+        c = self.current
+        if c is not None:
+            existing = next((f["object"] for f in c.facts if f["id"] is not None), None)
+            self.app.open_audit(c.subject, c.predicate, existing)  # type: ignore[attr-defined]
+
+    def action_reload(self) -> None:
+        self.fetch()

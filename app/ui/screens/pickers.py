@@ -1,0 +1,102 @@
+"""The subject picker and the help screen."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class SubjectsLoaded(Message):
+    def __init__(self, subjects: list[str]) -> None:
+        self.subjects = subjects
+        super().__init__()
+
+
+class SubjectPicker(ModalScreen[str | None]):
+    """Type a prefix (user:, project:, a name) and pick a subject. Subjects are
+    looked up in the store as you type, a page at a time."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel"),
+                Binding("down", "list_focus", "List", show=False, id="picker.list")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("go to subject", classes="dialog-title")
+            yield Input(placeholder="prefix, e.g. user:a or project:", id="picker-input")
+            yield OptionList(id="picker-list")
+            yield Label("enter picks · escape cancels", classes="dim")
+
+    def on_screen_resume(self) -> None:
+        """Shown (again): start from an empty filter."""
+        field = self.query_one(Input)
+        field.value = ""
+        field.focus()
+        self.lookup("")
+
+    @work(thread=True, exclusive=True)
+    def lookup(self, prefix: str) -> None:
+        service = self.app.service  # type: ignore[attr-defined]
+        subjects = service.subjects(prefix, limit=60)
+        if not subjects and prefix and ":" not in prefix:
+            subjects = (service.subjects(f"user:{prefix}", limit=30)
+                        + service.subjects(f"project:{prefix}", limit=30))
+        self.post_message(SubjectsLoaded(subjects))
+
+    def on_subjects_loaded(self, message: SubjectsLoaded) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(s, id=s) for s in message.subjects])
+        if message.subjects:
+            options.highlighted = 0
+
+    @on(Input.Changed)
+    def changed(self, event: Input.Changed) -> None:
+        self.lookup(event.value.strip())
+
+    @on(Input.Submitted)
+    def submitted(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None and options.option_count:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    @on(OptionList.OptionSelected)
+    def selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_list_focus(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key binding of the app and of the screen it was opened from."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
+
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        super().__init__()
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        lines = []
+        for title, keys in self.sections:
+            lines.append(f"[b u]{title}[/]")
+            lines.extend(f"  [b]{escape(k):<12}[/b] {escape(d)}" for k, d in keys)
+            lines.append("")
+        with Vertical(classes="dialog help"):
+            yield Label("memdesk keys", classes="dialog-title")
+            with VerticalScroll():
+                yield Static("\n".join(lines), id="help-body")
+            yield Label("escape closes", classes="dim")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

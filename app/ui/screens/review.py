@@ -1,0 +1,329 @@
+"""Review queue: pending candidates, lowest confidence first, each with its
+source turn inside the surrounding conversation. Approve, reject with a
+reason, edit then approve, skip, undo the last decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import DataTable, Header, Label, Static
+
+from core import Candidate
+
+from ..service import CandidateContext, ReviewPage
+from ..widgets.keybar import KeyBar
+from .base import MemdeskScreen, cells, when
+from .modals import EditScreen
+
+PREFETCH_MARGIN = 20
+
+
+class PageLoaded(Message):
+    def __init__(self, page: ReviewPage, append: bool) -> None:
+        self.page = page
+        self.append = append
+        super().__init__()
+
+
+class ContextLoaded(Message):
+    def __init__(self, context: CandidateContext) -> None:
+        self.context = context
+        super().__init__()
+
+
+class Decided(Message):
+    """A decision reached the store (or failed: then ``error`` is set)."""
+
+    def __init__(self, candidate: Candidate, verdict: str, detail: str,
+                 error: str | None = None) -> None:
+        self.candidate = candidate
+        self.verdict = verdict
+        self.detail = detail
+        self.error = error
+        super().__init__()
+
+
+class Reopened(Message):
+    def __init__(self, candidate: Candidate) -> None:
+        self.candidate = candidate
+        super().__init__()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision taken in this sitting, kept for undo."""
+
+    candidate: Candidate
+    verdict: str
+
+
+def context_text(ctx: CandidateContext) -> Text:
+    c = ctx.candidate
+    out = Text()
+    out.append(f"candidate {c.id}  ", style="bold")
+    out.append(f"{c.subject}  {c.predicate} = {c.object}", style="bold")
+    out.append(f"   {c.polarity} · {c.scope} · confidence {c.confidence:.2f} · "
+               f"{c.source.kind} · {c.source.extractor}\n")
+    out.append("why it waits: " + "; ".join(c.reasons) + "\n", style="yellow")
+    out.append(f"valid from {when(c.valid_from, c.source.tz)}\n\n")
+    out.append(f"conversation {c.source.session}\n", style="bold underline")
+    for t in ctx.turns:
+        mark = t.turn == c.source.turn
+        style = "bold reverse" if mark else ("" if t.speaker == "user" else "dim")
+        out.append(f"{'▶' if mark else ' '} #{t.turn:<3} {when(t.time, t.tz)} {t.speaker:<9} ",
+                   style="cyan" if mark else "dim")
+        out.append(t.text + "\n", style=style)
+    return out
+
+
+class ReviewScreen(MemdeskScreen):
+    """The review queue."""
+
+    BINDINGS = [
+        Binding("a", "approve", "Approve", id="review.approve"),
+        Binding("x", "reject", "Reject", id="review.reject"),
+        Binding("e", "edit", "Edit+approve", id="review.edit"),
+        Binding("s", "skip", "Skip", id="review.skip"),
+        Binding("u", "undo", "Undo", id="review.undo"),
+        Binding("p", "audit", "Audit", id="review.audit"),
+        Binding("r", "reload", "Reload", id="review.reload"),
+        Binding("j", "cursor(1)", "Down", show=False, id="review.down"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="review.up"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[Candidate] = []
+        self.total = 0
+        self.more = False
+        self.loading = False
+        self.undo_stack: list[Decision] = []
+        self.last = ""  # what the last decision did, shown in the count line
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Label("", id="review-count", classes="bar")
+        with Horizontal():
+            table = DataTable(id="review-table", cursor_type="row", zebra_stripes=True)
+            table.add_column("id", key="id")
+            table.add_column("conf", key="conf")
+            table.add_column("subject", key="subject")
+            table.add_column("predicate", key="predicate")
+            table.add_column("object", key="object")
+            table.add_column("kind", key="kind")
+            yield table
+            yield Static("", id="review-context", classes="panel")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self.fetch(None, append=False)
+
+    def on_screen_resume(self) -> None:
+        if self.app.focus_candidate is not None:  # type: ignore[attr-defined]
+            self._jump(self.app.focus_candidate)  # type: ignore[attr-defined]
+
+    # ---------------------------------------------------------------- data
+    @work(thread=True, exclusive=True, group="review-page")
+    def fetch(self, after: tuple[float, int] | None, append: bool) -> None:
+        try:
+            self.post_message(PageLoaded(self.service.review_page(after), append))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    @work(thread=True, exclusive=True, group="review-context")
+    def fetch_context(self, candidate_id: int) -> None:
+        try:
+            self.post_message(ContextLoaded(self.service.candidate_context(candidate_id)))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    def on_page_loaded(self, message: PageLoaded) -> None:
+        self.loading = False
+        page = message.page
+        known = {c.id for c in self.items} if message.append else set()
+        new = [c for c in page.items if c.id not in known]
+        if message.append:
+            self.items.extend(new)
+            self._add_rows(new)
+        else:
+            self.items = list(page.items)
+            self._rebuild(0)
+        self.total, self.more = page.total, page.more
+        self._count()
+        if self.app.focus_candidate is not None:  # type: ignore[attr-defined]
+            self._jump(self.app.focus_candidate)  # type: ignore[attr-defined]
+        elif not message.append:
+            self._show_current()
+
+    def _add_rows(self, items: list[Candidate]) -> None:
+        table = self.query_one(DataTable)
+        for c in items:
+            table.add_row(*cells(c.id, f"{c.confidence:.2f}", c.subject, c.predicate, c.object,
+                                 c.source.kind), key=str(c.id))
+
+    def _rebuild(self, row: int) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self._add_rows(self.items)
+        if self.items:
+            table.move_cursor(row=min(row, len(self.items) - 1))
+
+    def _count(self) -> None:
+        self.query_one("#review-count", Label).update(
+            f"[b]{self.total}[/b] pending, lowest confidence first · {len(self.items)} loaded · "
+            f"decided this sitting: {len(self.undo_stack)}" + (f" · {self.last}" if self.last else ""))
+
+    def _jump(self, candidate_id: int) -> None:
+        for i, c in enumerate(self.items):
+            if c.id == candidate_id:
+                self.query_one(DataTable).move_cursor(row=i)
+                self.app.focus_candidate = None  # type: ignore[attr-defined]
+                return
+
+    @property
+    def current(self) -> Candidate | None:
+        row = self.query_one(DataTable).cursor_row
+        return self.items[row] if 0 <= row < len(self.items) else None
+
+    def _show_current(self) -> None:
+        cand = self.current
+        panel = self.query_one("#review-context", Static)
+        if cand is None:
+            panel.update("the review queue is empty" if not self.more else "")
+            return
+        self.fetch_context(cand.id)
+
+    @on(DataTable.RowHighlighted)
+    def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_current()
+        if (self.more and not self.loading and self.items
+                and event.cursor_row >= len(self.items) - PREFETCH_MARGIN):
+            self.loading = True
+            last = self.items[-1]
+            self.fetch((last.confidence, last.id), append=True)
+
+    def on_context_loaded(self, message: ContextLoaded) -> None:
+        cand = self.current
+        if cand is not None and cand.id == message.context.candidate.id:
+            self.query_one("#review-context", Static).update(context_text(message.context))
+
+    # ------------------------------------------------------------ decisions
+    def _take_current(self) -> tuple[Candidate, int] | None:
+        """Remove the current row optimistically; the cursor stays at its index."""
+        cand = self.current
+        if cand is None:
+            return None
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        self.items.pop(row)
+        table.remove_row(str(cand.id))
+        if self.items:
+            table.move_cursor(row=min(row, len(self.items) - 1))
+        self.total = max(self.total - 1, 0)
+        self._show_current()
+        return cand, row
+
+    @work(thread=True, group="decide")
+    def decide(self, cand: Candidate, verdict: str, reason: str | None = None,
+               edits: dict | None = None) -> None:
+        try:
+            if verdict == "rejected":
+                self.service.reject(cand.id, reason or "")
+                detail = f"rejected #{cand.id}: {reason}"
+            else:
+                out = self.service.approve(cand.id, edits)
+                detail = f"approved #{cand.id} ({out['outcome']})"
+                if out.get("conflict_id"):
+                    detail += f": opened conflict {out['conflict_id']}"
+            self.post_message(Decided(cand, verdict, detail))
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(Decided(cand, verdict, "", error=str(exc)))
+
+    def on_decided(self, message: Decided) -> None:
+        if message.error:
+            self.notify(f"#{message.candidate.id}: {message.error}", severity="error", timeout=8)
+            self.fetch(None, append=False)
+            return
+        self.undo_stack.append(Decision(message.candidate, message.verdict))
+        self.last = message.detail
+        self._count()
+        self.app.refresh_overview()  # type: ignore[attr-defined]
+
+    def action_approve(self) -> None:
+        taken = self._take_current()
+        if taken:
+            self.decide(taken[0], "approved")
+
+    def action_reject(self) -> None:
+        cand = self.current
+        if cand is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason and self.current is not None and self.current.id == cand.id:
+                taken = self._take_current()
+                if taken:
+                    self.decide(taken[0], "rejected", reason=reason)
+
+        self.app.push_screen(self.app.prompt(  # type: ignore[attr-defined]
+            f"reject #{cand.id} {cand.predicate} = {cand.object}: why?", "reason (required)"), done)
+
+    def action_edit(self) -> None:
+        cand = self.current
+        if cand is None:
+            return
+
+        def done(edits: dict | None) -> None:
+            if edits is not None and self.current is not None and self.current.id == cand.id:
+                taken = self._take_current()
+                if taken:
+                    self.decide(taken[0], "approved", edits=edits or None)
+
+        self.app.push_screen(EditScreen(cand), done)
+
+    def action_skip(self) -> None:
+        self.action_cursor(1)
+
+    def action_cursor(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        if self.items:
+            table.move_cursor(row=max(0, min(len(self.items) - 1, table.cursor_row + step)))
+
+    @work(thread=True, group="decide")
+    def reopen(self, decision: Decision) -> None:
+        try:
+            self.post_message(Reopened(self.service.undo(decision.candidate.id)))
+        except Exception as exc:  # noqa: BLE001
+            self.undo_stack.append(decision)
+            self.report(exc)
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.notify("nothing to undo in this sitting", severity="warning")
+            return
+        self.reopen(self.undo_stack.pop())
+
+    def on_reopened(self, message: Reopened) -> None:
+        cand = message.candidate
+        self.items.append(cand)
+        self.items.sort(key=lambda c: (c.confidence, c.id))
+        self.total += 1
+        self._rebuild(self.items.index(cand))
+        self.last = f"undone: #{cand.id} is pending again"
+        self._count()
+        self.app.refresh_overview()  # type: ignore[attr-defined]
+
+    def action_audit(self) -> None:
+        cand = self.current
+        if cand is not None:
+            self.app.open_audit(cand.subject, cand.predicate, None)  # type: ignore[attr-defined]
+
+    def action_reload(self) -> None:
+        self.fetch(None, append=False)

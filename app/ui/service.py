@@ -1,0 +1,185 @@
+"""The app's one door to the engine.
+
+Screens never touch the database themselves: they call these methods from
+``@work(thread=True)`` workers. Each call opens its own connection through the
+Store and returns plain data (frozen dataclasses, named tuples, dicts), never
+ORM rows, so results can cross threads safely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core import (
+    AuditReport,
+    Candidate,
+    Conflict,
+    Fact,
+    FactNotFound,
+    Store,
+    TurnRecord,
+)
+from core.recall import Recaller, RecallHit
+
+REVIEW_PAGE = 100
+CONFLICT_PAGE = 500
+
+
+@dataclass(frozen=True)
+class TimelineData:
+    """Every row ever recorded for one subject (retired ones too)."""
+
+    subject: str
+    rows: tuple[Fact, ...]
+    now: int
+
+
+@dataclass(frozen=True)
+class FactDetail:
+    """One fact row as JSON-ready data, with the provenance of its value."""
+
+    fact: dict[str, Any]
+    audit: AuditReport | None
+
+
+@dataclass(frozen=True)
+class ReviewPage:
+    """A page of pending candidates (lowest confidence first) and the queue's size."""
+
+    items: tuple[Candidate, ...]
+    total: int
+    more: bool
+
+
+@dataclass(frozen=True)
+class CandidateContext:
+    """A candidate with the conversation around its source turn."""
+
+    candidate: Candidate
+    turns: tuple[TurnRecord, ...]
+
+
+@dataclass(frozen=True)
+class RecallView:
+    """One recall run: ranked hits; in index mode also the exact top-k hits the
+    index did not return; the prompt block an agent would get."""
+
+    query: str
+    exact: bool
+    over: str
+    hits: tuple[RecallHit, ...]
+    missed: tuple[RecallHit, ...]
+    prompt: str
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the header and first screen need."""
+
+    store: str
+    reviewer: str
+    pending: int
+    open_conflicts: int
+    first_subject: str | None
+
+
+class MemdeskService:
+    """Plain-data operations for the app. Thread-safe: every method uses its own
+    connection. Errors are the engine's (``MemdeskError`` subclasses)."""
+
+    def __init__(self, store: Store, reviewer: str, recaller: Recaller | None = None) -> None:
+        self.store = store
+        self.reviewer = reviewer
+        self.recaller = recaller or Recaller(store)
+
+    # ---------------------------------------------------------------- reads
+    def now(self) -> int:
+        return self.store.now()
+
+    def overview(self) -> Overview:
+        subjects = self.store.subjects(limit=1)
+        return Overview(self.store_label(), self.reviewer, self.store.review_count(),
+                        self.conflict_count(), subjects[0] if subjects else None)
+
+    def store_label(self) -> str:
+        """The store as the header shows it: a SQLite file's name, or the URL without password."""
+        url = self.store.engine.url
+        if url.get_backend_name() == "sqlite" and url.database:
+            return Path(url.database).name
+        return self.store.safe_url
+
+    def conflict_count(self) -> int:
+        return self.store.conflict_count("open")
+
+    def subjects(self, prefix: str = "", limit: int = 200) -> list[str]:
+        return self.store.subjects(prefix, limit=limit)
+
+    def predicates(self) -> list[str]:
+        return [p.id for p in self.store.predicates()]
+
+    def timeline(self, subject: str) -> TimelineData:
+        return TimelineData(subject, tuple(self.store.history(subject)), self.store.now())
+
+    def fact_detail(self, fact_id: int) -> FactDetail:
+        """Raises FactNotFound."""
+        fact = self.store.fact(fact_id)
+        data = self.store.fact_dicts([fact])[0]
+        try:
+            report = self.store.audit(fact.subject, fact.predicate, fact.object)
+        except FactNotFound:
+            report = None
+        return FactDetail(data, report)
+
+    def review_page(self, after: tuple[float, int] | None = None,
+                    limit: int = REVIEW_PAGE) -> ReviewPage:
+        items = self.store.review_list("pending", limit=limit + 1, after=after)
+        return ReviewPage(tuple(items[:limit]), self.store.review_count(), len(items) > limit)
+
+    def candidate_context(self, candidate_id: int, radius: int = 4) -> CandidateContext:
+        """Raises CandidateNotFound."""
+        cand = self.store.candidate(candidate_id)
+        turns = self.store.conversation(cand.source.session, cand.source.turn, radius)
+        return CandidateContext(cand, tuple(turns))
+
+    def conflicts(self, state: str = "open", limit: int = CONFLICT_PAGE) -> list[Conflict]:
+        """The oldest ``limit`` conflicts in ``state`` (resolving one brings the next in)."""
+        return self.store.conflicts(state, limit=limit)
+
+    def audit(self, subject: str, predicate: str, obj: str | None) -> AuditReport:
+        """Raises FactNotFound."""
+        return self.store.audit(subject, predicate, obj or None)
+
+    def recall(self, query: str, *, exact: bool = False, over: str = "memories",
+               at: int | None = None, k: int = 10) -> RecallView:
+        """Run a recall. In index mode the exact search runs too, so the view can
+        show what the index missed. Raises InvalidInput, EmbedderUnavailable."""
+        seen = len(self.recaller.messages)
+        if exact:
+            hits = tuple(self.recaller.search(query, k=k, at=at, exact=True, over=over))
+            missed: tuple = ()
+        else:
+            comparison = self.recaller.compare(query, k, at=at, over=over)
+            hits, missed = comparison.index, comparison.missed
+        prompt = self.recaller.render_prompt(hits, at if at is not None else self.store.now())
+        notes = "; ".join(self.recaller.messages[seen:])
+        return RecallView(query, exact, over, hits, missed, prompt, notes)
+
+    # --------------------------------------------------------------- writes
+    def approve(self, candidate_id: int, edits: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.store.approve(candidate_id, by=self.reviewer, edits=edits)
+
+    def reject(self, candidate_id: int, reason: str) -> Candidate:
+        return self.store.reject(candidate_id, by=self.reviewer, reason=reason)
+
+    def undo(self, candidate_id: int) -> Candidate:
+        self.store.undo_decision(candidate_id, by=self.reviewer)
+        return self.store.candidate(candidate_id)
+
+    def resolve(self, conflict_id: int, keep: str, scope: str | None = None,
+                reason: str | None = None) -> Conflict:
+        return self.store.resolve_conflict(conflict_id, keep, by=self.reviewer, scope=scope,
+                                           reason=reason)
+

@@ -1,0 +1,1 @@
+"""Widgets specific to memdesk."""

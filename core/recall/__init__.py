@@ -1,0 +1,38 @@
+"""Recall (DESIGN §4): hybrid, explainable search over memories and raw turns.
+
+    from core import Store
+    from core.recall import Recaller
+    with Store.open("memdesk.db") as store:
+        recaller = Recaller(store)                 # embedder "use" by default
+        for hit in recaller.search("where does alice live now", k=5):
+            print(hit.kind, hit.status, round(hit.score, 3), hit.text)
+
+Modules: ``embedders`` (the Embedder protocol and the bundled models),
+``vectors`` (vectors in the database), ``annoy_index`` (index files and their
+manifest), ``collection`` (index lifecycle: tail, rebuilds, exact mode),
+``lexical`` (character n-grams for names and numbers), ``intent`` (predicates
+and subjects a query names), ``scoring`` (the score and its weights),
+``service`` (the Recaller).
+"""
+
+from .annoy_index import Manifest, file_checksum
+from .collection import IndexReport, IndexSettings
+from .embedders import (
+    DEFAULT_EMBEDDER,
+    EMBEDDERS,
+    ConcatEmbedder,
+    E5Embedder,
+    Embedder,
+    UseEmbedder,
+    embedder_key,
+    make_embedder,
+)
+from .scoring import RecallWeights
+from .service import Comparison, HitSource, Recaller, RecallHit, default_index_dir
+
+__all__ = [
+    "Comparison", "ConcatEmbedder", "DEFAULT_EMBEDDER", "E5Embedder", "EMBEDDERS", "Embedder",
+    "HitSource", "IndexReport", "IndexSettings", "Manifest", "RecallHit", "RecallWeights",
+    "Recaller", "UseEmbedder", "default_index_dir", "embedder_key", "file_checksum",
+    "make_embedder",
+]

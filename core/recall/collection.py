@@ -1,0 +1,294 @@
+"""One searchable collection: the vectors of one kind of item (memories or
+turns) for one embedder, with its Annoy index, its tail and the exact search.
+
+Lifecycle, run at the start of every search (``refresh``):
+
+1. items added to the store since the last call are embedded and stored
+   (one index lookup when there are none);
+2. below ``exact_below`` items there is no index: every vector is held in
+   memory and searched exactly with numpy;
+3. otherwise the index file is opened and checked (manifest, checksums,
+   embedder, dimension, item count against the database); an unusable index
+   is rebuilt with a message, never an exception;
+4. vectors stored after the index was built (the *tail*) are searched exactly
+   and merged with the index results; past ``rebuild_after`` of them the index
+   is rebuilt;
+5. an index rebuilt meanwhile by another process is noticed (its manifest
+   changed) and reopened.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import Engine
+
+from .annoy_index import IndexFiles, LoadedIndex, Manifest, build_index, dot, open_index
+from .embedders import Embedder
+from .vectors import Progress, VectorBlock, VectorStore
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSettings:
+    """How the index is built and searched. Defaults chosen by measurement
+    (``tests/benchmarks/bench_recall.py``; figures in the README)."""
+
+    n_trees: int = 32
+    proj_dim: int = 128
+    """Annoy indexes the vectors projected on this many principal directions
+    (0: the full vectors); its candidates are re-ranked with the full vectors."""
+    search_k: int | None = None
+    """Annoy's search_k (nodes inspected); None: by size, items / 50 within
+    5,000–50,000 (5,000 at 100k items: recall@10 0.98; 20,000 at 1M)."""
+    rerank: int | None = None
+    """Candidates re-ranked by exact cosine; None: by size, items / 1,000 within
+    200–2,000 (200 at 100k; 1,000 at 1M, which lifts recall@10 from 0.88 to 0.96)."""
+    exact_below: int = 10_000
+    """Collections smaller than this are searched exactly; no index file is made."""
+    rebuild_after: int = 5_000
+    rebuild_fraction: float = 0.05
+    """Rebuild once the tail holds more than max(rebuild_after, rebuild_fraction * indexed)."""
+    build_jobs: int = -1
+
+    def search_k_for(self, items: int) -> int:
+        if self.search_k is not None:
+            return self.search_k
+        return min(50_000, max(5_000, items // 50))
+
+    def rerank_for(self, items: int) -> int:
+        if self.rerank is not None:
+            return self.rerank
+        return min(2_000, max(200, items // 1_000))
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """What ``reindex`` (or a search) found and did for one collection."""
+
+    kind: str
+    embedder: str
+    items: int
+    embedded: int
+    mode: str  # "index" or "exact"
+    built: bool
+    build_seconds: float | None
+    path: str | None
+    reason: str | None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "embedder": self.embedder, "items": self.items,
+                "embedded": self.embedded, "mode": self.mode, "built": self.built,
+                "build_seconds": self.build_seconds, "path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Nearest items: ids, cosines, and which part found each (index, tail, exact)."""
+
+    item_ids: np.ndarray
+    cosines: np.ndarray
+    channels: tuple[str, ...]
+    searched_all: bool
+
+
+def _top_of(item_ids: np.ndarray, sims: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n`` best items given every item's similarity."""
+    if not len(item_ids):
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    if n < len(sims):
+        part = np.argpartition(-sims, n)[:n]
+    else:
+        part = np.arange(len(sims))
+    order = part[np.argsort(-sims[part], kind="stable")]
+    return item_ids[order], sims[order]
+
+
+def _top(block: VectorBlock, q: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    if not len(block):
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    return _top_of(block.item_ids, dot(block.vectors, q), n)
+
+
+class Collection:
+    """Vectors, index and tail of one kind of item. Thread-safe: refreshing and
+    rebuilding take a lock; searches run on immutable snapshots."""
+
+    def __init__(self, engine: Engine, embedder: Embedder, kind: str, folder: Path,
+                 settings: IndexSettings, notify: Callable[[str], None],
+                 progress: Progress | None = None) -> None:
+        self.kind = kind
+        self.embedder = embedder
+        self.settings = settings
+        self.vectors = VectorStore(engine, embedder, kind)
+        self.files = IndexFiles(folder, kind, embedder.name, embedder.version)
+        self._notify = notify
+        self._progress = progress
+        self._lock = threading.RLock()
+        self._ready = False
+        self._index: LoadedIndex | None = None
+        self._tail = VectorBlock.empty(embedder.dim)  # everything, when there is no index
+        self._last_row = 0
+
+    # ----------------------------------------------------------- lifecycle
+    def refresh(self) -> None:
+        """Embed new items, open/check/rebuild the index, pick up new vectors."""
+        with self._lock:
+            if not self._ready:
+                self.vectors.ensure_table()
+            self.vectors.embed_missing(progress=self._progress)
+            if not self._ready:
+                self._open()
+                self._ready = True
+            elif self._index is not None and self.files.manifest_stamp() != self._index.stamp:
+                self._notify(f"recall index for {self.kind}s changed on disk; reopening it")
+                self._open()
+            new = self.vectors.load(self._last_row)
+            if len(new):
+                self._tail = self._tail.extend(new)
+                self._last_row = int(new.row_ids[-1])
+            self._maybe_rebuild()
+
+    def _open(self) -> None:
+        """Decide between exact mode and the index; load or rebuild the index."""
+        self._index = None  # dropped, not unloaded: a search may still hold it
+        total = self.vectors.count()
+        if total < self.settings.exact_below:
+            self._tail, self._last_row = VectorBlock.empty(self.embedder.dim), 0
+            return
+        index, why = open_index(self.files, self.embedder.dim)
+        if index is not None:
+            in_db = self.vectors.count(index.manifest.max_row_id)
+            if in_db != index.manifest.items:
+                why = (f"it holds {index.manifest.items} items but the store has {in_db} "
+                       "vectors up to the same point (another store's index?)")
+                index = None
+        if index is None:
+            self._notify(f"recall index for {self.kind}s at {self.files.annoy} is unusable: "
+                         f"{why}; rebuilding it from the stored vectors")
+            self._build()
+            return
+        self._index = index
+        self._tail, self._last_row = VectorBlock.empty(self.embedder.dim), index.manifest.max_row_id
+
+    def _maybe_rebuild(self) -> None:
+        s = self.settings
+        if self._index is None:
+            if len(self._tail) >= s.exact_below:
+                self._notify(f"{len(self._tail):,} {self.kind}s: building the recall index "
+                             f"(exact search below {s.exact_below:,})")
+                self._build()
+            return
+        limit = max(s.rebuild_after, int(s.rebuild_fraction * len(self._index)))
+        if len(self._tail) > limit:
+            self._notify(f"{len(self._tail):,} {self.kind}s added since the recall index was "
+                         "built; rebuilding it")
+            self._build()
+
+    def _build(self) -> Manifest:
+        with self._lock:
+            # the old index (if any) stays in use until the new one is in place; it is
+            # dropped, never unloaded, so a search still holding it finishes safely
+            block = self.vectors.load(0)
+            manifest = build_index(self.files, block, n_trees=self.settings.n_trees,
+                                   proj_dim=self.settings.proj_dim,
+                                   n_jobs=self.settings.build_jobs, progress=self._progress)
+            index, why = open_index(self.files, self.embedder.dim)
+            if index is None:  # pragma: no cover - a build that cannot be read back
+                self._notify(f"the rebuilt recall index cannot be read ({why}); searching exactly")
+                self._tail, self._last_row = block, int(block.row_ids[-1]) if len(block) else 0
+                return manifest
+            self._index = index
+            self._tail = VectorBlock.empty(self.embedder.dim)
+            self._last_row = manifest.max_row_id
+            return manifest
+
+    def reindex(self) -> IndexReport:
+        """Fill every gap in the stored vectors and rebuild the index now
+        (or report exact mode for a small collection)."""
+        with self._lock:
+            self.vectors.ensure_table()
+            embedded = self.vectors.embed_missing(full=True, progress=self._progress)
+            total = self.vectors.count()
+            key = f"{self.embedder.name}@{self.embedder.version}"
+            if total < self.settings.exact_below:
+                self._ready = False
+                self.refresh()
+                return IndexReport(self.kind, key, total, embedded, "exact", False, None, None,
+                                   f"{total:,} items: searched exactly below "
+                                   f"{self.settings.exact_below:,}")
+            manifest = self._build()
+            self._ready = True
+            new = self.vectors.load(self._last_row)
+            if len(new):
+                self._tail, self._last_row = new, int(new.row_ids[-1])
+            return IndexReport(self.kind, key, manifest.items, embedded, "index", True,
+                               manifest.build_seconds, str(self.files.annoy), None)
+
+    def close(self) -> None:
+        with self._lock:
+            self._index = None
+            self._ready = False
+
+    # -------------------------------------------------------------- search
+    @property
+    def size(self) -> int:
+        index = self._index
+        return (len(index) if index is not None else 0) + len(self._tail)
+
+    @property
+    def uses_index(self) -> bool:
+        return self._index is not None
+
+    def search(self, q: np.ndarray, n: int, *, exact: bool = False) -> Candidates:
+        """The ``n`` nearest items by cosine (index + tail, or exact: a numpy scan
+        of the index's memory-mapped vectors and the tail)."""
+        index, tail = self._index, self._tail
+        if index is None:
+            ids, sims = _top(tail, q, n)
+            return Candidates(ids, sims, ("exact",) * len(ids), n >= len(tail))
+        if exact:
+            ids_i, sims_i = _top_of(index.item_ids, index.similarities(q), n)
+            ids_t, sims_t = _top(tail, q, n)
+            ids = np.concatenate([ids_i, ids_t])
+            sims = np.concatenate([sims_i, sims_t])
+            order = np.argsort(-sims, kind="stable")[:n]
+            return Candidates(ids[order], sims[order], ("exact",) * len(order),
+                              n >= len(index) + len(tail))
+        ids_i, sims_i = index.search(q, n, self.settings.search_k_for(len(index)),
+                                     self.settings.rerank_for(len(index)))
+        ids_t, sims_t = _top(tail, q, n)
+        ids = np.concatenate([ids_i, ids_t])
+        sims = np.concatenate([sims_i, sims_t])
+        channels = np.array(["index"] * len(ids_i) + ["tail"] * len(ids_t))
+        order = np.argsort(-sims, kind="stable")[:n]
+        return Candidates(ids[order], sims[order], tuple(channels[order].tolist()),
+                          n >= len(index) + len(tail))
+
+    def cosines(self, q: np.ndarray, item_ids: list[int]) -> dict[int, float]:
+        """Exact cosines for given items (lexical candidates, filtered fallbacks)."""
+        if not item_ids:
+            return {}
+        return {i: float(np.dot(v, q)) for i, v in self.vectors_of(item_ids).items()}
+
+    def vectors_of(self, item_ids: list[int]) -> dict[int, np.ndarray]:
+        """Vectors of some items, from memory (index or tail) where possible."""
+        index, tail = self._index, self._tail
+        out: dict[int, np.ndarray] = {}
+        want = np.asarray(item_ids, dtype=np.int64)
+        for block_ids, get in (((index.item_ids, index.vector) if index is not None else
+                                (np.zeros(0, np.int64), None)),
+                               (tail.item_ids, lambda p: tail.vectors[p])):
+            if not len(block_ids) or get is None:
+                continue
+            pos = np.searchsorted(block_ids, want)  # item ids ascend within a block
+            for i, p in zip(want.tolist(), pos.tolist(), strict=True):
+                if p < len(block_ids) and block_ids[p] == i and i not in out:
+                    out[i] = get(p)
+        missing = [i for i in item_ids if i not in out]
+        if missing:
+            out.update(self.vectors.vectors_for(missing))
+        return out

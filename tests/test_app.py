@@ -1,0 +1,358 @@
+"""The app, driven headless with Pilot on a copy of the demo store; every
+action is checked in the store afterwards."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Tree
+
+from app.screenshots import DEMO_NOW, REVIEWER, SIZE, build_demo_store, demo_app, settle
+from app.ui.commands import MemdeskCommands
+from app.ui.screens.audit import AuditScreen
+from app.ui.screens.conflicts import ConflictsScreen
+from app.ui.screens.pickers import HelpScreen
+from app.ui.screens.review import ReviewScreen
+from app.ui.screens.timeline import TimelineScreen
+from app.ui.widgets.timeline_chart import TimelineChart, layout
+from core import ManualClock, Store
+from core.timeutil import to_us
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    return build_demo_store(tmp_path_factory.mktemp("demo") / "demo.db")
+
+
+@pytest.fixture
+def db(demo_db, tmp_path) -> Path:
+    target = tmp_path / "demo.db"
+    shutil.copy(demo_db, target)
+    return target
+
+
+def reopen(db: Path) -> Store:
+    return Store.open(db, clock=ManualClock(DEMO_NOW))
+
+
+async def test_first_screen_is_the_timeline_of_the_first_subject(db):
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        assert app.subject == "project:atlas"
+        assert "reviewer demo-reviewer" in app.sub_title and "pending" in app.sub_title
+        chart = app.screen.query_one(TimelineChart)
+        assert chart.chart is not None and chart.chart.lanes
+
+
+async def test_review_approve_asserts_the_fact_and_keeps_the_cursor_in_place(db):
+    app = demo_app(db, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        table = screen.query_one(DataTable)
+        await pilot.press("j")
+        await settle(pilot)
+        second, third = screen.items[1], screen.items[2]
+        rows = table.row_count
+        await pilot.press("a")
+        await settle(pilot)
+        assert table.row_count == rows - 1
+        assert table.cursor_row == 1 and screen.current.id == third.id
+    with reopen(db) as store:
+        decided = store.candidate(second.id)
+        assert decided.state in ("approved", "merged") and decided.decided_by == REVIEWER
+        if decided.state == "approved":
+            assert second.object in [f.object for f in store.history(second.subject, second.predicate)
+                                     if f.retired_at is None]
+
+
+async def test_review_reject_needs_a_reason_and_records_it(db):
+    app = demo_app(db, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.screen.items[0]
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("enter")  # empty reason: refused, dialog stays
+        await settle(pilot)
+        assert app.screen.__class__.__name__ == "PromptScreen"
+        await pilot.press(*"only said once")
+        await pilot.press("enter")
+        await settle(pilot)
+    with reopen(db) as store:
+        cand = store.candidate(first.id)
+        assert (cand.state, cand.decision_reason, cand.decided_by) == (
+            "rejected", "only said once", REVIEWER)
+
+
+async def test_review_edit_then_approve(db):
+    app = demo_app(db, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.screen.items[0]
+        await pilot.press("e")
+        await settle(pilot)
+        field = app.screen.query_one("#edit-object", Input)
+        field.value = "科幻电影"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    with reopen(db) as store:
+        cand = store.candidate(first.id)
+        assert cand.state == "approved" and cand.edits == {"object": "科幻电影"}
+        assert "科幻电影" in [f.object for f in store.current(first.subject, first.predicate)]
+
+
+async def test_review_undo_really_undoes(db):
+    app = demo_app(db, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        first = screen.items[0]
+        await pilot.press("a")
+        await settle(pilot)
+        assert first.id not in [c.id for c in screen.items]
+        with reopen(db) as store:
+            assert store.candidate(first.id).state == "approved"
+        await pilot.press("u")
+        await settle(pilot)
+        assert screen.items[0].id == first.id and screen.current.id == first.id
+    with reopen(db) as store:
+        assert store.candidate(first.id).state == "pending"
+        assert first.object not in [f.object for f in store.history(first.subject, first.predicate)
+                                    if f.retired_at is None]
+
+
+async def test_review_skip_and_vim_keys_move_without_deciding(db):
+    app = demo_app(db, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        await pilot.press("s", "j", "j")
+        assert table.cursor_row == 3
+        await pilot.press("k")
+        assert table.cursor_row == 2
+        pending = len(app.screen.items)
+    with reopen(db) as store:
+        assert store.review_count() == pending
+
+
+@pytest.mark.parametrize(("key", "answer", "resolution"), [
+    ("e", None, "existing"), ("i", None, "incoming"), ("b", "session", "both"),
+    ("x", "neither is true", "neither"),
+])
+async def test_conflict_resolution_closes_it_in_the_store(db, key, answer, resolution):
+    app = demo_app(db, start="conflicts")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ConflictsScreen)
+        conflict = screen.current
+        assert len(screen.query(".side")) == len(conflict.facts) >= 2
+        await pilot.press(key)
+        await settle(pilot)
+        if answer is not None:
+            await pilot.press(*answer)
+            await pilot.press("enter")
+            await settle(pilot)
+        assert conflict.id not in [c.id for c in screen.items]
+    with reopen(db) as store:
+        done = store.conflict(conflict.id)
+        assert (done.state, done.resolution, done.resolved_by) == ("resolved", resolution, REVIEWER)
+        objects = [f.object for f in store.current(conflict.subject, conflict.predicate)]
+        incoming = conflict.facts[-1]["object"]
+        existing = conflict.facts[0]["object"]
+        if resolution == "existing":
+            assert objects == [existing]
+        elif resolution == "incoming":
+            assert objects == [incoming]
+        elif resolution == "both":
+            assert sorted(objects) == sorted([existing, incoming])
+        else:
+            assert objects == []
+
+
+async def test_timeline_known_at_replays_earlier_belief(db):
+    app = demo_app(db, subject="user:alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chart = app.screen.query_one(TimelineChart)
+        now_lanes = chart.chart.lanes
+        believed_now = {s.fact.object for lane in now_lanes for s in lane.segments
+                        if lane.predicate == "lives_in" and not s.retired}
+        assert "张江" in believed_now
+        for _ in range(30):  # back to the first change
+            await pilot.press("left_square_bracket")
+        await settle(pilot)
+        early = chart.chart
+        assert early.known_at < to_us(DEMO_NOW)
+        believed_then = {s.fact.object for lane in early.lanes for s in lane.segments
+                         if lane.predicate == "lives_in" and not s.retired}
+        assert "张江" not in believed_then
+        assert app.screen.query_one("#known-at", Input).value.startswith("2026-")
+        await pilot.press("n")
+        await settle(pilot)
+        assert chart.chart.known_at == to_us(DEMO_NOW)
+
+
+async def test_timeline_interval_details_and_jump_to_audit(db):
+    app = demo_app(db, subject="user:alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chart = app.screen.query_one(TimelineChart)
+        while chart.selected_fact.predicate != "lives_in":
+            await pilot.press("j")
+        await pilot.press("l")
+        await settle(pilot)
+        fact = chart.selected_fact
+        detail = str(app.screen.query_one("#fact-detail").render())
+        assert f"fact {fact.id}" in detail and "provenance" in detail
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, AuditScreen)
+        tree = app.screen.query_one(Tree)
+        assert f"lives_in = {fact.object}" in str(tree.root.label)
+        steps = [str(n.label) for n in tree.root.children]
+        assert any("turn" in s for s in steps)
+
+
+async def test_audit_form_shows_the_chain(db):
+    app = demo_app(db, start="audit")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#audit-subject", Input).value = "user:alice"
+        screen.query_one("#audit-predicate", Input).value = "lives_in"
+        screen.query_one("#audit-object", Input).value = "徐家汇"
+        screen.query_one("#audit-object", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        labels = []
+
+        def walk(node):
+            for child in node.children:
+                labels.append(str(child.label))
+                walk(child)
+
+        walk(screen.query_one(Tree).root)
+        kinds = {label.split()[0] for label in labels}
+        assert {"turn", "extraction", "gates", "assertion", "retirement"} <= kinds
+        # an unknown value is an error message, not a crash
+        screen.query_one("#audit-object", Input).value = "火星"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AuditScreen)
+
+
+async def test_subject_picker_opens_that_timeline(db):
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        await pilot.press(*"user:to")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen) and app.subject == "user:tom"
+        assert app.screen.data.subject == "user:tom"
+
+
+async def test_command_palette_finds_candidates_and_conflicts(db):
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = MemdeskCommands(app.screen)
+        await provider.startup()
+        hits = [h async for h in provider.search("conflict #2")]
+        assert hits
+        best = max(hits, key=lambda h: h.score)
+        best.command()
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictsScreen) and app.screen.current.id == 2
+        with reopen(db) as store:
+            cand = store.review_list()[3]
+        hits = [h async for h in provider.search(f"candidate #{cand.id}")]
+        max(hits, key=lambda h: h.score).command()
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.current.id == cand.id
+        subjects = [h async for h in provider.search("subject user:carol")]
+        max(subjects, key=lambda h: h.score).command()
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen) and app.subject == "user:carol"
+
+
+async def test_every_screen_reachable_by_number_and_help_lists_keys(db):
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key, name in (("2", "conflicts"), ("3", "review"), ("4", "recall"), ("5", "audit"),
+                          ("1", "timeline")):
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.current_mode == name
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-body").render())
+        for word in ("Approve", "Keep incoming", "Known at", "Exact/index", "Undo"):
+            assert word in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+def test_layout_packs_without_overlap_and_dims_retired_rows(db):
+    with reopen(db) as store:
+        rows = tuple(store.history("user:alice"))
+        now = store.now()
+    chart = layout(rows, now, now, width=100)
+    for lane in chart.lanes:
+        ends = [(s.start, s.end) for s in lane.segments]
+        assert all(a[1] <= b[0] for a, b in zip(ends, ends[1:], strict=False))
+    retired = [s for lane in chart.lanes for s in lane.segments if s.retired]
+    assert retired and all(s.fact.retired_at is not None for s in retired)
+    before_any = layout(rows, min(r.recorded_at for r in rows) - 1, now)
+    assert before_any.lanes == ()
+
+
+async def test_recall_debugger_toggles_exact_turns_at_and_prompt(db):
+    app = demo_app(db, start="recall")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("slash")
+        await pilot.press(*"where does alice live now")
+        await pilot.press("enter")
+        await settle(pilot)
+        view = screen.view
+        assert view is not None and not view.exact and view.over == "memories" and view.hits
+        table = screen.query_one(DataTable)
+        assert table.row_count == len(view.hits) + len(view.missed)
+        top = view.hits[0]
+        assert (top.kind, top.object, top.status) == ("fact", "张江", "active")
+        assert "score" in [str(c.label) for c in table.columns.values()]
+        await pilot.press("x")  # exact search
+        await settle(pilot)
+        assert screen.view.exact and screen.view.missed == ()
+        await pilot.press("o")  # raw turns
+        await settle(pilot)
+        assert screen.view.over == "turns"
+        assert all(h.kind in ("turn", "fact") for h in screen.view.hits)
+        await pilot.press("o")
+        await pilot.press("v")  # the prompt block
+        await settle(pilot)
+        panel = screen.query_one("#recall-prompt")
+        assert panel.display and "Relevant memory" in str(panel.render())
+        await pilot.press("t")  # as of a day before the move was known
+        await pilot.press(*"2026-03-12")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.at is not None
+        assert "张江" not in [h.object for h in screen.view.hits if h.kind == "fact"]
+        await pilot.press("escape", "p")  # audit of the selected result
+        await settle(pilot)
+        assert isinstance(app.screen, (AuditScreen, type(screen)))

@@ -1,0 +1,36 @@
+"""Snapshots of every screen (pytest-textual-snapshot), from the same scenes
+as ``python -m app.screenshots``: the demo store, a fixed clock, 140x42.
+
+After an intended change to the look of a screen, review the new SVGs and run
+``pytest tests/test_app_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from app.screenshots import SCENES, SIZE, build_demo_store, demo_app
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    return build_demo_store(tmp_path_factory.mktemp("snapdemo") / "demo.db")
+
+
+@pytest.fixture(autouse=True)
+def _plain_env(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])
+def test_screen_snapshot(scene, demo_db, tmp_path, snap_compare):
+    db = tmp_path / "demo.db"
+    shutil.copy(demo_db, db)
+    app = demo_app(db, **scene.kwargs)
+    try:
+        assert snap_compare(app, terminal_size=SIZE, run_before=scene.prepare)
+    finally:
+        app.service.store.close()

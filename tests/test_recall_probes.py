@@ -1,0 +1,26 @@
+"""The probe set (data/probes/recall.jsonl) runs on every change to scoring:
+queries in Chinese and English worded unlike their memories, with the
+memories they must find and the stale values that must not rank first. Uses
+the default embedder (the real model, loaded once: a few seconds)."""
+
+from __future__ import annotations
+
+from core.recall import Recaller
+
+from .benchmarks.eval_recall import build_demo_store, evaluate, load_probes
+
+
+def test_probe_set_with_the_default_embedder(tmp_path):
+    probes = load_probes()
+    assert {p["lang"] for p in probes} == {"zh", "en"} and len(probes) >= 40
+    store = build_demo_store(tmp_path)
+    try:
+        result = evaluate(Recaller(store, index_dir=tmp_path / "idx"), probes)
+    finally:
+        store.close()
+    table = result["table"]
+    print({lang: (round(v["hit@1"], 3), round(v["hit@5"], 3)) for lang, v in table.items()})
+    assert result["stale_first"] == []
+    assert table["all"]["hit@5"] >= 0.9
+    assert table["zh"]["hit@5"] >= 0.85 and table["en"]["hit@5"] >= 0.85
+    assert table["all"]["hit@1"] >= 0.7
