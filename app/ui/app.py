@@ -95,6 +95,8 @@ class MemdeskApp(App[None]):
         first visit to a screen then costs no more than later ones. (Textual
         composes a mode's screen on first use; ``_init_mode`` does just that
         without showing it. textual is pinned, so this private call is stable.)"""
+        if self._exit or self._closing:
+            return
         for mode in SCREENS_IN_ORDER:
             if not self._screen_stacks.get(mode):
                 self._init_mode(mode)

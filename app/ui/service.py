@@ -23,7 +23,7 @@ from core import (
 )
 from core.recall import Recaller, RecallHit
 
-REVIEW_PAGE = 100
+REVIEW_PAGE = 60
 CONFLICT_PAGE = 500
 
 

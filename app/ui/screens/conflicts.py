@@ -79,7 +79,8 @@ class ConflictsScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).focus()
+        for widget in self.query(DataTable):  # none if the app closes while this screen is built
+            widget.focus()
         self.fetch()
 
     def on_screen_resume(self) -> None:

@@ -14,7 +14,8 @@ from textual.widgets.option_list import Option
 
 
 class SubjectsLoaded(Message):
-    def __init__(self, subjects: list[str]) -> None:
+    def __init__(self, prefix: str, subjects: list[str]) -> None:
+        self.prefix = prefix
         self.subjects = subjects
         super().__init__()
 
@@ -38,6 +39,7 @@ class SubjectPicker(ModalScreen[str | None]):
         field = self.query_one(Input)
         field.value = ""
         field.focus()
+        self.submit_pending = False
         self.lookup("")
 
     @work(thread=True, exclusive=True)
@@ -47,21 +49,31 @@ class SubjectPicker(ModalScreen[str | None]):
         if not subjects and prefix and ":" not in prefix:
             subjects = (service.subjects(f"user:{prefix}", limit=30)
                         + service.subjects(f"project:{prefix}", limit=30))
-        self.post_message(SubjectsLoaded(subjects))
+        self.post_message(SubjectsLoaded(prefix, subjects))
 
     def on_subjects_loaded(self, message: SubjectsLoaded) -> None:
+        if message.prefix != self.query_one(Input).value.strip():
+            return  # an answer for text the user has typed past
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(s, id=s) for s in message.subjects])
         if message.subjects:
             options.highlighted = 0
+        if self.submit_pending:
+            self.submit_pending = False
+            self.submitted()
 
     @on(Input.Changed)
     def changed(self, event: Input.Changed) -> None:
         self.lookup(event.value.strip())
 
+    submit_pending = False  # enter was pressed before the list caught up with the text
+
     @on(Input.Submitted)
     def submitted(self) -> None:
+        if self.is_running_lookup():
+            self.submit_pending = True
+            return
         options = self.query_one(OptionList)
         if options.highlighted is not None and options.option_count:
             self.dismiss(options.get_option_at_index(options.highlighted).id)
@@ -69,6 +81,10 @@ class SubjectPicker(ModalScreen[str | None]):
     @on(OptionList.OptionSelected)
     def selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
+
+    def is_running_lookup(self) -> bool:
+        return any(w.node is self and (w.is_running or w.state.name == "PENDING")
+                   for w in self.workers)
 
     def action_list_focus(self) -> None:
         self.query_one(OptionList).focus()

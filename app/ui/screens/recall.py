@@ -66,9 +66,9 @@ class RecallScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#recall-prompt", Static).display = False
-        self._mode()
-        self.query_one(DataTable).focus()
+        for table in self.query(DataTable):  # none if the app closes while this screen is built
+            self._mode()
+            table.focus()
 
     def _mode(self) -> None:
         at = "now" if self.at is None else self.query_one("#recall-at", Input).value
@@ -162,8 +162,7 @@ class RecallScreen(MemdeskScreen):
         self.run_query()
 
     def action_toggle_prompt(self) -> None:
-        panel = self.query_one("#recall-prompt", Static)
-        panel.display = not panel.display
+        self.query_one("#recall-prompt", Static).toggle_class("shown")
 
     def action_cursor(self, step: int) -> None:
         table = self.query_one(DataTable)

@@ -122,7 +122,8 @@ class ReviewScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).focus()
+        for widget in self.query(DataTable):  # none if the app closes while this screen is built
+            widget.focus()
         self.fetch(None, append=False)
 
     def on_screen_resume(self) -> None:
@@ -315,7 +316,11 @@ class ReviewScreen(MemdeskScreen):
         self.items.append(cand)
         self.items.sort(key=lambda c: (c.confidence, c.id))
         self.total += 1
-        self._rebuild(self.items.index(cand))
+        # add the row and sort, rather than rebuilding a table of hundreds of rows
+        self._add_rows([cand])
+        table = self.query_one(DataTable)
+        table.sort("conf", "id", key=lambda row: (float(row[0].plain), int(row[1].plain)))
+        table.move_cursor(row=self.items.index(cand))
         self.last = f"undone: #{cand.id} is pending again"
         self._count()
         self.app.refresh_overview()  # type: ignore[attr-defined]

@@ -92,7 +92,8 @@ class TimelineScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(TimelineChart).focus()
+        for widget in self.query(TimelineChart):  # none if the app closes while this screen is built
+            widget.focus()
 
     def on_screen_resume(self) -> None:
         subject = self.app.subject  # type: ignore[attr-defined]
