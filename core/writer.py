@@ -132,7 +132,7 @@ def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
 
 
 def execute_many(conn: Connection, key: str, statement: Any, rows: list,
-                 cache: dict[str, tuple[str, tuple[str, ...]]],
+                 cache: dict[tuple, tuple[str, tuple[str, ...]]],
                  columns: tuple[str, ...] | None = None) -> int:
     """Run one statement for many rows with a single DBAPI executemany.
 
@@ -153,18 +153,19 @@ def execute_many(conn: Connection, key: str, statement: Any, rows: list,
 
 
 def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
-                 cache: dict[str, tuple[str, tuple[str, ...]]],
+                 cache: dict[tuple, tuple[str, tuple[str, ...]]],
                  columns: tuple[str, ...] | None = None) -> tuple[str, list]:
     """The positional SQL of ``statement`` for ``dialect`` and ``rows`` as
-    its parameter tuples (see ``execute_many``)."""
-    entry = cache.get(key)
+    its parameter tuples (see ``execute_many``). Rows given as dicts all have
+    the keys of the first; columns they leave out are not inserted (NULL)."""
+    keys = tuple(columns) if columns is not None else tuple(rows[0])
+    entry = cache.get((key, keys))
     if entry is None:
         if not dialect.positional:  # psycopg: compile with %s markers instead of %(name)s
             dialect = type(dialect)(paramstyle="format")
-        keys = list(columns) if columns is not None else list(rows[0])
-        compiled = statement.compile(dialect=dialect, column_keys=keys)
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
         entry = (str(compiled), tuple(compiled.positiontup))
-        cache[key] = entry
+        cache[(key, keys)] = entry
     sql, names = entry
     if columns is not None:
         if names != columns:
@@ -451,7 +452,9 @@ class WriteBatch:
         self._claim_keys.add((turn_id, key))
         claim_id = self._id("claim")
         single = self.arity(claim, claim_id)
-        row = {  # a dict display: the fastest way to build the row (bulk imports)
+        # The claim's row. No decision yet: decided_by, decided_at, decision_reason
+        # and edits are left out, so they stay NULL (and cost nothing to bind).
+        row = {  # a dict display: the fastest way to build it
             "id": claim_id, "turn_id": turn_id, "claim_key": key, "subject": claim.subject,
             "predicate": claim.predicate, "object": claim.object, "value": claim.value_json,
             "polarity": claim.polarity, "scope": claim.scope, "valid_from": claim.valid_from,
@@ -459,8 +462,7 @@ class WriteBatch:
             "event_end": claim.event_end, "tz": source.tz, "confidence": claim.confidence,
             "source_kind": source.kind, "extractor": claim.extractor,
             "change": claim.change, "single_valued": single, "sensitive": claim.sensitive,
-            "created_at": self.tx, "state": "new", "reasons": "[]", "decided_by": None,
-            "decided_at": None, "decision_reason": None, "edits": None, "fact_id": None,
+            "created_at": self.tx, "state": "new", "reasons": "[]", "fact_id": None,
             "merged_into": None,
         }
         gates: list[str] = [f"provenance:ok:turn {turn_id}"]
