@@ -81,9 +81,9 @@ class ConflictsScreen(MemdeskScreen):
     def on_mount(self) -> None:
         for widget in self.query(DataTable):  # none if the app closes while this screen is built
             widget.focus()
-        self.fetch()
 
     def on_screen_resume(self) -> None:
+        """Shown (or built in the background): load the open conflicts afresh."""
         self.fetch()
 
     @work(thread=True, exclusive=True, group="conflicts")
