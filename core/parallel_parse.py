@@ -1,10 +1,11 @@
-"""Parse a large import file in a second process while the first one writes.
+"""Parse a large import file in a second process while the first one runs the gates.
 
 On a two-core laptop, validating JSONL lines and running the gates each take a
 core's worth of Python; doing them in two processes overlaps them. The worker
 validates exactly as ``read_claims`` does (same messages, same line numbers)
-and sends chunks of compact tuples back; a bad line arrives as an error in
-its place in the stream, so the writer can stop and roll back.
+and sends chunks of compact tuples back, which arrive as ParsedClaim named
+tuples; a bad line arrives as an error in its place in the stream, so the
+writer can stop and roll back.
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ class ClaimChunks:
         self._proc = ctx.Process(target=_worker, args=(self.name, child), daemon=True)
         self._proc.start()
         child.close()
+        self._done = False  # the worker sent everything and is ending by itself
 
     def __iter__(self) -> Iterator[list[tuple[int, ParsedClaim]]]:
         try:
@@ -153,8 +155,6 @@ class ClaimChunks:
                     return
         finally:
             self.close()
-
-    _done = False
 
     def close(self) -> None:
         """Stop listening and end the worker (at once unless it has finished)."""

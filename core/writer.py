@@ -6,7 +6,9 @@ serialises writers on SQLite and PostgreSQL alike), keeps transaction time
 monotonic, caches the current-belief rows of the slots it touches, and buffers
 its inserts so that bulk imports become a few ``executemany`` calls. Nothing is
 visible to others until the transaction commits; an exception anywhere rolls
-the whole batch back.
+the whole batch back. For a bulk import into a SQLite file the transaction may
+belong to a writer process instead (``WriteProcess``, at the end of this
+module), which executes the buffered rows while the batch gates the next ones.
 
 Gate order for each claim: provenance (the cited turn is registered, and must
 agree with a stored one) -> idempotency (same claim from the same turn again
@@ -436,7 +438,8 @@ class WriteBatch:
 
     # -------------------------------------------------------------- claims
     def submit(self, claim: ClaimInput) -> str:
-        """Run one claim through every gate. Returns its outcome
+        """Run one claim (a ClaimInput, or the ParsedClaim of a parsing process,
+        which has the same attributes) through every gate. Returns its outcome
         ("unchanged", "merged", "pending", "conflict" or a plan kind).
 
         Raises TurnMismatch or PredicateMismatch for inconsistent input.
@@ -679,8 +682,8 @@ class WriteBatch:
 
     def finish(self) -> None:
         """Flush and record the final transaction time. Call once, last."""
-        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx}])
         self.flush()
+        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx}])  # sent with the commit
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__
