@@ -132,11 +132,24 @@ class Collection:
         self._index: LoadedIndex | None = None
         self._tail = VectorBlock.empty(embedder.dim)  # everything, when there is no index
         self._last_row = 0
+        self._seen: object = None  # the store stamp of the last full refresh
+
+    @property
+    def ready(self) -> bool:
+        return self._ready
 
     # ----------------------------------------------------------- lifecycle
-    def refresh(self) -> None:
-        """Embed new items, open/check/rebuild the index, pick up new vectors."""
+    def refresh(self, stamp: object = None) -> None:
+        """Embed new items, open/check/rebuild the index, pick up new vectors.
+
+        ``stamp`` (any comparable value that changes whenever the store does,
+        see ``Recaller``): when it equals the one of the last refresh, only the
+        index file is checked for a rebuild by another process."""
         with self._lock:
+            if (stamp is not None and self._ready and stamp == self._seen
+                    and (self._index is None
+                         or self.files.manifest_stamp() == self._index.stamp)):
+                return
             if not self._ready:
                 self.vectors.ensure_table()
             self.vectors.embed_missing(progress=self._progress)
@@ -151,6 +164,7 @@ class Collection:
                 self._tail = self._tail.extend(new)
                 self._last_row = int(new.row_ids[-1])
             self._maybe_rebuild()
+            self._seen = stamp
 
     def _open(self) -> None:
         """Decide between exact mode and the index; load or rebuild the index."""
@@ -222,6 +236,7 @@ class Collection:
                                    f"{self.settings.exact_below:,}")
             manifest = self._build()
             self._ready = True
+            self._seen = None
             new = self.vectors.load(self._last_row)
             if len(new):
                 self._tail, self._last_row = new, int(new.row_ids[-1])
@@ -230,6 +245,7 @@ class Collection:
 
     def close(self) -> None:
         with self._lock:
+            self._seen = None
             self._index = None
             self._ready = False
 

@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, or_, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.engine import make_url
 
 from ..db import PreparedQuery
 from ..errors import InvalidInput
 from ..records import STATUSES, Fact
-from ..schema import ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
+from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
 from ..store import Store
 from ..timeutil import iso, parse_time_us
 from .collection import Collection, IndexReport, IndexSettings
@@ -54,7 +54,7 @@ from .embedders import DEFAULT_EMBEDDER, Embedder, embedder_key, make_embedder
 from .intent import PredicateMatcher, SubjectMatcher, is_chinese
 from .lexical import AnchorIndex, anchors, grams, lexical_score
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
-from .vectors import Progress
+from .vectors import VECTOR, Progress
 
 MEMORY = MemoryRow.__table__
 TURN = TurnRow.__table__
@@ -98,7 +98,13 @@ _Q_NEW_TEXTS = {
     .order_by(MEMORY.c.id),
     "turns": select(TURN.c.id, TURN.c.text).where(TURN.c.id > bindparam("after")).order_by(TURN.c.id),
 }
-_Q_LAST_FACT = select(FACT.c.id).order_by(FACT.c.id.desc()).limit(1)
+# the store stamp: the newest row of every table recall reads. Every change to
+# the store writes an audit entry (a decision, a resolution, an import, an
+# erasure), and recall's own inputs only grow, so when the stamp is unchanged
+# the index tail, the open conflicts, the subject list and the lexical anchors
+# cached from the last search are still current: one round trip instead of six.
+_Q_STAMP = select(*(select(func.max(t.c.id)).scalar_subquery()
+                    for t in (AuditRow.__table__, VECTOR, MEMORY, TURN, FACT, CONFLICT, CLAIM)))
 
 
 def default_index_dir(url: str) -> Path:
@@ -277,7 +283,9 @@ class Recaller:
         self._anchors: dict[str, AnchorIndex] = {}
         self._predicates = PredicateMatcher.from_catalog(store.catalog)
         self._subjects: SubjectMatcher | None = None
-        self._subjects_mark: tuple[int, int] | None = None
+        self._subjects_mark: tuple | None = None
+        self._conflicts: tuple[tuple, dict[int, tuple[set[int], int, str]]] | None = None
+        self._anchor_marks: dict[str, tuple] = {}
         self._queries: dict[str, PreparedQuery] = {}
         self.messages: list[str] = []
 
@@ -313,6 +321,9 @@ class Recaller:
                 col.close()
             self._collections.clear()
             self._anchors.clear()
+            self._anchor_marks.clear()
+            self._conflicts = None
+            self._subjects = self._subjects_mark = None
 
     # ------------------------------------------------------------------ API
     def search(self, query: str, *, k: int = 10, at: int | None = None, exact: bool = False,
@@ -428,11 +439,14 @@ class Recaller:
         now = self.store.now() if at is None else at
         known_at = at
         col = self._collection(over)
-        col.refresh()
+        if not col.ready:
+            col.refresh()  # creates the vector table in a store made before it existed
+        stamp = self._stamp()
+        col.refresh(stamp)
         q = self.embedder.embed([query], query=True)[0]
         qgrams = grams(query)
         filters = _Filters(subject, scopes, statuses, at, since, until)
-        conflicts = self._open_conflicts(known_at) if over == "memories" else {}
+        conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
 
         # over-fetch until k candidates pass the filters or everything was seen
         n = max(4 * k, 40)
@@ -455,7 +469,7 @@ class Recaller:
             n *= 4
         # subjects the query names ("where does alice live"): their items are
         # candidates too, and score the subject term
-        named = [] if subject else self._subject_matcher().subjects(query)
+        named = [] if subject else self._subject_matcher(stamp).subjects(query)
         for name in named[:3]:
             ids = self._filtered_ids(over, _Filters(name, None, None, at, since, until))
             if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
@@ -466,7 +480,7 @@ class Recaller:
         # lexical anchors: items holding the query's rare names and numbers
         tokens = anchors(query)
         if tokens:
-            ids = [i for i in self._anchor_index(over).lookup(tokens) if i not in kept]
+            ids = [i for i in self._anchor_index(over, stamp).lookup(tokens) if i not in kept]
             if ids:
                 cos = col.cosines(q, ids)
                 extra = [_Cand(i, c, "lexical") for i, c in cos.items()]
@@ -581,22 +595,39 @@ class Recaller:
             out.setdefault(f.claim_id, []).append(f)
         return out
 
-    def _open_conflicts(self, known_at: int | None) -> dict[int, tuple[set[int], int, str]]:
-        """Conflicts open at ``known_at`` (default now): id → (fact ids, claim id, subject)."""
+    def _stamp(self) -> tuple:
+        """The store stamp (see ``_Q_STAMP``): changes whenever the store does."""
+        with self.store.engine.connect() as conn:
+            return tuple(conn.execute(_Q_STAMP).one())
+
+    def _open_conflicts(self, known_at: int | None,
+                        stamp: tuple) -> dict[int, tuple[set[int], int, str]]:
+        """Conflicts open at ``known_at`` (default now): id → (fact ids, claim id,
+        subject). The current ones are cached until the store changes."""
+        cached = self._conflicts
+        if known_at is None and cached is not None and cached[0] == stamp:
+            return cached[1]
         with self.store.engine.connect() as conn:
             rows = (conn.execute(_Q_OPEN_CONFLICTS) if known_at is None
                     else conn.execute(_Q_CONFLICTS_AT, {"k": known_at}))
-            return {int(r[0]): (set(json.loads(r[1])), int(r[2]), r[3]) for r in rows}
+            found = {int(r[0]): (set(json.loads(r[1])), int(r[2]), r[3]) for r in rows}
+        if known_at is None:
+            self._conflicts = (stamp, found)
+        return found
 
-    def _anchor_index(self, over: str) -> AnchorIndex:
+    def _anchor_index(self, over: str, stamp: tuple) -> AnchorIndex:
         with self._lock:
             idx = self._anchors.get(over)
             if idx is None:
                 idx = self._anchors[over] = AnchorIndex()
+            if self._anchor_marks.get(over) == stamp:
+                return idx
         with self.store.engine.connect() as conn:
             rows = conn.execute(_Q_NEW_TEXTS[over], {"after": idx.max_item_id}).all()
         if rows:
             idx.add((int(i), t) for i, t in rows)
+        with self._lock:
+            self._anchor_marks[over] = stamp
         return idx
 
     # -- results
@@ -672,17 +703,16 @@ class Recaller:
                 break
         return [replace(h, duplicates=d) if d else h for h, d in zip(kept, dups, strict=True)]
 
-    def _subject_matcher(self) -> SubjectMatcher:
+    def _subject_matcher(self, stamp: tuple) -> SubjectMatcher:
+        if self._subjects is not None and self._subjects_mark == stamp:
+            return self._subjects
         with self.store.engine.connect() as conn:
-            mark = conn.execute(_Q_LAST_FACT).scalar() or 0
-            if self._subjects is not None and self._subjects_mark == (mark, 0):
-                return self._subjects
             subjects = [r[0] for r in conn.execute(select(FACT.c.subject).distinct())]
             names = [(r[0], r[1]) for r in conn.execute(
                 select(FACT.c.subject, FACT.c.object).where(
                     FACT.c.predicate == "name", FACT.c.retired_at.is_(None)))]
         matcher = SubjectMatcher.build(subjects, names)
-        self._subjects, self._subjects_mark = matcher, (mark, 0)
+        self._subjects, self._subjects_mark = matcher, stamp
         return matcher
 
     def _structured(self, query: str, q: np.ndarray, subject: str | None, named: list[str],
