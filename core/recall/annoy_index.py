@@ -168,9 +168,6 @@ class LoadedIndex:
         order = np.argsort(-sims, kind="stable")[:n]
         return self.item_ids[p[order]], sims[order]
 
-    def vector(self, position: int) -> np.ndarray:
-        return np.array(self.vectors[position], dtype=np.float32)
-
     def similarities(self, query: np.ndarray, chunk: int = 65_536) -> np.ndarray:
         """Exact cosine of every indexed item (float32 arithmetic, in chunks)."""
         out = np.empty(len(self), dtype=np.float32)

@@ -295,15 +295,20 @@ class Collection:
         index, tail = self._index, self._tail
         out: dict[int, np.ndarray] = {}
         want = np.asarray(item_ids, dtype=np.int64)
-        for block_ids, get in (((index.item_ids, index.vector) if index is not None else
-                                (np.zeros(0, np.int64), None)),
-                               (tail.item_ids, lambda p: tail.vectors[p])):
-            if not len(block_ids) or get is None:
+        blocks = [(tail.item_ids, tail.vectors)]
+        if index is not None:
+            blocks.insert(0, (index.item_ids, index.vectors))
+        for block_ids, vectors in blocks:
+            if not len(block_ids) or not len(want):
                 continue
             pos = np.searchsorted(block_ids, want)  # item ids ascend within a block
-            for i, p in zip(want.tolist(), pos.tolist(), strict=True):
-                if p < len(block_ids) and block_ids[p] == i and i not in out:
-                    out[i] = get(p)
+            pos[pos >= len(block_ids)] = 0
+            hit = block_ids[pos] == want
+            if not hit.any():
+                continue
+            found = np.asarray(vectors[np.sort(pos[hit])], dtype=np.float32)  # one gather
+            for i, v in zip(block_ids[np.sort(pos[hit])].tolist(), found, strict=True):
+                out.setdefault(int(i), v)
         missing = [i for i in item_ids if i not in out]
         if missing:
             out.update(self.vectors.vectors_for(missing))

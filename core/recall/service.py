@@ -449,7 +449,7 @@ class Recaller:
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
 
         # over-fetch until k candidates pass the filters or everything was seen
-        n = max(4 * k, 40)
+        n = max(3 * k, 30)
         kept: dict[int, _Cand] = {}
         while True:
             found = col.search(q, n, exact=exact)
