@@ -272,7 +272,7 @@ def projection(vectors: np.ndarray, proj_dim: int, seed: int = 1) -> np.ndarray:
     return np.ascontiguousarray(vt[:proj_dim].T, dtype=np.float32)
 
 
-def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim: int = 128,
+def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim: int = 64,
                 seed: int = 1, n_jobs: int = -1,
                 progress: Callable[[str, int, int], None] | None = None) -> Manifest:
     """Build the index of ``block`` (all stored vectors up to its last row id)

@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-trees", type=int, default=IndexSettings().n_trees)
     ap.add_argument("--search-k", default="5000,20000",
                     help="comma-separated Annoy search_k values to measure")
-    ap.add_argument("--rerank", default="200,1000",
+    ap.add_argument("--rerank", default="500,1000",
                     help="comma-separated candidate counts re-ranked exactly")
     ap.add_argument("--proj-dim", type=int, default=IndexSettings().proj_dim)
     ap.add_argument("--queries", type=int, default=200)
