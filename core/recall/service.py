@@ -548,7 +548,7 @@ class Recaller:
         found = self._queries.get(name)
         if found is None:
             stmt = {"memory_rows": _Q_MEMORY_ROWS, "turn_rows": _Q_TURN_ROWS,
-                    "facts_by_claim": _Q_FACTS_BY_CLAIM}[name]
+                    "facts_by_claim": _Q_FACTS_BY_CLAIM, "stamp": _Q_STAMP}[name]
             found = self._queries[name] = PreparedQuery(stmt, self.store.engine)
         return found
 
@@ -597,8 +597,15 @@ class Recaller:
 
     def _stamp(self) -> tuple:
         """The store stamp (see ``_Q_STAMP``): changes whenever the store does."""
-        with self.store.engine.connect() as conn:
-            return tuple(conn.execute(_Q_STAMP).one())
+        fairy = self.store.engine.raw_connection()
+        try:
+            raw = fairy.driver_connection
+            row = self._prepared("stamp").run(raw)[0]
+            if self.store.engine.dialect.name == "postgresql":
+                raw.rollback()  # end the read transaction psycopg opened
+        finally:
+            fairy.close()
+        return tuple(row)
 
     def _open_conflicts(self, known_at: int | None,
                         stamp: tuple) -> dict[int, tuple[set[int], int, str]]:
