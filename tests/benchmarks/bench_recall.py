@@ -163,6 +163,16 @@ def run(size: int, embedder: UseEmbedder, base: np.ndarray, texts: list[str], n_
             print(f"annoy search_k {sk:>7,} rerank {rr:>5}:  p50 {row['p50']:7.2f} ms  "
                   f"p99 {row['p99']:7.2f} ms  recall@10 {row['recall']:.3f}  "
                   f"speed-up {out['exact_p50'] / row['p50']:.1f}x", flush=True)
+        # the query embedding alone, same texts (part of every end-to-end figure)
+        texts_e2e = [QUERIES[i % len(QUERIES)] + f" {i % 7}" for i in range(max(50, n_queries // 2))]
+        emb_t = []
+        for text in texts_e2e:
+            t = time.perf_counter()
+            embedder.embed([text], query=True)
+            emb_t.append(time.perf_counter() - t)
+        out["embed_p50"] = pct(emb_t, 50)
+        print(f"query embedding alone:   p50 {out['embed_p50']:7.2f} ms  p99 {pct(emb_t, 99):7.2f} ms",
+              flush=True)
         # end to end: Recaller.search with query embedding, index, tail, hydration, scoring
         for sk, rr in combos:
             recaller.index_settings = settings = IndexSettings(
@@ -171,9 +181,9 @@ def run(size: int, embedder: UseEmbedder, base: np.ndarray, texts: list[str], n_
             for q in QUERIES[:3]:
                 recaller.search(q, k=10)  # warm up (anchor index, caches)
             times = []
-            for i in range(max(50, n_queries // 2)):
+            for text in texts_e2e:
                 t = time.perf_counter()
-                recaller.search(QUERIES[i % len(QUERIES)] + f" {i % 7}", k=10)
+                recaller.search(text, k=10)
                 times.append(time.perf_counter() - t)
             print(f"end to end search_k {sk:>7,} rerank {rr:>5} (embedding included): "
                   f"p50 {pct(times, 50):7.2f} ms  p99 {pct(times, 99):7.2f} ms", flush=True)
