@@ -186,7 +186,8 @@ def run(size: int, embedder: UseEmbedder, base: np.ndarray, texts: list[str], n_
                 recaller.search(text, k=10)
                 times.append(time.perf_counter() - t)
             print(f"end to end search_k {sk:>7,} rerank {rr:>5} (embedding included): "
-                  f"p50 {pct(times, 50):7.2f} ms  p99 {pct(times, 99):7.2f} ms", flush=True)
+                  f"p50 {pct(times, 50):7.2f} ms  p99 {pct(times, 99):7.2f} ms  "
+                  f"(load average {os.getloadavg()[0]:.1f})", flush=True)
             out.setdefault("e2e", []).append({"search_k": sk, "rerank": rr, "p50": pct(times, 50),
                                               "p99": pct(times, 99)})
         recaller.close()
