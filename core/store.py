@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from sqlalchemy import bindparam, func, inspect, or_, select, update
 from sqlalchemy.exc import OperationalError
@@ -903,6 +903,34 @@ class Store:
             stmt = stmt.where(TURN.c.turn >= around - radius, TURN.c.turn <= around + radius)
         with self.engine.connect() as conn:
             return [TurnRecord(*r) for r in conn.execute(stmt)]
+
+    # ------------------------------------------------------ export/restore
+    def export(self, out: TextIO | str | Path, *, vectors: bool = True) -> dict[str, int]:
+        """Write the whole store as JSONL (``core.export``) to a text stream or
+        a file path (written under a temporary name, then renamed into place).
+        Returns the row count per table. Raises StoreError, OSError."""
+        from .export import export_store
+
+        if not isinstance(out, str | Path):
+            return export_store(self.engine, out, vectors=vectors)
+        target = Path(out)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with open(partial, "w", encoding="utf-8", newline="\n") as fh:
+                counts = export_store(self.engine, fh, vectors=vectors)
+            partial.replace(target)
+        finally:
+            partial.unlink(missing_ok=True)
+        return counts
+
+    def restore(self, path: str | Path) -> dict[str, int]:
+        """Load an export made by ``export`` into this store, which must be empty,
+        in one transaction, keeping every id and time. Returns the row count per
+        table. Raises InputFileError naming the first bad line (nothing is
+        written), StoreError when the store is not empty, FileNotFoundError."""
+        from .export import restore_store
+
+        return restore_store(self.engine, path)
 
     def undo_decision(self, candidate_id: int, *, by: str,
                       reason: str | None = None) -> dict[str, Any]:
