@@ -15,6 +15,7 @@ import gc
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sqlalchemy import bindparam, func, inspect, or_, select, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import SQLModel
 
 from . import parallel_parse
@@ -104,6 +105,15 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+_CREATE_ATTEMPTS = 8
+
+
+def _lost_creation_race(exc: DBAPIError) -> bool:
+    """Whether a failed schema creation means another process created it first."""
+    return (isinstance(exc, IntegrityError | ProgrammingError)
+            or "already exists" in str(exc.orig))
+
+
 def _more_gates(stored: str, added: list[str]) -> str:
     return "|".join([g for g in stored.split("|") if g] + added)
 
@@ -175,25 +185,42 @@ class Store:
         return self.engine.url.render_as_string(hide_password=True)
 
     def _prepare(self, create: bool) -> None:
+        """Check (or create) the schema. Several processes may open a new store
+        at the same moment: the ones that lose the race to create it wait for
+        the winner and check its work."""
+        for attempt in range(_CREATE_ATTEMPTS):
+            try:
+                if self._prepare_once(create, last=attempt == _CREATE_ATTEMPTS - 1):
+                    return
+            except DBAPIError as exc:
+                if not create or not _lost_creation_race(exc) or attempt == _CREATE_ATTEMPTS - 1:
+                    raise
+            time.sleep(0.05 * (attempt + 1))
+
+    def _prepare_once(self, create: bool, last: bool) -> bool:
+        """One try of ``_prepare``: False when another process is still creating the store."""
         tables = set(inspect(self.engine).get_table_names())
         if "store_meta" not in tables:
             if not create:
                 raise StoreError(f"no memdesk store at {self.safe_url}")
-            SQLModel.metadata.create_all(self.engine)
-            with self.engine.begin() as conn:
+            with self.engine.begin() as conn:  # one transaction where DDL is transactional
+                SQLModel.metadata.create_all(conn)
                 exists = conn.execute(select(META.c.id)).first()
                 if exists is None:
                     conn.execute(META.insert().values(
                         id=1, schema_version=SCHEMA_VERSION, last_tx=0,
                         created_at=now_us(SystemClock())))
-            return
+            return True
         with self.engine.connect() as conn:
             version = conn.execute(select(META.c.schema_version).where(META.c.id == 1)).scalar()
+        if version is None and create and not last:
+            return False  # the tables are there, the meta row not yet: being created
         if version != SCHEMA_VERSION:
             raise StoreError(
                 f"the store at {self.safe_url} has schema version {version}; "
                 f"this memdesk reads version {SCHEMA_VERSION}"
             )
+        return True
 
     def close(self) -> None:
         """Release connections. The Store must not be used afterwards."""
