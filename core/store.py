@@ -203,7 +203,11 @@ class Store:
         if "store_meta" not in tables:
             if not create:
                 raise StoreError(f"no memdesk store at {self.safe_url}")
-            with self.engine.begin() as conn:  # one transaction where DDL is transactional
+            with self.engine.begin() as conn:
+                if self.engine.dialect.name == "sqlite":
+                    # the driver runs DDL outside any transaction unless one is open: open
+                    # it, so a process killed while creating the store leaves no half schema
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
                 SQLModel.metadata.create_all(conn)
                 exists = conn.execute(select(META.c.id)).first()
                 if exists is None:
