@@ -389,8 +389,9 @@ class Store:
                                    wall_us=now_us(SystemClock()), insert_sql=self._insert_sql)
                 yield batch
                 batch.finish()
-        except OperationalError as exc:
-            raise StoreError(f"the store could not complete the write: {exc.orig}") from None
+        except DBAPIError as exc:  # locked, refused, out of range…: rolled back, said plainly
+            raise StoreError(f"the store could not complete the write: {exc.orig}; "
+                             "nothing was saved") from None
 
     def _can_write_elsewhere(self) -> bool:
         """Whether a writer process can own this store's transactions: a SQLite file."""
@@ -419,7 +420,7 @@ class Store:
                 yield batch
                 batch.finish()
             process.commit()
-        except OperationalError as exc:
+        except DBAPIError as exc:
             raise StoreError(f"the store could not complete the write: {exc.orig}") from None
         finally:
             process.close()
