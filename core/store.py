@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlalchemy import bindparam, func, inspect, or_, select, update
+from sqlalchemy import bindparam, func, inspect, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import SQLModel
 
@@ -106,6 +106,7 @@ def _gc_paused() -> Iterator[None]:
 
 
 _CREATE_ATTEMPTS = 8
+_ANALYZE_AFTER = 1_000  # rows written by one import before PostgreSQL statistics are refreshed
 
 
 def _lost_creation_race(exc: DBAPIError) -> bool:
@@ -481,7 +482,22 @@ class Store:
             batch.record_operation(actor, "import", reason=f"import of {path}",
                                    detail={"file": path, "summary": summary.to_dict()},
                                    skip_if_unchanged=True)
-            return summary
+        self._refresh_statistics(summary.lines - summary.unchanged)
+        return summary
+
+    def _refresh_statistics(self, added: int) -> None:
+        """After a bulk write on PostgreSQL, refresh the planner's statistics.
+        Until autovacuum gets to it the planner believes the tables nearly
+        empty and, e.g., sorts the whole review queue instead of walking its
+        index (measured: 12 ms instead of 0.1 ms for the first page of 2,000)."""
+        if added < _ANALYZE_AFTER or self.engine.dialect.name != "postgresql":
+            return
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("ANALYZE claim, fact, turn, memory"))
+                conn.commit()
+        except DBAPIError:  # only statistics: the write itself is committed
+            pass
 
     def ingest_file(self, path: str | Path, *, extractor: Any = None, actor: str = "ingest",
                     progress: Any = None) -> dict[str, Any]:
