@@ -305,11 +305,14 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
                 raise InputFileError(number, "not valid JSON: nested too deeply", name) from None
             except ValueError as exc:  # NaN or Infinity
                 raise InputFileError(number, f"not valid JSON: {exc}", name) from None
-            if "\\u" in line:  # only escapes can make a NUL or a lone surrogate
+            if "\\u" in line and _SUSPECT_ESCAPE.search(line):  # only escapes make these
                 problem = _unstorable_text(data)
                 if problem:
                     raise InputFileError(number, problem, name)
             yield number, data
+
+
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")  # NUL, UTF-16 surrogate halves
 
 
 def _no_constant(name: str) -> Any:
@@ -349,9 +352,17 @@ def iter_claims(path: str | Path) -> Iterator[tuple[int, ClaimInput]]:
         try:
             claim = ClaimInput.from_dict(data)
         except InvalidInput as exc:
-            raise InputFileError(number, str(exc), name) from None
+            raise InputFileError(number, export_hint(data) or str(exc), name) from None
         turn_conflict(turns, number, claim, name)
         yield number, claim
+
+
+def export_hint(data: Any) -> str | None:
+    """The message for a line that is the header of a ``memdesk export``."""
+    if isinstance(data, dict) and data.get("kind") == "memdesk-export":
+        return ("this file is a memdesk export: load it into an empty store with "
+                "`memdesk restore`")
+    return None
 
 
 def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, iter_jsonl
+from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, export_hint, iter_jsonl
 from .errors import (
     ExtractorUnavailable,
     InputFileError,
@@ -98,7 +98,7 @@ def iter_turns(path: str | Path) -> Iterator[tuple[int, Turn]]:
         try:
             turn = turn_from_dict(data)
         except InvalidInput as exc:
-            raise InputFileError(number, str(exc), name) from None
+            raise InputFileError(number, export_hint(data) or str(exc), name) from None
         key = (turn.session, turn.turn)
         earlier = seen.get(key)
         if earlier is not None and earlier[1] != turn:

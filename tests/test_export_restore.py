@@ -210,3 +210,12 @@ def test_restore_needs_an_empty_store(store_url, tmp_path, capsys):
     assert main(["--db", store_url, "restore", str(path)]) == 1
     err = capsys.readouterr().err
     assert "empty store" in err and "Traceback" not in err
+
+
+def test_import_and_ingest_point_an_export_to_restore(tmp_path, capsys):
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join(_valid_export(tmp_path)) + "\n", encoding="utf-8")
+    db = str(tmp_path / "t.db")
+    for command in ("import", "ingest"):
+        assert main(["--db", db, command, str(path)]) == 1
+        assert "x.jsonl:1: this file is a memdesk export" in capsys.readouterr().err
