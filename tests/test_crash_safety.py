@@ -71,7 +71,7 @@ def _fresh(url: str, tmp_path: Path, n: int) -> str:
 
 
 @pytest.mark.parametrize("kills", [pytest.param(KILLS, id="sqlite"),
-                                   pytest.param(3, id="postgres", marks=pytest.mark.postgres)])
+                                   pytest.param(2, id="postgres", marks=pytest.mark.postgres)])
 def test_ingest_killed_at_random_points(tmp_path, request, kills):
     url = (request.getfixturevalue("pg_server").url if request.node.callspec.id == "postgres"
            else str(tmp_path / "x.db"))
