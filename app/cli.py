@@ -439,6 +439,33 @@ def cmd_reindex(store: Store, args: argparse.Namespace, settings: Settings) -> i
     return 0
 
 
+def cmd_export(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    if args.out is None or args.out == "-":
+        store.export(sys.stdout, vectors=not args.no_vectors)
+        return 0
+    counts = store.export(args.out, vectors=not args.no_vectors)
+    summary = {"file": args.out, "rows": sum(counts.values()), "tables": counts}
+    if args.json:
+        _dump(summary)
+    else:
+        print(table(["table", "rows"], sorted(counts.items())))
+        print(f"exported {summary['rows']:,} rows to {args.out}")
+    return 0
+
+
+def cmd_restore(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    counts = store.restore(args.file)
+    summary = {"file": args.file, "rows": sum(counts.values()), "tables": counts}
+    if args.json:
+        _dump(summary)
+    else:
+        print(table(["table", "rows"], sorted(counts.items())))
+        print(f"restored {summary['rows']:,} rows into {store.safe_url}")
+        if "recall_vector" not in counts:
+            print("the export held no recall vectors: `memdesk reindex` embeds them again")
+    return 0
+
+
 # -------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -470,6 +497,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", parents=[common], help="import facts extracted elsewhere (JSONL)")
     p.add_argument("file", help="JSONL file, one fact per line")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("export", parents=[common],
+                       help="write the whole store (turns, claims, facts, audit log, ...) as JSONL")
+    p.add_argument("--out", metavar="FILE", help="the file to write (default: standard output)")
+    p.add_argument("--no-vectors", action="store_true",
+                   help="leave the recall vectors out (a restored store embeds them again)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("restore", parents=[common],
+                       help="load a `memdesk export` file into an empty store (ids and times kept)")
+    p.add_argument("file", help="the export (JSONL)")
+    p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("facts", parents=[common], help="what the store believes (as of a time)")
     p.add_argument("--subject", help="e.g. user:alice or project:launch")

@@ -20,6 +20,9 @@ from .catalog import is_predicate_id
 from .errors import InputFileError, InvalidInput
 from .timeutil import offset_minutes, parse_time, to_us
 
+MAX_TURN = 2**31 - 1  # turn numbers are 32-bit integers in the store
+MAX_NAME = 200  # identifiers that are indexed (subject, scope, session, …): PostgreSQL
+# refuses index entries of more than about 2.7 kB, and no name needs that much
 POLARITIES = ("positive", "negative", "neutral")
 SOURCE_KINDS = ("user_explicit", "agent_inferred", "user_confirmed", "imported")
 SCOPE_PATTERN = re.compile(r"^(global|project|session)(:\S.*)?$")
@@ -114,10 +117,10 @@ class ClaimInput:
         if not _TOP_FIELDS.issuperset(data):
             unknown = sorted(set(data) - _TOP_FIELDS)
             raise InvalidInput(f"unknown field(s): {', '.join(unknown)}")
-        subject = _text(data, "subject", required=True)
+        subject = _text(data, "subject", required=True, limit=MAX_NAME)
         if not _SUBJECT.match(subject):
             raise InvalidInput(f"subject must look like 'user:NAME' or 'project:NAME', got {subject!r}")
-        predicate = _text(data, "predicate", required=True)
+        predicate = _text(data, "predicate", required=True, limit=MAX_NAME)
         if not is_predicate_id(predicate):
             raise InvalidInput(f"predicate must be a snake_case id, got {predicate!r}")
         obj = _text(data, "object", required=True)
@@ -129,7 +132,7 @@ class ClaimInput:
             raise InvalidInput("valid_to must be after valid_from")
         polarity = _choice(data, "polarity", POLARITIES, "positive")
         default_scope = "project" if subject.startswith("project:") else "global"
-        scope = _text(data, "scope") or default_scope
+        scope = _text(data, "scope", limit=MAX_NAME) or default_scope
         if not SCOPE_PATTERN.match(scope):
             raise InvalidInput(f"scope must be global, project or session (optionally ':NAME'), got {scope!r}")
         confidence = data.get("confidence", 1.0)
@@ -142,7 +145,7 @@ class ClaimInput:
         change = data.get("change")
         if change is not None and change not in CHANGES:
             raise InvalidInput(f"change must be evolution, correction or null, got {change!r}")
-        extractor = _text(data, "extractor") or "import"
+        extractor = _text(data, "extractor", limit=MAX_NAME) or "import"
         single = data.get("single_valued")
         if single is not None and not isinstance(single, bool):
             raise InvalidInput("single_valued must be true, false or absent")
@@ -173,13 +176,16 @@ def _clean(text: str, label: str) -> str:
     return text
 
 
-def _text(data: dict, key: str, *, required: bool = False, label: str | None = None) -> str:
+def _text(data: dict, key: str, *, required: bool = False, label: str | None = None,
+          limit: int | None = None) -> str:
     value = data.get(key)
     if type(value) is str:  # the common case, checked cheaply first
         text = value.strip()
-        if text and "\x00" not in text:
+        if text and "\x00" not in text and (limit is None or len(text) <= limit):
             return text
     label = label or key
+    if limit is not None and isinstance(value, str) and len(value.strip()) > limit:
+        raise InvalidInput(f"{label} is longer than {limit} characters")
     if value is None:
         if required:
             raise InvalidInput(f"missing required field {label!r}")
@@ -255,18 +261,18 @@ def _source(data: Any) -> SourceRef:
     if not _SOURCE_FIELDS.issuperset(data):
         unknown = sorted(set(data) - _SOURCE_FIELDS)
         raise InvalidInput(f"unknown field(s) in source: {', '.join(unknown)}")
-    session = _text(data, "session", required=True, label="source.session")
+    session = _text(data, "session", required=True, label="source.session", limit=MAX_NAME)
     turn = data.get("turn")
     if turn is None:
         raise InvalidInput("missing required field 'source.turn'")
-    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
-        raise InvalidInput("source.turn must be a whole number >= 0")
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= MAX_TURN:
+        raise InvalidInput(f"source.turn must be a whole number from 0 to {MAX_TURN}")
     text = _text(data, "text", required=True, label="source.text")
     raw_time = data.get("time")
     if raw_time is None:
         raise InvalidInput("missing required field 'source.time'")
     time, tz = _parsed_time(raw_time, "source.time")
-    speaker = _text(data, "speaker", label="source.speaker") or "user"
+    speaker = _text(data, "speaker", label="source.speaker", limit=MAX_NAME) or "user"
     kind = data.get("kind") or "imported"
     if kind not in SOURCE_KINDS:
         raise InvalidInput(f"source.kind must be one of {', '.join(SOURCE_KINDS)}, got {kind!r}")
@@ -292,9 +298,46 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                data = json.loads(line, parse_constant=_no_constant)
             except json.JSONDecodeError as exc:
                 raise InputFileError(number, f"not valid JSON: {exc.msg} (column {exc.colno})", name) from None
+            except RecursionError:
+                raise InputFileError(number, "not valid JSON: nested too deeply", name) from None
+            except ValueError as exc:  # NaN or Infinity
+                raise InputFileError(number, f"not valid JSON: {exc}", name) from None
+            if "\\u" in line and _SUSPECT_ESCAPE.search(line):  # only escapes make these
+                problem = _unstorable_text(data)
+                if problem:
+                    raise InputFileError(number, problem, name)
+            yield number, data
+
+
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")  # NUL, UTF-16 surrogate halves
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unstorable_text(data: Any) -> str | None:
+    """Why a decoded line holds text no database can store (a NUL character, a
+    lone UTF-16 surrogate), or None. Walks without recursion."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                return "contains a NUL character (\\u0000), which cannot be stored"
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "contains a lone surrogate (invalid Unicode), which cannot be stored"
+    return None
 
 
 def iter_claims(path: str | Path) -> Iterator[tuple[int, ClaimInput]]:
@@ -309,9 +352,17 @@ def iter_claims(path: str | Path) -> Iterator[tuple[int, ClaimInput]]:
         try:
             claim = ClaimInput.from_dict(data)
         except InvalidInput as exc:
-            raise InputFileError(number, str(exc), name) from None
+            raise InputFileError(number, export_hint(data) or str(exc), name) from None
         turn_conflict(turns, number, claim, name)
         yield number, claim
+
+
+def export_hint(data: Any) -> str | None:
+    """The message for a line that is the header of a ``memdesk export``."""
+    if isinstance(data, dict) and data.get("kind") == "memdesk-export":
+        return ("this file is a memdesk export: load it into an empty store with "
+                "`memdesk restore`")
+    return None
 
 
 def read_claims(path: str | Path) -> list[tuple[int, ClaimInput]]:

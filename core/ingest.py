@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .claims import ClaimInput, SourceRef, iter_jsonl
+from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, export_hint, iter_jsonl
 from .errors import (
     ExtractorUnavailable,
     InputFileError,
@@ -68,18 +68,23 @@ def turn_from_dict(data: Any) -> Turn:
     session, text = data["session"], data["text"]
     if not isinstance(session, str) or not session.strip():
         raise InvalidInput("session must be a non-empty string")
+    if len(session.strip()) > MAX_NAME:
+        raise InvalidInput(f"session is longer than {MAX_NAME} characters")
     if not isinstance(text, str) or "\x00" in text:
         raise InvalidInput("text must be a string without NUL characters")
     number = data["turn"]
-    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-        raise InvalidInput("turn must be a whole number >= 0")
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_TURN:
+        raise InvalidInput(f"turn must be a whole number from 0 to {MAX_TURN}")
     if data["speaker"] not in SPEAKERS:
         raise InvalidInput(f"speaker must be one of {', '.join(SPEAKERS)}, got {data['speaker']!r}")
-    user = data.get("user") or "me"
+    user = data.get("user")
+    user = "me" if user is None else user
     project = data.get("project")
     for key, value in (("user", user), ("project", project)):
-        if value is not None and (not isinstance(value, str) or not _NAME.match(value)):
+        if value is not None and (not isinstance(value, str) or not _NAME.fullmatch(value)):
             raise InvalidInput(f"{key} must be a name without spaces, got {value!r}")
+        if value is not None and len(value) > MAX_NAME:
+            raise InvalidInput(f"{key} is longer than {MAX_NAME} characters")
     return Turn(session=session.strip(), turn=number, speaker=data["speaker"],
                 time=parse_time(data["time"], "time"), text=text, user=user, project=project)
 
@@ -93,7 +98,7 @@ def iter_turns(path: str | Path) -> Iterator[tuple[int, Turn]]:
         try:
             turn = turn_from_dict(data)
         except InvalidInput as exc:
-            raise InputFileError(number, str(exc), name) from None
+            raise InputFileError(number, export_hint(data) or str(exc), name) from None
         key = (turn.session, turn.turn)
         earlier = seen.get(key)
         if earlier is not None and earlier[1] != turn:

@@ -134,8 +134,8 @@ class Fact(NamedTuple):
             "event_time": event,
             "extractor": self.extractor,
             "status": self.status(at, known_at),
-            "single_valued": self.single_valued,
-            "sensitive": self.sensitive,
+            "single_valued": bool(self.single_valued),  # raw SQLite rows hold 0/1
+            "sensitive": bool(self.sensitive),
             "claim_id": self.claim_id,
             "copy_of": self.copy_of,
             "mentions": mentions,

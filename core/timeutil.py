@@ -27,6 +27,10 @@ def parse_time(text: str, what: str = "time") -> datetime:
         raise InvalidInput(f"{what} is not an ISO 8601 time: {text!r}") from None
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(f"{what} has no UTC offset: {text!r} (write e.g. 2026-03-18T09:30:00+08:00)")
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(f"{what} is out of range once converted to UTC: {text!r}") from None
     return value
 
 

@@ -186,6 +186,15 @@ def fact_from_row(row: Any) -> Fact:
     return Fact(*row)
 
 
+_ID_TABLES = (("fact", FACT), ("claim", CLAIM), ("turn", TURN), ("conflict", CONFLICT),
+              ("audit", AUDIT), ("memory", MEMORY))
+# the transaction time and the highest id of each table, in one round trip
+_TX_AND_IDS = select(
+    select(META.c.last_tx).where(META.c.id == 1).scalar_subquery(),
+    *(select(func.max(table.c.id)).scalar_subquery() for _, table in _ID_TABLES),
+)
+
+
 def lock_store(conn: Connection) -> tuple[int, dict[str, int]]:
     """Take the store's write lock (by updating the store_meta row) and read
     the transaction time and the next free id of each table.
@@ -193,15 +202,8 @@ def lock_store(conn: Connection) -> tuple[int, dict[str, int]]:
     locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
     if locked.rowcount != 1:
         raise StoreError("store_meta row missing: the store was not initialised")
-    tx = conn.execute(select(META.c.last_tx).where(META.c.id == 1)).scalar_one()
-    next_ids = {
-        name: (conn.execute(select(func.max(table.c.id))).scalar() or 0) + 1
-        for name, table in (
-            ("fact", FACT), ("claim", CLAIM), ("turn", TURN),
-            ("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY),
-        )
-    }
-    return tx, next_ids
+    tx, *maxima = conn.execute(_TX_AND_IDS).one()
+    return tx, {name: (top or 0) + 1 for (name, _), top in zip(_ID_TABLES, maxima, strict=True)}
 
 
 class WriteBatch:

@@ -46,3 +46,17 @@ def worked_example() -> list[ClaimInput]:
               text="预算上调至六千五百元", change="evolution",
               value={"amount": 6500, "currency": "CNY"}),
     ]
+
+
+def pending_lines(n: int, session: str = "review-race") -> list[dict]:
+    """``n`` import lines below the review threshold: each waits in the queue."""
+    out = []
+    for i in range(1, n + 1):
+        t = f"2026-03-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00+08:00"
+        out.append({
+            "subject": f"user:u{i % 97}", "predicate": "likes", "object": f"thing {i}",
+            "confidence": 0.5, "extractor": "bench@1",
+            "source": {"session": session, "turn": i, "speaker": "user", "kind": "user_explicit",
+                       "text": f"maybe I like thing {i}", "time": t},
+        })
+    return out

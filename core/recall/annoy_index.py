@@ -18,7 +18,9 @@ Files per (kind, embedder) in the index folder:
 
 A build writes all files under temporary names, flushes them to disk and
 renames them into place, manifest last, so a reader sees either the old index
-or the new one. A reader checks the manifest against the files and the
+or the new one — or, after a build killed between two renames, new parts
+under the old manifest, which the checksums reveal. The temporary files of a
+killed build are removed by the next build. A reader checks the manifest against the files and the
 embedder before loading: a missing, half-written, corrupt or mismatched index
 is reported (``open_index`` returns the reason) and rebuilt, never raised.
 Annoy's ``add_item`` is never called on a built index (it silently corrupts
@@ -272,6 +274,39 @@ def projection(vectors: np.ndarray, proj_dim: int, seed: int = 1) -> np.ndarray:
     return np.ascontiguousarray(vt[:proj_dim].T, dtype=np.float32)
 
 
+_TMP = re.compile(r"\.tmp-(\d+)-[0-9a-f]{8}$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temporaries(files: IndexFiles) -> list[Path]:
+    """Delete the temporary files of builds whose process is gone (killed
+    before it could clean up). Returns the files removed."""
+    removed = []
+    try:
+        candidates = list(files.folder.glob(f"{files.stem}*.tmp-*"))
+    except OSError:
+        return removed
+    for path in candidates:
+        m = _TMP.search(path.name)
+        if m is None or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
+            continue
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
 def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim: int = 64,
                 seed: int = 1, n_jobs: int = -1,
                 progress: Callable[[str, int, int], None] | None = None) -> Manifest:
@@ -279,6 +314,7 @@ def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim
     and move it into place atomically. Raises OSError when the folder cannot be
     written; half-built temporary files are removed."""
     files.folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(files)
     dim = int(block.vectors.shape[1])
     tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     tmp = {p: files.part(p).with_name(files.part(p).name + tag) for p in _PARTS}
