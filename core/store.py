@@ -21,13 +21,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, func, inspect, or_, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import SQLModel
 
-from . import parallel_parse
+from . import migrations, parallel_parse
 from .bitemporal import canonical_json, normalise_object
 from .catalog import Catalog
+from .chain import GENESIS, VerifyReport
+from .chain import verify as verify_chain
 from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
 from .clock import Clock, SystemClock, now_us
 from .db import PreparedQuery, make_engine, normalise_url
@@ -175,8 +177,10 @@ class Store:
         return self.engine.url.render_as_string(hide_password=True)
 
     def _prepare(self, create: bool) -> None:
-        tables = set(inspect(self.engine).get_table_names())
-        if "store_meta" not in tables:
+        with self.engine.connect() as conn:
+            revision = migrations.current(conn)
+        head = migrations.head()
+        if revision is None:
             if not create:
                 raise StoreError(f"no memdesk store at {self.safe_url}")
             SQLModel.metadata.create_all(self.engine)
@@ -185,15 +189,55 @@ class Store:
                 if exists is None:
                     conn.execute(META.insert().values(
                         id=1, schema_version=SCHEMA_VERSION, last_tx=0,
-                        created_at=now_us(SystemClock())))
+                        created_at=now_us(SystemClock()), audit_head=GENESIS, audit_last=0))
+                    migrations.stamp(conn, "head")
             return
-        with self.engine.connect() as conn:
-            version = conn.execute(select(META.c.schema_version).where(META.c.id == 1)).scalar()
-        if version != SCHEMA_VERSION:
+        if revision == head:
+            return
+        if revision in migrations.known():
             raise StoreError(
-                f"the store at {self.safe_url} has schema version {version}; "
-                f"this memdesk reads version {SCHEMA_VERSION}"
+                f"the store at {self.safe_url} uses an older schema (revision {revision}; this "
+                f"memdesk needs {head}). Back it up, then run `memdesk --db ... upgrade` to upgrade it"
             )
+        raise StoreError(
+            f"the store at {self.safe_url} was written by a newer memdesk (schema {revision}); "
+            f"this memdesk knows schema revisions up to {head}: upgrade memdesk to open it"
+        )
+
+    @staticmethod
+    def upgrade(url: str | Path | None = None) -> dict[str, str | None]:
+        """Upgrade the store at ``url`` to this memdesk's schema, in one
+        transaction. Returns {"from": revision, "to": revision}.
+
+        Raises StoreError when there is no store there, the store is newer than
+        this memdesk, or the database cannot be reached.
+        """
+        engine = make_engine(normalise_url(url))
+        safe = engine.url.render_as_string(hide_password=True)
+        try:
+            with engine.connect() as conn:
+                revision = migrations.current(conn)
+            if revision is None:
+                raise StoreError(f"no memdesk store at {safe}")
+            if revision not in migrations.known():
+                raise StoreError(f"the store at {safe} was written by a newer memdesk "
+                                 f"(schema {revision}); it cannot be upgraded by this one")
+            before, after = migrations.upgrade(engine)
+        except OperationalError as exc:
+            raise StoreError(f"cannot upgrade the store at {safe}: {exc.orig}") from None
+        finally:
+            engine.dispose()
+        return {"from": before, "to": after}
+
+    def verify(self) -> VerifyReport:
+        """Recompute the audit log's hash chain and the digest of every row each
+        entry covers (core.chain). The report names the first broken entry;
+        it never raises for a tampered store (StoreError if unreadable)."""
+        try:
+            with self.engine.connect() as conn:
+                return verify_chain(conn)
+        except OperationalError as exc:
+            raise StoreError(f"cannot read the store at {self.safe_url}: {exc.orig}") from None
 
     def close(self) -> None:
         """Release connections. The Store must not be used afterwards."""
@@ -556,6 +600,7 @@ class Store:
                                       decision_reason=reason)
         if edits:
             values["edits"] = json.dumps(edits, ensure_ascii=False, sort_keys=True)
+        batch.will_update("claim", candidate_id)
         done = batch.conn.execute(
             update(CLAIM).where(CLAIM.c.id == candidate_id, CLAIM.c.state == "pending").values(**values)
         )
@@ -708,6 +753,7 @@ class Store:
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             conn = batch.conn
+            batch.will_update("conflict", conflict_id)
             done = conn.execute(
                 update(CONFLICT).where(CONFLICT.c.id == conflict_id, CONFLICT.c.state == "open")
                 .values(state="resolved", resolved_at=batch.tx, resolved_by=by,
@@ -719,6 +765,7 @@ class Store:
                 raise AlreadyDecided(
                     f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
             claim = dict(conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()._mapping)
+            batch.will_update("claim", claim["id"])
             gates = [f"conflict:resolved:conflict {conflict_id} kept {keep} by {by}"]
             fact_ids = json.loads(row.fact_ids)
             current = {f.id: f for f in batch.current_rows(row.subject, row.predicate)}
