@@ -33,6 +33,7 @@ from .chain import verify as verify_chain
 from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
 from .clock import Clock, SystemClock, now_us
 from .db import PreparedQuery, make_engine, normalise_url
+from .erase import ErasureReport, erase_subject, mark_recall_stale
 from .errors import (
     AlreadyDecided,
     CandidateNotFound,
@@ -228,6 +229,22 @@ class Store:
         finally:
             engine.dispose()
         return {"from": before, "to": after}
+
+    def erase_subject(self, subject: str, *, by: str) -> ErasureReport:
+        """Erase a person (``user:NAME``): their turns, facts, claims, conflicts,
+        memories and recall vectors, in one transaction, leaving a tombstone
+        audit entry with counts only (see core.erase). Recall index files
+        beside the store are marked stale, so the next search rebuilds them.
+
+        Raises InvalidInput for a subject that is not ``user:NAME`` or without
+        ``by``, SubjectNotFound when nothing is stored about it, StoreError when
+        the store fails verification beforehand.
+        """
+        with self._write() as batch:
+            batch.tick(max(self.now(), batch.tx + 1))
+            report = erase_subject(batch, subject, by=by)
+        mark_recall_stale(self.url)
+        return report
 
     def verify(self) -> VerifyReport:
         """Recompute the audit log's hash chain and the digest of every row each
