@@ -21,9 +21,11 @@ the row itself when none did); the last entry that changed it commits to the
 row as it is. Memory rows are hashed without ``mentions`` (a counter that
 merges bump); recall vectors are derived data and not covered.
 
-Values are encoded as ``repr`` of a tuple of plain Python values (str, int,
-float, bool, None) in the schema's column order, so SQLite and PostgreSQL
-give the same bytes. The head (hash and id of the last entry) is kept in
+A row is encoded as a tuple of plain Python values (str, int, float, bool,
+None) in the schema's column order, pickled with protocol 4 without the memo
+(``Pickler.fast``: the bytes depend only on the values and their types, not
+on object identity), so SQLite and PostgreSQL give the same bytes; this is
+about three times cheaper than ``repr`` on the import path. The head (hash and id of the last entry) is kept in
 ``store_meta`` so that deleting the newest entries is noticed too.
 
 An erasure (``core.erase``) deletes rows and scrubs entries; its tombstone
@@ -35,7 +37,8 @@ digests of the latest tombstone naming it, and still checks the chain links.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import pickle
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
@@ -88,15 +91,54 @@ def hasher() -> Any:
     return blake2b(digest_size=32)
 
 
+class _Sink:
+    __slots__ = ("write",)
+
+
+def streamer(write: Callable[[bytes], Any]) -> Callable[[tuple], None]:
+    """A function that encodes one tuple of values canonically into ``write``
+    (e.g. a hasher's ``update``). Not thread-safe: one per thread or batch."""
+    sink = _Sink()
+    sink.write = write
+    pickler = pickle.Pickler(sink, 4)
+    pickler.fast = True  # no memo: equal values give equal bytes, whatever their identity
+    return pickler.dump
+
+
+class Encoder:
+    """Canonical bytes of tuples of values (see the module docstring)."""
+
+    __slots__ = ("_out", "_dump")
+
+    def __init__(self) -> None:
+        self._out: list[bytes] = []
+        self._dump = streamer(self._out.append)
+
+    def __call__(self, values: tuple) -> bytes:
+        self._dump(values)
+        data = b"".join(self._out)
+        self._out.clear()
+        return data
+
+    def row_hash(self, values: tuple) -> bytes:
+        """The 16-byte hash of one whole row (claims, conflicts)."""
+        return blake2b(self(values), digest_size=16).digest()
+
+
+def encode(values: tuple) -> bytes:
+    """Canonical bytes of a tuple of plain values."""
+    return Encoder()(values)
+
+
 def row_hash(values: tuple) -> bytes:
     """The 16-byte hash of one whole row (claims, conflicts)."""
-    return blake2b(repr(values).encode(), digest_size=16).digest()
+    return blake2b(encode(values), digest_size=16).digest()
 
 
 def entry_hash(entry: dict[str, Any] | tuple) -> bytes:
     """The hash of an audit entry's own columns (ENTRY_COLUMNS)."""
     values = tuple(entry[c] for c in ENTRY_COLUMNS) if isinstance(entry, dict) else entry
-    return blake2b(repr(values).encode(), digest_size=32).digest()
+    return blake2b(encode(values), digest_size=32).digest()
 
 
 def link(prev_hex: str, content: bytes, rows: bytes) -> str:
@@ -115,7 +157,7 @@ def dumps_rows(rows: dict[str, Any]) -> str:
 
 def stamp_values(fact_id: int, at: int | None, by: int | None, reason: str | None,
                  note: str | None) -> bytes:
-    return repr((fact_id, at, by, reason, note)).encode()
+    return encode((fact_id, at, by, reason, note))
 
 
 class RowsDigest:
@@ -142,7 +184,7 @@ def combine(parts: dict[str, bytes], updated: dict[str, dict[str, list[str]]]) -
     for table in sorted(updated):
         for key in sorted(updated[table], key=int):
             before, after = updated[table][key]
-            h.update(repr((table, int(key), before, after)).encode())
+            h.update(encode((table, int(key), before, after)))
     return h.digest()
 
 
@@ -281,8 +323,9 @@ class Recomputer:
                         if state != "missing":
                             h.update(bytes.fromhex(state))
                 else:
+                    dump = streamer(h.update)
                     for r in found:
-                        h.update(repr(r).encode())
+                        dump(r)
             parts[name] = h.digest()
         h = hasher()
         names = [str(n) for n in rows.get("predicate") or []]
@@ -290,7 +333,7 @@ class Recomputer:
             found_p = self.rows.predicates(names)
             for n in names:
                 if n in found_p:
-                    h.update(repr(found_p[n]).encode())
+                    h.update(encode(found_p[n]))
         parts["predicate"] = h.digest()
         h = hasher()
         stamped = [int(i) for i in rows.get("stamped") or []]

@@ -40,12 +40,13 @@ from .catalog import Catalog
 from .chain import (
     GENESIS,
     STATEFUL,
+    Encoder,
     RowsDigest,
     dumps_rows,
     entry_hash,
     link,
     row_hash,
-    stamp_values,
+    streamer,
 )
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
@@ -253,7 +254,9 @@ class WriteBatch:
             self.tx, self._next, self._head = process.tx, dict(process.next_ids), process.head
         self._last_audit = self._next["audit"] - 1
         self.digest = RowsDigest()  # the rows this batch touches, for its audit entry
-        self._hash = self.digest.parts  # name -> running hasher
+        # name -> encodes a row's values straight into that part's hasher
+        self._hash = {name: streamer(h.update) for name, h in self.digest.parts.items()}
+        self._row_hash = Encoder().row_hash
         self._before: dict[str, dict[int, str]] = {}
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
@@ -377,7 +380,7 @@ class WriteBatch:
             "recorded_at": self.tx, "imported_at": self.wall,
         }
         self._buf["turn"].append(row)
-        self._hash["turn"].update(repr(tuple(map(row.get, _TURN_KEYS))).encode())
+        self._hash["turn"](tuple(map(row.get, _TURN_KEYS)))
         self.counts["turns_added"] += 1
         return tid, True
 
@@ -408,8 +411,7 @@ class WriteBatch:
                  first_seen_at=self.tx, first_claim_id=claim_id)
         )
         self.digest.predicates.append(claim.predicate)
-        self._hash["predicate"].update(
-            repr((claim.predicate, single, self.tx, claim_id)).encode())
+        self._hash["predicate"]((claim.predicate, single, self.tx, claim_id))
         self.audit("memdesk", "predicate.first_use", claim_id=claim_id,
                    subject=claim.subject, predicate=claim.predicate,
                    detail={"single_valued": single, "catalogued": False})
@@ -554,7 +556,7 @@ class WriteBatch:
         row["gates"] = "|".join(gates)
         claims = self._buf["claim"]
         claims.append(row)
-        self._hash["claim"].update(row_hash(tuple(map(row.get, _CLAIM_KEYS))))
+        self.digest.parts["claim"].update(self._row_hash(tuple(map(row.get, _CLAIM_KEYS))))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
         return plan.kind if row["state"] == "asserted" else row["state"]
@@ -582,7 +584,7 @@ class WriteBatch:
             id=mid, subject=c["subject"], predicate=c["predicate"], text=masked, text_key=key,
             claim_id=c["id"], turn_id=c["turn_id"], created_at=self.tx, mentions=1)
         self._buf["memory"].append(memory)
-        self._hash["memory"].update(repr(tuple(map(memory.get, _MEMORY_KEYS))).encode())
+        self._hash["memory"](tuple(map(memory.get, _MEMORY_KEYS)))
         self.counts["memories"] += 1
 
     def _load_memories(self, subjects: list[str]) -> None:
@@ -639,7 +641,8 @@ class WriteBatch:
                             claim_id=c["id"], opened_at=self.tx, resolved_at=None,
                             resolved_by=None, resolution=None, reason=None)
             self._buf["conflict"].append(conflict)
-            self._hash["conflict"].update(row_hash(tuple(map(conflict.get, _CONFLICT_KEYS))))
+            self.digest.parts["conflict"].update(
+                self._row_hash(tuple(map(conflict.get, _CONFLICT_KEYS))))
             gates.append(f"conflict:opened:conflict {conflict_id} ({kind} differs from fact "
                          f"{', '.join(map(str, ids))}, no change or correction signal)")
             self.counts["conflicts"] += 1
@@ -674,7 +677,7 @@ class WriteBatch:
             self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
                                      b_reason=reason, b_note=note))
         self.digest.stamped.append(row.id)
-        self._hash["stamped"].update(stamp_values(row.id, self.tx, by_claim, reason, note))
+        self._hash["stamped"]((row.id, self.tx, by_claim, reason, note))
         rows = self._pairs.get((row.subject, row.predicate))
         if rows is not None:
             rows[:] = [r for r in rows if r.id != row.id]
@@ -703,7 +706,7 @@ class WriteBatch:
             )
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
-        self._hash["fact"].update(repr(fact[:10] + fact[14:]).encode())
+        self._hash["fact"](fact[:10] + fact[14:])
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
