@@ -194,6 +194,13 @@ class Store:
                     migrations.stamp(conn, "head")
             return
         if revision == head:
+            with self.engine.connect() as conn:
+                version = conn.execute(
+                    select(META.c.schema_version).where(META.c.id == 1)).scalar()
+            if version != SCHEMA_VERSION:
+                raise StoreError(
+                    f"the store at {self.safe_url} has schema version {version}; "
+                    f"this memdesk reads version {SCHEMA_VERSION}")
             return
         if revision in migrations.known():
             raise StoreError(
