@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import json
 import pickle
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
+from itertools import chain
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -85,6 +86,13 @@ FACT_BODY = tuple(i for i, c in enumerate(TABLES["fact"].columns) if c.name not 
 ENTRY_COLUMNS = ("id", "at", "wall_at", "actor", "action", "claim_from", "claim_to",
                  "fact_from", "fact_to", "conflict_id", "subject", "predicate", "reason",
                  "detail", "rows")
+
+
+def _unhex(text: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except (TypeError, ValueError):
+        return b"not a hash: " + str(text).encode()
 
 
 def hasher() -> Any:
@@ -144,7 +152,7 @@ def entry_hash(entry: dict[str, Any] | tuple) -> bytes:
 def link(prev_hex: str, content: bytes, rows: bytes) -> str:
     """The chain hash of an entry after ``prev_hex``."""
     h = hasher()
-    h.update(bytes.fromhex(prev_hex))
+    h.update(_unhex(prev_hex))
     h.update(content)
     h.update(rows)
     return h.hexdigest()
@@ -224,11 +232,15 @@ class _Rows:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
-    def range(self, name: str, lo: int, hi: int) -> list[tuple]:
+    def range(self, name: str, lo: int, hi: int, window: int = 50_000) -> Iterator[tuple]:
+        """Rows with ids in [lo, hi] in id order, read a window at a time."""
         table = TABLES[name]
         cols = [table.c[c] for c in COLUMNS[name]]
-        stmt = select(*cols).where(table.c.id >= lo, table.c.id <= hi).order_by(table.c.id)
-        return [tuple(r) for r in self.conn.execute(stmt)]
+        for start in range(lo, hi + 1, window):
+            stop = min(hi, start + window - 1)
+            stmt = select(*cols).where(table.c.id >= start, table.c.id <= stop).order_by(table.c.id)
+            for r in self.conn.execute(stmt):
+                yield tuple(r)
 
     def by_ids(self, name: str, ids: Iterable[int], columns: Iterable[str] | None = None
                ) -> dict[int, tuple]:
@@ -317,11 +329,16 @@ class Recomputer:
                 lo, hi = int(span[0]), int(span[1])
                 found = self.rows.range(name, lo, hi)
                 if name in STATEFUL:
-                    by_id = {r[0]: r for r in found}
-                    for rid in range(lo, hi + 1):
-                        state = self._state_after(name, rid, entry["id"], by_id.get(rid))
-                        if state != "missing":
-                            h.update(bytes.fromhex(state))
+                    nxt = lo
+                    for r in chain(found, (None,)):
+                        upto = r[0] if r is not None else hi + 1
+                        for rid in range(nxt, upto):  # gone from the table
+                            state = self._state_after(name, rid, entry["id"], None)
+                            if state != "missing":
+                                h.update(_unhex(state))
+                        if r is not None:
+                            h.update(_unhex(self._state_after(name, r[0], entry["id"], r)))
+                            nxt = r[0] + 1
                 else:
                     dump = streamer(h.update)
                     for r in found:

@@ -193,6 +193,11 @@ class AuditRow(SQLModel, table=True):
     allocated under the store's write lock: claims ``claim_from..claim_to``
     (for a decision: the claim decided), facts ``fact_from..fact_to``. Fact
     rows retired by it carry the stamp themselves and are listed in ``detail``.
+
+    ``rows`` records every row the operation created or changed (canonical
+    JSON) and ``hash`` chains the entry to the one before it (core.chain).
+    An erasure scrubs ``subject``, ``reason`` and ``detail`` of entries that
+    named the person; its tombstone entry re-commits them (core.erase).
     """
 
     __tablename__ = "audit_log"

@@ -78,6 +78,8 @@ from .writer import (
 )
 
 DEFAULT_REVIEW_THRESHOLD = 0.75
+# audit columns shown in provenance chains (``rows`` of a bulk import can be megabytes)
+_AUDIT_SHOWN = tuple(c for c in AUDIT.c if c.name not in ("rows", "hash"))
 RESOLUTIONS = ("existing", "incoming", "both", "neither")
 _EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
 
@@ -889,7 +891,8 @@ class Store:
                                                  CLAIM.c.merged_into.in_(claim_ids))))]
             ids = [c["id"] for c in claims] + by_claims
             ops = [dict(r._mapping) for r in conn.execute(
-                select(*AUDIT.c).where(AUDIT.c.claim_from <= max(ids), AUDIT.c.claim_to >= min(ids))
+                select(*_AUDIT_SHOWN).where(AUDIT.c.claim_from <= max(ids),
+                                            AUDIT.c.claim_to >= min(ids))
                 .order_by(AUDIT.c.id))]
             conflicts = [dict(r._mapping) for r in conn.execute(
                 select(*CONFLICT.c).where(CONFLICT.c.claim_id.in_([c["id"] for c in claims])))]
