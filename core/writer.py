@@ -192,8 +192,17 @@ def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
 
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact
 assert Fact._fields[_STAMP] == ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
-_TURN_KEYS = tuple(TURN.c.keys())
+assert tuple(TURN.c.keys()) == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
+                                 "user", "project", "recorded_at", "imported_at")
 _CLAIM_KEYS = tuple(CLAIM.c.keys())
+# a new claim's row leaves the four decision columns out (NULL); its canonical
+# tuple (all columns in order) is built from two C-level lookups
+_UNDECIDED = ("decided_by", "decided_at", "decision_reason", "edits")
+_CUT = _CLAIM_KEYS.index(_UNDECIDED[0])
+assert _CLAIM_KEYS[_CUT:_CUT + 4] == _UNDECIDED
+_CLAIM_HEAD = itemgetter(*_CLAIM_KEYS[:_CUT])
+_CLAIM_TAIL = itemgetter(*_CLAIM_KEYS[_CUT + 4:])
+_NO_DECISION = (None,) * 4
 _CONFLICT_KEYS = tuple(CONFLICT.c.keys())
 _MEMORY_KEYS = tuple(k for k in MEMORY.c.keys() if k != "mentions")
 
@@ -380,7 +389,8 @@ class WriteBatch:
             "recorded_at": self.tx, "imported_at": self.wall,
         }
         self._buf["turn"].append(row)
-        self._hash["turn"](tuple(map(row.get, _TURN_KEYS)))
+        self._hash["turn"]((tid, source.session, source.turn, source.speaker, source.text,
+                            source.time, source.tz, user, project, self.tx, self.wall))
         self.counts["turns_added"] += 1
         return tid, True
 
@@ -556,7 +566,8 @@ class WriteBatch:
         row["gates"] = "|".join(gates)
         claims = self._buf["claim"]
         claims.append(row)
-        self.digest.parts["claim"].update(self._row_hash(tuple(map(row.get, _CLAIM_KEYS))))
+        self.digest.parts["claim"].update(
+            self._row_hash(_CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
         return plan.kind if row["state"] == "asserted" else row["state"]
