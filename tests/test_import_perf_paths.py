@@ -16,7 +16,9 @@ from core import ClaimInput, InputFileError, SourceRef, Store, StoreError, paral
 from tests.benchmarks.bench_store import write_dataset
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl"
-WALL_CLOCK = {"turn": {"imported_at"}, "audit_log": {"wall_at"}, "store_meta": {"created_at"}}
+# wall-clock columns, and the chain hashes that commit to them (core.chain)
+WALL_CLOCK = {"turn": {"imported_at"}, "audit_log": {"wall_at", "hash"},
+              "store_meta": {"created_at", "audit_head"}}
 TABLES = ("turn", "claim", "fact", "conflict", "predicate_use", "audit_log", "store_meta")
 
 
