@@ -335,7 +335,7 @@ def cmd_verify(store: Store, args: argparse.Namespace, settings: Settings) -> in
 
 def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     by = args.by or settings.reviewer
-    report = store.erase_subject(args.subject, by=by).to_dict()
+    report = store.erase_subject(args.subject, by=by, index_dir=settings.index_dir).to_dict()
     if args.json:
         _dump(report)
     else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, inspect, select, update
@@ -171,16 +172,21 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:
                          entries_amended=len(amended), audit_entry=batch._last_audit)
 
 
-def mark_recall_stale(url: str) -> list[str]:
-    """Remove the manifests of the recall index files beside the store, so the
-    next search rebuilds the index from the stored vectors. Returns the paths."""
+def mark_recall_stale(url: str, index_dir: str | Path | None = None) -> list[str]:
+    """Remove the recall index files of the store (in its default folder and in
+    ``index_dir``), so the next search rebuilds the index from the stored
+    vectors, which no longer hold erased items. Returns the paths removed."""
     try:
         from .recall.service import default_index_dir
     except ImportError:  # pragma: no cover - recall's packages missing
         return []
-    folder = default_index_dir(url)
+    folders = {default_index_dir(url)}
+    if index_dir:
+        folders.add(Path(index_dir).expanduser())
     removed = []
-    if folder.is_dir():
+    for folder in folders:
+        if not folder.is_dir():
+            continue
         for path in folder.glob("*"):
             if path.suffix in (".json", ".annoy", ".npy"):
                 try:

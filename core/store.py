@@ -239,11 +239,13 @@ class Store:
             engine.dispose()
         return {"from": before, "to": after}
 
-    def erase_subject(self, subject: str, *, by: str) -> ErasureReport:
+    def erase_subject(self, subject: str, *, by: str,
+                      index_dir: str | Path | None = None) -> ErasureReport:
         """Erase a person (``user:NAME``): their turns, facts, claims, conflicts,
         memories and recall vectors, in one transaction, leaving a tombstone
         audit entry with counts only (see core.erase). Recall index files
-        beside the store are marked stale, so the next search rebuilds them.
+        (in the default folder for the store, and in ``index_dir`` if given)
+        are marked stale, so the next search rebuilds them.
 
         Raises InvalidInput for a subject that is not ``user:NAME`` or without
         ``by``, SubjectNotFound when nothing is stored about it, StoreError when
@@ -252,7 +254,7 @@ class Store:
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))
             report = erase_subject(batch, subject, by=by)
-        mark_recall_stale(self.url)
+        mark_recall_stale(self.url, index_dir)
         return report
 
     def verify(self) -> VerifyReport:
