@@ -272,11 +272,39 @@ def load_entries(conn: Connection) -> list[dict[str, Any]]:
 
 
 def parse_rows(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry's ``rows`` record, checked for shape; ``{"__bad__": True}`` when
+    it was mangled (verify then reports the entry instead of failing)."""
+    bad = {"__bad__": True}
     try:
         rows = json.loads(entry.get("rows") or "{}")
-    except ValueError:
-        return {"__bad__": True}
-    return rows if isinstance(rows, dict) else {"__bad__": True}
+    except (TypeError, ValueError):
+        return bad
+    if not isinstance(rows, dict):
+        return bad
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    for name in RANGED:
+        span = rows.get(name)
+        if span is not None and not (isinstance(span, list) and len(span) == 2
+                                     and all(map(is_int, span))):
+            return bad
+    if not all(is_int(i) for i in rows.get("stamped") or []):
+        return bad
+    if not all(isinstance(n, str) for n in rows.get("predicate") or []):
+        return bad
+    updated = rows.get("updated") or {}
+    if not isinstance(updated, dict):
+        return bad
+    for table, changed in updated.items():
+        if table not in STATEFUL or not isinstance(changed, dict):
+            return bad
+        for key, pair in changed.items():
+            if not (key.isdigit() and isinstance(pair, list) and len(pair) == 2
+                    and all(isinstance(x, str) for x in pair)):
+                return bad
+    return rows
 
 
 def _amendments(entries: list[dict[str, Any]]) -> dict[int, tuple[str, str, int]]:
@@ -304,6 +332,8 @@ class Recomputer:
         # (table, id) -> [(entry id, before, after)] in entry order
         self.updates: dict[tuple[str, int], list[tuple[int, str, str]]] = {}
         for e in entries:
+            if self.parsed[e["id"]].get("__bad__"):
+                continue
             for table, changed in (self.parsed[e["id"]].get("updated") or {}).items():
                 for key, pair in changed.items():
                     self.updates.setdefault((table, int(key)), []).append((e["id"], *pair))
@@ -378,6 +408,8 @@ def owned_ids(parsed: Iterable[dict[str, Any]]) -> dict[str, set[int]]:
     """Ids of rows each table's entries cover (created ranges; stamped facts as ``stamp``)."""
     out: dict[str, set[int]] = {name: set() for name in (*RANGED, "stamp")}
     for rows in parsed:
+        if rows.get("__bad__"):
+            continue
         for name in RANGED:
             span = rows.get(name)
             if span:
@@ -449,7 +481,8 @@ def _uncovered(conn: Connection, recompute: Recomputer) -> list[VerifyProblem]:
     if stamped:
         out.append(VerifyProblem(None, "fact rows retired without an audit entry: "
                                        f"{', '.join(map(str, sorted(stamped)[:10]))}"))
-    names = {n for rows in recompute.parsed.values() for n in rows.get("predicate") or []}
+    names = {n for rows in recompute.parsed.values() if not rows.get("__bad__")
+             for n in rows.get("predicate") or []}
     pred = TABLES["predicate"]
     stray_p = [n for (n,) in conn.execute(select(pred.c.predicate)) if n not in names]
     if stray_p:

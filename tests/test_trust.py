@@ -125,6 +125,13 @@ def test_editing_an_audit_entry_is_reported(full, store_url):
     assert full.verify().first_broken == target
 
 
+def test_mangled_rows_records_are_reported_not_crashed_on(full, store_url):
+    target = entries(full)[0]["id"]
+    for mangled in ('{"fact": ["a", "b"]}', "not json", '{"updated": {"claim": {"x": 1}}}'):
+        run(store_url, "UPDATE audit_log SET rows = :r WHERE id = :i", r=mangled, i=target)
+        assert full.verify().first_broken == target
+
+
 def test_deleting_an_audit_entry_is_reported(full, store_url):
     middle = entries(full)[2]["id"]
     run(store_url, "DELETE FROM audit_log WHERE id = :i", i=middle)
