@@ -257,3 +257,23 @@ def test_erasure_refuses_bad_subjects_and_tampered_stores(full, store_url, capsy
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["facts"] > 0
     assert main(["--db", store_url, "verify"]) == 0
+
+
+def test_concurrent_writers_keep_one_chain(full, store_url):
+    """Writers in two threads (own Store each) serialise on the write lock, and
+    each entry chains to the head the other left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pending = [c.id for c in full.review_list()]
+    halves = [pending[0::2], pending[1::2]]
+
+    def decide(ids: list[int]) -> int:
+        with Store.open(store_url) as mine:
+            for cid in ids:
+                mine.reject(cid, by="t", reason="concurrent")
+        return len(ids)
+
+    with ThreadPoolExecutor(2) as pool:
+        assert sum(pool.map(decide, halves)) == len(pending)
+    report = full.verify()
+    assert report.ok, report.problems
