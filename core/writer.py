@@ -40,12 +40,12 @@ from .catalog import Catalog
 from .chain import (
     GENESIS,
     STATEFUL,
-    Encoder,
     RowsDigest,
     dumps_rows,
     entry_hash,
     link,
     row_hash,
+    row_hasher,
     streamer,
 )
 from .claims import ClaimInput, SourceRef, same_turn
@@ -265,7 +265,7 @@ class WriteBatch:
         self.digest = RowsDigest()  # the rows this batch touches, for its audit entry
         # name -> encodes a row's values straight into that part's hasher
         self._hash = {name: streamer(h.update) for name, h in self.digest.parts.items()}
-        self._row_hash = Encoder().row_hash
+        self._row_hash = row_hasher()
         self._before: dict[str, dict[int, str]] = {}
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
