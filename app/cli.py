@@ -313,6 +313,49 @@ def cmd_retract(store: Store, args: argparse.Namespace, settings: Settings) -> i
     return 0
 
 
+# ------------------------------------------------------------------- trust
+def cmd_verify(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    report = store.verify()
+    if args.json:
+        _dump(report.to_dict())
+    elif report.ok:
+        erased = f"; {report.erasures} erasure(s) re-committed {report.amended} entries" \
+            if report.erasures else ""
+        print(f"ok: {report.entries} audit entries, chain head {report.head}{erased}")
+    else:
+        print(table(["entry", "problem"], [(p.entry if p.entry is not None else "-", p.message)
+                                           for p in report.problems], max_col=100))
+    if not report.ok:
+        where = (f"first broken audit entry: {report.first_broken}"
+                 if report.first_broken is not None else report.problems[0].message)
+        print(f"memdesk: error: the store fails verification ({where})", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    by = args.by or settings.reviewer
+    report = store.erase_subject(args.subject, by=by, index_dir=settings.index_dir).to_dict()
+    if args.json:
+        _dump(report)
+    else:
+        print(f"erased {args.subject}: " + ", ".join(f"{v} {k}" for k, v in report.items()
+                                                    if k != "audit_entry")
+              + f" (tombstone: audit entry {report['audit_entry']})")
+    return 0
+
+
+def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
+    result = Store.upgrade(settings.db)
+    if args.json:
+        _dump(result)
+    elif result["from"] == result["to"]:
+        print(f"the store is already at schema revision {result['to']}")
+    else:
+        print(f"upgraded the store from schema revision {result['from']} to {result['to']}")
+    return 0
+
+
 # -------------------------------------------------------------------- recall
 _BATCH_RECALL_FIELDS = {"id", "query", "k", "at", "over", "subject", "scope", "status", "exact"}
 
@@ -592,6 +635,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedder", choices=["use", "e5", "use+e5"])
     p.set_defaults(func=cmd_reindex)
 
+    p = sub.add_parser("verify", parents=[common],
+                       help="recompute the audit log's hash chain; name the first broken entry")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("upgrade", parents=[common],
+                       help="upgrade a store made by an earlier memdesk to this schema")
+    p.set_defaults(func=None)
+
+    p = sub.add_parser("erase", parents=[common],
+                       help="erase a person's turns, facts, memories and vectors (right to be forgotten)")
+    p.add_argument("--subject", required=True, metavar="user:NAME")
+    p.add_argument("--by", metavar="NAME", help="who performs the erasure (default $MEMDESK_REVIEWER or $USER)")
+    p.set_defaults(func=cmd_erase)
+
     p = sub.add_parser("app", help="open the terminal app (the default when no command is given)")
     p.add_argument("--screen", default="timeline",
                    choices=["timeline", "conflicts", "review", "recall", "audit"])
@@ -635,6 +692,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.db)
         if args.command in ("app", "screenshots"):
             settings = replace(settings, db=_app_store(settings))
+        if args.command == "upgrade":
+            return cmd_upgrade(args, settings)
         threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
         with Store.open(settings.db, catalog=settings.catalog, review_threshold=threshold) as store:
             return args.func(store, args, settings)

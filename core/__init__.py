@@ -22,6 +22,7 @@ from .errors import (
     MemdeskError,
     PredicateMismatch,
     StoreError,
+    SubjectNotFound,
     TurnMismatch,
 )
 from .records import (
@@ -44,7 +45,7 @@ __all__ = [
     "DEFAULT_REVIEW_THRESHOLD", "ExtractorUnavailable", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
     "InputFileError", "InvalidInput", "ManualClock", "MemdeskError", "Predicate",
     "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
-    "StoreError", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
+    "StoreError", "SubjectNotFound", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
     "read_claims",
 ]
 

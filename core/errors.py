@@ -38,6 +38,10 @@ class ConflictNotFound(MemdeskError, LookupError):
     """No conflict has that id."""
 
 
+class SubjectNotFound(MemdeskError, LookupError):
+    """The store holds nothing about the subject asked for."""
+
+
 class AlreadyDecided(MemdeskError, RuntimeError):
     """The candidate or conflict was already decided (possibly by someone else)."""
 

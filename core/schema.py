@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _big(nullable: bool = False, index: bool = False) -> Column:
@@ -30,6 +30,9 @@ class StoreMeta(SQLModel, table=True):
     schema_version: int
     last_tx: int = Field(sa_column=_big())
     created_at: int = Field(sa_column=_big())
+    # the audit chain's head: the hash and id of the newest entry (core.chain)
+    audit_head: str | None = None
+    audit_last: int | None = None
 
 
 class TurnRow(SQLModel, table=True):
@@ -190,6 +193,11 @@ class AuditRow(SQLModel, table=True):
     allocated under the store's write lock: claims ``claim_from..claim_to``
     (for a decision: the claim decided), facts ``fact_from..fact_to``. Fact
     rows retired by it carry the stamp themselves and are listed in ``detail``.
+
+    ``rows`` records every row the operation created or changed (canonical
+    JSON) and ``hash`` chains the entry to the one before it (core.chain).
+    An erasure scrubs ``subject``, ``reason`` and ``detail`` of entries that
+    named the person; its tombstone entry re-commits them (core.erase).
     """
 
     __tablename__ = "audit_log"
@@ -207,6 +215,9 @@ class AuditRow(SQLModel, table=True):
     predicate: str | None = None
     reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     detail: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    # the rows the operation touched (canonical JSON, see core.chain) and the chain hash
+    rows: str = Field(default="{}", sa_column=Column(Text, nullable=False, server_default="{}"))
+    hash: str | None = None
 
 
 FACT_COLUMNS: tuple[str, ...] = tuple(c.name for c in FactRow.__table__.columns)

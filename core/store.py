@@ -22,16 +22,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlalchemy import bindparam, func, inspect, or_, select, text, update
+from sqlalchemy import bindparam, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import SQLModel
 
-from . import parallel_parse
+from . import migrations, parallel_parse
 from .bitemporal import canonical_json, normalise_object
 from .catalog import Catalog
+from .chain import GENESIS, VerifyReport
+from .chain import verify as verify_chain
 from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
 from .clock import Clock, SystemClock, now_us
 from .db import PreparedQuery, make_engine, normalise_url
+from .erase import ErasureReport, erase_subject, mark_recall_stale
 from .errors import (
     AlreadyDecided,
     CandidateNotFound,
@@ -76,6 +79,8 @@ from .writer import (
 )
 
 DEFAULT_REVIEW_THRESHOLD = 0.75
+# audit columns shown in provenance chains (``rows`` of a bulk import can be megabytes)
+_AUDIT_SHOWN = tuple(c for c in AUDIT.c if c.name not in ("rows", "hash"))
 RESOLUTIONS = ("existing", "incoming", "both", "neither")
 _EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
 
@@ -200,8 +205,12 @@ class Store:
 
     def _prepare_once(self, create: bool, last: bool) -> bool:
         """One try of ``_prepare``: False when another process is still creating the store."""
-        tables = set(inspect(self.engine).get_table_names())
-        if "store_meta" not in tables:
+        with self.engine.connect() as conn:
+            revision = migrations.current(conn)
+            version = (conn.execute(select(META.c.schema_version).where(META.c.id == 1)).scalar()
+                       if revision is not None else None)
+        head = migrations.head()
+        if revision is None:
             if not create:
                 raise StoreError(f"no memdesk store at {self.safe_url}")
             with self.engine.begin() as conn:
@@ -214,18 +223,79 @@ class Store:
                 if exists is None:
                     conn.execute(META.insert().values(
                         id=1, schema_version=SCHEMA_VERSION, last_tx=0,
-                        created_at=now_us(SystemClock())))
+                        created_at=now_us(SystemClock()), audit_head=GENESIS, audit_last=0))
+                    migrations.stamp(conn, "head")
             return True
-        with self.engine.connect() as conn:
-            version = conn.execute(select(META.c.schema_version).where(META.c.id == 1)).scalar()
         if version is None and create and not last:
             return False  # the tables are there, the meta row not yet: being created
-        if version != SCHEMA_VERSION:
+        if revision == head:
+            if version != SCHEMA_VERSION:
+                raise StoreError(
+                    f"the store at {self.safe_url} has schema version {version}; "
+                    f"this memdesk reads version {SCHEMA_VERSION}")
+            return True
+        if revision in migrations.known():
             raise StoreError(
-                f"the store at {self.safe_url} has schema version {version}; "
-                f"this memdesk reads version {SCHEMA_VERSION}"
+                f"the store at {self.safe_url} uses an older schema (revision {revision}; this "
+                f"memdesk needs {head}). Back it up, then run `memdesk --db ... upgrade` to upgrade it"
             )
-        return True
+        raise StoreError(
+            f"the store at {self.safe_url} was written by a newer memdesk (schema {revision}); "
+            f"this memdesk knows schema revisions up to {head}: upgrade memdesk to open it"
+        )
+
+    @staticmethod
+    def upgrade(url: str | Path | None = None) -> dict[str, str | None]:
+        """Upgrade the store at ``url`` to this memdesk's schema, in one
+        transaction. Returns {"from": revision, "to": revision}.
+
+        Raises StoreError when there is no store there, the store is newer than
+        this memdesk, or the database cannot be reached.
+        """
+        engine = make_engine(normalise_url(url))
+        safe = engine.url.render_as_string(hide_password=True)
+        try:
+            with engine.connect() as conn:
+                revision = migrations.current(conn)
+            if revision is None:
+                raise StoreError(f"no memdesk store at {safe}")
+            if revision not in migrations.known():
+                raise StoreError(f"the store at {safe} was written by a newer memdesk "
+                                 f"(schema {revision}); it cannot be upgraded by this one")
+            before, after = migrations.upgrade(engine)
+        except OperationalError as exc:
+            raise StoreError(f"cannot upgrade the store at {safe}: {exc.orig}") from None
+        finally:
+            engine.dispose()
+        return {"from": before, "to": after}
+
+    def erase_subject(self, subject: str, *, by: str,
+                      index_dir: str | Path | None = None) -> ErasureReport:
+        """Erase a person (``user:NAME``): their turns, facts, claims, conflicts,
+        memories and recall vectors, in one transaction, leaving a tombstone
+        audit entry with counts only (see core.erase). Recall index files
+        (in the default folder for the store, and in ``index_dir`` if given)
+        are marked stale, so the next search rebuilds them.
+
+        Raises InvalidInput for a subject that is not ``user:NAME`` or without
+        ``by``, SubjectNotFound when nothing is stored about it, StoreError when
+        the store fails verification beforehand.
+        """
+        with self._write() as batch:
+            batch.tick(max(self.now(), batch.tx + 1))
+            report = erase_subject(batch, subject, by=by)
+        mark_recall_stale(self.url, index_dir)
+        return report
+
+    def verify(self) -> VerifyReport:
+        """Recompute the audit log's hash chain and the digest of every row each
+        entry covers (core.chain). The report names the first broken entry;
+        it never raises for a tampered store (StoreError if unreadable)."""
+        try:
+            with self.engine.connect() as conn:
+                return verify_chain(conn)
+        except OperationalError as exc:
+            raise StoreError(f"cannot read the store at {self.safe_url}: {exc.orig}") from None
 
     def close(self) -> None:
         """Release connections. The Store must not be used afterwards."""
@@ -604,6 +674,7 @@ class Store:
                                       decision_reason=reason)
         if edits:
             values["edits"] = json.dumps(edits, ensure_ascii=False, sort_keys=True)
+        batch.will_update("claim", candidate_id)
         done = batch.conn.execute(
             update(CLAIM).where(CLAIM.c.id == candidate_id, CLAIM.c.state == "pending").values(**values)
         )
@@ -756,6 +827,7 @@ class Store:
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             conn = batch.conn
+            batch.will_update("conflict", conflict_id)
             done = conn.execute(
                 update(CONFLICT).where(CONFLICT.c.id == conflict_id, CONFLICT.c.state == "open")
                 .values(state="resolved", resolved_at=batch.tx, resolved_by=by,
@@ -767,6 +839,7 @@ class Store:
                 raise AlreadyDecided(
                     f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
             claim = dict(conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()._mapping)
+            batch.will_update("claim", claim["id"])
             gates = [f"conflict:resolved:conflict {conflict_id} kept {keep} by {by}"]
             fact_ids = json.loads(row.fact_ids)
             current = {f.id: f for f in batch.current_rows(row.subject, row.predicate)}
@@ -866,7 +939,8 @@ class Store:
                                                  CLAIM.c.merged_into.in_(claim_ids))))]
             ids = [c["id"] for c in claims] + by_claims
             ops = [dict(r._mapping) for r in conn.execute(
-                select(*AUDIT.c).where(AUDIT.c.claim_from <= max(ids), AUDIT.c.claim_to >= min(ids))
+                select(*_AUDIT_SHOWN).where(AUDIT.c.claim_from <= max(ids),
+                                            AUDIT.c.claim_to >= min(ids))
                 .order_by(AUDIT.c.id))]
             conflicts = [dict(r._mapping) for r in conn.execute(
                 select(*CONFLICT.c).where(CONFLICT.c.claim_id.in_([c["id"] for c in claims])))]

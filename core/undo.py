@@ -83,6 +83,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                 old = fact_from_row(r)
                 restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old)))
         if entry["conflict_id"] is not None:
+            batch.will_update("conflict", entry["conflict_id"])
             done = conn.execute(update(CONFLICT).where(
                 CONFLICT.c.id == entry["conflict_id"], CONFLICT.c.state == "open").values(
                 state="withdrawn", resolved_at=batch.tx, resolved_by=by, resolution="withdrawn",
@@ -92,6 +93,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                     f"cannot undo candidate {candidate_id}: conflict {entry['conflict_id']} it "
                     "opened was resolved since")
             withdrawn = entry["conflict_id"]
+    batch.will_update("claim", candidate_id)
     conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
         state="pending", decided_by=None, decided_at=None, decision_reason=None, edits=None,
         fact_id=None, merged_into=None,

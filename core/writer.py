@@ -37,6 +37,17 @@ from sqlalchemy import Connection, bindparam, func, select, update
 
 from .bitemporal import Piece, Plan, normalise_object, plan_change, row_key, value_key
 from .catalog import Catalog
+from .chain import (
+    GENESIS,
+    STATEFUL,
+    RowsDigest,
+    dumps_rows,
+    entry_hash,
+    link,
+    row_hash,
+    row_hasher,
+    streamer,
+)
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
@@ -92,7 +103,9 @@ _MENTIONED = (
     .where(MEMORY.c.id == bindparam("b_id"))
     .values(mentions=MEMORY.c.mentions + bindparam("b_extra"))
 )
-_LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(last_tx=bindparam("b_tx"))
+_LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(
+    last_tx=bindparam("b_tx"), audit_head=bindparam("b_head"), audit_last=bindparam("b_last"))
+_EMPTY_ROWS = RowsDigest().finish()
 _CHANGED_MEANWHILE = "a fact was retired by someone else during this write; nothing was saved"
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
@@ -179,6 +192,19 @@ def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
 
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact
 assert Fact._fields[_STAMP] == ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+assert tuple(TURN.c.keys()) == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
+                                 "user", "project", "recorded_at", "imported_at")
+_CLAIM_KEYS = tuple(CLAIM.c.keys())
+# a new claim's row leaves the four decision columns out (NULL); its canonical
+# tuple (all columns in order) is built from two C-level lookups
+_UNDECIDED = ("decided_by", "decided_at", "decision_reason", "edits")
+_CUT = _CLAIM_KEYS.index(_UNDECIDED[0])
+assert _CLAIM_KEYS[_CUT:_CUT + 4] == _UNDECIDED
+_CLAIM_HEAD = itemgetter(*_CLAIM_KEYS[:_CUT])
+_CLAIM_TAIL = itemgetter(*_CLAIM_KEYS[_CUT + 4:])
+_NO_DECISION = (None,) * 4
+_CONFLICT_KEYS = tuple(CONFLICT.c.keys())
+_MEMORY_KEYS = tuple(k for k in MEMORY.c.keys() if k != "mentions")
 
 
 def fact_from_row(row: Any) -> Fact:
@@ -188,22 +214,24 @@ def fact_from_row(row: Any) -> Fact:
 
 _ID_TABLES = (("fact", FACT), ("claim", CLAIM), ("turn", TURN), ("conflict", CONFLICT),
               ("audit", AUDIT), ("memory", MEMORY))
-# the transaction time and the highest id of each table, in one round trip
+# the transaction time, the audit chain head and the highest id of each table, in one round trip
 _TX_AND_IDS = select(
     select(META.c.last_tx).where(META.c.id == 1).scalar_subquery(),
+    select(META.c.audit_head).where(META.c.id == 1).scalar_subquery(),
     *(select(func.max(table.c.id)).scalar_subquery() for _, table in _ID_TABLES),
 )
 
 
-def lock_store(conn: Connection) -> tuple[int, dict[str, int]]:
+def lock_store(conn: Connection) -> tuple[int, dict[str, int], str]:
     """Take the store's write lock (by updating the store_meta row) and read
-    the transaction time and the next free id of each table.
-    Raises StoreError for a store without its store_meta row."""
+    the transaction time, the next free id of each table and the audit
+    chain's head hash. Raises StoreError for a store without its store_meta row."""
     locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
     if locked.rowcount != 1:
         raise StoreError("store_meta row missing: the store was not initialised")
-    tx, *maxima = conn.execute(_TX_AND_IDS).one()
-    return tx, {name: (top or 0) + 1 for (name, _), top in zip(_ID_TABLES, maxima, strict=True)}
+    tx, head, *maxima = conn.execute(_TX_AND_IDS).one()
+    next_ids = {name: (top or 0) + 1 for (name, _), top in zip(_ID_TABLES, maxima, strict=True)}
+    return tx, next_ids, head or GENESIS
 
 
 class WriteBatch:
@@ -234,9 +262,15 @@ class WriteBatch:
         self._review_passed = f"review:pass:confidence >= {review_threshold}"
         self.wall = wall_us
         if process is None:
-            self.tx, self._next = lock_store(conn)
+            self.tx, self._next, self._head = lock_store(conn)
         else:
-            self.tx, self._next = process.tx, dict(process.next_ids)
+            self.tx, self._next, self._head = process.tx, dict(process.next_ids), process.head
+        self._last_audit = self._next["audit"] - 1
+        self.digest = RowsDigest()  # the rows this batch touches, for its audit entry
+        # name -> encodes a row's values straight into that part's hasher
+        self._hash = {name: streamer(h.update) for name, h in self.digest.parts.items()}
+        self._row_hash = row_hasher()
+        self._before: dict[str, dict[int, str]] = {}
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
         self._loaded_sessions: set[str] = set()
@@ -352,12 +386,15 @@ class WriteBatch:
         tid = self._id("turn")
         self._turns[ref] = (tid, source)
         self._keys_loaded.add(tid)
-        self._buf["turn"].append({
+        row = {
             "id": tid, "session": source.session, "turn": source.turn,
             "speaker": source.speaker, "text": source.text, "time": source.time,
             "time_tz": source.tz, "user": user, "project": project,
             "recorded_at": self.tx, "imported_at": self.wall,
-        })
+        }
+        self._buf["turn"].append(row)
+        self._hash["turn"]((tid, source.session, source.turn, source.speaker, source.text,
+                            source.time, source.tz, user, project, self.tx, self.wall))
         self.counts["turns_added"] += 1
         return tid, True
 
@@ -387,6 +424,8 @@ class WriteBatch:
             dict(predicate=claim.predicate, single_valued=single,
                  first_seen_at=self.tx, first_claim_id=claim_id)
         )
+        self.digest.predicates.append(claim.predicate)
+        self._hash["predicate"]((claim.predicate, single, self.tx, claim_id))
         self.audit("memdesk", "predicate.first_use", claim_id=claim_id,
                    subject=claim.subject, predicate=claim.predicate,
                    detail={"single_valued": single, "catalogued": False})
@@ -398,19 +437,45 @@ class WriteBatch:
               claims: tuple[int, int] | None = None, facts: tuple[int, int] | None = None,
               conflict_id: int | None = None, subject: str | None = None,
               predicate: str | None = None, reason: str | None = None,
-              detail: dict | None = None) -> None:
-        """Append one audit entry. ``claim_id`` names a single claim; ``claims``
-        and ``facts`` are inclusive id ranges of rows the operation touched."""
+              detail: dict | None = None, rows: tuple[str, bytes] | None = None) -> None:
+        """Append one audit entry, chained to the one before it. ``claim_id``
+        names a single claim; ``claims`` and ``facts`` are inclusive id ranges
+        of rows the operation touched; ``rows`` is the (JSON, digest) pair of
+        the rows it covers (see core.chain; default: none)."""
         if claim_id is not None:
             claims = (claim_id, claim_id)
-        self._buf["audit"].append(
-            dict(id=self._id("audit"), at=self.tx, wall_at=self.wall, actor=actor,
-                 action=action, claim_from=claims[0] if claims else None,
-                 claim_to=claims[1] if claims else None,
-                 fact_from=facts[0] if facts else None, fact_to=facts[1] if facts else None,
-                 conflict_id=conflict_id, subject=subject, predicate=predicate,
-                 reason=reason, detail=_dumps(detail or {}))
-        )
+        rows_json, rows_digest = rows if rows is not None else ("{}", _EMPTY_ROWS)
+        entry = dict(id=self._id("audit"), at=self.tx, wall_at=self.wall, actor=actor,
+                     action=action, claim_from=claims[0] if claims else None,
+                     claim_to=claims[1] if claims else None,
+                     fact_from=facts[0] if facts else None, fact_to=facts[1] if facts else None,
+                     conflict_id=conflict_id, subject=subject, predicate=predicate,
+                     reason=reason, detail=_dumps(detail or {}), rows=rows_json)
+        entry["hash"] = self._head = link(self._head, entry_hash(entry), rows_digest)
+        self._last_audit = entry["id"]
+        self._buf["audit"].append(entry)
+
+    def will_update(self, table: str, row_id: int) -> None:
+        """Note a claim or conflict row this operation is about to change (by
+        SQL UPDATE on ``conn``): its hash before goes into the audit entry."""
+        if row_id in self._before.setdefault(table, {}):
+            return
+        t = CLAIM if table == "claim" else CONFLICT
+        row = self.conn.execute(select(*t.c).where(t.c.id == row_id)).first()
+        if row is not None:
+            self._before[table][row_id] = row_hash(tuple(row)).hex()
+
+    def _updated(self) -> dict[str, dict[str, list[str]]]:
+        """[before, after] row hashes of the rows noted by ``will_update``."""
+        out: dict[str, dict[str, list[str]]] = {}
+        for table, befores in self._before.items():
+            assert table in STATEFUL
+            t = CLAIM if table == "claim" else CONFLICT
+            for rid, before in sorted(befores.items()):
+                row = self.conn.execute(select(*t.c).where(t.c.id == rid)).first()
+                after = row_hash(tuple(row)).hex() if row is not None else "missing"
+                out.setdefault(table, {})[str(rid)] = [before, after]
+        return out
 
     def created(self, name: str) -> tuple[int, int] | None:
         """The inclusive id range of ``name`` rows ("claim", "fact", …) this batch created."""
@@ -425,7 +490,8 @@ class WriteBatch:
         why, the claims it created (or the one it decided), the facts it
         created and the facts it retired. With ``skip_if_unchanged`` an
         operation that wrote nothing (a repeated import) leaves no entry."""
-        if skip_if_unchanged and self._first == self._next and not self.retired_ids:
+        if (skip_if_unchanged and self._first == self._next and not self.retired_ids
+                and not self._before):
             return
         detail = dict(detail or {})
         if self.retired_ids:
@@ -433,10 +499,23 @@ class WriteBatch:
                 detail["retired"] = list(self.retired_ids)
             else:
                 detail["retired_count"] = len(self.retired_ids)
+        covered: dict[str, Any] = {}
+        for name in ("turn", "claim", "fact", "conflict", "memory"):
+            span = self.created(name)
+            if span is not None:
+                covered[name] = list(span)
+        if self.digest.predicates:
+            covered["predicate"] = list(self.digest.predicates)
+        if self.digest.stamped:
+            covered["stamped"] = list(self.digest.stamped)
+        updated = self._updated()
+        if updated:
+            covered["updated"] = self.digest.updated = updated
         self.audit(actor, action, claim_id=claim_id,
                    claims=None if claim_id is not None else self.created("claim"),
                    facts=self.created("fact"), conflict_id=conflict_id, subject=subject,
-                   predicate=predicate, reason=reason, detail=detail)
+                   predicate=predicate, reason=reason, detail=detail,
+                   rows=(dumps_rows(covered), self.digest.finish()))
 
     # -------------------------------------------------------------- claims
     def submit(self, claim: ClaimInput) -> str:
@@ -464,7 +543,7 @@ class WriteBatch:
             "predicate": claim.predicate, "object": claim.object, "value": claim.value_json,
             "polarity": claim.polarity, "scope": claim.scope, "valid_from": claim.valid_from,
             "valid_to": claim.valid_to, "event_start": claim.event_start,
-            "event_end": claim.event_end, "tz": source.tz, "confidence": claim.confidence,
+            "event_end": claim.event_end, "tz": source.tz, "confidence": float(claim.confidence),
             "source_kind": source.kind, "extractor": claim.extractor,
             "change": claim.change, "single_valued": single, "sensitive": claim.sensitive,
             "created_at": self.tx, "state": "new", "reasons": "[]", "fact_id": None,
@@ -491,6 +570,8 @@ class WriteBatch:
         row["gates"] = "|".join(gates)
         claims = self._buf["claim"]
         claims.append(row)
+        self.digest.parts["claim"].update(
+            self._row_hash(_CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
         return plan.kind if row["state"] == "asserted" else row["state"]
@@ -514,9 +595,11 @@ class WriteBatch:
             return
         mid = self._id("memory")
         self._memories[slot] = mid
-        self._buf["memory"].append(dict(
+        memory = dict(
             id=mid, subject=c["subject"], predicate=c["predicate"], text=masked, text_key=key,
-            claim_id=c["id"], turn_id=c["turn_id"], created_at=self.tx, mentions=1))
+            claim_id=c["id"], turn_id=c["turn_id"], created_at=self.tx, mentions=1)
+        self._buf["memory"].append(memory)
+        self._hash["memory"](tuple(map(memory.get, _MEMORY_KEYS)))
         self.counts["memories"] += 1
 
     def _load_memories(self, subjects: list[str]) -> None:
@@ -568,12 +651,13 @@ class WriteBatch:
             incoming = value_key(c["object"], c["value"], c["polarity"])
             if all(row_key(r).same_thing(incoming) for r in plan.conflict_with):
                 kind = "polarity"
-            self._buf["conflict"].append(
-                dict(id=conflict_id, kind=kind, state="open", subject=c["subject"],
-                     predicate=c["predicate"], scope=c["scope"], fact_ids=_dumps(ids),
-                     claim_id=c["id"], opened_at=self.tx, resolved_at=None,
-                     resolved_by=None, resolution=None, reason=None)
-            )
+            conflict = dict(id=conflict_id, kind=kind, state="open", subject=c["subject"],
+                            predicate=c["predicate"], scope=c["scope"], fact_ids=_dumps(ids),
+                            claim_id=c["id"], opened_at=self.tx, resolved_at=None,
+                            resolved_by=None, resolution=None, reason=None)
+            self._buf["conflict"].append(conflict)
+            self.digest.parts["conflict"].update(
+                self._row_hash(tuple(map(conflict.get, _CONFLICT_KEYS))))
             gates.append(f"conflict:opened:conflict {conflict_id} ({kind} differs from fact "
                          f"{', '.join(map(str, ids))}, no change or correction signal)")
             self.counts["conflicts"] += 1
@@ -607,6 +691,8 @@ class WriteBatch:
         else:
             self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
                                      b_reason=reason, b_note=note))
+        self.digest.stamped.append(row.id)
+        self._hash["stamped"]((row.id, self.tx, by_claim, reason, note))
         rows = self._pairs.get((row.subject, row.predicate))
         if rows is not None:
             rows[:] = [r for r in rows if r.id != row.id]
@@ -635,6 +721,7 @@ class WriteBatch:
             )
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
+        self._hash["fact"](fact[:10] + fact[14:])
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
@@ -685,7 +772,8 @@ class WriteBatch:
     def finish(self) -> None:
         """Flush and record the final transaction time. Call once, last."""
         self.flush()
-        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx}])  # sent with the commit
+        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx, "b_head": self._head,
+                                        "b_last": self._last_audit}])  # sent with the commit
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__
@@ -729,7 +817,7 @@ class WriteProcess:
         self._jobs: list[tuple[str, list, bool]] = []
         try:
             self._send(("open", url), started=False)
-            self.tx, self.next_ids = self._reply("locked", started=False)
+            self.tx, self.next_ids, self.head = self._reply("locked", started=False)
         except BaseException:
             self.close()
             raise

@@ -16,7 +16,9 @@ from core import ClaimInput, InputFileError, SourceRef, Store, StoreError, paral
 from tests.benchmarks.bench_store import write_dataset
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl"
-WALL_CLOCK = {"turn": {"imported_at"}, "audit_log": {"wall_at"}, "store_meta": {"created_at"}}
+# wall-clock columns, and the chain hashes that commit to them (core.chain)
+WALL_CLOCK = {"turn": {"imported_at"}, "audit_log": {"wall_at", "hash"},
+              "store_meta": {"created_at", "audit_head"}}
 TABLES = ("turn", "claim", "fact", "conflict", "predicate_use", "audit_log", "store_meta")
 
 
@@ -205,3 +207,17 @@ def test_idempotency_is_enforced_by_the_gates(tmp_path):
             summary = store.import_file(path, parallel=parallel)
             assert (summary.lines, summary.unchanged, summary.asserted) == (2, 1, 1)
         assert len(_rows(tmp_path / f"{parallel}.db")["claim"]) == 1
+
+
+def test_writer_process_import_verifies(tmp_path, big_file, spy_writer, monkeypatch):
+    """Rows written by the writer process are hashed by the gating process: the
+    chain holds, and an edit behind memdesk's back is still found."""
+    monkeypatch.setattr(writer, "FLUSH_EVERY", 200)
+    with Store.open(tmp_path / "m.db") as store:
+        store.import_file(big_file, parallel=True)
+        assert spy_writer, "the writer process was not used"
+        report = store.verify()
+        assert report.ok, report.problems
+        with store.engine.begin() as conn:
+            conn.exec_driver_sql("UPDATE fact SET valid_to = 1 WHERE id = 500")
+        assert store.verify().first_broken == report.entries

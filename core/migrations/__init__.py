@@ -1,0 +1,85 @@
+"""Schema migrations (Alembic), configured in code: no alembic.ini is needed.
+
+Revision ``0001`` is the first released schema; ``0002`` adds the audit
+log's hash chain (``core.chain``). Stores made before Alembic was used carry
+no ``alembic_version`` table: their ``store_meta.schema_version`` 1 means 0001.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, inspect, select
+
+HERE = Path(__file__).resolve().parent
+LEGACY = {1: "0001"}  # store_meta.schema_version of stores without alembic_version
+
+
+def config(url: str | None = None) -> Config:
+    """An Alembic configuration for this package's scripts (and ``url``)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(HERE))
+    cfg.set_main_option("path_separator", "os")
+    if url is not None:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+@lru_cache(maxsize=1)
+def head() -> str:
+    """The newest revision this code knows."""
+    return ScriptDirectory.from_config(config()).get_current_head()
+
+
+@lru_cache(maxsize=1)
+def known() -> frozenset[str]:
+    """Every revision this code knows."""
+    return frozenset(s.revision for s in ScriptDirectory.from_config(config()).walk_revisions())
+
+
+def current(conn: Connection) -> str | None:
+    """The store's revision: from alembic_version, else from store_meta (stores
+    from before Alembic), None for a database with no memdesk store."""
+    tables = set(inspect(conn).get_table_names())
+    if "alembic_version" in tables:
+        rev = MigrationContext.configure(conn).get_current_revision()
+        if rev is not None:
+            return rev
+    if "store_meta" not in tables:
+        return None
+    from ..schema import StoreMeta
+
+    meta = StoreMeta.__table__
+    version = conn.execute(select(meta.c.schema_version).where(meta.c.id == 1)).scalar()
+    return LEGACY.get(version, f"schema_version {version}")
+
+
+def stamp(conn: Connection, revision: str = "head") -> None:
+    """Record in ``conn``'s transaction that the store is at ``revision``."""
+    cfg = config()
+    cfg.attributes["connection"] = conn
+    command.stamp(cfg, revision)
+
+
+def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
+    """Upgrade the store to ``revision`` in one transaction. Returns (from, to)."""
+    with engine.begin() as conn:
+        before = current(conn)
+        cfg = config()
+        cfg.attributes["connection"] = conn
+        if before in LEGACY.values() and not _has_version_table(conn):
+            command.stamp(cfg, before)
+        command.upgrade(cfg, revision)
+        after = MigrationContext.configure(conn).get_current_revision()
+    return before, after or revision
+
+
+def _has_version_table(conn: Connection) -> bool:
+    if "alembic_version" not in inspect(conn).get_table_names():
+        return False
+    return MigrationContext.configure(conn).get_current_revision() is not None
