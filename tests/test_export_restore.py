@@ -96,6 +96,12 @@ def test_round_trip_is_identical(store_url, tmp_path):
     assert counts == header["tables"]
     assert export_text(target) == original
     assert public_queries(target) == queries
+    # the hash chain travels with the rows: the restored store verifies, before
+    # and after a new write
+    with _open(target) as store:
+        assert store.verify().ok
+        store.reject(store.review_list()[0].id, by="carl", reason="after restore")
+        assert store.verify().ok
 
 
 @pytest.mark.postgres
@@ -127,8 +133,10 @@ def test_sqlite_to_postgres_and_back(tmp_path, pg_server):
         assert nxt == top + 1
         # and the restored store takes new writes
     with _open(pg) as store:
+        assert store.verify().ok
         cand = store.review_list()[0]
         store.reject(cand.id, by="carl", reason="after restore")
+        assert store.verify().ok
 
 
 def test_export_without_vectors_and_cli(tmp_path, capsys):
