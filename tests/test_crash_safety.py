@@ -32,7 +32,10 @@ KILLS = 8
 SEED = 6  # kill points at 0.1-1.05 of an uninterrupted run: 0.85, 0.88, 0.56, 0.35, 0.1, …
 SEED_PG = 9  # two mid-run points, 0.54 and 0.45
 # wall-clock columns: when the rows were written, not what they say
-WALL = {"turn": ("imported_at",), "audit_log": ("wall_at",), "store_meta": ("created_at",)}
+# wall-clock columns, and the chain hashes that commit to them (the chain itself
+# is checked with verify instead)
+WALL = {"turn": ("imported_at",), "audit_log": ("wall_at", "hash"),
+        "store_meta": ("created_at", "audit_head")}
 
 
 def conversation(tmp_path: Path) -> Path:
@@ -107,6 +110,8 @@ def test_ingest_killed_at_random_points(tmp_path, request, kills):
         with Store.open(target) as store:
             store.ingest_file(path)
         assert content(target) == want, n
+        with Store.open(target) as store:
+            assert store.verify().ok, n  # and its audit chain is whole
     assert "killed" in outcomes
 
 
