@@ -487,25 +487,26 @@ def cmd_export(store: Store, args: argparse.Namespace, settings: Settings) -> in
         store.export(sys.stdout, vectors=not args.no_vectors)
         return 0
     counts = store.export(args.out, vectors=not args.no_vectors)
-    summary = {"file": args.out, "rows": sum(counts.values()), "tables": counts}
+    _row_counts(args, args.out, counts, "exported", f"to {args.out}")
+    return 0
+
+
+def _row_counts(args: argparse.Namespace, file: str, counts: dict[str, int], verb: str,
+                where: str) -> None:
+    """Print the rows per table of an export or a restore (JSON with --json)."""
+    rows = sum(counts.values())
     if args.json:
-        _dump(summary)
+        _dump({"file": file, "rows": rows, "tables": counts})
     else:
         print(table(["table", "rows"], sorted(counts.items())))
-        print(f"exported {summary['rows']:,} rows to {args.out}")
-    return 0
+        print(f"{verb} {rows:,} rows {where}")
 
 
 def cmd_restore(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     counts = store.restore(args.file)
-    summary = {"file": args.file, "rows": sum(counts.values()), "tables": counts}
-    if args.json:
-        _dump(summary)
-    else:
-        print(table(["table", "rows"], sorted(counts.items())))
-        print(f"restored {summary['rows']:,} rows into {store.safe_url}")
-        if "recall_vector" not in counts:
-            print("the export held no recall vectors: `memdesk reindex` embeds them again")
+    _row_counts(args, args.file, counts, "restored", f"into {store.safe_url}")
+    if not args.json and "recall_vector" not in counts:
+        print("the export held no recall vectors: `memdesk reindex` embeds them again")
     return 0
 
 

@@ -34,14 +34,9 @@ from sqlalchemy import delete, inspect, select, update
 from .chain import AUDIT, ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
 from .errors import InvalidInput, StoreError, SubjectNotFound
-from .schema import ClaimRow, ConflictRow, FactRow, MemoryRow, RecallVectorRow, TurnRow
-from .writer import WriteBatch, chunks
+from .schema import RecallVectorRow
+from .writer import CLAIM, CONFLICT, FACT, MEMORY, TURN, WriteBatch, chunks
 
-TURN = TurnRow.__table__
-CLAIM = ClaimRow.__table__
-FACT = FactRow.__table__
-CONFLICT = ConflictRow.__table__
-MEMORY = MemoryRow.__table__
 VECTOR = RecallVectorRow.__table__
 
 SUBJECT = re.compile(r"^user:(\S.*)$")

@@ -44,6 +44,7 @@ from sqlalchemy import (
 )
 from sqlmodel import SQLModel
 
+from .claims import iter_jsonl
 from .errors import InputFileError, StoreError
 from .schema import SCHEMA_VERSION
 from .writer import CHUNK, lock_store
@@ -230,23 +231,6 @@ def _header(line: int, data: Any, path: str) -> tuple[bool, dict[str, int]]:
     return vectors, counts
 
 
-def _lines(path: str | Path) -> Iterator[tuple[int, Any]]:
-    name = str(path)
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputFileError(number, "not valid UTF-8", name) from None
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-                raise InputFileError(number, f"not valid JSON: {msg}", name) from None
-
-
 def _reset_sequences(conn: Any, tables: list[Table]) -> None:
     """After inserting explicit ids on PostgreSQL, move each id sequence past them."""
     for table in tables:
@@ -281,7 +265,7 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
                 if conn.execute(select(func.count()).select_from(table)).scalar_one():
                     raise StoreError(f"restore needs an empty store; {table.name} already holds "
                                      "rows (restore into a new file or database)")
-            lines = _lines(path)
+            lines = iter_jsonl(path)
             first = next(lines, None)
             if first is None:
                 raise InputFileError(1, "the file is empty (expected a memdesk export)", name)
