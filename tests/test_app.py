@@ -399,6 +399,9 @@ async def test_fast_table_draws_what_datatable_draws():
             lambda t: t.update_cell("4", "obj", Text("changed")),
             lambda t: t.sort("obj", key=lambda v: v.plain),
             lambda t: t.move_cursor(row=0),
+            lambda t: t.remove_row("0"),
+            lambda t: t.add_row(Text("0"), Text("other"), Text("cells"), key="0"),
+            lambda t: t.sort("id", key=lambda v: int(v.plain)),
             lambda t: t.add_row(Text("100"), Text("a much longer value"), Text("a much longer value"),
                                 key="100"),
         ]

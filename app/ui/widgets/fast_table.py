@@ -54,6 +54,7 @@ class FastTable(DataTable):
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
         self._body_lines: LRUCache[tuple, Strip] = LRUCache(1024)  # DataTable's init clears it
+        self._removed: dict[object, int] = {}  # row key -> times removed
         super().__init__(*args, **kwargs)
 
     def _clear_caches(self) -> None:
@@ -63,6 +64,11 @@ class FastTable(DataTable):
     def update_cell(self, row_key, column_key, value, *, update_width: bool = False) -> None:  # noqa: ANN001
         self._content_version += 1
         super().update_cell(row_key, column_key, value, update_width=update_width)
+
+    def remove_row(self, row_key) -> None:  # noqa: ANN001
+        # a row added again later under the same key may hold other cells
+        self._removed[row_key] = self._removed.get(row_key, 0) + 1
+        super().remove_row(row_key)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._pass_styles = {}
@@ -118,7 +124,8 @@ class FastTable(DataTable):
         hover = row_index == self.hover_coordinate.row
         key = (row_key, row_index, x1, x2, self.size.width, base_style, widths, cursor, hover,
                self.show_cursor, self._show_hover_cursor, self._pseudo_class_state,
-               self._content_version, self._row_label_column_width)
+               self._content_version, self._removed.get(row_key, 0),
+               self._row_label_column_width)
         strip = self._body_lines.get(key)
         if strip is None:
             cells = self._data[row_key]
