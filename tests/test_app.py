@@ -354,3 +354,66 @@ async def test_recall_debugger_toggles_exact_turns_at_and_prompt(db):
         await pilot.press("escape", "p")  # audit of the selected result
         await settle(pilot)
         assert isinstance(app.screen, (AuditScreen, type(screen)))
+
+
+async def test_fast_table_draws_what_datatable_draws():
+    """FastTable (the review, conflicts and recall tables) draws its own cells
+    and caches its rows; every line must match DataTable's, through cursor
+    moves, removed, added, changed and sorted rows, and cells cropped to
+    their column (wide characters too)."""
+    from rich.text import Text
+    from textual.app import App
+
+    from app.ui.widgets.fast_table import FastTable
+
+    values = ["12", "猫（12号）abc", "", "x", "a b  ", "ünïcode", "猫猫猫", "[b]not markup[/b]"]
+
+    class Tables(App):
+        def compose(self):
+            for cls in (DataTable, FastTable):
+                table = cls(cursor_type="row", zebra_stripes=True)
+                table.add_column("id", key="id")
+                table.add_column("object", key="obj", width=7)  # crops
+                table.add_column("styled", key="styled")
+                for i, v in enumerate(values):
+                    table.add_row(Text(str(i)), Text(v), Text(v, style="bold") if i % 3 else Text(v),
+                                  key=str(i))
+                yield table
+
+    app = Tables()
+    async with app.run_test(size=(60, 30)) as pilot:
+        slow, fast = app.query(DataTable)
+        assert type(fast) is FastTable
+        app.set_focus(None)  # same focus state for both
+
+        async def same() -> None:
+            await pilot.pause()
+            for y in range(12):
+                assert list(fast.render_line(y)) == list(slow.render_line(y)), y
+
+        await same()
+        steps = [
+            lambda t: t.move_cursor(row=3),
+            lambda t: t.remove_row("2"),
+            lambda t: t.add_row(Text("99"), Text("new"), Text("n"), key="99"),
+            lambda t: t.update_cell("4", "obj", Text("changed")),
+            lambda t: t.sort("obj", key=lambda v: v.plain),
+            lambda t: t.move_cursor(row=0),
+            lambda t: t.remove_row("0"),
+            lambda t: t.add_row(Text("0"), Text("other"), Text("cells"), key="0"),
+            lambda t: t.sort("id", key=lambda v: int(v.plain)),
+            lambda t: t.add_row(Text("100"), Text("a much longer value"), Text("a much longer value"),
+                                key="100"),
+        ]
+        for step in steps:
+            for table in (slow, fast):
+                step(table)
+            await same()
+        lines = {}
+        for table in (slow, fast):  # each drawn with focus (other styles)
+            app.set_focus(table)
+            await pilot.pause()
+            lines[table] = [list(table.render_line(y)) for y in range(12)]
+        assert lines[fast] == lines[slow]
+        app.set_focus(None)
+        await same()

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Header, Label, Static
 
 from core import Conflict
 
+from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, cells
 
@@ -70,7 +71,7 @@ class ConflictsScreen(MemdeskScreen):
         yield Header()
         yield Label("", id="conflicts-count", classes="bar")
         with Vertical():
-            table = DataTable(id="conflicts-table", cursor_type="row", zebra_stripes=True)
+            table = FastTable(id="conflicts-table", cursor_type="row", zebra_stripes=True)
             for name in ("id", "subject", "predicate", "scope", "kind", "existing", "incoming",
                          "opened"):
                 table.add_column(name, key=name)

@@ -17,6 +17,7 @@ from core import InvalidInput, parse_time_us
 from core.recall import RecallHit
 
 from ..service import RecallView
+from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, cells
 
@@ -57,7 +58,7 @@ class RecallScreen(MemdeskScreen):
             yield Input(placeholder="at (YYYY-MM-DD…, empty = now)", id="recall-at")
         yield Label("", id="recall-mode")
         with Vertical():
-            table = DataTable(id="recall-table", cursor_type="row", zebra_stripes=True)
+            table = FastTable(id="recall-table", cursor_type="row", zebra_stripes=True)
             for name in ("#", "score", "relev", "recency", "import", "kind", "status", "text",
                          "source", "conflict", "index"):
                 table.add_column(name, key=name)

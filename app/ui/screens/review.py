@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Header, Label, Static
 from core import Candidate
 
 from ..service import CandidateContext, ReviewPage
+from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, cells, when
 from .modals import EditScreen
@@ -110,7 +111,7 @@ class ReviewScreen(MemdeskScreen):
         yield Header()
         yield Label("", id="review-count", classes="bar")
         with Horizontal():
-            table = DataTable(id="review-table", cursor_type="row", zebra_stripes=True)
+            table = FastTable(id="review-table", cursor_type="row", zebra_stripes=True)
             table.add_column("id", key="id")
             table.add_column("conf", key="conf")
             table.add_column("subject", key="subject")
