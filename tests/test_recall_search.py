@@ -123,6 +123,26 @@ def test_over_turns_and_duplicates_collapse(tmp_path):
         assert "raw turn" in prompt and "taxis" in prompt
 
 
+def test_duplicates_never_starve_the_top_k(tmp_path):
+    """30 copies of one sentence are nearer the query than anything else: they
+    collapse into one result, and the search fetches further until k distinct
+    results are found (the first fetch holds only copies)."""
+    from core import Store
+
+    copies = ["I really hate taking taxis to the airport"] * 30
+    others = ["Taxis to the station are fine", "The airport bus is slow but cheap",
+              "I take the metro to work", "We flew to Chengdu last spring",
+              "My sister drives a taxi in Hangzhou", "Trains beat planes under five hours",
+              "The airport lounge coffee is terrible", "I hate waiting in long queues"]
+    with Store.open(tmp_path / "t.db") as store:
+        store.ingest_file(write_turns(tmp_path / "t.jsonl", copies + others))
+        r = Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx")
+        hits = r.search("I really hate taking taxis to the airport", over="turns", k=5)
+        assert len(hits) == 5
+        assert hits[0].text == copies[0] and hits[0].duplicates >= 20
+        assert sum(h.text == copies[0] for h in hits) == 1
+
+
 @pytest.fixture
 def cli_store(tmp_path, monkeypatch):
     monkeypatch.setattr("core.recall.service.make_embedder", lambda spec: HashEmbedder())

@@ -29,10 +29,14 @@ it); new items wait in the tail until the next build.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
+import mmap
 import os
 import re
+import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -248,7 +252,34 @@ def open_index(files: IndexFiles, dim: int) -> tuple[LoadedIndex | None, str | N
     if annoy.get_n_items() != n:
         annoy.unload()
         return None, f"{files.annoy.name} does not hold the {n} items of its manifest"
+    populate_in_background(vectors)
     return LoadedIndex(annoy, item_ids, vectors, proj.astype(np.float32), manifest, stamp), None
+
+
+_MADV_POPULATE_READ = 22  # Linux 5.14+: map every page of a file mapping now
+
+
+def populate_in_background(array: np.ndarray) -> None:
+    """Map every page of a large memory-mapped array in a background thread.
+
+    Re-ranking reads ~1,000 random rows of the vector file per search; each
+    row not yet mapped in this process costs a page fault, about 1–2 ms per
+    search at 1M items until most of the file has been touched. Mapping it
+    up front (from the page cache, ~0.15 s for 2 GB) removes that. Linux only
+    (MADV_POPULATE_READ); elsewhere, or on older kernels, nothing happens.
+    ctypes releases the GIL for the call, so searches and the app go on.
+    """
+    if not sys.platform.startswith("linux") or array.nbytes < (64 << 20):
+        return
+    try:
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    addr = array.ctypes.data
+    start = addr & ~(mmap.PAGESIZE - 1)
+    threading.Thread(target=madvise, args=(start, array.nbytes + addr - start, _MADV_POPULATE_READ),
+                     name="memdesk-populate", daemon=True).start()
 
 
 def _fsync(path: Path) -> None:

@@ -448,16 +448,47 @@ class Recaller:
         filters = _Filters(subject, scopes, statuses, at, since, until)
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
 
-        # over-fetch until k candidates pass the filters or everything was seen
-        n = max(3 * k, 30)
+        # over-fetch until k candidates pass the filters or everything was seen;
+        # should near-duplicates collapse the results below k, fetch more
+        n = max(2 * k, 20)
         kept: dict[int, _Cand] = {}
+        # subjects the query names ("where does alice live"): their items are
+        # candidates too, and score the subject term
+        named = [] if subject else self._subject_matcher(stamp).subjects(query)
+        while True:
+            hits, seen_all = self._candidates(query, q, qgrams, k, n, over, col, exact, named,
+                                              filters, kept, now, known_at, conflicts, stamp)
+            if len(hits) >= k or seen_all:
+                break
+            n *= 4
+        if over == "memories":
+            pinned = self._structured(query, q, subject, named, scopes, statuses, hits, now,
+                                      known_at, conflicts)
+            pinned = [h for h in pinned if (since is None or h.time >= since)
+                      and (until is None or h.time <= until)]
+            pinned_keys = {h.key for h in pinned}
+            hits = pinned + [h for h in hits if h.key not in pinned_keys]
+            hits = hits[:max(k, len(pinned))]
+            hits = self._with_conflict_partners(hits, now, is_chinese(query))
+        return hits, col.uses_index and not exact
+
+    def _candidates(self, query: str, q: np.ndarray, qgrams: set[str], k: int, n: int,
+                    over: str, col: Collection, exact: bool, named: list[str],
+                    filters: _Filters, kept: dict[int, _Cand], now: int, known_at: int | None,
+                    conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple
+                    ) -> tuple[list[RecallHit], bool]:
+        """Candidates from the nearest ``n`` items (more while filters starve
+        them), the subjects the query names and the lexical anchors, scored and
+        collapsed; and whether every item was looked at. ``kept`` carries the
+        admitted candidates over from a previous, smaller fetch."""
         while True:
             found = col.search(q, n, exact=exact)
             fresh = [_Cand(int(i), float(c), ch) for i, c, ch in
                      zip(found.item_ids, found.cosines, found.channels, strict=True)
                      if int(i) not in kept]
             self._admit(over, fresh, filters, kept, now, known_at, conflicts)
-            if len(kept) >= k or found.searched_all:
+            seen_all = found.searched_all
+            if len(kept) >= k or seen_all:
                 break
             if filters.narrow and not exact:
                 ids = self._filtered_ids(over, filters)
@@ -465,13 +496,12 @@ class Recaller:
                     cos = col.cosines(q, [i for i in ids if i not in kept])
                     extra = [_Cand(i, c, "exact") for i, c in cos.items()]
                     self._admit(over, extra, filters, kept, now, known_at, conflicts)
+                    seen_all = True  # every item the filters admit was looked at
                     break
             n *= 4
-        # subjects the query names ("where does alice live"): their items are
-        # candidates too, and score the subject term
-        named = [] if subject else self._subject_matcher(stamp).subjects(query)
         for name in named[:3]:
-            ids = self._filtered_ids(over, _Filters(name, None, None, at, since, until))
+            f = filters
+            ids = self._filtered_ids(over, _Filters(name, None, None, f.at, f.since, f.until))
             if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
                 cos = col.cosines(q, [i for i in ids if i not in kept])
                 order = sorted(cos, key=lambda i: -cos[i])[:n]
@@ -489,17 +519,7 @@ class Recaller:
         named_set = set(named)
         hits = [self._hit(over, c, qgrams, now, named_set) for c in kept.values()]
         hits.sort(key=lambda h: -h.score)
-        hits = self._collapse(col, hits, k)
-        if over == "memories":
-            pinned = self._structured(query, q, subject, named, scopes, statuses, hits, now,
-                                      known_at, conflicts)
-            pinned = [h for h in pinned if (since is None or h.time >= since)
-                      and (until is None or h.time <= until)]
-            pinned_keys = {h.key for h in pinned}
-            hits = pinned + [h for h in hits if h.key not in pinned_keys]
-            hits = hits[:max(k, len(pinned))]
-            hits = self._with_conflict_partners(hits, now, is_chinese(query))
-        return hits, col.uses_index and not exact
+        return self._collapse(col, hits, k), seen_all
 
     # -- filters and hydration
     def _admit(self, over: str, cands: list[_Cand], f: _Filters, kept: dict[int, _Cand],
@@ -674,40 +694,47 @@ class Recaller:
 
     def _collapse(self, col: Collection, hits: list[RecallHit], k: int) -> list[RecallHit]:
         """Drop near-duplicates of a better result (same subject, cosine >= 0.95 or
-        nearly the same wording); the kept one counts them in ``duplicates``."""
+        nearly the same wording); the kept one counts them in ``duplicates``.
+        Goes down the list until k results are kept, reading vectors a window
+        of max(3k, 30) results at a time."""
         if len(hits) < 2:
             return hits[:k]
-        window = hits[:max(3 * k, 30)]
-        ids = [h.memory_id if h.kind == "memory" else h.turn_id for h in window]
-        vecs = col.vectors_of([i for i in ids if i is not None])
+        step = max(3 * k, 30)
         kept: list[RecallHit] = []
         kept_vecs: list[np.ndarray | None] = []
         kept_grams: list[set[str]] = []
         dups: list[int] = []
-        for h, i in zip(window, ids, strict=True):
-            v = vecs.get(i) if i is not None else None
-            g = grams(h.text, drop_stopwords=False)
-            twin = None
-            for j, kh in enumerate(kept):
-                if kh.subject != h.subject or kh.status != h.status:
-                    continue
-                kv = kept_vecs[j]
-                if v is not None and kv is not None and float(v @ kv) >= _DUP_COSINE:
-                    twin = j
-                    break
-                union = g | kept_grams[j]
-                if union and len(g & kept_grams[j]) / len(union) >= _DUP_GRAMS:
-                    twin = j
-                    break
-            if twin is None:
-                kept.append(h)
-                kept_vecs.append(v)
-                kept_grams.append(g)
-                dups.append(0)
+        for s in range(0, len(hits), step):
+            window = hits[s:s + step]
+            ids = [h.memory_id if h.kind == "memory" else h.turn_id for h in window]
+            vecs = col.vectors_of([i for i in ids if i is not None])
+            for h, i in zip(window, ids, strict=True):
+                v = vecs.get(i) if i is not None else None
+                g = grams(h.text, drop_stopwords=False)
+                twin = None
+                for j, kh in enumerate(kept):
+                    if kh.subject != h.subject or kh.status != h.status:
+                        continue
+                    kv = kept_vecs[j]
+                    if v is not None and kv is not None and float(v @ kv) >= _DUP_COSINE:
+                        twin = j
+                        break
+                    union = g | kept_grams[j]
+                    if union and len(g & kept_grams[j]) / len(union) >= _DUP_GRAMS:
+                        twin = j
+                        break
+                if twin is None:
+                    if len(kept) >= k:
+                        break
+                    kept.append(h)
+                    kept_vecs.append(v)
+                    kept_grams.append(g)
+                    dups.append(0)
+                else:
+                    dups[twin] += 1
             else:
-                dups[twin] += 1
-            if len(kept) >= k:
-                break
+                continue
+            break
         return [replace(h, duplicates=d) if d else h for h, d in zip(kept, dups, strict=True)]
 
     def _subject_matcher(self, stamp: tuple) -> SubjectMatcher:
