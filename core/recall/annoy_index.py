@@ -150,7 +150,7 @@ class LoadedIndex:
                  proj: np.ndarray, manifest: Manifest, stamp: tuple[int, int] | None) -> None:
         self.annoy = annoy
         self.item_ids = item_ids
-        self.vectors = vectors
+        self.vectors = vectors.view(np.ndarray)  # plain indexing, no memmap wrapper per read
         self.proj = proj
         self.manifest = manifest
         self.stamp = stamp
