@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from core import ManualClock, Store
 
-from .pgserver import PgServer, start_server
+from .pgserver import PgServer, reset_pg, start_server
 
 DEMO_START = datetime.fromisoformat("2026-03-01T00:00:00+08:00")
 
@@ -29,22 +28,13 @@ def pg_server() -> Iterator[PgServer]:
     server.stop()
 
 
-def _reset_pg(url: str) -> None:
-    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1),
-                           isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
-
-
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_url(request, tmp_path) -> str:
     """A URL for an empty store on each backend."""
     if request.param == "sqlite":
         return str(tmp_path / "memdesk.db")
     server = request.getfixturevalue("pg_server")
-    _reset_pg(server.url)
+    reset_pg(server.url)
     return server.url
 
 

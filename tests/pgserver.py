@@ -80,3 +80,15 @@ def start_server() -> PgServer:
         raise RuntimeError(f"could not start PostgreSQL: {exc.stderr or exc}") from None
     server.url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
     return server
+
+
+def reset_pg(url: str) -> None:
+    """Empty the server's database (drop and recreate the public schema)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1),
+                           isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()

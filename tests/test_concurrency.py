@@ -166,9 +166,9 @@ def _opener(url: str, barrier, results) -> None:
 def test_processes_creating_a_new_store_at_once(store_url):
     for _ in range(3):
         if "://" in store_url:
-            from .conftest import _reset_pg
+            from .pgserver import reset_pg
 
-            _reset_pg(store_url)
+            reset_pg(store_url)
         else:
             for leftover in Path(store_url).parent.glob(Path(store_url).name + "*"):
                 leftover.unlink()

@@ -67,9 +67,9 @@ def _ingest(url: str, path: Path) -> subprocess.Popen:
 
 def _fresh(url: str, tmp_path: Path, n: int) -> str:
     if "://" in url:
-        from .conftest import _reset_pg
+        from .pgserver import reset_pg
 
-        _reset_pg(url)
+        reset_pg(url)
         return url
     return str(tmp_path / f"run{n}.db")
 

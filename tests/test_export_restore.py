@@ -73,9 +73,9 @@ def public_queries(url: str) -> str:
 
 
 def _fresh_pg(pg_server) -> str:
-    from .conftest import _reset_pg
+    from .pgserver import reset_pg
 
-    _reset_pg(pg_server.url)
+    reset_pg(pg_server.url)
     return pg_server.url
 
 

@@ -30,13 +30,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from core import AlreadyDecided, Store
 from core.writer import AUDIT, CLAIM, FACT
 
 from ..helpers import pending_lines
-from ..pgserver import start_server
+from ..pgserver import reset_pg, start_server
 
 PICK_FROM = 8
 APPROVE_SHARE = 0.7
@@ -111,15 +111,6 @@ def verify(url: str) -> dict:
              or s not in ("approved", "rejected")]
     return {"decided_0_times": len(never), "decided_more_than_once": len(twice),
             "still_pending": still_pending, "rows_inconsistent": len(wrong)}
-
-
-def reset_pg(url: str) -> None:
-    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1),
-                           isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
 
 
 def main() -> int:
