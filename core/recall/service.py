@@ -100,9 +100,10 @@ _Q_NEW_TEXTS = {
 }
 # the store stamp: the newest row of every table recall reads. Every change to
 # the store writes an audit entry (a decision, a resolution, an import, an
-# erasure), and recall's own inputs only grow, so when the stamp is unchanged
-# the index tail, the open conflicts, the subject list and the lexical anchors
-# cached from the last search are still current: one round trip instead of six.
+# erasure), so when the stamp is unchanged the index tail, the open conflicts,
+# the subject list and the lexical anchors cached from the last search are
+# still current: one round trip instead of six. (Ids an erasure removed may
+# stay in those caches; their rows are gone, so they never hydrate.)
 _Q_STAMP = select(*(select(func.max(t.c.id)).scalar_subquery()
                     for t in (AuditRow.__table__, VECTOR, MEMORY, TURN, FACT, CONFLICT, CLAIM)))
 
@@ -704,6 +705,7 @@ class Recaller:
         kept_vecs: list[np.ndarray | None] = []
         kept_grams: list[set[str]] = []
         dups: list[int] = []
+        full = False  # k results kept and a further distinct one seen: stop
         for s in range(0, len(hits), step):
             window = hits[s:s + step]
             ids = [h.memory_id if h.kind == "memory" else h.turn_id for h in window]
@@ -723,18 +725,18 @@ class Recaller:
                     if union and len(g & kept_grams[j]) / len(union) >= _DUP_GRAMS:
                         twin = j
                         break
-                if twin is None:
-                    if len(kept) >= k:
-                        break
+                if twin is not None:
+                    dups[twin] += 1
+                elif len(kept) >= k:
+                    full = True
+                    break
+                else:
                     kept.append(h)
                     kept_vecs.append(v)
                     kept_grams.append(g)
                     dups.append(0)
-                else:
-                    dups[twin] += 1
-            else:
-                continue
-            break
+            if full:
+                break
         return [replace(h, duplicates=d) if d else h for h, d in zip(kept, dups, strict=True)]
 
     def _subject_matcher(self, stamp: tuple) -> SubjectMatcher:
