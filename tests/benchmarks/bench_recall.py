@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--n-trees", type=int, default=IndexSettings().n_trees)
-    ap.add_argument("--search-k", default="5000,17000",
+    ap.add_argument("--search-k", default="5000,20000",
                     help="comma-separated Annoy search_k values to measure")
     ap.add_argument("--rerank", default="500,1000",
                     help="comma-separated candidate counts re-ranked exactly")
