@@ -441,7 +441,7 @@ class Recaller:
         known_at = at
         col = self._collection(over)
         if not col.ready:
-            col.refresh()  # creates the vector table in a store made before it existed
+            col.vectors.ensure_table()  # the stamp reads it; stores made before it lack it
         stamp = self._stamp()
         col.refresh(stamp)
         q = self.embedder.embed([query], query=True)[0]
