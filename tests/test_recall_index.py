@@ -122,6 +122,43 @@ def test_damaged_index_is_rebuilt_with_a_message(turns_store, tmp_path, damage):
     assert quiet == []
 
 
+def test_sharded_index_searches_every_shard(turns_store, tmp_path):
+    """Three forests over slices of the items: every item is reachable, the
+    results equal exact search, and damage to any one forest is rebuilt."""
+    store = turns_store
+    sharded = IndexSettings(n_trees=4, proj_dim=16, rerank=9, search_k=3_000, exact_below=20,
+                            rebuild_after=5, rebuild_fraction=0.0, build_jobs=1, shards=3)
+    r, _ = recaller(store, tmp_path / "idx", settings=sharded)
+    queries = ["sushi", "board games", "green tea", "jazz concerts", "red-eye flights"]
+    for q in queries:
+        got = [h.key for h in r.search(f"the user keeps talking about {q}", over="turns", k=5)]
+        exact = [h.key for h in r.search(f"the user keeps talking about {q}", over="turns", k=5,
+                                         exact=True)]
+        assert got == exact
+    manifest = json.loads(next((tmp_path / "idx").glob("turn-*.json")).read_text())
+    assert manifest["shards"] == 3 and set(manifest["files"]) == {
+        "annoy", "annoy1", "annoy2", "ids", "vec", "proj"}
+    forests = sorted((tmp_path / "idx").glob("turn-*.annoy"))
+    assert len(forests) == 3
+    # items at the start, middle and end of the positions come back from their shard
+    for n in (0, 14, 29):
+        text = topic_texts(30)[n]
+        assert r.search(text, over="turns", k=1)[0].text == text
+    # the last forest missing: rebuilt with a message, same results
+    forests[-1].unlink()
+    r2, messages = recaller(store, tmp_path / "idx", settings=sharded)
+    assert [h.key for h in r2.search("board games", over="turns", k=5)] == [
+        h.key for h in r.search("board games", over="turns", k=5, exact=True)]
+    assert len(messages) == 1 and "is missing" in messages[0]
+    # rebuilt with one forest: the extra forests of the old build are removed
+    one = IndexSettings(n_trees=4, proj_dim=16, rerank=8, search_k=5_000, exact_below=20,
+                        build_jobs=1, shards=1)
+    r3, _ = recaller(store, tmp_path / "idx", settings=one)
+    r3.reindex(over="turns")
+    assert len(list((tmp_path / "idx").glob("turn-*.annoy"))) == 1
+    assert json.loads(next((tmp_path / "idx").glob("turn-*.json")).read_text())["shards"] == 1
+
+
 def test_index_of_another_embedder_or_dimension_is_rebuilt(turns_store, tmp_path):
     store = turns_store
     r, _ = recaller(store, tmp_path / "idx", HashEmbedder("1"))

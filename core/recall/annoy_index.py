@@ -6,7 +6,10 @@ Files per (kind, embedder) in the index folder:
   loaded. It holds the vectors *projected* on their ``proj_dim`` principal
   directions (``<stem>.proj.npy``), which makes every distance Annoy computes
   several times cheaper; the candidates it returns are then re-ranked by the
-  exact cosine with the full vectors;
+  exact cosine with the full vectors. A large index is split into *shards*
+  (``<stem>.annoy``, ``<stem>.1.annoy``, …), each a forest over a contiguous
+  slice of the positions, searched in parallel threads (Annoy releases the
+  GIL) with a share of ``search_k`` each;
 * ``<stem>.vec.npy``: the full vectors in Annoy position order (float32,
   memory-mapped, so processes share them through the page cache), for that
   re-ranking, the exact mode and duplicate checks;
@@ -40,6 +43,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -48,12 +52,22 @@ from annoy import AnnoyIndex
 
 from .vectors import VectorBlock
 
-FORMAT = 3
+FORMAT = 4
 METRIC = "angular"
 _SAMPLE_BLOCKS = 64
 _SAMPLE_SIZE = 1 << 16
 _PCA_SAMPLE = 20_000
-_PARTS = ("annoy", "ids", "vec", "proj")
+_ARRAYS = ("ids", "vec", "proj")
+
+
+def parts(shards: int) -> tuple[str, ...]:
+    """The files of an index with ``shards`` Annoy forests, by part name."""
+    return ("annoy", *(f"annoy{s}" for s in range(1, shards)), *_ARRAYS)
+
+
+def shard_bounds(items: int, shards: int) -> list[int]:
+    """The first position of each shard, and ``items`` last."""
+    return [items * s // shards for s in range(shards + 1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +84,7 @@ class Manifest:
     items: int
     max_row_id: int
     n_trees: int
+    shards: int
     metric: str
     built_at: float
     build_seconds: float
@@ -117,7 +132,11 @@ class IndexFiles:
         return _slug(f"{self.kind}-{self.embedder}@{self.embedder_version}")
 
     def part(self, name: str) -> Path:
-        return self.folder / (f"{self.stem}.annoy" if name == "annoy" else f"{self.stem}.{name}.npy")
+        if name == "annoy":
+            return self.folder / f"{self.stem}.annoy"
+        if name.startswith("annoy"):
+            return self.folder / f"{self.stem}.{name[5:]}.annoy"
+        return self.folder / f"{self.stem}.{name}.npy"
 
     @property
     def annoy(self) -> Path:
@@ -140,20 +159,26 @@ class IndexFiles:
         return (st.st_mtime_ns, st.st_size)
 
     def size_on_disk(self) -> int:
-        return sum(self.part(p).stat().st_size for p in _PARTS if self.part(p).exists())
+        manifest, _ = read_manifest(self)
+        names = parts(manifest.shards if manifest else 1)
+        return sum(self.part(p).stat().st_size for p in names if self.part(p).exists())
 
 
 class LoadedIndex:
     """A built index, memory-mapped and read-only. Safe to search from many threads."""
 
-    def __init__(self, annoy: AnnoyIndex, item_ids: np.ndarray, vectors: np.ndarray,
+    def __init__(self, forests: list[AnnoyIndex], item_ids: np.ndarray, vectors: np.ndarray,
                  proj: np.ndarray, manifest: Manifest, stamp: tuple[int, int] | None) -> None:
-        self.annoy = annoy
+        self.forests = forests
+        self.offsets = shard_bounds(len(item_ids), len(forests))[:-1]
         self.item_ids = item_ids
         self.vectors = vectors.view(np.ndarray)  # plain indexing, no memmap wrapper per read
         self.proj = proj
         self.manifest = manifest
         self.stamp = stamp
+        # the other shards are searched here while the calling thread does the first
+        self._pool = (ThreadPoolExecutor(len(forests) - 1, thread_name_prefix="memdesk-shard")
+                      if len(forests) > 1 else None)
 
     def __len__(self) -> int:
         return int(self.item_ids.shape[0])
@@ -161,11 +186,26 @@ class LoadedIndex:
     def search(self, query: np.ndarray, n: int, search_k: int,
                rerank: int = 200) -> tuple[np.ndarray, np.ndarray]:
         """The ``n`` nearest items: (item ids, exact cosines), best first. Annoy
-        proposes ``max(n, rerank)`` candidates in the projected space; they are
-        re-ranked by the exact cosine with the full vectors."""
-        want = max(n, rerank)
-        pos = self.annoy.get_nns_by_vector(dot(self.proj.T, query).tolist(), want,
-                                           search_k=search_k)
+        proposes ``max(n, rerank)`` candidates in the projected space (each
+        shard its share, with its share of ``search_k``); they are re-ranked by
+        the exact cosine with the full vectors."""
+        shards = len(self.forests)
+        want = max(n, -(-rerank // shards))
+        share = -(-search_k // shards)
+        projected = dot(self.proj.T, query).tolist()
+
+        def shard(s: int) -> list[int]:
+            found = self.forests[s].get_nns_by_vector(projected, want, search_k=share)
+            offset = self.offsets[s]
+            return [offset + i for i in found] if offset else found
+
+        if self._pool is None:
+            pos = shard(0)
+        else:
+            others = [self._pool.submit(shard, s) for s in range(1, shards)]
+            pos = shard(0)
+            for f in others:
+                pos += f.result()
         if not pos:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         # ascending positions: rows of the memory-mapped file are read in order
@@ -207,7 +247,9 @@ def read_manifest(files: IndexFiles) -> tuple[Manifest | None, str | None]:
         manifest = Manifest(**data)
     except TypeError:
         return None, "its manifest has missing or unknown fields"
-    if not isinstance(manifest.files, dict) or set(manifest.files) != set(_PARTS):
+    if (not isinstance(manifest.shards, int) or manifest.shards < 1
+            or not isinstance(manifest.files, dict)
+            or set(manifest.files) != set(parts(manifest.shards))):
         return None, "its manifest does not list its files"
     return manifest, None
 
@@ -224,7 +266,7 @@ def open_index(files: IndexFiles, dim: int) -> tuple[LoadedIndex | None, str | N
     if manifest.dim != dim or manifest.kind != files.kind or manifest.metric != METRIC:
         return None, (f"it holds {manifest.kind} vectors of dimension {manifest.dim} "
                       f"({manifest.metric}), expected {files.kind} of dimension {dim} ({METRIC})")
-    for part in _PARTS:
+    for part in parts(manifest.shards):
         path, info = files.part(part), manifest.files[part]
         try:
             actual = path.stat().st_size
@@ -244,16 +286,24 @@ def open_index(files: IndexFiles, dim: int) -> tuple[LoadedIndex | None, str | N
     if (item_ids.dtype != np.int64 or item_ids.shape != (n,) or vectors.shape != (n, dim)
             or vectors.dtype != np.float32 or proj.shape != (dim, manifest.proj_dim)):
         return None, f"its arrays do not hold the {n} items of dimension {dim} of its manifest"
-    annoy = AnnoyIndex(manifest.proj_dim, METRIC)
-    try:
-        annoy.load(str(files.annoy), prefault=False)
-    except OSError as exc:
-        return None, f"{files.annoy.name} cannot be loaded ({exc})"
-    if annoy.get_n_items() != n:
-        annoy.unload()
-        return None, f"{files.annoy.name} does not hold the {n} items of its manifest"
+    forests: list[AnnoyIndex] = []
+    bounds = shard_bounds(n, manifest.shards)
+    for s in range(manifest.shards):
+        path = files.part(f"annoy{s}" if s else "annoy")
+        annoy = AnnoyIndex(manifest.proj_dim, METRIC)
+        try:
+            annoy.load(str(path), prefault=False)
+        except OSError as exc:
+            for f in forests:
+                f.unload()
+            return None, f"{path.name} cannot be loaded ({exc})"
+        forests.append(annoy)
+        if annoy.get_n_items() != bounds[s + 1] - bounds[s]:
+            for f in forests:
+                f.unload()
+            return None, f"{path.name} does not hold the {bounds[s + 1] - bounds[s]} items of its manifest"
     populate_in_background(vectors)
-    return LoadedIndex(annoy, item_ids, vectors, proj.astype(np.float32), manifest, stamp), None
+    return LoadedIndex(forests, item_ids, vectors, proj.astype(np.float32), manifest, stamp), None
 
 
 _MADV_POPULATE_READ = 22  # Linux 5.14+: map every page of a file mapping now
@@ -339,38 +389,46 @@ def remove_stale_temporaries(files: IndexFiles) -> list[Path]:
 
 
 def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim: int = 64,
-                seed: int = 1, n_jobs: int = -1,
+                shards: int = 1, seed: int = 1, n_jobs: int = -1,
                 progress: Callable[[str, int, int], None] | None = None) -> Manifest:
-    """Build the index of ``block`` (all stored vectors up to its last row id)
-    and move it into place atomically. Raises OSError when the folder cannot be
-    written; half-built temporary files are removed."""
+    """Build the index of ``block`` (all stored vectors up to its last row id),
+    as ``shards`` forests of ``n_trees`` trees each, and move it into place
+    atomically. Raises OSError when the folder cannot be written; half-built
+    temporary files are removed."""
     files.folder.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(files)
     dim = int(block.vectors.shape[1])
+    n = len(block)
+    shards = max(1, min(shards, n))
+    names = parts(shards)
     tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp = {p: files.part(p).with_name(files.part(p).name + tag) for p in _PARTS}
+    tmp = {p: files.part(p).with_name(files.part(p).name + tag) for p in names}
     tmp_manifest = files.manifest.with_name(files.manifest.name + tag)
     started = time.perf_counter()
     proj = projection(block.vectors, proj_dim, seed)
     pdim = int(proj.shape[1])
-    annoy = AnnoyIndex(pdim, METRIC)
-    annoy.set_seed(seed)
+    bounds = shard_bounds(n, shards)
     try:
-        annoy.on_disk_build(str(tmp["annoy"]))
-        n = len(block)
-        step = 10_000
-        for start in range(0, n, step):
-            # before build: the only time add_item is ever called
-            for pos, row in enumerate((block.vectors[start:start + step] @ proj).tolist(), start):
-                annoy.add_item(pos, row)
+        for s in range(shards):
+            annoy = AnnoyIndex(pdim, METRIC)
+            annoy.set_seed(seed + s)
+            annoy.on_disk_build(str(tmp[f"annoy{s}" if s else "annoy"]))
+            first, end = bounds[s], bounds[s + 1]
+            label = f" (shard {s + 1} of {shards})" if shards > 1 else ""
+            step = 10_000
+            for start in range(first, end, step):
+                # before build: the only time add_item is ever called
+                rows = (block.vectors[start:min(end, start + step)] @ proj).tolist()
+                for pos, row in enumerate(rows, start - first):
+                    annoy.add_item(pos, row)
+                if progress is not None:
+                    progress("indexing" + label, min(end, start + step) - first, end - first)
             if progress is not None:
-                progress("indexing", min(n, start + step), n)
-        if progress is not None:
-            progress("building trees", 0, n_trees)
-        annoy.build(n_trees, n_jobs=n_jobs)
-        annoy.unload()
-        if progress is not None:
-            progress("building trees", n_trees, n_trees)
+                progress("building trees" + label, 0, n_trees)
+            annoy.build(n_trees, n_jobs=n_jobs)
+            annoy.unload()
+            if progress is not None:
+                progress("building trees" + label, n_trees, n_trees)
         for part, array in (("ids", block.item_ids.astype(np.int64)),
                             ("vec", np.ascontiguousarray(block.vectors, dtype=np.float32)),
                             ("proj", proj)):
@@ -381,16 +439,21 @@ def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim
         manifest = Manifest(
             format=FORMAT, kind=files.kind, embedder=files.embedder,
             embedder_version=files.embedder_version, dim=dim, proj_dim=pdim, items=n,
-            max_row_id=int(block.row_ids[-1]) if n else 0, n_trees=n_trees, metric=METRIC,
+            max_row_id=int(block.row_ids[-1]) if n else 0, n_trees=n_trees, shards=shards,
+            metric=METRIC,
             built_at=time.time(), build_seconds=round(time.perf_counter() - started, 3),
             files={p: {"size": tmp[p].stat().st_size, "checksum": file_checksum(tmp[p])}
-                   for p in _PARTS},
+                   for p in names},
         )
         tmp_manifest.write_text(json.dumps(manifest.to_dict(), indent=1), encoding="utf-8")
         _fsync(tmp_manifest)
-        for part in _PARTS:
+        for part in names:
             os.replace(tmp[part], files.part(part))
         os.replace(tmp_manifest, files.manifest)
+        stale = shards
+        while files.part(f"annoy{stale}").exists():  # forests of an earlier build with more shards
+            files.part(f"annoy{stale}").unlink()
+            stale += 1
         return manifest
     finally:
         for path in (*tmp.values(), tmp_manifest):
