@@ -92,11 +92,27 @@ class PredicateMatcher:
 
 
 class SubjectMatcher:
-    """Finds subjects named in a query, by subject id name or by their name fact."""
+    """Finds subjects named in a query, by subject id name or by their name fact.
+
+    A store may hold many thousands of subjects, so the name patterns are
+    filed by a key the query must contain for them to match (a name's first
+    word, or the first two characters of a Chinese name) and only the patterns
+    under the query's words and character pairs are tried: the cost follows
+    the query's length, not the number of subjects."""
 
     def __init__(self, names: dict[str, set[str]]) -> None:
-        self._patterns = [(subject, n, _pattern(n)) for subject, ns in names.items()
-                          for n in ns if len(n.strip()) >= 2]
+        self._by_key: dict[str, list[tuple[str, str, re.Pattern[str]]]] = {}
+        self._unkeyed: list[tuple[str, str, re.Pattern[str]]] = []
+        for subject, ns in names.items():
+            for n in sorted(ns):
+                if len(n.strip()) < 2:
+                    continue
+                entry = (subject, n, _pattern(n))
+                key = _name_key(n)
+                if key is None:
+                    self._unkeyed.append(entry)
+                else:
+                    self._by_key.setdefault(key, []).append(entry)
 
     @classmethod
     def build(cls, subjects: list[str], name_facts: list[tuple[str, str]]) -> SubjectMatcher:
@@ -109,9 +125,30 @@ class SubjectMatcher:
 
     def subjects(self, query: str) -> list[str]:
         text = _fold(query)
+        keys = {text[i:i + 2] for i in range(len(text) - 1)}
+        for word in _WORD.findall(text):
+            keys.add(word)
+            keys.update(word[:-len(end)] for end in _INFLECTIONS if word.endswith(end))
+        candidates = sorted({(s, n): pat for k in keys for s, n, pat in self._by_key.get(k, ())}.items())
+        candidates = [(s, n, pat) for (s, n), pat in candidates] + self._unkeyed
         found = [Mention(s, m.start(), m.end(), n)
-                 for s, n, pat in self._patterns for m in pat.finditer(text)]
+                 for s, n, pat in candidates for m in pat.finditer(text)]
         return list(dict.fromkeys(m.target for m in _longest_first(found)))
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_INFLECTIONS = ("s", "es", "d", "ed", "ing")  # the endings _pattern allows after a name
+
+
+def _name_key(name: str) -> str | None:
+    """The part of the query a name's pattern needs: its first two characters
+    (Chinese names, matched anywhere), or its first word (other names, matched
+    as whole words). None when the name starts with neither."""
+    folded = _fold(name).strip()
+    if _CJK.search(folded):
+        return folded[:2]
+    first = _WORD.match(folded)
+    return first.group(0) if first else None
 
 
 def is_chinese(text: str) -> bool:
