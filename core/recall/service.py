@@ -482,11 +482,20 @@ class Recaller:
         them), the subjects the query names and the lexical anchors, scored and
         collapsed; and whether every item was looked at. ``kept`` carries the
         admitted candidates over from a previous, smaller fetch."""
+        # lexical anchors: items holding the query's rare names and numbers,
+        # hydrated together with the first nearest items (one round trip)
+        tokens = anchors(query)
+        lexical = self._anchor_index(over, stamp).lookup(tokens) if tokens else []
         while True:
             found = col.search(q, n, exact=exact)
             fresh = [_Cand(int(i), float(c), ch) for i, c, ch in
                      zip(found.item_ids, found.cosines, found.channels, strict=True)
                      if int(i) not in kept]
+            if lexical:
+                seen = {c.item_id for c in fresh}
+                cos = col.cosines(q, [i for i in lexical if i not in kept and i not in seen])
+                fresh += [_Cand(i, c, "lexical") for i, c in cos.items()]
+                lexical = []
             self._admit(over, fresh, filters, kept, now, known_at, conflicts)
             seen_all = found.searched_all
             if len(kept) >= k or seen_all:
@@ -508,14 +517,6 @@ class Recaller:
                 order = sorted(cos, key=lambda i: -cos[i])[:n]
                 self._admit(over, [_Cand(i, cos[i], "subject") for i in order], filters, kept,
                             now, known_at, conflicts)
-        # lexical anchors: items holding the query's rare names and numbers
-        tokens = anchors(query)
-        if tokens:
-            ids = [i for i in self._anchor_index(over, stamp).lookup(tokens) if i not in kept]
-            if ids:
-                cos = col.cosines(q, ids)
-                extra = [_Cand(i, c, "lexical") for i, c in cos.items()]
-                self._admit(over, extra, filters, kept, now, known_at, conflicts)
 
         named_set = set(named)
         hits = [self._hit(over, c, qgrams, now, named_set) for c in kept.values()]
