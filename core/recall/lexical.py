@@ -26,6 +26,7 @@ import threading
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _RUN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:[.:][0-9]+)*")
@@ -79,8 +80,13 @@ def fold(text: str) -> str:
 
 def grams(text: str, *, drop_stopwords: bool = True) -> set[str]:
     """The character n-grams the lexical channel compares."""
+    return folded_grams(fold(text), drop_stopwords=drop_stopwords)
+
+
+def folded_grams(folded: str, *, drop_stopwords: bool = True) -> set[str]:
+    """``grams`` of a text already passed through ``fold``."""
     out: set[str] = set()
-    for run in _RUN.findall(fold(text)):
+    for run in _RUN.findall(folded):
         if _CJK_RUN.match(run):
             if len(run) == 1:
                 if not (drop_stopwords and run in STOP_ZH):
@@ -102,25 +108,39 @@ def grams(text: str, *, drop_stopwords: bool = True) -> set[str]:
     return out
 
 
-def lexical_score(query_grams: set[str], text: str) -> float:
+def lexical_score(query_grams: set[str] | QueryGrams, text: str, *,
+                  folded: str | None = None) -> float:
     """Share of the query's grams found in ``text`` (0–1). Whole words and
     numbers weigh three times a trigram or bigram. A gram counts when it
-    occurs in the folded text (words on word boundaries)."""
-    if not query_grams:
+    occurs in the folded text (words on word boundaries). Pass ``folded``
+    when ``fold(text)`` is already at hand, and a ``QueryGrams`` when one
+    query is scored against many texts."""
+    q = query_grams if isinstance(query_grams, QueryGrams) else QueryGrams.of(query_grams)
+    if not q.total:
         return 0.0
-    doc = fold(text)
-    weight = total = 0.0
-    for g in query_grams:
-        cjk = bool(_CJK_RUN.match(g))
-        w = 1.0 if (g.startswith("#") or cjk) else 3.0
-        total += w
-        if g.startswith("#") or cjk:
-            found = g.lstrip("#") in doc
-        else:
-            found = _word_in(g, doc)
-        if found:
+    doc = fold(text) if folded is None else folded
+    weight = 0.0
+    for needle, w, whole_word in q.needles:
+        if (_word_in(needle, doc) if whole_word else needle in doc):
             weight += w
-    return weight / total if total else 0.0
+    return weight / q.total
+
+
+@dataclass(frozen=True, slots=True)
+class QueryGrams:
+    """A query's grams prepared for ``lexical_score``: what to look for, its
+    weight, and whether it must stand as a whole word."""
+
+    needles: tuple[tuple[str, float, bool], ...]
+    total: float
+
+    @classmethod
+    def of(cls, query_grams: set[str]) -> QueryGrams:
+        needles = []
+        for g in sorted(query_grams):
+            part = g.startswith("#") or bool(_CJK_RUN.match(g))
+            needles.append((g.lstrip("#") if part else g, 1.0 if part else 3.0, not part))
+        return cls(tuple(needles), sum(w for _, w, _ in needles))
 
 
 def _word_in(word: str, doc: str) -> bool:

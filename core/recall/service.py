@@ -52,7 +52,7 @@ from ..timeutil import iso, parse_time_us
 from .collection import Collection, IndexReport, IndexSettings
 from .embedders import DEFAULT_EMBEDDER, Embedder, embedder_key, make_embedder
 from .intent import PredicateMatcher, SubjectMatcher, is_chinese
-from .lexical import AnchorIndex, anchors, grams, lexical_score
+from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
 
@@ -445,7 +445,7 @@ class Recaller:
         stamp = self._stamp()
         col.refresh(stamp)
         q = self.embedder.embed([query], query=True)[0]
-        qgrams = grams(query)
+        qgrams = QueryGrams.of(grams(query))
         filters = _Filters(subject, scopes, statuses, at, since, until)
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
 
@@ -473,7 +473,7 @@ class Recaller:
             hits = self._with_conflict_partners(hits, now, is_chinese(query))
         return hits, col.uses_index and not exact
 
-    def _candidates(self, query: str, q: np.ndarray, qgrams: set[str], k: int, n: int,
+    def _candidates(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int, n: int,
                     over: str, col: Collection, exact: bool, named: list[str],
                     filters: _Filters, kept: dict[int, _Cand], now: int, known_at: int | None,
                     conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple
@@ -660,7 +660,7 @@ class Recaller:
         return idx
 
     # -- results
-    def _hit(self, over: str, c: _Cand, qgrams: set[str], now: int,
+    def _hit(self, over: str, c: _Cand, qgrams: QueryGrams, now: int,
              named: set[str]) -> RecallHit:
         w = self.weights
         r = c.row
