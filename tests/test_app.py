@@ -94,16 +94,23 @@ async def test_review_edit_then_approve(db):
     app = demo_app(db, start="review")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        first = app.screen.items[0]
-        await pilot.press("e")
+        first, second = app.screen.items[0], app.screen.items[1]
+        # the one edit form is reused: cancelled on the second row, then opened
+        # on the first, it shows the first candidate's values, not stale ones
+        await pilot.press("j", "e")
+        await settle(pilot)
+        assert app.screen.query_one("#edit-object", Input).value == second.object
+        await pilot.press("escape", "k", "e")
         await settle(pilot)
         field = app.screen.query_one("#edit-object", Input)
+        assert field.value == first.object
         field.value = "科幻电影"
         await pilot.press("ctrl+s")
         await settle(pilot)
     with reopen(db) as store:
         cand = store.candidate(first.id)
         assert cand.state == "approved" and cand.edits == {"object": "科幻电影"}
+        assert store.candidate(second.id).state == "pending"
         assert "科幻电影" in [f.object for f in store.current(first.subject, first.predicate)]
 
 

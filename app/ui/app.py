@@ -8,10 +8,12 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from core import Candidate
+
 from .commands import MemdeskCommands
 from .screens.audit import AuditScreen
 from .screens.conflicts import ConflictsScreen
-from .screens.modals import PromptScreen
+from .screens.modals import EditScreen, PromptScreen
 from .screens.pickers import HelpScreen, SubjectPicker
 from .screens.recall import RecallScreen
 from .screens.review import ReviewScreen
@@ -62,12 +64,16 @@ class MemdeskApp(App[None]):
         self.overview: Overview | None = None
         self.theme = "textual-dark"
         self._prompt_dialog = PromptScreen()
+        self._edit_dialog = EditScreen()
         self._subject_picker = SubjectPicker()
+        self._help_dialog = HelpScreen(self.help_sections())
 
     def on_mount(self) -> None:
         # installed dialogs stay alive between uses instead of being rebuilt each time
         self.install_screen(self._prompt_dialog, "memdesk-prompt")
+        self.install_screen(self._edit_dialog, "memdesk-edit")
         self.install_screen(self._subject_picker, "memdesk-subject-picker")
+        self.install_screen(self._help_dialog, "memdesk-help")
         self.title = f"memdesk   {self.NAV}"
         self.sub_title = f"reviewer {self.service.reviewer}"
         self.load_overview()
@@ -92,9 +98,14 @@ class MemdeskApp(App[None]):
         """The app's one prompt dialog, set to ``question`` (push it with a callback)."""
         return self._prompt_dialog.ask(question, placeholder, required)
 
+    def edit_form(self, candidate: Candidate) -> EditScreen:
+        """The app's one edit form, set to ``candidate`` (push it with a callback)."""
+        return self._edit_dialog.edit(candidate)
+
     def _warm_up(self) -> None:
-        """Build one not-yet-visited screen, then come back for the next: the
-        first visit to a screen then costs no more than later ones. (Textual
+        """Build one not-yet-visited screen (then the dialogs: prompt, edit
+        form, subject picker, help), then come back for the next: the first
+        visit to a screen or dialog then costs no more than later ones. (Textual
         composes a mode's screen on first use; ``_init_mode`` does just that
         without showing it. textual is pinned, so these private names are stable.)
 
@@ -111,6 +122,14 @@ class MemdeskApp(App[None]):
                 self._init_mode(mode)
                 for screen in self._screen_stacks[mode]:
                     screen._css_update_count = self._css_update_count
+                self.set_timer(0.05, self._warm_up)
+                return
+        for dialog in (self._prompt_dialog, self._edit_dialog, self._subject_picker,
+                       self._help_dialog):
+            if not dialog.is_running:  # composed now, shown later (as push_screen would)
+                self._get_screen(dialog)
+                self._load_screen_css(dialog)
+                dialog._css_update_count = self._css_update_count
                 self.set_timer(0.05, self._warm_up)
                 return
         self._freeze_heap()
@@ -168,15 +187,20 @@ class MemdeskApp(App[None]):
         self.push_screen(self._subject_picker, chosen)
 
     def action_help(self) -> None:
+        self.push_screen(self._help_dialog)
+
+    @classmethod
+    def help_sections(cls) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The keys of the app and of every screen, for the help screen."""
         def keys(bindings) -> list[tuple[str, str]]:  # noqa: ANN001
             return [(b.key.replace("question_mark", "?").replace("left_square_bracket", "[")
                      .replace("right_square_bracket", "]").replace("slash", "/"), b.description)
                     for b in bindings if b.description]
 
-        sections = [("everywhere", keys(self.BINDINGS) + [
+        sections = [("everywhere", keys(cls.BINDINGS) + [
             ("ctrl+p", "command palette: jump to a subject, predicate, candidate or conflict")])]
         for name in SCREENS_IN_ORDER:
-            sections.append((name, keys(self.MODES[name].BINDINGS)))
+            sections.append((name, keys(cls.MODES[name].BINDINGS)))
             if name == "timeline":
                 sections.append(("timeline chart", keys(TimelineChart.BINDINGS)))
-        self.push_screen(HelpScreen(sections))
+        return sections

@@ -11,8 +11,9 @@ Prints, for the big store and, as the same-run baseline, for the small demo stor
   * the longest time the event loop was blocked (no keypress may block the
     interface > 100 ms), measured by a watchdog task that wakes every 5 ms,
     while a scripted reviewer session runs: moving through the queue, paging
-    past the first page, approving, rejecting, undoing, switching screens,
-    stepping "known at", opening the subject picker and typing.
+    past the first page, approving, rejecting, undoing, opening the edit form
+    and the help, switching screens, stepping "known at", opening the subject
+    picker and typing.
 The app runs headless (Textual's ``run_test``) at 140x42, as in the snapshots.
 """
 
@@ -173,6 +174,7 @@ async def _measure(db: Path) -> dict[str, float]:
         await press("x")
         await pilot.press(*"bench reason")
         await press("enter")
+        await press("e", "escape", "question_mark", "escape")  # the edit form and the help
         await press("2", "1", "right_square_bracket", "left_square_bracket", "left_square_bracket",
                     "n", "j", "l", "enter", "5", "4", "1")
         await press("g")

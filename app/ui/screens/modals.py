@@ -64,34 +64,59 @@ class PromptScreen(ModalScreen[str | None]):
 
 
 class EditScreen(ModalScreen[dict | None]):
-    """Edit a candidate before approving it. Returns the changed fields only."""
+    """Edit a candidate before approving it. Returns the changed fields only.
+
+    Like the prompt, the app keeps one installed instance and points it at
+    the next candidate (``edit``) instead of composing a new form each time."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="edit.cancel"),
                 Binding("ctrl+s", "save", "Approve edited", id="edit.save")]
 
-    def __init__(self, candidate: Candidate) -> None:
+    def __init__(self, candidate: Candidate | None = None) -> None:
         super().__init__()
         self.candidate = candidate
 
+    def edit(self, candidate: Candidate) -> EditScreen:
+        """Set the candidate the form shows the next time; returns itself."""
+        self.candidate = candidate
+        if self.is_mounted:
+            self._reset()
+        return self
+
     def compose(self) -> ComposeResult:
-        c = self.candidate
         with Vertical(classes="dialog"):
-            yield Label(f"edit candidate {c.id}: {c.subject} {c.predicate}", classes="dialog-title")
+            yield Label("", classes="dialog-title", id="edit-title")
             yield Label("object")
-            yield Input(value=c.object, id="edit-object")
+            yield Input(id="edit-object")
             yield Label("value (JSON, e.g. {\"amount\": 5000, \"currency\": \"CNY\"}, or empty)")
-            yield Input(value="" if c.value is None else json.dumps(c.value, ensure_ascii=False),
-                        id="edit-value")
+            yield Input(id="edit-value")
             yield Label("polarity")
-            yield Select([(p, p) for p in POLARITIES], value=c.polarity, allow_blank=False,
+            yield Select([(p, p) for p in POLARITIES], value=POLARITIES[0], allow_blank=False,
                          id="edit-polarity")
             yield Label("scope")
-            yield Select([(s, s) for s in SCOPES], value=c.scope if c.scope in SCOPES else "global",
-                         allow_blank=False, id="edit-scope")
+            yield Select([(s, s) for s in SCOPES], value=SCOPES[0], allow_blank=False,
+                         id="edit-scope")
             yield Label("ctrl+s (or enter in a text field) approves the edited fact · escape cancels",
                         classes="dim")
 
     def on_mount(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        """Fill the form from the candidate."""
+        c = self.candidate
+        if c is None:
+            return
+        self.query_one("#edit-title", Label).update(
+            f"edit candidate {c.id}: {c.subject} {c.predicate}")
+        self.query_one("#edit-object", Input).value = c.object
+        self.query_one("#edit-value", Input).value = (
+            "" if c.value is None else json.dumps(c.value, ensure_ascii=False))
+        self.query_one("#edit-polarity", Select).value = c.polarity
+        self.query_one("#edit-scope", Select).value = c.scope if c.scope in SCOPES else "global"
+
+    def on_screen_resume(self) -> None:
+        self._reset()
         self.query_one("#edit-object", Input).focus()
 
     @on(Input.Submitted)
@@ -100,6 +125,8 @@ class EditScreen(ModalScreen[dict | None]):
 
     def action_save(self) -> None:
         c = self.candidate
+        if c is None:
+            return
         edits: dict = {}
         obj = self.query_one("#edit-object", Input).value.strip()
         if not obj:

@@ -20,7 +20,6 @@ from ..service import CandidateContext, ReviewPage
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, cells, when
-from .modals import EditScreen
 
 PREFETCH_MARGIN = 20
 
@@ -288,7 +287,7 @@ class ReviewScreen(MemdeskScreen):
                 if taken:
                     self.decide(taken[0], "approved", edits=edits or None)
 
-        self.app.push_screen(EditScreen(cand), done)
+        self.app.push_screen(self.app.edit_form(cand), done)  # type: ignore[attr-defined]
 
     def action_skip(self) -> None:
         self.action_cursor(1)
