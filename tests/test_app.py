@@ -3,13 +3,16 @@ action is checked in the store afterwards."""
 
 from __future__ import annotations
 
+import gc
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, Tree
 
 from app.screenshots import DEMO_NOW, REVIEWER, SIZE, build_demo_store, demo_app, settle
+from app.ui.app import FULL_GC_NEVER
 from app.ui.commands import MemdeskCommands
 from app.ui.screens.audit import AuditScreen
 from app.ui.screens.conflicts import ConflictsScreen
@@ -424,3 +427,28 @@ async def test_fast_table_draws_what_datatable_draws():
         assert lines[fast] == lines[slow]
         app.set_focus(None)
         await same()
+
+
+async def test_full_garbage_collections_wait_for_the_user_to_pause(db):
+    """After warm-up the app freezes its startup heap and leaves full
+    collections to idle moments; the interpreter's thresholds come back when
+    the app exits."""
+    before = gc.get_threshold()
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(100):  # warm-up builds the other screens and dialogs first
+            if app._gc_thresholds is not None:
+                break
+            await pilot.pause(0.05)
+        assert gc.get_threshold()[2] == FULL_GC_NEVER and gc.get_freeze_count() > 0
+        gc.collect(1)  # something reached the old generation
+        app._last_input = time.monotonic()  # the user is typing: no full collection
+        app._collect_when_idle()
+        assert gc.get_count()[2] >= 1
+        await pilot.press("j")
+        assert time.monotonic() - app._last_input < 1.0  # keys count as input
+        app._last_input = time.monotonic() - 5  # a pause: collected
+        app._collect_when_idle()
+        assert gc.get_count()[2] == 0
+    assert gc.get_threshold() == before

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+import time
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 
@@ -22,6 +23,9 @@ from .service import MemdeskService, Overview
 from .widgets.timeline_chart import TimelineChart
 
 SCREENS_IN_ORDER = ("timeline", "conflicts", "review", "recall", "audit")
+FULL_GC_NEVER = 1_000_000_000  # gc threshold2: no automatic full collections (see _freeze_heap)
+IDLE_GC_CHECK_S = 0.5
+IDLE_GC_AFTER_S = 1.0
 
 
 class MemdeskApp(App[None]):
@@ -63,6 +67,8 @@ class MemdeskApp(App[None]):
         self.focus_conflict: int | None = None
         self.overview: Overview | None = None
         self.theme = "textual-dark"
+        self._gc_thresholds: tuple[int, int, int] | None = None  # set while full collections wait for idle
+        self._last_input = time.monotonic()
         self._prompt_dialog = PromptScreen()
         self._edit_dialog = EditScreen()
         self._subject_picker = SubjectPicker()
@@ -134,16 +140,39 @@ class MemdeskApp(App[None]):
                 return
         self._freeze_heap()
 
-    @staticmethod
-    def _freeze_heap() -> None:
+    def _freeze_heap(self) -> None:
         """Move everything alive now (modules, classes, the screens and their
         widgets, the stylesheet: well over 100,000 objects) out of the cyclic
         garbage collector's reach. A full collection walks every tracked
         object; with all of these it held the UI for 150–700 ms at a time on
         the 2-core test machine, at whatever key happened to trigger it. After
-        this, full collections walk only what was allocated since."""
+        this, full collections walk only what was allocated since, and they
+        still took 50–110 ms on the big store, so from here on they run only
+        while the user pauses (``_collect_when_idle``); the young generations
+        are collected as usual (a few ms each)."""
         gc.collect(1)
         gc.freeze()
+        if self._gc_thresholds is None:
+            self._gc_thresholds = gc.get_threshold()
+            young, middle, _ = self._gc_thresholds
+            gc.set_threshold(young, middle, FULL_GC_NEVER)
+            self.set_interval(IDLE_GC_CHECK_S, self._collect_when_idle)
+
+    def _collect_when_idle(self) -> None:
+        """A full collection, when anything reached the old generation since the
+        last one and no key or mouse event came in for ``IDLE_GC_AFTER_S``."""
+        if gc.get_count()[2] and time.monotonic() - self._last_input >= IDLE_GC_AFTER_S:
+            gc.collect()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        if self._gc_thresholds is not None:  # the process may go on (tests, embedding)
+            gc.set_threshold(*self._gc_thresholds)
+            self._gc_thresholds = None
 
     def refresh_overview(self) -> None:
         if self.overview is not None:
