@@ -163,3 +163,31 @@ def test_en_plans_pets_commute_and_number_words():
     assert [(f.predicate, f.value) for f in facts] == [("budget_limit", {"amount": 900, "currency": "EUR"})]
     assert extract(_en("I spent two hundred dollars on shoes.")) == []
     assert extract(_en("My manager loves stand-ups.")) == []
+
+
+def test_zh_colloquial_preferences_and_fronted_topics():
+    assert _triples(extract(_zh("开会我不怎么喜欢。"))) == {("dislikes", "开会", "positive")}
+    assert _triples(extract(_zh("爬山我可不行。"))) == {("dislikes", "爬山", "positive")}
+    assert _triples(extract(_zh("我不吃辣，一点都不行。"))) == {("diet", "辣", "negative")}
+    assert _triples(extract(_zh("内脏我也不吃。"))) == {("diet", "内脏", "negative")}
+    assert _triples(extract(_zh("假期我从来不看邮件。"))) == {("dislikes", "假期看邮件", "positive")}
+
+
+def test_zh_budget_limits_and_from_to_changes():
+    [f] = extract(_zh("装修费用上限，二十万。"))
+    assert f.value == {"amount": 200000, "currency": "CNY"}
+    [f] = extract(_zh("房子预算从三百万涨到三百五十万。"))
+    assert (f.value, f.change) == ({"amount": 3500000, "currency": "CNY"}, "evolution")
+    [f] = extract(_zh("这顿饭帮我控制在五百以内。"))
+    assert f.value == {"amount": 500, "currency": "CNY"}
+    assert extract(_zh("这套房子价格最多三百万。")) == []
+
+
+def test_zh_commute_and_pets_without_fixed_wording():
+    assert _triples(extract(_zh("上班我都是坐轻轨。"))) == {("commute", "轻轨", "positive")}
+    [f] = extract(_zh("搬家后改骑摩托车上班了。"))
+    assert (f.object, f.change) == ("骑摩托车", "evolution")
+    assert extract(_zh("上班打车太贵了。")) == []
+    assert _triples(extract(_zh("家里三只猫，英短叫团子，暹罗叫可乐，布偶叫奶盖。"))) == {
+        ("pet", "英短（团子）", "positive"), ("pet", "暹罗（可乐）", "positive"), ("pet", "布偶（奶盖）", "positive")}
+    assert _triples(extract(_zh("去年冬天领了只小黑狗。"))) == {("pet", "黑狗", "positive")}

@@ -43,7 +43,7 @@ from datetime import datetime
 
 from ..claims import ClaimInput, SourceRef
 from ..timeutil import offset_minutes, to_us
-from .amounts import Amount, find_amounts
+from .amounts import Amount, find_amounts, parse_cn_number
 from .times import find_times
 
 __all__ = ["Candidate", "ExtractedFact", "Turn", "extract", "to_claims"]
@@ -164,7 +164,7 @@ _CORRECTION = re.compile(
     r"不对|说错了|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
     r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,", re.I)
 _EVOLUTION = re.compile(
-    r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改吃|上调|提高到|加到|降到|砍到|跳槽到|已经不在|"
+    r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
     r"\bstarted at\b|\bjoined\b|instead of|since the move", re.I)
 
@@ -182,7 +182,9 @@ _ZH_ABSOLUTE = r"(?:一口都|一口也|一点都|一点也|一滴都|一滴也|
 # degree and topic adverbs between a fronted object and the preference verb: 海鲜倒是很喜欢
 _ZH_DEGREE = r"(?:倒是|倒|也|还|都|真的|其实)?(?:挺|很|比较|最|特别|非常|超|超级|蛮|相当)?"
 # dislike verbs; the named forms need an object after them
-_ZH_DISLIKE = r"不喜欢|不爱喝|不爱吃|不爱|讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|最怕|嫌弃"
+_ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎么|大)?爱喝|不(?:太|怎么|大)?爱吃|不(?:太|怎么|大)?爱(?!好)|"
+               r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
+               r"不感冒|无感|吃不消|扛不住|烦透了")
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|就上|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用")
@@ -194,10 +196,35 @@ _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦
 _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
 
 
+# a spending limit: 预算, or a cap phrased as 上限/封顶/以内/控制在/不超过/最多
+_ZH_BUDGET_CUE = r"预算|上限|封顶|控制在|以内|之内|不超过|不能超过|别超过|最多|顶多|至多|钱最多"
+# prices, costs, rents and incomes are not budgets
+_ZH_NOT_A_BUDGET = r"花了|房租|还剩|价格|售价|原价|卖|工资|薪|收入|赚|挣|贷款|欠"
+
+
+def _zh_budget_amount(clause: str) -> Amount | None:
+    """The limit a budget clause sets, in CNY unless marked: the new value of a change ("从八万提高到九万五" -> 95000),
+    else the first amount, else a bare numeral after 预算/到/是 ("预算加到八百" -> 800)."""
+    amounts = find_amounts(clause)
+    if len(amounts) >= 2 and re.search(r"到|成|为", clause[amounts[0][1]:amounts[-1][0]]):
+        amt = amounts[-1][2]
+    elif amounts:
+        amt = amounts[0][2]
+    else:
+        m = re.search(r"(?:预算|上限|到|是|为|在)(?:大概|大约|差不多)?([零一二两三四五六七八九十百千万\d.]+)(?:块|元|左右|以内|上下|$)",
+                      clause)
+        value = parse_cn_number(m.group(1)) if m else None
+        if value is None or value < 100:
+            return None
+        amt = Amount(value, None)
+    return Amount(amt.value, amt.currency or "CNY")
+
+
 # simple preference cues: the named group "obj" is the thing liked or disliked
 _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
-    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是)(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是|每天|每周|每晚|每个?周末|平时)(?:早上|上午|中午|下午|傍晚|晚上)?"
+                rf"(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"), "likes"),
     (re.compile(rf"只喝(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:(?:平时|每次|向来|一向|总是|一直)(?:都)?|(?:之前|一般)都)要(?:订|坐|住|选|买|点)?(?P<obj>{_ZH_STOP}+)"),
      "likes"),
@@ -251,7 +278,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # diet
     if re.search(r"素食|吃素", c):
         add(_Raw("diet", "素食", change="evolution" if "改吃" in c else None))
-    m = re.search(r"只吃(清真|素|有机\S*)", c)
+    m = re.search(r"只吃(清真|素|有机\S*)", c) or re.search(r"(?:吃|是)(全素|纯素|蛋奶素|净素|清真)", c)
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
     m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c)
@@ -263,8 +290,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
         if obj:
             add(_Raw("diet", obj, polarity="negative"))
-    m = re.match(rf"^(?!我)({_ZH_STOP}{{1,6}}?)(?:我)?(?:是)?{_ZH_ABSOLUTE}不(?:喝|吃|碰|沾)", c)
-    if m:
+    m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可)*{_ZH_ABSOLUTE}?(?:也|都)?"
+                 rf"不(?:太)?(?:喝|吃|碰|沾)(?![完饱下])", c)
+    if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", m.group(1), polarity="negative"))
 
     # likes / dislikes
@@ -284,14 +312,26 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己)", obj):
                     add(_Raw("likes", obj))
+    m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{1,8}}?)(?:我|对我来说)?(?:真的|实在|是|可|完全|真|也|都)*"
+                 rf"(?:不行|不可以|不太行)(?:[了啊呀]*)$", c)
+    if m and not neg_pref and _zh_topic_ok(m.group("obj"), when) and not re.search(r"今天|现在|这次|暂时|得$", m.group("obj")):
+        add(_Raw("dislikes", m.group("obj")))
     m = re.match(rf"^(?P<time>{_ZH_STOP}{{0,6}}?)我?(?:从来不|从不|一般不|基本不|很少|尽量不|向来不|一律不)"
                  rf"(?:安排|约|开|排)(?:任何)?(?:的)?(?:会议|会)", c)
     if m:  # "周一早上我从来不安排会议": meetings at that time are disliked
         add(_Raw("dislikes", f"{m.group('time')}开会"))
+    else:  # "周末我从来不回工作消息": a habit of never doing something, with its time or topic
+        m = re.match(rf"^(?P<topic>{_ZH_STOP}{{0,6}}?)我?(?:都|也)?(?:从来不|从不|向来不|一律不|坚决不)"
+                     rf"(?P<vp>(?![吃喝碰沾]){_ZH_STOP}{{2,10}})", c)
+        if m and not re.search(r"[你他她]", m.group("topic")) and (
+                m.group("topic") or not re.match(r"[坐住订用买看去]", m.group("vp"))):
+            add(_Raw("dislikes", f"{m.group('topic')}{_clean(m.group('vp'), True)}"))
     for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
         m = pattern.search(c)
         if m:
-            add(_Raw(predicate, _clean(m.group("obj"), True)))
+            obj = _clean(m.group("obj"), True)
+            if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
+                add(_Raw(predicate, obj))
 
     # decisions
     rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) else "")
@@ -318,16 +358,14 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("decision", _clean(m.group(1), True)))
 
     # budget
-    budget_cue = re.search(r"预算|钱最多|花不超过|不超过.*块|最多.*块|封顶", c) or (
-        "预算" in whole and not re.match(r"不|没", c) and re.fullmatch(rf"(?:大概|大约|差不多|约)?{_ZH_STOP}{{1,10}}?(?:左右|以内|上下)?", c)
+    budget_cue = re.search(_ZH_BUDGET_CUE, c) or (
+        re.search(r"预算|上限|封顶", whole) and not re.match(r"不|没", c)
+        and re.fullmatch(rf"(?:大概|大约|差不多|约)?{_ZH_STOP}{{1,10}}?(?:左右|以内|之内|上下)?(?:就行|就好|吧)?", c)
         and find_amounts(c) and find_amounts(c)[0][0] <= 2)  # "定了个预算，一千五百欧元"
-    if budget_cue and not re.search(r"花了|房租涨|还剩", c):
-        amounts = find_amounts(c)
-        if amounts:
-            amt = amounts[0][2]
-            cur = amt.currency or "CNY"
-            add(_Raw("budget_limit", _amount_obj(Amount(amt.value, cur)),
-                     value=Amount(amt.value, cur).to_json()))
+    if budget_cue and not re.search(_ZH_NOT_A_BUDGET, c):
+        amt = _zh_budget_amount(c)
+        if amt is not None:
+            add(_Raw("budget_limit", _amount_obj(amt), value=amt.to_json()))
 
     # todo
     todo = _zh_todo(c, whole, when)
@@ -362,15 +400,42 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("pet", pet))
 
     # commute
-    m = re.search(rf"((?:坐|乘|搭|骑|开|打){_ZH_STOP}{{0,5}}?|步行|走路)(?:上下班|上班|去公司|去单位|通勤)", c) \
-        or re.search(r"(?:平时|每天)(坐地铁|坐公交|开车|骑车)", c) \
-        or (re.search(r"通勤", whole) and re.search(r"换成(地铁|公交|开车|骑车|骑电动车)", c))
-    if m and re.search(r"[我]|^(?:平时|每天|一般|一直)|换成", c):
-        obj = re.sub(r"^(?:坐|乘|搭)", "", m.group(1))
-        obj = "开车" if obj.startswith("开") else obj
-        change = "evolution" if re.search(r"改成|换成", c) else None
-        add(_Raw("commute", obj, change=change))
+    commute = _zh_commute(c, whole)
+    if commute:
+        add(commute)
     return out
+
+
+_ZH_VEHICLE = (r"地铁|公交车?|巴士|大巴|班车|出租车|的士|网约车|滴滴|高铁|火车|轻轨|轮渡|渡轮|共享单车|电动车|电瓶车|"
+               r"小电驴|摩托车?|自行车|单车|滑板车|车")
+_ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
+
+
+def _zh_commute(clause: str, whole: str) -> _Raw | None:
+    """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
+    "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
+    m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause) \
+        or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause)
+    if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
+        return None
+    in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
+        or re.match(r"^(?:我)?(?:平时|每天|一般)", clause[:m.start()]) \
+        or (re.search(r"通勤|上班", whole) and re.search(r"换成|改成|改", clause[:m.start() + 1]))
+    if not in_context:
+        return None
+    obj = re.sub(r"^(?:坐|乘|搭)着?", "", m.group(0))
+    obj = "开车" if obj.startswith("开") else obj
+    change = "evolution" if re.search(r"改成|换成|改(?:坐|骑|开|乘|搭|打)", clause) else None
+    return _Raw("commute", obj, change=change)
+
+
+_ZH_NOT_A_TOPIC = re.compile(r"^(?:也|都|还|就|可|又|一点|一口|一滴|完全|根本|真的|实在|今天|今晚|现在|这顿|这次|暂时|"
+                             r"晚上|中午|早上|最近)+$")
+
+
+def _zh_topic_ok(topic: str, when: datetime) -> bool:
+    """Whether a fronted topic ("羊肉也不吃", "坐船我不行") names a thing, not an adverb or a time."""
+    return bool(topic) and not _ZH_NOT_A_TOPIC.match(topic) and not find_times(topic, when)
 
 
 def _zh_fronted_object(clause: str, verb_at: int) -> str:
@@ -414,11 +479,13 @@ def _trim_measure(obj: str) -> str:
 _ZH_ANIMAL = (r"[\u4e00-\u9fff]{0,3}?(?:猫|狗|犬|兔子?|鹦鹉|八哥|仓鼠|龙猫|豚鼠|荷兰猪|乌龟|龟|金鱼|鱼|蜥蜴|刺猬|"
               r"金毛|柯基|泰迪|哈士奇|二哈|萨摩耶|拉布拉多|边牧|比熊|博美|雪纳瑞|德牧|阿拉斯加|雪橇犬|"
               r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗)?")
-_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领回|抱回|捡了|捡回|接回|我家|家里|我们家")
+_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条")
 _ZH_PET_NAME = r"(?:[，,]\s*)?(?:它|他|她)?(?:叫|名叫|名字叫|取名叫?|起名叫?)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})"
 
 
-_ZH_COUNTED_ANIMAL = re.compile(rf"(?:[一两]|几)(?:只|条|头)(?P<animal>{_ZH_ANIMAL})")
+# a counted animal; a bare measure word needs a verb or 有 before it ("领了只三花猫", "还有只鹦鹉")
+_ZH_COUNT = r"(?:(?:[一两三四]|几)|(?<=[了有养领捡抱]))(?:只|条|头|匹)"
+_ZH_COUNTED_ANIMAL = re.compile(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})")
 
 
 def _zh_pets(clause: str, whole: str) -> list[str]:
@@ -427,8 +494,11 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
     if not _ZH_PET_CONTEXT.search(whole):
         return []
     out = []
-    for m in re.finditer(rf"(?:[一两三四]|几)(?:只|条|头|匹)(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
+    for m in re.finditer(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
         out.append(_zh_pet(m.group("animal"), m.group("name")))
+    for m in re.finditer(rf"(?:^|(?<=[，,、和]))(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause):
+        if not any(f"（{m.group('name')}）" in p for p in out):  # "布偶猫叫年糕": an animal named in a list of pets
+            out.append(_zh_pet(m.group("animal"), m.group("name")))
     if not out:
         m = re.search(rf"(?:我家|家里|我们家|养的)(?:的|有|养的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause) \
             or re.search(rf"养了?(?:只|条)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause)
@@ -1063,7 +1133,12 @@ def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
     """"柯基" next to "柯基（豆豆）" (or "cat" next to "cat (Salt)") is the same animal: keep the named one."""
     named = {re.split(r"[（(]", r.object)[0].strip().casefold() for r in raws
              if r.predicate == "pet" and re.search(r"[（(]", r.object)}
-    return [r for r in raws if not (r.predicate == "pet" and r.object.casefold() in named)]
+    # "家里两只猫，布偶猫叫年糕…", "两只狗，金毛叫大黄…": a bare animal class heads the named pets of the turn
+    return [r for r in raws if not (r.predicate == "pet" and named and (
+        r.object.casefold() in _GENERIC_ANIMALS or any(n.endswith(r.object.casefold()) for n in named)))]
+
+
+_GENERIC_ANIMALS = {"猫", "狗", "犬", "鸟", "鱼", "cat", "cats", "dog", "dogs", "bird", "birds", "fish", "pet", "pets"}
 
 
 _MEATLESS_DIETS = {"素食", "吃素", "vegan", "vegetarian"}
