@@ -191,3 +191,29 @@ def test_zh_commute_and_pets_without_fixed_wording():
     assert _triples(extract(_zh("家里三只猫，英短叫团子，暹罗叫可乐，布偶叫奶盖。"))) == {
         ("pet", "英短（团子）", "positive"), ("pet", "暹罗（可乐）", "positive"), ("pet", "布偶（奶盖）", "positive")}
     assert _triples(extract(_zh("去年冬天领了只小黑狗。"))) == {("pet", "黑狗", "positive")}
+
+
+def test_confirmations_take_the_assistants_guess_not_its_actions():
+    guess = _zh("您应该对海鲜过敏吧？我先把日料店去掉了。", speaker="assistant")
+    [f] = extract(_zh("对的对的。", n=2), [guess])
+    assert (f.predicate, f.object, f.source_kind) == ("allergy", "海鲜", "user_confirmed")
+    ask = _en("Shall I call you Captain Reyes in the summaries?", speaker="assistant")
+    [f] = extract(_en("Sure, go ahead.", n=2), [ask])
+    assert (f.predicate, f.object, f.source_kind) == ("name", "Captain Reyes", "user_confirmed")
+    stated = _en("Noted, you work at Monzo.", speaker="assistant")
+    [f] = extract(_en("You got it wrong, it's Revolut, not Monzo.", n=2), [stated])
+    assert (f.predicate, f.object, f.change, f.source_kind) == ("works_at", "Revolut", "correction", "user_explicit")
+
+
+def test_en_preference_and_diet_lexicons():
+    assert _triples(extract(_en("I'm a massive sucker for old westerns."))) == {("likes", "old westerns", "positive")}
+    assert _triples(extract(_en("I'm obsessed with bouldering."))) == {("likes", "bouldering", "positive")}
+    assert _triples(extract(_en("Karaoke isn't my thing."))) == {("dislikes", "Karaoke", "positive")}
+    assert _triples(extract(_en("I gave up caffeine in January."))) == {("diet", "caffeine", "negative")}
+    assert _triples(extract(_en("Shellfish is a hard no for me."))) == {("diet", "Shellfish", "negative")}
+    assert _triples(extract(_en("I'm on a keto diet."))) == {("diet", "keto", "positive")}
+    assert extract(_en("I gave up smoking years ago.")) == []
+    assert _triples(extract(_en("Planning to visit my sister in Leeds on Friday."))) == {
+        ("plan", "visit my sister in Leeds", "positive")}
+    assert extract(_en("My sister is vegan.")) == []
+    assert _triples(extract(_en("Please don't call me Dr. Shaw, Tom is fine."))) == {("name", "Tom", "positive")}

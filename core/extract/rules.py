@@ -138,26 +138,39 @@ def _strip_times(text: str, when: datetime) -> str:
 
 # ---------------------------------------------------------------- filters
 
-_QUESTION_OK = re.compile(r"提醒我|remind me", re.I)
+# asking to be reminded (a request even when phrased as a question)
+_REMIND_ME = (r"提醒我|提醒一下我|叫我一声|remind me|nudge me|ping me|give me a (?:nudge|shout|reminder|heads-up)|"
+              r"jog my memory|don't let me forget|make sure I (?:don't forget to|remember to)|set (?:me )?a reminder to|"
+              r"prompt me")
+_QUESTION_OK = re.compile(_REMIND_ME, re.I)
 _TEMPORARY = re.compile(
     r"正在|这会儿|在开车|在开会|在(?:高铁|飞机|火车|地铁|路)上|在\S{0,4}(?:排队|堵车)|堵在路上|刚下飞机|等行李|"
-    r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b", re.I)
+    r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b|"
+    r"^(?:I'm |I am )?(?:on|at) (?:a|the) (?:train|bus|plane|flight|airport|gate|station)\b", re.I)
 # people other than the user: a clause whose subject is one of them is about them
 _ZH_PEOPLE = ("妹妹|姐姐|哥哥|弟弟|爸爸|妈妈|爸|妈|父母|家人|同事|朋友|老婆|老公|媳妇|男朋友|女朋友|对象|"
-              "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公")
+              "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公|"
+              "组长|部长|队长|科长|处长|总监|老师|导师|甲方|负责人|合伙人|老大|师傅|家里人|宝宝|小孩|"
+              "HR|CEO|CTO|PM|[产项][品目]经理|[\u4e00-\u9fff]总(?=[，,说觉决定要让])")
 _EN_PEOPLE = ("sister|brother|son|daughter|kid|child|children|friend|neighbour|neighbor|wife|husband|mum|mom|"
               "dad|parent|boss|colleague|coworker|co-worker|manager|partner|girlfriend|boyfriend|flatmate|"
-              "roommate|housemate|team|client|teacher|landlord|cousin|aunt|uncle|grandma|grandpa")
+              "roommate|housemate|team|client|teacher|landlord|cousin|aunt|uncle|grandma|grandpa|"
+              "team lead|lead|director|supervisor|mentor|tutor|doctor|dentist|GP|therapist|CEO|CTO|PM|"
+              "product manager|in-laws|nan|gran|niece|nephew|fianc[ée]e?|spouse|other half|hubby|missus")
 _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
     r"他们|她们|他|她|别人|大家)|"
-    rf"\b(?:my|our) (?:{_EN_PEOPLE})s?\b|^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
+    rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
+    r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
 _CALLED_BY_OTHERS = re.compile(r"(?:大家|别人|朋友们?|同事们?)都?(?:叫|喊|称呼)我|\b(?:everyone|people|friends) calls? me\b",
                                re.I)
 _NOT_LASTING = re.compile(
     r"还没想好|不知道|拿不准|考虑一下|小时候|以前|要是|如果.*(?:的话)|"
-    r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b", re.I)
+    r"真想|好想|特别想|做梦都想|等以后|等将来|等退休|有朝一日|梦想|希望有一天|哪天能|"
+    r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b|"
+    r"\bone day\b|\bsomeday\b|\bsome day\b|\bI wish\b|\bif only\b|\bdream(?:ing)? of\b|bucket list|"
+    r"\bmight\b|\bin an ideal world\b", re.I)
 _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b|\b(?:how|what) you\b", re.I)
 
 _CORRECTION = re.compile(
@@ -168,9 +181,11 @@ _EVOLUTION = re.compile(
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
     r"\bstarted at\b|\bjoined\b|instead of|since the move", re.I)
 
-_CONFIRM = re.compile(
-    r"^(?:对|是的|是|嗯|好的|好|可以|行|没错|yes|yep|yeah|right|correct|that's right|sure|ok)"
-    r"(?:[，,。.!！\s]|$)", re.I)
+_CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
+                 r"yes|yep|yup|yeah|yea|right|correct|that's right|that's correct|exactly|absolutely|definitely|"
+                 r"sure|ok|okay|spot on|bingo|go ahead|please do|sounds right)")
+# a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
+_CONFIRM = re.compile(rf"^{_CONFIRM_WORD}(?:[，,。.!！\s]*{_CONFIRM_WORD})*(?:[，,。.!！\s]|$)", re.I)
 _DECLINE = re.compile(r"^(?:不是|不|不用|no|not really|nope)\b|^(?:不是|不用|不)", re.I)
 
 
@@ -566,15 +581,32 @@ def _amount_obj(amt: Amount) -> str:
 _EN_STOP = r"[^,.;!?]"
 _EN_NAME_STOP = r"(?:[^,.;!?]|\.(?=\w))"  # names may hold dots: Fly.io, Node.js
 _EN_DISLIKE = ("hate|dislike|can't stand|cannot stand|can't bear|cannot bear|detest|loathe|despise|don't like|"
-               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy")
+               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|"
+               "can't handle|can't do|don't do|don't care for|do not care for|avoid like the plague")
+# liking something, after "I" (or with "I" left out: "Love sushi")
+_EN_LIKE = ("like|love|enjoy|prefer|adore|dig|fancy|really like|really love|absolutely love|can't get enough of|"
+            "live for|(?:'m|am) (?:a )?(?:total |huge |big |massive |real |complete )?(?:sucker|fan) (?:for|of)|"
+            "(?:'m|am) (?:really |totally |very |so |a bit )?(?:into|crazy about|mad about|nuts about|obsessed with|"
+            "passionate about|fond of|partial to|all about|hooked on)")
+# foods and drinks: abstaining from one of them is a diet, from anything else a dislike
+_EN_FOOD = re.compile(
+    r"\b(?:meat|red meat|beef|pork|lamb|mutton|veal|chicken|poultry|fish|seafood|shellfish|prawns?|shrimp|crab|"
+    r"lobster|oysters?|dairy|milk|cheese|butter|eggs?|gluten|wheat|bread|carbs|sugar|sweets|chocolate|caffeine|"
+    r"coffee|tea|alcohol|booze|beer|wine|spirits|soda|fizzy drinks|nuts|peanuts|soy|tofu|spicy food|spice|"
+    r"chilli|chili|garlic|onions?|mushrooms?|fried food|junk food|fast food|processed food|pasta|rice|bacon|ham|"
+    r"sausages?|offal|coriander|cilantro)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
 _EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
-                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick)\b|"
+                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
+    r"(?:isn't|aren't) (?:my thing|for me)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
+    r"(?:gives?|give) me the creeps\b|(?:is|are) overrated\b|"
                          r"(?:annoys?|irritates?|bugs?) me\b|gets? on my nerves\b|"
                          r"tastes? (?:like soap|awful|horrible|disgusting|terrible|gross)\b")
 _EN_TRANSIENT = re.compile(r"\b(?:today|tonight|this morning|this afternoon|right now|at the moment|again)\b", re.I)
 # rejecting an option; "decided to skip X" rejects X
 _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|definitely not|won't be using|not using|"
+              "won't be (?:doing|having|taking|booking|going with)|(?:we're|we are) not (?:doing|using|taking)|"
+              "not going ahead with|shelve|shelving|"
               "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
               "(?:won't|will not|aren't|are not|not) going with|pass on")
@@ -609,10 +641,14 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
                      change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
 
     # name
-    m = re.search(rf"\b(?:call me|I go by|address me as|my name is|I'm called) ({_EN_STOP}+?)(?:\.|,|$| please)", c + ".",
-                  flags)
+    m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called) ({_EN_STOP}+?)"
+                  rf"(?:\.|,|\?|$| please| too| as well)", c + ".", flags)
+    if m and re.search(r"\b(?:don't|do not|never|not|stop) (?:call|calling|address) me\b", c[:m.end()], flags):
+        m = None
     if m and not re.search(r"my name(?:'s| is)", c, flags) or (m and "go by" not in whole):
-        add(_Raw("name", _clean(m.group(1), False)))
+        name = _clean(m.group(1), False)
+        caps = re.match(r"^(?-i:[A-Z])[\w.'-]*(?: (?:(?-i:[A-Z])[\w.'-]*|de|van|von|da|di|le|la|del))*", name)
+        add(_Raw("name", caps.group(0) if caps else name))
     name_ok = re.match(r"^(?:but |just )?([A-Z][\w.]*(?: [A-Z][\w.]*)?) (?:is fine|will do|works)\b", c) \
         if re.search(r"\bI'm (?:Dr\.? |Mr\.? |Ms\.? |Mrs\.? )?[A-Z]|\bcall me\b|\bname\b", whole) else None
     if name_ok:
@@ -643,7 +679,10 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
                   r"mostly |been )*(vegan|vegetarian|pescatarian|lactose intolerant|coeliac|celiac)\b", c, flags)
     if m and "intolerant" not in m.group(1):
         add(_Raw("diet", m.group(1).lower()))
-    m = re.search(r"\bI keep (halal|kosher)\b", c, flags)
+    m = re.search(r"\bI(?: keep| eat| do| go| stay| follow|'m| am) (?:a |an |strictly |mostly |fully |completely )*"
+                  r"(halal|kosher|gluten-free|dairy-free|sugar-free|low-carb|keto|paleo|plant-based)\b", c, flags) \
+        or re.search(r"\b(?:I'm|I am) on (?:a |the )?(keto|paleo|low-carb|gluten-free|plant-based|vegan|vegetarian|"
+                     r"Mediterranean|carnivore|FODMAP|low-FODMAP)(?: diet)?\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower()))
     m = re.search(r"\bswitched to (?:a |an )?([\w-]+) diet\b", c, flags)
@@ -654,9 +693,23 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)
     if m:
         add(_Raw("diet", _clean(m.group(1), False), polarity="negative"))
+    else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
+        m = re.search(rf"\bI(?:'m| am) (?:off|avoiding|cutting out|staying off|laying off) ({_EN_STOP}+)", c, flags) \
+            or re.search(rf"\b(?:I(?:'ve| have)? )?(?:given up|gave up|quit|cut out|stopped eating|stopped drinking)"
+                         rf" ({_EN_STOP}+)", c, flags) \
+            or re.match(r"^([\w -]{2,30}?)(?:'s| is| are) (?:a no|a hard no|off the menu|off limits|a no-go) for me\b", c,
+                        flags)
+        if m:
+            obj = _en_strip_time_words(_clean(m.group(1), False), when)
+            if _EN_FOOD.search(obj):
+                add(_Raw("diet", obj, polarity="negative"))
+            elif re.search(r"for me\b", c, flags):
+                add(_Raw("dislikes", obj))
 
     # likes / dislikes
     m = re.search(rf"\bI (?:really |absolutely |just |truly |honestly )?(?:{_EN_DISLIKE}) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\b(?:never|don't|do not) (?:put|book|seat|give|get) me (?:in |on |into |with )?(?:an? |the )?"
+                     rf"({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |just )?not (?:a (?:big |huge )?fan of|keen on|into|big on) ({_EN_STOP}+)", c, flags) \
         or (not _EN_TRANSIENT.search(c)
             and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
@@ -665,10 +718,14 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     m = re.search(rf"\bI never (?!eat|drink)\w+ ({_EN_STOP}+)", c, flags)
     if m:
         add(_Raw("dislikes", _clean(m.group(1), False)))
-    m = re.search(rf"\bI (?:really |absolutely |just )?(?:like|love|enjoy|prefer|adore) ({_EN_STOP}+)", c, flags) \
+    m = re.search(rf"\bI(?: really| absolutely| just| do)? ?(?:{_EN_LIKE}) ({_EN_STOP}+)", c, flags) \
+        or re.match(rf"^nothing beats ({_EN_STOP}+)", c, flags) \
+        or re.match(r"^([\w' -]{2,30}?) (?:is|are) my (?:jam|favourite|favorite|go-to|guilty pleasure)\b", c, flags) \
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
         or re.search(rf"\bI always (?:sit in|take|book|choose|pick|order) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI (?:always|usually|normally) (?:do|play|go for|start (?:the|my) day with) ({_EN_STOP}+)", c,
+                     flags) \
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags)
@@ -871,8 +928,18 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
 def _en_strip_time_words(text: str, when: datetime) -> str:
     """``text`` without its time expressions ("the conference in Vegas this year" -> "the conference in Vegas")."""
     text = _strip_times(text, when)
-    return re.sub(r"\s+(?:this|next|last) (?:year|month|week|time|quarter|summer|winter|spring|autumn)$", "", text,
-                  flags=re.I).strip()
+    text = re.sub(rf"\s+(?:(?:sometime|some time|later|early|earlier) )?(?:(?:in|during|over) )?(?:the )?"
+                  rf"(?:(?:this|next|last) )?(?:{_EN_SEASON})$", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:this|next|last) (?:year|month|week|time|quarter)$", "", text, flags=re.I)
+    return re.sub(r"\s+(?:in|on|at|by|from|since|before|until|sometime)$", "", text.strip(), flags=re.I).strip()
+
+
+_EN_SEASON = r"year|month|spring|summer|autumn|fall|winter|January|February|March|April|May|June|July|August|" \
+             r"September|October|November|December"
+# a vague future time: enough to make an intention a plan, but no event time
+_EN_VAGUE_FUTURE = re.compile(rf"\b(?:(?:sometime|some time|later|early) )?(?:(?:in|during|over) )?(?:the )?"
+                              rf"(?:this|next) (?:{_EN_SEASON}|weekend)\b|\b(?:sometime|some time) (?:in|during|over) "
+                              rf"(?:the )?(?:{_EN_SEASON})\b|\bin the (?:spring|summer|autumn|fall|winter)\b", re.I)
 
 
 def _en_place(text: str, when: datetime) -> str:
@@ -885,8 +952,9 @@ def _en_place(text: str, when: datetime) -> str:
 
 
 def _antecedent(whole: str) -> str:
-    m = re.match(r"^(\w+(?: \w+)?) (?:give|gives|make|makes) (?:me|my)\b", whole, re.I)
-    return m.group(1).lower() if m else ""
+    """The thing a turn opens with when it acts on the user: "Cat dander wrecks me, I'm allergic" -> cat dander."""
+    m = re.match(r"^(\w+(?: \w+)?) (?:give|gives|make|makes|set|sets|\w+s) (?:me|my)\b", whole, re.I)
+    return m.group(1).lower() if m and not re.match(r"^(?:it|this|that|he|she|they|I)$", m.group(1), re.I) else ""
 
 
 _GRAND = re.compile(r"(\d+(?:\.\d+)?)\s*grand\b", re.I)
@@ -1039,6 +1107,8 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So)\s+", "", text.strip(), flags=re.I)
     t = re.sub(r"^(?:Shall|Should) I remind you to", "Remind me to", t, flags=re.I)
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
+    t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
+               "Call me", t, flags=re.I)
     t = re.sub(r"^Would you like (?:the |a )?", "I like ", t, flags=re.I)
     t = re.sub(r"\bYou seem to be\b", "I'm", t, flags=re.I)
     t = re.sub(r"\bYou seem to\b", "I", t, flags=re.I)
@@ -1051,9 +1121,18 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"\byou\b", "I", t, flags=re.I)
     t = re.sub(r"^需要我", "", t)
     t = re.sub(r"对吧[？?]?$|[，,]?对吧", "", t)
+    t = re.sub(r"^(?:以后)?我就?(?:称呼|叫)(?:您|你)", "叫我", t)
     t = t.replace("提醒您", "提醒我").replace("您", "我").replace("你", "我")
     t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是)", "", t)
     return t
+
+
+def _put_forward(text: str) -> str:
+    """What an assistant turn puts forward for the user to confirm: its guesses and questions when it has any
+    ("I assume you eat gluten-free, right? I'll skip the bakeries." -> the first sentence), else all of it."""
+    sents = [x for x in re.findall(r"[^。！!？?]+[。！!？?]?", text) if x.strip()]
+    asked = [x for x in sents if re.search(r"[?？]\s*$", x) or _AGENT_HEDGE.search(x)]
+    return "".join(asked) if asked else text
 
 
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
@@ -1077,8 +1156,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     is_correction = bool(_CORRECTION.search(text))
     raws = _raw_facts(text, turn.time, project=project)
     if not raws and prev is not None and prev.speaker != "user":
-        if _CONFIRM.match(text) and not _DECLINE.match(text):
-            confirmed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
+        if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
+            confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
+                                   project=project)
             return [_fact(turn, r, "user_confirmed", 0.9) for r in confirmed]
         if re.search(r"address you|call you|称呼您|称呼你|怎么叫您", prev.text, re.I):
             m = re.match(r"^(?:just |叫我)?([A-Z][\w.]*(?: [A-Z][\w.]*)?|[\u4e00-\u9fff]{1,4}?)"
@@ -1159,10 +1239,9 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     if not m:
         return []
     new, old = m.group(1).strip(), m.group(2).strip()
-    for t in reversed(context):
-        if t.speaker != "user":
-            continue
-        for r in _raw_facts(t.text, t.time, allow_question=True):
+    for t in reversed(context):  # the user's own earlier value, or one the assistant stated
+        said = t.text if t.speaker == "user" else _from_assistant(t.text)
+        for r in _raw_facts(said, t.time, allow_question=True):
             if old.casefold() in r.object.casefold():
                 return [_Raw(r.predicate, new, r.polarity, "correction")]
     return []
