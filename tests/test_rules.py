@@ -217,3 +217,21 @@ def test_en_preference_and_diet_lexicons():
         ("plan", "visit my sister in Leeds", "positive")}
     assert extract(_en("My sister is vegan.")) == []
     assert _triples(extract(_en("Please don't call me Dr. Shaw, Tom is fine."))) == {("name", "Tom", "positive")}
+
+
+def test_predicate_carried_across_an_elliptical_clause():
+    assert _triples(extract(_zh("我对芒果过敏，菠萝也是。"))) == {
+        ("allergy", "芒果", "positive"), ("allergy", "菠萝", "positive")}
+    assert _triples(extract(_zh("我不喝酒，可乐也不行。"))) == {
+        ("diet", "酒", "negative"), ("diet", "可乐", "negative")}
+    assert _triples(extract(_en("I'm allergic to latex, and plasters too."))) == {
+        ("allergy", "latex", "positive"), ("allergy", "plasters", "positive")}
+    assert _triples(extract(_zh("我不吃辣，一点都不行。"))) == {("diet", "辣", "negative")}
+
+
+def test_en_subjectless_clauses_and_leading_conditions():
+    assert _triples(extract(_en("Adore jazz, can't stand opera though."))) == {
+        ("likes", "jazz", "positive"), ("dislikes", "opera", "positive")}
+    [f] = extract(_en("If the drive is over two hours, I want a proper lunch stop."))
+    assert (f.predicate, f.object, f.condition) == ("likes", "proper lunch stop", "the drive is over two hours")
+    assert _triples(extract(_zh("上班我一般骑电动车 二十分钟就到"))) == {("commute", "骑电动车", "positive")}

@@ -238,8 +238,10 @@ def _zh_budget_amount(clause: str) -> Amount | None:
 # simple preference cues: the named group "obj" is the thing liked or disliked
 _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
-    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是|每天|每周|每晚|每个?周末|平时)(?:早上|上午|中午|下午|傍晚|晚上)?"
-                rf"(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是|每天|每周|每晚|每个?周末|平时|"
+                rf"(?:每个?|)(?:周|星期)[一二三四五六日天](?=(?:早上|上午|中午|下午|傍晚|晚上)?都))"
+                rf"(?:早上|上午|中午|下午|傍晚|晚上)?(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"),
+     "likes"),
     (re.compile(rf"只喝(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:(?:平时|每次|向来|一向|总是|一直)(?:都)?|(?:之前|一般)都)要(?:订|坐|住|选|买|点)?(?P<obj>{_ZH_STOP}+)"),
      "likes"),
@@ -981,9 +983,9 @@ def _en_amount(text: str) -> Amount | None:
 _ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且)[，,]?")
 _EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
                        re.I)
-_ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是)")
+_ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是|只要)")
 _ZH_INLINE_COND = re.compile(r"^(?:如果|要是|假如)(?:是)?(?P<cond>.{1,12}?)(?:的话)?"
-                             r"(?P<then>(?:就|也|还是)?(?:可以|能|没问题|也行).*)$")
+                             r"(?P<then>(?:就|也|还是|还|倒是)?(?:可以|能|没问题|也行).*)$")
 _EN_COND = re.compile(r"^(?:if|as long as)\b", re.I)
 
 
@@ -992,7 +994,8 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = []
     if zh:
         for sent in _ZH_SPLIT.split(text):
-            parts = [p.strip() for p in re.split(r"，|,(?!\d{3})", sent) if p and p.strip()]
+            parts = [p.strip() for p in re.split(r"，|,(?!\d{3})|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", sent)
+                     if p and p.strip()]
             i = 0
             while i < len(parts):
                 p = parts[i]
@@ -1002,7 +1005,7 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
                     i += 1
                     continue
                 if _ZH_COND.match(p) and i + 1 < len(parts):
-                    cond = re.sub(r"^(?:如果|要是|假如)(?:是)?|的话$", "", p)
+                    cond = re.sub(r"^(?:如果|要是|假如|只要)(?:是)?|的话$", "", p)
                     out.append((parts[i + 1], cond))
                     i += 2
                     continue
@@ -1017,6 +1020,10 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
             if not part or not part.strip():
                 continue
             part = part.strip(" ,")
+            lead = re.match(r"^(?:if|as long as|provided|so long as)\s+([^,]+),\s*(.+)$", part, re.I)
+            if lead:  # "If it's an overnight flight, I want a lie-flat seat"
+                out.append((lead.group(2).rstrip(".!"), lead.group(1)))
+                continue
             m = re.search(r"\s+(?:if|as long as)\s+(.+)$", part, re.I)
             cond = m.group(1).rstrip(".!") if m else None
             out.append((part.rstrip(".!"), cond))
@@ -1055,12 +1062,20 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 continue
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
-            found = _zh_rules(sub, stripped, when, project) if zh else _en_rules(sub, stripped, when)
+            carried = _carried_over(sub, raws, zh)
+            if carried is not None:
+                found = [carried]
+            elif zh:
+                found = _zh_rules(sub, stripped, when, project)
+            else:
+                found = _en_rules(_with_subject(sub), stripped, when)
             narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
             if narrowing:
                 found = [narrowing]
+            elif cond and not found and not zh:
+                found = _conditional_want(sub)
             for r in found:
-                if not r.object:
+                if not r.object or (r.predicate in ("likes", "dislikes") and _PRONOUN_OBJECT.match(r.object)):
                     continue
                 key = (r.predicate, r.object.casefold(), r.polarity)
                 if key in seen:
@@ -1072,7 +1087,59 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     return raws
 
 
-_ACCEPTANCE = re.compile(r"^(?:也|还是|倒是)?(?:可以|能)(?:接受|来一[杯份个碗]|吃|喝|坐)?|^(?:也行|还行|没问题|也可以)|"
+_CARRIED_PREDICATES = ("diet", "allergy", "likes", "dislikes", "decision")
+_ZH_ELLIPSIS = re.compile(r"^(?P<obj>[^，,。我你他她这那]{1,8}?)(?:我)?(?:也|都|同样|亦)(?:一样|是|不行|不可以|不能|算了|免了|"
+                          r"不要|不用|不考虑)?[了啊呀吧哈的]*$")
+_EN_ELLIPSIS = re.compile(r"^(?:and |but |or |plus )?(?:same (?:goes )?(?:for|with) |ditto (?:for|with) |nor |neither |"
+                          r"not )?(?P<obj>[\w' -]{2,30}?)(?: too| as well| also| either)?$", re.I)
+_PRONOUN_OBJECT = re.compile(r"^(?:it|them|those|these|that|this|one|ones|they|him|her|you|me|它|这个|那个|这些|那些)$",
+                             re.I)
+
+
+def _carried_over(clause: str, earlier: list[_Raw], zh: bool) -> _Raw | None:
+    """An elliptical clause that names only a new object carries the previous fact's predicate over it:
+    "我不吃牛肉，羊肉也不行" -> diet 羊肉 −, "allergic to peanuts, and cashews too" -> allergy cashews."""
+    if not earlier or earlier[-1].predicate not in _CARRIED_PREDICATES:
+        return None
+    prev = earlier[-1]
+    if zh:
+        m = _ZH_ELLIPSIS.match(clause.strip(" 。.!！"))
+        if not m or not re.search(r"也|都|同样|亦", clause):
+            return None
+    else:
+        m = _EN_ELLIPSIS.match(clause.strip(" .!"))
+        marked = re.search(r"\s(?:too|as well|also|either)$|^(?:same (?:goes )?(?:for|with)|ditto|nor|neither)\s",
+                           clause.strip(" .!"), re.I)
+        if not m or not marked or len(m.group("obj").split()) > 3:
+            return None
+    obj = _clean(m.group("obj"), zh)
+    if not obj or _PRONOUN_OBJECT.match(obj) or (zh and _ZH_NOT_A_TOPIC.match(obj)) or re.match(r"^(?:I|we|you|it|that|this|me)\b", obj, re.I):
+        return None
+    return _Raw(prev.predicate, obj, prev.polarity)
+
+
+# a clause that starts with the verb, its subject "I" left out: "Love sushi", "can't stand wasabi"
+_EN_SUBJECTLESS = re.compile(
+    rf"^(?:really |absolutely |totally |also |honestly )?(?:{_EN_DISLIKE}|love|like|enjoy|adore|prefer|don't|do not|"
+    r"never|always|usually|normally|work|live|take|cycle|drive|walk|ride|avoid|keep|eat|need|have|got|'m|am|"
+    r"can't|cannot|won't)\b", re.I)
+
+
+def _with_subject(clause: str) -> str:
+    """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi")."""
+    if re.match(r"^(?:a |an )?(?:big |huge |total |massive |real |complete )?(?:fan|sucker) (?:of|for)\b", clause, re.I):
+        return f"I'm a {re.sub(r'^an? ', '', clause, flags=re.I)}"  # "Big fan of board games"
+    return f"I {clause}" if _EN_SUBJECTLESS.match(clause) and not re.match(r"^I\b", clause) else clause
+
+
+def _conditional_want(clause: str) -> list[_Raw]:
+    """Under a condition, what the user wants is a like: "If it's an overnight flight, I want a lie-flat seat"."""
+    m = re.match(rf"^I (?:always |really )?(?:want|need|insist on|go for|book|get) (?:an? |the |my )?({_EN_STOP}+)$",
+                 clause.strip(), re.I)
+    return [_Raw("likes", _clean(m.group(1), False))] if m else []
+
+
+_ACCEPTANCE = re.compile(r"^(?:也|还是|倒是|还)?(?:可以|能)(?:接受|来一[杯份个碗]|吃|喝|坐)?|^(?:也行|还行|没问题|也可以)|"
                          r"^(?:that's|it's|that is|it is) (?:fine|ok|okay)|^I(?:'m| am) (?:fine|ok|okay) with it", re.I)
 
 
