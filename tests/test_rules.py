@@ -235,3 +235,30 @@ def test_en_subjectless_clauses_and_leading_conditions():
     [f] = extract(_en("If the drive is over two hours, I want a proper lunch stop."))
     assert (f.predicate, f.object, f.condition) == ("likes", "proper lunch stop", "the drive is over two hours")
     assert _triples(extract(_zh("上班我一般骑电动车 二十分钟就到"))) == {("commute", "骑电动车", "positive")}
+
+
+def test_negative_decisions_phrased_many_ways():
+    facts = extract(_zh("前端就用Vue，React不用了。", project="apollo"))
+    assert _triples(facts) == {("decision", "Vue", "positive"), ("decision", "React", "negative")}
+    facts = extract(_zh("团建就定在千岛湖，露营那个方案算了。", project="apollo"))
+    assert ("decision", "露营", "negative") in _triples(facts)
+    facts = extract(_en("We'll use Linear. Jira is off the table.", project="orion"))
+    assert _triples(facts) == {("decision", "Linear", "positive"), ("decision", "Jira", "negative")}
+    facts = extract(_en("Going with the Dell, not the MacBook.", project="orion"))
+    assert _triples(facts) == {("decision", "Dell", "positive"), ("decision", "MacBook", "negative")}
+
+
+def test_en_commute_plans_pets_and_reminders_in_new_wordings():
+    [f] = extract(_en("From next week I'm switching to the tram, parking takes ages."))
+    assert (f.predicate, f.object, f.change) == ("commute", "tram", "evolution")
+    assert _triples(extract(_en("I take Metrolink in most days."))) == {("commute", "Metrolink", "positive")}
+    assert _triples(extract(_en("We've got the quarterly review on Thursday."))) == {
+        ("plan", "quarterly review", "positive")}
+    assert _triples(extract(_en("Going to learn Portuguese sometime next year."))) == {
+        ("plan", "learn Portuguese", "positive")}
+    assert _triples(extract(_en("We rescued a greyhound called Pixel last month."))) == {
+        ("pet", "greyhound (Pixel)", "positive")}
+    assert _triples(extract(_en("My gecko Noodle keeps escaping, any tips?"))) == {("pet", "gecko (Noodle)", "positive")}
+    assert _triples(extract(_en("Can you give me a nudge to book the MOT on Friday?"))) == {
+        ("todo", "book the MOT", "positive")}
+    assert extract(_en("If I switched jobs, would I earn more?")) == []

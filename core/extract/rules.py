@@ -291,6 +291,10 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         before = re.sub(r"(?:会|都|也|有点)+$", "", before)
         if 1 <= len(before) <= 8:
             add(_Raw("allergy", before))
+        elif not before:  # "布洛芬我吃了会起疹子，过敏"
+            m = re.match(rf"^([^，,。我你他她]{{1,6}}?)(?:我)?(?:一|只要)?(?:吃|碰|用|闻|喝|接触|摸|涂)", whole)
+            if m and c != whole:
+                add(_Raw("allergy", m.group(1)))
 
     # diet
     if re.search(r"素食|吃素", c):
@@ -360,9 +364,16 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就)?不考虑了", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
+    elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
+        m = re.match(rf"^(?![我你他她这那谢])({_ZH_STOP}{{1,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
+                     rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉)了?$", c)
+        if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
+            add(_Raw("decision", m.group(1), polarity="negative"))
     m = re.search(rf"(?:{_ZH_CHOOSE})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
+    if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
+        m = re.search(rf"(?:先|就|暂时)?只(?:用|接|做|上|支持|保留|选)({_ZH_STOP}+?)(?:吧|了|$)", c)
     if m and not re.search(r"决定不", c):
         change = "evolution" if re.search(r"改成|换成", c) else None
         add(_Raw("decision", _clean(m.group(1), True), change=change))
@@ -489,7 +500,7 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
 def _trim_measure(obj: str) -> str:
     """Drop a bare measure word inside a verb phrase: 打个电话 -> 打电话, 参加一个行业峰会 -> 参加行业峰会."""
     obj = re.sub(r"(?<=[\u4e00-\u9fff])(?:一个|一场|一次|一趟|一下)(?=[\u4e00-\u9fff])", "", obj)
-    obj = re.sub(r"(?<=[打开洗做写买订约吃睡见拍剪理])个(?=[\u4e00-\u9fff])", "", obj)
+    obj = re.sub(r"(?<=[打开洗做写买订约吃睡见拍剪理考办换修配请租找交学报搞看听喝逛补])个(?![税人体性子])(?=[\u4e00-\u9fff])", "", obj)
     return re.sub(r"[吗呢吧嘛]$", "", obj)
 
 
@@ -614,14 +625,23 @@ _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|defin
               "(?:won't|will not|aren't|are not|not) going with|pass on")
 _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea pig|tortoise|turtle|goldfish|"
               r"fish|snake|lizard|ferret|horse|pony|beagle|greyhound|terrier|spaniel|retriever|labrador|lab|poodle|"
-              r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese")
+              r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese|bearded dragon|gecko|axolotl|"
+              r"chinchilla|cockatiel|canary|gerbil|rat|mouse|hedgehog|iguana|chameleon|tarantula|hen|chicken|duck|"
+              r"shih tzu|schnauzer|dalmatian|chihuahua|labradoodle|cockapoo|cavapoo|cavalier|maine coon|sphynx|moggy|"
+              r"mutt|pup|kitty|staffy|staffie|jack russell|sheepdog|bulldog|frenchie|rottweiler|doberman|shiba|"
+              r"samoyed|malamute|pomeranian|yorkie|budgerigar|cockatoo|macaw|parakeet|rescue dog|rescue cat")
+_EN_PET_VERBS = (r"got|have|adopted|own|rescued|picked up|took in|brought home|welcomed|got ourselves|got myself|"
+                 r"just got|fostered")
 _EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
                           r"(?:e?s)?, ([A-Z]\w+) and ([A-Z]\w+)", re.I)
+# the slots a project decision fills ("the venue is X", "our database will be Y")
+_EN_DECISION_SLOT = (r"venue|vendor|supplier|provider|database|db|stack|framework|platform|host|hosting|location|caterer|"
+                     r"tool|pick|choice|winner|frontend|backend|cloud|CRM|CMS|agency|contractor|theme")
 _COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bike": "cycling",
                   "run": "running"}
 
 
-def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C901
+def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
     out: list[_Raw] = []
     c = clause.strip()
     add = out.append
@@ -744,8 +764,13 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     # decisions
     neg = re.search(rf"\b(?:{_EN_REJECT})\s+({_EN_STOP}+)", c, flags) \
         or re.match(r"^no ([\w-]+(?: [\w-]+)?) for (?:this|the) project", c, flags) \
-        or (re.search(r"\b(?:use|go with|going with)\b", whole, flags)
-            and re.match(r"^not ([A-Z][\w-]+(?: [A-Z][\w-]+)*)$", c))
+        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose)\b", whole, flags)
+            and re.match(r"^not (?:the |an? )?((?-i:[A-Z]|[a-z]+[A-Z])[\w.-]+(?: [\w-]+){0,2})$", c, flags)) \
+        or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
+                    flags) \
+        or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
+            and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
+                         rf"shelved|dead)\b", c, flags))
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
         obj = re.sub(r"\s+(?:here|for now|for this project)$", "", _clean(obj, False), flags=flags)
@@ -757,6 +782,9 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
                   rf"settled on|(?:^|\bwe |\blet's |\bwe'll )(?:move|migrate) (?:everything |it all |it )?(?:over )?to) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
+    if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
+        m = re.match(rf"^(?:the |our |my )?(?:[\w-]+ )?(?:{_EN_DECISION_SLOT}) (?:is|will be|'s) (?:going to be )?"
+                     rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
     if m and not neg:
@@ -778,9 +806,9 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
 
     # todo
-    m = re.search(rf"\b(?:remind me|don't let me forget|ping me)\b{_EN_STOP}*?\bto ({_EN_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\bto ({_EN_STOP}+)", c, flags)
     if m:
-        add(_Raw("todo", _clean(_strip_times(m.group(1), when), False)))
+        add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
     elif re.search(r"please remind me", whole, flags) and (m := re.search(rf"\bI need to ({_EN_STOP}+)", c, flags)):
         obj = re.sub(r"\s+by\s*$", "", _strip_times(m.group(1), when))
         add(_Raw("todo", _clean(obj, False)))
@@ -797,9 +825,14 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         add(_Raw("plan", m.group(1)))
 
     plan = None
-    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) and not any(r.predicate == "todo" for r in out) \
-            and find_times(c, when):
+    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) \
+            and not any(r.predicate in ("todo", "commute") for r in out) and not _en_commute(c) \
+            and (find_times(c, when) or (_EN_PLAN_INTENT.search(c) and _EN_VAGUE_FUTURE.search(c))):
         plan = _en_timed_plan(c, when)
+    if not plan and find_times(c, when):
+        m = re.match(rf"^(?:we|I)(?:'ve| have)?(?: got| have) (?:a |an |the |our |my )({_EN_STOP}+)", c, flags)
+        if m and not re.match(r"(?:to|no|nothing)\b", m.group(1), flags):
+            plan = _clean(_en_strip_time_words(m.group(1), when), False) or None
     if plan:
         add(_Raw("plan", plan))
 
@@ -808,7 +841,7 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:for|at)|(?:I'm|I am) an? (?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
+        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
                       rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
                       rf"([A-Z]{_EN_STOP}+)", c)
         if m:
@@ -824,16 +857,15 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(3)})"))
     else:
-        m = re.search(r"\b(?:got|have|adopted|own) an? (?:[\w-]+ )*?(\w+) (?:called|named) (\w+)", c, flags) \
+        m = re.search(rf"\b(?:{_EN_PET_VERBS}) an? (?:[\w-]+ )*?(\w+) (?:called|named) (\w+)", c, flags) \
             or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
         if m:
             add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
         else:
-            m = re.search(r"\b(?:adopted|got|have|own|rescued) an? ((?:rescue )?\w+)(?! allergy| hair)\b", c, flags)
-            if m and re.search(r"dog|cat|puppy|kitten|hound|terrier|retriever|spaniel|parrot|rabbit|beagle|"
-                               r"greyhound|hamster", m.group(1), flags):
+            m = re.search(rf"\b(?:{_EN_PET_VERBS}) an? ((?:rescue )?\w+)(?! allergy| hair)\b", c, flags)
+            if m and re.fullmatch(rf"(?:rescue )?(?:{_EN_ANIMAL}|hound)", m.group(1), flags):
                 add(_Raw("pet", m.group(1).split()[-1].lower()))
 
     # commute
@@ -843,12 +875,12 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     return out
 
 
-_EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle"
+_EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle|light rail|streetcar|vanpool"
 _COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
 _EN_COMMUTE = re.compile(
     r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^)(?:always |usually |normally |mostly |now |just |generally )*"
     r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running)"
-    rf"(?: (?:the |a |my )?(?P<vehicle>{_EN_VEHICLE}|bike|scooter|car)\b)?"
+    rf"(?: (?:the |a |my )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
     r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office)| in\b| most days| every day"
     r"|(?= instead of))", re.I)
 
@@ -860,6 +892,11 @@ def _en_commute(clause: str) -> _Raw | None:
     m = re.search(r"\bswitched to (\w+ing) to (?:work|the office)", clause, re.I)
     if m:
         return _Raw("commute", m.group(1).lower(), change="evolution")
+    m = re.search(rf"\bswitch(?:ed|ing)? to (?:taking |riding |using |getting )?(?:the |a |my )?({_EN_VEHICLE}|bike|e-bike|"
+                  rf"bicycle|car|cycling|walking|driving)\b", clause, re.I)
+    if m:
+        vehicle = m.group(1)
+        return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change="evolution")
     m = re.search(r"\bcommute (?:is )?by (bike|bicycle|car|foot|train|bus|tube|tram|ferry)\b", clause, re.I)
     if m:
         return _Raw("commute", _COMMUTE_BY.get(m.group(1).lower(), m.group(1)), change=change)
@@ -1044,7 +1081,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         return []
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
-        stripped = "".join(x for x in sents if not re.search(r"[?？]$", x) or _QUESTION_OK.search(x)).strip()
+        stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
+                           for x in sents).strip()
     raws: list[_Raw] = []
     seen: set[tuple[str, str, str]] = set()
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
@@ -1068,7 +1106,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             elif zh:
                 found = _zh_rules(sub, stripped, when, project)
             else:
-                found = _en_rules(_with_subject(sub), stripped, when)
+                found = _en_rules(_with_subject(sub), stripped, when, project)
             narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
             if narrowing:
                 found = [narrowing]
@@ -1137,6 +1175,25 @@ def _conditional_want(clause: str) -> list[_Raw]:
     m = re.match(rf"^I (?:always |really )?(?:want|need|insist on|go for|book|get) (?:an? |the |my )?({_EN_STOP}+)$",
                  clause.strip(), re.I)
     return [_Raw("likes", _clean(m.group(1), False))] if m else []
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|how|do|does|did|can|could|would|will|is|are|was|were|should|shall|which|where|when|who|why|any|"
+    r"have|has|may|might|am)\b|^(?:你|您|什么|怎么|哪|为什么|是不是|能不能|可不可以|有没有|要不要)", re.I)
+
+
+_HYPOTHETICAL_START = re.compile(r"^(?:if|suppose|supposing|say|imagine|what if|如果|要是|假如|假设|万一)", re.I)
+
+
+def _statement_before(question: str) -> str:
+    """The statement a question sentence opens with, if any: "My gecko Ziggy needs a new lamp, any recs?" ->
+    "My gecko Ziggy needs a new lamp." A sentence that is a question from its start yields ""."""
+    m = re.match(r"^(.+)[,，]\s*([^,，]+)$", question.strip())
+    if not m or _QUESTION_START.match(m.group(1).strip()) or _HYPOTHETICAL_START.match(m.group(1).strip()) \
+            or not _QUESTION_START.match(m.group(2).strip()) \
+            and not re.search(r"吗|呢|\?$|？$", m.group(2)) or re.search(r"[?？]", m.group(1)):
+        return ""
+    return m.group(1).strip() + ("。" if _is_zh(m.group(1)) else ". ")
 
 
 _ACCEPTANCE = re.compile(r"^(?:也|还是|倒是|还)?(?:可以|能)(?:接受|来一[杯份个碗]|吃|喝|坐)?|^(?:也行|还行|没问题|也可以)|"
