@@ -292,7 +292,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if 1 <= len(before) <= 8:
             add(_Raw("allergy", before))
         elif not before:  # "布洛芬我吃了会起疹子，过敏"
-            m = re.match(rf"^([^，,。我你他她]{{1,6}}?)(?:我)?(?:一|只要)?(?:吃|碰|用|闻|喝|接触|摸|涂)", whole)
+            m = re.match(r"^([^，,。我你他她]{1,6}?)(?:我)?(?:一|只要)?(?:吃|碰|用|闻|喝|接触|摸|涂)", whole)
             if m and c != whole:
                 add(_Raw("allergy", m.group(1)))
 
