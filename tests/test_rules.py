@@ -262,3 +262,16 @@ def test_en_commute_plans_pets_and_reminders_in_new_wordings():
     assert _triples(extract(_en("Can you give me a nudge to book the MOT on Friday?"))) == {
         ("todo", "book the MOT", "positive")}
     assert extract(_en("If I switched jobs, would I earn more?")) == []
+
+
+def test_enumerations_split_into_one_fact_per_item():
+    assert _triples(extract(_en("I'm allergic to peanuts, shellfish and sesame."))) == {
+        ("allergy", "peanuts", "positive"), ("allergy", "shellfish", "positive"), ("allergy", "sesame", "positive")}
+    assert _triples(extract(_zh("我不吃牛肉和羊肉。"))) == {("diet", "牛肉", "negative"), ("diet", "羊肉", "negative")}
+    assert _triples(extract(_en("I love fish and chips."))) == {("likes", "fish and chips", "positive")}
+    assert _triples(extract(_en("I'm off dairy, doctor's orders."))) == {("diet", "dairy", "negative")}
+    assert _triples(extract(_zh("我不喜欢坐飞机，高铁还行。"))) == {
+        ("dislikes", "坐飞机", "positive"), ("likes", "高铁", "positive")}
+    assert _triples(extract(_zh("我家两只狗 一只叫豆豆一只叫球球"))) == {
+        ("pet", "狗（豆豆）", "positive"), ("pet", "狗（球球）", "positive")}
+    assert extract(_zh("我猫毛过敏，所以不养猫。")) == extract(_zh("我猫毛过敏。"))

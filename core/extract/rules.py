@@ -201,7 +201,7 @@ _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎
                r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
                r"不感冒|无感|吃不消|扛不住|烦透了")
 # choosing and rejecting an option
-_ZH_CHOOSE = ("就用|就选|就定|就买|就订|就上|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
+_ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用")
 _ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃"
 _ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a decision is being stated
@@ -240,9 +240,11 @@ _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是|每天|每周|每晚|每个?周末|平时|"
                 rf"(?:每个?|)(?:周|星期)[一二三四五六日天](?=(?:早上|上午|中午|下午|傍晚|晚上)?都))"
-                rf"(?:早上|上午|中午|下午|傍晚|晚上)?(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"),
+                rf"(?:早上|上午|中午|下午|傍晚|晚上)?(?:都|也|会)*(?:去|打打|打(?!车)|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"),
      "likes"),
     (re.compile(rf"只喝(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(r"^(?P<obj>(?![我你他她这那今明昨每])[^，,。]{1,6}?)我?(?:每天|天天|每周|每晚|经常|一般|平时)都?(?:要|会|得)?"
+                r"(?:喝|吃|来|点)"), "likes"),
     (re.compile(rf"(?:(?:平时|每次|向来|一向|总是|一直)(?:都)?|(?:之前|一般)都)要(?:订|坐|住|选|买|点)?(?P<obj>{_ZH_STOP}+)"),
      "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,6}}?)我能(?:吃|喝)"), "likes"),
@@ -305,14 +307,16 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c)
     if m:
         add(_Raw("diet", m.group(1)))
-    m = re.search(rf"(?:不(?:太)?|从来不|从不|不能|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c)
+    m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
+        or re.search(rf"(?:吃|喝)不了({_ZH_STOP}+)", c) \
+        or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c)
     if m and not re.search(r"不想", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
         if obj:
             add(_Raw("diet", obj, polarity="negative"))
     m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可)*{_ZH_ABSOLUTE}?(?:也|都)?"
-                 rf"不(?:太)?(?:喝|吃|碰|沾)(?![完饱下])", c)
+                 rf"不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])", c)
     if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", m.group(1), polarity="negative"))
 
@@ -355,7 +359,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 add(_Raw(predicate, obj))
 
     # decisions
-    rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) else "")
+    rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) or project else "") \
+        + ("|不做|不搞|不开发|砍掉" if project else "")
     for m in re.finditer(rf"(?:{rejections})({_ZH_STOP}+)", c):
         obj = re.sub(r"^(?:买|用|选|订|租|要)(?=.)", "", _clean(m.group(1), True))
         obj = re.sub(r"的$", "", obj)
@@ -366,10 +371,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
         m = re.match(rf"^(?![我你他她这那谢])({_ZH_STOP}{{1,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
-                     rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉)了?$", c)
+                     rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
+                     rf"不做)了?$", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
-    m = re.search(rf"(?:{_ZH_CHOOSE})({_ZH_STOP}+?)(?:吧|了|$)", c)
+    m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
     if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
@@ -416,7 +422,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif re.search(r"已经不在", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
-        m = re.search(rf"(?:我|^)在({_ZH_STOP}+?)(?:上班|工作|做|当|任职)", c)
+        m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在({_ZH_STOP}+?)(?:上班|工作|做|当|任职)", c)
         if m:
             add(_Raw("works_at", m.group(1)))
         m = re.match(rf"^我是({_ZH_STOP}{{2,8}}?)的({_ZH_STOP}{{0,6}}(?:经理|工程师|员工|老师|医生|护士|主管|总监))", c)
@@ -443,7 +449,8 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
     "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
     m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause) \
-        or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause)
+        or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
+        or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
     if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
         return None
     in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
@@ -519,7 +526,7 @@ _ZH_COUNTED_ANIMAL = re.compile(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})")
 def _zh_pets(clause: str, whole: str) -> list[str]:
     """The user's pets named in a clause: "养了一只布偶猫叫年糕" -> 布偶猫（年糕）, "我家金毛叫旺财" -> 金毛（旺财）,
     "领回来一只橘猫" -> 橘猫. The turn must say the animal is the user's (养, 领养, 我家 …)."""
-    if not _ZH_PET_CONTEXT.search(whole):
+    if not _ZH_PET_CONTEXT.search(whole) or re.search(r"(?:不|没|别|不能|不敢)养", clause):
         return []
     out = []
     for m in re.finditer(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
@@ -532,11 +539,14 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
             or re.search(rf"养了?(?:只|条)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause)
         if m:
             out.append(_zh_pet(m.group("animal"), m.group("name")))
-    if not out:  # "养了一只柯基，叫豆豆": the name in the next clause
-        m = re.match(r"^(?:它|他|她)?(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})$", clause)
-        for p in _ZH_COUNTED_ANIMAL.finditer(whole) if m else ():
+    if not out:  # "养了一只柯基，叫豆豆", "两只狗 一只叫豆豆一只叫球球": the names in the next clause
+        names = re.findall(r"(?:^|(?<=[\u4e00-\u9fff]))(?:另一只|另一条|一只|一条|大的|小的|老大|老二)?(?:它|他|她)?"
+                           r"(?:叫|名叫|名字叫)([\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?=另一|一只|一条|大的|小的|老二|$)", clause)
+        whole_names = re.fullmatch(r"(?:(?:另一只|另一条|一只|一条|大的|小的|老大|老二)?(?:它|他|她)?(?:叫|名叫|名字叫)"
+                                   r"[\u4e00-\u9fffA-Za-z0-9]{1,6}?)+", clause)
+        for p in _ZH_COUNTED_ANIMAL.finditer(whole) if names and whole_names else ():
             if whole[p.end():].lstrip("，, ").startswith(clause):
-                return [_zh_pet(p.group("animal"), m.group("name"))]
+                return [_zh_pet(p.group("animal"), name) for name in names]
     return out
 
 
@@ -619,7 +629,8 @@ _EN_TRANSIENT = re.compile(r"\b(?:today|tonight|this morning|this afternoon|righ
 # rejecting an option; "decided to skip X" rejects X
 _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|definitely not|won't be using|not using|"
               "won't be (?:doing|having|taking|booking|going with)|(?:we're|we are) not (?:doing|using|taking)|"
-              "not going ahead with|shelve|shelving|"
+              "not going ahead with|shelve|shelving|let's not (?:use|go with|do|bother with)|decided against|"
+              "(?:we |I )?won't (?:use|go with)|not gonna (?:use|go with)|veto|vetoed|"
               "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
               "(?:won't|will not|aren't|are not|not) going with|pass on")
@@ -713,8 +724,13 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI (?:avoid|stay away from|steer clear of) ({_EN_STOP}+)", c, flags) \
         or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)
+    if m and re.fullmatch(r"(?:anymore|any more|at all|these days|now|much)", _clean(m.group(1), False) or "anymore",
+                          flags):
+        m = None
     if m:
         add(_Raw("diet", _clean(m.group(1), False), polarity="negative"))
+    elif re.search(r"\bI (?:don't|do not|never|no longer) drink(?: anymore| any more| at all| these days)?$", c, flags):
+        add(_Raw("diet", "alcohol", polarity="negative"))
     else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
         m = re.search(rf"\bI(?:'m| am) (?:off|avoiding|cutting out|staying off|laying off) ({_EN_STOP}+)", c, flags) \
             or re.search(rf"\b(?:I(?:'ve| have)? )?(?:given up|gave up|quit|cut out|stopped eating|stopped drinking)"
@@ -757,6 +773,11 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = re.sub(r"\s+(?:if|as long as|when|than|over|rather than)\b.*$", "", obj, flags=flags)
         if obj:
             add(_Raw("likes", obj))
+    m = re.search(r"\bI'm (not )?(?:really |more of |more |definitely |totally |very much |such )?an? (\w+) person\b", c,
+                  flags)
+    if m and m.group(2).lower() not in ("people", "nice", "good", "private", "practical", "busy", "different"):
+        noun = m.group(2).lower()
+        add(_Raw("dislikes" if m.group(1) else "likes", noun if noun.endswith("s") else f"{noun}s"))
     m = re.match(r"^(?:a |an |the )?([\w -]+?) (?:is|are) (?:fine|ok|okay|acceptable|great)\b", c, flags)
     if m and not re.match(r"^(?:that|this|it|everything|just|but)\b", m.group(1), flags) and not name_ok:
         add(_Raw("likes", m.group(1)))
@@ -773,7 +794,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                          rf"shelved|dead)\b", c, flags))
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
-        obj = re.sub(r"\s+(?:here|for now|for this project)$", "", _clean(obj, False), flags=flags)
+        obj = re.sub(r"\s+(?:here|for now|for this project|idea|option|plan|approach|route)$", "", _clean(obj, False),
+                     flags=flags)
         add(_Raw("decision", obj, polarity="negative"))
     m = re.search(r"\bswitch (?:the \w+ )?from [\w -]+? to ([\w -]+)", c, flags)
     if m:
@@ -1053,10 +1075,11 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
                 out.append((p, None))
                 i += 1
     else:
-        for part in _EN_SPLIT.split(text):
+        kept = _EN_BINOMIALS.sub(lambda m: m.group(0).replace(" and ", "\x01"), text)  # "fish and chips" is one thing
+        for part in _EN_SPLIT.split(kept):
             if not part or not part.strip():
                 continue
-            part = part.strip(" ,")
+            part = part.strip(" ,").replace("\x01", " and ")
             lead = re.match(r"^(?:if|as long as|provided|so long as)\s+([^,]+),\s*(.+)$", part, re.I)
             if lead:  # "If it's an overnight flight, I want a lie-flat seat"
                 out.append((lead.group(2).rstrip(".!"), lead.group(1)))
@@ -1100,19 +1123,21 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 continue
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
-            carried = _carried_over(sub, raws, zh)
+            carried = _carried_over(sub, raws, zh) or (_zh_accepted_instead(sub, raws) if zh else None)
             if carried is not None:
                 found = [carried]
             elif zh:
                 found = _zh_rules(sub, stripped, when, project)
             else:
                 found = _en_rules(_with_subject(sub), stripped, when, project)
+                bare = _en_bare_item(sub, raws, stripped) if not found else None
+                found = [bare] if bare else found
             narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
             if narrowing:
                 found = [narrowing]
             elif cond and not found and not zh:
                 found = _conditional_want(sub)
-            for r in found:
+            for r in (part for f in found for part in _split_enumeration(f, zh)):
                 if not r.object or (r.predicate in ("likes", "dislikes") and _PRONOUN_OBJECT.match(r.object)):
                     continue
                 key = (r.predicate, r.object.casefold(), r.polarity)
@@ -1123,6 +1148,45 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
     return raws
+
+
+_ENUMERATED_PREDICATES = ("allergy", "diet", "likes", "dislikes")
+# "X and Y" that name one thing
+_EN_BINOMIALS = re.compile(r"\b(?:fish and chips|salt and pepper|mac and cheese|rock and roll|black and white|"
+                           r"bread and butter|pros and cons|bed and breakfast|sweet and sour|drum and bass|r and b|"
+                           r"peanut butter and jelly|gin and tonic|bangers and mash|rhythm and blues)\b", re.I)
+
+
+def _split_enumeration(raw: _Raw, zh: bool) -> list[_Raw]:
+    """One fact per item of an enumerated object: "我对虾和蟹过敏" -> 虾, 蟹; "allergic to peanuts and shellfish"."""
+    if raw.predicate not in _ENUMERATED_PREDICATES or raw.condition:
+        return [raw]
+    if zh:
+        parts = re.split(r"[、和跟与及]|以及", raw.object)
+        if any(not 1 <= len(p) <= 6 for p in parts):
+            return [raw]
+    else:
+        if _EN_BINOMIALS.search(raw.object):
+            return [raw]
+        parts = [p.strip() for p in re.split(r",\s*(?:and |or )?|\s+(?:and|or|&)\s+", raw.object)]
+        limit = 3 if raw.predicate in ("allergy", "diet") else 2
+        if any(not p or len(p.split()) > limit for p in parts):
+            return [raw]
+    if len(parts) < 2:
+        return [raw]
+    return [_Raw(raw.predicate, p, raw.polarity, raw.change, raw.value, raw.condition) for p in parts]
+
+
+_ZH_ACCEPTED = re.compile(r"^(?P<obj>(?![我你他她这那])[^，,。]{1,8}?)(?:的话)?(?:倒是|倒|就|还是)?(?:还行|还可以|可以接受|能接受|"
+                          r"没问题|挺好的?|不错|可以)[的啊吧呀]*$")
+
+
+def _zh_accepted_instead(clause: str, earlier: list[_Raw]) -> _Raw | None:
+    """Right after a dislike, the alternative the user accepts is a like: "我不喜欢坐飞机，高铁还行" -> likes 高铁."""
+    if not earlier or earlier[-1].predicate != "dislikes":
+        return None
+    m = _ZH_ACCEPTED.match(clause.strip(" 。.!！"))
+    return _Raw("likes", m.group("obj")) if m and not _ZH_NOT_A_TOPIC.match(m.group("obj")) else None
 
 
 _CARRIED_PREDICATES = ("diet", "allergy", "likes", "dislikes", "decision")
@@ -1156,6 +1220,32 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool) -> _Raw | None:
     return _Raw(prev.predicate, obj, prev.polarity)
 
 
+_EN_NOT_A_BARE_ITEM = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|me|my|we|we're|our|you|your|he|she|they|it|it's|that|this|is|are|was|were|be|been|"
+    r"do|does|did|don't|have|has|had|will|would|can|could|should|must|please|thanks|thank|so|very|really|too|also|"
+    r"either|not|no|yes|ok|okay|though|then|now|today|tonight|tomorrow|yesterday|week|weekend|month|year)\b", re.I)
+
+
+def _en_bare_item(clause: str, earlier: list[_Raw], text: str) -> _Raw | None:
+    """A bare noun phrase enumerated right after a fact's object takes its predicate: "allergic to peanuts and
+    tree nuts", "I love hiking, climbing and kayaking". Only items joined to that object by commas, and, or."""
+    if not earlier or earlier[-1].predicate not in _ENUMERATED_PREDICATES or earlier[-1].condition:
+        return None
+    item = _clean(clause.strip(" .!"), False)
+    if not item or len(item.split()) > 3 or _EN_NOT_A_BARE_ITEM.search(item) or re.search(r"\d|[?？]", item):
+        return None
+    low = text.casefold()
+    prev_at, item_at = low.find(earlier[-1].object.casefold()), low.find(item.casefold())
+    if prev_at < 0 or item_at <= prev_at:
+        return None
+    between = text[prev_at + len(earlier[-1].object):item_at]
+    joined = re.fullmatch(r"(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:[\w'-]+(?: [\w'-]+){0,2}?)??)+?\s*", between)
+    # a list: "and"/"or" before this item, or after it ("peanuts, shellfish and sesame")
+    listed = re.search(r"\b(?:and|or)\b|&", between) \
+        or re.match(r"\s*,?\s*(?:and|or|&)\s", text[item_at + len(item):], re.I)
+    return _Raw(earlier[-1].predicate, item, earlier[-1].polarity) if joined and listed else None
+
+
 # a clause that starts with the verb, its subject "I" left out: "Love sushi", "can't stand wasabi"
 _EN_SUBJECTLESS = re.compile(
     rf"^(?:really |absolutely |totally |also |honestly )?(?:{_EN_DISLIKE}|love|like|enjoy|adore|prefer|don't|do not|"
@@ -1167,6 +1257,10 @@ def _with_subject(clause: str) -> str:
     """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi")."""
     if re.match(r"^(?:a |an )?(?:big |huge |total |massive |real |complete )?(?:fan|sucker) (?:of|for)\b", clause, re.I):
         return f"I'm a {re.sub(r'^an? ', '', clause, flags=re.I)}"  # "Big fan of board games"
+    if re.match(r"^(?:not (?:a (?:big |huge )?fan of|keen on|into|big on)|(?:really |totally )?into)\b", clause, re.I):
+        return f"I'm {clause}"  # "not a fan of horror films"
+    if re.match(r"^been\b", clause, re.I):
+        return f"I've {clause}"  # "been vegan for 3 years now"
     return f"I {clause}" if _EN_SUBJECTLESS.match(clause) and not re.match(r"^I\b", clause) else clause
 
 
