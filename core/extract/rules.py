@@ -140,7 +140,7 @@ def _strip_times(text: str, when: datetime) -> str:
 
 # asking to be reminded (a request even when phrased as a question)
 _REMIND_ME = (r"提醒我|提醒一下我|叫我一声|remind me|nudge me|ping me|give me a (?:nudge|shout|reminder|heads-up)|"
-              r"jog my memory|don't let me forget|make sure I (?:don't forget to|remember to)|set (?:me )?a reminder to|"
+              r"jog my memory|don't let me forget|make sure I (?:don't forget|remember)|set (?:me )?a reminder|"
               r"prompt me")
 _QUESTION_OK = re.compile(_REMIND_ME, re.I)
 _TEMPORARY = re.compile(
@@ -160,6 +160,7 @@ _EN_PEOPLE = ("sister|brother|son|daughter|kid|child|children|friend|neighbour|n
 _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
     r"他们|她们|他|她|别人|大家)|"
+    r"^(?:我们)?(?:公司|单位|学校|上面|领导层|管理层|集团|总部)(?:已经|刚)?(?:决定|规定|要求|说)|"
     rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
     r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
@@ -250,6 +251,7 @@ _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,6}}?)我能(?:吃|喝)"), "likes"),
     (re.compile(rf"我要(?:坐|住|订)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(r"^我(?:一般|平时|基本|向来)?不(?:坐|住|订|搭|乘)(?P<obj>(?![了过])[^，,。！!？?；;、这那]{2,})"), "dislikes"),
     (re.compile(rf"别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
 ]
@@ -271,7 +273,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if place:
             add(_Raw("lives_in", _clean(place, True), change="evolution"))
     else:
-        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)"
+        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住))"  # "我叫王工，住在徐家汇": subject carries over
                       rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
         if m and not c.startswith("我老家"):
@@ -315,7 +317,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
         if obj:
             add(_Raw("diet", obj, polarity="negative"))
-    m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可)*{_ZH_ABSOLUTE}?(?:也|都)?"
+    m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
+                 rf"{_ZH_ABSOLUTE}?(?:也|都)?"
                  rf"不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])", c)
     if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", m.group(1), polarity="negative"))
@@ -372,7 +375,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
         m = re.match(rf"^(?![我你他她这那谢])({_ZH_STOP}{{1,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
                      rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
-                     rf"不做)了?$", c)
+                     rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
     m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
@@ -419,7 +422,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
     if m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif re.search(r"已经不在", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
+    elif re.search(r"已经不在|离职|辞职|离开了", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
         m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在({_ZH_STOP}+?)(?:上班|工作|做|当|任职)", c)
@@ -560,7 +563,7 @@ _BARE_REMINDER = re.compile(r"(?:记得提醒我|帮我记|提醒我)(?:一下|�
 
 def _next_to_bare_reminder(clause: str, whole: str) -> bool:
     """Whether ``clause`` sits right before or after a bare "提醒我一下"/"帮我记一下" clause of ``whole``."""
-    parts = [x.strip() for x in re.split(r"[，,。！!；;]", whole) if x.strip()]
+    parts = [x.strip() for x in re.split(r"[，,。！!；;]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", whole) if x.strip()]
     for i, part in enumerate(parts):
         if part == clause:
             near = parts[i - 1:i] + parts[i + 1:i + 2]
@@ -631,6 +634,7 @@ _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|defin
               "won't be (?:doing|having|taking|booking|going with)|(?:we're|we are) not (?:doing|using|taking)|"
               "not going ahead with|shelve|shelving|let's not (?:use|go with|do|bother with)|decided against|"
               "(?:we |I )?won't (?:use|go with)|not gonna (?:use|go with)|veto|vetoed|"
+              "(?:we're|we are|I'm|I am) (?:dropping|ditching|scrapping|dumping|shelving|axing|binning)|"
               "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
               "(?:won't|will not|aren't|are not|not) going with|pass on")
@@ -695,7 +699,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = _antecedent(whole)
         if obj:
             add(_Raw("allergy", obj))
-    elif re.search(r"\bI'm allergic\b", c, flags):
+    elif re.search(r"\bI'm allergic\b", c, flags) or re.fullmatch(r"(?:(?:I'm|I am|am|so|yeah) )?(?:actually |very |"
+                                                                   r"super |really )?allergic", c.strip(" .!"), flags):
         obj = _antecedent(whole)
         if obj:
             add(_Raw("allergy", obj))
@@ -748,7 +753,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"\bI (?:really |absolutely |just |truly |honestly )?(?:{_EN_DISLIKE}) ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\b(?:never|don't|do not) (?:put|book|seat|give|get) me (?:in |on |into |with )?(?:an? |the )?"
                      rf"({_EN_STOP}+)", c, flags) \
-        or re.search(rf"\bI'm (?:really |just )?not (?:a (?:big |huge )?fan of|keen on|into|big on) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI'm (?:really |just )?not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|"
+                     rf"into|big on|fussed on) ({_EN_STOP}+)", c, flags) \
         or (not _EN_TRANSIENT.search(c)
             and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
     if m:
@@ -848,7 +854,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     plan = None
     if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) \
-            and not any(r.predicate in ("todo", "commute") for r in out) and not _en_commute(c) \
+            and not any(r.predicate in ("todo", "commute", "budget_limit") for r in out) and not _en_commute(c) \
             and (find_times(c, when) or (_EN_PLAN_INTENT.search(c) and _EN_VAGUE_FUTURE.search(c))):
         plan = _en_timed_plan(c, when)
     if not plan and find_times(c, when):
@@ -859,7 +865,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("plan", plan))
 
     # works_at
-    m = re.search(rf"\b(?:started at|joined) ({_EN_STOP}+?)(?: last \w+| this \w+| yesterday|$)", c, flags)
+    m = re.search(rf"\b(?:started at|joined|started (?:a new job|a job|working|work) (?:at|for)|new job (?:at|with)) "
+                  rf"({_EN_STOP}+?)(?: last \w+| this \w+| yesterday| on \w+| in \w+|$)", c, flags)
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
@@ -1257,10 +1264,16 @@ def _with_subject(clause: str) -> str:
     """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi")."""
     if re.match(r"^(?:a |an )?(?:big |huge |total |massive |real |complete )?(?:fan|sucker) (?:of|for)\b", clause, re.I):
         return f"I'm a {re.sub(r'^an? ', '', clause, flags=re.I)}"  # "Big fan of board games"
-    if re.match(r"^(?:not (?:a (?:big |huge )?fan of|keen on|into|big on)|(?:really |totally )?into)\b", clause, re.I):
+    if re.match(r"^(?:not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|into|big on)|"
+                r"(?:really |totally )?into)\b", clause, re.I):
         return f"I'm {clause}"  # "not a fan of horror films"
     if re.match(r"^been\b", clause, re.I):
         return f"I've {clause}"  # "been vegan for 3 years now"
+    if re.match(r"^[a-z]+ing\b(?! (?:is|are|was|were|makes?|gives?|drives?|gets?|annoys?))", clause, re.I) \
+            and not re.match(r"^(?:nothing|something|anything|everything|morning|evening|thing|ceiling|king|starting|"
+                             r"beginning|following|including|according|regarding|considering|assuming|depending|"
+                             r"speaking|looking|going forward|seeing|given|during)\b", clause, re.I):
+        return f"I'm {clause}"  # "heading to Lisbon next weekend"
     return f"I {clause}" if _EN_SUBJECTLESS.match(clause) and not re.match(r"^I\b", clause) else clause
 
 
@@ -1408,8 +1421,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _drop_implied_abstentions(_drop_unnamed_pets(raws))
-    # "X不吃/不喝" also read as a dislike: keep the diet fact only
-    abstain = {r.object for r in raws if r.predicate == "diet" and r.polarity == "negative"}
+    # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
+    abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
