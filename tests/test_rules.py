@@ -275,3 +275,22 @@ def test_enumerations_split_into_one_fact_per_item():
     assert _triples(extract(_zh("我家两只狗 一只叫豆豆一只叫球球"))) == {
         ("pet", "狗（豆豆）", "positive"), ("pet", "狗（球球）", "positive")}
     assert extract(_zh("我猫毛过敏，所以不养猫。")) == extract(_zh("我猫毛过敏。"))
+
+
+def test_confirming_an_offer_to_act_yields_nothing_and_hedges_are_removed():
+    offer = _en("Would you like me to book the aisle seat?", speaker="assistant")
+    assert extract(_en("sure", n=2), [offer]) == []
+    remind = _zh("需要我明天提醒您去取快递吗？", speaker="assistant")
+    [f] = extract(_zh("要的，谢谢", n=2), [remind])
+    assert (f.predicate, f.object, f.source_kind) == ("todo", "取快递", "user_confirmed")
+    [f] = extract(_zh("您大概住在海淀吧", speaker="assistant"))
+    assert (f.predicate, f.object, f.source_kind) == ("lives_in", "海淀", "agent_inferred")
+    guess = _en("I'll call you Mr Smith then.", speaker="assistant")
+    [f] = extract(_en("Actually it's Dr Smith", n=2), [guess])
+    assert (f.predicate, f.object, f.change) == ("name", "Dr Smith", "correction")
+
+
+def test_zh_unpunctuated_connectors():
+    assert _triples(extract(_zh("我不吃辣然后对花生过敏"))) == {("diet", "辣", "negative"), ("allergy", "花生", "positive")}
+    assert _triples(extract(_zh("我喜欢爬山不喜欢游泳"))) == {("likes", "爬山", "positive"), ("dislikes", "游泳", "positive")}
+    assert _triples(extract(_zh("羊肉我吃不惯"))) == {("dislikes", "羊肉", "positive")}

@@ -113,7 +113,8 @@ def _clean(obj: str, zh: bool) -> str:
         obj = obj.replace("一下", "")
     else:
         obj = re.sub(r"^(?:the|a|an|my|some)\s+", "", obj, flags=re.I)
-        obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|"
+        obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|a lot|"
+                     r"so much|very much|loads|tbh|btw|honestly|lol|haha|"
                      r"these days|nowadays|at all)$", "", obj, flags=re.I)
     return obj.strip(" ，,。.!！?？")
 
@@ -182,7 +183,8 @@ _EVOLUTION = re.compile(
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
     r"\bstarted at\b|\bjoined\b|instead of|since the move", re.I)
 
-_CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
+_CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好呀|好嘞|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
+                 r"要的|需要|麻烦了|yes pls|yes please|"
                  r"yes|yep|yup|yeah|yea|right|correct|that's right|that's correct|exactly|absolutely|definitely|"
                  r"sure|ok|okay|spot on|bingo|go ahead|please do|sounds right)")
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
@@ -200,7 +202,7 @@ _ZH_DEGREE = r"(?:倒是|倒|也|还|都|真的|其实)?(?:挺|很|比较|最|�
 # dislike verbs; the named forms need an object after them
 _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎么|大)?爱喝|不(?:太|怎么|大)?爱吃|不(?:太|怎么|大)?爱(?!好)|"
                r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
-               r"不感冒|无感|吃不消|扛不住|烦透了")
+               r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上")
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用")
@@ -329,6 +331,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = _clean(neg_pref.group(1), True) or _zh_fronted_object(c, neg_pref.start())
         if obj and not re.match(r"^(?:你|这|那|什么|死了)", obj):
             add(_Raw("dislikes", obj))
+        m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}+)", c[:neg_pref.start()])  # "我喜欢爬山不喜欢游泳"
+        if m and not re.match(r"^(?:你|这|那|什么|自己)", m.group(1)):
+            add(_Raw("likes", _clean(m.group(1), True)))
     else:
         m = re.search(rf"最喜欢的{_ZH_STOP}{{1,4}}是({_ZH_STOP}+)", c) \
             or re.search(rf"(?:我的|最大的)?爱好(?:是|就是)({_ZH_STOP}+)", c)
@@ -1046,7 +1051,9 @@ def _en_amount(text: str) -> Amount | None:
 
 # ---------------------------------------------------------------- atomisation
 
-_ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且)[，,]?")
+_ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且|然后|并且|可是|所以|因为)[，,]?")
+# clause breaks that voice-typed Chinese leaves unpunctuated: "叫我老王就行我住在昌平"
+_ZH_UNPUNCTUATED_BREAK = re.compile(r"(?<=就行|就好)(?=我)|(?<=就可以)(?=我)")
 _EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
                        re.I)
 _ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是|只要)")
@@ -1060,8 +1067,8 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = []
     if zh:
         for sent in _ZH_SPLIT.split(text):
-            parts = [p.strip() for p in re.split(r"，|,(?!\d{3})|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", sent)
-                     if p and p.strip()]
+            parts = [q.strip() for p in re.split(r"，|,(?!\d{3})|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", sent)
+                     for q in _ZH_UNPUNCTUATED_BREAK.split(p or "") if q and q.strip()]
             i = 0
             while i < len(parts):
                 p = parts[i]
@@ -1326,7 +1333,7 @@ def _narrowed_like(clause: str, cond: str, earlier: list[_Raw], zh: bool) -> _Ra
 
 # "No, Bath.", "That's wrong, it's Lloyds.", "不是，我在快手，…": a new value for what the agent just said
 _ANSWER_CORRECTION = re.compile(
-    r"^(?:no|nope|不是|不对|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
+    r"^(?:no|nope|不是|不对|actually|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
     r"(?:it's |it is |actually |我在|我住在|我住|在|住在|是|叫)?"
     r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:[.。!！，,]|$)", re.I)
 
@@ -1340,6 +1347,8 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
     t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
                "Call me", t, flags=re.I)
+    if re.match(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?!remind|call|address)", t, re.I):
+        return ""  # an offer to act ("Would you like me to book the window seat?") puts nothing about the user forward
     t = re.sub(r"^Would you like (?:the |a )?", "I like ", t, flags=re.I)
     t = re.sub(r"\bYou seem to be\b", "I'm", t, flags=re.I)
     t = re.sub(r"\bYou seem to\b", "I", t, flags=re.I)
@@ -1354,7 +1363,7 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"对吧[？?]?$|[，,]?对吧", "", t)
     t = re.sub(r"^(?:以后)?我就?(?:称呼|叫)(?:您|你)", "叫我", t)
     t = t.replace("提醒您", "提醒我").replace("您", "我").replace("你", "我")
-    t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是)", "", t)
+    t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是|大概|多半|可能)", "", t)
     return t
 
 
