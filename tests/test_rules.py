@@ -294,3 +294,19 @@ def test_zh_unpunctuated_connectors():
     assert _triples(extract(_zh("我不吃辣然后对花生过敏"))) == {("diet", "辣", "negative"), ("allergy", "花生", "positive")}
     assert _triples(extract(_zh("我喜欢爬山不喜欢游泳"))) == {("likes", "爬山", "positive"), ("dislikes", "游泳", "positive")}
     assert _triples(extract(_zh("羊肉我吃不惯"))) == {("dislikes", "羊肉", "positive")}
+
+
+def test_a_plain_assistant_statement_puts_nothing_forward_to_confirm():
+    plan = _zh("没问题，按计划4月11日就能完工。", speaker="assistant")
+    assert extract(_zh("好的好的。", n=2), [plan]) == []
+    booking = _en("Got it. There's a quiet Thai place nearby. Booking for Friday?", speaker="assistant")
+    assert extract(_en("Yes, for six people.", n=2), [booking]) == []
+    cap = _en("Shall I cap the florist at $800?", speaker="assistant")
+    [f] = extract(_en("Yes please.", n=2), [cap])
+    assert (f.predicate, f.value, f.source_kind) == ("budget_limit", {"amount": 800, "currency": "USD"}, "user_confirmed")
+
+
+def test_switching_a_project_decision():
+    facts = extract(_en("Heads up: we're dropping Heroku and moving the API to Fly.io.", project="orion"))
+    assert {(f.object, f.polarity, f.change) for f in facts} == {
+        ("Heroku", "negative", "evolution"), ("Fly.io", "positive", "evolution")}

@@ -181,7 +181,8 @@ _CORRECTION = re.compile(
 _EVOLUTION = re.compile(
     r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
-    r"\bstarted at\b|\bjoined\b|instead of|since the move", re.I)
+    r"\bstarted at\b|\bjoined\b|instead of|since the move|\b(?:moving|migrating) (?:\w+ ){0,3}to\b|"
+    r"\b(?:dropping|ditching|replacing)\b", re.I)
 
 _CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好呀|好嘞|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
                  r"要的|需要|麻烦了|yes pls|yes please|"
@@ -329,7 +330,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
     if neg_pref:
         obj = _clean(neg_pref.group(1), True) or _zh_fronted_object(c, neg_pref.start())
-        if obj and not re.match(r"^(?:你|这|那|什么|死了)", obj):
+        if obj and not re.match(r"^(?:你|这|那|什么|死了|东西$|啥)", obj):
             add(_Raw("dislikes", obj))
         m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}+)", c[:neg_pref.start()])  # "我喜欢爬山不喜欢游泳"
         if m and not re.match(r"^(?:你|这|那|什么|自己)", m.group(1)):
@@ -378,7 +379,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
-        m = re.match(rf"^(?![我你他她这那谢])({_ZH_STOP}{{1,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
+        m = re.match(rf"^(?![我你他她这那谢])({_ZH_STOP}{{2,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
                      rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
@@ -539,7 +540,7 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
     out = []
     for m in re.finditer(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
         out.append(_zh_pet(m.group("animal"), m.group("name")))
-    for m in re.finditer(rf"(?:^|(?<=[，,、和]))(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause):
+    for m in re.finditer(rf"(?:^|(?<=[，,、和]))(?:我家|家里|我们家)?(?:的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause):
         if not any(f"（{m.group('name')}）" in p for p in out):  # "布偶猫叫年糕": an animal named in a list of pets
             out.append(_zh_pet(m.group("animal"), m.group("name")))
     if not out:
@@ -813,7 +814,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("decision", _clean(m.group(1), False), change="evolution"))
     m = re.search(rf"\b(?:I've decided on|we've decided on|decided on|going with|go with|let's use|we'll use|"
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
-                  rf"settled on|(?:^|\bwe |\blet's |\bwe'll )(?:move|migrate) (?:everything |it all |it )?(?:over )?to) "
+                  rf"settled on|(?:^|\bwe |\blet's |\bwe'll |\band |\bwe're |\bwe are )(?:move|migrate|moving|migrating) "
+                  rf"(?:everything |it all |it |the \w+ |our \w+ )?(?:over )?to|"
+                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
     if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
         m = re.match(rf"^(?:the |our |my )?(?:[\w-]+ )?(?:{_EN_DECISION_SLOT}) (?:is|will be|'s) (?:going to be )?"
@@ -1347,8 +1350,10 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
     t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
                "Call me", t, flags=re.I)
-    if re.match(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?!remind|call|address)", t, re.I):
-        return ""  # an offer to act ("Would you like me to book the window seat?") puts nothing about the user forward
+    if re.match(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:go ahead and )?(?:book|order|"
+                r"reserve|buy|purchase|send|email|text|message|print|look|search|find|check|pull up|share|forward)\b",
+                t, re.I) or re.match(r"^[A-Z][a-z]+ing\b", t):
+        return ""  # an offer to act ("Would you like me to book the window seat?", "Booking for Friday?")
     t = re.sub(r"^Would you like (?:the |a )?", "I like ", t, flags=re.I)
     t = re.sub(r"\bYou seem to be\b", "I'm", t, flags=re.I)
     t = re.sub(r"\bYou seem to\b", "I", t, flags=re.I)
@@ -1368,11 +1373,11 @@ def _from_assistant(text: str) -> str:
 
 
 def _put_forward(text: str) -> str:
-    """What an assistant turn puts forward for the user to confirm: its guesses and questions when it has any
-    ("I assume you eat gluten-free, right? I'll skip the bakeries." -> the first sentence), else all of it."""
-    sents = [x for x in re.findall(r"[^。！!？?]+[。！!？?]?", text) if x.strip()]
-    asked = [x for x in sents if re.search(r"[?？]\s*$", x) or _AGENT_HEDGE.search(x)]
-    return "".join(asked) if asked else text
+    """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
+    gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
+    "好的好的" after "按计划4月11日就能完工" confirms no fact about the user."""
+    sents = [x.strip() for x in re.split(r"(?<=[。！!？?])|(?<=\.)\s+", text) if x.strip()]
+    return " ".join(x for x in sents if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x))
 
 
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
