@@ -29,9 +29,33 @@ dislikes, ``_ZH_ANIMAL``/``_EN_ANIMAL`` for pets, ``_EN_COMMUTE`` for commutes,
 statements about other people). Topic-narrowing conditions ("如果是无糖的可以来一杯"
 → 无糖奶茶) become one like of the narrowed thing.
 
+General mechanisms rather than sentence wordings (the chatty round):
+
+* synonym lexicons: ``_ZH_DISLIKE`` (不太喜欢/受不了/吃不惯 …), ``_EN_LIKE`` /
+  ``_EN_DISLIKE`` / ``_EN_DISLIKE_PREDICATE`` (sucker for, obsessed with, isn't
+  my thing …), rejections (off the table, let's not use, X不用了/那个方案算了),
+  reminders (``_REMIND_ME``), vehicles (``_ZH_VEHICLE``/``_EN_VEHICLE``), and
+  ``_EN_FOOD`` deciding whether "I'm off X" / "X's a no for me" is a diet or a
+  dislike;
+* fronted topics ("坐船我不行", "香菜也不吃", "布洛芬我吃了会起疹子，过敏") and habits
+  ("周末我从来不回工作消息" → dislikes, "我每天傍晚都去江边跑步" → likes);
+* a predicate carried across an elliptical clause (``_carried_over``: "羊肉也不行",
+  "cashews too") or an enumeration (``_split_enumeration``, ``_en_bare_item``:
+  "虾和蟹", "peanuts, shellfish and sesame"), and the alternative accepted after a
+  dislike ("高铁还行");
+* clauses without a subject ("Love sushi", "Big fan of X", ``_with_subject``),
+  without punctuation (spaces and 然后/所以 between Chinese clauses), and the
+  statement before a trailing question ("My gecko Ziggy …, any tips?");
+* budgets as limits (上限/以内/控制在, ``_zh_budget_amount``), from-to changes
+  taking the new value; confirmations only of what the assistant asked or
+  guessed (``_put_forward``), never of its statements or offers to act; wishes
+  (真想/等以后/one day), "might" and other people's or a company's decisions
+  filtered.
+
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
-answers to the agent's questions other than corrections.
+answers to the agent's questions other than corrections, enumerations without
+a separator (虾蟹), promises without 会/will ("我后天把合同发给你").
 """
 
 from __future__ import annotations
