@@ -255,7 +255,7 @@ def _zh_budget_amount(clause: str) -> Amount | None:
         amt = amounts[0][2]
     else:
         m = re.search(r"(?:预算|上限|到|是|为|在)(?:大概|大约|差不多)?([零一二两三四五六七八九十百千万\d.]+)(?:块|元|左右|以内|上下|$)",
-                      clause)
+                      clause) or re.search(r"([零一二两三四五六七八九十百千万\d.]+)(?:块钱?|元)?(?:以内|之内|封顶)", clause)
         value = parse_cn_number(m.group(1)) if m else None
         if value is None or value < 100:
             return None
@@ -300,7 +300,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if place:
             add(_Raw("lives_in", _clean(place, True), change="evolution"))
     else:
-        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)"
+        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)|^(?:我)?现居|"
+                      rf"^(?:我)?(?:现在)?定居在?"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住))"  # "我叫王工，住在徐家汇": subject carries over
                       rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
         if m and not c.startswith("我老家"):
@@ -384,6 +385,14 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and not re.search(r"[你他她]", m.group("topic")) and (
                 m.group("topic") or not re.match(r"[坐住订用买看去]", m.group("vp"))):
             add(_Raw("dislikes", f"{m.group('topic')}{_clean(m.group('vp'), True)}"))
+    m = re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:一点|一丁点)?(?:兴趣)?(?:都|也)?(?:不感兴趣|没(?:有)?(?:什么|啥)?兴趣|不太感兴趣|"
+                  rf"兴趣不大)", c) or re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:一点|一丁点)?兴趣(?:都|也)没有?", c)
+    if m:
+        add(_Raw("dislikes", _clean(m.group(1), True)))
+    else:
+        m = re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:很|特别|非常|超级|挺|比较)?(?:感兴趣|有兴趣|情有独钟|着迷)", c)
+        if m:
+            add(_Raw("likes", _clean(m.group(1), True)))
     for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
         m = pattern.search(c)
         if m:
@@ -411,6 +420,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
+    if not m and project:  # "选B方案吧", "那就定周三吧"
+        m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
     if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
         m = re.search(rf"(?:先|就|暂时)?只(?:用|接|做|上|支持|保留|选)({_ZH_STOP}+?)(?:吧|了|$)", c)
     if m and not re.search(r"决定不", c):
@@ -443,6 +454,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and not any(r.predicate == "budget_limit" for r in out):
             obj = re.sub(r"^(去|到)?(?:一趟|一次|一下)", r"\1", _strip_times(m.group(1), when))
             add(_Raw("plan", _trim_measure(re.sub(r"(?:的|了|吧)+$", "", obj).strip(" ，,。"))))
+        elif (trip := _zh_future_trip(c, when)) and not any(r.predicate == "budget_limit" for r in out):
+            add(_Raw("plan", trip))
         elif re.search(_ZH_MODALS, c) and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when):
             plan = _zh_timed_plan(c, when)
             if plan:
@@ -455,7 +468,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif re.search(r"已经不在|离职|辞职|离开了", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
-        m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在({_ZH_STOP}+?)(?:上班|工作|做|当|任职)", c)
+        m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
         if m:
             add(_Raw("works_at", m.group(1)))
         m = re.match(rf"^我是({_ZH_STOP}{{2,8}}?)的({_ZH_STOP}{{0,6}}(?:经理|工程师|员工|老师|医生|护士|主管|总监))", c)
@@ -519,6 +532,18 @@ def _zh_fronted_object(clause: str, verb_at: int) -> str:
 _ZH_IMPERSONAL = r"(?:下雨|下雪|降温|升温|刮风|变天|涨价|降价|放假|停电|停水)"
 _ZH_LIGHT_VERBS = r"(?:做|搞|进行|开展|举行|举办|安排)"
 _ZH_MODALS = r"(?:要|得|必须|需要|将|会(?!议))"
+
+
+def _zh_future_trip(clause: str, when: datetime) -> str | None:
+    """A future time and 去 + a place or errand: "下个月去日本玩" -> 去日本玩. A past time or 了/过 is an anecdote."""
+    times = find_times(clause, when)
+    if not times or times[0][2].start.date() <= when.date():
+        return None
+    body = _strip_times(clause, when)
+    m = re.match(rf"^(?:我们|我|咱们)?(?:就|也|还)?(?:会|要)?去(?!了|过)(?P<vp>{_ZH_STOP}{{2,12}})$", body)
+    if not m or re.search(r"了|过", m.group("vp")):
+        return None
+    return "去" + _trim_measure(re.sub(r"(?:吧|呢|啊)+$", "", m.group("vp")))
 
 
 def _zh_timed_plan(clause: str, when: datetime) -> str | None:
@@ -602,11 +627,11 @@ def _next_to_bare_reminder(clause: str, whole: str) -> bool:
 
 
 def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
-    if re.search(r"提醒我|记得|别忘了|帮我记", c) or (
+    if re.search(r"提醒我|记得|别忘了|帮我记|别让我忘|不要让我忘", c) or (
             _BARE_REMINDER.search(whole) and _next_to_bare_reminder(c, whole)
             and re.search(r"^[^我，,]{0,6}要(?!我)", c)):
         body = _strip_times(c, when)
-        body = re.sub(r"^.*?(?:提醒我一下|提醒我|记得|别忘了|帮我记一下|帮我记着|帮我记)", "", body)
+        body = re.sub(r"^.*?(?:提醒我一下|提醒我|记得|别忘了|帮我记一下|帮我记着|帮我记|别让我忘了|不要让我忘了)", "", body)
         body = re.sub(r"^(?:提醒我|帮我|要)", "", body.strip(" ，,"))
         body = re.sub(r"^.*?要", "", body) if "要" in body[:4] else body
         body = _trim_measure(_clean(body, True))
@@ -653,7 +678,7 @@ _EN_FOOD = re.compile(
     r"sausages?|offal|coriander|cilantro)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
 _EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
-                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
+                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
     r"(?:isn't|aren't) (?:my thing|for me)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
     r"(?:gives?|give) me the creeps\b|(?:is|are) overrated\b|"
                          r"(?:annoys?|irritates?|bugs?) me\b|gets? on my nerves\b|"
@@ -693,7 +718,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     flags = re.I
 
     # lives_in
-    m = re.search(rf"\b(?:moved|relocated) to ({_EN_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:moved|relocated) to ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bmoved into (?:a |the |our |my )?(?:new )?(?:flat|house|place|apartment|home|condo) in ({_EN_STOP}+)",
+                     c, flags)
     if m:
         add(_Raw("lives_in", _en_place(m.group(1), when), change="evolution"))
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
@@ -798,6 +825,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
         or re.search(rf"\bI always (?:sit in|take|book|choose|pick|order) ({_EN_STOP}+)", c, flags) \
+        or re.search(r"\bI (?:go|head) (?:to )?(?:the )?([\w -]{2,30}?) (?:every|each|most) (?:day|morning|evening|night|"
+                     r"week|weekend|Saturday|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday)s?\b", c, flags) \
         or re.search(rf"\bI (?:always|usually|normally) (?:do|play|go for|start (?:the|my) day with) ({_EN_STOP}+)", c,
                      flags) \
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
@@ -854,14 +883,15 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # budget
     if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
-                  r"\bmax(?:imum)?\b|at most|\bafford\b", c, flags)
+                  r"\bmax(?:imum)?\b|at most|\bafford\b|\bbelow\b|\bup to\b|\blimit\b|\bexceed|"
+                  r"(?:not|n't|never) (?:want to |wanna )?(?:go |spend |pay )?(?:over|above|more than)\b", c, flags)
             or re.search(r", (?:no more|tops)\b|that's (?:the|my|our) (?:ceiling|limit|max)", whole, flags)
             or re.search(r"\b(?:we|I)(?:'ve| have)?(?: got)? (?:about |around |roughly )?\S+(?: \w+){0,2} for (?:the|a|my|our)\b",
                          c, flags)) \
             and (re.search(r"budget", c, flags)
                  or not re.search(r"\bcosts?\b|prices?|how much|\bspent\b|\bpaid\b|\brent\b|\bearn|\bsalary\b|\bowe",
                                   c, flags)):
-        amt = _en_amount(c)
+        amt = _en_amount(c) or _en_bare_limit(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
 
@@ -902,7 +932,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
+        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:in [\w-]+(?: [\w-]+)? )?(?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
                       rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
                       rf"([A-Z]{_EN_STOP}+)", c)
         if m:
@@ -919,6 +949,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(3)})"))
     else:
         m = re.search(rf"\b(?:{_EN_PET_VERBS}) an? (?:[\w-]+ )*?(\w+) (?:called|named) (\w+)", c, flags) \
+            or (re.search(rf"\b(?:{_EN_PET_VERBS}|my|our)\b", whole, flags)
+                and re.match(rf"^an? (?:[\w-]+ )*?((?i:{_EN_ANIMAL})) (?:called|named) ([A-Z]\w+)", c)) \
             or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
@@ -940,9 +972,11 @@ _EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|co
 _COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
 _EN_COMMUTE = re.compile(
     r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^)(?:always |usually |normally |mostly |now |just |generally )*"
-    r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running)"
-    rf"(?: (?:the |a |my )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
-    r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office)| in\b| most days| every day"
+    r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running|"
+    r"catch|catching)"
+    rf"(?: (?:the |a |my )?(?:[\w:.-]+ )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
+    r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office|town|the city)| into (?-i:[A-Z])\w+| in\b|"
+    r" most days| every day"
     r"|(?= instead of))", re.I)
 
 
@@ -966,7 +1000,7 @@ def _en_commute(clause: str) -> _Raw | None:
         return None
     verb = re.sub(r"ing$", "", m.group("verb").lower())
     verb = {"tak": "take", "cycl": "cycle", "rid": "ride", "driv": "drive", "bik": "bike", "gett": "get",
-            "runn": "run"}.get(verb, verb)
+            "runn": "run", "catch": "take"}.get(verb, verb)
     if verb in _COMMUTE_VERBS and not m.group("vehicle"):
         return _Raw("commute", _COMMUTE_VERBS[verb], change=change)
     vehicle = m.group("vehicle")
@@ -1010,7 +1044,8 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
         verb = ""
     else:
         m = _EN_PLAN_PROGRESSIVE.search(clause)
-        if not m or m.group("verb").lower() in ("going", "thinking", "wondering", "feeling", "trying", "looking"):
+        if not m or m.group("verb").lower() in ("thinking", "wondering", "feeling", "trying", "looking") or (
+                m.group("verb").lower() == "going" and not re.match(r"to (?-i:[A-Z])", m.group("rest"))):
             return None
         verb, rest = m.group("verb"), m.group("rest")
         if re.fullmatch(_EN_LIGHT_VERBS, verb, re.I):
@@ -1021,6 +1056,9 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
     rest = re.sub(r"\s+(?:on|at|in|by|for|this|next)$", "", rest.strip(), flags=re.I)
     if not rest.strip():  # "I'm shopping today" is what the user is doing, not a plan
         return None
+    trip = re.match(r"^(?:to )?((?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*)*)$", rest.strip())
+    if trip and (verb.strip() in ("head", "travel", "go", "") and (verb or re.match(r"^(?-i:[A-Z])", rest.strip()))):
+        return f"trip to {trip.group(1)}"  # "We're heading to Cornwall next weekend", "going to Rome in May"
     obj = _clean(f"{verb}{rest}", False)
     return obj if obj and len(obj.split()) <= 10 else None
 
@@ -1058,6 +1096,22 @@ def _antecedent(whole: str) -> str:
 
 
 _GRAND = re.compile(r"(\d+(?:\.\d+)?)\s*grand\b", re.I)
+
+
+_EN_LIMIT_CUE = r"under|below|up to|max(?:imum)?|tops|at most|over|above|more than|budget(?:'s| is| of)?|cap(?:ped)? at|limit(?:'s| is| of)?"
+
+
+def _en_bare_limit(text: str) -> Amount | None:
+    """A number without currency right next to a limit word ("800 max", "under 1,500"): the amount, currency
+    unknown. Counts of people, nights, kilometres … are not amounts."""
+    m = re.search(rf"\b(?:{_EN_LIMIT_CUE})\s+(\d[\d,]*(?:\.\d+)?)\b(?!\s*(?:%|people|persons|guests|km|miles|mins?|"
+                  rf"minutes|hours|days|nights|weeks|years|kg|am|pm|[ap]\.m\.))", text, re.I) \
+        or re.search(r"\b(\d[\d,]*(?:\.\d+)?)\s+(?:max|tops|maximum|at most)\b", text, re.I)
+    if not m:
+        return None
+    from decimal import Decimal
+    value = Decimal(m.group(1).replace(",", ""))
+    return Amount(value, None) if value >= 50 else None
 
 
 def _en_amount(text: str) -> Amount | None:
@@ -1301,6 +1355,8 @@ def _with_subject(clause: str) -> str:
     if re.match(r"^(?:not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|into|big on)|"
                 r"(?:really |totally )?into)\b", clause, re.I):
         return f"I'm {clause}"  # "not a fan of horror films"
+    if re.match(r"^off to\b", clause, re.I):
+        return f"I'm heading{clause[3:]}"  # "Off to Rome next month"
     if re.match(r"^been\b", clause, re.I):
         return f"I've {clause}"  # "been vegan for 3 years now"
     if re.match(r"^[a-z]+ing\b(?! (?:is|are|was|were|makes?|gives?|drives?|gets?|annoys?))", clause, re.I) \
@@ -1487,7 +1543,8 @@ def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
         r.object.casefold() in _GENERIC_ANIMALS or any(n.endswith(r.object.casefold()) for n in named)))]
 
 
-_GENERIC_ANIMALS = {"猫", "狗", "犬", "鸟", "鱼", "cat", "cats", "dog", "dogs", "bird", "birds", "fish", "pet", "pets"}
+_GENERIC_ANIMALS = {"猫", "狗", "犬", "鸟", "鱼", "小猫", "小狗", "猫咪", "狗狗", "cat", "cats", "dog", "dogs", "bird", "birds",
+                    "fish", "pet", "pets", "kitten", "puppy", "pup", "kitty"}
 
 
 _MEATLESS_DIETS = {"素食", "吃素", "vegan", "vegetarian"}
