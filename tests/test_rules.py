@@ -310,3 +310,13 @@ def test_switching_a_project_decision():
     facts = extract(_en("Heads up: we're dropping Heroku and moving the API to Fly.io.", project="orion"))
     assert {(f.object, f.polarity, f.change) for f in facts} == {
         ("Heroku", "negative", "evolution"), ("Fly.io", "positive", "evolution")}
+
+
+def test_other_people_and_idle_talk_yield_nothing():
+    for text in ("Tom is allergic to cats.", "Priya hates Mondays.", "traffic is terrible today",
+                 "Running late, sorry!", "Off to the shops", "There were 200 people, max."):
+        assert extract(_en(text)) == [], text
+    for text in ("孩子每周都去上游泳课", "我今天累得不行", "今天不行，改天吧", "这个月工资八千"):
+        assert extract(_zh(text)) == [], text
+    [f] = extract(_zh("老公同意把预算提到三万了。"))
+    assert f.value == {"amount": 30000, "currency": "CNY"}

@@ -182,10 +182,20 @@ _EN_PEOPLE = ("sister|brother|son|daughter|kid|child|children|friend|neighbour|n
               "roommate|housemate|team|client|teacher|landlord|cousin|aunt|uncle|grandma|grandpa|"
               "team lead|lead|director|supervisor|mentor|tutor|doctor|dentist|GP|therapist|CEO|CTO|PM|"
               "product manager|in-laws|nan|gran|niece|nephew|fianc[ée]e?|spouse|other half|hubby|missus")
+# a first name opening a clause as its subject ("Tom is allergic to cats"), not a sentence adverb
+_EN_NAME_SUBJECT = (r"(?!(?:Please|Just|Really|Honestly|Also|Never|Always|Definitely|Maybe|Actually|Sorry|Thanks|Yes|No|"
+                    r"Oh|Well|So|Then|Now|Today|Tomorrow|Tonight|Usually|Normally|Mostly|Still|Sometimes|Seriously|"
+                    r"Obviously|Basically|Literally|Totally|Absolutely|Lately|Recently|Nowadays|Anyway|Btw|Plus)\b)"
+                    r"(?-i:[A-Z][a-z]+)")
 _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
     r"他们|她们|他|她|别人|大家)|"
     r"^(?:我们)?(?:公司|单位|学校|上面|领导层|管理层|集团|总部)(?:已经|刚)?(?:决定|规定|要求|说)|"
+    rf"^(?:{_ZH_PEOPLE})(?:们)?(?:每天|每周|平时|一般|都|也|不|对|喜欢|讨厌|住|在|是|有|说|觉得|决定|要|爱|最)|"
+    rf"^{_EN_NAME_SUBJECT}(?: and (?-i:[A-Z])[a-z]+)?(?:'s| is| are| has| have)? (?:allergic|vegan|vegetarian|lactose|"
+    r"coeliac|celiac|based|moving|living|working)\b|"
+    rf"^{_EN_NAME_SUBJECT} (?:hates|loves|likes|lives|works|eats|drinks|doesn't|can't|never|always|prefers|adores|"
+    r"enjoys)\b|"
     rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
     r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
@@ -531,7 +541,7 @@ def _zh_fronted_object(clause: str, verb_at: int) -> str:
 
 _ZH_IMPERSONAL = r"(?:下雨|下雪|降温|升温|刮风|变天|涨价|降价|放假|停电|停水)"
 _ZH_LIGHT_VERBS = r"(?:做|搞|进行|开展|举行|举办|安排)"
-_ZH_MODALS = r"(?:要|得|必须|需要|将|会(?!议))"
+_ZH_MODALS = r"(?:要|(?:(?<=[我们就还也都])|^)得|必须|需要|将|会(?!议))"  # 得 as "must", not 累得不行
 
 
 def _zh_future_trip(clause: str, when: datetime) -> str | None:
@@ -911,7 +921,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # plan
     m = re.match(r"^(?:the |my |our )?([\w -]+?) is (?:set for |scheduled for |on )?(.+?)$", c, flags)
-    if m and find_times(m.group(2), when) and len(m.group(1).split()) <= 4:
+    times = find_times(m.group(2), when) if m else []
+    if m and times and times[0][0] <= 3 and len(m.group(1).split()) <= 4:  # the time right after "is"
         add(_Raw("plan", m.group(1)))
 
     plan = None
