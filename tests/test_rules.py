@@ -320,3 +320,17 @@ def test_other_people_and_idle_talk_yield_nothing():
         assert extract(_zh(text)) == [], text
     [f] = extract(_zh("老公同意把预算提到三万了。"))
     assert f.value == {"amount": 30000, "currency": "CNY"}
+
+
+def test_value_only_corrections_and_change_signals():
+    [f] = extract(_zh("说错了 是闵行", n=2), [_zh("我住在徐汇")])
+    assert (f.predicate, f.object, f.change) == ("lives_in", "闵行", "correction")
+    [f] = extract(_en("wait no, Hove", n=2), [_en("I live in Brighton")])
+    assert (f.predicate, f.object, f.change) == ("lives_in", "Hove", "correction")
+    [f] = extract(_en("I quit Deloitte, now at Monzo"))
+    assert (f.predicate, f.object, f.change) == ("works_at", "Monzo", "evolution")
+    [f] = extract(_zh("上个月换了工作，现在在快手"))
+    assert (f.predicate, f.object, f.change) == ("works_at", "快手", "evolution")
+    [f] = extract(_en("Starting next month the food budget goes up to $900."))
+    assert (f.value, f.change) == ({"amount": 900, "currency": "USD"}, "evolution")
+    assert extract(_zh("我已经不吃素了。")) == []

@@ -210,12 +210,15 @@ _NOT_LASTING = re.compile(
 _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b|\b(?:how|what) you\b", re.I)
 
 _CORRECTION = re.compile(
-    r"不对|说错了|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
-    r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,", re.I)
+    r"不对|说错了|打错了|写错了|记错了|口误|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
+    r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,|^(?:wait|hang on|sorry),? no\b", re.I)
 _EVOLUTION = re.compile(
-    r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|跳槽到|已经不在|"
+    r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|砍了|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
     r"\bstarted at\b|\bjoined\b|instead of|since the move|\b(?:moving|migrating) (?:\w+ ){0,3}to\b|"
+    r"\b(?:starting|from|as of) next (?:month|week|year)\b|\bgo(?:es|ing)? (?:up|down) to\b|"
+    r"\b(?:rais|lower|reduc|increas|decreas|upp)ed\b|\b(?:rises|rose|drops|dropped) to\b|"
+    r"\b(?:I've gone|I went|I became|I've become)\b|"
     r"\b(?:dropping|ditching|replacing)\b", re.I)
 
 _CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好呀|好嘞|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
@@ -339,7 +342,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 add(_Raw("allergy", m.group(1)))
 
     # diet
-    if re.search(r"素食|吃素", c):
+    if re.search(r"素食|(?<!不)吃素", c) and not re.search(r"不(?:再)?吃素|不是素食", c):
         add(_Raw("diet", "素食", change="evolution" if "改吃" in c else None))
     m = re.search(r"只吃(清真|素|有机\S*)", c) or re.search(r"(?:吃|是)(全素|纯素|蛋奶素|净素|清真)", c)
     if m:
@@ -353,7 +356,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and not re.search(r"不想", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
-        if obj:
+        if obj and obj != "素":  # "我已经不吃素了" ends a diet, it abstains from nothing
             add(_Raw("diet", obj, polarity="negative"))
     m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
@@ -449,7 +452,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     budget_cue = re.search(_ZH_BUDGET_CUE, c) or (
         re.search(r"预算|上限|封顶", whole) and not re.match(r"不|没", c)
         and re.fullmatch(rf"(?:大概|大约|差不多|约)?{_ZH_STOP}{{1,10}}?(?:左右|以内|之内|上下)?(?:就行|就好|吧)?", c)
-        and find_amounts(c) and find_amounts(c)[0][0] <= 2)  # "定了个预算，一千五百欧元"
+        and find_amounts(c)
+        and find_amounts(c)[0][0] <= 2 + len(re.match(r"^(?:现在|目前|只有|只剩|就|还有|总共|一共)*", c).group(0)))
+    # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
     if budget_cue and not re.search(_ZH_NOT_A_BUDGET, c):
         amt = _zh_budget_amount(c)
         if amt is not None:
@@ -475,7 +480,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
     if m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif re.search(r"已经不在|离职|辞职|离开了", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
+    elif re.search(r"已经不在|离职|辞职|离开了|换工作|换了工作|跳槽", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
         m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
@@ -906,7 +911,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
 
     # todo
-    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\bto ({_EN_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\bto ({_EN_NAME_STOP}+)", c, flags)
     if m:
         add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
     elif re.search(r"please remind me", whole, flags) and (m := re.search(rf"\bI need to ({_EN_STOP}+)", c, flags)):
@@ -938,7 +943,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("plan", plan))
 
     # works_at
-    m = re.search(rf"\b(?:started at|joined|started (?:a new job|a job|working|work) (?:at|for)|new job (?:at|with)) "
+    left = re.search(r"\b(?:left|quit|leaving|resigned from|handed in my notice at)\b", whole, flags)
+    m = re.match(r"^(?:and |but )?(?:I'm |I am )?now (?:at|with|working (?:at|for)) ((?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*)*)",
+                 c, flags) if left else None
+    if m:
+        add(_Raw("works_at", m.group(1), change="evolution"))
+    m = None if m else re.search(rf"\b(?:started at|joined|started (?:a new job|a job|working|work) (?:at|for)|new job (?:at|with)) "
                   rf"({_EN_STOP}+?)(?: last \w+| this \w+| yesterday| on \w+| in \w+|$)", c, flags)
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
@@ -1574,12 +1584,35 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     m = re.search(r"是([^，,。不]{1,12})[，,]?\s*不是([^，,。]{1,12})", text) \
         or re.search(r"(?:I meant|it's|it is)\s+([\w' -]+?),?\s+not\s+([\w' -]+?)[.!]?(?:\s|$)", text, re.I)
     if not m:
-        return []
+        return _bare_value_correction(text, context)
     new, old = m.group(1).strip(), m.group(2).strip()
     for t in reversed(context):  # the user's own earlier value, or one the assistant stated
         said = t.text if t.speaker == "user" else _from_assistant(t.text)
         for r in _raw_facts(said, t.time, allow_question=True):
             if old.casefold() in r.object.casefold():
+                return [_Raw(r.predicate, new, r.polarity, "correction")]
+    return []
+
+
+_CORRECTED_VALUE = re.compile(
+    r"(?:^|[，,。\s])是([\u4e00-\u9fff\w]{1,12})[。.!！]?$|"
+    r"^(?:wait,? |sorry,? |oops,? )?(?:no|nope|sorry|oops)?[,.]?\s*(?:I meant |it's |it is |make that |should be )?"
+    r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*)[.!]?$", re.I)
+_SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
+
+
+def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
+    """"说错了，是海淀" / "wait no, Worthing": the new value for the user's last single-valued fact."""
+    tail = re.split(r"[，,]\s*|\s+(?=是)", text.strip())[-1] if re.search(r"[\u4e00-\u9fff]", text) else text.strip()
+    m = _CORRECTED_VALUE.search(tail) or _CORRECTED_VALUE.search(text.strip())
+    if not m:
+        return []
+    new = (m.group(1) or m.group(2) or "").strip()
+    for t in reversed(context):
+        if t.speaker != "user":
+            continue
+        for r in reversed(_raw_facts(t.text, t.time, allow_question=True)):
+            if r.predicate in _SINGLE_VALUED and new and new.casefold() != r.object.casefold():
                 return [_Raw(r.predicate, new, r.polarity, "correction")]
     return []
 
