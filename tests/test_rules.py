@@ -334,3 +334,14 @@ def test_value_only_corrections_and_change_signals():
     [f] = extract(_en("Starting next month the food budget goes up to $900."))
     assert (f.value, f.change) == ({"amount": 900, "currency": "USD"}, "evolution")
     assert extract(_zh("我已经不吃素了。")) == []
+
+
+def test_terse_fragments():
+    assert _triples(extract(_en("pescatarian btw"))) == {("diet", "pescatarian", "positive")}
+    assert _triples(extract(_en("no dairy please"))) == {("diet", "dairy", "negative")}
+    assert extract(_en("no worries")) == []
+    assert _triples(extract(_en("sesame - allergic"))) == {("allergy", "sesame", "positive")}
+    assert _triples(extract(_en("name's Kit"))) == {("name", "Kit", "positive")}
+    assert _triples(extract(_zh("住顺义"))) == {("lives_in", "顺义", "positive")}
+    assert extract(_zh("出差住酒店")) == []
+    assert _triples(extract(_zh("喜欢钓鱼"))) == {("likes", "钓鱼", "positive")}

@@ -315,7 +315,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     else:
         m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)|^(?:我)?现居|"
                       rf"^(?:我)?(?:现在)?定居在?"
-                      rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住))"  # "我叫王工，住在徐家汇": subject carries over
+                      rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
                       rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
         if m and not c.startswith("我老家"):
             add(_Raw("lives_in", _clean(m.group(1), True)))
@@ -380,7 +380,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("likes", _clean(m.group(1), True)))
         else:
             m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}*)", c)
-            if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
+            if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})|^{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
                 obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己)", obj):
                     add(_Raw("likes", obj))
@@ -750,7 +750,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
 
     # name
-    m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called) ({_EN_STOP}+?)"
+    m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called|^name's|^name is) ({_EN_STOP}+?)"
                   rf"(?:\.|,|\?|$| please| too| as well)", c + ".", flags)
     if m and re.search(r"\b(?:don't|do not|never|not|stop) (?:call|calling|address) me\b", c[:m.end()], flags):
         m = None
@@ -771,6 +771,10 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = _antecedent(whole)
         if obj:
             add(_Raw("allergy", obj))
+    elif re.fullmatch(r"(?:(?:I'm|I am|am) )?allergic", c.strip(" .!"), flags) \
+            and (m := re.match(r"^(?:no |not )?([\w -]{2,20}?)\s*(?:[-–—,:]|$)", whole, flags)) \
+            and not _antecedent(whole) and not re.search(r"\ballergic\b", m.group(1), flags):
+        add(_Raw("allergy", m.group(1).strip()))
     elif re.search(r"\bI'm allergic\b", c, flags) or re.fullmatch(r"(?:(?:I'm|I am|am|so|yeah) )?(?:actually |very |"
                                                                    r"super |really )?allergic", c.strip(" .!"), flags):
         obj = _antecedent(whole)
@@ -795,12 +799,18 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      r"Mediterranean|carnivore|FODMAP|low-FODMAP)(?: diet)?\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower()))
+    m = re.fullmatch(r"(?:I )?(?:I'm |am |fully |strictly |mostly )*(vegetarian|vegan|pescatarian|gluten[- ]free|dairy[- ]free|"
+                     r"halal|kosher|keto|paleo|plant-based)(?: diet)?(?: btw| since \d{4}| now| these days| please| only)*",
+                     c.strip(" .!"), flags)
+    if m:
+        add(_Raw("diet", re.sub(r"\s+", "-", m.group(1).lower())))
     m = re.search(r"\bswitched to (?:a |an )?([\w-]+) diet\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI (?:avoid|stay away from|steer clear of) ({_EN_STOP}+)", c, flags) \
-        or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)
+        or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags) \
+        or _bare_no_food(c)
     if m and re.fullmatch(r"(?:anymore|any more|at all|these days|now|much)", _clean(m.group(1), False) or "anymore",
                           flags):
         m = None
@@ -911,7 +921,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
 
     # todo
-    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\bto ({_EN_NAME_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\bto ({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"\b(?:{_REMIND_ME})(?::| about)\s*({_EN_NAME_STOP}+)", c, flags)
     if m:
         add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
     elif re.search(r"please remind me", whole, flags) and (m := re.search(rf"\bI need to ({_EN_STOP}+)", c, flags)):
@@ -959,9 +970,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m:
             obj = re.sub(r"\s+as an? .*$", "", m.group(1))
             add(_Raw("works_at", _clean(obj, False)))
-        m = re.match(rf"^work at ({_EN_STOP}+)", c, flags)
+        m = None if m else re.match(rf"^(?:I )?work (?:at|for) (?:the )?((?-i:[A-Z]){_EN_STOP}+)", c, flags)
         if m:
-            add(_Raw("works_at", _clean(m.group(1), False)))
+            add(_Raw("works_at", _clean(re.sub(r"\s+as an? .*$", "", m.group(1)), False)))
 
     # pet
     m = _EN_PET_PAIR.search(c)
@@ -1122,6 +1133,12 @@ _GRAND = re.compile(r"(\d+(?:\.\d+)?)\s*grand\b", re.I)
 _EN_LIMIT_CUE = r"under|below|up to|max(?:imum)?|tops|at most|over|above|more than|budget(?:'s| is| of)?|cap(?:ped)? at|limit(?:'s| is| of)?"
 
 
+def _bare_no_food(clause: str) -> re.Match[str] | None:
+    """"no pork", "no dairy please": a food or drink refused on its own (not "no worries")."""
+    m = re.fullmatch(r"no ([\w -]{2,20}?)(?: please| thanks| at all)?", clause.strip(" .!"), re.I)
+    return m if m and _EN_FOOD.fullmatch(m.group(1)) else None
+
+
 def _en_bare_limit(text: str) -> Amount | None:
     """A number without currency right next to a limit word ("800 max", "under 1,500"): the amount, currency
     unknown. Counts of people, nights, kilometres … are not amounts."""
@@ -1156,7 +1173,7 @@ def _en_amount(text: str) -> Amount | None:
 _ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且|然后|并且|可是|所以|因为)[，,]?")
 # clause breaks that voice-typed Chinese leaves unpunctuated: "叫我老王就行我住在昌平"
 _ZH_UNPUNCTUATED_BREAK = re.compile(r"(?<=就行|就好)(?=我)|(?<=就可以)(?=我)")
-_EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
+_EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|\s+[-–—]\s+|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
                        re.I)
 _ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是|只要)")
 _ZH_INLINE_COND = re.compile(r"^(?:如果|要是|假如)(?:是)?(?P<cond>.{1,12}?)(?:的话)?"
@@ -1539,6 +1556,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
     abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
+    allergens = {r.object.casefold() for r in raws if r.predicate == "allergy"}  # "no nuts - allergic": the allergy
+    raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object.casefold() in allergens)]
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
         raws = [r for i, r in enumerate(raws)
