@@ -345,3 +345,13 @@ def test_terse_fragments():
     assert _triples(extract(_zh("住顺义"))) == {("lives_in", "顺义", "positive")}
     assert extract(_zh("出差住酒店")) == []
     assert _triples(extract(_zh("喜欢钓鱼"))) == {("likes", "钓鱼", "positive")}
+
+
+def test_assistant_guesses_in_more_wordings():
+    [f] = extract(_en("Sounds like you work at Arup?", speaker="assistant"))
+    assert (f.predicate, f.object, f.source_kind) == ("works_at", "Arup", "agent_inferred")
+    [f] = extract(_en("You seem to be a big tea drinker.", speaker="assistant"))
+    assert (f.predicate, f.object) == ("likes", "tea")
+    assert extract(_zh("估计您住得离公司挺远的", speaker="assistant")) == []
+    facts = extract(_zh("不要银色的，换香槟金的。", project="reno"))
+    assert _triples(facts) == {("decision", "银色", "negative"), ("decision", "香槟金", "positive")}

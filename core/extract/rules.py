@@ -317,7 +317,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                       rf"^(?:我)?(?:现在)?定居在?"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
                       rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
-        if m and not c.startswith("我老家"):
+        if m and not c.startswith("我老家") and not re.match(r"[得离很挺不的]", m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
 
     # name
@@ -437,6 +437,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
     if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
         m = re.search(rf"(?:先|就|暂时)?只(?:用|接|做|上|支持|保留|选)({_ZH_STOP}+?)(?:吧|了|$)", c)
+    if not m and project and re.search(rf"{_ZH_REJECT}|不要|不考虑", whole):  # "不要黑色的，换拉丝不锈钢的"
+        m = re.match(rf"^(?:那就|就|还是)?换(?!成用)(?:成)?({_ZH_STOP}{{2,12}}?)(?:的)?(?:吧|了)?$", c)
     if m and not re.search(r"决定不", c):
         change = "evolution" if re.search(r"改成|换成", c) else None
         add(_Raw("decision", _clean(m.group(1), True), change=change))
@@ -846,6 +848,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("dislikes", _clean(m.group(1), False)))
     m = re.search(rf"\bI(?: really| absolutely| just| do)? ?(?:{_EN_LIKE}) ({_EN_STOP}+)", c, flags) \
         or re.match(rf"^nothing beats ({_EN_STOP}+)", c, flags) \
+        or re.search(r"\bI'm (?:a |an )(?:big |huge |real |serious |massive |keen )?(\w+) (?:drinker|lover|eater|fanatic|"
+                     r"enthusiast|addict|nerd|buff)\b", c, flags) \
         or re.match(r"^([\w' -]{2,30}?) (?:is|are) my (?:jam|favourite|favorite|go-to|guilty pleasure)\b", c, flags) \
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
@@ -1458,12 +1462,15 @@ _ANSWER_CORRECTION = re.compile(
     r"(?:it's |it is |actually |我在|我住在|我住|在|住在|是|叫)?"
     r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:[.。!！，,]|$)", re.I)
 
-_AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|I guess|I assume|you seem|I'm guessing|probably", re.I)
+_AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|看来|似乎|I guess|I assume|you seem|I'm guessing|probably|"
+                          r"sounds like you|looks like you|I take it|I bet|I reckon|I imagine|presumably", re.I)
 
 
 def _from_assistant(text: str) -> str:
     """The assistant's statement rewritten from the user's point of view."""
-    t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So)\s+", "", text.strip(), flags=re.I)
+    t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So|Sounds like|Looks like|I take it|I bet|I reckon|"
+               r"I imagine)\s+(?:that\s+)?", "", text.strip(), flags=re.I)
+    t = re.sub(r"(?:看来|似乎)", "", t)
     t = re.sub(r"^(?:Shall|Should) I remind you to", "Remind me to", t, flags=re.I)
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
     t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
