@@ -334,7 +334,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             before = before[before.rindex("对") + 1:]
         before = re.sub(r"^(?:我|有点|有|是|吃|也)+", "", before)
         before = re.sub(r"(?:会|都|也|有点)+$", "", before)
-        if 1 <= len(before) <= 8:
+        if 1 <= len(before) <= 8 or re.fullmatch(r"[A-Za-z][\w -]{0,24}", before):
             add(_Raw("allergy", before))
         elif not before:  # "布洛芬我吃了会起疹子，过敏"
             m = re.match(r"^([^，,。我你他她]{1,6}?)(?:我)?(?:一|只要)?(?:吃|碰|用|闻|喝|接触|摸|涂)", whole)
@@ -425,7 +425,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
-        m = re.match(rf"^(?![我你他她这那谢])({_ZH_STOP}{{2,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
+        m = re.match(rf"^(?:这个|那个|这块|这部分)?(?![我你他她这那谢])({_ZH_STOP}{{2,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
                      rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
@@ -504,7 +504,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
 
 _ZH_VEHICLE = (r"地铁|公交车?|巴士|大巴|班车|出租车|的士|网约车|滴滴|高铁|火车|轻轨|轮渡|渡轮|共享单车|电动车|电瓶车|"
-               r"小电驴|摩托车?|自行车|单车|滑板车|车")
+               r"小电驴|摩托车?|自行车|单车|滑板车|车|[A-Z]{2,5}(?![a-z])")
 _ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
 
 
