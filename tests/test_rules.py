@@ -355,3 +355,18 @@ def test_assistant_guesses_in_more_wordings():
     assert extract(_zh("估计您住得离公司挺远的", speaker="assistant")) == []
     facts = extract(_zh("不要银色的，换香槟金的。", project="reno"))
     assert _triples(facts) == {("decision", "银色", "negative"), ("decision", "香槟金", "positive")}
+
+
+def test_titles_favourites_symptoms_and_named_pets():
+    assert _triples(extract(_en("Please call me Dr. Okoye."))) == {("name", "Dr. Okoye", "positive")}
+    assert _triples(extract(_en("Prefer Ms. Chen, please"))) == {("name", "Ms. Chen", "positive")}
+    assert _triples(extract(_en("My favourite band is Wet Leg"))) == {("likes", "Wet Leg", "positive")}
+    assert _triples(extract(_en("Ramen is my absolute favourite"))) == {("likes", "Ramen", "positive")}
+    assert _triples(extract(_en("Latex makes me break out in a rash"))) == {("allergy", "latex", "positive")}
+    assert _triples(extract(_en("I tend to avoid crowded bars"))) == {("dislikes", "crowded bars", "positive")}
+    assert _triples(extract(_en("I try to avoid sugar"))) == {("diet", "sugar", "negative")}
+    assert _triples(extract(_en("I'm teetotal"))) == {("diet", "alcohol", "negative")}
+    assert _triples(extract(_en("Our two rabbits are called Fig and Plum"))) == {
+        ("pet", "rabbit (Fig)", "positive"), ("pet", "rabbit (Plum)", "positive")}
+    assert _triples(extract(_en("Our border collie is called Skye"))) == {("pet", "border collie (Skye)", "positive")}
+    assert _triples(extract(_en("Home is Glasgow these days"))) == {("lives_in", "Glasgow", "positive")}

@@ -676,7 +676,7 @@ def _amount_obj(amt: Amount) -> str:
 
 # ---------------------------------------------------------------- English rules
 
-_EN_STOP = r"[^,.;!?]"
+_EN_STOP = r"(?:[^,.;!?]|\.\u2060)"  # a title's dot ("Dr.\u2060Patel", see _raw_facts) does not stop a phrase
 _EN_NAME_STOP = r"(?:[^,.;!?]|\.(?=\w))"  # names may hold dots: Fly.io, Node.js
 _EN_DISLIKE = ("hate|dislike|can't stand|cannot stand|can't bear|cannot bear|detest|loathe|despise|don't like|"
                "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|"
@@ -719,8 +719,8 @@ _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea p
               r"samoyed|malamute|pomeranian|yorkie|budgerigar|cockatoo|macaw|parakeet|rescue dog|rescue cat")
 _EN_PET_VERBS = (r"got|have|adopted|own|rescued|picked up|took in|brought home|welcomed|got ourselves|got myself|"
                  r"just got|fostered")
-_EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
-                          r"(?:e?s)?, ([A-Z]\w+) and ([A-Z]\w+)", re.I)
+_EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got|my|our) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
+                          r"(?:e?s)?(?:,| are called| are named| called| named) ([A-Z]\w+) and ([A-Z]\w+)", re.I)
 # the slots a project decision fills ("the venue is X", "our database will be Y")
 _EN_DECISION_SLOT = (r"venue|vendor|supplier|provider|database|db|stack|framework|platform|host|hosting|location|caterer|"
                      r"tool|pick|choice|winner|frontend|backend|cloud|CRM|CMS|agency|contractor|theme")
@@ -743,7 +743,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based in|"
+        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based (?:in|out of)|"
+                      rf"^home(?:'s| is)(?: in)?(?= [A-Z])|"
                       rf"I am based in|home is {_EN_STOP}* in|my (?:flat|house|home|place|apartment|flat)(?:'s| is) in)"
                       rf" ({_EN_STOP}+)", c, flags) \
             or re.search(r"\b(?:I'm|I am|we're|we are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
@@ -753,13 +754,17 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # name
     m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called|^name's|^name is) ({_EN_STOP}+?)"
-                  rf"(?:\.|,|\?|$| please| too| as well)", c + ".", flags)
+                  rf"(?:\.(?!\u2060)|,|\?|$| please| too| as well)", c + ".", flags)
     if m and re.search(r"\b(?:don't|do not|never|not|stop) (?:call|calling|address) me\b", c[:m.end()], flags):
         m = None
     if m and not re.search(r"my name(?:'s| is)", c, flags) or (m and "go by" not in whole):
         name = _clean(m.group(1), False)
-        caps = re.match(r"^(?-i:[A-Z])[\w.'-]*(?: (?:(?-i:[A-Z])[\w.'-]*|de|van|von|da|di|le|la|del))*", name)
+        caps = re.match(r"^(?-i:[A-Z])[\w.'-]*(?:[ \u2060](?:(?-i:[A-Z])[\w.'-]*|de|van|von|da|di|le|la|del))*", name)
         add(_Raw("name", caps.group(0) if caps else name))
+    m = re.match(r"^(?:I )?(?:prefer|I'd prefer) (?:to be called |being called )?((?:Mr|Ms|Mrs|Miss|Mx|Dr|Prof)\.?[ \u2060]"
+                 r"(?-i:[A-Z])[\w'-]+)", c, flags)
+    if m:
+        add(_Raw("name", m.group(1)))
     name_ok = re.match(r"^(?:but |just )?([A-Z][\w.]*(?: [A-Z][\w.]*)?) (?:is fine|will do|works)\b", c) \
         if re.search(r"\bI'm (?:Dr\.? |Mr\.? |Ms\.? |Mrs\.? )?[A-Z]|\bcall me\b|\bname\b", whole) else None
     if name_ok:
@@ -782,6 +787,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = _antecedent(whole)
         if obj:
             add(_Raw("allergy", obj))
+    elif m := re.match(r"^([\w -]{2,25}?) (?:makes?|gives?|brings?) me (?:break out|come out|out in|hives|a rash|rashes|"
+                       r"itch|itchy|swell|sneeze|wheezy|an allergic reaction)", c, flags):
+        add(_Raw("allergy", m.group(1).lower()))  # "Penicillin makes me break out in hives"
     else:
         m = re.match(r"^(\w+(?: \w+)?) allergy\b", c, flags) \
             or re.search(r"\b(?:have|got|has) an? (?:severe |mild |bad |serious )?([\w-]+(?: [\w-]+)?) allergy\b", c, flags)
@@ -795,7 +803,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   r"mostly |been )*(vegan|vegetarian|pescatarian|lactose intolerant|coeliac|celiac)\b", c, flags)
     if m and "intolerant" not in m.group(1):
         add(_Raw("diet", m.group(1).lower()))
-    m = re.search(r"\bI(?: keep| eat| do| go| stay| follow|'m| am) (?:a |an |strictly |mostly |fully |completely )*"
+    m = re.search(r"\bI(?: keep| eat| do| go| stay| follow|'m| am|'ve been| have been| went| became) "
+                  r"(?:a |an |strictly |mostly |fully |completely )*"
                   r"(halal|kosher|gluten-free|dairy-free|sugar-free|low-carb|keto|paleo|plant-based)\b", c, flags) \
         or re.search(r"\b(?:I'm|I am) on (?:a |the )?(keto|paleo|low-carb|gluten-free|plant-based|vegan|vegetarian|"
                      r"Mediterranean|carnivore|FODMAP|low-FODMAP)(?: diet)?\b", c, flags)
@@ -810,7 +819,6 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
-        or re.search(rf"\bI (?:avoid|stay away from|steer clear of) ({_EN_STOP}+)", c, flags) \
         or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags) \
         or _bare_no_food(c)
     if m and re.fullmatch(r"(?:anymore|any more|at all|these days|now|much)", _clean(m.group(1), False) or "anymore",
@@ -822,6 +830,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("diet", "alcohol", polarity="negative"))
     else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
         m = re.search(rf"\bI(?:'m| am) (?:off|avoiding|cutting out|staying off|laying off) ({_EN_STOP}+)", c, flags) \
+            or re.search(rf"\bI(?:'m| am)? (?:(?:tend|try|trying) to )?(?:avoid|stay away from|steer clear of|stay off|keep off)"
+                         rf" ({_EN_STOP}+)", c, flags) \
             or re.search(rf"\b(?:I(?:'ve| have)? )?(?:given up|gave up|quit|cut out|stopped eating|stopped drinking)"
                          rf" ({_EN_STOP}+)", c, flags) \
             or re.match(r"^([\w -]{2,30}?)(?:'s| is| are) (?:a no|a hard no|off the menu|off limits|a no-go) for me\b", c,
@@ -830,8 +840,11 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = _en_strip_time_words(_clean(m.group(1), False), when)
             if _EN_FOOD.search(obj):
                 add(_Raw("diet", obj, polarity="negative"))
-            elif re.search(r"for me\b", c, flags):
+            elif re.search(r"for me\b|\b(?:avoid|stay away from|steer clear of)\b", c, flags):
                 add(_Raw("dislikes", obj))
+    if re.search(r"\b(?:I'm|I am|I've been|I have been|I went|I've gone) (?:a |fully )?(?:teetotal|teetotaller|teetotaler|"
+                 r"sober|tee-total)\b", c, flags):
+        add(_Raw("diet", "alcohol", polarity="negative"))
 
     # likes / dislikes
     m = re.search(rf"\bI (?:really |absolutely |just |truly |honestly )?(?:{_EN_DISLIKE}) ({_EN_STOP}+)", c, flags) \
@@ -850,10 +863,15 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.match(rf"^nothing beats ({_EN_STOP}+)", c, flags) \
         or re.search(r"\bI'm (?:a |an )(?:big |huge |real |serious |massive |keen )?(\w+) (?:drinker|lover|eater|fanatic|"
                      r"enthusiast|addict|nerd|buff)\b", c, flags) \
-        or re.match(r"^([\w' -]{2,30}?) (?:is|are) my (?:jam|favourite|favorite|go-to|guilty pleasure)\b", c, flags) \
+        or re.match(r"^([\w' -]{2,30}?) (?:is|are) my (?:absolute |all-time |total |number one )?(?:jam|favourite|favorite|"
+                    r"fave|go-to|guilty pleasure)\b", c, flags) \
+        or re.match(rf"^(?:my )?(?:absolute |all-time )?(?:favourite|favorite|fave) [\w ]{{1,20}}? (?:is|are|has to be) ({_EN_STOP}+)",
+                    c, flags) \
+        or re.match(r"^give me (?:an? |the )?([\w' -]{2,30}?) over\b", c, flags) \
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
-        or re.search(rf"\bI always (?:sit in|take|book|choose|pick|order) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI(?:'ll|'d| will| would)? always (?:sit in|take|book|choose|pick|order|go for) ({_EN_STOP}+)", c,
+                     flags) \
         or re.search(r"\bI (?:go|head) (?:to )?(?:the )?([\w -]{2,30}?) (?:every|each|most) (?:day|morning|evening|night|"
                      r"week|weekend|Saturday|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday)s?\b", c, flags) \
         or re.search(rf"\bI (?:always|usually|normally) (?:do|play|go for|start (?:the|my) day with) ({_EN_STOP}+)", c,
@@ -861,7 +879,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags)
-    if m and not re.match(r"^(?:that|this|it|your|the new)\b", m.group(1), flags) \
+    if m and not re.match(r"^(?:that|this|it|your|the new|(?:Mr|Ms|Mrs|Mx|Dr|Prof)\b)", m.group(1), flags) \
             and not re.search(r"\b(?:you|your)\b|\bto (?:work|the office)\b", m.group(1), flags):
         obj = _clean(m.group(1), False)
         obj = re.sub(r"\s+(?:if|as long as|when|than|over|rather than)\b.*$", "", obj, flags=flags)
@@ -968,7 +986,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:in [\w-]+(?: [\w-]+)? )?(?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
+        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:remotely |full-time |part-time |freelance )?"
+                      rf"(?:in [\w-]+(?: [\w-]+)? )?(?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
                       rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
                       rf"([A-Z]{_EN_STOP}+)", c)
         if m:
@@ -988,6 +1007,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             or (re.search(rf"\b(?:{_EN_PET_VERBS}|my|our)\b", whole, flags)
                 and re.match(rf"^an? (?:[\w-]+ )*?((?i:{_EN_ANIMAL})) (?:called|named) ([A-Z]\w+)", c)) \
             or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
+            or re.search(rf"\b(?i:my|our) ((?:[\w-]+ )?(?i:{_EN_ANIMAL})) (?i:is|'s) (?i:called|named) ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
         if m:
@@ -1239,6 +1259,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     stripped = text.strip()
     if _TEMPORARY.search(stripped):
         return []
+    if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
+        stripped = _EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped)
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
         stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
@@ -1284,7 +1306,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
-    return raws
+    return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
+            if _TITLE_JOINER in r.object else r for r in raws]
+
+
+_EN_TITLE_DOT = re.compile(r"\b(Mr|Ms|Mrs|Mx|Dr|Prof|St|Mt)\. (?=[A-Z])")
+_TITLE_JOINER = "\u2060"  # word joiner: keeps "Dr." and its name in one token while clauses are split
 
 
 _ENUMERATED_PREDICATES = ("allergy", "diet", "likes", "dislikes")
