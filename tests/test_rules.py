@@ -370,3 +370,13 @@ def test_titles_favourites_symptoms_and_named_pets():
         ("pet", "rabbit (Fig)", "positive"), ("pet", "rabbit (Plum)", "positive")}
     assert _triples(extract(_en("Our border collie is called Skye"))) == {("pet", "border collie (Skye)", "positive")}
     assert _triples(extract(_en("Home is Glasgow these days"))) == {("lives_in", "Glasgow", "positive")}
+
+
+def test_zh_fan_words_topics_and_later_pet_names():
+    assert _triples(extract(_zh("我是个奶茶控"))) == {("likes", "奶茶", "positive")}
+    assert _triples(extract(_zh("我对香水无感"))) == {("dislikes", "香水", "positive")}
+    assert _triples(extract(_zh("我吃不了芒果，一吃就过敏"))) == {("allergy", "芒果", "positive")}
+    assert _triples(extract(_zh("我养了两只兔子，一只叫雪球，一只叫可可"))) == {
+        ("pet", "兔子（雪球）", "positive"), ("pet", "兔子（可可）", "positive")}
+    facts = extract(_zh("我们不用Slack，用飞书"))
+    assert _triples(facts) == {("decision", "Slack", "negative"), ("decision", "飞书", "positive")}

@@ -334,7 +334,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             before = before[before.rindex("对") + 1:]
         before = re.sub(r"^(?:我|有点|有|是|吃|也)+", "", before)
         before = re.sub(r"(?:会|都|也|有点)+$", "", before)
-        if 1 <= len(before) <= 8 or re.fullmatch(r"[A-Za-z][\w -]{0,24}", before):
+        if re.fullmatch(r"(?:一|只要)?(?:吃|碰|喝|用|闻|接触|摸)(?:了)?(?:就|会|都)*", before):
+            before = ""  # "我吃不了海鲜，一吃就过敏": the thing is named before
+            m = re.search(rf"(?:吃不了|不能吃|不吃|碰不了|不能碰|不敢吃)({_ZH_STOP}{{1,6}})", whole)
+            if m:
+                add(_Raw("allergy", _clean(m.group(1), True)))
+        elif 1 <= len(before) <= 8 or re.fullmatch(r"[A-Za-z][\w -]{0,24}", before):
             add(_Raw("allergy", before))
         elif not before:  # "布洛芬我吃了会起疹子，过敏"
             m = re.match(r"^([^，,。我你他她]{1,6}?)(?:我)?(?:一|只要)?(?:吃|碰|用|闻|喝|接触|摸|涂)", whole)
@@ -360,7 +365,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("diet", obj, polarity="negative"))
     m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
-                 rf"不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])", c)
+                 rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])|(?:吃|喝)不了)", c)
     if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", m.group(1), polarity="negative"))
 
@@ -398,6 +403,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and not re.search(r"[你他她]", m.group("topic")) and (
                 m.group("topic") or not re.match(r"[坐住订用买看去]", m.group("vp"))):
             add(_Raw("dislikes", f"{m.group('topic')}{_clean(m.group('vp'), True)}"))
+    m = re.search(rf"我(?:是|算是)(?:个|一个)?(?:资深|重度|忠实)?的?({_ZH_STOP}{{1,6}}?)(?:控|迷|爱好者|发烧友|铁粉|党)(?:吧|啦)?$", c)
+    if m and not re.search(r"[我你他她]", m.group(1)):
+        add(_Raw("likes", m.group(1)))
     m = re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:一点|一丁点)?(?:兴趣)?(?:都|也)?(?:不感兴趣|没(?:有)?(?:什么|啥)?兴趣|不太感兴趣|"
                   rf"兴趣不大)", c) or re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:一点|一丁点)?兴趣(?:都|也)没有?", c)
     if m:
@@ -445,6 +453,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     else:
         m = re.match(r"^[\u4e00-\u9fff]{0,4}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
+            add(_Raw("decision", m.group(1).strip()))
+        m = re.match(rf"^(?:改|换|就|还是|而是|那就)?用({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
+        if m and re.search(r"(?:不|别|不要)用", whole) and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信"
+            add(_Raw("decision", _clean(m.group(1), True)))
+        m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|[A-Za-z][\w .+#-]{0,20}?)(?:吧|好了|算了吧)$", c)
+        if m and project and not c.endswith("算了吧"):  # "方案A吧，B太贵了"
             add(_Raw("decision", m.group(1).strip()))
         m = re.search(r"定了[，,]\s*用(" + _ZH_STOP + "+)", whole)
         if m and c.startswith("用"):
@@ -539,6 +553,9 @@ def _zh_topic_ok(topic: str, when: datetime) -> bool:
 def _zh_fronted_object(clause: str, verb_at: int) -> str:
     """The topic fronted before a preference verb: "海鲜倒是很喜欢" -> 海鲜, "奶茶我不爱喝" -> 奶茶."""
     head = clause[:verb_at]
+    m = re.match(rf"^(?:我)?对({_ZH_STOP}{{1,8}}?){_ZH_DEGREE}$", head)  # "我对榴莲无感"
+    if m:
+        return m.group(1)
     m = re.match(r"^(.{1,6}?)我", head)
     if m:
         return m.group(1)
@@ -619,9 +636,10 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
                            r"(?:叫|名叫|名字叫)([\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?=另一|一只|一条|大的|小的|老二|$)", clause)
         whole_names = re.fullmatch(r"(?:(?:另一只|另一条|一只|一条|大的|小的|老大|老二)?(?:它|他|她)?(?:叫|名叫|名字叫)"
                                    r"[\u4e00-\u9fffA-Za-z0-9]{1,6}?)+", clause)
-        for p in _ZH_COUNTED_ANIMAL.finditer(whole) if names and whole_names else ():
-            if whole[p.end():].lstrip("，, ").startswith(clause):
-                return [_zh_pet(p.group("animal"), name) for name in names]
+        at = whole.find(clause)
+        counted = [p for p in _ZH_COUNTED_ANIMAL.finditer(whole) if p.end() <= at] if names and whole_names else []
+        if counted:  # the last animal counted before the clause: "养了两只猫，一只叫大橘，一只叫小白"
+            return [_zh_pet(counted[-1].group("animal"), name) for name in names]
     return out
 
 
