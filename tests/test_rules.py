@@ -380,3 +380,11 @@ def test_zh_fan_words_topics_and_later_pet_names():
         ("pet", "兔子（雪球）", "positive"), ("pet", "兔子（可可）", "positive")}
     facts = extract(_zh("我们不用Slack，用飞书"))
     assert _triples(facts) == {("decision", "Slack", "negative"), ("decision", "飞书", "positive")}
+
+
+def test_broad_rules_stay_quiet_on_idle_talk():
+    for text in ("喜欢就买吧", "吃不了那么多", "周末去哪玩好呢", "住哪里比较方便？", "不用了，谢谢"):
+        assert extract(_zh(text)) == [], text
+    for text in ("OK吧", "好吧", "那就这样吧"):
+        assert extract(_zh(text, project="apollo")) == [], text
+    assert extract(_en("Sounds good, go with whatever you think", project="orion")) == []

@@ -361,7 +361,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and not re.search(r"不想", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
-        if obj and obj != "素":  # "我已经不吃素了" ends a diet, it abstains from nothing
+        if obj and obj != "素" and not re.match(r"那么|这么|太多|多少|完|了|饱|下", obj):  # "不吃素" ends a diet
             add(_Raw("diet", obj, polarity="negative"))
     m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
@@ -387,7 +387,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}*)", c)
             if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})|^{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
                 obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
-                if obj and not re.match(r"^(?:你|这|那|什么|自己)", obj):
+                if obj and not re.match(r"^(?:你|这|那|什么|自己|就|的话|吗|么|不)", obj):
                     add(_Raw("likes", obj))
     m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{1,8}}?)(?:我|对我来说)?(?:真的|实在|是|可|完全|真|也|都)*"
                  rf"(?:不行|不可以|不太行)(?:[了啊呀]*)$", c)
@@ -457,7 +457,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.match(rf"^(?:改|换|就|还是|而是|那就)?用({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
         if m and re.search(r"(?:不|别|不要)用", whole) and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信"
             add(_Raw("decision", _clean(m.group(1), True)))
-        m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|[A-Za-z][\w .+#-]{0,20}?)(?:吧|好了|算了吧)$", c)
+        m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|(?!(?i:ok|okay|yes|no|fine|good|sure)(?![A-Za-z]))[A-Za-z][\w .+#-]{0,20}?)"
+                     r"(?:吧|好了|算了吧)$", c)
         if m and project and not c.endswith("算了吧"):  # "方案A吧，B太贵了"
             add(_Raw("decision", m.group(1).strip()))
         m = re.search(r"定了[，,]\s*用(" + _ZH_STOP + "+)", whole)
@@ -575,7 +576,7 @@ def _zh_future_trip(clause: str, when: datetime) -> str | None:
         return None
     body = _strip_times(clause, when)
     m = re.match(rf"^(?:我们|我|咱们)?(?:就|也|还)?(?:会|要)?去(?!了|过)(?P<vp>{_ZH_STOP}{{2,12}})$", body)
-    if not m or re.search(r"了|过", m.group("vp")):
+    if not m or re.search(r"了|过|哪|什么|吗|呢|好不好|怎么", m.group("vp")):
         return None
     return "去" + _trim_measure(re.sub(r"(?:吧|呢|啊)+$", "", m.group("vp")))
 
@@ -941,6 +942,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
+    if m and re.match(r"(?:whatever|anything|something|what|either|any|which)\b", m.group(1), flags):
+        m = None  # "go with whatever you think" chooses nothing
     if m and not neg:
         obj = _clean(m.group(1), False)
         obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+).*$", "", obj, flags=flags)
