@@ -388,3 +388,11 @@ def test_broad_rules_stay_quiet_on_idle_talk():
     for text in ("OK吧", "好吧", "那就这样吧"):
         assert extract(_zh(text, project="apollo")) == [], text
     assert extract(_en("Sounds good, go with whatever you think", project="orion")) == []
+
+
+def test_more_budget_phrasings():
+    [f] = extract(_en("We can stretch to 90k but no further.", project="orion"))
+    assert f.value == {"amount": 90000, "currency": None}
+    [f] = extract(_zh("活动经费八万。", project="apollo"))
+    assert f.value == {"amount": 80000, "currency": "CNY"}
+    assert extract(_en("My salary is 60k")) == []

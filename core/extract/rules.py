@@ -253,7 +253,7 @@ _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|�
 
 
 # a spending limit: 预算, or a cap phrased as 上限/封顶/以内/控制在/不超过/最多
-_ZH_BUDGET_CUE = r"预算|上限|封顶|控制在|以内|之内|不超过|不能超过|别超过|最多|顶多|至多|钱最多"
+_ZH_BUDGET_CUE = r"预算|经费|上限|封顶|控制在|以内|之内|不超过|不能超过|别超过|最多|顶多|至多|钱最多|总共就|一共就|不能再多"
 # prices, costs, rents and incomes are not budgets
 _ZH_NOT_A_BUDGET = r"花了|房租|还剩|价格|售价|原价|卖|工资|薪|收入|赚|挣|贷款|欠"
 
@@ -951,7 +951,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # budget
     if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
-                  r"\bmax(?:imum)?\b|at most|\bafford\b|\bbelow\b|\bup to\b|\blimit\b|\bexceed|"
+                  r"\bmax(?:imum)?\b|at most|\bafford\b|\bbelow\b|\bup to\b|\blimit\b|\bexceed|to play with|to spend\b|"
+                  r"set aside|put aside|earmarked|in the kitty|stretch to|no further|no higher|"
                   r"(?:not|n't|never) (?:want to |wanna )?(?:go |spend |pay )?(?:over|above|more than)\b", c, flags)
             or re.search(r", (?:no more|tops)\b|that's (?:the|my|our) (?:ceiling|limit|max)", whole, flags)
             or re.search(r"\b(?:we|I)(?:'ve| have)?(?: got)? (?:about |around |roughly )?\S+(?: \w+){0,2} for (?:the|a|my|our)\b",
@@ -1187,7 +1188,7 @@ def _bare_no_food(clause: str) -> re.Match[str] | None:
 def _en_bare_limit(text: str) -> Amount | None:
     """A number without currency right next to a limit word ("800 max", "under 1,500"): the amount, currency
     unknown. Counts of people, nights, kilometres … are not amounts."""
-    m = re.search(rf"\b(?:{_EN_LIMIT_CUE})\s+(\d[\d,]*(?:\.\d+)?)\b(?!\s*(?:%|people|persons|guests|km|miles|mins?|"
+    m = re.search(rf"\b(?:{_EN_LIMIT_CUE})(?:'s| is| of| at)?\s+(\d[\d,]*(?:\.\d+)?)\b(?!\s*(?:%|people|persons|guests|km|miles|mins?|"
                   rf"minutes|hours|days|nights|weeks|years|kg|am|pm|[ap]\.m\.))", text, re.I) \
         or re.search(r"\b(\d[\d,]*(?:\.\d+)?)\s+(?:max|tops|maximum|at most)\b", text, re.I)
     if not m:
