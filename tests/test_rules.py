@@ -396,3 +396,12 @@ def test_more_budget_phrasings():
     [f] = extract(_zh("活动经费八万。", project="apollo"))
     assert f.value == {"amount": 80000, "currency": "CNY"}
     assert extract(_en("My salary is 60k")) == []
+
+
+def test_obligations_and_promises_as_todos():
+    assert _triples(extract(_en("need to renew my visa before June, remind me"))) == {
+        ("todo", "renew my visa", "positive")}
+    assert _triples(extract(_en("I have to call the plumber tomorrow"))) == {("todo", "call the plumber", "positive")}
+    assert _triples(extract(_en("ping me on Friday so I book the table"))) == {("todo", "book the table", "positive")}
+    assert _triples(extract(_zh("我回头把照片发你"))) == {("todo", "发照片", "positive")}
+    assert _triples(extract(_zh("我明天得去趟邮局"))) == {("plan", "去邮局", "positive")}

@@ -566,7 +566,7 @@ def _zh_fronted_object(clause: str, verb_at: int) -> str:
 
 _ZH_IMPERSONAL = r"(?:下雨|下雪|降温|升温|刮风|变天|涨价|降价|放假|停电|停水)"
 _ZH_LIGHT_VERBS = r"(?:做|搞|进行|开展|举行|举办|安排)"
-_ZH_MODALS = r"(?:要|(?:(?<=[我们就还也都])|^)得|必须|需要|将|会(?!议))"  # 得 as "must", not 累得不行
+_ZH_MODALS = r"(?:要|(?:(?<=[我们就还也都天午上晚末周])|^)得|必须|需要|将|会(?!议))"  # 得 as "must", not 累得不行
 
 
 def _zh_future_trip(clause: str, when: datetime) -> str | None:
@@ -600,6 +600,7 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
 def _trim_measure(obj: str) -> str:
     """Drop a bare measure word inside a verb phrase: 打个电话 -> 打电话, 参加一个行业峰会 -> 参加行业峰会."""
     obj = re.sub(r"(?<=[\u4e00-\u9fff])(?:一个|一场|一次|一趟|一下)(?=[\u4e00-\u9fff])", "", obj)
+    obj = re.sub(r"(?<=[去来回])趟(?=[\u4e00-\u9fff])", "", obj)
     obj = re.sub(r"(?<=[打开洗做写买订约吃睡见拍剪理考办换修配请租找交学报搞看听喝逛补])个(?![税人体性子])(?=[\u4e00-\u9fff])", "", obj)
     return re.sub(r"[吗呢吧嘛]$", "", obj)
 
@@ -679,6 +680,10 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
     m = re.search(rf"我(?:{_ZH_STOP}{{0,6}})?会(?!议)({_ZH_STOP}+)", c)
     if m and (find_times(c, when) or re.search(r"今晚|今天", c)):
         return _ba(_clean(_strip_times(m.group(1), when), True)) or None
+    m = re.match(rf"^我(?:{_ZH_STOP}{{0,6}}?)(?:回头|待会儿?|等会儿?|晚点|马上|稍后|一会儿?)?(把{_ZH_STOP}{{1,12}}?(?:发|给|传|转|寄)(?:给)?你)",
+                 _strip_times(c, when))
+    if m and (find_times(c, when) or re.search(r"回头|待会|等会|晚点|马上|稍后|一会", c)):  # "我回头把文件发你"
+        return _ba(re.sub(r"(发|传|转|寄)你$", r"\1给你", m.group(1))) or None
     return None
 
 
@@ -965,13 +970,15 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
 
     # todo
-    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\bto ({_EN_NAME_STOP}+)", c, flags) \
-        or re.search(rf"\b(?:{_REMIND_ME})(?::| about)\s*({_EN_NAME_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\b(?:to|so (?:that )?I(?: can)?) ({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags)
     if m:
         add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
-    elif re.search(r"please remind me", whole, flags) and (m := re.search(rf"\bI need to ({_EN_STOP}+)", c, flags)):
-        obj = re.sub(r"\s+by\s*$", "", _strip_times(m.group(1), when))
-        add(_Raw("todo", _clean(obj, False)))
+    elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$", whole, flags)
+          or find_times(c, when)) \
+            and (m := re.search(rf"\bI (?:need to|have to|must|gotta|got to|'ve got to) ({_EN_STOP}+)", c, flags)):
+        obj = re.sub(r"\s+(?:by|before|on|at)\s*$", "", _en_strip_time_words(m.group(1), when))
+        add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
     else:
         m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
         if m and (find_times(c, when) or re.search(r"tonight|today", c, flags)):
@@ -1435,7 +1442,7 @@ def _en_bare_item(clause: str, earlier: list[_Raw], text: str) -> _Raw | None:
 # a clause that starts with the verb, its subject "I" left out: "Love sushi", "can't stand wasabi"
 _EN_SUBJECTLESS = re.compile(
     rf"^(?:really |absolutely |totally |also |honestly )?(?:{_EN_DISLIKE}|love|like|enjoy|adore|prefer|don't|do not|"
-    r"never|always|usually|normally|work|live|take|cycle|drive|walk|ride|avoid|keep|eat|need|have|got|'m|am|"
+    r"never|always|usually|normally|work|live|take|cycle|drive|walk|ride|avoid|keep|eat|need|have|got|gotta|'m|am|"
     r"can't|cannot|won't)\b", re.I)
 
 
@@ -1450,7 +1457,8 @@ def _with_subject(clause: str) -> str:
         return f"I'm heading{clause[3:]}"  # "Off to Rome next month"
     if re.match(r"^been\b", clause, re.I):
         return f"I've {clause}"  # "been vegan for 3 years now"
-    if re.match(r"^[a-z]+ing\b(?! (?:is|are|was|were|makes?|gives?|drives?|gets?|annoys?))", clause, re.I) \
+    if re.match(r"^[a-z]{3,}ing\b(?! (?:is|are|was|were|makes?|gives?|drives?|gets?|annoys?))", clause, re.I) \
+            and not re.match(r"^(?:bring|thing|sing|ring|ping|swing|spring|string|sting|wing|king|bling)\b", clause, re.I) \
             and not re.match(r"^(?:nothing|something|anything|everything|morning|evening|thing|ceiling|king|starting|"
                              r"beginning|following|including|according|regarding|considering|assuming|depending|"
                              r"speaking|looking|going forward|seeing|given|during)\b", clause, re.I):
