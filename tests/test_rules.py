@@ -405,3 +405,17 @@ def test_obligations_and_promises_as_todos():
     assert _triples(extract(_en("ping me on Friday so I book the table"))) == {("todo", "book the table", "positive")}
     assert _triples(extract(_zh("我回头把照片发你"))) == {("todo", "发照片", "positive")}
     assert _triples(extract(_zh("我明天得去趟邮局"))) == {("plan", "去邮局", "positive")}
+
+
+def test_bare_answers_to_the_assistants_question():
+    ask = _en("What's the budget for the sofa?", speaker="assistant")
+    [f] = extract(_en("around 1.2k", n=2), [ask])
+    assert (f.predicate, f.value, f.source_kind) == ("budget_limit", {"amount": 1200, "currency": None}, "user_explicit")
+    [f] = extract(_en("Jo is fine", n=2), [_en("What should I call you?", speaker="assistant")])
+    assert (f.predicate, f.object) == ("name", "Jo")
+    [f] = extract(_en("sesame", n=2), [_en("Any allergies I should know about?", speaker="assistant")])
+    assert (f.predicate, f.object) == ("allergy", "sesame")
+    [f] = extract(_zh("八千左右", n=2), [_zh("这次预算大概多少？", speaker="assistant")])
+    assert f.value == {"amount": 8000, "currency": "CNY"}
+    assert extract(_zh("不是，就今天不想吃", n=2), [_zh("您是不是不吃牛肉？", speaker="assistant")]) == []
+    assert extract(_en("no, none", n=2), [_en("Any allergies?", speaker="assistant")]) == []

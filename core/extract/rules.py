@@ -54,8 +54,8 @@ General mechanisms rather than sentence wordings (the chatty round):
 
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
-answers to the agent's questions other than corrections, enumerations without
-a separator (虾蟹), promises without 会/will ("我后天把合同发给你").
+answers to the agent's questions beyond a name, budget, allergy, home or
+employer (``_answer_value``), enumerations without a separator (虾蟹).
 """
 
 from __future__ import annotations
@@ -1554,6 +1554,42 @@ def _from_assistant(text: str) -> str:
     return t
 
 
+# what an assistant's question asks for, and how a bare answer to it reads
+_ASKED_FOR = (
+    ("name", re.compile(r"address you|call you|your name|称呼您|称呼你|怎么叫您|怎么叫你|叫您什么", re.I)),
+    ("budget_limit", re.compile(r"budget|spend|预算|花多少|多少钱以内", re.I)),
+    ("allergy", re.compile(r"allerg|过敏", re.I)),
+    ("diet", re.compile(r"dietary|忌口|不吃什么|饮食", re.I)),
+    ("lives_in", re.compile(r"where do you live|where are you based|where's home|住哪|住在哪|家在哪", re.I)),
+    ("works_at", re.compile(r"where do you work|who do you work for|在哪上班|在哪工作|哪家公司", re.I)),
+)
+
+
+def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
+    """A bare value answering the assistant's question: "Sam is fine" to "What should I call you?", "around 2k"
+    to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
+    asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
+    t = text.strip().rstrip("。.!！")
+    if asked is None or len(t) > 30 or re.search(r"[?？]", t) or _CONFIRM.match(text.strip()) \
+            or re.match(r"(?i:no|nope|not|none|nothing|没有|不用|都行|随便|不是|不)", t):
+        return None
+    if asked == "name":
+        m = re.match(r"^(?:just |叫我)?((?-i:[A-Z])[\w.]*(?: (?-i:[A-Z])[\w.]*)?|[\u4e00-\u9fff]{1,4}?)"
+                     r"(?: is fine| please| works|就行|就好|就可以|吧)?$", t, re.I)
+        return _Raw("name", m.group(1)) if m else None
+    if asked == "budget_limit":
+        zh = _is_zh(t)
+        amt = _zh_budget_amount(t) if zh else (_en_amount(t) or _en_bare_limit(f"max {re.sub(r'^[a-z ]*?(?=[$£€0-9])', '', t)}"))
+        return _Raw("budget_limit", str(amt), value=amt.to_json()) if amt is not None else None
+    m = re.fullmatch(r"(?:(?:just |only |mainly |mostly )?([\w' -]{2,25})|([\u4e00-\u9fff]{1,8}))", t, re.I)
+    if not m or re.search(r"\b(?:I|I'm|you|it|that|this|thanks|thank|sure|yes|ok|okay)\b", t, re.I):
+        return None
+    value = (m.group(1) or m.group(2)).strip()
+    if asked == "diet":
+        return None  # a bare food to "有什么忌口" is covered by the rules ("不吃香菜")
+    return _Raw(asked, value)
+
+
 def _put_forward(text: str) -> str:
     """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
@@ -1582,6 +1618,10 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     prev = context[-1] if context else None
     is_correction = bool(_CORRECTION.search(text))
     raws = _raw_facts(text, turn.time, project=project)
+    if prev is not None and prev.speaker != "user" and not is_correction and re.search(r"[?？]", prev.text):
+        answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
+        if answer is not None and (not raws or answer.predicate == "name"):
+            return [_fact(turn, answer, "user_explicit", 0.9)]
     if not raws and prev is not None and prev.speaker != "user":
         if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
             confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
@@ -1593,6 +1633,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             if m:
                 return [_fact(turn, _Raw("name", m.group(1)), "user_explicit", 0.9)]
         m = _ANSWER_CORRECTION.match(text)
+        if m and re.search(r"[不没想就了只吧呢]|今天|现在", m.group(1)):
+            m = None  # "不是，就今天不想吃": a declined guess, no new value
         if m:
             guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
             if guessed:
