@@ -163,3 +163,259 @@ def test_en_plans_pets_commute_and_number_words():
     assert [(f.predicate, f.value) for f in facts] == [("budget_limit", {"amount": 900, "currency": "EUR"})]
     assert extract(_en("I spent two hundred dollars on shoes.")) == []
     assert extract(_en("My manager loves stand-ups.")) == []
+
+
+def test_zh_colloquial_preferences_and_fronted_topics():
+    assert _triples(extract(_zh("开会我不怎么喜欢。"))) == {("dislikes", "开会", "positive")}
+    assert _triples(extract(_zh("爬山我可不行。"))) == {("dislikes", "爬山", "positive")}
+    assert _triples(extract(_zh("我不吃辣，一点都不行。"))) == {("diet", "辣", "negative")}
+    assert _triples(extract(_zh("内脏我也不吃。"))) == {("diet", "内脏", "negative")}
+    assert _triples(extract(_zh("假期我从来不看邮件。"))) == {("dislikes", "假期看邮件", "positive")}
+
+
+def test_zh_budget_limits_and_from_to_changes():
+    [f] = extract(_zh("装修费用上限，二十万。"))
+    assert f.value == {"amount": 200000, "currency": "CNY"}
+    [f] = extract(_zh("房子预算从三百万涨到三百五十万。"))
+    assert (f.value, f.change) == ({"amount": 3500000, "currency": "CNY"}, "evolution")
+    [f] = extract(_zh("这顿饭帮我控制在五百以内。"))
+    assert f.value == {"amount": 500, "currency": "CNY"}
+    assert extract(_zh("这套房子价格最多三百万。")) == []
+
+
+def test_zh_commute_and_pets_without_fixed_wording():
+    assert _triples(extract(_zh("上班我都是坐轻轨。"))) == {("commute", "轻轨", "positive")}
+    [f] = extract(_zh("搬家后改骑摩托车上班了。"))
+    assert (f.object, f.change) == ("骑摩托车", "evolution")
+    assert extract(_zh("上班打车太贵了。")) == []
+    assert _triples(extract(_zh("家里三只猫，英短叫团子，暹罗叫可乐，布偶叫奶盖。"))) == {
+        ("pet", "英短（团子）", "positive"), ("pet", "暹罗（可乐）", "positive"), ("pet", "布偶（奶盖）", "positive")}
+    assert _triples(extract(_zh("去年冬天领了只小黑狗。"))) == {("pet", "黑狗", "positive")}
+
+
+def test_confirmations_take_the_assistants_guess_not_its_actions():
+    guess = _zh("您应该对海鲜过敏吧？我先把日料店去掉了。", speaker="assistant")
+    [f] = extract(_zh("对的对的。", n=2), [guess])
+    assert (f.predicate, f.object, f.source_kind) == ("allergy", "海鲜", "user_confirmed")
+    ask = _en("Shall I call you Captain Reyes in the summaries?", speaker="assistant")
+    [f] = extract(_en("Sure, go ahead.", n=2), [ask])
+    assert (f.predicate, f.object, f.source_kind) == ("name", "Captain Reyes", "user_confirmed")
+    stated = _en("Noted, you work at Monzo.", speaker="assistant")
+    [f] = extract(_en("You got it wrong, it's Revolut, not Monzo.", n=2), [stated])
+    assert (f.predicate, f.object, f.change, f.source_kind) == ("works_at", "Revolut", "correction", "user_explicit")
+
+
+def test_en_preference_and_diet_lexicons():
+    assert _triples(extract(_en("I'm a massive sucker for old westerns."))) == {("likes", "old westerns", "positive")}
+    assert _triples(extract(_en("I'm obsessed with bouldering."))) == {("likes", "bouldering", "positive")}
+    assert _triples(extract(_en("Karaoke isn't my thing."))) == {("dislikes", "Karaoke", "positive")}
+    assert _triples(extract(_en("I gave up caffeine in January."))) == {("diet", "caffeine", "negative")}
+    assert _triples(extract(_en("Shellfish is a hard no for me."))) == {("diet", "Shellfish", "negative")}
+    assert _triples(extract(_en("I'm on a keto diet."))) == {("diet", "keto", "positive")}
+    assert extract(_en("I gave up smoking years ago.")) == []
+    assert _triples(extract(_en("Planning to visit my sister in Leeds on Friday."))) == {
+        ("plan", "visit my sister in Leeds", "positive")}
+    assert extract(_en("My sister is vegan.")) == []
+    assert _triples(extract(_en("Please don't call me Dr. Shaw, Tom is fine."))) == {("name", "Tom", "positive")}
+
+
+def test_predicate_carried_across_an_elliptical_clause():
+    assert _triples(extract(_zh("我对芒果过敏，菠萝也是。"))) == {
+        ("allergy", "芒果", "positive"), ("allergy", "菠萝", "positive")}
+    assert _triples(extract(_zh("我不喝酒，可乐也不行。"))) == {
+        ("diet", "酒", "negative"), ("diet", "可乐", "negative")}
+    assert _triples(extract(_en("I'm allergic to latex, and plasters too."))) == {
+        ("allergy", "latex", "positive"), ("allergy", "plasters", "positive")}
+    assert _triples(extract(_zh("我不吃辣，一点都不行。"))) == {("diet", "辣", "negative")}
+
+
+def test_en_subjectless_clauses_and_leading_conditions():
+    assert _triples(extract(_en("Adore jazz, can't stand opera though."))) == {
+        ("likes", "jazz", "positive"), ("dislikes", "opera", "positive")}
+    [f] = extract(_en("If the drive is over two hours, I want a proper lunch stop."))
+    assert (f.predicate, f.object, f.condition) == ("likes", "proper lunch stop", "the drive is over two hours")
+    assert _triples(extract(_zh("上班我一般骑电动车 二十分钟就到"))) == {("commute", "骑电动车", "positive")}
+
+
+def test_negative_decisions_phrased_many_ways():
+    facts = extract(_zh("前端就用Vue，React不用了。", project="apollo"))
+    assert _triples(facts) == {("decision", "Vue", "positive"), ("decision", "React", "negative")}
+    facts = extract(_zh("团建就定在千岛湖，露营那个方案算了。", project="apollo"))
+    assert ("decision", "露营", "negative") in _triples(facts)
+    facts = extract(_en("We'll use Linear. Jira is off the table.", project="orion"))
+    assert _triples(facts) == {("decision", "Linear", "positive"), ("decision", "Jira", "negative")}
+    facts = extract(_en("Going with the Dell, not the MacBook.", project="orion"))
+    assert _triples(facts) == {("decision", "Dell", "positive"), ("decision", "MacBook", "negative")}
+
+
+def test_en_commute_plans_pets_and_reminders_in_new_wordings():
+    [f] = extract(_en("From next week I'm switching to the tram, parking takes ages."))
+    assert (f.predicate, f.object, f.change) == ("commute", "tram", "evolution")
+    assert _triples(extract(_en("I take Metrolink in most days."))) == {("commute", "Metrolink", "positive")}
+    assert _triples(extract(_en("We've got the quarterly review on Thursday."))) == {
+        ("plan", "quarterly review", "positive")}
+    assert _triples(extract(_en("Going to learn Portuguese sometime next year."))) == {
+        ("plan", "learn Portuguese", "positive")}
+    assert _triples(extract(_en("We rescued a greyhound called Pixel last month."))) == {
+        ("pet", "greyhound (Pixel)", "positive")}
+    assert _triples(extract(_en("My gecko Noodle keeps escaping, any tips?"))) == {("pet", "gecko (Noodle)", "positive")}
+    assert _triples(extract(_en("Can you give me a nudge to book the MOT on Friday?"))) == {
+        ("todo", "book the MOT", "positive")}
+    assert extract(_en("If I switched jobs, would I earn more?")) == []
+
+
+def test_enumerations_split_into_one_fact_per_item():
+    assert _triples(extract(_en("I'm allergic to peanuts, shellfish and sesame."))) == {
+        ("allergy", "peanuts", "positive"), ("allergy", "shellfish", "positive"), ("allergy", "sesame", "positive")}
+    assert _triples(extract(_zh("我不吃牛肉和羊肉。"))) == {("diet", "牛肉", "negative"), ("diet", "羊肉", "negative")}
+    assert _triples(extract(_en("I love fish and chips."))) == {("likes", "fish and chips", "positive")}
+    assert _triples(extract(_en("I'm off dairy, doctor's orders."))) == {("diet", "dairy", "negative")}
+    assert _triples(extract(_zh("我不喜欢坐飞机，高铁还行。"))) == {
+        ("dislikes", "坐飞机", "positive"), ("likes", "高铁", "positive")}
+    assert _triples(extract(_zh("我家两只狗 一只叫豆豆一只叫球球"))) == {
+        ("pet", "狗（豆豆）", "positive"), ("pet", "狗（球球）", "positive")}
+    assert extract(_zh("我猫毛过敏，所以不养猫。")) == extract(_zh("我猫毛过敏。"))
+
+
+def test_confirming_an_offer_to_act_yields_nothing_and_hedges_are_removed():
+    offer = _en("Would you like me to book the aisle seat?", speaker="assistant")
+    assert extract(_en("sure", n=2), [offer]) == []
+    remind = _zh("需要我明天提醒您去取快递吗？", speaker="assistant")
+    [f] = extract(_zh("要的，谢谢", n=2), [remind])
+    assert (f.predicate, f.object, f.source_kind) == ("todo", "取快递", "user_confirmed")
+    [f] = extract(_zh("您大概住在海淀吧", speaker="assistant"))
+    assert (f.predicate, f.object, f.source_kind) == ("lives_in", "海淀", "agent_inferred")
+    guess = _en("I'll call you Mr Smith then.", speaker="assistant")
+    [f] = extract(_en("Actually it's Dr Smith", n=2), [guess])
+    assert (f.predicate, f.object, f.change) == ("name", "Dr Smith", "correction")
+
+
+def test_zh_unpunctuated_connectors():
+    assert _triples(extract(_zh("我不吃辣然后对花生过敏"))) == {("diet", "辣", "negative"), ("allergy", "花生", "positive")}
+    assert _triples(extract(_zh("我喜欢爬山不喜欢游泳"))) == {("likes", "爬山", "positive"), ("dislikes", "游泳", "positive")}
+    assert _triples(extract(_zh("羊肉我吃不惯"))) == {("dislikes", "羊肉", "positive")}
+
+
+def test_a_plain_assistant_statement_puts_nothing_forward_to_confirm():
+    plan = _zh("没问题，按计划4月11日就能完工。", speaker="assistant")
+    assert extract(_zh("好的好的。", n=2), [plan]) == []
+    booking = _en("Got it. There's a quiet Thai place nearby. Booking for Friday?", speaker="assistant")
+    assert extract(_en("Yes, for six people.", n=2), [booking]) == []
+    cap = _en("Shall I cap the florist at $800?", speaker="assistant")
+    [f] = extract(_en("Yes please.", n=2), [cap])
+    assert (f.predicate, f.value, f.source_kind) == ("budget_limit", {"amount": 800, "currency": "USD"}, "user_confirmed")
+
+
+def test_switching_a_project_decision():
+    facts = extract(_en("Heads up: we're dropping Heroku and moving the API to Fly.io.", project="orion"))
+    assert {(f.object, f.polarity, f.change) for f in facts} == {
+        ("Heroku", "negative", "evolution"), ("Fly.io", "positive", "evolution")}
+
+
+def test_other_people_and_idle_talk_yield_nothing():
+    for text in ("Tom is allergic to cats.", "Priya hates Mondays.", "traffic is terrible today",
+                 "Running late, sorry!", "Off to the shops", "There were 200 people, max."):
+        assert extract(_en(text)) == [], text
+    for text in ("孩子每周都去上游泳课", "我今天累得不行", "今天不行，改天吧", "这个月工资八千"):
+        assert extract(_zh(text)) == [], text
+    [f] = extract(_zh("老公同意把预算提到三万了。"))
+    assert f.value == {"amount": 30000, "currency": "CNY"}
+
+
+def test_value_only_corrections_and_change_signals():
+    [f] = extract(_zh("说错了 是闵行", n=2), [_zh("我住在徐汇")])
+    assert (f.predicate, f.object, f.change) == ("lives_in", "闵行", "correction")
+    [f] = extract(_en("wait no, Hove", n=2), [_en("I live in Brighton")])
+    assert (f.predicate, f.object, f.change) == ("lives_in", "Hove", "correction")
+    [f] = extract(_en("I quit Deloitte, now at Monzo"))
+    assert (f.predicate, f.object, f.change) == ("works_at", "Monzo", "evolution")
+    [f] = extract(_zh("上个月换了工作，现在在快手"))
+    assert (f.predicate, f.object, f.change) == ("works_at", "快手", "evolution")
+    [f] = extract(_en("Starting next month the food budget goes up to $900."))
+    assert (f.value, f.change) == ({"amount": 900, "currency": "USD"}, "evolution")
+    assert extract(_zh("我已经不吃素了。")) == []
+
+
+def test_terse_fragments():
+    assert _triples(extract(_en("pescatarian btw"))) == {("diet", "pescatarian", "positive")}
+    assert _triples(extract(_en("no dairy please"))) == {("diet", "dairy", "negative")}
+    assert extract(_en("no worries")) == []
+    assert _triples(extract(_en("sesame - allergic"))) == {("allergy", "sesame", "positive")}
+    assert _triples(extract(_en("name's Kit"))) == {("name", "Kit", "positive")}
+    assert _triples(extract(_zh("住顺义"))) == {("lives_in", "顺义", "positive")}
+    assert extract(_zh("出差住酒店")) == []
+    assert _triples(extract(_zh("喜欢钓鱼"))) == {("likes", "钓鱼", "positive")}
+
+
+def test_assistant_guesses_in_more_wordings():
+    [f] = extract(_en("Sounds like you work at Arup?", speaker="assistant"))
+    assert (f.predicate, f.object, f.source_kind) == ("works_at", "Arup", "agent_inferred")
+    [f] = extract(_en("You seem to be a big tea drinker.", speaker="assistant"))
+    assert (f.predicate, f.object) == ("likes", "tea")
+    assert extract(_zh("估计您住得离公司挺远的", speaker="assistant")) == []
+    facts = extract(_zh("不要银色的，换香槟金的。", project="reno"))
+    assert _triples(facts) == {("decision", "银色", "negative"), ("decision", "香槟金", "positive")}
+
+
+def test_titles_favourites_symptoms_and_named_pets():
+    assert _triples(extract(_en("Please call me Dr. Okoye."))) == {("name", "Dr. Okoye", "positive")}
+    assert _triples(extract(_en("Prefer Ms. Chen, please"))) == {("name", "Ms. Chen", "positive")}
+    assert _triples(extract(_en("My favourite band is Wet Leg"))) == {("likes", "Wet Leg", "positive")}
+    assert _triples(extract(_en("Ramen is my absolute favourite"))) == {("likes", "Ramen", "positive")}
+    assert _triples(extract(_en("Latex makes me break out in a rash"))) == {("allergy", "latex", "positive")}
+    assert _triples(extract(_en("I tend to avoid crowded bars"))) == {("dislikes", "crowded bars", "positive")}
+    assert _triples(extract(_en("I try to avoid sugar"))) == {("diet", "sugar", "negative")}
+    assert _triples(extract(_en("I'm teetotal"))) == {("diet", "alcohol", "negative")}
+    assert _triples(extract(_en("Our two rabbits are called Fig and Plum"))) == {
+        ("pet", "rabbit (Fig)", "positive"), ("pet", "rabbit (Plum)", "positive")}
+    assert _triples(extract(_en("Our border collie is called Skye"))) == {("pet", "border collie (Skye)", "positive")}
+    assert _triples(extract(_en("Home is Glasgow these days"))) == {("lives_in", "Glasgow", "positive")}
+
+
+def test_zh_fan_words_topics_and_later_pet_names():
+    assert _triples(extract(_zh("我是个奶茶控"))) == {("likes", "奶茶", "positive")}
+    assert _triples(extract(_zh("我对香水无感"))) == {("dislikes", "香水", "positive")}
+    assert _triples(extract(_zh("我吃不了芒果，一吃就过敏"))) == {("allergy", "芒果", "positive")}
+    assert _triples(extract(_zh("我养了两只兔子，一只叫雪球，一只叫可可"))) == {
+        ("pet", "兔子（雪球）", "positive"), ("pet", "兔子（可可）", "positive")}
+    facts = extract(_zh("我们不用Slack，用飞书"))
+    assert _triples(facts) == {("decision", "Slack", "negative"), ("decision", "飞书", "positive")}
+
+
+def test_broad_rules_stay_quiet_on_idle_talk():
+    for text in ("喜欢就买吧", "吃不了那么多", "周末去哪玩好呢", "住哪里比较方便？", "不用了，谢谢"):
+        assert extract(_zh(text)) == [], text
+    for text in ("OK吧", "好吧", "那就这样吧"):
+        assert extract(_zh(text, project="apollo")) == [], text
+    assert extract(_en("Sounds good, go with whatever you think", project="orion")) == []
+
+
+def test_more_budget_phrasings():
+    [f] = extract(_en("We can stretch to 90k but no further.", project="orion"))
+    assert f.value == {"amount": 90000, "currency": None}
+    [f] = extract(_zh("活动经费八万。", project="apollo"))
+    assert f.value == {"amount": 80000, "currency": "CNY"}
+    assert extract(_en("My salary is 60k")) == []
+
+
+def test_obligations_and_promises_as_todos():
+    assert _triples(extract(_en("need to renew my visa before June, remind me"))) == {
+        ("todo", "renew my visa", "positive")}
+    assert _triples(extract(_en("I have to call the plumber tomorrow"))) == {("todo", "call the plumber", "positive")}
+    assert _triples(extract(_en("ping me on Friday so I book the table"))) == {("todo", "book the table", "positive")}
+    assert _triples(extract(_zh("我回头把照片发你"))) == {("todo", "发照片", "positive")}
+    assert _triples(extract(_zh("我明天得去趟邮局"))) == {("plan", "去邮局", "positive")}
+
+
+def test_bare_answers_to_the_assistants_question():
+    ask = _en("What's the budget for the sofa?", speaker="assistant")
+    [f] = extract(_en("around 1.2k", n=2), [ask])
+    assert (f.predicate, f.value, f.source_kind) == ("budget_limit", {"amount": 1200, "currency": None}, "user_explicit")
+    [f] = extract(_en("Jo is fine", n=2), [_en("What should I call you?", speaker="assistant")])
+    assert (f.predicate, f.object) == ("name", "Jo")
+    [f] = extract(_en("sesame", n=2), [_en("Any allergies I should know about?", speaker="assistant")])
+    assert (f.predicate, f.object) == ("allergy", "sesame")
+    [f] = extract(_zh("八千左右", n=2), [_zh("这次预算大概多少？", speaker="assistant")])
+    assert f.value == {"amount": 8000, "currency": "CNY"}
+    assert extract(_zh("不是，就今天不想吃", n=2), [_zh("您是不是不吃牛肉？", speaker="assistant")]) == []
+    assert extract(_en("no, none", n=2), [_en("Any allergies?", speaker="assistant")]) == []

@@ -29,9 +29,33 @@ dislikes, ``_ZH_ANIMAL``/``_EN_ANIMAL`` for pets, ``_EN_COMMUTE`` for commutes,
 statements about other people). Topic-narrowing conditions ("如果是无糖的可以来一杯"
 → 无糖奶茶) become one like of the narrowed thing.
 
+General mechanisms rather than sentence wordings (the chatty round):
+
+* synonym lexicons: ``_ZH_DISLIKE`` (不太喜欢/受不了/吃不惯 …), ``_EN_LIKE`` /
+  ``_EN_DISLIKE`` / ``_EN_DISLIKE_PREDICATE`` (sucker for, obsessed with, isn't
+  my thing …), rejections (off the table, let's not use, X不用了/那个方案算了),
+  reminders (``_REMIND_ME``), vehicles (``_ZH_VEHICLE``/``_EN_VEHICLE``), and
+  ``_EN_FOOD`` deciding whether "I'm off X" / "X's a no for me" is a diet or a
+  dislike;
+* fronted topics ("坐船我不行", "香菜也不吃", "布洛芬我吃了会起疹子，过敏") and habits
+  ("周末我从来不回工作消息" → dislikes, "我每天傍晚都去江边跑步" → likes);
+* a predicate carried across an elliptical clause (``_carried_over``: "羊肉也不行",
+  "cashews too") or an enumeration (``_split_enumeration``, ``_en_bare_item``:
+  "虾和蟹", "peanuts, shellfish and sesame"), and the alternative accepted after a
+  dislike ("高铁还行");
+* clauses without a subject ("Love sushi", "Big fan of X", ``_with_subject``),
+  without punctuation (spaces and 然后/所以 between Chinese clauses), and the
+  statement before a trailing question ("My gecko Ziggy …, any tips?");
+* budgets as limits (上限/以内/控制在, ``_zh_budget_amount``), from-to changes
+  taking the new value; confirmations only of what the assistant asked or
+  guessed (``_put_forward``), never of its statements or offers to act; wishes
+  (真想/等以后/one day), "might" and other people's or a company's decisions
+  filtered.
+
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
-answers to the agent's questions other than corrections.
+answers to the agent's questions beyond a name, budget, allergy, home or
+employer (``_answer_value``), enumerations without a separator (虾蟹).
 """
 
 from __future__ import annotations
@@ -43,7 +67,7 @@ from datetime import datetime
 
 from ..claims import ClaimInput, SourceRef
 from ..timeutil import offset_minutes, to_us
-from .amounts import Amount, find_amounts
+from .amounts import Amount, find_amounts, parse_cn_number
 from .times import find_times
 
 __all__ = ["Candidate", "ExtractedFact", "Turn", "extract", "to_claims"]
@@ -113,7 +137,8 @@ def _clean(obj: str, zh: bool) -> str:
         obj = obj.replace("一下", "")
     else:
         obj = re.sub(r"^(?:the|a|an|my|some)\s+", "", obj, flags=re.I)
-        obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|"
+        obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|a lot|"
+                     r"so much|very much|loads|tbh|btw|honestly|lol|haha|"
                      r"these days|nowadays|at all)$", "", obj, flags=re.I)
     return obj.strip(" ，,。.!！?？")
 
@@ -138,39 +163,70 @@ def _strip_times(text: str, when: datetime) -> str:
 
 # ---------------------------------------------------------------- filters
 
-_QUESTION_OK = re.compile(r"提醒我|remind me", re.I)
+# asking to be reminded (a request even when phrased as a question)
+_REMIND_ME = (r"提醒我|提醒一下我|叫我一声|remind me|nudge me|ping me|give me a (?:nudge|shout|reminder|heads-up)|"
+              r"jog my memory|don't let me forget|make sure I (?:don't forget|remember)|set (?:me )?a reminder|"
+              r"prompt me")
+_QUESTION_OK = re.compile(_REMIND_ME, re.I)
 _TEMPORARY = re.compile(
     r"正在|这会儿|在开车|在开会|在(?:高铁|飞机|火车|地铁|路)上|在\S{0,4}(?:排队|堵车)|堵在路上|刚下飞机|等行李|"
-    r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b", re.I)
+    r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b|"
+    r"^(?:I'm |I am )?(?:on|at) (?:a|the) (?:train|bus|plane|flight|airport|gate|station)\b", re.I)
 # people other than the user: a clause whose subject is one of them is about them
 _ZH_PEOPLE = ("妹妹|姐姐|哥哥|弟弟|爸爸|妈妈|爸|妈|父母|家人|同事|朋友|老婆|老公|媳妇|男朋友|女朋友|对象|"
-              "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公")
+              "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公|"
+              "组长|部长|队长|科长|处长|总监|老师|导师|甲方|负责人|合伙人|老大|师傅|家里人|宝宝|小孩|"
+              "HR|CEO|CTO|PM|[产项][品目]经理|[\u4e00-\u9fff]总(?=[，,说觉决定要让])")
 _EN_PEOPLE = ("sister|brother|son|daughter|kid|child|children|friend|neighbour|neighbor|wife|husband|mum|mom|"
               "dad|parent|boss|colleague|coworker|co-worker|manager|partner|girlfriend|boyfriend|flatmate|"
-              "roommate|housemate|team|client|teacher|landlord|cousin|aunt|uncle|grandma|grandpa")
+              "roommate|housemate|team|client|teacher|landlord|cousin|aunt|uncle|grandma|grandpa|"
+              "team lead|lead|director|supervisor|mentor|tutor|doctor|dentist|GP|therapist|CEO|CTO|PM|"
+              "product manager|in-laws|nan|gran|niece|nephew|fianc[ée]e?|spouse|other half|hubby|missus")
+# a first name opening a clause as its subject ("Tom is allergic to cats"), not a sentence adverb
+_EN_NAME_SUBJECT = (r"(?!(?:Please|Just|Really|Honestly|Also|Never|Always|Definitely|Maybe|Actually|Sorry|Thanks|Yes|No|"
+                    r"Oh|Well|So|Then|Now|Today|Tomorrow|Tonight|Usually|Normally|Mostly|Still|Sometimes|Seriously|"
+                    r"Obviously|Basically|Literally|Totally|Absolutely|Lately|Recently|Nowadays|Anyway|Btw|Plus)\b)"
+                    r"(?-i:[A-Z][a-z]+)")
 _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
     r"他们|她们|他|她|别人|大家)|"
-    rf"\b(?:my|our) (?:{_EN_PEOPLE})s?\b|^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
+    r"^(?:我们)?(?:公司|单位|学校|上面|领导层|管理层|集团|总部)(?:已经|刚)?(?:决定|规定|要求|说)|"
+    rf"^(?:{_ZH_PEOPLE})(?:们)?(?:每天|每周|平时|一般|都|也|不|对|喜欢|讨厌|住|在|是|有|说|觉得|决定|要|爱|最)|"
+    rf"^{_EN_NAME_SUBJECT}(?: and (?-i:[A-Z])[a-z]+)?(?:'s| is| are| has| have)? (?:allergic|vegan|vegetarian|lactose|"
+    r"coeliac|celiac|based|moving|living|working)\b|"
+    rf"^{_EN_NAME_SUBJECT} (?:hates|loves|likes|lives|works|eats|drinks|doesn't|can't|never|always|prefers|adores|"
+    r"enjoys)\b|"
+    rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
+    r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
 _CALLED_BY_OTHERS = re.compile(r"(?:大家|别人|朋友们?|同事们?)都?(?:叫|喊|称呼)我|\b(?:everyone|people|friends) calls? me\b",
                                re.I)
 _NOT_LASTING = re.compile(
     r"还没想好|不知道|拿不准|考虑一下|小时候|以前|要是|如果.*(?:的话)|"
-    r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b", re.I)
+    r"真想|好想|特别想|做梦都想|等以后|等将来|等退休|有朝一日|梦想|希望有一天|哪天能|"
+    r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b|"
+    r"\bone day\b|\bsomeday\b|\bsome day\b|\bI wish\b|\bif only\b|\bdream(?:ing)? of\b|bucket list|"
+    r"\bmight\b|\bin an ideal world\b", re.I)
 _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b|\b(?:how|what) you\b", re.I)
 
 _CORRECTION = re.compile(
-    r"不对|说错了|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
-    r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,", re.I)
+    r"不对|说错了|打错了|写错了|记错了|口误|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
+    r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,|^(?:wait|hang on|sorry),? no\b", re.I)
 _EVOLUTION = re.compile(
-    r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改吃|上调|提高到|加到|降到|砍到|跳槽到|已经不在|"
+    r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|砍了|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
-    r"\bstarted at\b|\bjoined\b|instead of|since the move", re.I)
+    r"\bstarted at\b|\bjoined\b|instead of|since the move|\b(?:moving|migrating) (?:\w+ ){0,3}to\b|"
+    r"\b(?:starting|from|as of) next (?:month|week|year)\b|\bgo(?:es|ing)? (?:up|down) to\b|"
+    r"\b(?:rais|lower|reduc|increas|decreas|upp)ed\b|\b(?:rises|rose|drops|dropped) to\b|"
+    r"\b(?:I've gone|I went|I became|I've become)\b|"
+    r"\b(?:dropping|ditching|replacing)\b", re.I)
 
-_CONFIRM = re.compile(
-    r"^(?:对|是的|是|嗯|好的|好|可以|行|没错|yes|yep|yeah|right|correct|that's right|sure|ok)"
-    r"(?:[，,。.!！\s]|$)", re.I)
+_CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好呀|好嘞|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
+                 r"要的|需要|麻烦了|yes pls|yes please|"
+                 r"yes|yep|yup|yeah|yea|right|correct|that's right|that's correct|exactly|absolutely|definitely|"
+                 r"sure|ok|okay|spot on|bingo|go ahead|please do|sounds right)")
+# a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
+_CONFIRM = re.compile(rf"^{_CONFIRM_WORD}(?:[，,。.!！\s]*{_CONFIRM_WORD})*(?:[，,。.!！\s]|$)", re.I)
 _DECLINE = re.compile(r"^(?:不是|不|不用|no|not really|nope)\b|^(?:不是|不用|不)", re.I)
 
 
@@ -182,9 +238,11 @@ _ZH_ABSOLUTE = r"(?:一口都|一口也|一点都|一点也|一滴都|一滴也|
 # degree and topic adverbs between a fronted object and the preference verb: 海鲜倒是很喜欢
 _ZH_DEGREE = r"(?:倒是|倒|也|还|都|真的|其实)?(?:挺|很|比较|最|特别|非常|超|超级|蛮|相当)?"
 # dislike verbs; the named forms need an object after them
-_ZH_DISLIKE = r"不喜欢|不爱喝|不爱吃|不爱|讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|最怕|嫌弃"
+_ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎么|大)?爱喝|不(?:太|怎么|大)?爱吃|不(?:太|怎么|大)?爱(?!好)|"
+               r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
+               r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上")
 # choosing and rejecting an option
-_ZH_CHOOSE = ("就用|就选|就定|就买|就订|就上|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
+_ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用")
 _ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃"
 _ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a decision is being stated
@@ -194,16 +252,46 @@ _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦
 _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
 
 
+# a spending limit: 预算, or a cap phrased as 上限/封顶/以内/控制在/不超过/最多
+_ZH_BUDGET_CUE = r"预算|经费|上限|封顶|控制在|以内|之内|不超过|不能超过|别超过|最多|顶多|至多|钱最多|总共就|一共就|不能再多"
+# prices, costs, rents and incomes are not budgets
+_ZH_NOT_A_BUDGET = r"花了|房租|还剩|价格|售价|原价|卖|工资|薪|收入|赚|挣|贷款|欠"
+
+
+def _zh_budget_amount(clause: str) -> Amount | None:
+    """The limit a budget clause sets, in CNY unless marked: the new value of a change ("从八万提高到九万五" -> 95000),
+    else the first amount, else a bare numeral after 预算/到/是 ("预算加到八百" -> 800)."""
+    amounts = find_amounts(clause)
+    if len(amounts) >= 2 and re.search(r"到|成|为", clause[amounts[0][1]:amounts[-1][0]]):
+        amt = amounts[-1][2]
+    elif amounts:
+        amt = amounts[0][2]
+    else:
+        m = re.search(r"(?:预算|上限|到|是|为|在)(?:大概|大约|差不多)?([零一二两三四五六七八九十百千万\d.]+)(?:块|元|左右|以内|上下|$)",
+                      clause) or re.search(r"([零一二两三四五六七八九十百千万\d.]+)(?:块钱?|元)?(?:以内|之内|封顶)", clause)
+        value = parse_cn_number(m.group(1)) if m else None
+        if value is None or value < 100:
+            return None
+        amt = Amount(value, None)
+    return Amount(amt.value, amt.currency or "CNY")
+
+
 # simple preference cues: the named group "obj" is the thing liked or disliked
 _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
-    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是)(?:都|也|会)*(?:去|打打|打|玩)(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是|每天|每周|每晚|每个?周末|平时|"
+                rf"(?:每个?|)(?:周|星期)[一二三四五六日天](?=(?:早上|上午|中午|下午|傍晚|晚上)?都))"
+                rf"(?:早上|上午|中午|下午|傍晚|晚上)?(?:都|也|会)*(?:去|打打|打(?!车)|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"),
+     "likes"),
     (re.compile(rf"只喝(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(r"^(?P<obj>(?![我你他她这那今明昨每])[^，,。]{1,6}?)我?(?:每天|天天|每周|每晚|经常|一般|平时)都?(?:要|会|得)?"
+                r"(?:喝|吃|来|点)"), "likes"),
     (re.compile(rf"(?:(?:平时|每次|向来|一向|总是|一直)(?:都)?|(?:之前|一般)都)要(?:订|坐|住|选|买|点)?(?P<obj>{_ZH_STOP}+)"),
      "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,6}}?)我能(?:吃|喝)"), "likes"),
     (re.compile(rf"我要(?:坐|住|订)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(r"^我(?:一般|平时|基本|向来)?不(?:坐|住|订|搭|乘)(?P<obj>(?![了过])[^，,。！!？?；;、这那]{2,})"), "dislikes"),
     (re.compile(rf"别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
 ]
@@ -225,10 +313,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if place:
             add(_Raw("lives_in", _clean(place, True), change="evolution"))
     else:
-        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)"
-                      rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住))"  # "我叫王工，住在徐家汇": subject carries over
+        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)|^(?:我)?现居|"
+                      rf"^(?:我)?(?:现在)?定居在?"
+                      rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
                       rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
-        if m and not c.startswith("我老家"):
+        if m and not c.startswith("我老家") and not re.match(r"[得离很挺不的]", m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
 
     # name
@@ -245,34 +334,50 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             before = before[before.rindex("对") + 1:]
         before = re.sub(r"^(?:我|有点|有|是|吃|也)+", "", before)
         before = re.sub(r"(?:会|都|也|有点)+$", "", before)
-        if 1 <= len(before) <= 8:
+        if re.fullmatch(r"(?:一|只要)?(?:吃|碰|喝|用|闻|接触|摸)(?:了)?(?:就|会|都)*", before):
+            before = ""  # "我吃不了海鲜，一吃就过敏": the thing is named before
+            m = re.search(rf"(?:吃不了|不能吃|不吃|碰不了|不能碰|不敢吃)({_ZH_STOP}{{1,6}})", whole)
+            if m:
+                add(_Raw("allergy", _clean(m.group(1), True)))
+        elif 1 <= len(before) <= 8 or re.fullmatch(r"[A-Za-z][\w -]{0,24}", before):
             add(_Raw("allergy", before))
+        elif not before:  # "布洛芬我吃了会起疹子，过敏"
+            m = re.match(r"^([^，,。我你他她]{1,6}?)(?:我)?(?:一|只要)?(?:吃|碰|用|闻|喝|接触|摸|涂)", whole)
+            if m and c != whole:
+                add(_Raw("allergy", m.group(1)))
 
     # diet
-    if re.search(r"素食|吃素", c):
+    if re.search(r"素食|(?<!不)吃素", c) and not re.search(r"不(?:再)?吃素|不是素食", c):
         add(_Raw("diet", "素食", change="evolution" if "改吃" in c else None))
-    m = re.search(r"只吃(清真|素|有机\S*)", c)
+    m = re.search(r"只吃(清真|素|有机\S*)", c) or re.search(r"(?:吃|是)(全素|纯素|蛋奶素|净素|清真)", c)
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
     m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c)
     if m:
         add(_Raw("diet", m.group(1)))
-    m = re.search(rf"(?:不(?:太)?|从来不|从不|不能|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c)
+    m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
+        or re.search(rf"(?:吃|喝)不了({_ZH_STOP}+)", c) \
+        or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c)
     if m and not re.search(r"不想", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = re.sub(r"(?:了|的|吧)$", "", obj)
-        if obj:
+        if obj and obj != "素" and not re.match(r"那么|这么|太多|多少|完|了|饱|下", obj):  # "不吃素" ends a diet
             add(_Raw("diet", obj, polarity="negative"))
-    m = re.match(rf"^(?!我)({_ZH_STOP}{{1,6}}?)(?:我)?(?:是)?{_ZH_ABSOLUTE}不(?:喝|吃|碰|沾)", c)
-    if m:
+    m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
+                 rf"{_ZH_ABSOLUTE}?(?:也|都)?"
+                 rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])|(?:吃|喝)不了)", c)
+    if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", m.group(1), polarity="negative"))
 
     # likes / dislikes
     neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
     if neg_pref:
         obj = _clean(neg_pref.group(1), True) or _zh_fronted_object(c, neg_pref.start())
-        if obj and not re.match(r"^(?:你|这|那|什么|死了)", obj):
+        if obj and not re.match(r"^(?:你|这|那|什么|死了|东西$|啥)", obj):
             add(_Raw("dislikes", obj))
+        m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}+)", c[:neg_pref.start()])  # "我喜欢爬山不喜欢游泳"
+        if m and not re.match(r"^(?:你|这|那|什么|自己)", m.group(1)):
+            add(_Raw("likes", _clean(m.group(1), True)))
     else:
         m = re.search(rf"最喜欢的{_ZH_STOP}{{1,4}}是({_ZH_STOP}+)", c) \
             or re.search(rf"(?:我的|最大的)?爱好(?:是|就是)({_ZH_STOP}+)", c)
@@ -280,21 +385,45 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("likes", _clean(m.group(1), True)))
         else:
             m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}*)", c)
-            if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
+            if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})|^{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
                 obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
-                if obj and not re.match(r"^(?:你|这|那|什么|自己)", obj):
+                if obj and not re.match(r"^(?:你|这|那|什么|自己|就|的话|吗|么|不)", obj):
                     add(_Raw("likes", obj))
+    m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{1,8}}?)(?:我|对我来说)?(?:真的|实在|是|可|完全|真|也|都)*"
+                 rf"(?:不行|不可以|不太行)(?:[了啊呀]*)$", c)
+    if m and not neg_pref and _zh_topic_ok(m.group("obj"), when) and not re.search(r"今天|现在|这次|暂时|得$", m.group("obj")):
+        add(_Raw("dislikes", m.group("obj")))
     m = re.match(rf"^(?P<time>{_ZH_STOP}{{0,6}}?)我?(?:从来不|从不|一般不|基本不|很少|尽量不|向来不|一律不)"
                  rf"(?:安排|约|开|排)(?:任何)?(?:的)?(?:会议|会)", c)
     if m:  # "周一早上我从来不安排会议": meetings at that time are disliked
         add(_Raw("dislikes", f"{m.group('time')}开会"))
+    else:  # "周末我从来不回工作消息": a habit of never doing something, with its time or topic
+        m = re.match(rf"^(?P<topic>{_ZH_STOP}{{0,6}}?)我?(?:都|也)?(?:从来不|从不|向来不|一律不|坚决不)"
+                     rf"(?P<vp>(?![吃喝碰沾]){_ZH_STOP}{{2,10}})", c)
+        if m and not re.search(r"[你他她]", m.group("topic")) and (
+                m.group("topic") or not re.match(r"[坐住订用买看去]", m.group("vp"))):
+            add(_Raw("dislikes", f"{m.group('topic')}{_clean(m.group('vp'), True)}"))
+    m = re.search(rf"我(?:是|算是)(?:个|一个)?(?:资深|重度|忠实)?的?({_ZH_STOP}{{1,6}}?)(?:控|迷|爱好者|发烧友|铁粉|党)(?:吧|啦)?$", c)
+    if m and not re.search(r"[我你他她]", m.group(1)):
+        add(_Raw("likes", m.group(1)))
+    m = re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:一点|一丁点)?(?:兴趣)?(?:都|也)?(?:不感兴趣|没(?:有)?(?:什么|啥)?兴趣|不太感兴趣|"
+                  rf"兴趣不大)", c) or re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:一点|一丁点)?兴趣(?:都|也)没有?", c)
+    if m:
+        add(_Raw("dislikes", _clean(m.group(1), True)))
+    else:
+        m = re.search(rf"对({_ZH_STOP}{{1,10}}?)(?:很|特别|非常|超级|挺|比较)?(?:感兴趣|有兴趣|情有独钟|着迷)", c)
+        if m:
+            add(_Raw("likes", _clean(m.group(1), True)))
     for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
         m = pattern.search(c)
         if m:
-            add(_Raw(predicate, _clean(m.group("obj"), True)))
+            obj = _clean(m.group("obj"), True)
+            if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
+                add(_Raw(predicate, obj))
 
     # decisions
-    rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) else "")
+    rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) or project else "") \
+        + ("|不做|不搞|不开发|砍掉" if project else "")
     for m in re.finditer(rf"(?:{rejections})({_ZH_STOP}+)", c):
         obj = re.sub(r"^(?:买|用|选|订|租|要)(?=.)", "", _clean(m.group(1), True))
         obj = re.sub(r"的$", "", obj)
@@ -303,9 +432,21 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就)?不考虑了", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
-    m = re.search(rf"(?:{_ZH_CHOOSE})({_ZH_STOP}+?)(?:吧|了|$)", c)
+    elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
+        m = re.match(rf"^(?:这个|那个|这块|这部分)?(?![我你他她这那谢])({_ZH_STOP}{{2,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
+                     rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
+                     rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
+        if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
+            add(_Raw("decision", m.group(1), polarity="negative"))
+    m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
+    if not m and project:  # "选B方案吧", "那就定周三吧"
+        m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
+    if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
+        m = re.search(rf"(?:先|就|暂时)?只(?:用|接|做|上|支持|保留|选)({_ZH_STOP}+?)(?:吧|了|$)", c)
+    if not m and project and re.search(rf"{_ZH_REJECT}|不要|不考虑", whole):  # "不要黑色的，换拉丝不锈钢的"
+        m = re.match(rf"^(?:那就|就|还是)?换(?!成用)(?:成)?({_ZH_STOP}{{2,12}}?)(?:的)?(?:吧|了)?$", c)
     if m and not re.search(r"决定不", c):
         change = "evolution" if re.search(r"改成|换成", c) else None
         add(_Raw("decision", _clean(m.group(1), True), change=change))
@@ -313,21 +454,28 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.match(r"^[\u4e00-\u9fff]{0,4}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
             add(_Raw("decision", m.group(1).strip()))
+        m = re.match(rf"^(?:改|换|就|还是|而是|那就)?用({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
+        if m and re.search(r"(?:不|别|不要)用", whole) and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信"
+            add(_Raw("decision", _clean(m.group(1), True)))
+        m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|(?!(?i:ok|okay|yes|no|fine|good|sure)(?![A-Za-z]))[A-Za-z][\w .+#-]{0,20}?)"
+                     r"(?:吧|好了|算了吧)$", c)
+        if m and project and not c.endswith("算了吧"):  # "方案A吧，B太贵了"
+            add(_Raw("decision", m.group(1).strip()))
         m = re.search(r"定了[，,]\s*用(" + _ZH_STOP + "+)", whole)
         if m and c.startswith("用"):
             add(_Raw("decision", _clean(m.group(1), True)))
 
     # budget
-    budget_cue = re.search(r"预算|钱最多|花不超过|不超过.*块|最多.*块|封顶", c) or (
-        "预算" in whole and not re.match(r"不|没", c) and re.fullmatch(rf"(?:大概|大约|差不多|约)?{_ZH_STOP}{{1,10}}?(?:左右|以内|上下)?", c)
-        and find_amounts(c) and find_amounts(c)[0][0] <= 2)  # "定了个预算，一千五百欧元"
-    if budget_cue and not re.search(r"花了|房租涨|还剩", c):
-        amounts = find_amounts(c)
-        if amounts:
-            amt = amounts[0][2]
-            cur = amt.currency or "CNY"
-            add(_Raw("budget_limit", _amount_obj(Amount(amt.value, cur)),
-                     value=Amount(amt.value, cur).to_json()))
+    budget_cue = re.search(_ZH_BUDGET_CUE, c) or (
+        re.search(r"预算|上限|封顶", whole) and not re.match(r"不|没", c)
+        and re.fullmatch(rf"(?:大概|大约|差不多|约)?{_ZH_STOP}{{1,10}}?(?:左右|以内|之内|上下)?(?:就行|就好|吧)?", c)
+        and find_amounts(c)
+        and find_amounts(c)[0][0] <= 2 + len(re.match(r"^(?:现在|目前|只有|只剩|就|还有|总共|一共)*", c).group(0)))
+    # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
+    if budget_cue and not re.search(_ZH_NOT_A_BUDGET, c):
+        amt = _zh_budget_amount(c)
+        if amt is not None:
+            add(_Raw("budget_limit", _amount_obj(amt), value=amt.to_json()))
 
     # todo
     todo = _zh_todo(c, whole, when)
@@ -338,6 +486,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and not any(r.predicate == "budget_limit" for r in out):
             obj = re.sub(r"^(去|到)?(?:一趟|一次|一下)", r"\1", _strip_times(m.group(1), when))
             add(_Raw("plan", _trim_measure(re.sub(r"(?:的|了|吧)+$", "", obj).strip(" ，,。"))))
+        elif (trip := _zh_future_trip(c, when)) and not any(r.predicate == "budget_limit" for r in out):
+            add(_Raw("plan", trip))
         elif re.search(_ZH_MODALS, c) and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when):
             plan = _zh_timed_plan(c, when)
             if plan:
@@ -347,10 +497,10 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
     if m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif re.search(r"已经不在", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
+    elif re.search(r"已经不在|离职|辞职|离开了|换工作|换了工作|跳槽", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
-        m = re.search(rf"(?:我|^)在({_ZH_STOP}+?)(?:上班|工作|做|当|任职)", c)
+        m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
         if m:
             add(_Raw("works_at", m.group(1)))
         m = re.match(rf"^我是({_ZH_STOP}{{2,8}}?)的({_ZH_STOP}{{0,6}}(?:经理|工程师|员工|老师|医生|护士|主管|总监))", c)
@@ -362,20 +512,51 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("pet", pet))
 
     # commute
-    m = re.search(rf"((?:坐|乘|搭|骑|开|打){_ZH_STOP}{{0,5}}?|步行|走路)(?:上下班|上班|去公司|去单位|通勤)", c) \
-        or re.search(r"(?:平时|每天)(坐地铁|坐公交|开车|骑车)", c) \
-        or (re.search(r"通勤", whole) and re.search(r"换成(地铁|公交|开车|骑车|骑电动车)", c))
-    if m and re.search(r"[我]|^(?:平时|每天|一般|一直)|换成", c):
-        obj = re.sub(r"^(?:坐|乘|搭)", "", m.group(1))
-        obj = "开车" if obj.startswith("开") else obj
-        change = "evolution" if re.search(r"改成|换成", c) else None
-        add(_Raw("commute", obj, change=change))
+    commute = _zh_commute(c, whole)
+    if commute:
+        add(commute)
     return out
+
+
+_ZH_VEHICLE = (r"地铁|公交车?|巴士|大巴|班车|出租车|的士|网约车|滴滴|高铁|火车|轻轨|轮渡|渡轮|共享单车|电动车|电瓶车|"
+               r"小电驴|摩托车?|自行车|单车|滑板车|车|[A-Z]{2,5}(?![a-z])")
+_ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
+
+
+def _zh_commute(clause: str, whole: str) -> _Raw | None:
+    """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
+    "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
+    m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause) \
+        or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
+        or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
+    if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
+        return None
+    in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
+        or re.match(r"^(?:我)?(?:平时|每天|一般)", clause[:m.start()]) \
+        or (re.search(r"通勤|上班", whole) and re.search(r"换成|改成|改", clause[:m.start() + 1]))
+    if not in_context:
+        return None
+    obj = re.sub(r"^(?:坐|乘|搭)着?", "", m.group(0))
+    obj = "开车" if obj.startswith("开") else obj
+    change = "evolution" if re.search(r"改成|换成|改(?:坐|骑|开|乘|搭|打)", clause) else None
+    return _Raw("commute", obj, change=change)
+
+
+_ZH_NOT_A_TOPIC = re.compile(r"^(?:也|都|还|就|可|又|一点|一口|一滴|完全|根本|真的|实在|今天|今晚|现在|这顿|这次|暂时|"
+                             r"晚上|中午|早上|最近)+$")
+
+
+def _zh_topic_ok(topic: str, when: datetime) -> bool:
+    """Whether a fronted topic ("羊肉也不吃", "坐船我不行") names a thing, not an adverb or a time."""
+    return bool(topic) and not _ZH_NOT_A_TOPIC.match(topic) and not find_times(topic, when)
 
 
 def _zh_fronted_object(clause: str, verb_at: int) -> str:
     """The topic fronted before a preference verb: "海鲜倒是很喜欢" -> 海鲜, "奶茶我不爱喝" -> 奶茶."""
     head = clause[:verb_at]
+    m = re.match(rf"^(?:我)?对({_ZH_STOP}{{1,8}}?){_ZH_DEGREE}$", head)  # "我对榴莲无感"
+    if m:
+        return m.group(1)
     m = re.match(r"^(.{1,6}?)我", head)
     if m:
         return m.group(1)
@@ -385,7 +566,19 @@ def _zh_fronted_object(clause: str, verb_at: int) -> str:
 
 _ZH_IMPERSONAL = r"(?:下雨|下雪|降温|升温|刮风|变天|涨价|降价|放假|停电|停水)"
 _ZH_LIGHT_VERBS = r"(?:做|搞|进行|开展|举行|举办|安排)"
-_ZH_MODALS = r"(?:要|得|必须|需要|将|会(?!议))"
+_ZH_MODALS = r"(?:要|(?:(?<=[我们就还也都天午上晚末周])|^)得|必须|需要|将|会(?!议))"  # 得 as "must", not 累得不行
+
+
+def _zh_future_trip(clause: str, when: datetime) -> str | None:
+    """A future time and 去 + a place or errand: "下个月去日本玩" -> 去日本玩. A past time or 了/过 is an anecdote."""
+    times = find_times(clause, when)
+    if not times or times[0][2].start.date() <= when.date():
+        return None
+    body = _strip_times(clause, when)
+    m = re.match(rf"^(?:我们|我|咱们)?(?:就|也|还)?(?:会|要)?去(?!了|过)(?P<vp>{_ZH_STOP}{{2,12}})$", body)
+    if not m or re.search(r"了|过|哪|什么|吗|呢|好不好|怎么", m.group("vp")):
+        return None
+    return "去" + _trim_measure(re.sub(r"(?:吧|呢|啊)+$", "", m.group("vp")))
 
 
 def _zh_timed_plan(clause: str, when: datetime) -> str | None:
@@ -407,38 +600,48 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
 def _trim_measure(obj: str) -> str:
     """Drop a bare measure word inside a verb phrase: 打个电话 -> 打电话, 参加一个行业峰会 -> 参加行业峰会."""
     obj = re.sub(r"(?<=[\u4e00-\u9fff])(?:一个|一场|一次|一趟|一下)(?=[\u4e00-\u9fff])", "", obj)
-    obj = re.sub(r"(?<=[打开洗做写买订约吃睡见拍剪理])个(?=[\u4e00-\u9fff])", "", obj)
+    obj = re.sub(r"(?<=[去来回])趟(?=[\u4e00-\u9fff])", "", obj)
+    obj = re.sub(r"(?<=[打开洗做写买订约吃睡见拍剪理考办换修配请租找交学报搞看听喝逛补])个(?![税人体性子])(?=[\u4e00-\u9fff])", "", obj)
     return re.sub(r"[吗呢吧嘛]$", "", obj)
 
 
 _ZH_ANIMAL = (r"[\u4e00-\u9fff]{0,3}?(?:猫|狗|犬|兔子?|鹦鹉|八哥|仓鼠|龙猫|豚鼠|荷兰猪|乌龟|龟|金鱼|鱼|蜥蜴|刺猬|"
               r"金毛|柯基|泰迪|哈士奇|二哈|萨摩耶|拉布拉多|边牧|比熊|博美|雪纳瑞|德牧|阿拉斯加|雪橇犬|"
               r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗)?")
-_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领回|抱回|捡了|捡回|接回|我家|家里|我们家")
+_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条")
 _ZH_PET_NAME = r"(?:[，,]\s*)?(?:它|他|她)?(?:叫|名叫|名字叫|取名叫?|起名叫?)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})"
 
 
-_ZH_COUNTED_ANIMAL = re.compile(rf"(?:[一两]|几)(?:只|条|头)(?P<animal>{_ZH_ANIMAL})")
+# a counted animal; a bare measure word needs a verb or 有 before it ("领了只三花猫", "还有只鹦鹉")
+_ZH_COUNT = r"(?:(?:[一两三四]|几)|(?<=[了有养领捡抱]))(?:只|条|头|匹)"
+_ZH_COUNTED_ANIMAL = re.compile(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})")
 
 
 def _zh_pets(clause: str, whole: str) -> list[str]:
     """The user's pets named in a clause: "养了一只布偶猫叫年糕" -> 布偶猫（年糕）, "我家金毛叫旺财" -> 金毛（旺财）,
     "领回来一只橘猫" -> 橘猫. The turn must say the animal is the user's (养, 领养, 我家 …)."""
-    if not _ZH_PET_CONTEXT.search(whole):
+    if not _ZH_PET_CONTEXT.search(whole) or re.search(r"(?:不|没|别|不能|不敢)养", clause):
         return []
     out = []
-    for m in re.finditer(rf"(?:[一两三四]|几)(?:只|条|头|匹)(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
+    for m in re.finditer(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
         out.append(_zh_pet(m.group("animal"), m.group("name")))
+    for m in re.finditer(rf"(?:^|(?<=[，,、和]))(?:我家|家里|我们家)?(?:的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause):
+        if not any(f"（{m.group('name')}）" in p for p in out):  # "布偶猫叫年糕": an animal named in a list of pets
+            out.append(_zh_pet(m.group("animal"), m.group("name")))
     if not out:
         m = re.search(rf"(?:我家|家里|我们家|养的)(?:的|有|养的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause) \
             or re.search(rf"养了?(?:只|条)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause)
         if m:
             out.append(_zh_pet(m.group("animal"), m.group("name")))
-    if not out:  # "养了一只柯基，叫豆豆": the name in the next clause
-        m = re.match(r"^(?:它|他|她)?(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})$", clause)
-        for p in _ZH_COUNTED_ANIMAL.finditer(whole) if m else ():
-            if whole[p.end():].lstrip("，, ").startswith(clause):
-                return [_zh_pet(p.group("animal"), m.group("name"))]
+    if not out:  # "养了一只柯基，叫豆豆", "两只狗 一只叫豆豆一只叫球球": the names in the next clause
+        names = re.findall(r"(?:^|(?<=[\u4e00-\u9fff]))(?:另一只|另一条|一只|一条|大的|小的|老大|老二)?(?:它|他|她)?"
+                           r"(?:叫|名叫|名字叫)([\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?=另一|一只|一条|大的|小的|老二|$)", clause)
+        whole_names = re.fullmatch(r"(?:(?:另一只|另一条|一只|一条|大的|小的|老大|老二)?(?:它|他|她)?(?:叫|名叫|名字叫)"
+                                   r"[\u4e00-\u9fffA-Za-z0-9]{1,6}?)+", clause)
+        at = whole.find(clause)
+        counted = [p for p in _ZH_COUNTED_ANIMAL.finditer(whole) if p.end() <= at] if names and whole_names else []
+        if counted:  # the last animal counted before the clause: "养了两只猫，一只叫大橘，一只叫小白"
+            return [_zh_pet(counted[-1].group("animal"), name) for name in names]
     return out
 
 
@@ -452,7 +655,7 @@ _BARE_REMINDER = re.compile(r"(?:记得提醒我|帮我记|提醒我)(?:一下|�
 
 def _next_to_bare_reminder(clause: str, whole: str) -> bool:
     """Whether ``clause`` sits right before or after a bare "提醒我一下"/"帮我记一下" clause of ``whole``."""
-    parts = [x.strip() for x in re.split(r"[，,。！!；;]", whole) if x.strip()]
+    parts = [x.strip() for x in re.split(r"[，,。！!；;]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", whole) if x.strip()]
     for i, part in enumerate(parts):
         if part == clause:
             near = parts[i - 1:i] + parts[i + 1:i + 2]
@@ -461,11 +664,11 @@ def _next_to_bare_reminder(clause: str, whole: str) -> bool:
 
 
 def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
-    if re.search(r"提醒我|记得|别忘了|帮我记", c) or (
+    if re.search(r"提醒我|记得|别忘了|帮我记|别让我忘|不要让我忘", c) or (
             _BARE_REMINDER.search(whole) and _next_to_bare_reminder(c, whole)
             and re.search(r"^[^我，,]{0,6}要(?!我)", c)):
         body = _strip_times(c, when)
-        body = re.sub(r"^.*?(?:提醒我一下|提醒我|记得|别忘了|帮我记一下|帮我记着|帮我记)", "", body)
+        body = re.sub(r"^.*?(?:提醒我一下|提醒我|记得|别忘了|帮我记一下|帮我记着|帮我记|别让我忘了|不要让我忘了)", "", body)
         body = re.sub(r"^(?:提醒我|帮我|要)", "", body.strip(" ，,"))
         body = re.sub(r"^.*?要", "", body) if "要" in body[:4] else body
         body = _trim_measure(_clean(body, True))
@@ -477,6 +680,10 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
     m = re.search(rf"我(?:{_ZH_STOP}{{0,6}})?会(?!议)({_ZH_STOP}+)", c)
     if m and (find_times(c, when) or re.search(r"今晚|今天", c)):
         return _ba(_clean(_strip_times(m.group(1), when), True)) or None
+    m = re.match(rf"^我(?:{_ZH_STOP}{{0,6}}?)(?:回头|待会儿?|等会儿?|晚点|马上|稍后|一会儿?)?(把{_ZH_STOP}{{1,12}}?(?:发|给|传|转|寄)(?:给)?你)",
+                 _strip_times(c, when))
+    if m and (find_times(c, when) or re.search(r"回头|待会|等会|晚点|马上|稍后|一会", c)):  # "我回头把文件发你"
+        return _ba(re.sub(r"(发|传|转|寄)你$", r"\1给你", m.group(1))) or None
     return None
 
 
@@ -493,44 +700,75 @@ def _amount_obj(amt: Amount) -> str:
 
 # ---------------------------------------------------------------- English rules
 
-_EN_STOP = r"[^,.;!?]"
+_EN_STOP = r"(?:[^,.;!?]|\.\u2060)"  # a title's dot ("Dr.\u2060Patel", see _raw_facts) does not stop a phrase
 _EN_NAME_STOP = r"(?:[^,.;!?]|\.(?=\w))"  # names may hold dots: Fly.io, Node.js
 _EN_DISLIKE = ("hate|dislike|can't stand|cannot stand|can't bear|cannot bear|detest|loathe|despise|don't like|"
-               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy")
+               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|"
+               "can't handle|can't do|don't do|don't care for|do not care for|avoid like the plague")
+# liking something, after "I" (or with "I" left out: "Love sushi")
+_EN_LIKE = ("like|love|enjoy|prefer|adore|dig|fancy|really like|really love|absolutely love|can't get enough of|"
+            "live for|(?:'m|am) (?:a )?(?:total |huge |big |massive |real |complete )?(?:sucker|fan) (?:for|of)|"
+            "(?:'m|am) (?:really |totally |very |so |a bit )?(?:into|crazy about|mad about|nuts about|obsessed with|"
+            "passionate about|fond of|partial to|all about|hooked on)")
+# foods and drinks: abstaining from one of them is a diet, from anything else a dislike
+_EN_FOOD = re.compile(
+    r"\b(?:meat|red meat|beef|pork|lamb|mutton|veal|chicken|poultry|fish|seafood|shellfish|prawns?|shrimp|crab|"
+    r"lobster|oysters?|dairy|milk|cheese|butter|eggs?|gluten|wheat|bread|carbs|sugar|sweets|chocolate|caffeine|"
+    r"coffee|tea|alcohol|booze|beer|wine|spirits|soda|fizzy drinks|nuts|peanuts|soy|tofu|spicy food|spice|"
+    r"chilli|chili|garlic|onions?|mushrooms?|fried food|junk food|fast food|processed food|pasta|rice|bacon|ham|"
+    r"sausages?|offal|coriander|cilantro)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
 _EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
-                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick)\b|"
+                         r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
+    r"(?:isn't|aren't) (?:my thing|for me)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
+    r"(?:gives?|give) me the creeps\b|(?:is|are) overrated\b|"
                          r"(?:annoys?|irritates?|bugs?) me\b|gets? on my nerves\b|"
                          r"tastes? (?:like soap|awful|horrible|disgusting|terrible|gross)\b")
 _EN_TRANSIENT = re.compile(r"\b(?:today|tonight|this morning|this afternoon|right now|at the moment|again)\b", re.I)
 # rejecting an option; "decided to skip X" rejects X
 _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|definitely not|won't be using|not using|"
+              "won't be (?:doing|having|taking|booking|going with)|(?:we're|we are) not (?:doing|using|taking)|"
+              "not going ahead with|shelve|shelving|let's not (?:use|go with|do|bother with)|decided against|"
+              "(?:we |I )?won't (?:use|go with)|not gonna (?:use|go with)|veto|vetoed|"
+              "(?:we're|we are|I'm|I am) (?:dropping|ditching|scrapping|dumping|shelving|axing|binning)|"
               "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
               "(?:won't|will not|aren't|are not|not) going with|pass on")
 _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea pig|tortoise|turtle|goldfish|"
               r"fish|snake|lizard|ferret|horse|pony|beagle|greyhound|terrier|spaniel|retriever|labrador|lab|poodle|"
-              r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese")
-_EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
-                          r"(?:e?s)?, ([A-Z]\w+) and ([A-Z]\w+)", re.I)
+              r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese|bearded dragon|gecko|axolotl|"
+              r"chinchilla|cockatiel|canary|gerbil|rat|mouse|hedgehog|iguana|chameleon|tarantula|hen|chicken|duck|"
+              r"shih tzu|schnauzer|dalmatian|chihuahua|labradoodle|cockapoo|cavapoo|cavalier|maine coon|sphynx|moggy|"
+              r"mutt|pup|kitty|staffy|staffie|jack russell|sheepdog|bulldog|frenchie|rottweiler|doberman|shiba|"
+              r"samoyed|malamute|pomeranian|yorkie|budgerigar|cockatoo|macaw|parakeet|rescue dog|rescue cat")
+_EN_PET_VERBS = (r"got|have|adopted|own|rescued|picked up|took in|brought home|welcomed|got ourselves|got myself|"
+                 r"just got|fostered")
+_EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got|my|our) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
+                          r"(?:e?s)?(?:,| are called| are named| called| named) ([A-Z]\w+) and ([A-Z]\w+)", re.I)
+# the slots a project decision fills ("the venue is X", "our database will be Y")
+_EN_DECISION_SLOT = (r"venue|vendor|supplier|provider|database|db|stack|framework|platform|host|hosting|location|caterer|"
+                     r"tool|pick|choice|winner|frontend|backend|cloud|CRM|CMS|agency|contractor|theme")
 _COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bike": "cycling",
                   "run": "running"}
 
 
-def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C901
+def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
     out: list[_Raw] = []
     c = clause.strip()
     add = out.append
     flags = re.I
 
     # lives_in
-    m = re.search(rf"\b(?:moved|relocated) to ({_EN_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:moved|relocated) to ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bmoved into (?:a |the |our |my )?(?:new )?(?:flat|house|place|apartment|home|condo) in ({_EN_STOP}+)",
+                     c, flags)
     if m:
         add(_Raw("lives_in", _en_place(m.group(1), when), change="evolution"))
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based in|"
+        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based (?:in|out of)|"
+                      rf"^home(?:'s| is)(?: in)?(?= [A-Z])|"
                       rf"I am based in|home is {_EN_STOP}* in|my (?:flat|house|home|place|apartment|flat)(?:'s| is) in)"
                       rf" ({_EN_STOP}+)", c, flags) \
             or re.search(r"\b(?:I'm|I am|we're|we are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
@@ -539,10 +777,18 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
                      change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
 
     # name
-    m = re.search(rf"\b(?:call me|I go by|address me as|my name is|I'm called) ({_EN_STOP}+?)(?:\.|,|$| please)", c + ".",
-                  flags)
+    m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called|^name's|^name is) ({_EN_STOP}+?)"
+                  rf"(?:\.(?!\u2060)|,|\?|$| please| too| as well)", c + ".", flags)
+    if m and re.search(r"\b(?:don't|do not|never|not|stop) (?:call|calling|address) me\b", c[:m.end()], flags):
+        m = None
     if m and not re.search(r"my name(?:'s| is)", c, flags) or (m and "go by" not in whole):
-        add(_Raw("name", _clean(m.group(1), False)))
+        name = _clean(m.group(1), False)
+        caps = re.match(r"^(?-i:[A-Z])[\w.'-]*(?:[ \u2060](?:(?-i:[A-Z])[\w.'-]*|de|van|von|da|di|le|la|del))*", name)
+        add(_Raw("name", caps.group(0) if caps else name))
+    m = re.match(r"^(?:I )?(?:prefer|I'd prefer) (?:to be called |being called )?((?:Mr|Ms|Mrs|Miss|Mx|Dr|Prof)\.?[ \u2060]"
+                 r"(?-i:[A-Z])[\w'-]+)", c, flags)
+    if m:
+        add(_Raw("name", m.group(1)))
     name_ok = re.match(r"^(?:but |just )?([A-Z][\w.]*(?: [A-Z][\w.]*)?) (?:is fine|will do|works)\b", c) \
         if re.search(r"\bI'm (?:Dr\.? |Mr\.? |Ms\.? |Mrs\.? )?[A-Z]|\bcall me\b|\bname\b", whole) else None
     if name_ok:
@@ -556,10 +802,18 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
             obj = _antecedent(whole)
         if obj:
             add(_Raw("allergy", obj))
-    elif re.search(r"\bI'm allergic\b", c, flags):
+    elif re.fullmatch(r"(?:(?:I'm|I am|am) )?allergic", c.strip(" .!"), flags) \
+            and (m := re.match(r"^(?:no |not )?([\w -]{2,20}?)\s*(?:[-–—,:]|$)", whole, flags)) \
+            and not _antecedent(whole) and not re.search(r"\ballergic\b", m.group(1), flags):
+        add(_Raw("allergy", m.group(1).strip()))
+    elif re.search(r"\bI'm allergic\b", c, flags) or re.fullmatch(r"(?:(?:I'm|I am|am|so|yeah) )?(?:actually |very |"
+                                                                   r"super |really )?allergic", c.strip(" .!"), flags):
         obj = _antecedent(whole)
         if obj:
             add(_Raw("allergy", obj))
+    elif m := re.match(r"^([\w -]{2,25}?) (?:makes?|gives?|brings?) me (?:break out|come out|out in|hives|a rash|rashes|"
+                       r"itch|itchy|swell|sneeze|wheezy|an allergic reaction)", c, flags):
+        add(_Raw("allergy", m.group(1).lower()))  # "Penicillin makes me break out in hives"
     else:
         m = re.match(r"^(\w+(?: \w+)?) allergy\b", c, flags) \
             or re.search(r"\b(?:have|got|has) an? (?:severe |mild |bad |serious )?([\w-]+(?: [\w-]+)?) allergy\b", c, flags)
@@ -573,21 +827,55 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
                   r"mostly |been )*(vegan|vegetarian|pescatarian|lactose intolerant|coeliac|celiac)\b", c, flags)
     if m and "intolerant" not in m.group(1):
         add(_Raw("diet", m.group(1).lower()))
-    m = re.search(r"\bI keep (halal|kosher)\b", c, flags)
+    m = re.search(r"\bI(?: keep| eat| do| go| stay| follow|'m| am|'ve been| have been| went| became) "
+                  r"(?:a |an |strictly |mostly |fully |completely )*"
+                  r"(halal|kosher|gluten-free|dairy-free|sugar-free|low-carb|keto|paleo|plant-based)\b", c, flags) \
+        or re.search(r"\b(?:I'm|I am) on (?:a |the )?(keto|paleo|low-carb|gluten-free|plant-based|vegan|vegetarian|"
+                     r"Mediterranean|carnivore|FODMAP|low-FODMAP)(?: diet)?\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower()))
+    m = re.fullmatch(r"(?:I )?(?:I'm |am |fully |strictly |mostly )*(vegetarian|vegan|pescatarian|gluten[- ]free|dairy[- ]free|"
+                     r"halal|kosher|keto|paleo|plant-based)(?: diet)?(?: btw| since \d{4}| now| these days| please| only)*",
+                     c.strip(" .!"), flags)
+    if m:
+        add(_Raw("diet", re.sub(r"\s+", "-", m.group(1).lower())))
     m = re.search(r"\bswitched to (?:a |an )?([\w-]+) diet\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
-        or re.search(rf"\bI (?:avoid|stay away from|steer clear of) ({_EN_STOP}+)", c, flags) \
-        or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)
+        or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags) \
+        or _bare_no_food(c)
+    if m and re.fullmatch(r"(?:anymore|any more|at all|these days|now|much)", _clean(m.group(1), False) or "anymore",
+                          flags):
+        m = None
     if m:
         add(_Raw("diet", _clean(m.group(1), False), polarity="negative"))
+    elif re.search(r"\bI (?:don't|do not|never|no longer) drink(?: anymore| any more| at all| these days)?$", c, flags):
+        add(_Raw("diet", "alcohol", polarity="negative"))
+    else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
+        m = re.search(rf"\bI(?:'m| am) (?:off|avoiding|cutting out|staying off|laying off) ({_EN_STOP}+)", c, flags) \
+            or re.search(rf"\bI(?:'m| am)? (?:(?:tend|try|trying) to )?(?:avoid|stay away from|steer clear of|stay off|keep off)"
+                         rf" ({_EN_STOP}+)", c, flags) \
+            or re.search(rf"\b(?:I(?:'ve| have)? )?(?:given up|gave up|quit|cut out|stopped eating|stopped drinking)"
+                         rf" ({_EN_STOP}+)", c, flags) \
+            or re.match(r"^([\w -]{2,30}?)(?:'s| is| are) (?:a no|a hard no|off the menu|off limits|a no-go) for me\b", c,
+                        flags)
+        if m:
+            obj = _en_strip_time_words(_clean(m.group(1), False), when)
+            if _EN_FOOD.search(obj):
+                add(_Raw("diet", obj, polarity="negative"))
+            elif re.search(r"for me\b|\b(?:avoid|stay away from|steer clear of)\b", c, flags):
+                add(_Raw("dislikes", obj))
+    if re.search(r"\b(?:I'm|I am|I've been|I have been|I went|I've gone) (?:a |fully )?(?:teetotal|teetotaller|teetotaler|"
+                 r"sober|tee-total)\b", c, flags):
+        add(_Raw("diet", "alcohol", polarity="negative"))
 
     # likes / dislikes
     m = re.search(rf"\bI (?:really |absolutely |just |truly |honestly )?(?:{_EN_DISLIKE}) ({_EN_STOP}+)", c, flags) \
-        or re.search(rf"\bI'm (?:really |just )?not (?:a (?:big |huge )?fan of|keen on|into|big on) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\b(?:never|don't|do not) (?:put|book|seat|give|get) me (?:in |on |into |with )?(?:an? |the )?"
+                     rf"({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI'm (?:really |just )?not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|"
+                     rf"into|big on|fussed on) ({_EN_STOP}+)", c, flags) \
         or (not _EN_TRANSIENT.search(c)
             and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
     if m:
@@ -595,19 +883,37 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     m = re.search(rf"\bI never (?!eat|drink)\w+ ({_EN_STOP}+)", c, flags)
     if m:
         add(_Raw("dislikes", _clean(m.group(1), False)))
-    m = re.search(rf"\bI (?:really |absolutely |just )?(?:like|love|enjoy|prefer|adore) ({_EN_STOP}+)", c, flags) \
+    m = re.search(rf"\bI(?: really| absolutely| just| do)? ?(?:{_EN_LIKE}) ({_EN_STOP}+)", c, flags) \
+        or re.match(rf"^nothing beats ({_EN_STOP}+)", c, flags) \
+        or re.search(r"\bI'm (?:a |an )(?:big |huge |real |serious |massive |keen )?(\w+) (?:drinker|lover|eater|fanatic|"
+                     r"enthusiast|addict|nerd|buff)\b", c, flags) \
+        or re.match(r"^([\w' -]{2,30}?) (?:is|are) my (?:absolute |all-time |total |number one )?(?:jam|favourite|favorite|"
+                    r"fave|go-to|guilty pleasure)\b", c, flags) \
+        or re.match(rf"^(?:my )?(?:absolute |all-time )?(?:favourite|favorite|fave) [\w ]{{1,20}}? (?:is|are|has to be) ({_EN_STOP}+)",
+                    c, flags) \
+        or re.match(r"^give me (?:an? |the )?([\w' -]{2,30}?) over\b", c, flags) \
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
-        or re.search(rf"\bI always (?:sit in|take|book|choose|pick|order) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI(?:'ll|'d| will| would)? always (?:sit in|take|book|choose|pick|order|go for) ({_EN_STOP}+)", c,
+                     flags) \
+        or re.search(r"\bI (?:go|head) (?:to )?(?:the )?([\w -]{2,30}?) (?:every|each|most) (?:day|morning|evening|night|"
+                     r"week|weekend|Saturday|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday)s?\b", c, flags) \
+        or re.search(rf"\bI (?:always|usually|normally) (?:do|play|go for|start (?:the|my) day with) ({_EN_STOP}+)", c,
+                     flags) \
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags)
-    if m and not re.match(r"^(?:that|this|it|your|the new)\b", m.group(1), flags) \
+    if m and not re.match(r"^(?:that|this|it|your|the new|(?:Mr|Ms|Mrs|Mx|Dr|Prof)\b)", m.group(1), flags) \
             and not re.search(r"\b(?:you|your)\b|\bto (?:work|the office)\b", m.group(1), flags):
         obj = _clean(m.group(1), False)
         obj = re.sub(r"\s+(?:if|as long as|when|than|over|rather than)\b.*$", "", obj, flags=flags)
         if obj:
             add(_Raw("likes", obj))
+    m = re.search(r"\bI'm (not )?(?:really |more of |more |definitely |totally |very much |such )?an? (\w+) person\b", c,
+                  flags)
+    if m and m.group(2).lower() not in ("people", "nice", "good", "private", "practical", "busy", "different"):
+        noun = m.group(2).lower()
+        add(_Raw("dislikes" if m.group(1) else "likes", noun if noun.endswith("s") else f"{noun}s"))
     m = re.match(r"^(?:a |an |the )?([\w -]+?) (?:is|are) (?:fine|ok|okay|acceptable|great)\b", c, flags)
     if m and not re.match(r"^(?:that|this|it|everything|just|but)\b", m.group(1), flags) and not name_ok:
         add(_Raw("likes", m.group(1)))
@@ -615,21 +921,34 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     # decisions
     neg = re.search(rf"\b(?:{_EN_REJECT})\s+({_EN_STOP}+)", c, flags) \
         or re.match(r"^no ([\w-]+(?: [\w-]+)?) for (?:this|the) project", c, flags) \
-        or (re.search(r"\b(?:use|go with|going with)\b", whole, flags)
-            and re.match(r"^not ([A-Z][\w-]+(?: [A-Z][\w-]+)*)$", c))
+        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose)\b", whole, flags)
+            and re.match(r"^not (?:the |an? )?((?-i:[A-Z]|[a-z]+[A-Z])[\w.-]+(?: [\w-]+){0,2})$", c, flags)) \
+        or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
+                    flags) \
+        or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
+            and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
+                         rf"shelved|dead)\b", c, flags))
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
-        obj = re.sub(r"\s+(?:here|for now|for this project)$", "", _clean(obj, False), flags=flags)
+        obj = re.sub(r"\s+(?:here|for now|for this project|idea|option|plan|approach|route)$", "", _clean(obj, False),
+                     flags=flags)
         add(_Raw("decision", obj, polarity="negative"))
     m = re.search(r"\bswitch (?:the \w+ )?from [\w -]+? to ([\w -]+)", c, flags)
     if m:
         add(_Raw("decision", _clean(m.group(1), False), change="evolution"))
     m = re.search(rf"\b(?:I've decided on|we've decided on|decided on|going with|go with|let's use|we'll use|"
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
-                  rf"settled on|(?:^|\bwe |\blet's |\bwe'll )(?:move|migrate) (?:everything |it all |it )?(?:over )?to) "
+                  rf"settled on|(?:^|\bwe |\blet's |\bwe'll |\band |\bwe're |\bwe are )(?:move|migrate|moving|migrating) "
+                  rf"(?:everything |it all |it |the \w+ |our \w+ )?(?:over )?to|"
+                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
+    if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
+        m = re.match(rf"^(?:the |our |my )?(?:[\w-]+ )?(?:{_EN_DECISION_SLOT}) (?:is|will be|'s) (?:going to be )?"
+                     rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
+    if m and re.match(r"(?:whatever|anything|something|what|either|any|which)\b", m.group(1), flags):
+        m = None  # "go with whatever you think" chooses nothing
     if m and not neg:
         obj = _clean(m.group(1), False)
         obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+).*$", "", obj, flags=flags)
@@ -637,24 +956,29 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
 
     # budget
     if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
-                  r"\bmax(?:imum)?\b|at most|\bafford\b", c, flags)
+                  r"\bmax(?:imum)?\b|at most|\bafford\b|\bbelow\b|\bup to\b|\blimit\b|\bexceed|to play with|to spend\b|"
+                  r"set aside|put aside|earmarked|in the kitty|stretch to|no further|no higher|"
+                  r"(?:not|n't|never) (?:want to |wanna )?(?:go |spend |pay )?(?:over|above|more than)\b", c, flags)
             or re.search(r", (?:no more|tops)\b|that's (?:the|my|our) (?:ceiling|limit|max)", whole, flags)
             or re.search(r"\b(?:we|I)(?:'ve| have)?(?: got)? (?:about |around |roughly )?\S+(?: \w+){0,2} for (?:the|a|my|our)\b",
                          c, flags)) \
             and (re.search(r"budget", c, flags)
                  or not re.search(r"\bcosts?\b|prices?|how much|\bspent\b|\bpaid\b|\brent\b|\bearn|\bsalary\b|\bowe",
                                   c, flags)):
-        amt = _en_amount(c)
+        amt = _en_amount(c) or _en_bare_limit(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
 
     # todo
-    m = re.search(rf"\b(?:remind me|don't let me forget|ping me)\b{_EN_STOP}*?\bto ({_EN_STOP}+)", c, flags)
+    m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\b(?:to|so (?:that )?I(?: can)?) ({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags)
     if m:
-        add(_Raw("todo", _clean(_strip_times(m.group(1), when), False)))
-    elif re.search(r"please remind me", whole, flags) and (m := re.search(rf"\bI need to ({_EN_STOP}+)", c, flags)):
-        obj = re.sub(r"\s+by\s*$", "", _strip_times(m.group(1), when))
-        add(_Raw("todo", _clean(obj, False)))
+        add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
+    elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$", whole, flags)
+          or find_times(c, when)) \
+            and (m := re.search(rf"\bI (?:need to|have to|must|gotta|got to|'ve got to) ({_EN_STOP}+)", c, flags)):
+        obj = re.sub(r"\s+(?:by|before|on|at)\s*$", "", _en_strip_time_words(m.group(1), when))
+        add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
     else:
         m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
         if m and (find_times(c, when) or re.search(r"tonight|today", c, flags)):
@@ -664,30 +988,43 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
 
     # plan
     m = re.match(r"^(?:the |my |our )?([\w -]+?) is (?:set for |scheduled for |on )?(.+?)$", c, flags)
-    if m and find_times(m.group(2), when) and len(m.group(1).split()) <= 4:
+    times = find_times(m.group(2), when) if m else []
+    if m and times and times[0][0] <= 3 and len(m.group(1).split()) <= 4:  # the time right after "is"
         add(_Raw("plan", m.group(1)))
 
     plan = None
-    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) and not any(r.predicate == "todo" for r in out) \
-            and find_times(c, when):
+    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) \
+            and not any(r.predicate in ("todo", "commute", "budget_limit") for r in out) and not _en_commute(c) \
+            and (find_times(c, when) or (_EN_PLAN_INTENT.search(c) and _EN_VAGUE_FUTURE.search(c))):
         plan = _en_timed_plan(c, when)
+    if not plan and find_times(c, when):
+        m = re.match(rf"^(?:we|I)(?:'ve| have)?(?: got| have) (?:a |an |the |our |my )({_EN_STOP}+)", c, flags)
+        if m and not re.match(r"(?:to|no|nothing)\b", m.group(1), flags):
+            plan = _clean(_en_strip_time_words(m.group(1), when), False) or None
     if plan:
         add(_Raw("plan", plan))
 
     # works_at
-    m = re.search(rf"\b(?:started at|joined) ({_EN_STOP}+?)(?: last \w+| this \w+| yesterday|$)", c, flags)
+    left = re.search(r"\b(?:left|quit|leaving|resigned from|handed in my notice at)\b", whole, flags)
+    m = re.match(r"^(?:and |but )?(?:I'm |I am )?now (?:at|with|working (?:at|for)) ((?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*)*)",
+                 c, flags) if left else None
+    if m:
+        add(_Raw("works_at", m.group(1), change="evolution"))
+    m = None if m else re.search(rf"\b(?:started at|joined|started (?:a new job|a job|working|work) (?:at|for)|new job (?:at|with)) "
+                  rf"({_EN_STOP}+?)(?: last \w+| this \w+| yesterday| on \w+| in \w+|$)", c, flags)
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:for|at)|(?:I'm|I am) an? (?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
+        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:remotely |full-time |part-time |freelance )?"
+                      rf"(?:in [\w-]+(?: [\w-]+)? )?(?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
                       rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
                       rf"([A-Z]{_EN_STOP}+)", c)
         if m:
             obj = re.sub(r"\s+as an? .*$", "", m.group(1))
             add(_Raw("works_at", _clean(obj, False)))
-        m = re.match(rf"^work at ({_EN_STOP}+)", c, flags)
+        m = None if m else re.match(rf"^(?:I )?work (?:at|for) (?:the )?((?-i:[A-Z]){_EN_STOP}+)", c, flags)
         if m:
-            add(_Raw("works_at", _clean(m.group(1), False)))
+            add(_Raw("works_at", _clean(re.sub(r"\s+as an? .*$", "", m.group(1)), False)))
 
     # pet
     m = _EN_PET_PAIR.search(c)
@@ -695,16 +1032,18 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(3)})"))
     else:
-        m = re.search(r"\b(?:got|have|adopted|own) an? (?:[\w-]+ )*?(\w+) (?:called|named) (\w+)", c, flags) \
+        m = re.search(rf"\b(?:{_EN_PET_VERBS}) an? (?:[\w-]+ )*?(\w+) (?:called|named) (\w+)", c, flags) \
+            or (re.search(rf"\b(?:{_EN_PET_VERBS}|my|our)\b", whole, flags)
+                and re.match(rf"^an? (?:[\w-]+ )*?((?i:{_EN_ANIMAL})) (?:called|named) ([A-Z]\w+)", c)) \
             or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
+            or re.search(rf"\b(?i:my|our) ((?:[\w-]+ )?(?i:{_EN_ANIMAL})) (?i:is|'s) (?i:called|named) ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
         if m:
             add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
         else:
-            m = re.search(r"\b(?:adopted|got|have|own|rescued) an? ((?:rescue )?\w+)(?! allergy| hair)\b", c, flags)
-            if m and re.search(r"dog|cat|puppy|kitten|hound|terrier|retriever|spaniel|parrot|rabbit|beagle|"
-                               r"greyhound|hamster", m.group(1), flags):
+            m = re.search(rf"\b(?:{_EN_PET_VERBS}) an? ((?:rescue )?\w+)(?! allergy| hair)\b", c, flags)
+            if m and re.fullmatch(rf"(?:rescue )?(?:{_EN_ANIMAL}|hound)", m.group(1), flags):
                 add(_Raw("pet", m.group(1).split()[-1].lower()))
 
     # commute
@@ -714,13 +1053,15 @@ def _en_rules(clause: str, whole: str, when: datetime) -> list[_Raw]:  # noqa: C
     return out
 
 
-_EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle"
+_EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle|light rail|streetcar|vanpool"
 _COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
 _EN_COMMUTE = re.compile(
     r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^)(?:always |usually |normally |mostly |now |just |generally )*"
-    r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running)"
-    rf"(?: (?:the |a |my )?(?P<vehicle>{_EN_VEHICLE}|bike|scooter|car)\b)?"
-    r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office)| in\b| most days| every day"
+    r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running|"
+    r"catch|catching)"
+    rf"(?: (?:the |a |my )?(?:[\w:.-]+ )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
+    r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office|town|the city)| into (?-i:[A-Z])\w+| in\b|"
+    r" most days| every day"
     r"|(?= instead of))", re.I)
 
 
@@ -731,6 +1072,11 @@ def _en_commute(clause: str) -> _Raw | None:
     m = re.search(r"\bswitched to (\w+ing) to (?:work|the office)", clause, re.I)
     if m:
         return _Raw("commute", m.group(1).lower(), change="evolution")
+    m = re.search(rf"\bswitch(?:ed|ing)? to (?:taking |riding |using |getting )?(?:the |a |my )?({_EN_VEHICLE}|bike|e-bike|"
+                  rf"bicycle|car|cycling|walking|driving)\b", clause, re.I)
+    if m:
+        vehicle = m.group(1)
+        return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change="evolution")
     m = re.search(r"\bcommute (?:is )?by (bike|bicycle|car|foot|train|bus|tube|tram|ferry)\b", clause, re.I)
     if m:
         return _Raw("commute", _COMMUTE_BY.get(m.group(1).lower(), m.group(1)), change=change)
@@ -739,7 +1085,7 @@ def _en_commute(clause: str) -> _Raw | None:
         return None
     verb = re.sub(r"ing$", "", m.group("verb").lower())
     verb = {"tak": "take", "cycl": "cycle", "rid": "ride", "driv": "drive", "bik": "bike", "gett": "get",
-            "runn": "run"}.get(verb, verb)
+            "runn": "run", "catch": "take"}.get(verb, verb)
     if verb in _COMMUTE_VERBS and not m.group("vehicle"):
         return _Raw("commute", _COMMUTE_VERBS[verb], change=change)
     vehicle = m.group("vehicle")
@@ -783,7 +1129,8 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
         verb = ""
     else:
         m = _EN_PLAN_PROGRESSIVE.search(clause)
-        if not m or m.group("verb").lower() in ("going", "thinking", "wondering", "feeling", "trying", "looking"):
+        if not m or m.group("verb").lower() in ("thinking", "wondering", "feeling", "trying", "looking") or (
+                m.group("verb").lower() == "going" and not re.match(r"to (?-i:[A-Z])", m.group("rest"))):
             return None
         verb, rest = m.group("verb"), m.group("rest")
         if re.fullmatch(_EN_LIGHT_VERBS, verb, re.I):
@@ -794,6 +1141,9 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
     rest = re.sub(r"\s+(?:on|at|in|by|for|this|next)$", "", rest.strip(), flags=re.I)
     if not rest.strip():  # "I'm shopping today" is what the user is doing, not a plan
         return None
+    trip = re.match(r"^(?:to )?((?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*)*)$", rest.strip())
+    if trip and (verb.strip() in ("head", "travel", "go", "") and (verb or re.match(r"^(?-i:[A-Z])", rest.strip()))):
+        return f"trip to {trip.group(1)}"  # "We're heading to Cornwall next weekend", "going to Rome in May"
     obj = _clean(f"{verb}{rest}", False)
     return obj if obj and len(obj.split()) <= 10 else None
 
@@ -801,8 +1151,18 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
 def _en_strip_time_words(text: str, when: datetime) -> str:
     """``text`` without its time expressions ("the conference in Vegas this year" -> "the conference in Vegas")."""
     text = _strip_times(text, when)
-    return re.sub(r"\s+(?:this|next|last) (?:year|month|week|time|quarter|summer|winter|spring|autumn)$", "", text,
-                  flags=re.I).strip()
+    text = re.sub(rf"\s+(?:(?:sometime|some time|later|early|earlier) )?(?:(?:in|during|over) )?(?:the )?"
+                  rf"(?:(?:this|next|last) )?(?:{_EN_SEASON})$", "", text, flags=re.I)
+    text = re.sub(r"\s+(?:this|next|last) (?:year|month|week|time|quarter)$", "", text, flags=re.I)
+    return re.sub(r"\s+(?:in|on|at|by|from|since|before|until|sometime)$", "", text.strip(), flags=re.I).strip()
+
+
+_EN_SEASON = r"year|month|spring|summer|autumn|fall|winter|January|February|March|April|May|June|July|August|" \
+             r"September|October|November|December"
+# a vague future time: enough to make an intention a plan, but no event time
+_EN_VAGUE_FUTURE = re.compile(rf"\b(?:(?:sometime|some time|later|early) )?(?:(?:in|during|over) )?(?:the )?"
+                              rf"(?:this|next) (?:{_EN_SEASON}|weekend)\b|\b(?:sometime|some time) (?:in|during|over) "
+                              rf"(?:the )?(?:{_EN_SEASON})\b|\bin the (?:spring|summer|autumn|fall|winter)\b", re.I)
 
 
 def _en_place(text: str, when: datetime) -> str:
@@ -815,11 +1175,34 @@ def _en_place(text: str, when: datetime) -> str:
 
 
 def _antecedent(whole: str) -> str:
-    m = re.match(r"^(\w+(?: \w+)?) (?:give|gives|make|makes) (?:me|my)\b", whole, re.I)
-    return m.group(1).lower() if m else ""
+    """The thing a turn opens with when it acts on the user: "Cat dander wrecks me, I'm allergic" -> cat dander."""
+    m = re.match(r"^(\w+(?: \w+)?) (?:give|gives|make|makes|set|sets|\w+s) (?:me|my)\b", whole, re.I)
+    return m.group(1).lower() if m and not re.match(r"^(?:it|this|that|he|she|they|I)$", m.group(1), re.I) else ""
 
 
 _GRAND = re.compile(r"(\d+(?:\.\d+)?)\s*grand\b", re.I)
+
+
+_EN_LIMIT_CUE = r"under|below|up to|max(?:imum)?|tops|at most|over|above|more than|budget(?:'s| is| of)?|cap(?:ped)? at|limit(?:'s| is| of)?"
+
+
+def _bare_no_food(clause: str) -> re.Match[str] | None:
+    """"no pork", "no dairy please": a food or drink refused on its own (not "no worries")."""
+    m = re.fullmatch(r"no ([\w -]{2,20}?)(?: please| thanks| at all)?", clause.strip(" .!"), re.I)
+    return m if m and _EN_FOOD.fullmatch(m.group(1)) else None
+
+
+def _en_bare_limit(text: str) -> Amount | None:
+    """A number without currency right next to a limit word ("800 max", "under 1,500"): the amount, currency
+    unknown. Counts of people, nights, kilometres … are not amounts."""
+    m = re.search(rf"\b(?:{_EN_LIMIT_CUE})(?:'s| is| of| at)?\s+(\d[\d,]*(?:\.\d+)?)\b(?!\s*(?:%|people|persons|guests|km|miles|mins?|"
+                  rf"minutes|hours|days|nights|weeks|years|kg|am|pm|[ap]\.m\.))", text, re.I) \
+        or re.search(r"\b(\d[\d,]*(?:\.\d+)?)\s+(?:max|tops|maximum|at most)\b", text, re.I)
+    if not m:
+        return None
+    from decimal import Decimal
+    value = Decimal(m.group(1).replace(",", ""))
+    return Amount(value, None) if value >= 50 else None
 
 
 def _en_amount(text: str) -> Amount | None:
@@ -840,12 +1223,14 @@ def _en_amount(text: str) -> Amount | None:
 
 # ---------------------------------------------------------------- atomisation
 
-_ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且)[，,]?")
-_EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
+_ZH_SPLIT = re.compile(r"[。！!？?；;：\n]|:(?!\d)|[，,]?\s*(?:但是|但|不过|然而|还有|另外|以及|而且|然后|并且|可是|所以|因为)[，,]?")
+# clause breaks that voice-typed Chinese leaves unpunctuated: "叫我老王就行我住在昌平"
+_ZH_UNPUNCTUATED_BREAK = re.compile(r"(?<=就行|就好)(?=我)|(?<=就可以)(?=我)")
+_EN_SPLIT = re.compile(r"(?<=[.!;])\s+|;\s*|\s+[-–—]\s+|,?\s+\b(?:but|however|also|besides|though|and also|and)\b,?\s*",
                        re.I)
-_ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是)")
+_ZH_COND = re.compile(r"^(?:如果|要是|假如|前提是|只要)")
 _ZH_INLINE_COND = re.compile(r"^(?:如果|要是|假如)(?:是)?(?P<cond>.{1,12}?)(?:的话)?"
-                             r"(?P<then>(?:就|也|还是)?(?:可以|能|没问题|也行).*)$")
+                             r"(?P<then>(?:就|也|还是|还|倒是)?(?:可以|能|没问题|也行).*)$")
 _EN_COND = re.compile(r"^(?:if|as long as)\b", re.I)
 
 
@@ -854,7 +1239,8 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = []
     if zh:
         for sent in _ZH_SPLIT.split(text):
-            parts = [p.strip() for p in re.split(r"，|,(?!\d{3})", sent) if p and p.strip()]
+            parts = [q.strip() for p in re.split(r"，|,(?!\d{3})|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", sent)
+                     for q in _ZH_UNPUNCTUATED_BREAK.split(p or "") if q and q.strip()]
             i = 0
             while i < len(parts):
                 p = parts[i]
@@ -864,7 +1250,7 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
                     i += 1
                     continue
                 if _ZH_COND.match(p) and i + 1 < len(parts):
-                    cond = re.sub(r"^(?:如果|要是|假如)(?:是)?|的话$", "", p)
+                    cond = re.sub(r"^(?:如果|要是|假如|只要)(?:是)?|的话$", "", p)
                     out.append((parts[i + 1], cond))
                     i += 2
                     continue
@@ -875,10 +1261,15 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
                 out.append((p, None))
                 i += 1
     else:
-        for part in _EN_SPLIT.split(text):
+        kept = _EN_BINOMIALS.sub(lambda m: m.group(0).replace(" and ", "\x01"), text)  # "fish and chips" is one thing
+        for part in _EN_SPLIT.split(kept):
             if not part or not part.strip():
                 continue
-            part = part.strip(" ,")
+            part = part.strip(" ,").replace("\x01", " and ")
+            lead = re.match(r"^(?:if|as long as|provided|so long as)\s+([^,]+),\s*(.+)$", part, re.I)
+            if lead:  # "If it's an overnight flight, I want a lie-flat seat"
+                out.append((lead.group(2).rstrip(".!"), lead.group(1)))
+                continue
             m = re.search(r"\s+(?:if|as long as)\s+(.+)$", part, re.I)
             cond = m.group(1).rstrip(".!") if m else None
             out.append((part.rstrip(".!"), cond))
@@ -897,9 +1288,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     stripped = text.strip()
     if _TEMPORARY.search(stripped):
         return []
+    if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
+        stripped = _EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped)
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
-        stripped = "".join(x for x in sents if not re.search(r"[?？]$", x) or _QUESTION_OK.search(x)).strip()
+        stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
+                           for x in sents).strip()
     raws: list[_Raw] = []
     seen: set[tuple[str, str, str]] = set()
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
@@ -917,12 +1311,22 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 continue
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
-            found = _zh_rules(sub, stripped, when, project) if zh else _en_rules(sub, stripped, when)
+            carried = _carried_over(sub, raws, zh) or (_zh_accepted_instead(sub, raws) if zh else None)
+            if carried is not None:
+                found = [carried]
+            elif zh:
+                found = _zh_rules(sub, stripped, when, project)
+            else:
+                found = _en_rules(_with_subject(sub), stripped, when, project)
+                bare = _en_bare_item(sub, raws, stripped) if not found else None
+                found = [bare] if bare else found
             narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
             if narrowing:
                 found = [narrowing]
-            for r in found:
-                if not r.object:
+            elif cond and not found and not zh:
+                found = _conditional_want(sub)
+            for r in (part for f in found for part in _split_enumeration(f, zh)):
+                if not r.object or (r.predicate in ("likes", "dislikes") and _PRONOUN_OBJECT.match(r.object)):
                     continue
                 key = (r.predicate, r.object.casefold(), r.polarity)
                 if key in seen:
@@ -931,10 +1335,164 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
-    return raws
+    return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
+            if _TITLE_JOINER in r.object else r for r in raws]
 
 
-_ACCEPTANCE = re.compile(r"^(?:也|还是|倒是)?(?:可以|能)(?:接受|来一[杯份个碗]|吃|喝|坐)?|^(?:也行|还行|没问题|也可以)|"
+_EN_TITLE_DOT = re.compile(r"\b(Mr|Ms|Mrs|Mx|Dr|Prof|St|Mt)\. (?=[A-Z])")
+_TITLE_JOINER = "\u2060"  # word joiner: keeps "Dr." and its name in one token while clauses are split
+
+
+_ENUMERATED_PREDICATES = ("allergy", "diet", "likes", "dislikes")
+# "X and Y" that name one thing
+_EN_BINOMIALS = re.compile(r"\b(?:fish and chips|salt and pepper|mac and cheese|rock and roll|black and white|"
+                           r"bread and butter|pros and cons|bed and breakfast|sweet and sour|drum and bass|r and b|"
+                           r"peanut butter and jelly|gin and tonic|bangers and mash|rhythm and blues)\b", re.I)
+
+
+def _split_enumeration(raw: _Raw, zh: bool) -> list[_Raw]:
+    """One fact per item of an enumerated object: "我对虾和蟹过敏" -> 虾, 蟹; "allergic to peanuts and shellfish"."""
+    if raw.predicate not in _ENUMERATED_PREDICATES or raw.condition:
+        return [raw]
+    if zh:
+        parts = re.split(r"[、和跟与及]|以及", raw.object)
+        if any(not 1 <= len(p) <= 6 for p in parts):
+            return [raw]
+    else:
+        if _EN_BINOMIALS.search(raw.object):
+            return [raw]
+        parts = [p.strip() for p in re.split(r",\s*(?:and |or )?|\s+(?:and|or|&)\s+", raw.object)]
+        limit = 3 if raw.predicate in ("allergy", "diet") else 2
+        if any(not p or len(p.split()) > limit for p in parts):
+            return [raw]
+    if len(parts) < 2:
+        return [raw]
+    return [_Raw(raw.predicate, p, raw.polarity, raw.change, raw.value, raw.condition) for p in parts]
+
+
+_ZH_ACCEPTED = re.compile(r"^(?P<obj>(?![我你他她这那])[^，,。]{1,8}?)(?:的话)?(?:倒是|倒|就|还是)?(?:还行|还可以|可以接受|能接受|"
+                          r"没问题|挺好的?|不错|可以)[的啊吧呀]*$")
+
+
+def _zh_accepted_instead(clause: str, earlier: list[_Raw]) -> _Raw | None:
+    """Right after a dislike, the alternative the user accepts is a like: "我不喜欢坐飞机，高铁还行" -> likes 高铁."""
+    if not earlier or earlier[-1].predicate != "dislikes":
+        return None
+    m = _ZH_ACCEPTED.match(clause.strip(" 。.!！"))
+    return _Raw("likes", m.group("obj")) if m and not _ZH_NOT_A_TOPIC.match(m.group("obj")) else None
+
+
+_CARRIED_PREDICATES = ("diet", "allergy", "likes", "dislikes", "decision")
+_ZH_ELLIPSIS = re.compile(r"^(?P<obj>[^，,。我你他她这那]{1,8}?)(?:我)?(?:也|都|同样|亦)(?:一样|是|不行|不可以|不能|算了|免了|"
+                          r"不要|不用|不考虑)?[了啊呀吧哈的]*$")
+_EN_ELLIPSIS = re.compile(r"^(?:and |but |or |plus )?(?:same (?:goes )?(?:for|with) |ditto (?:for|with) |nor |neither |"
+                          r"not )?(?P<obj>[\w' -]{2,30}?)(?: too| as well| also| either)?$", re.I)
+_PRONOUN_OBJECT = re.compile(r"^(?:it|them|those|these|that|this|one|ones|they|him|her|you|me|它|这个|那个|这些|那些)$",
+                             re.I)
+
+
+def _carried_over(clause: str, earlier: list[_Raw], zh: bool) -> _Raw | None:
+    """An elliptical clause that names only a new object carries the previous fact's predicate over it:
+    "我不吃牛肉，羊肉也不行" -> diet 羊肉 −, "allergic to peanuts, and cashews too" -> allergy cashews."""
+    if not earlier or earlier[-1].predicate not in _CARRIED_PREDICATES:
+        return None
+    prev = earlier[-1]
+    if zh:
+        m = _ZH_ELLIPSIS.match(clause.strip(" 。.!！"))
+        if not m or not re.search(r"也|都|同样|亦", clause):
+            return None
+    else:
+        m = _EN_ELLIPSIS.match(clause.strip(" .!"))
+        marked = re.search(r"\s(?:too|as well|also|either)$|^(?:same (?:goes )?(?:for|with)|ditto|nor|neither)\s",
+                           clause.strip(" .!"), re.I)
+        if not m or not marked or len(m.group("obj").split()) > 3:
+            return None
+    obj = _clean(m.group("obj"), zh)
+    if not obj or _PRONOUN_OBJECT.match(obj) or (zh and _ZH_NOT_A_TOPIC.match(obj)) or re.match(r"^(?:I|we|you|it|that|this|me)\b", obj, re.I):
+        return None
+    return _Raw(prev.predicate, obj, prev.polarity)
+
+
+_EN_NOT_A_BARE_ITEM = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|me|my|we|we're|our|you|your|he|she|they|it|it's|that|this|is|are|was|were|be|been|"
+    r"do|does|did|don't|have|has|had|will|would|can|could|should|must|please|thanks|thank|so|very|really|too|also|"
+    r"either|not|no|yes|ok|okay|though|then|now|today|tonight|tomorrow|yesterday|week|weekend|month|year)\b", re.I)
+
+
+def _en_bare_item(clause: str, earlier: list[_Raw], text: str) -> _Raw | None:
+    """A bare noun phrase enumerated right after a fact's object takes its predicate: "allergic to peanuts and
+    tree nuts", "I love hiking, climbing and kayaking". Only items joined to that object by commas, and, or."""
+    if not earlier or earlier[-1].predicate not in _ENUMERATED_PREDICATES or earlier[-1].condition:
+        return None
+    item = _clean(clause.strip(" .!"), False)
+    if not item or len(item.split()) > 3 or _EN_NOT_A_BARE_ITEM.search(item) or re.search(r"\d|[?？]", item):
+        return None
+    low = text.casefold()
+    prev_at, item_at = low.find(earlier[-1].object.casefold()), low.find(item.casefold())
+    if prev_at < 0 or item_at <= prev_at:
+        return None
+    between = text[prev_at + len(earlier[-1].object):item_at]
+    joined = re.fullmatch(r"(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:[\w'-]+(?: [\w'-]+){0,2}?)??)+?\s*", between)
+    # a list: "and"/"or" before this item, or after it ("peanuts, shellfish and sesame")
+    listed = re.search(r"\b(?:and|or)\b|&", between) \
+        or re.match(r"\s*,?\s*(?:and|or|&)\s", text[item_at + len(item):], re.I)
+    return _Raw(earlier[-1].predicate, item, earlier[-1].polarity) if joined and listed else None
+
+
+# a clause that starts with the verb, its subject "I" left out: "Love sushi", "can't stand wasabi"
+_EN_SUBJECTLESS = re.compile(
+    rf"^(?:really |absolutely |totally |also |honestly )?(?:{_EN_DISLIKE}|love|like|enjoy|adore|prefer|don't|do not|"
+    r"never|always|usually|normally|work|live|take|cycle|drive|walk|ride|avoid|keep|eat|need|have|got|gotta|'m|am|"
+    r"can't|cannot|won't)\b", re.I)
+
+
+def _with_subject(clause: str) -> str:
+    """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi")."""
+    if re.match(r"^(?:a |an )?(?:big |huge |total |massive |real |complete )?(?:fan|sucker) (?:of|for)\b", clause, re.I):
+        return f"I'm a {re.sub(r'^an? ', '', clause, flags=re.I)}"  # "Big fan of board games"
+    if re.match(r"^(?:not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|into|big on)|"
+                r"(?:really |totally )?into)\b", clause, re.I):
+        return f"I'm {clause}"  # "not a fan of horror films"
+    if re.match(r"^off to\b", clause, re.I):
+        return f"I'm heading{clause[3:]}"  # "Off to Rome next month"
+    if re.match(r"^been\b", clause, re.I):
+        return f"I've {clause}"  # "been vegan for 3 years now"
+    if re.match(r"^[a-z]{3,}ing\b(?! (?:is|are|was|were|makes?|gives?|drives?|gets?|annoys?))", clause, re.I) \
+            and not re.match(r"^(?:bring|thing|sing|ring|ping|swing|spring|string|sting|wing|king|bling)\b", clause, re.I) \
+            and not re.match(r"^(?:nothing|something|anything|everything|morning|evening|thing|ceiling|king|starting|"
+                             r"beginning|following|including|according|regarding|considering|assuming|depending|"
+                             r"speaking|looking|going forward|seeing|given|during)\b", clause, re.I):
+        return f"I'm {clause}"  # "heading to Lisbon next weekend"
+    return f"I {clause}" if _EN_SUBJECTLESS.match(clause) and not re.match(r"^I\b", clause) else clause
+
+
+def _conditional_want(clause: str) -> list[_Raw]:
+    """Under a condition, what the user wants is a like: "If it's an overnight flight, I want a lie-flat seat"."""
+    m = re.match(rf"^I (?:always |really )?(?:want|need|insist on|go for|book|get) (?:an? |the |my )?({_EN_STOP}+)$",
+                 clause.strip(), re.I)
+    return [_Raw("likes", _clean(m.group(1), False))] if m else []
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|how|do|does|did|can|could|would|will|is|are|was|were|should|shall|which|where|when|who|why|any|"
+    r"have|has|may|might|am)\b|^(?:你|您|什么|怎么|哪|为什么|是不是|能不能|可不可以|有没有|要不要)", re.I)
+
+
+_HYPOTHETICAL_START = re.compile(r"^(?:if|suppose|supposing|say|imagine|what if|如果|要是|假如|假设|万一)", re.I)
+
+
+def _statement_before(question: str) -> str:
+    """The statement a question sentence opens with, if any: "My gecko Ziggy needs a new lamp, any recs?" ->
+    "My gecko Ziggy needs a new lamp." A sentence that is a question from its start yields ""."""
+    m = re.match(r"^(.+)[,，]\s*([^,，]+)$", question.strip())
+    if not m or _QUESTION_START.match(m.group(1).strip()) or _HYPOTHETICAL_START.match(m.group(1).strip()) \
+            or not _QUESTION_START.match(m.group(2).strip()) \
+            and not re.search(r"吗|呢|\?$|？$", m.group(2)) or re.search(r"[?？]", m.group(1)):
+        return ""
+    return m.group(1).strip() + ("。" if _is_zh(m.group(1)) else ". ")
+
+
+_ACCEPTANCE = re.compile(r"^(?:也|还是|倒是|还)?(?:可以|能)(?:接受|来一[杯份个碗]|吃|喝|坐)?|^(?:也行|还行|没问题|也可以)|"
                          r"^(?:that's|it's|that is|it is) (?:fine|ok|okay)|^I(?:'m| am) (?:fine|ok|okay) with it", re.I)
 
 
@@ -957,18 +1515,27 @@ def _narrowed_like(clause: str, cond: str, earlier: list[_Raw], zh: bool) -> _Ra
 
 # "No, Bath.", "That's wrong, it's Lloyds.", "不是，我在快手，…": a new value for what the agent just said
 _ANSWER_CORRECTION = re.compile(
-    r"^(?:no|nope|不是|不对|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
+    r"^(?:no|nope|不是|不对|actually|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
     r"(?:it's |it is |actually |我在|我住在|我住|在|住在|是|叫)?"
     r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:[.。!！，,]|$)", re.I)
 
-_AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|I guess|I assume|you seem|I'm guessing|probably", re.I)
+_AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|看来|似乎|I guess|I assume|you seem|I'm guessing|probably|"
+                          r"sounds like you|looks like you|I take it|I bet|I reckon|I imagine|presumably", re.I)
 
 
 def _from_assistant(text: str) -> str:
     """The assistant's statement rewritten from the user's point of view."""
-    t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So)\s+", "", text.strip(), flags=re.I)
+    t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So|Sounds like|Looks like|I take it|I bet|I reckon|"
+               r"I imagine)\s+(?:that\s+)?", "", text.strip(), flags=re.I)
+    t = re.sub(r"(?:看来|似乎)", "", t)
     t = re.sub(r"^(?:Shall|Should) I remind you to", "Remind me to", t, flags=re.I)
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
+    t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
+               "Call me", t, flags=re.I)
+    if re.match(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:go ahead and )?(?:book|order|"
+                r"reserve|buy|purchase|send|email|text|message|print|look|search|find|check|pull up|share|forward)\b",
+                t, re.I) or re.match(r"^[A-Z][a-z]+ing\b", t):
+        return ""  # an offer to act ("Would you like me to book the window seat?", "Booking for Friday?")
     t = re.sub(r"^Would you like (?:the |a )?", "I like ", t, flags=re.I)
     t = re.sub(r"\bYou seem to be\b", "I'm", t, flags=re.I)
     t = re.sub(r"\bYou seem to\b", "I", t, flags=re.I)
@@ -981,9 +1548,54 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"\byou\b", "I", t, flags=re.I)
     t = re.sub(r"^需要我", "", t)
     t = re.sub(r"对吧[？?]?$|[，,]?对吧", "", t)
+    t = re.sub(r"^(?:以后)?我就?(?:称呼|叫)(?:您|你)", "叫我", t)
     t = t.replace("提醒您", "提醒我").replace("您", "我").replace("你", "我")
-    t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是)", "", t)
+    t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是|大概|多半|可能)", "", t)
     return t
+
+
+# what an assistant's question asks for, and how a bare answer to it reads
+_ASKED_FOR = (
+    ("name", re.compile(r"address you|call you|your name|称呼您|称呼你|怎么叫您|怎么叫你|叫您什么", re.I)),
+    ("budget_limit", re.compile(r"budget|spend|预算|花多少|多少钱以内", re.I)),
+    ("allergy", re.compile(r"allerg|过敏", re.I)),
+    ("diet", re.compile(r"dietary|忌口|不吃什么|饮食", re.I)),
+    ("lives_in", re.compile(r"where do you live|where are you based|where's home|住哪|住在哪|家在哪", re.I)),
+    ("works_at", re.compile(r"where do you work|who do you work for|在哪上班|在哪工作|哪家公司", re.I)),
+)
+
+
+def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
+    """A bare value answering the assistant's question: "Sam is fine" to "What should I call you?", "around 2k"
+    to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
+    asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
+    t = text.strip().rstrip("。.!！")
+    if asked is None or len(t) > 30 or re.search(r"[?？]", t) or _CONFIRM.match(text.strip()) \
+            or re.match(r"(?i:no|nope|not|none|nothing|没有|不用|都行|随便|不是|不)", t):
+        return None
+    if asked == "name":
+        m = re.match(r"^(?:just |叫我)?((?-i:[A-Z])[\w.]*(?: (?-i:[A-Z])[\w.]*)?|[\u4e00-\u9fff]{1,4}?)"
+                     r"(?: is fine| please| works|就行|就好|就可以|吧)?$", t, re.I)
+        return _Raw("name", m.group(1)) if m else None
+    if asked == "budget_limit":
+        zh = _is_zh(t)
+        amt = _zh_budget_amount(t) if zh else (_en_amount(t) or _en_bare_limit(f"max {re.sub(r'^[a-z ]*?(?=[$£€0-9])', '', t)}"))
+        return _Raw("budget_limit", str(amt), value=amt.to_json()) if amt is not None else None
+    m = re.fullmatch(r"(?:(?:just |only |mainly |mostly )?([\w' -]{2,25})|([\u4e00-\u9fff]{1,8}))", t, re.I)
+    if not m or re.search(r"\b(?:I|I'm|you|it|that|this|thanks|thank|sure|yes|ok|okay)\b", t, re.I):
+        return None
+    value = (m.group(1) or m.group(2)).strip()
+    if asked == "diet":
+        return None  # a bare food to "有什么忌口" is covered by the rules ("不吃香菜")
+    return _Raw(asked, value)
+
+
+def _put_forward(text: str) -> str:
+    """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
+    gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
+    "好的好的" after "按计划4月11日就能完工" confirms no fact about the user."""
+    sents = [x.strip() for x in re.split(r"(?<=[。！!？?])|(?<=\.)\s+", text) if x.strip()]
+    return " ".join(x for x in sents if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x))
 
 
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
@@ -1006,9 +1618,14 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     prev = context[-1] if context else None
     is_correction = bool(_CORRECTION.search(text))
     raws = _raw_facts(text, turn.time, project=project)
+    if prev is not None and prev.speaker != "user" and not is_correction and re.search(r"[?？]", prev.text):
+        answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
+        if answer is not None and (not raws or answer.predicate == "name"):
+            return [_fact(turn, answer, "user_explicit", 0.9)]
     if not raws and prev is not None and prev.speaker != "user":
-        if _CONFIRM.match(text) and not _DECLINE.match(text):
-            confirmed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
+        if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
+            confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
+                                   project=project)
             return [_fact(turn, r, "user_confirmed", 0.9) for r in confirmed]
         if re.search(r"address you|call you|称呼您|称呼你|怎么叫您", prev.text, re.I):
             m = re.match(r"^(?:just |叫我)?([A-Z][\w.]*(?: [A-Z][\w.]*)?|[\u4e00-\u9fff]{1,4}?)"
@@ -1016,6 +1633,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             if m:
                 return [_fact(turn, _Raw("name", m.group(1)), "user_explicit", 0.9)]
         m = _ANSWER_CORRECTION.match(text)
+        if m and re.search(r"[不没想就了只吧呢]|今天|现在", m.group(1)):
+            m = None  # "不是，就今天不想吃": a declined guess, no new value
         if m:
             guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
             if guessed:
@@ -1040,9 +1659,11 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _drop_implied_abstentions(_drop_unnamed_pets(raws))
-    # "X不吃/不喝" also read as a dislike: keep the diet fact only
-    abstain = {r.object for r in raws if r.predicate == "diet" and r.polarity == "negative"}
+    # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
+    abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
+    allergens = {r.object.casefold() for r in raws if r.predicate == "allergy"}  # "no nuts - allergic": the allergy
+    raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object.casefold() in allergens)]
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
         raws = [r for i, r in enumerate(raws)
@@ -1063,7 +1684,13 @@ def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
     """"柯基" next to "柯基（豆豆）" (or "cat" next to "cat (Salt)") is the same animal: keep the named one."""
     named = {re.split(r"[（(]", r.object)[0].strip().casefold() for r in raws
              if r.predicate == "pet" and re.search(r"[（(]", r.object)}
-    return [r for r in raws if not (r.predicate == "pet" and r.object.casefold() in named)]
+    # "家里两只猫，布偶猫叫年糕…", "两只狗，金毛叫大黄…": a bare animal class heads the named pets of the turn
+    return [r for r in raws if not (r.predicate == "pet" and named and (
+        r.object.casefold() in _GENERIC_ANIMALS or any(n.endswith(r.object.casefold()) for n in named)))]
+
+
+_GENERIC_ANIMALS = {"猫", "狗", "犬", "鸟", "鱼", "小猫", "小狗", "猫咪", "狗狗", "cat", "cats", "dog", "dogs", "bird", "birds",
+                    "fish", "pet", "pets", "kitten", "puppy", "pup", "kitty"}
 
 
 _MEATLESS_DIETS = {"素食", "吃素", "vegan", "vegetarian"}
@@ -1082,13 +1709,35 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     m = re.search(r"是([^，,。不]{1,12})[，,]?\s*不是([^，,。]{1,12})", text) \
         or re.search(r"(?:I meant|it's|it is)\s+([\w' -]+?),?\s+not\s+([\w' -]+?)[.!]?(?:\s|$)", text, re.I)
     if not m:
-        return []
+        return _bare_value_correction(text, context)
     new, old = m.group(1).strip(), m.group(2).strip()
+    for t in reversed(context):  # the user's own earlier value, or one the assistant stated
+        said = t.text if t.speaker == "user" else _from_assistant(t.text)
+        for r in _raw_facts(said, t.time, allow_question=True):
+            if old.casefold() in r.object.casefold():
+                return [_Raw(r.predicate, new, r.polarity, "correction")]
+    return []
+
+
+_CORRECTED_VALUE = re.compile(
+    r"(?:^|[，,。\s])是([\u4e00-\u9fff\w]{1,12})[。.!！]?$|"
+    r"^(?:wait,? |sorry,? |oops,? )?(?:no|nope|sorry|oops)?[,.]?\s*(?:I meant |it's |it is |make that |should be )?"
+    r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*)[.!]?$", re.I)
+_SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
+
+
+def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
+    """"说错了，是海淀" / "wait no, Worthing": the new value for the user's last single-valued fact."""
+    tail = re.split(r"[，,]\s*|\s+(?=是)", text.strip())[-1] if re.search(r"[\u4e00-\u9fff]", text) else text.strip()
+    m = _CORRECTED_VALUE.search(tail) or _CORRECTED_VALUE.search(text.strip())
+    if not m:
+        return []
+    new = (m.group(1) or m.group(2) or "").strip()
     for t in reversed(context):
         if t.speaker != "user":
             continue
-        for r in _raw_facts(t.text, t.time, allow_question=True):
-            if old.casefold() in r.object.casefold():
+        for r in reversed(_raw_facts(t.text, t.time, allow_question=True)):
+            if r.predicate in _SINGLE_VALUED and new and new.casefold() != r.object.casefold():
                 return [_Raw(r.predicate, new, r.polarity, "correction")]
     return []
 

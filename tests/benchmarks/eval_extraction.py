@@ -1,11 +1,13 @@
 """Precision / recall / F1 of the rule-based extractor on the gold extraction set.
 
-Run: ``.venv/bin/python -m tests.benchmarks.eval_extraction [--heldout|--blind] [--verbose]``
+Run: ``.venv/bin/python -m tests.benchmarks.eval_extraction [--heldout|--chatty|--blind] [--verbose]``
 
-Three gold sets (see data/gold/README.md): the default one was used while
-writing the rules; ``--heldout`` was written independently and then used to
-improve them; ``--blind`` was written independently and never used for tuning:
-it is the honest estimate of quality on new text.
+Gold sets (see data/gold/README.md): the default one was used while writing the
+rules; ``--heldout`` was written independently and then used to improve them;
+``--chatty`` (terse, chatty, voice-typed turns) was written independently as a
+blind set, scored once, and then used for tuning; ``--blind`` selects a new
+blind set, written independently and never used for tuning, once someone adds
+``data/gold/blind.jsonl``: it is the honest estimate of quality on new text.
 
 Each gold line is one turn with its context; ``extract`` runs on the turn and
 its predictions are matched one-to-one to the gold facts on (subject,
@@ -31,7 +33,8 @@ from core.extract.rules import ExtractedFact, Turn, extract
 GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "gold"
 GOLD = GOLD_DIR / "extraction.jsonl"
 HELDOUT = GOLD_DIR / "heldout.jsonl"  # written independently of the rules, then used to improve them
-BLIND = GOLD_DIR / "blind.jsonl"  # written independently; never looked at while writing rules
+CHATTY = GOLD_DIR / "chatty.jsonl"  # written independently as a blind set, scored once, then used for tuning
+BLIND = GOLD_DIR / "blind.jsonl"  # a new blind set, to be written independently; never to be used for tuning
 
 
 def _turn(d: dict) -> Turn:
@@ -135,9 +138,22 @@ def _row(name: str, c: Counts) -> str:
     return f"{name:<14} {p:6.3f} {r:6.3f} {f:6.3f}   tp={c.tp:<4} fp={c.fp:<4} fn={c.fn}"
 
 
+def _gold_path(argv: list[str]) -> Path:
+    """The gold set the command-line flags select."""
+    if "--blind" in argv:
+        return BLIND
+    if "--chatty" in argv:
+        return CHATTY
+    return HELDOUT if "--heldout" in argv else GOLD
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    path = BLIND if "--blind" in argv else HELDOUT if "--heldout" in argv else GOLD
+    path = _gold_path(argv)
+    if not path.exists():
+        print(f"error: {path.relative_to(GOLD_DIR.parent.parent)} does not exist yet: the new blind set has not "
+              "been written (see data/gold/README.md)", file=sys.stderr)
+        return 2
     print(f"gold set: {path.relative_to(GOLD_DIR.parent.parent)}")
     rep = evaluate(path, verbose="--verbose" in argv or "-v" in argv)
     for e in rep.errors:
