@@ -110,14 +110,17 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-_CREATE_ATTEMPTS = 8
+_CREATE_ATTEMPTS = 20
 _ANALYZE_AFTER = 1_000  # rows written by one import before PostgreSQL statistics are refreshed
 
 
 def _lost_creation_race(exc: DBAPIError) -> bool:
-    """Whether a failed schema creation means another process created it first."""
+    """Whether a failed schema creation means another process created it first,
+    or is creating it now. SQLite reports "database is locked" without waiting
+    out the busy timeout when waiting could deadlock (a reader upgrading to a
+    writer while another process creates the schema), so that is a retry too."""
     return (isinstance(exc, IntegrityError | ProgrammingError)
-            or "already exists" in str(exc.orig))
+            or "already exists" in str(exc.orig) or "database is locked" in str(exc.orig))
 
 
 def _more_gates(stored: str, added: list[str]) -> str:
@@ -201,7 +204,7 @@ class Store:
             except DBAPIError as exc:
                 if not create or not _lost_creation_race(exc) or attempt == _CREATE_ATTEMPTS - 1:
                     raise
-            time.sleep(0.05 * (attempt + 1))
+            time.sleep(min(0.5, 0.05 * (attempt + 1)))
 
     def _prepare_once(self, create: bool, last: bool) -> bool:
         """One try of ``_prepare``: False when another process is still creating the store."""
