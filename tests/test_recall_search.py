@@ -208,3 +208,14 @@ def test_recall_settings_flag_env_and_config(tmp_path):
         load_settings(env={"MEMDESK_CONFIG": str(conf)})
     with pytest.raises(InvalidInput):
         RecallWeights(stale_factor=2.0)
+
+
+def test_rejected_options_read_as_rejected_and_come_after_the_chosen(demo):
+    """A negative fact (a rejected option, a food not eaten) is pinned with its
+    negation in the text, after the positive ones."""
+    _, r = demo
+    for query, negation in (("what did liwei decide", "not "), ("李伟的决定", "不要 ")):
+        pinned = [h for h in r.search(query, subject="user:liwei", k=5) if h.pinned]
+        assert [h.object for h in pinned] == ["MacBook Pro 14寸", "32G"]
+        assert pinned[0].text.endswith(" MacBook Pro 14寸")
+        assert pinned[1].text.endswith(f" {negation}32G")

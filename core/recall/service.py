@@ -697,35 +697,52 @@ class Recaller:
     def _collapse(self, col: Collection, hits: list[RecallHit], k: int) -> list[RecallHit]:
         """Drop near-duplicates of a better result (same subject, cosine >= 0.95 or
         nearly the same wording); the kept one counts them in ``duplicates``.
-        Goes down the list until k results are kept, reading vectors a window
-        of max(3k, 30) results at a time."""
+        Goes down the list until k results are kept. Vectors and n-grams are
+        read only for results that have a rival (a kept result about the same
+        subject with the same status), vectors a window of max(3k, 30)
+        results at a time."""
         if len(hits) < 2:
             return hits[:k]
         step = max(3 * k, 30)
         kept: list[RecallHit] = []
-        kept_vecs: list[np.ndarray | None] = []
-        kept_grams: list[set[str]] = []
+        kept_grams: list[set[str] | None] = []  # computed when first compared
+        vectors: dict[int, np.ndarray] = {}  # read when first compared, a window at a time
         dups: list[int] = []
+
+        def item(h: RecallHit) -> int | None:
+            return h.memory_id if h.kind == "memory" else h.turn_id
+
+        def vector(h: RecallHit, window: list[RecallHit]) -> np.ndarray | None:
+            i = item(h)
+            if i is not None and i not in vectors:
+                wanted = {item(x) for x in (*window, *kept)} - vectors.keys() - {None}
+                vectors.update(col.vectors_of(sorted(wanted)))
+            return vectors.get(i) if i is not None else None
+
         full = False  # k results kept and a further distinct one seen: stop
         for s in range(0, len(hits), step):
             window = hits[s:s + step]
-            ids = [h.memory_id if h.kind == "memory" else h.turn_id for h in window]
-            vecs = col.vectors_of([i for i in ids if i is not None])
-            for h, i in zip(window, ids, strict=True):
-                v = vecs.get(i) if i is not None else None
-                g = grams(h.text, drop_stopwords=False)
+            for h in window:
+                # only results about the same subject, with the same status, can be twins
+                rivals = [j for j, kh in enumerate(kept)
+                          if kh.subject == h.subject and kh.status == h.status]
+                g: set[str] | None = None
                 twin = None
-                for j, kh in enumerate(kept):
-                    if kh.subject != h.subject or kh.status != h.status:
-                        continue
-                    kv = kept_vecs[j]
-                    if v is not None and kv is not None and float(v @ kv) >= _DUP_COSINE:
-                        twin = j
-                        break
-                    union = g | kept_grams[j]
-                    if union and len(g & kept_grams[j]) / len(union) >= _DUP_GRAMS:
-                        twin = j
-                        break
+                if rivals:
+                    v = vector(h, window)
+                    g = grams(h.text, drop_stopwords=False)
+                    for j in rivals:
+                        kv = vector(kept[j], window)
+                        if v is not None and kv is not None and float(v @ kv) >= _DUP_COSINE:
+                            twin = j
+                            break
+                        kg = kept_grams[j]
+                        if kg is None:
+                            kg = kept_grams[j] = grams(kept[j].text, drop_stopwords=False)
+                        union = g | kg
+                        if union and len(g & kg) / len(union) >= _DUP_GRAMS:
+                            twin = j
+                            break
                 if twin is not None:
                     dups[twin] += 1
                 elif len(kept) >= k:
@@ -733,7 +750,6 @@ class Recaller:
                     break
                 else:
                     kept.append(h)
-                    kept_vecs.append(v)
                     kept_grams.append(g)
                     dups.append(0)
             if full:
@@ -789,13 +805,15 @@ class Recaller:
                 facts.sort(key=lambda f: (-f.recorded_at, -f.id))
                 semantic = {f.id: 1.0 for f in facts}
                 if len(facts) > 1 and not all(f.single_valued for f in facts):
-                    # several values hold at once (decisions, likes): the ones whose
-                    # statement is closest to the query first, at most three
+                    # several values hold at once (decisions, likes): at most three,
+                    # the ones whose statement is closest to the query first ...
                     texts = [sources[f.claim_id].text if f.claim_id in sources else f.object
                              for f in facts]
                     cos = self.embedder.embed(texts) @ q
                     semantic = {f.id: float(c) for f, c in zip(facts, cos, strict=True)}
-                    facts = sorted(facts, key=lambda f: -semantic[f.id])[:3]
+                    # ... the chosen options before the rejected ones
+                    facts = sorted(facts, key=lambda f: (f.polarity == "negative",
+                                                         -semantic[f.id]))[:3]
                 for f in facts:
                     src = sources.get(f.claim_id)
                     hs = HitSource(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
@@ -805,7 +823,7 @@ class Recaller:
                     rec = recency(f.recorded_at, now, self.weights)
                     imp = importance(f.confidence, 1)
                     out.append(RecallHit(
-                        kind="fact", text=f"{subj} {label} {f.object}",
+                        kind="fact", text=f"{subj} {label} {_negation(f.polarity, zh)}{f.object}",
                         score=score(1.0, rec, imp, 1.0, self.weights), relevance=1.0,
                         recency=rec, importance=imp, status=f.status(now, known_at),
                         conflict=conflict, source=hs, time=f.valid_from, tz=f.tz,
@@ -896,6 +914,13 @@ class _Filters:
         if self.since is not None and t < self.since:
             return False
         return not (self.until is not None and t > self.until)
+
+
+def _negation(polarity: str, zh: bool) -> str:
+    """How a fact's text marks a negative fact (a rejected option, a food not eaten)."""
+    if polarity != "negative":
+        return ""
+    return "不要 " if zh else "not "
 
 
 def _lineage_status(rows: list[Fact], at: int, known_at: int | None) -> str:
