@@ -419,3 +419,21 @@ def test_bare_answers_to_the_assistants_question():
     assert f.value == {"amount": 8000, "currency": "CNY"}
     assert extract(_zh("不是，就今天不想吃", n=2), [_zh("您是不是不吃牛肉？", speaker="assistant")]) == []
     assert extract(_en("no, none", n=2), [_en("Any allergies?", speaker="assistant")]) == []
+
+
+def test_en_decision_past_tense_and_comparatives():
+    def d(text):
+        return _triples(extract(_en(text, project="web")))
+    assert d("We opted for a monorepo.") == {("decision", "monorepo", "positive")}
+    assert d("In the end we went with Stripe for payments.") == {("decision", "Stripe", "positive")}
+    assert d("Final answer is Next.js.") == {("decision", "Next.js", "positive")}
+    assert d("We'll use Svelte instead of React.") == {("decision", "Svelte", "positive"),
+                                                      ("decision", "React", "negative")}
+    assert d("Postgres over MySQL.") == {("decision", "Postgres", "positive"), ("decision", "MySQL", "negative")}
+    assert d("We ditched Jira for Linear.") == {("decision", "Jira", "negative"), ("decision", "Linear", "positive")}
+    assert d("We scrapped the mobile app.") == {("decision", "mobile app", "negative")}
+    assert d("Azure is out.") == {("decision", "Azure", "negative")}
+    for text in ("I picked up the kids from school.", "We dropped by the office yesterday.",
+                 "We went with my parents to the beach.", "Should we go with Postgres?", "My team picked Jira.",
+                 "The meeting is out of the way."):
+        assert d(text) == set(), text

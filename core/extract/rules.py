@@ -733,7 +733,21 @@ _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|defin
               "(?:we're|we are|I'm|I am) (?:dropping|ditching|scrapping|dumping|shelving|axing|binning)|"
               "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
-              "(?:won't|will not|aren't|are not|not) going with|pass on")
+              "(?:won't|will not|aren't|are not|not) going with|pass on|"
+              "(?:we've |we have |we )(?:scrapped|ditched|dropped|dumped|axed|binned|nixed|vetoed|rejected|"
+              "turned down|passed on|killed off|shelved)(?! (?:by|off|in|into|out|over|round|around|to|my|our)\\b)|not (?:using|choosing|picking)|"
+              "(?:we're|we are|I'm|I am) not going to (?:use|go with)")
+# the past-tense rejections above, also for the user alone once a project is discussed
+_EN_REJECT_PROJECT = r"(?:I've |I have |I )(?:scrapped|ditched|axed|binned|nixed|vetoed|rejected)(?! my\b)"
+# choosing an option in the past tense: "we opted for X", "I went with Y"
+_EN_CHOSE = (r"(?:\b(?:I|we|I've|we've|I have|we have)\s+(?:finally |eventually |ultimately |just |already |have )?"
+             r"(?:went with|gone with|picked|chose|chosen|opted for|selected|landed on|plumped for|locked in|"
+             r"committed to|signed off on)(?! (?:up|by|off|in|out|to|my|our|his|her|their|him|them|me|us|friends|family)\b)|\bfinal answer(?: is|:|'s)|\bthe (?:decision|plan|call|verdict) "
+             r"(?:is|was) to (?:use|go with|adopt)|\b(?:we(?:'ll|'re| will| are)?|let's|I'll) (?:go|going) for|"
+             r"\bwe(?:'ll| will) (?:take|adopt))")
+# "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
+_EN_COMPARATIVE = re.compile(r"^(?P<yes>.+?) (?:instead of|rather than|over|in place of|in favou?r of) "
+                             r"(?:using |going with )?(?:the |an? )?(?P<no>.+)$", re.I)
 _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea pig|tortoise|turtle|goldfish|"
               r"fish|snake|lizard|ferret|horse|pony|beagle|greyhound|terrier|spaniel|retriever|labrador|lab|poodle|"
               r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese|bearded dragon|gecko|axolotl|"
@@ -928,11 +942,20 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
             and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
                          rf"shelved|dead)\b", c, flags))
+    if not neg and project:
+        neg = re.search(rf"{_EN_REJECT_PROJECT}\s+({_EN_STOP}+)", c, flags) \
+            or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
+                        rf"shelved|dead|a no|not happening|vetoed)\b(?! of\b)", c, flags)
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
         obj = re.sub(r"\s+(?:here|for now|for this project|idea|option|plan|approach|route)$", "", _clean(obj, False),
                      flags=flags)
-        add(_Raw("decision", obj, polarity="negative"))
+        swap = re.match(r"^(.+?) (?:for|in favou?r of) (?:the |an? )?(.+)$", obj, flags)
+        if swap and not re.search(r"\b(?:pass on|rule out|ruled out|no need for)\b", neg.group(0), flags):
+            add(_Raw("decision", swap.group(1), polarity="negative"))  # "we ditched Jira for Linear"
+            add(_Raw("decision", swap.group(2), change="evolution"))
+        else:
+            add(_Raw("decision", obj, polarity="negative"))
     m = re.search(r"\bswitch (?:the \w+ )?from [\w -]+? to ([\w -]+)", c, flags)
     if m:
         add(_Raw("decision", _clean(m.group(1), False), change="evolution"))
@@ -940,8 +963,11 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
                   rf"settled on|(?:^|\bwe |\blet's |\bwe'll |\band |\bwe're |\bwe are )(?:move|migrate|moving|migrating) "
                   rf"(?:everything |it all |it |the \w+ |our \w+ )?(?:over )?to|"
-                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to) "
+                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to|{_EN_CHOSE}) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
+    if not m and project:  # "Postgres over MySQL." as the whole clause
+        m = re.match(r"^(?:let's (?:do|have|take) |so |ok,? )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2} "
+                     r"(?:over|instead of|rather than) (?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2})$", c, flags)
     if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
         m = re.match(rf"^(?:the |our |my )?(?:[\w-]+ )?(?:{_EN_DECISION_SLOT}) (?:is|will be|'s) (?:going to be )?"
                      rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
@@ -951,8 +977,17 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = None  # "go with whatever you think" chooses nothing
     if m and not neg:
         obj = _clean(m.group(1), False)
-        obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+).*$", "", obj, flags=flags)
-        add(_Raw("decision", obj))
+        obj = re.sub(r"^(?:use|using|go with|going with|adopt|adopting) (?:the |an? )?", "", obj, flags=flags)
+        obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+|for (?:our |the )?\w+ing|for (?:our |the )?"
+                     r"(?:payments|hosting|auth|styling|storage|search|analytics|email|logging|monitoring|deploys?|"
+                     r"deployment|backend|frontend|testing))\b.*$", "", obj, flags=flags)
+        comp = _EN_COMPARATIVE.match(obj)
+        if comp:  # "Svelte instead of React": the first chosen, the second rejected
+            change = "evolution" if re.search(r"instead of|in place of", obj, flags) else None
+            add(_Raw("decision", _clean(comp.group("yes"), False), change=change))
+            add(_Raw("decision", _clean(comp.group("no"), False), polarity="negative"))
+        else:
+            add(_Raw("decision", obj))
 
     # budget
     if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
