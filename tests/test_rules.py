@@ -437,3 +437,16 @@ def test_en_decision_past_tense_and_comparatives():
                  "We went with my parents to the beach.", "Should we go with Postgres?", "My team picked Jira.",
                  "The meeting is out of the way."):
         assert d(text) == set(), text
+
+
+def test_zh_decision_lexicon_and_comparatives():
+    def d(text, project="app"):
+        return _triples(extract(_zh(text, project=project)))
+    assert d("我们最后选了阿里云。") == {("decision", "阿里云", "positive")}
+    assert d("改用腾讯会议吧。") == {("decision", "腾讯会议", "positive")}
+    assert d("方案B否了。") == {("decision", "方案B", "negative")}
+    assert d("用Vue不用React。") == {("decision", "Vue", "positive"), ("decision", "React", "negative")}
+    assert d("定下来了，酒店选希尔顿。") == {("decision", "希尔顿", "positive")}
+    for text in ("你们最后选了哪个？", "他们组最后选了阿里云。", "老板把方案A否了。", "那就选方案二吧，不用再比了。"):
+        assert ("decision", "再比", "positive") not in d(text) and len(d(text)) <= 1, text
+    assert d("老板把方案A否了。") == set()

@@ -243,10 +243,11 @@ _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎
                r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上")
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
-              "还是用|改成用|换成用")
-_ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃"
+              "还是用|改成用|换成用|(?:最后|最终|我们|我)(?:还是)?选(?:了|的是)|(?:最后|最终)(?:定|用|挑)(?:了|的是)|"
+              "选的是|定的是|拍板(?:了|用|选|定)?|改用|换用|改选|定下来用|就它了[，,]?|就这个了[，,]?")
+_ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃|否掉了?|毙掉了?|淘汰掉?了?|排除掉?了?|pass掉了?"
 _ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a decision is being stated
-_ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了"
+_ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了|拍板|敲定|定下来|就它了|就这个了|改用|选的是"
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦|谢|了|等|想|说|问|去)|就|太|再")
 _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
@@ -429,6 +430,10 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = re.sub(r"的$", "", obj)
         if obj and not _ZH_NOT_AN_OPTION.match(obj):
             add(_Raw("decision", obj, polarity="negative"))
+    m = re.match(r"^(?:我们|我|那|那就)?(?:把)?(?![我你他她这那谢])([^把被，,。！!？?]{1,10}?)(?:就|也|被)?(?:给)?"
+                 r"(?:否了|否掉了?|毙了|毙掉了?|淘汰了|排除了?|pass了|pass掉了?|砍了|枪毙了)(?:吧|啊)?$", c)
+    if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not re.search(_ZH_PEOPLE + r"|老板|领导|客户|他们", m.group(1)):
+        add(_Raw("decision", _clean(m.group(1), True), polarity="negative"))
     m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就)?不考虑了", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
@@ -438,18 +443,38 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
+    comp = re.search(rf"(?:{_ZH_CHOOSE}|选|用|要|上)(?P<yes>{_ZH_STOP}{{1,12}}?)[，,]?(?:而不是|而非|不是|不用|不选|不要)"
+                     rf"(?:用|选|要)?(?P<no>{_ZH_STOP}{{1,12}}?)(?:了|吧|啊)?$", c)
+    if comp and (project or re.search(_ZH_DECIDED, whole)) and not re.search(r"^(?:我|我们)?(?:不是|没)", c):
+        yes, no = _clean(comp.group("yes"), True), _clean(comp.group("no"), True)
+        if not _ZH_NOT_AN_OPTION.match(yes) and not _ZH_NOT_AN_OPTION.match(no):
+            if not any(r.predicate == "decision" and r.object == no for r in out):
+                add(_Raw("decision", no, polarity="negative"))
+            add(_Raw("decision", yes))
+            return out
     m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
     if not m and project:  # "选B方案吧", "那就定周三吧"
-        m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
+        m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)(?!下来|好了|不了)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
+    if not m and (project and re.search(_ZH_DECIDED + r"|定了|定好了", whole)):  # "定下来了，酒店选希尔顿"
+        m = re.match(rf"^(?![我你他她这那])(?:(?![不没别要想该])[\u4e00-\u9fff]){{1,4}}?(?:就|最后|最终|还是)?(?:选|用|定)"
+                     rf"(?:了|的是|在)?(?!下来|好了)({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
+        if m and _ZH_NOT_AN_OPTION.match(m.group(1)):
+            m = None
+    if not m and re.search(r"就它了|就这个了|就这么定了|就这样定了|拍板了|敲定了|定了", whole):  # "就它了，方案C"
+        m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|[A-Za-z][\w .+#-]{0,20})(?:吧)?$", c)
     if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
         m = re.search(rf"(?:先|就|暂时)?只(?:用|接|做|上|支持|保留|选)({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m and project and re.search(rf"{_ZH_REJECT}|不要|不考虑", whole):  # "不要黑色的，换拉丝不锈钢的"
         m = re.match(rf"^(?:那就|就|还是)?换(?!成用)(?:成)?({_ZH_STOP}{{2,12}}?)(?:的)?(?:吧|了)?$", c)
     if m and not re.search(r"决定不", c):
-        change = "evolution" if re.search(r"改成|换成", c) else None
-        add(_Raw("decision", _clean(m.group(1), True), change=change))
+        change = "evolution" if re.search(r"改成|换成|改用|换用|改选", c) else None
+        obj = _clean(m.group(1), True)
+        if re.search(r"用", m.group(0)):  # "决定用飞书做协作": the tool, not its purpose
+            obj = re.sub(r"(?<=..)(?:来做|来|做|作为)[\u4e00-\u9fff]{2,4}$", "", obj)
+            obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:存|放|跑|管|写|搭|部署|托管|发|收|做|开)[\u4e00-\u9fff]{1,4}$", "", obj)
+        add(_Raw("decision", obj, change=change))
     else:
         m = re.match(r"^[\u4e00-\u9fff]{0,4}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
@@ -744,7 +769,7 @@ _EN_CHOSE = (r"(?:\b(?:I|we|I've|we've|I have|we have)\s+(?:finally |eventually 
              r"(?:went with|gone with|picked|chose|chosen|opted for|selected|landed on|plumped for|locked in|"
              r"committed to|signed off on)(?! (?:up|by|off|in|out|to|my|our|his|her|their|him|them|me|us|friends|family)\b)|\bfinal answer(?: is|:|'s)|\bthe (?:decision|plan|call|verdict) "
              r"(?:is|was) to (?:use|go with|adopt)|\b(?:we(?:'ll|'re| will| are)?|let's|I'll) (?:go|going) for|"
-             r"\bwe(?:'ll| will) (?:take|adopt))")
+             r"\bwe(?:'ll| will) (?:take|adopt)|\bended up (?:going for|going with|choosing|picking|using|with))")
 # "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
 _EN_COMPARATIVE = re.compile(r"^(?P<yes>.+?) (?:instead of|rather than|over|in place of|in favou?r of) "
                              r"(?:using |going with )?(?:the |an? )?(?P<no>.+)$", re.I)
