@@ -450,3 +450,14 @@ def test_zh_decision_lexicon_and_comparatives():
     for text in ("你们最后选了哪个？", "他们组最后选了阿里云。", "老板把方案A否了。", "那就选方案二吧，不用再比了。"):
         assert ("decision", "再比", "positive") not in d(text) and len(d(text)) <= 1, text
     assert d("老板把方案A否了。") == set()
+
+
+def test_lives_in_variants_and_trips():
+    assert _triples(extract(_zh("我住的地方在徐汇。"))) == {("lives_in", "徐汇", "positive")}
+    assert _triples(extract(_zh("我目前定居在厦门。"))) == {("lives_in", "厦门", "positive")}
+    assert _triples(extract(_en("We're in Islington."))) == {("lives_in", "Islington", "positive")}
+    assert _triples(extract(_en("I reside in Oxford."))) == {("lives_in", "Oxford", "positive")}
+    for text in ("We're in Rome on holiday.", "I'm up in Edinburgh this weekend.", "We live near each other."):
+        assert extract(_en(text)) == [], text
+    for text in ("我们住了三天。", "我也住过广州。", "大学那几年我一直住在五道口"):
+        assert extract(_zh(text)) == [], text

@@ -314,10 +314,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if place:
             add(_Raw("lives_in", _clean(place, True), change="evolution"))
     else:
-        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)|^(?:我)?现居|"
-                      rf"^(?:我)?(?:现在)?定居在?"
+        m = re.search(rf"(?:(?:我(?:们家|家|们)?(?:目前|现在|还是|还|也|就|长期|常年)*|^目前|^现在)"
+                      rf"(?:住在|住的是|住的地方(?:在|是)|家在|居住在|定居(?:在|于)?|常住在?|长住在?|安家在|落户在?|住(?![了过酒宾民院店校宿]|青旅|青年))|"
+                      rf"^(?:我)?家(?:就|也|现在|目前)?(?:在|住)|^(?:我)?现居|"
+                      rf"^(?:我)?(?:现在|目前|已经)?定居(?:在|于)?"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
-                      rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
+                      rf"({_ZH_STOP}+?)(?:附近|那边|这边|那儿|这儿|那块|这块|一带|$|(?=[，,。；;]))", c)
         if m and not c.startswith("我老家") and not re.match(r"[得离很挺不的]", m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
 
@@ -806,11 +808,21 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based (?:in|out of)|"
+        m = re.search(rf"\b(?:(?:I|we) (?:still |now |currently |actually )?(?:live|reside) (?:out |over |down |up )?(?:in|near)|"
+                      rf"(?:I'm|I am|we're|we are) (?:now |currently |still )?(?:living|residing|settled) (?:in|near)|"
+                      rf"(?:I've|we've|I have|we have) (?:been living|lived) in(?= {_EN_STOP}+ (?:for|since) )|"
+                      rf"(?:we're|we are) based (?:in|out of)|(?:I'm|I am) (?:down|up|out|over) in(?= [A-Z])|"
+                      rf"our (?:flat|house|home|place|apartment)(?:'s| is) in|I'm based (?:in|out of)|"
                       rf"^home(?:'s| is)(?: in)?(?= [A-Z])|"
                       rf"I am based in|home is {_EN_STOP}* in|my (?:flat|house|home|place|apartment|flat)(?:'s| is) in)"
                       rf" ({_EN_STOP}+)", c, flags) \
-            or re.search(r"\b(?:I'm|I am|we're|we are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
+            or re.search(r"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
+        if m and (re.search(r"\b(?:this (?:week|weekend|month)|for (?:the|a|two|three|a few|a couple of) (?:week|weekend|"
+                            r"days?|nights?|months?|years?)|on (?:holiday|vacation|a trip|business)|for work|visiting|"
+                            r"until|till|back in|in (?:19|20)\d\d)\b", c, flags)
+                  and not re.search(r"\b(?:since|for the (?:past|last))\b", c, flags)
+                  or re.match(r"(?:each other|family|friends|work|the office|here|there|us|you|them)\b", m.group(1), flags)):
+            m = None  # a trip, a past stay or no place: "We're in Rome on holiday", "we live near each other"
         if m:
             add(_Raw("lives_in", _en_place(m.group(1), when),
                      change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
