@@ -461,3 +461,15 @@ def test_lives_in_variants_and_trips():
         assert extract(_en(text)) == [], text
     for text in ("我们住了三天。", "我也住过广州。", "大学那几年我一直住在五道口"):
         assert extract(_zh(text)) == [], text
+
+
+def test_dislike_lexicon_and_fronted_complaints():
+    assert _triples(extract(_zh("挤地铁真的让我崩溃。"))) == {("dislikes", "挤地铁", "positive")}
+    assert _triples(extract(_zh("排队这种事我最受不了。"))) == {("dislikes", "排队", "positive")}
+    assert _triples(extract(_zh("我不太能接受太吵的餐厅。"))) == {("dislikes", "太吵的餐厅", "positive")}
+    assert _triples(extract(_en("I don't much like spicy curries."))) == {("dislikes", "spicy curries", "positive")}
+    assert _triples(extract(_en("I find small talk exhausting."))) == {("dislikes", "small talk", "positive")}
+    for text in ("I find the new app annoying today.", "My wife can't be doing with musicals.", "I'm no expert."):
+        assert extract(_en(text)) == [], text
+    for text in ("我今天头疼。", "这件事让我很无语。", "他最讨厌下雨。"):
+        assert extract(_zh(text)) == [], text

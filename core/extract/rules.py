@@ -240,7 +240,9 @@ _ZH_DEGREE = r"(?:倒是|倒|也|还|都|真的|其实)?(?:挺|很|比较|最|�
 # dislike verbs; the named forms need an object after them
 _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎么|大)?爱喝|不(?:太|怎么|大)?爱吃|不(?:太|怎么|大)?爱(?!好)|"
                r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
-               r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上")
+               r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上|"
+               r"不(?:太|怎么|大)?能接受|很难接受|没法接受|最讨厌的(?:就)?是|最烦的(?:就)?是|最受不了的(?:就)?是|"
+               r"特别讨厌|非常讨厌|极其讨厌|厌恶|痛恨|怕死了")
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用|(?:最后|最终|我们|我)(?:还是)?选(?:了|的是)|(?:最后|最终)(?:定|用|挑)(?:了|的是)|"
@@ -375,7 +377,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # likes / dislikes
     neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
     if neg_pref:
-        obj = _clean(neg_pref.group(1), True) or _zh_fronted_object(c, neg_pref.start())
+        obj = re.sub(r"^(?:就是|是)", "", _clean(neg_pref.group(1), True)) or _zh_fronted_object(c, neg_pref.start())
+        obj = re.sub(r"(?<=.)(?:这种事情?|这件事|这类事情?|这种东西)$", "", obj)
         if obj and not re.match(r"^(?:你|这|那|什么|死了|东西$|啥)", obj):
             add(_Raw("dislikes", obj))
         m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}+)", c[:neg_pref.start()])  # "我喜欢爬山不喜欢游泳"
@@ -392,6 +395,13 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己|就|的话|吗|么|不)", obj):
                     add(_Raw("likes", obj))
+    m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{2,10}}?)(?:这种事情?|这件事|这类事)?(?:真的|实在|简直|总是|每次都|都|就)*"
+                 rf"(?:让我|令我|使我|叫我)(?:很|特别|非常|超级|有点)?(?:崩溃|抓狂|头疼|头大|受不了|心烦|烦躁|难受|反感|恶心|"
+                 rf"火大|窒息|无语)", c) \
+        or re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{2,10}}?)(?:对我来说|对我而言|于我)(?:真的|实在|简直)?"
+                    rf"(?:太|很|特别|非常|超级)?(?:痛苦|折磨|煎熬|难熬|受罪|要命)", c)
+    if m and not neg_pref and _zh_topic_ok(m.group("obj"), when) and not re.search(r"今天|现在|这次|刚才|昨天", c):
+        add(_Raw("dislikes", m.group("obj")))  # "挤地铁真的让我崩溃", "早起对我来说太痛苦了"
     m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{1,8}}?)(?:我|对我来说)?(?:真的|实在|是|可|完全|真|也|都)*"
                  rf"(?:不行|不可以|不太行)(?:[了啊呀]*)$", c)
     if m and not neg_pref and _zh_topic_ok(m.group("obj"), when) and not re.search(r"今天|现在|这次|暂时|得$", m.group("obj")):
@@ -730,7 +740,8 @@ def _amount_obj(amt: Amount) -> str:
 _EN_STOP = r"(?:[^,.;!?]|\.\u2060)"  # a title's dot ("Dr.\u2060Patel", see _raw_facts) does not stop a phrase
 _EN_NAME_STOP = r"(?:[^,.;!?]|\.(?=\w))"  # names may hold dots: Fly.io, Node.js
 _EN_DISLIKE = ("hate|dislike|can't stand|cannot stand|can't bear|cannot bear|detest|loathe|despise|don't like|"
-               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|"
+               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|don't much like|"
+               "don't particularly like|can't be doing with|can't be bothered with|never liked|"
                "can't handle|can't do|don't do|don't care for|do not care for|avoid like the plague")
 # liking something, after "I" (or with "I" left out: "Love sushi")
 _EN_LIKE = ("like|love|enjoy|prefer|adore|dig|fancy|really like|really love|absolutely love|can't get enough of|"
@@ -927,10 +938,16 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |just )?not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|"
                      rf"into|big on|fussed on) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI(?:'m| am|'ve| have) (?:really |just |honestly )?(?:no (?:big |great |huge )?fan of|"
+                     rf"never (?:really )?liked|not (?:very |that |too |overly )?fond of|no time for) ({_EN_STOP}+)", c, flags) \
         or (not _EN_TRANSIENT.search(c)
             and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
+    if not m and not _EN_TRANSIENT.search(c):  # "I find small talk exhausting"
+        m = re.search(r"\bI (?:always |really |just )?find ([\w' -]{2,30}?) (?:really |so |very |quite |a bit |pretty )?"
+                      r"(?:exhausting|draining|tedious|boring|annoying|irritating|unbearable|stressful|overwhelming|"
+                      r"awkward|pointless|a chore|a drag|a pain)\b", c, flags)
     if m:
-        add(_Raw("dislikes", _clean(m.group(1), False)))
+        add(_Raw("dislikes", re.sub(r"^it when ", "", _clean(m.group(1), False), flags=flags)))
     m = re.search(rf"\bI never (?!eat|drink)\w+ ({_EN_STOP}+)", c, flags)
     if m:
         add(_Raw("dislikes", _clean(m.group(1), False)))
