@@ -473,3 +473,19 @@ def test_dislike_lexicon_and_fronted_complaints():
         assert extract(_en(text)) == [], text
     for text in ("我今天头疼。", "这件事让我很无语。", "他最讨厌下雨。"):
         assert extract(_zh(text)) == [], text
+
+
+def test_commute_employer_pet_and_todo_variants():
+    assert _triples(extract(_zh("我通勤靠公交。"))) == {("commute", "公交", "positive")}
+    assert _triples(extract(_zh("我在一家叫星云科技的公司上班。"))) == {("works_at", "星云科技", "positive")}
+    assert _triples(extract(_zh("我有两只猫。"))) == {("pet", "猫", "positive")}
+    assert _triples(extract(_en("My employer is Unilever."))) == {("works_at", "Unilever", "positive")}
+    assert _triples(extract(_en("I've been at Monzo for three years."))) == {("works_at", "Monzo", "positive")}
+    assert _triples(extract(_en("My cat's name is Pepper."))) == {("pet", "cat (Pepper)", "positive")}
+    assert _triples(extract(_en("I must remember to buy milk."))) == {("todo", "buy milk", "positive")}
+    assert _triples(extract(_en("Note to self: cancel the gym membership."))) == {
+        ("todo", "cancel the gym membership", "positive")}
+    for text in ("I've been at the airport for three hours.", "My company's name is long."):
+        assert extract(_en(text)) == [], text
+    for text in ("我有两只手。", "我朋友有两只猫。"):
+        assert extract(_zh(text)) == [], text

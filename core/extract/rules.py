@@ -539,7 +539,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     else:
         m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
         if m:
-            add(_Raw("works_at", m.group(1)))
+            named = re.match(r"^(?:一家|一个|家)(?:叫|名叫|名字叫)(.{2,12}?)的(?:公司|单位|企业|机构|工作室|医院|学校|银行)$",
+                             m.group(1))
+            add(_Raw("works_at", named.group(1) if named else m.group(1)))
         m = re.match(rf"^我是({_ZH_STOP}{{2,8}}?)的({_ZH_STOP}{{0,6}}(?:经理|工程师|员工|老师|医生|护士|主管|总监))", c)
         if m:
             add(_Raw("works_at", m.group(1)))
@@ -563,6 +565,10 @@ _ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
 def _zh_commute(clause: str, whole: str) -> _Raw | None:
     """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
     "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
+    m = re.search(rf"(?:通勤|上下班|上班)(?:主要|基本|全|都|一般)?(?:靠|用|是|就是|方式是)(?:坐|乘|搭)?"
+                  rf"(?P<v>(?:骑|开)?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause)
+    if m and not re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便|今天|明天|这周", clause):  # "我通勤靠公交"
+        return _Raw("commute", "开车" if m.group("v").startswith("开") else m.group("v"))
     m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause) \
         or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
         or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
@@ -645,7 +651,7 @@ def _trim_measure(obj: str) -> str:
 _ZH_ANIMAL = (r"[\u4e00-\u9fff]{0,3}?(?:猫|狗|犬|兔子?|鹦鹉|八哥|仓鼠|龙猫|豚鼠|荷兰猪|乌龟|龟|金鱼|鱼|蜥蜴|刺猬|"
               r"金毛|柯基|泰迪|哈士奇|二哈|萨摩耶|拉布拉多|边牧|比熊|博美|雪纳瑞|德牧|阿拉斯加|雪橇犬|"
               r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗)?")
-_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条")
+_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条|我有[一两三四几]只|我有[一两三]条")
 _ZH_PET_NAME = r"(?:[，,]\s*)?(?:它|他|她)?(?:叫|名叫|名字叫|取名叫?|起名叫?)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})"
 
 
@@ -1060,13 +1066,17 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # todo
     m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\b(?:to|so (?:that )?I(?: can)?) ({_EN_NAME_STOP}+)", c, flags) \
-        or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags)
+        or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"^(?:note to self|memo to self|reminder|to-?do)\s*[:,-]\s*({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"\bI (?:must|need to|have to|should|'ve got to|gotta) (?:remember|not forget) to ({_EN_NAME_STOP}+)",
+                     c, flags)
     if m:
-        add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
+        obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _en_strip_time_words(m.group(1), when))
+        add(_Raw("todo", _clean(obj, False)))
     elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$", whole, flags)
           or find_times(c, when)) \
             and (m := re.search(rf"\bI (?:need to|have to|must|gotta|got to|'ve got to) ({_EN_STOP}+)", c, flags)):
-        obj = re.sub(r"\s+(?:by|before|on|at)\s*$", "", _en_strip_time_words(m.group(1), when))
+        obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _en_strip_time_words(m.group(1), when))
         add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
     else:
         m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
@@ -1114,6 +1124,14 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = None if m else re.match(rf"^(?:I )?work (?:at|for) (?:the )?((?-i:[A-Z]){_EN_STOP}+)", c, flags)
         if m:
             add(_Raw("works_at", _clean(re.sub(r"\s+as an? .*$", "", m.group(1)), False)))
+        m = None if out and out[-1].predicate == "works_at" else (
+            re.search(r"\b(?:[Mm]y (?:employer|company|firm|workplace)(?: is|'s)|I(?:'m| am) (?:employed|hired|contracted) "
+                      r"(?:by|at)|I(?:'m| am) on the payroll (?:at|of)) (?:the )?([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*)", c)
+            or re.search(r"\bI(?:'ve| have) (?:been|worked) (?:at|for|with) (?:the )?([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*) "
+                         r"(?:for (?:the (?:past|last) )?(?:\w+ )?(?:years?|months?|decades?)|since\b)", c)
+            if not re.search(r"\b(?:used to|previously|before that|until|back in)\b", c, flags) else None)
+        if m:
+            add(_Raw("works_at", m.group(1)))
 
     # pet
     m = _EN_PET_PAIR.search(c)
@@ -1126,6 +1144,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 and re.match(rf"^an? (?:[\w-]+ )*?((?i:{_EN_ANIMAL})) (?:called|named) ([A-Z]\w+)", c)) \
             or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
             or re.search(rf"\b(?i:my|our) ((?:[\w-]+ )?(?i:{_EN_ANIMAL})) (?i:is|'s) (?i:called|named) ([A-Z][a-z]+)\b", c) \
+            or re.search(rf"\b(?i:my|our) ((?i:{_EN_ANIMAL}))(?:'s| is) (?i:name is|name's|called) ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
         if m:
