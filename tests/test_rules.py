@@ -489,3 +489,20 @@ def test_commute_employer_pet_and_todo_variants():
         assert extract(_en(text)) == [], text
     for text in ("我有两只手。", "我朋友有两只猫。"):
         assert extract(_zh(text)) == [], text
+
+
+def test_decision_one_liners_and_user_comparatives():
+    def d(text, project="app"):
+        return _triples(extract(_en(text, project=project)))
+    assert d("Cloudflare it is.") == {("decision", "Cloudflare", "positive")}
+    assert d("Decided: no mobile app this quarter.") == {("decision", "mobile app", "negative")}
+    assert d("Swap Mailchimp for Brevo.") == {("decision", "Mailchimp", "negative"), ("decision", "Brevo", "positive")}
+    assert d("We'll stick to Python.") == {("decision", "Python", "positive")}
+    assert _triples(extract(_en("I booked the Hilton instead of the Airbnb."))) == {
+        ("decision", "Hilton", "positive"), ("decision", "Airbnb", "negative")}
+    for text in ("Decision: not yet.", "Let's stick with it.", "Kubernetes is overkill, we'll skip it.", "Forget it."):
+        assert ("decision", "it", "positive") not in d(text) and ("decision", "yet", "negative") not in d(text), text
+    assert _triples(extract(_en("Starting Monday I'm switching to the Tube."))) == {("commute", "Tube", "positive")}
+    assert _triples(extract(_zh("我们还是用回MySQL吧。", project="app"))) == {("decision", "MySQL", "positive")}
+    assert _triples(extract(_zh("还是买iPhone吧，安卓不考虑。"))) == {("decision", "iPhone", "positive"),
+                                                                 ("decision", "安卓", "negative")}

@@ -60,6 +60,7 @@ employer (``_answer_value``), enumerations without a separator (虾蟹).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -246,7 +247,8 @@ _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用|(?:最后|最终|我们|我)(?:还是)?选(?:了|的是)|(?:最后|最终)(?:定|用|挑)(?:了|的是)|"
-              "选的是|定的是|拍板(?:了|用|选|定)?|改用|换用|改选|定下来用|就它了[，,]?|就这个了[，,]?")
+              "选的是|定的是|拍板(?:了|用|选|定)?|改用|换用|改选|定下来用|就它了[，,]?|就这个了[，,]?|"
+              "(?:最后|最终)(?:订|买|租|约)(?:了|的是)|用回|换回|还是(?:选|买|订|要)(?=[^，,。]{1,12}吧)")
 _ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃|否掉了?|毙掉了?|淘汰掉?了?|排除掉?了?|pass掉了?"
 _ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a decision is being stated
 _ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了|拍板|敲定|定下来|就它了|就这个了|改用|选的是"
@@ -446,7 +448,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                  r"(?:否了|否掉了?|毙了|毙掉了?|淘汰了|排除了?|pass了|pass掉了?|砍了|枪毙了)(?:吧|啊)?$", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not re.search(_ZH_PEOPLE + r"|老板|领导|客户|他们", m.group(1)):
         add(_Raw("decision", _clean(m.group(1), True), polarity="negative"))
-    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就)?不考虑了", c)
+    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就|也|先|暂时)?不考虑(?:了|啦|吧|$)", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
@@ -501,6 +503,14 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.search(r"定了[，,]\s*用(" + _ZH_STOP + "+)", whole)
         if m and c.startswith("用"):
             add(_Raw("decision", _clean(m.group(1), True)))
+
+    for i, r in enumerate(out):  # "用Figma做设计稿", "还是用回MySQL": the tool, not its purpose
+        if r.predicate == "decision":
+            obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
+            obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开)[\u4e00-\u9fff]{1,5}$",
+                         "", obj)
+            if obj != r.object:
+                out[i] = dataclasses.replace(r, object=obj)
 
     # budget
     budget_cue = re.search(_ZH_BUDGET_CUE, c) or (
@@ -780,7 +790,8 @@ _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|defin
               "(?:won't|will not|aren't|are not|not) going with|pass on|"
               "(?:we've |we have |we )(?:scrapped|ditched|dropped|dumped|axed|binned|nixed|vetoed|rejected|"
               "turned down|passed on|killed off|shelved)(?! (?:by|off|in|into|out|over|round|around|to|my|our)\\b)|not (?:using|choosing|picking)|"
-              "(?:we're|we are|I'm|I am) not going to (?:use|go with)")
+              "(?:we're|we are|I'm|I am) not going to (?:use|go with)|"
+              "decided (?:not to|to not) (?:buy|get|book|take|hire|rent|order)")
 # the past-tense rejections above, also for the user alone once a project is discussed
 _EN_REJECT_PROJECT = r"(?:I've |I have |I )(?:scrapped|ditched|axed|binned|nixed|vetoed|rejected)(?! my\b)"
 # choosing an option in the past tense: "we opted for X", "I went with Y"
@@ -788,7 +799,10 @@ _EN_CHOSE = (r"(?:\b(?:I|we|I've|we've|I have|we have)\s+(?:finally |eventually 
              r"(?:went with|gone with|picked|chose|chosen|opted for|selected|landed on|plumped for|locked in|"
              r"committed to|signed off on)(?! (?:up|by|off|in|out|to|my|our|his|her|their|him|them|me|us|friends|family)\b)|\bfinal answer(?: is|:|'s)|\bthe (?:decision|plan|call|verdict) "
              r"(?:is|was) to (?:use|go with|adopt)|\b(?:we(?:'ll|'re| will| are)?|let's|I'll) (?:go|going) for|"
-             r"\bwe(?:'ll| will) (?:take|adopt)|\bended up (?:going for|going with|choosing|picking|using|with))")
+             r"\bwe(?:'ll| will) (?:take|adopt)|\b(?:we're|we are|I'm|I am) (?:gonna|going to) (?:use|go with|adopt)|"
+             r"\b(?:we'll |we will |let's |I'll |I will )stick to|\b(?:we |I |we've |I've |team )agreed on|"
+             r"\b(?:we're|we are) (?:switching|moving) (?:over )?to|\b(?:let's |we'll |we will )switch (?:over )?to|"
+             r"\bended up (?:going for|going with|choosing|picking|using|with))")
 # "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
 _EN_COMPARATIVE = re.compile(r"^(?P<yes>.+?) (?:instead of|rather than|over|in place of|in favou?r of) "
                              r"(?:using |going with )?(?:the |an? )?(?P<no>.+)$", re.I)
@@ -995,7 +1009,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # decisions
     neg = re.search(rf"\b(?:{_EN_REJECT})\s+({_EN_STOP}+)", c, flags) \
         or re.match(r"^no ([\w-]+(?: [\w-]+)?) for (?:this|the) project", c, flags) \
-        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose)\b", whole, flags)
+        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose|decision|decided)\b", whole, flags)
             and re.match(r"^not (?:the |an? )?((?-i:[A-Z]|[a-z]+[A-Z])[\w.-]+(?: [\w-]+){0,2})$", c, flags)) \
         or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
                     flags) \
@@ -1010,8 +1024,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
         obj = re.sub(r"\s+(?:here|for now|for this project|idea|option|plan|approach|route)$", "", _clean(obj, False),
                      flags=flags)
+        if _PRONOUN_OBJECT.match(obj):
+            neg, obj = None, ""  # "we'll skip it": the option is in another clause
         swap = re.match(r"^(.+?) (?:for|in favou?r of) (?:the |an? )?(.+)$", obj, flags)
-        if swap and not re.search(r"\b(?:pass on|rule out|ruled out|no need for)\b", neg.group(0), flags):
+        if not obj:
+            pass
+        elif swap and not re.search(r"\b(?:pass on|rule out|ruled out|no need for)\b", neg.group(0), flags):
             add(_Raw("decision", swap.group(1), polarity="negative"))  # "we ditched Jira for Linear"
             add(_Raw("decision", swap.group(2), change="evolution"))
         else:
@@ -1025,6 +1043,30 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   rf"(?:everything |it all |it |the \w+ |our \w+ )?(?:over )?to|"
                   rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to|{_EN_CHOSE}) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
+    if not m and not neg and project:
+        one = re.match(r"^(?:decision|decided|verdict|final decision|the call)\s*[:-]\s*(no |not )?(?:the )?(.+)$", c, flags)
+        if one and re.match(r"(?:yet|pending|tbd|tbc|none|nothing|not sure|unclear)\b", one.group(2), flags):
+            one = None
+        if one:  # "Decision: Postgres", "Decided: no mobile app this quarter"
+            obj = _clean(_en_strip_time_words(one.group(2), when), False)
+            add(_Raw("decision", obj, polarity="negative" if one.group(1) else "positive"))
+            return out
+        one = re.match(r"^(?:nah,? |so |ok,? |right,? )?(?:forget|scratch|bin|kill) (?:about )?(?:the )?(.+)$", c, flags)
+        if one and not _PRONOUN_OBJECT.match(one.group(1)):  # "Nah, forget Heroku"
+            add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))
+            return out
+        one = re.match(r"^(?:let's |we'll |we will )?(?:swap out|swap|replace) (?:the )?(.+?) (?:for|with) (?:the )?(.+)$", c, flags)
+        if one:  # "Swap Mailchimp for Brevo"
+            add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))
+            add(_Raw("decision", _clean(one.group(2), False), change="evolution"))
+            return out
+        m = re.match(r"^(?:ok,? |right,? |so |then )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,3}) it is$", c, flags)
+    if not m:  # "get the Kindle rather than the iPad": a comparative makes any choice verb a decision
+        m = re.search(r"\b(?:get|getting|buy|buying|take|taking|book|booked|booking|choose|choosing|pick|picking|use|"
+                      r"using|order|ordered|rent|hire|went for|go for|going for)\s+((?:the |an? )?[\w.+#-]+(?: [\w.+#-]+){0,3} "
+                      r"(?:instead of|rather than) (?:the |an? )?[\w.+#-]+(?: [\w.+#-]+){0,3})$", c, flags)
+        if m and not re.match(r"^(?:I|we|let's|I'll|we'll|I'm|we're|I've|we've|so|then|ok|just)\b", c, flags):
+            m = None
     if not m and project:  # "Postgres over MySQL." as the whole clause
         m = re.match(r"^(?:let's (?:do|have|take) |so |ok,? )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2} "
                      r"(?:over|instead of|rather than) (?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2})$", c, flags)
@@ -1033,7 +1075,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
-    if m and re.match(r"(?:whatever|anything|something|what|either|any|which)\b", m.group(1), flags):
+    if m and (re.match(r"(?:whatever|anything|something|what|either|any|which)\b", m.group(1), flags)
+              or _PRONOUN_OBJECT.match(m.group(1).strip())):
         m = None  # "go with whatever you think" chooses nothing
     if m and not neg:
         obj = _clean(m.group(1), False)
