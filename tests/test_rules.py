@@ -506,3 +506,12 @@ def test_decision_one_liners_and_user_comparatives():
     assert _triples(extract(_zh("我们还是用回MySQL吧。", project="app"))) == {("decision", "MySQL", "positive")}
     assert _triples(extract(_zh("还是买iPhone吧，安卓不考虑。"))) == {("decision", "iPhone", "positive"),
                                                                  ("decision", "安卓", "negative")}
+
+
+def test_en_todo_cues():
+    assert _triples(extract(_en("I've got to pick up my prescription on Thursday."))) == {
+        ("todo", "pick up my prescription", "positive")}
+    assert _triples(extract(_en("Make sure I call the bank tomorrow."))) == {("todo", "call the bank", "positive")}
+    assert _triples(extract(_en("Don't forget I need to pay the council tax by the 1st."))) == {
+        ("todo", "pay the council tax", "positive")}
+    assert _triples(extract(_en("I must remember to buy milk."))) == {("todo", "buy milk", "positive")}

@@ -1110,16 +1110,20 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # todo
     m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\b(?:to|so (?:that )?I(?: can)?) ({_EN_NAME_STOP}+)", c, flags) \
         or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags) \
-        or re.search(rf"^(?:note to self|memo to self|reminder|to-?do)\s*[:,-]\s*({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"^(?:note to self|memo to self|reminder|(?:my )?to-?do)\s*[:,-]\s*({_EN_NAME_STOP}+)", c, flags) \
         or re.search(rf"\bI (?:must|need to|have to|should|'ve got to|gotta) (?:remember|not forget) to ({_EN_NAME_STOP}+)",
                      c, flags)
     if m:
         obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _en_strip_time_words(m.group(1), when))
         add(_Raw("todo", _clean(obj, False)))
-    elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$", whole, flags)
+    elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$|"
+                    r"^(?:and )?don't (?:let me )?forget\b", whole, flags)
           or find_times(c, when)) \
-            and (m := re.search(rf"\bI (?:need to|have to|must|gotta|got to|'ve got to) ({_EN_STOP}+)", c, flags)):
+            and (m := re.search(rf"\bI(?: still| really| just)?(?: need to| have to| must| gotta| got to|'ve got to|"
+                                rf" have got to) ({_EN_STOP}+)", c, flags)
+                 or re.search(rf"^(?:please )?make sure I (?:remember to )?({_EN_STOP}+)", c, flags)):
         obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _en_strip_time_words(m.group(1), when))
+        obj = re.sub(r"\s+(?:by|before|on) the \d{1,2}(?:st|nd|rd|th)\b.*$", "", obj, flags=flags)
         add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
     else:
         m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
