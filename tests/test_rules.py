@@ -515,3 +515,10 @@ def test_en_todo_cues():
     assert _triples(extract(_en("Don't forget I need to pay the council tax by the 1st."))) == {
         ("todo", "pay the council tax", "positive")}
     assert _triples(extract(_en("I must remember to buy milk."))) == {("todo", "buy milk", "positive")}
+
+
+def test_no_decision_or_home_from_idioms_past_choices_and_trips():
+    for text in ("We picked apples at the farm last weekend.", "I went with the flow.",
+                 "Honestly I chose wrong last time.", "I'm in London for a conference."):
+        assert extract(_en(text)) == [], text
+    assert extract(_en("Forget about the budget for now.", project="app")) == []

@@ -850,6 +850,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             or re.search(r"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
         if m and (re.search(r"\b(?:this (?:week|weekend|month)|for (?:the|a|two|three|a few|a couple of) (?:week|weekend|"
                             r"days?|nights?|months?|years?)|on (?:holiday|vacation|a trip|business)|for work|visiting|"
+                            r"for (?:a|an|the|my) (?:conference|wedding|meeting|trip|visit|holiday|funeral|course|gig|match|"
+                            r"event|interview|workshop|show|festival|job interview|hen do|stag do)|"
                             r"until|till|back in|in (?:19|20)\d\d)\b", c, flags)
                   and not re.search(r"\b(?:since|for the (?:past|last))\b", c, flags)
                   or re.match(r"(?:each other|family|friends|work|the office|here|there|us|you|them)\b", m.group(1), flags)):
@@ -1052,8 +1054,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("decision", obj, polarity="negative" if one.group(1) else "positive"))
             return out
         one = re.match(r"^(?:nah,? |so |ok,? |right,? )?(?:forget|scratch|bin|kill) (?:about )?(?:the )?(.+)$", c, flags)
-        if one and not _PRONOUN_OBJECT.match(one.group(1)):  # "Nah, forget Heroku"
-            add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))
+        if one and not _PRONOUN_OBJECT.match(one.group(1)) \
+                and not re.search(r"\b(?:for now|for the moment|for the time being|until|budget|deadline)\b", c, flags):
+            add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))  # "Nah, forget Heroku"
             return out
         one = re.match(r"^(?:let's |we'll |we will )?(?:swap out|swap|replace) (?:the )?(.+?) (?:for|with) (?:the )?(.+)$", c, flags)
         if one:  # "Swap Mailchimp for Brevo"
@@ -1075,8 +1078,11 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
-    if m and (re.match(r"(?:whatever|anything|something|what|either|any|which)\b", m.group(1), flags)
-              or _PRONOUN_OBJECT.match(m.group(1).strip())):
+    if m and (re.match(r"(?:whatever|anything|something|what|either|any|which|wrong|right|the flow|my gut)\b", m.group(1),
+                       flags)
+              or _PRONOUN_OBJECT.match(m.group(1).strip())
+              or re.search(r"\b(?:last (?:week|weekend|time|year|month|night|summer|winter|spring|autumn)|yesterday|ago|"
+                           r"back then|when I was|used to)\b", c, flags)):
         m = None  # "go with whatever you think" chooses nothing
     if m and not neg:
         obj = _clean(m.group(1), False)
