@@ -522,3 +522,7 @@ def test_no_decision_or_home_from_idioms_past_choices_and_trips():
                  "Honestly I chose wrong last time.", "I'm in London for a conference."):
         assert extract(_en(text)) == [], text
     assert extract(_en("Forget about the budget for now.", project="app")) == []
+
+
+def test_zh_todo_drops_mingzao():
+    assert _triples(extract(_zh("别忘了提醒我明早给客户回电话。"))) == {("todo", "给客户回电话", "positive")}
