@@ -419,3 +419,110 @@ def test_bare_answers_to_the_assistants_question():
     assert f.value == {"amount": 8000, "currency": "CNY"}
     assert extract(_zh("不是，就今天不想吃", n=2), [_zh("您是不是不吃牛肉？", speaker="assistant")]) == []
     assert extract(_en("no, none", n=2), [_en("Any allergies?", speaker="assistant")]) == []
+
+
+def test_en_decision_past_tense_and_comparatives():
+    def d(text):
+        return _triples(extract(_en(text, project="web")))
+    assert d("We opted for a monorepo.") == {("decision", "monorepo", "positive")}
+    assert d("In the end we went with Stripe for payments.") == {("decision", "Stripe", "positive")}
+    assert d("Final answer is Next.js.") == {("decision", "Next.js", "positive")}
+    assert d("We'll use Svelte instead of React.") == {("decision", "Svelte", "positive"),
+                                                      ("decision", "React", "negative")}
+    assert d("Postgres over MySQL.") == {("decision", "Postgres", "positive"), ("decision", "MySQL", "negative")}
+    assert d("We ditched Jira for Linear.") == {("decision", "Jira", "negative"), ("decision", "Linear", "positive")}
+    assert d("We scrapped the mobile app.") == {("decision", "mobile app", "negative")}
+    assert d("Azure is out.") == {("decision", "Azure", "negative")}
+    for text in ("I picked up the kids from school.", "We dropped by the office yesterday.",
+                 "We went with my parents to the beach.", "Should we go with Postgres?", "My team picked Jira.",
+                 "The meeting is out of the way."):
+        assert d(text) == set(), text
+
+
+def test_zh_decision_lexicon_and_comparatives():
+    def d(text, project="app"):
+        return _triples(extract(_zh(text, project=project)))
+    assert d("我们最后选了阿里云。") == {("decision", "阿里云", "positive")}
+    assert d("改用腾讯会议吧。") == {("decision", "腾讯会议", "positive")}
+    assert d("方案B否了。") == {("decision", "方案B", "negative")}
+    assert d("用Vue不用React。") == {("decision", "Vue", "positive"), ("decision", "React", "negative")}
+    assert d("定下来了，酒店选希尔顿。") == {("decision", "希尔顿", "positive")}
+    for text in ("你们最后选了哪个？", "他们组最后选了阿里云。", "老板把方案A否了。", "那就选方案二吧，不用再比了。"):
+        assert ("decision", "再比", "positive") not in d(text) and len(d(text)) <= 1, text
+    assert d("老板把方案A否了。") == set()
+
+
+def test_lives_in_variants_and_trips():
+    assert _triples(extract(_zh("我住的地方在徐汇。"))) == {("lives_in", "徐汇", "positive")}
+    assert _triples(extract(_zh("我目前定居在厦门。"))) == {("lives_in", "厦门", "positive")}
+    assert _triples(extract(_en("We're in Islington."))) == {("lives_in", "Islington", "positive")}
+    assert _triples(extract(_en("I reside in Oxford."))) == {("lives_in", "Oxford", "positive")}
+    for text in ("We're in Rome on holiday.", "I'm up in Edinburgh this weekend.", "We live near each other."):
+        assert extract(_en(text)) == [], text
+    for text in ("我们住了三天。", "我也住过广州。", "大学那几年我一直住在五道口"):
+        assert extract(_zh(text)) == [], text
+
+
+def test_dislike_lexicon_and_fronted_complaints():
+    assert _triples(extract(_zh("挤地铁真的让我崩溃。"))) == {("dislikes", "挤地铁", "positive")}
+    assert _triples(extract(_zh("排队这种事我最受不了。"))) == {("dislikes", "排队", "positive")}
+    assert _triples(extract(_zh("我不太能接受太吵的餐厅。"))) == {("dislikes", "太吵的餐厅", "positive")}
+    assert _triples(extract(_en("I don't much like spicy curries."))) == {("dislikes", "spicy curries", "positive")}
+    assert _triples(extract(_en("I find small talk exhausting."))) == {("dislikes", "small talk", "positive")}
+    for text in ("I find the new app annoying today.", "My wife can't be doing with musicals.", "I'm no expert."):
+        assert extract(_en(text)) == [], text
+    for text in ("我今天头疼。", "这件事让我很无语。", "他最讨厌下雨。"):
+        assert extract(_zh(text)) == [], text
+
+
+def test_commute_employer_pet_and_todo_variants():
+    assert _triples(extract(_zh("我通勤靠公交。"))) == {("commute", "公交", "positive")}
+    assert _triples(extract(_zh("我在一家叫星云科技的公司上班。"))) == {("works_at", "星云科技", "positive")}
+    assert _triples(extract(_zh("我有两只猫。"))) == {("pet", "猫", "positive")}
+    assert _triples(extract(_en("My employer is Unilever."))) == {("works_at", "Unilever", "positive")}
+    assert _triples(extract(_en("I've been at Monzo for three years."))) == {("works_at", "Monzo", "positive")}
+    assert _triples(extract(_en("My cat's name is Pepper."))) == {("pet", "cat (Pepper)", "positive")}
+    assert _triples(extract(_en("I must remember to buy milk."))) == {("todo", "buy milk", "positive")}
+    assert _triples(extract(_en("Note to self: cancel the gym membership."))) == {
+        ("todo", "cancel the gym membership", "positive")}
+    for text in ("I've been at the airport for three hours.", "My company's name is long."):
+        assert extract(_en(text)) == [], text
+    for text in ("我有两只手。", "我朋友有两只猫。"):
+        assert extract(_zh(text)) == [], text
+
+
+def test_decision_one_liners_and_user_comparatives():
+    def d(text, project="app"):
+        return _triples(extract(_en(text, project=project)))
+    assert d("Cloudflare it is.") == {("decision", "Cloudflare", "positive")}
+    assert d("Decided: no mobile app this quarter.") == {("decision", "mobile app", "negative")}
+    assert d("Swap Mailchimp for Brevo.") == {("decision", "Mailchimp", "negative"), ("decision", "Brevo", "positive")}
+    assert d("We'll stick to Python.") == {("decision", "Python", "positive")}
+    assert _triples(extract(_en("I booked the Hilton instead of the Airbnb."))) == {
+        ("decision", "Hilton", "positive"), ("decision", "Airbnb", "negative")}
+    for text in ("Decision: not yet.", "Let's stick with it.", "Kubernetes is overkill, we'll skip it.", "Forget it."):
+        assert ("decision", "it", "positive") not in d(text) and ("decision", "yet", "negative") not in d(text), text
+    assert _triples(extract(_en("Starting Monday I'm switching to the Tube."))) == {("commute", "Tube", "positive")}
+    assert _triples(extract(_zh("我们还是用回MySQL吧。", project="app"))) == {("decision", "MySQL", "positive")}
+    assert _triples(extract(_zh("还是买iPhone吧，安卓不考虑。"))) == {("decision", "iPhone", "positive"),
+                                                                 ("decision", "安卓", "negative")}
+
+
+def test_en_todo_cues():
+    assert _triples(extract(_en("I've got to pick up my prescription on Thursday."))) == {
+        ("todo", "pick up my prescription", "positive")}
+    assert _triples(extract(_en("Make sure I call the bank tomorrow."))) == {("todo", "call the bank", "positive")}
+    assert _triples(extract(_en("Don't forget I need to pay the council tax by the 1st."))) == {
+        ("todo", "pay the council tax", "positive")}
+    assert _triples(extract(_en("I must remember to buy milk."))) == {("todo", "buy milk", "positive")}
+
+
+def test_no_decision_or_home_from_idioms_past_choices_and_trips():
+    for text in ("We picked apples at the farm last weekend.", "I went with the flow.",
+                 "Honestly I chose wrong last time.", "I'm in London for a conference."):
+        assert extract(_en(text)) == [], text
+    assert extract(_en("Forget about the budget for now.", project="app")) == []
+
+
+def test_zh_todo_drops_mingzao():
+    assert _triples(extract(_zh("别忘了提醒我明早给客户回电话。"))) == {("todo", "给客户回电话", "positive")}

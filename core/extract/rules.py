@@ -60,6 +60,7 @@ employer (``_answer_value``), enumerations without a separator (虾蟹).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -240,13 +241,17 @@ _ZH_DEGREE = r"(?:倒是|倒|也|还|都|真的|其实)?(?:挺|很|比较|最|�
 # dislike verbs; the named forms need an object after them
 _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎么|大)?爱喝|不(?:太|怎么|大)?爱吃|不(?:太|怎么|大)?爱(?!好)|"
                r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
-               r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上")
+               r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上|"
+               r"不(?:太|怎么|大)?能接受|很难接受|没法接受|最讨厌的(?:就)?是|最烦的(?:就)?是|最受不了的(?:就)?是|"
+               r"特别讨厌|非常讨厌|极其讨厌|厌恶|痛恨|怕死了")
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
-              "还是用|改成用|换成用")
-_ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃"
+              "还是用|改成用|换成用|(?:最后|最终|我们|我)(?:还是)?选(?:了|的是)|(?:最后|最终)(?:定|用|挑)(?:了|的是)|"
+              "选的是|定的是|拍板(?:了|用|选|定)?|改用|换用|改选|定下来用|就它了[，,]?|就这个了[，,]?|"
+              "(?:最后|最终)(?:订|买|租|约)(?:了|的是)|用回|换回|还是(?:选|买|订|要)(?=[^，,。]{1,12}吧)")
+_ZH_REJECT = "别用|不要用|不用|不考虑|不选|不采用|弃用|放弃|否掉了?|毙掉了?|淘汰掉?了?|排除掉?了?|pass掉了?"
 _ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a decision is being stated
-_ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了"
+_ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了|拍板|敲定|定下来|就它了|就这个了|改用|选的是"
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦|谢|了|等|想|说|问|去)|就|太|再")
 _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
@@ -313,10 +318,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if place:
             add(_Raw("lives_in", _clean(place, True), change="evolution"))
     else:
-        m = re.search(rf"(?:(?:我(?:们家|家)?(?:目前|现在)?|^目前|^现在)(?:住在|住的是|家在|住)|^(?:我)?家(?:在|住)|^(?:我)?现居|"
-                      rf"^(?:我)?(?:现在)?定居在?"
+        m = re.search(rf"(?:(?:我(?:们家|家|们)?(?:目前|现在|还是|还|也|就|长期|常年)*|^目前|^现在)"
+                      rf"(?:住在|住的是|住的地方(?:在|是)|家在|居住在|定居(?:在|于)?|常住在?|长住在?|安家在|落户在?|住(?![了过酒宾民院店校宿]|青旅|青年))|"
+                      rf"^(?:我)?家(?:就|也|现在|目前)?(?:在|住)|^(?:我)?现居|"
+                      rf"^(?:我)?(?:现在|目前|已经)?定居(?:在|于)?"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
-                      rf"({_ZH_STOP}+?)(?:附近|那边|一带|$|(?=[，,。；;]))", c)
+                      rf"({_ZH_STOP}+?)(?:附近|那边|这边|那儿|这儿|那块|这块|一带|$|(?=[，,。；;]))", c)
         if m and not c.startswith("我老家") and not re.match(r"[得离很挺不的]", m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
 
@@ -372,7 +379,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # likes / dislikes
     neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
     if neg_pref:
-        obj = _clean(neg_pref.group(1), True) or _zh_fronted_object(c, neg_pref.start())
+        obj = re.sub(r"^(?:就是|是)", "", _clean(neg_pref.group(1), True)) or _zh_fronted_object(c, neg_pref.start())
+        obj = re.sub(r"(?<=.)(?:这种事情?|这件事|这类事情?|这种东西)$", "", obj)
         if obj and not re.match(r"^(?:你|这|那|什么|死了|东西$|啥)", obj):
             add(_Raw("dislikes", obj))
         m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}+)", c[:neg_pref.start()])  # "我喜欢爬山不喜欢游泳"
@@ -389,6 +397,13 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己|就|的话|吗|么|不)", obj):
                     add(_Raw("likes", obj))
+    m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{2,10}}?)(?:这种事情?|这件事|这类事)?(?:真的|实在|简直|总是|每次都|都|就)*"
+                 rf"(?:让我|令我|使我|叫我)(?:很|特别|非常|超级|有点)?(?:崩溃|抓狂|头疼|头大|受不了|心烦|烦躁|难受|反感|恶心|"
+                 rf"火大|窒息|无语)", c) \
+        or re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{2,10}}?)(?:对我来说|对我而言|于我)(?:真的|实在|简直)?"
+                    rf"(?:太|很|特别|非常|超级)?(?:痛苦|折磨|煎熬|难熬|受罪|要命)", c)
+    if m and not neg_pref and _zh_topic_ok(m.group("obj"), when) and not re.search(r"今天|现在|这次|刚才|昨天", c):
+        add(_Raw("dislikes", m.group("obj")))  # "挤地铁真的让我崩溃", "早起对我来说太痛苦了"
     m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{1,8}}?)(?:我|对我来说)?(?:真的|实在|是|可|完全|真|也|都)*"
                  rf"(?:不行|不可以|不太行)(?:[了啊呀]*)$", c)
     if m and not neg_pref and _zh_topic_ok(m.group("obj"), when) and not re.search(r"今天|现在|这次|暂时|得$", m.group("obj")):
@@ -429,7 +444,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = re.sub(r"的$", "", obj)
         if obj and not _ZH_NOT_AN_OPTION.match(obj):
             add(_Raw("decision", obj, polarity="negative"))
-    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就)?不考虑了", c)
+    m = re.match(r"^(?:我们|我|那|那就)?(?:把)?(?![我你他她这那谢])([^把被，,。！!？?]{1,10}?)(?:就|也|被)?(?:给)?"
+                 r"(?:否了|否掉了?|毙了|毙掉了?|淘汰了|排除了?|pass了|pass掉了?|砍了|枪毙了)(?:吧|啊)?$", c)
+    if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not re.search(_ZH_PEOPLE + r"|老板|领导|客户|他们", m.group(1)):
+        add(_Raw("decision", _clean(m.group(1), True), polarity="negative"))
+    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就|也|先|暂时)?不考虑(?:了|啦|吧|$)", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
@@ -438,18 +457,38 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
+    comp = re.search(rf"(?:{_ZH_CHOOSE}|选|用|要|上)(?P<yes>{_ZH_STOP}{{1,12}}?)[，,]?(?:而不是|而非|不是|不用|不选|不要)"
+                     rf"(?:用|选|要)?(?P<no>{_ZH_STOP}{{1,12}}?)(?:了|吧|啊)?$", c)
+    if comp and (project or re.search(_ZH_DECIDED, whole)) and not re.search(r"^(?:我|我们)?(?:不是|没)", c):
+        yes, no = _clean(comp.group("yes"), True), _clean(comp.group("no"), True)
+        if not _ZH_NOT_AN_OPTION.match(yes) and not _ZH_NOT_AN_OPTION.match(no):
+            if not any(r.predicate == "decision" and r.object == no for r in out):
+                add(_Raw("decision", no, polarity="negative"))
+            add(_Raw("decision", yes))
+            return out
     m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
     if not m and project:  # "选B方案吧", "那就定周三吧"
-        m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
+        m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)(?!下来|好了|不了)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
+    if not m and (project and re.search(_ZH_DECIDED + r"|定了|定好了", whole)):  # "定下来了，酒店选希尔顿"
+        m = re.match(rf"^(?![我你他她这那])(?:(?![不没别要想该])[\u4e00-\u9fff]){{1,4}}?(?:就|最后|最终|还是)?(?:选|用|定)"
+                     rf"(?:了|的是|在)?(?!下来|好了)({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
+        if m and _ZH_NOT_AN_OPTION.match(m.group(1)):
+            m = None
+    if not m and re.search(r"就它了|就这个了|就这么定了|就这样定了|拍板了|敲定了|定了", whole):  # "就它了，方案C"
+        m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|[A-Za-z][\w .+#-]{0,20})(?:吧)?$", c)
     if not m and (project or re.search(rf"{_ZH_REJECT}|不考虑", whole)):  # "支付先只接微信支付，银联就不考虑了"
         m = re.search(rf"(?:先|就|暂时)?只(?:用|接|做|上|支持|保留|选)({_ZH_STOP}+?)(?:吧|了|$)", c)
     if not m and project and re.search(rf"{_ZH_REJECT}|不要|不考虑", whole):  # "不要黑色的，换拉丝不锈钢的"
         m = re.match(rf"^(?:那就|就|还是)?换(?!成用)(?:成)?({_ZH_STOP}{{2,12}}?)(?:的)?(?:吧|了)?$", c)
     if m and not re.search(r"决定不", c):
-        change = "evolution" if re.search(r"改成|换成", c) else None
-        add(_Raw("decision", _clean(m.group(1), True), change=change))
+        change = "evolution" if re.search(r"改成|换成|改用|换用|改选", c) else None
+        obj = _clean(m.group(1), True)
+        if re.search(r"用", m.group(0)):  # "决定用飞书做协作": the tool, not its purpose
+            obj = re.sub(r"(?<=..)(?:来做|来|做|作为)[\u4e00-\u9fff]{2,4}$", "", obj)
+            obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:存|放|跑|管|写|搭|部署|托管|发|收|做|开)[\u4e00-\u9fff]{1,4}$", "", obj)
+        add(_Raw("decision", obj, change=change))
     else:
         m = re.match(r"^[\u4e00-\u9fff]{0,4}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
@@ -464,6 +503,14 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.search(r"定了[，,]\s*用(" + _ZH_STOP + "+)", whole)
         if m and c.startswith("用"):
             add(_Raw("decision", _clean(m.group(1), True)))
+
+    for i, r in enumerate(out):  # "用Figma做设计稿", "还是用回MySQL": the tool, not its purpose
+        if r.predicate == "decision":
+            obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
+            obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开)[\u4e00-\u9fff]{1,5}$",
+                         "", obj)
+            if obj != r.object:
+                out[i] = dataclasses.replace(r, object=obj)
 
     # budget
     budget_cue = re.search(_ZH_BUDGET_CUE, c) or (
@@ -502,7 +549,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     else:
         m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
         if m:
-            add(_Raw("works_at", m.group(1)))
+            named = re.match(r"^(?:一家|一个|家)(?:叫|名叫|名字叫)(.{2,12}?)的(?:公司|单位|企业|机构|工作室|医院|学校|银行)$",
+                             m.group(1))
+            add(_Raw("works_at", named.group(1) if named else m.group(1)))
         m = re.match(rf"^我是({_ZH_STOP}{{2,8}}?)的({_ZH_STOP}{{0,6}}(?:经理|工程师|员工|老师|医生|护士|主管|总监))", c)
         if m:
             add(_Raw("works_at", m.group(1)))
@@ -526,6 +575,10 @@ _ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
 def _zh_commute(clause: str, whole: str) -> _Raw | None:
     """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
     "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
+    m = re.search(rf"(?:通勤|上下班|上班)(?:主要|基本|全|都|一般)?(?:靠|用|是|就是|方式是)(?:坐|乘|搭)?"
+                  rf"(?P<v>(?:骑|开)?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause)
+    if m and not re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便|今天|明天|这周", clause):  # "我通勤靠公交"
+        return _Raw("commute", "开车" if m.group("v").startswith("开") else m.group("v"))
     m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause) \
         or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
         or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
@@ -608,7 +661,7 @@ def _trim_measure(obj: str) -> str:
 _ZH_ANIMAL = (r"[\u4e00-\u9fff]{0,3}?(?:猫|狗|犬|兔子?|鹦鹉|八哥|仓鼠|龙猫|豚鼠|荷兰猪|乌龟|龟|金鱼|鱼|蜥蜴|刺猬|"
               r"金毛|柯基|泰迪|哈士奇|二哈|萨摩耶|拉布拉多|边牧|比熊|博美|雪纳瑞|德牧|阿拉斯加|雪橇犬|"
               r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗)?")
-_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条")
+_ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条|我有[一两三四几]只|我有[一两三]条")
 _ZH_PET_NAME = r"(?:[，,]\s*)?(?:它|他|她)?(?:叫|名叫|名字叫|取名叫?|起名叫?)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})"
 
 
@@ -703,7 +756,8 @@ def _amount_obj(amt: Amount) -> str:
 _EN_STOP = r"(?:[^,.;!?]|\.\u2060)"  # a title's dot ("Dr.\u2060Patel", see _raw_facts) does not stop a phrase
 _EN_NAME_STOP = r"(?:[^,.;!?]|\.(?=\w))"  # names may hold dots: Fly.io, Node.js
 _EN_DISLIKE = ("hate|dislike|can't stand|cannot stand|can't bear|cannot bear|detest|loathe|despise|don't like|"
-               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|"
+               "do not like|don't enjoy|do not enjoy|really don't like|never enjoy|don't really like|can't deal with|don't much like|"
+               "don't particularly like|can't be doing with|can't be bothered with|never liked|"
                "can't handle|can't do|don't do|don't care for|do not care for|avoid like the plague")
 # liking something, after "I" (or with "I" left out: "Love sushi")
 _EN_LIKE = ("like|love|enjoy|prefer|adore|dig|fancy|really like|really love|absolutely love|can't get enough of|"
@@ -733,7 +787,25 @@ _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|defin
               "(?:we're|we are|I'm|I am) (?:dropping|ditching|scrapping|dumping|shelving|axing|binning)|"
               "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
-              "(?:won't|will not|aren't|are not|not) going with|pass on")
+              "(?:won't|will not|aren't|are not|not) going with|pass on|"
+              "(?:we've |we have |we )(?:scrapped|ditched|dropped|dumped|axed|binned|nixed|vetoed|rejected|"
+              "turned down|passed on|killed off|shelved)(?! (?:by|off|in|into|out|over|round|around|to|my|our)\\b)|not (?:using|choosing|picking)|"
+              "(?:we're|we are|I'm|I am) not going to (?:use|go with)|"
+              "decided (?:not to|to not) (?:buy|get|book|take|hire|rent|order)")
+# the past-tense rejections above, also for the user alone once a project is discussed
+_EN_REJECT_PROJECT = r"(?:I've |I have |I )(?:scrapped|ditched|axed|binned|nixed|vetoed|rejected)(?! my\b)"
+# choosing an option in the past tense: "we opted for X", "I went with Y"
+_EN_CHOSE = (r"(?:\b(?:I|we|I've|we've|I have|we have)\s+(?:finally |eventually |ultimately |just |already |have )?"
+             r"(?:went with|gone with|picked|chose|chosen|opted for|selected|landed on|plumped for|locked in|"
+             r"committed to|signed off on)(?! (?:up|by|off|in|out|to|my|our|his|her|their|him|them|me|us|friends|family)\b)|\bfinal answer(?: is|:|'s)|\bthe (?:decision|plan|call|verdict) "
+             r"(?:is|was) to (?:use|go with|adopt)|\b(?:we(?:'ll|'re| will| are)?|let's|I'll) (?:go|going) for|"
+             r"\bwe(?:'ll| will) (?:take|adopt)|\b(?:we're|we are|I'm|I am) (?:gonna|going to) (?:use|go with|adopt)|"
+             r"\b(?:we'll |we will |let's |I'll |I will )stick to|\b(?:we |I |we've |I've |team )agreed on|"
+             r"\b(?:we're|we are) (?:switching|moving) (?:over )?to|\b(?:let's |we'll |we will )switch (?:over )?to|"
+             r"\bended up (?:going for|going with|choosing|picking|using|with))")
+# "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
+_EN_COMPARATIVE = re.compile(r"^(?P<yes>.+?) (?:instead of|rather than|over|in place of|in favou?r of) "
+                             r"(?:using |going with )?(?:the |an? )?(?P<no>.+)$", re.I)
 _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea pig|tortoise|turtle|goldfish|"
               r"fish|snake|lizard|ferret|horse|pony|beagle|greyhound|terrier|spaniel|retriever|labrador|lab|poodle|"
               r"collie|dachshund|husky|corgi|pug|whippet|lurcher|tabby|ragdoll|siamese|bearded dragon|gecko|axolotl|"
@@ -767,11 +839,23 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |now |currently )?live (?:out |over |down |up )?(?:in|near)|I'm based (?:in|out of)|"
+        m = re.search(rf"\b(?:(?:I|we) (?:still |now |currently |actually )?(?:live|reside) (?:out |over |down |up )?(?:in|near)|"
+                      rf"(?:I'm|I am|we're|we are) (?:now |currently |still )?(?:living|residing|settled) (?:in|near)|"
+                      rf"(?:I've|we've|I have|we have) (?:been living|lived) in(?= {_EN_STOP}+ (?:for|since) )|"
+                      rf"(?:we're|we are) based (?:in|out of)|(?:I'm|I am) (?:down|up|out|over) in(?= [A-Z])|"
+                      rf"our (?:flat|house|home|place|apartment)(?:'s| is) in|I'm based (?:in|out of)|"
                       rf"^home(?:'s| is)(?: in)?(?= [A-Z])|"
                       rf"I am based in|home is {_EN_STOP}* in|my (?:flat|house|home|place|apartment|flat)(?:'s| is) in)"
                       rf" ({_EN_STOP}+)", c, flags) \
-            or re.search(r"\b(?:I'm|I am|we're|we are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
+            or re.search(r"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?:now |currently )?in ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)", c)
+        if m and (re.search(r"\b(?:this (?:week|weekend|month)|for (?:the|a|two|three|a few|a couple of) (?:week|weekend|"
+                            r"days?|nights?|months?|years?)|on (?:holiday|vacation|a trip|business)|for work|visiting|"
+                            r"for (?:a|an|the|my) (?:conference|wedding|meeting|trip|visit|holiday|funeral|course|gig|match|"
+                            r"event|interview|workshop|show|festival|job interview|hen do|stag do)|"
+                            r"until|till|back in|in (?:19|20)\d\d)\b", c, flags)
+                  and not re.search(r"\b(?:since|for the (?:past|last))\b", c, flags)
+                  or re.match(r"(?:each other|family|friends|work|the office|here|there|us|you|them)\b", m.group(1), flags)):
+            m = None  # a trip, a past stay or no place: "We're in Rome on holiday", "we live near each other"
         if m:
             add(_Raw("lives_in", _en_place(m.group(1), when),
                      change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
@@ -876,10 +960,16 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |just )?not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|"
                      rf"into|big on|fussed on) ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI(?:'m| am|'ve| have) (?:really |just |honestly )?(?:no (?:big |great |huge )?fan of|"
+                     rf"never (?:really )?liked|not (?:very |that |too |overly )?fond of|no time for) ({_EN_STOP}+)", c, flags) \
         or (not _EN_TRANSIENT.search(c)
             and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
+    if not m and not _EN_TRANSIENT.search(c):  # "I find small talk exhausting"
+        m = re.search(r"\bI (?:always |really |just )?find ([\w' -]{2,30}?) (?:really |so |very |quite |a bit |pretty )?"
+                      r"(?:exhausting|draining|tedious|boring|annoying|irritating|unbearable|stressful|overwhelming|"
+                      r"awkward|pointless|a chore|a drag|a pain)\b", c, flags)
     if m:
-        add(_Raw("dislikes", _clean(m.group(1), False)))
+        add(_Raw("dislikes", re.sub(r"^it when ", "", _clean(m.group(1), False), flags=flags)))
     m = re.search(rf"\bI never (?!eat|drink)\w+ ({_EN_STOP}+)", c, flags)
     if m:
         add(_Raw("dislikes", _clean(m.group(1), False)))
@@ -921,18 +1011,31 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # decisions
     neg = re.search(rf"\b(?:{_EN_REJECT})\s+({_EN_STOP}+)", c, flags) \
         or re.match(r"^no ([\w-]+(?: [\w-]+)?) for (?:this|the) project", c, flags) \
-        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose)\b", whole, flags)
+        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose|decision|decided)\b", whole, flags)
             and re.match(r"^not (?:the |an? )?((?-i:[A-Z]|[a-z]+[A-Z])[\w.-]+(?: [\w-]+){0,2})$", c, flags)) \
         or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
                     flags) \
         or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
             and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
                          rf"shelved|dead)\b", c, flags))
+    if not neg and project:
+        neg = re.search(rf"{_EN_REJECT_PROJECT}\s+({_EN_STOP}+)", c, flags) \
+            or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
+                        rf"shelved|dead|a no|not happening|vetoed)\b(?! of\b)", c, flags)
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
         obj = re.sub(r"\s+(?:here|for now|for this project|idea|option|plan|approach|route)$", "", _clean(obj, False),
                      flags=flags)
-        add(_Raw("decision", obj, polarity="negative"))
+        if _PRONOUN_OBJECT.match(obj):
+            neg, obj = None, ""  # "we'll skip it": the option is in another clause
+        swap = re.match(r"^(.+?) (?:for|in favou?r of) (?:the |an? )?(.+)$", obj, flags)
+        if not obj:
+            pass
+        elif swap and not re.search(r"\b(?:pass on|rule out|ruled out|no need for)\b", neg.group(0), flags):
+            add(_Raw("decision", swap.group(1), polarity="negative"))  # "we ditched Jira for Linear"
+            add(_Raw("decision", swap.group(2), change="evolution"))
+        else:
+            add(_Raw("decision", obj, polarity="negative"))
     m = re.search(r"\bswitch (?:the \w+ )?from [\w -]+? to ([\w -]+)", c, flags)
     if m:
         add(_Raw("decision", _clean(m.group(1), False), change="evolution"))
@@ -940,19 +1043,60 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
                   rf"settled on|(?:^|\bwe |\blet's |\bwe'll |\band |\bwe're |\bwe are )(?:move|migrate|moving|migrating) "
                   rf"(?:everything |it all |it |the \w+ |our \w+ )?(?:over )?to|"
-                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to) "
+                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to|{_EN_CHOSE}) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
+    if not m and not neg and project:
+        one = re.match(r"^(?:decision|decided|verdict|final decision|the call)\s*[:-]\s*(no |not )?(?:the )?(.+)$", c, flags)
+        if one and re.match(r"(?:yet|pending|tbd|tbc|none|nothing|not sure|unclear)\b", one.group(2), flags):
+            one = None
+        if one:  # "Decision: Postgres", "Decided: no mobile app this quarter"
+            obj = _clean(_en_strip_time_words(one.group(2), when), False)
+            add(_Raw("decision", obj, polarity="negative" if one.group(1) else "positive"))
+            return out
+        one = re.match(r"^(?:nah,? |so |ok,? |right,? )?(?:forget|scratch|bin|kill) (?:about )?(?:the )?(.+)$", c, flags)
+        if one and not _PRONOUN_OBJECT.match(one.group(1)) \
+                and not re.search(r"\b(?:for now|for the moment|for the time being|until|budget|deadline)\b", c, flags):
+            add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))  # "Nah, forget Heroku"
+            return out
+        one = re.match(r"^(?:let's |we'll |we will )?(?:swap out|swap|replace) (?:the )?(.+?) (?:for|with) (?:the )?(.+)$", c, flags)
+        if one:  # "Swap Mailchimp for Brevo"
+            add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))
+            add(_Raw("decision", _clean(one.group(2), False), change="evolution"))
+            return out
+        m = re.match(r"^(?:ok,? |right,? |so |then )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,3}) it is$", c, flags)
+    if not m:  # "get the Kindle rather than the iPad": a comparative makes any choice verb a decision
+        m = re.search(r"\b(?:get|getting|buy|buying|take|taking|book|booked|booking|choose|choosing|pick|picking|use|"
+                      r"using|order|ordered|rent|hire|went for|go for|going for)\s+((?:the |an? )?[\w.+#-]+(?: [\w.+#-]+){0,3} "
+                      r"(?:instead of|rather than) (?:the |an? )?[\w.+#-]+(?: [\w.+#-]+){0,3})$", c, flags)
+        if m and not re.match(r"^(?:I|we|let's|I'll|we'll|I'm|we're|I've|we've|so|then|ok|just)\b", c, flags):
+            m = None
+    if not m and project:  # "Postgres over MySQL." as the whole clause
+        m = re.match(r"^(?:let's (?:do|have|take) |so |ok,? )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2} "
+                     r"(?:over|instead of|rather than) (?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2})$", c, flags)
     if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
         m = re.match(rf"^(?:the |our |my )?(?:[\w-]+ )?(?:{_EN_DECISION_SLOT}) (?:is|will be|'s) (?:going to be )?"
                      rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
-    if m and re.match(r"(?:whatever|anything|something|what|either|any|which)\b", m.group(1), flags):
+    if m and (re.match(r"(?:whatever|anything|something|what|either|any|which|wrong|right|the flow|my gut)\b", m.group(1),
+                       flags)
+              or _PRONOUN_OBJECT.match(m.group(1).strip())
+              or re.search(r"\b(?:last (?:week|weekend|time|year|month|night|summer|winter|spring|autumn)|yesterday|ago|"
+                           r"back then|when I was|used to)\b", c, flags)):
         m = None  # "go with whatever you think" chooses nothing
     if m and not neg:
         obj = _clean(m.group(1), False)
-        obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+).*$", "", obj, flags=flags)
-        add(_Raw("decision", obj))
+        obj = re.sub(r"^(?:use|using|go with|going with|adopt|adopting) (?:the |an? )?", "", obj, flags=flags)
+        obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+|for (?:our |the )?\w+ing|for (?:our |the )?"
+                     r"(?:payments|hosting|auth|styling|storage|search|analytics|email|logging|monitoring|deploys?|"
+                     r"deployment|backend|frontend|testing))\b.*$", "", obj, flags=flags)
+        comp = _EN_COMPARATIVE.match(obj)
+        if comp:  # "Svelte instead of React": the first chosen, the second rejected
+            change = "evolution" if re.search(r"instead of|in place of", obj, flags) else None
+            add(_Raw("decision", _clean(comp.group("yes"), False), change=change))
+            add(_Raw("decision", _clean(comp.group("no"), False), polarity="negative"))
+        else:
+            add(_Raw("decision", obj))
 
     # budget
     if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
@@ -971,13 +1115,21 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # todo
     m = re.search(rf"\b(?:{_REMIND_ME})\b{_EN_STOP}*?\b(?:to|so (?:that )?I(?: can)?) ({_EN_NAME_STOP}+)", c, flags) \
-        or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags)
+        or re.search(rf"\b(?:{_REMIND_ME})(?::|{_EN_STOP}*? about)\s*({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"^(?:note to self|memo to self|reminder|(?:my )?to-?do)\s*[:,-]\s*({_EN_NAME_STOP}+)", c, flags) \
+        or re.search(rf"\bI (?:must|need to|have to|should|'ve got to|gotta) (?:remember|not forget) to ({_EN_NAME_STOP}+)",
+                     c, flags)
     if m:
-        add(_Raw("todo", _clean(_en_strip_time_words(m.group(1), when), False)))
-    elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$", whole, flags)
+        obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _en_strip_time_words(m.group(1), when))
+        add(_Raw("todo", _clean(obj, False)))
+    elif (re.search(r"please remind me|(?:remind|nudge|ping) me(?: about it| please| pls| thanks)?[.!]?$|"
+                    r"^(?:and )?don't (?:let me )?forget\b", whole, flags)
           or find_times(c, when)) \
-            and (m := re.search(rf"\bI (?:need to|have to|must|gotta|got to|'ve got to) ({_EN_STOP}+)", c, flags)):
-        obj = re.sub(r"\s+(?:by|before|on|at)\s*$", "", _en_strip_time_words(m.group(1), when))
+            and (m := re.search(rf"\bI(?: still| really| just)?(?: need to| have to| must| gotta| got to|'ve got to|"
+                                rf" have got to) ({_EN_STOP}+)", c, flags)
+                 or re.search(rf"^(?:please )?make sure I (?:remember to )?({_EN_STOP}+)", c, flags)):
+        obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _en_strip_time_words(m.group(1), when))
+        obj = re.sub(r"\s+(?:by|before|on) the \d{1,2}(?:st|nd|rd|th)\b.*$", "", obj, flags=flags)
         add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
     else:
         m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
@@ -1025,6 +1177,14 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = None if m else re.match(rf"^(?:I )?work (?:at|for) (?:the )?((?-i:[A-Z]){_EN_STOP}+)", c, flags)
         if m:
             add(_Raw("works_at", _clean(re.sub(r"\s+as an? .*$", "", m.group(1)), False)))
+        m = None if out and out[-1].predicate == "works_at" else (
+            re.search(r"\b(?:[Mm]y (?:employer|company|firm|workplace)(?: is|'s)|I(?:'m| am) (?:employed|hired|contracted) "
+                      r"(?:by|at)|I(?:'m| am) on the payroll (?:at|of)) (?:the )?([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*)", c)
+            or re.search(r"\bI(?:'ve| have) (?:been|worked) (?:at|for|with) (?:the )?([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*) "
+                         r"(?:for (?:the (?:past|last) )?(?:\w+ )?(?:years?|months?|decades?)|since\b)", c)
+            if not re.search(r"\b(?:used to|previously|before that|until|back in)\b", c, flags) else None)
+        if m:
+            add(_Raw("works_at", m.group(1)))
 
     # pet
     m = _EN_PET_PAIR.search(c)
@@ -1037,6 +1197,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 and re.match(rf"^an? (?:[\w-]+ )*?((?i:{_EN_ANIMAL})) (?:called|named) ([A-Z]\w+)", c)) \
             or re.search(rf"\b(?i:my|our) (?:[\w-]+ )?((?i:{_EN_ANIMAL})),? ([A-Z][a-z]+)\b", c) \
             or re.search(rf"\b(?i:my|our) ((?:[\w-]+ )?(?i:{_EN_ANIMAL})) (?i:is|'s) (?i:called|named) ([A-Z][a-z]+)\b", c) \
+            or re.search(rf"\b(?i:my|our) ((?i:{_EN_ANIMAL}))(?:'s| is) (?i:name is|name's|called) ([A-Z][a-z]+)\b", c) \
             or re.search(r"\b(?:I've got|I have|we have) an? (dog|cat|puppy|kitten|rabbit|parrot|hamster), ([A-Z]\w+)",
                          whole)
         if m:
