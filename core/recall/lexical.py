@@ -80,13 +80,8 @@ def fold(text: str) -> str:
 
 def grams(text: str, *, drop_stopwords: bool = True) -> set[str]:
     """The character n-grams the lexical channel compares."""
-    return folded_grams(fold(text), drop_stopwords=drop_stopwords)
-
-
-def folded_grams(folded: str, *, drop_stopwords: bool = True) -> set[str]:
-    """``grams`` of a text already passed through ``fold``."""
     out: set[str] = set()
-    for run in _RUN.findall(folded):
+    for run in _RUN.findall(fold(text)):
         if _CJK_RUN.match(run):
             if len(run) == 1:
                 if not (drop_stopwords and run in STOP_ZH):
@@ -108,17 +103,15 @@ def folded_grams(folded: str, *, drop_stopwords: bool = True) -> set[str]:
     return out
 
 
-def lexical_score(query_grams: set[str] | QueryGrams, text: str, *,
-                  folded: str | None = None) -> float:
+def lexical_score(query_grams: set[str] | QueryGrams, text: str) -> float:
     """Share of the query's grams found in ``text`` (0–1). Whole words and
     numbers weigh three times a trigram or bigram. A gram counts when it
-    occurs in the folded text (words on word boundaries). Pass ``folded``
-    when ``fold(text)`` is already at hand, and a ``QueryGrams`` when one
-    query is scored against many texts."""
+    occurs in the folded text (words on word boundaries). Pass a
+    ``QueryGrams`` when one query is scored against many texts."""
     q = query_grams if isinstance(query_grams, QueryGrams) else QueryGrams.of(query_grams)
     if not q.total:
         return 0.0
-    doc = fold(text) if folded is None else folded
+    doc = fold(text)
     weight = 0.0
     for needle, w, whole_word in q.needles:
         if (_word_in(needle, doc) if whole_word else needle in doc):
