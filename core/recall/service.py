@@ -33,7 +33,8 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from hashlib import sha1
 from pathlib import Path
@@ -548,18 +549,25 @@ class Recaller:
         """Run a prepared ``IN`` query over ids in padded blocks, on one DBAPI
         connection of the pool (taken for this call only)."""
         rows: list[tuple] = []
-        fairy = self.store.engine.raw_connection()
-        try:
-            raw = fairy.driver_connection
+        with self._raw_reads() as raw:
             for s in range(0, len(ids), _BLOCK):
                 part = list(ids[s:s + _BLOCK])
                 part += [-1] * (_BLOCK - len(part))
                 rows.extend(query.run(raw, **{f"i{j}": v for j, v in enumerate(part)}))
+        return rows
+
+    @contextmanager
+    def _raw_reads(self) -> Iterator[Any]:
+        """A DBAPI connection of the pool for a few reads (taken for this call
+        only); on PostgreSQL the read transaction psycopg opened is ended."""
+        fairy = self.store.engine.raw_connection()
+        try:
+            raw = fairy.driver_connection
+            yield raw
             if self.store.engine.dialect.name == "postgresql":
-                raw.rollback()  # end the read transaction psycopg opened
+                raw.rollback()
         finally:
             fairy.close()
-        return rows
 
     def _rows(self, over: str, ids: list[int]) -> dict[int, dict[str, Any]]:
         keys = _ROW_KEYS[over]
@@ -619,15 +627,8 @@ class Recaller:
 
     def _stamp(self) -> tuple:
         """The store stamp (see ``_Q_STAMP``): changes whenever the store does."""
-        fairy = self.store.engine.raw_connection()
-        try:
-            raw = fairy.driver_connection
-            row = self._prepared("stamp").run(raw)[0]
-            if self.store.engine.dialect.name == "postgresql":
-                raw.rollback()  # end the read transaction psycopg opened
-        finally:
-            fairy.close()
-        return tuple(row)
+        with self._raw_reads() as raw:
+            return tuple(self._prepared("stamp").run(raw)[0])
 
     def _open_conflicts(self, known_at: int | None,
                         stamp: tuple) -> dict[int, tuple[set[int], int, str]]:
@@ -706,7 +707,7 @@ class Recaller:
         step = max(3 * k, 30)
         kept: list[RecallHit] = []
         kept_grams: list[set[str] | None] = []  # computed when first compared
-        vectors: dict[int, np.ndarray] = {}  # read when first compared, a window at a time
+        vectors: dict[int, np.ndarray | None] = {}  # read when first compared, a window at a time
         dups: list[int] = []
 
         def item(h: RecallHit) -> int | None:
@@ -716,6 +717,7 @@ class Recaller:
             i = item(h)
             if i is not None and i not in vectors:
                 wanted = {item(x) for x in (*window, *kept)} - vectors.keys() - {None}
+                vectors.update(dict.fromkeys(wanted))  # None stays for items without a vector
                 vectors.update(col.vectors_of(sorted(wanted)))
             return vectors.get(i) if i is not None else None
 
