@@ -32,9 +32,7 @@ class PromptScreen(ModalScreen[str | None]):
     def ask(self, question: str, placeholder: str = "", required: bool = True) -> PromptScreen:
         """Set the question for the next time the prompt is shown; returns itself."""
         self.question, self.placeholder, self.required = question, placeholder, required
-        if self.is_mounted:
-            self._reset()
-        return self
+        return self  # the widgets are filled when the prompt is shown (on_screen_resume)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -79,9 +77,7 @@ class EditScreen(ModalScreen[dict | None]):
     def edit(self, candidate: Candidate) -> EditScreen:
         """Set the candidate the form shows the next time; returns itself."""
         self.candidate = candidate
-        if self.is_mounted:
-            self._reset()
-        return self
+        return self  # the form is filled when it is shown (on_screen_resume)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -98,9 +94,6 @@ class EditScreen(ModalScreen[dict | None]):
                          id="edit-scope")
             yield Label("ctrl+s (or enter in a text field) approves the edited fact · escape cancels",
                         classes="dim")
-
-    def on_mount(self) -> None:
-        self._reset()
 
     def _reset(self) -> None:
         """Fill the form from the candidate."""
