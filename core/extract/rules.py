@@ -225,7 +225,8 @@ _EVOLUTION = re.compile(
 _CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊|好呀|好嘞|好|可以的?|行啊|行|没错|没问题|就这样|就这么办|没毛病|"
                  r"要的|需要|麻烦了|yes pls|yes please|"
                  r"yes|yep|yup|yeah|yea|right|correct|that's right|that's correct|exactly|absolutely|definitely|"
-                 r"sure|ok|okay|spot on|bingo|go ahead|please do|sounds right)")
+                 r"sure|ok|okay|spot on|bingo|go ahead|please do|sounds right|let's do (?:that|it)|do it|go for it|"
+                 r"sounds good|works for me)")
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
 _CONFIRM = re.compile(rf"^{_CONFIRM_WORD}(?:[，,。.!！\s]*{_CONFIRM_WORD})*(?:[，,。.!！\s]|$)", re.I)
 _DECLINE = re.compile(r"^(?:不是|不|不用|no|not really|nope)\b|^(?:不是|不用|不)", re.I)
@@ -490,7 +491,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:存|放|跑|管|写|搭|部署|托管|发|收|做|开)[\u4e00-\u9fff]{1,4}$", "", obj)
         add(_Raw("decision", obj, change=change))
     else:
-        m = re.match(r"^[\u4e00-\u9fff]{0,4}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
+        m = re.match(r"^[\u4e00-\u9fff]{0,8}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
             add(_Raw("decision", m.group(1).strip()))
         m = re.match(rf"^(?:改|换|就|还是|而是|那就)?用({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
@@ -507,7 +508,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     for i, r in enumerate(out):  # "用Figma做设计稿", "还是用回MySQL": the tool, not its purpose
         if r.predicate == "decision":
             obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
-            obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开)[\u4e00-\u9fff]{1,5}$",
+            obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开|重写|重构|实现)[\u4e00-\u9fff]{0,5}$",
                          "", obj)
             if obj != r.object:
                 out[i] = dataclasses.replace(r, object=obj)
@@ -1011,7 +1012,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # decisions
     neg = re.search(rf"\b(?:{_EN_REJECT})\s+({_EN_STOP}+)", c, flags) \
         or re.match(r"^no ([\w-]+(?: [\w-]+)?) for (?:this|the) project", c, flags) \
-        or (re.search(r"\b(?:use|go with|going with|picked|pick|chose|choose|decision|decided)\b", whole, flags)
+        or (re.search(r"\b(?:use|go with|going with|went with|picked|pick|chose|choose|decision|decided|host|deploy|"
+                      r"opted|settled)\b", whole, flags)
             and re.match(r"^not (?:the |an? )?((?-i:[A-Z]|[a-z]+[A-Z])[\w.-]+(?: [\w-]+){0,2})$", c, flags)) \
         or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
                     flags) \
@@ -1043,7 +1045,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
                   rf"settled on|(?:^|\bwe |\blet's |\bwe'll |\band |\bwe're |\bwe are )(?:move|migrate|moving|migrating) "
                   rf"(?:everything |it all |it |the \w+ |our \w+ )?(?:over )?to|"
-                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to|{_EN_CHOSE}) "
+                  rf"\bI'm (?:moving|migrating) (?:everything|it all|it|the \w+|our \w+) (?:over )?to|"
+                  rf"\b(?:we'll|we will|let's|we're going to|we are going to) (?:just )?(?:host|deploy|run|build|ship) "
+                  rf"(?:(?:it|them|everything|the \w+|our \w+) )?(?:on|with)|{_EN_CHOSE}) "
                   rf"({_EN_NAME_STOP}+)", c, flags)
     if not m and not neg and project:
         one = re.match(r"^(?:decision|decided|verdict|final decision|the call)\s*[:-]\s*(no |not )?(?:the )?(.+)$", c, flags)
@@ -1689,7 +1693,9 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So|Sounds like|Looks like|I take it|I bet|I reckon|"
                r"I imagine)\s+(?:that\s+)?", "", text.strip(), flags=re.I)
     t = re.sub(r"(?:看来|似乎)", "", t)
-    t = re.sub(r"^(?:Shall|Should) I remind you to", "Remind me to", t, flags=re.I)
+    t = re.sub(r"^(?:Shall|Should) I remind you\b|^(?:I'll|I will|I can|Let me) remind you\b", "Remind me", t, flags=re.I)
+    t = re.sub(r"\b(?:Shall|Should) we (?:just )?", "we'll ", t, flags=re.I)  # a proposal: "shall we host it on X?"
+    t = re.sub(r"(?:要不要|要不|不如|干脆)(?:直接|就)?(?=用|选|定|换)", "就", t)  # "要不直接用Next.js重写？"
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
     t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
                "Call me", t, flags=re.I)
@@ -1756,7 +1762,15 @@ def _put_forward(text: str) -> str:
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
     "好的好的" after "按计划4月11日就能完工" confirms no fact about the user."""
     sents = [x.strip() for x in re.split(r"(?<=[。！!？?])|(?<=\.)\s+", text) if x.strip()]
-    return " ".join(x for x in sents if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x))
+    return " ".join(re.sub(r"\?$", ".", re.sub(r"？$", "。", _OFFER_LEAD.sub("", x))) for x in sents
+                    if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x) or _OFFERED_REMINDER.search(x))
+
+
+# an assistant's offer the user can accept: a reminder ("I'll remind you next Monday to…", "明天提醒您…")
+_OFFERED_REMINDER = re.compile(r"提醒您|提醒你|\bremind you\b", re.I)
+# what leads into a proposal or an offer: "确认一下：", "那我记下了：", "Just to confirm:"
+_OFFER_LEAD = re.compile(r"^(?:[^：:]{0,8}[：:]\s*)?(?=.*(?:提醒|remind|用|选|定|\b(?:use|go with|host|on)\b))|"
+                         r"^(?:just )?to confirm[:,]?\s*", re.I)
 
 
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
@@ -1785,8 +1799,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             return [_fact(turn, answer, "user_explicit", 0.9)]
     if not raws and prev is not None and prev.speaker != "user":
         if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
+            # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
-                                   project=project)
+                                   project=True)
             return [_fact(turn, r, "user_confirmed", 0.9) for r in confirmed]
         if re.search(r"address you|call you|称呼您|称呼你|怎么叫您", prev.text, re.I):
             m = re.match(r"^(?:just |叫我)?([A-Z][\w.]*(?: [A-Z][\w.]*)?|[\u4e00-\u9fff]{1,4}?)"
