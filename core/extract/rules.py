@@ -1682,7 +1682,8 @@ def _narrowed_like(clause: str, cond: str, earlier: list[_Raw], zh: bool) -> _Ra
 _ANSWER_CORRECTION = re.compile(
     r"^(?:no|nope|不是|不对|actually|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
     r"(?:it's |it is |actually |我在|我住在|我住|在|住在|是|叫)?"
-    r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:[.。!！，,]|$)", re.I)
+    r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:,? (?:actually|though|mate|then))?"
+    r"(?:[.。!！，,]|$)", re.I)
 
 _AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|看来|似乎|I guess|I assume|you seem|I'm guessing|probably|"
                           r"sounds like you|looks like you|I take it|I bet|I reckon|I imagine|presumably", re.I)
@@ -1808,19 +1809,28 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                          r"(?: is fine| please|就行|就好|就可以)?[.。!！]?$", text)
             if m:
                 return [_fact(turn, _Raw("name", m.group(1)), "user_explicit", 0.9)]
-        m = _ANSWER_CORRECTION.match(text)
+        # "不是江宁啦，是河西": the value after 是 answers the guess
+        m = _ANSWER_CORRECTION.match(re.sub(r"^(不是|不对)[^，,。]{1,10}?[，,]\s*(?=是)", r"\1，", text))
         if m and re.search(r"[不没想就了只吧呢]|今天|现在", m.group(1)):
             m = None  # "不是，就今天不想吃": a declined guess, no new value
         if m:
             guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
             if guessed:
                 g = guessed[0]
-                r = _Raw(g.predicate, m.group(1).strip(), g.polarity, "correction")
+                r = _Raw(g.predicate, re.sub(r"(?<=..)[啦呀哦呢]$", "", m.group(1).strip()), g.polarity, "correction")
                 return [_fact(turn, r, "user_explicit", 0.9)]
+        guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
+        m = re.match(r"^(?:no|nope|not really|actually)[,.]?\s+(I (?:walk|cycle|bike|drive|take the \w+|get the \w+|"
+                     r"ride my \w+))\b", text, re.I)
+        if m and guessed and guessed[0].predicate == "commute":  # "I'm guessing you take the bus?" "No, I walk."
+            found = [r for r in _raw_facts(f"{m.group(1)} to work", turn.time) if r.predicate == "commute"]
+            return [_fact(turn, _Raw("commute", r.object, r.polarity, "correction"), "user_explicit", 0.9)
+                    for r in found]
     if not raws and is_correction and context:
         # a bare corrected amount ("是七千不是九千", "Oops, typo - $2,500.")
         earlier = " ".join(t.text for t in context if t.speaker == "user")
-        if re.search(r"预算|budget|\bcap\b", earlier, re.I):
+        if re.search(r"预算|budget|\bcap\b", earlier, re.I) or any(
+                r.predicate == "budget_limit" for t in context if t.speaker == "user" for r in _raw_facts(t.text, t.time)):
             zh = _is_zh(text)
             amt = None
             if zh:
@@ -1883,7 +1893,8 @@ def _drop_implied_abstentions(raws: list[_Raw]) -> list[_Raw]:
 def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
     m = re.search(r"是([^，,。不]{1,12})[，,]?\s*不是([^，,。]{1,12})", text) \
-        or re.search(r"(?:I meant|it's|it is)\s+([\w' -]+?),?\s+not\s+([\w' -]+?)[.!]?(?:\s|$)", text, re.I)
+        or re.search(r"(?:I meant|it's|it is|I'm at|I am at|I work at|I'm in|I live in)\s+([\w' -]+?),?\s+not\s+"
+                     r"([\w' -]+?)[.!]?(?:\s|$)", text, re.I)
     if not m:
         return _bare_value_correction(text, context)
     new, old = m.group(1).strip(), m.group(2).strip()
@@ -1892,7 +1903,18 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
         for r in _raw_facts(said, t.time, allow_question=True):
             if old.casefold() in r.object.casefold():
                 return [_Raw(r.predicate, new, r.polarity, "correction")]
+    for t in reversed(context):  # the old value inside a longer text: "Senior analyst at Accenture, …"
+        for predicate, cue in _VALUE_CUES:
+            if re.search(cue.format(old=re.escape(old)), t.text, re.I):
+                return [_Raw(predicate, new, "positive", "correction")]
     return []
+
+
+# how a value is introduced when no rule reads the sentence it is in: "{old}" stands for the value
+_VALUE_CUES = (
+    ("works_at", r"\b(?:at|for|joined)\s+{old}\b|在{old}(?:上班|工作|实习)"),
+    ("lives_in", r"\b(?:live|living|lives|based|home)\b[\w ]{{0,12}}\b(?:in|near)\s+{old}\b|住在?{old}"),
+)
 
 
 _CORRECTED_VALUE = re.compile(
