@@ -255,6 +255,10 @@ _ZH_REJECT_IN_DECISION = "不买|不订|不要|不租|不上"  # only once a dec
 _ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了|拍板|敲定|定下来|就它了|就这个了|改用|选的是"
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦|谢|了|等|想|说|问|去)|就|太|再")
+# verbs of a choice that can also be negated to drop the other option: 不去了, 这期不接, 就不用了
+_ZH_PARALLEL_VERBS = r"去|接|用|要|买|选|上|订|租|考虑"
+# words naming what was decided rather than the option itself: "时间定了" decides nothing we can name
+_ZH_SLOT_WORDS = r"(?:时间|日子|日期|地点|方案|名单|价格|计划|行程|事情|事儿|这事|结果)$"
 _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
 
 
@@ -443,6 +447,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     for m in re.finditer(rf"(?:{rejections})({_ZH_STOP}+)", c):
         obj = re.sub(r"^(?:买|用|选|订|租|要)(?=.)", "", _clean(m.group(1), True))
         obj = re.sub(r"的$", "", obj)
+        if re.search(r"(?:总算|终于|再也|可以|能)$", c[:m.start()]):
+            continue  # "总算不用合租了": relief, not a rejection
         if obj and not _ZH_NOT_AN_OPTION.match(obj):
             add(_Raw("decision", obj, polarity="negative"))
     m = re.match(r"^(?:我们|我|那|那就)?(?:把)?(?![我你他她这那谢])([^把被，,。！!？?]{1,10}?)(?:就|也|被)?(?:给)?"
@@ -458,6 +464,21 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
+    # one option kept and one dropped side by side: "川西小环线定了，青甘大环线不去了", "数据库选PostgreSQL，MongoDB就不用了"
+    if re.search(rf"(?:^|[，,]){_ZH_STOP}{{2,10}}?(?:这期|这次|这回|今年|就|也|先|暂时|还是)*不(?:{_ZH_PARALLEL_VERBS})了?"
+                 rf"(?:吧|啦)?(?:[，,。]|$)", whole) and (project or re.search(_ZH_DECIDED + r"|选|用", whole)):
+        m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{2,10}}?)(?:这期|这次|这回|今年|就|也|先|暂时|还是)*不"
+                     rf"(?:{_ZH_PARALLEL_VERBS})了?(?:吧|啦)?$", c)
+        if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
+            add(_Raw("decision", re.sub(r"(?<=..)(?:那个方案|这个方案|那个|这个|那家|这家)$", "", m.group(1)),
+                     polarity="negative"))
+        m = re.match(rf"^(?![我你他她这那])(?:{_ZH_STOP}{{0,6}}?)(?:就|先|还是|只|都|也|最后|最终)*(?:定了(?:去|用|选|买)?|{_ZH_PARALLEL_VERBS})"
+                     rf"(?![了过])({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c) \
+            or re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{2,12}}?)(?:就|也|最后|最终)?(?:定了|定下来了|敲定了)$", c)
+        if m and not re.search(r"不|别|没", c) and not _ZH_NOT_AN_OPTION.match(m.group(1)) \
+                and not re.search(_ZH_SLOT_WORDS, m.group(1)):
+            add(_Raw("decision", _clean(m.group(1), True)))
+            return out
     comp = re.search(rf"(?:{_ZH_CHOOSE}|选|用|要|上)(?P<yes>{_ZH_STOP}{{1,12}}?)[，,]?(?:而不是|而非|不是|不用|不选|不要)"
                      rf"(?:用|选|要)?(?P<no>{_ZH_STOP}{{1,12}}?)(?:了|吧|啊)?$", c)
     if comp and (project or re.search(_ZH_DECIDED, whole)) and not re.search(r"^(?:我|我们)?(?:不是|没)", c):
@@ -467,7 +488,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 add(_Raw("decision", no, polarity="negative"))
             add(_Raw("decision", yes))
             return out
-    m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
+    m = re.search(rf"(?:{_ZH_CHOOSE}{'|就上|改成|换成|改为' if project else ''})({_ZH_STOP}+?)(?:吧|了|$)", c)
+    if m and (find_times(m.group(1), when) or find_amounts(m.group(1))):
+        m = None  # "上线时间改成六月底" moves a date, "预算改成四万" is a budget
     if not m:
         m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
     if not m and project:  # "选B方案吧", "那就定周三吧"
@@ -505,6 +528,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and c.startswith("用"):
             add(_Raw("decision", _clean(m.group(1), True)))
 
+    # "用Flutter还是原生开发" is still open
+    out[:] = [r for r in out if not (r.predicate == "decision" and re.search(r"(?<=.)还是(?=.)|[吗呢]$", r.object))]
     for i, r in enumerate(out):  # "用Figma做设计稿", "还是用回MySQL": the tool, not its purpose
         if r.predicate == "decision":
             obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
