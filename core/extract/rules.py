@@ -190,7 +190,7 @@ _EN_NAME_SUBJECT = (r"(?!(?:Please|Just|Really|Honestly|Also|Never|Always|Defini
                     r"(?-i:[A-Z][a-z]+)")
 _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
-    r"他们|她们|他|她|别人|大家)|"
+    r"他们|她们|他|她|别人|大家)|^我(?:哥|姐|弟|妹)(?![妹姐哥弟])|"
     r"^(?:我们)?(?:公司|单位|学校|上面|领导层|管理层|集团|总部)(?:已经|刚)?(?:决定|规定|要求|说)|"
     rf"^(?:{_ZH_PEOPLE})(?:们)?(?:每天|每周|平时|一般|都|也|不|对|喜欢|讨厌|住|在|是|有|说|觉得|决定|要|爱|最)|"
     rf"^{_EN_NAME_SUBJECT}(?: and (?-i:[A-Z])[a-z]+)?(?:'s| is| are| has| have)? (?:allergic|vegan|vegetarian|lactose|"
@@ -198,12 +198,21 @@ _OTHER_PEOPLE = re.compile(
     rf"^{_EN_NAME_SUBJECT} (?:hates|loves|likes|lives|works|eats|drinks|doesn't|can't|never|always|prefers|adores|"
     r"enjoys)\b|"
     rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
-    r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)", re.I)
+    r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)|"
+    r"^(?:the|our|my) (?:board|management|company|client|clients|leadership|execs?|higher-ups|investors|landlord|"
+    r"council|school|government)\b(?! (?:is|are) (?:out|in|the|a)\b)", re.I)
+# somebody else as the subject (not "给我爸买礼物", where the user acts)
+_OTHER_SUBJECT = re.compile(rf"^(?:我们?的?|我家)?(?:{_ZH_PEOPLE}|哥|姐|弟|妹)|^(?:my|our) (?:{_EN_PEOPLE})s?\b|"
+                            r"^(?:he|she|they)\b", re.I)
+# a clause that is about the user again after one about somebody else
+_NAMES_USER = re.compile(r"我|\b(?:I|I'm|I've|I'll|I'd|my|me|we|our|us|we're|we've)\b", re.I)
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
 _CALLED_BY_OTHERS = re.compile(r"(?:大家|别人|朋友们?|同事们?)都?(?:叫|喊|称呼)我|\b(?:everyone|people|friends) calls? me\b",
                                re.I)
 _NOT_LASTING = re.compile(
-    r"还没想好|不知道|拿不准|考虑一下|小时候|以前|要是|如果.*(?:的话)|"
+    r"还没想好|不知道|拿不准|考虑一下|小时候|以前|要是|如果.*(?:的话)|当年|那时候|那会儿|那几年|那阵子|"
+    r"(?:上学|读书|念书|大学|高中|初中|小学|刚毕业|年轻)(?:的时候|时|那几年|那会儿|期间)|(?:养|住|用|吃|去)过(?!敏)|"
+    r"\bback (?:when|in) |\bwhen I was (?:a kid|young|little|at (?:uni|university|college|school))\b|"
     r"真想|好想|特别想|做梦都想|等以后|等将来|等退休|有朝一日|梦想|希望有一天|哪天能|"
     r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b|"
     r"\bone day\b|\bsomeday\b|\bsome day\b|\bI wish\b|\bif only\b|\bdream(?:ing)? of\b|bucket list|"
@@ -1492,13 +1501,18 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             for name in (m.group(2), m.group(3)):
                 raws.append(_Raw("pet", f"{m.group(1).lower()} ({name})"))
             stripped = stripped[:m.start()] + stripped[m.end():]
+    about_other = False  # "我哥在阿里上班，住在西溪那边": a clause without a subject goes on about the other person
     for clause, cond in _atoms(stripped, zh):
         subclauses = [clause] if zh else _comma_split_en(clause)
         for sub in subclauses:
             if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub):
                 continue
             if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub):
+                about_other = bool(_OTHER_SUBJECT.search(sub))
                 continue
+            if about_other and not _NAMES_USER.search(sub):
+                continue
+            about_other = False
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
             carried = _carried_over(sub, raws, zh) or (_zh_accepted_instead(sub, raws) if zh else None)
