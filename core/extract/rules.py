@@ -1052,8 +1052,10 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
                     flags) \
         or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
-            and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
-                         rf"shelved|dead)\b", c, flags))
+            and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?)(?: is| are|'s) (?:out|ruled out|scrapped|dropped|"
+                         rf"shelved|dead)\b", c, flags)) \
+        or (re.search(r"\b(?:picked|chose|went with|opted for|settled on|booked|bought|got)\b", whole, flags)
+            and re.match(r"^not (?:the|an?) ([a-z][\w-]*(?: [\w-]+){0,2})$", c, flags))
     if not neg and project:
         neg = re.search(rf"{_EN_REJECT_PROJECT}\s+({_EN_STOP}+)", c, flags) \
             or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
@@ -1067,14 +1069,16 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         swap = re.match(r"^(.+?) (?:for|in favou?r of) (?:the |an? )?(.+)$", obj, flags)
         if not obj:
             pass
+        elif swap and re.search(r"\b(?:use|using)\b", neg.group(0), flags):
+            add(_Raw("decision", swap.group(1), polarity="negative"))  # "let's not use Zendesk for onboarding"
         elif swap and not re.search(r"\b(?:pass on|rule out|ruled out|no need for)\b", neg.group(0), flags):
             add(_Raw("decision", swap.group(1), polarity="negative"))  # "we ditched Jira for Linear"
             add(_Raw("decision", swap.group(2), change="evolution"))
         else:
             add(_Raw("decision", obj, polarity="negative"))
-    m = re.search(r"\bswitch (?:the \w+ )?from [\w -]+? to ([\w -]+)", c, flags)
+    m = re.search(r"\bswitch(?:ed|ing)? (?:(?:the|our|my) [\w-]+(?: [\w-]+)? )?from [\w. -]+? to ([\w. -]+)", c, flags)
     if m:
-        add(_Raw("decision", _clean(m.group(1), False), change="evolution"))
+        add(_Raw("decision", _en_strip_time_words(_clean(m.group(1), False), when), change="evolution"))
     m = re.search(rf"\b(?:I've decided on|we've decided on|decided on|going with|go with|let's use|we'll use|"
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
                   rf"settled on|(?:^|\bwe |\blet's |\bwe'll |\band |\bwe're |\bwe are )(?:move|migrate|moving|migrating) "
@@ -1102,6 +1106,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("decision", _clean(one.group(2), False), change="evolution"))
             return out
         m = re.match(r"^(?:ok,? |right,? |so |then )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,3}) it is$", c, flags)
+    if not m and not neg and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "…not Zendesk — Intercom it is"
+        m = re.match(r"^(?:ok,? |right,? |so |then )?((?:the )?[\w.+#-]+(?: [\w.+#-]+){0,3}) it is$", c, flags)
     if not m:  # "get the Kindle rather than the iPad": a comparative makes any choice verb a decision
         m = re.search(r"\b(?:get|getting|buy|buying|take|taking|book|booked|booking|choose|choosing|pick|picking|use|"
                       r"using|order|ordered|rent|hire|went for|go for|going for)\s+((?:the |an? )?[\w.+#-]+(?: [\w.+#-]+){0,3} "
@@ -1125,6 +1131,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and not neg:
         obj = _clean(m.group(1), False)
         obj = re.sub(r"^(?:use|using|go with|going with|adopt|adopting) (?:the |an? )?", "", obj, flags=flags)
+        obj = re.sub(r"\s+(?:in the end|after all|eventually|at last|finally|for good)$", "", obj, flags=flags)
         obj = re.sub(r"\s+(?:for (?:CI|now|you|this)|for the \w+|for (?:our |the )?\w+ing|for (?:our |the )?"
                      r"(?:payments|hosting|auth|styling|storage|search|analytics|email|logging|monitoring|deploys?|"
                      r"deployment|backend|frontend|testing))\b.*$", "", obj, flags=flags)
@@ -1647,6 +1654,7 @@ def _en_bare_item(clause: str, earlier: list[_Raw], text: str) -> _Raw | None:
 _EN_SUBJECTLESS = re.compile(
     rf"^(?:really |absolutely |totally |also |honestly )?(?:{_EN_DISLIKE}|love|like|enjoy|adore|prefer|don't|do not|"
     r"never|always|usually|normally|work|live|take|cycle|drive|walk|ride|avoid|keep|eat|need|have|got|gotta|'m|am|"
+    r"went with|opted for|picked|chose|settled on|ended up (?:with|going with|choosing|picking)|"
     r"can't|cannot|won't)\b", re.I)
 
 
