@@ -776,10 +776,19 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
 
 
 def _ba(body: str) -> str:
-    m = re.fullmatch(r"把(.+?)([\u4e00-\u9fff])(完|好|给你|给我)?", body)
+    """"把合同打印出来" -> "打印合同", "把报表交上去" -> "交报表": the verb before its object, without the direction
+    or result after it."""
+    m = re.fullmatch(rf"把(.+?)({_ZH_VERB2}|[\u4e00-\u9fff])(完|好|给你|给我|{_ZH_RESULT})?", body)
     if m:
         return m.group(2) + ("完" if m.group(3) == "完" else "") + m.group(1)
     return body
+
+
+# common two-character verbs, so that "把合同打印出来" splits before 打印 and not before 印
+_ZH_VERB2 = (r"打印|复印|扫描|发送|提交|上交|整理|准备|检查|修改|更新|上传|下载|补齐|补完|填写|填好|确认|预约|取消|续费|归还|"
+             r"退还|转发|打包|签署|签好|翻译|打扫|清理|收拾|寄出|寄给|送去|取回|办理|处理|报销|备份|删除|写完|做完|改完|交齐")
+# direction and result complements after the verb: 出来, 上去, 掉, 齐
+_ZH_RESULT = r"出来|出去|上去|上来|下来|下去|起来|回来|回去|过去|过来|进去|掉|齐|一下"
 
 
 def _amount_obj(amt: Amount) -> str:

@@ -11,8 +11,8 @@ the honest estimate of quality on new text.
 
 Each gold line is one turn with its context; ``extract`` runs on the turn and
 its predictions are matched one-to-one to the gold facts on (subject,
-predicate, polarity, object). Objects match after NFKC, case-folding and
-whitespace removal, or when one contains the other (both at least two
+predicate, polarity, object). Objects match after NFKC, case-folding,
+whitespace and determiner (my/our/the/a/an) removal, or when one contains the other (both at least two
 characters), or when the gold fact has a ``value`` equal to the prediction's.
 Predicted ``status``/``session`` facts on lines with a ``session_state`` are
 neither rewarded nor penalised.
@@ -21,6 +21,7 @@ neither rewarded nor penalised.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import unicodedata
 from collections import defaultdict
@@ -45,7 +46,10 @@ def _turn(d: dict) -> Turn:
 
 
 def _norm(s: str) -> str:
-    return "".join(unicodedata.normalize("NFKC", s or "").casefold().split())
+    """NFKC, case-folded, without whitespace and without the determiners my/our/the/a/an ("submit my timesheet"
+    and "submit timesheet" name the same action)."""
+    s = re.sub(r"\b(?:my|our|the|an?)\b", " ", unicodedata.normalize("NFKC", s or "").casefold())
+    return "".join(s.split())
 
 
 def _value_eq(a: dict | None, b: dict | None) -> bool:
