@@ -173,6 +173,10 @@ _TEMPORARY = re.compile(
     r"正在|这会儿|在开车|在开会|在(?:高铁|飞机|火车|地铁|路)上|在\S{0,4}(?:排队|堵车)|堵在路上|刚下飞机|等行李|"
     r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b|"
     r"^(?:I'm |I am )?(?:on|at) (?:a|the) (?:train|bus|plane|flight|airport|gate|station)\b", re.I)
+# what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
+_ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排)|更(?:贵|便宜|多|少|好|差)")
+# a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
+_TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving)\b|迷上|爱上", re.I)
 # people other than the user: a clause whose subject is one of them is about them
 _ZH_PEOPLE = ("妹妹|姐姐|哥哥|弟弟|爸爸|妈妈|爸|妈|父母|家人|同事|朋友|老婆|老公|媳妇|男朋友|女朋友|对象|"
               "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公|"
@@ -312,6 +316,7 @@ _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
     (re.compile(r"^我(?:一般|平时|基本|向来)?不(?:坐|住|订|搭|乘)(?P<obj>(?![了过])[^，,。！!？?；;、这那]{2,})"), "dislikes"),
     (re.compile(rf"别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(r"^(?P<obj>[\u4e00-\u9fffA-Za-z0-9]{2,14}?)是我(?:[^，,。]{0,8}的)?(?:习惯|爱好|保留节目)"), "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
 ]
 
@@ -390,6 +395,10 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", m.group(1), polarity="negative"))
 
+    # a way to be reached: "有事微信上说就行", "发邮件联系我就好"
+    m = re.match(r"^(?:有事)?(?:发|打|用|在)?(微信|短信|邮件|钉钉|飞书|企业微信)(?:上)?(?:说|联系我?|沟通|找我|留言)(?:就行|就好|就可以|吧)", c)
+    if m:
+        add(_Raw("likes", f"{m.group(1)}沟通"))
     # likes / dislikes
     neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
     if neg_pref:
@@ -868,6 +877,9 @@ _COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bi
                   "run": "running"}
 
 
+_CONTACT_WAYS = {"text": "texting", "email": "email", "message": "messaging", "whatsapp": "WhatsApp", "dm": "DMs"}
+
+
 def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
     out: list[_Raw] = []
     c = clause.strip()
@@ -971,7 +983,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
-        or re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags) \
+        or ((m2 := re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)) and _EN_FOOD.search(m2.group(1)) and m2) \
         or _bare_no_food(c)
     if m and re.fullmatch(r"(?:anymore|any more|at all|these days|now|much)", _clean(m.group(1), False) or "anymore",
                           flags):
@@ -987,17 +999,25 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             or re.search(rf"\b(?:I(?:'ve| have)? )?(?:given up|gave up|quit|cut out|stopped eating|stopped drinking)"
                          rf" ({_EN_STOP}+)", c, flags) \
             or re.match(r"^([\w -]{2,30}?)(?:'s| is| are) (?:a no|a hard no|off the menu|off limits|a no-go) for me\b", c,
-                        flags)
-        if m:
+                        flags) \
+            or re.match(r"^no ([\w' -]{2,30}?) for me\b", c, flags) \
+            or re.match(r"^(?:and )?(?:please,? no|no more) ([\w' -]{2,30}?)(?:,? please)?$", c, flags)
+        if m and not re.match(r"(?:worries|problem|rush|thanks|idea|clue|way|need|one|more)\b", m.group(1), flags):
             obj = _en_strip_time_words(_clean(m.group(1), False), when)
             if _EN_FOOD.search(obj):
                 add(_Raw("diet", obj, polarity="negative"))
-            elif re.search(r"for me\b|\b(?:avoid|stay away from|steer clear of)\b", c, flags):
+            elif re.search(r"for me\b|\b(?:avoid|stay away from|steer clear of)\b|^(?:and )?(?:please,? no|no more) ", c,
+                           flags):
                 add(_Raw("dislikes", obj))
     if re.search(r"\b(?:I'm|I am|I've been|I have been|I went|I've gone) (?:a |fully )?(?:teetotal|teetotaller|teetotaler|"
                  r"sober|tee-total)\b", c, flags):
         add(_Raw("diet", "alcohol", polarity="negative"))
 
+    # a way to be reached: "Text me rather than calling"
+    m = re.match(r"^(?:please |just |always )?(text|e-?mail|message|whatsapp|dm) me\b.*?\b(?:rather than|instead of|not)\b", c,
+                 flags)
+    if m:
+        add(_Raw("likes", _CONTACT_WAYS[m.group(1).lower().replace("-", "")]))
     # likes / dislikes
     m = re.search(rf"\bI (?:really |absolutely |just |truly |honestly )?(?:{_EN_DISLIKE}) ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\b(?:never|don't|do not) (?:put|book|seat|give|get) me (?:in |on |into |with )?(?:an? |the )?"
@@ -1481,7 +1501,9 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
             if not part or not part.strip():
                 continue
             part = part.strip(" ,").replace("\x01", " and ")
-            lead = re.match(r"^(?:if|as long as|provided|so long as)\s+([^,]+),\s*(.+)$", part, re.I)
+            lead = re.match(r"^(?:if|as long as|provided|so long as)\s+([^,]+),\s*(.+)$", part, re.I) \
+                or re.match(r"^(?:if|as long as|provided|so long as)\s+([^,]+?)\s+(I (?:always |really )?(?:want|need|"
+                            r"insist on|prefer|book|get|go for)\b.+)$", part, re.I)
             if lead:  # "If it's an overnight flight, I want a lie-flat seat"
                 out.append((lead.group(2).rstrip(".!"), lead.group(1)))
                 continue
@@ -1489,6 +1511,25 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
             cond = m.group(1).rstrip(".!") if m else None
             out.append((part.rstrip(".!"), cond))
     return out
+
+
+# a topic put first, then the verb with a pronoun or with the object left out:
+# "cilantro? can't stand it", "Horror films? Nope, can't watch them.", "coriander I can't stand"
+_EN_TOPIC_THEN_PRONOUN = re.compile(
+    r"(?:^|(?<=[,.;!?]\s)|(?<=\bbut\s))(?!(?:but|and|so|or) )([A-Za-z][\w' -]{1,30}?)\?\s+(?:(?:nope|no|ugh|nah|honestly|god)[,!.]?\s+)?"
+    r"(?:I\s+)?(can't stand|cannot stand|hate|loathe|detest|can't bear|can't watch|can't do|love|adore) (?:it|them)\b", re.I)
+_EN_FRONTED = re.compile(
+    r"(?:^|(?<=[,.;!?]\s)|(?<=\bbut\s))(?!(?:and|but|so|then|now|today|also|this|that|it|which|what)\b)"
+    r"([a-z][\w'-]*(?: [\w'-]+){0,2}) I (?:really |just |absolutely )?(can't stand|cannot stand|hate|loathe|detest|"
+    r"can't bear|love|adore)(?=[.!]?$|[.!,;])", re.I)
+_VERB_AS_DISLIKE = {"can't watch": "can't stand", "can't do": "can't stand"}
+
+
+def _en_unfront(text: str) -> str:
+    """The fronted topics above put back after their verb: "… I can't stand cilantro"."""
+    text = _EN_TOPIC_THEN_PRONOUN.sub(
+        lambda m: f"I {_VERB_AS_DISLIKE.get(m.group(2).lower(), m.group(2))} {m.group(1)}", text)
+    return _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
 
 
 def _comma_split_en(text: str) -> list[str]:
@@ -1501,10 +1542,10 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                project: bool = False) -> list[_Raw]:
     zh = _is_zh(text)
     stripped = text.strip()
-    if _TEMPORARY.search(stripped):
+    if _TEMPORARY.search(stripped) and not _TASTE_FOR_NOW.search(stripped):
         return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
-        stripped = _EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped)
+        stripped = _en_unfront(_EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped))
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
         stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
@@ -1546,7 +1587,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             elif cond and not found and not zh:
                 found = _conditional_want(sub)
             for r in (part for f in found for part in _split_enumeration(f, zh)):
-                if not r.object or (r.predicate in ("likes", "dislikes") and _PRONOUN_OBJECT.match(r.object)):
+                if not r.object or (r.predicate in ("likes", "dislikes") and (
+                        _PRONOUN_OBJECT.match(r.object) or (zh and _ZH_NOT_A_TASTE.search(r.object)))):
                     continue
                 key = (r.predicate, r.object.casefold(), r.polarity)
                 if key in seen:
@@ -1673,7 +1715,7 @@ def _with_subject(clause: str) -> str:
         return f"I'm a {re.sub(r'^an? ', '', clause, flags=re.I)}"  # "Big fan of board games"
     if re.match(r"^(?:not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|into|big on)|"
                 r"(?:really |totally )?into)\b", clause, re.I):
-        return f"I'm {clause}"  # "not a fan of horror films"
+        return f"I'm {re.sub(r'[ ,]+(?:at the moment|these days|lately|right now)$', '', clause, flags=re.I)}"  # "not a fan of horror films"
     if re.match(r"^off to\b", clause, re.I):
         return f"I'm heading{clause[3:]}"  # "Off to Rome next month"
     if re.match(r"^been\b", clause, re.I):
