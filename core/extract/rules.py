@@ -868,8 +868,9 @@ _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea p
               r"samoyed|malamute|pomeranian|yorkie|budgerigar|cockatoo|macaw|parakeet|rescue dog|rescue cat")
 _EN_PET_VERBS = (r"got|have|adopted|own|rescued|picked up|took in|brought home|welcomed|got ourselves|got myself|"
                  r"just got|fostered")
-_EN_PET_PAIR = re.compile(rf"\b(?:I've got|I have|we have|we've got|my|our) (?:two|three|2|3) (?:[\w-]+ )*?({_EN_ANIMAL})"
-                          r"(?:e?s)?(?:,| are called| are named| called| named) ([A-Z]\w+) and ([A-Z]\w+)", re.I)
+_EN_PET_PAIR = re.compile(rf"(?:\b(?:I've got|I have|we have|we've got|my|our) |^)(?:two|three|2|3) (?:[\w-]+ )*?"
+                          rf"({_EN_ANIMAL})(?:e?s)?(?: at home| at the moment| now)?(?:,| are called| are named| called| named) "
+                          r"([A-Z]\w+) and ([A-Z]\w+)", re.I)
 # the slots a project decision fills ("the venue is X", "our database will be Y")
 _EN_DECISION_SLOT = (r"venue|vendor|supplier|provider|database|db|stack|framework|platform|host|hosting|location|caterer|"
                      r"tool|pick|choice|winner|frontend|backend|cloud|CRM|CMS|agency|contractor|theme")
@@ -880,6 +881,11 @@ _COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bi
 _CONTACT_WAYS = {"text": "texting", "email": "email", "message": "messaging", "whatsapp": "WhatsApp", "dm": "DMs"}
 
 
+# what an employer written in lower case ends with
+_EN_ORG_NOUNS = (r"council|university|hospital|bank|school|college|library|museum|ministry|agency|clinic|surgery|trust|"
+                 r"foundation|institute|company|studio|labs?|airport|police|county|district")
+
+
 def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
     out: list[_Raw] = []
     c = clause.strip()
@@ -887,7 +893,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     flags = re.I
 
     # lives_in
-    m = re.search(rf"\b(?:moved|relocated) to ({_EN_STOP}+)", c, flags) \
+    m = re.search(rf"\b(?:moved|relocated)(?: house| flat| home)? to ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bmoved into (?:a |the |our |my )?(?:new )?(?:flat|house|place|apartment|home|condo) in ({_EN_STOP}+)",
                      c, flags)
     if m:
@@ -917,7 +923,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      change="evolution" if re.search(r"moved house|\bmoved\b", whole, flags) else None))
 
     # name
-    m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called|^name's|^name is) ({_EN_STOP}+?)"
+    m = re.search(rf"\b(?:call me|calls me|I go by|address me as|my name is|I'm called|^name's|^name is|"
+                  rf"(?:I'd|I would) (?:rather|prefer to|like to) be (?:addressed as|called)|I prefer to be (?:addressed as|called)|"
+                  rf"I prefer being (?:addressed as|called)) ({_EN_STOP}+?)"
                   rf"(?:\.(?!\u2060)|,|\?|$| please| too| as well)", c + ".", flags)
     if m and re.search(r"\b(?:don't|do not|never|not|stop) (?:call|calling|address) me\b", c[:m.end()], flags):
         m = None
@@ -1249,6 +1257,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = re.sub(r"\s+as an? .*$", "", m.group(1))
             add(_Raw("works_at", _clean(obj, False)))
         m = None if m else re.match(rf"^(?:I )?work (?:at|for) (?:the )?((?-i:[A-Z]){_EN_STOP}+)", c, flags)
+        if not m and (low := re.search(rf"\bI (?:still |currently |now )?work (?:at|for) (?:the )?((?:[a-z][\w&'-]* ){{0,3}}"
+                                       rf"(?:{_EN_ORG_NOUNS}))\b", c)):  # "I work at wellington city council"
+            add(_Raw("works_at", low.group(1).title()))
         if m:
             add(_Raw("works_at", _clean(re.sub(r"\s+as an? .*$", "", m.group(1)), False)))
         m = None if out and out[-1].predicate == "works_at" else (
@@ -1315,6 +1326,11 @@ def _en_commute(clause: str) -> _Raw | None:
     m = re.search(r"\bcommute (?:is )?by (bike|bicycle|car|foot|train|bus|tube|tram|ferry)\b", clause, re.I)
     if m:
         return _Raw("commute", _COMMUTE_BY.get(m.group(1).lower(), m.group(1)), change=change)
+    m = re.search(r"\bI (?:usually |always |normally |just )?(bus|train|tube|tram|ferry|carpool) (?:it )?(?:in|to work|into work)\b",
+                  clause, re.I)
+    if m:  # "I bus in every day": the vehicle used as a verb
+        return _Raw("commute", {"tube": "Tube", "carpool": "carpooling"}.get(m.group(1).lower(), m.group(1).lower()),
+                    change=change)
     m = _EN_COMMUTE.search(clause)
     if not m:
         return None
