@@ -50,6 +50,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
+from fractions import Fraction
 
 __all__ = ["Amount", "find_amounts", "parse_amount", "parse_cn_number", "parse_en_number_words"]
 
@@ -407,7 +408,7 @@ _EN_SCALES: dict[str, int] = {"hundred": 100, "thousand": 1000, "grand": 1000, "
 _EN_WORD_CURRENCY: dict[str, str] = {
     **_SUFFIX_WORDS, "pounds": "GBP", "pound": "GBP", "quid": "GBP",
 }
-_EN_WORD = rf"(?:{_alt(set(_EN_UNITS) | set(_EN_SCALES))})"
+_EN_WORD = rf"(?:{_alt(set(_EN_UNITS) | set(_EN_SCALES) | {'half'})})"
 _EN_WORDS_RE = re.compile(
     rf"(?<![A-Za-z])(?P<num>{_EN_WORD}(?:(?:[\s-]+|\s+and\s+){_EN_WORD})*)"
     rf"(?:\s+(?P<cur>{_alt(_EN_WORD_CURRENCY)}))?(?![A-Za-z])",
@@ -418,14 +419,20 @@ _ARABIC_EN_RE = re.compile(
 
 
 def parse_en_number_words(text: str) -> int | None:
-    """The value of an English number in words ("fifteen hundred" -> 1500), or None."""
+    """The value of an English number in words ("fifteen hundred" -> 1500, "two and a half thousand" -> 2500), or
+    None when it is not a whole number."""
     words = [w for w in re.split(r"[\s-]+", text.strip().lower()) if w and w != "and"]
+    words = [w for i, w in enumerate(words) if not (w in ("a", "an") and words[i + 1:i + 2] == ["half"])]
     if not words:
         return None
-    total = current = 0
+    total = current = Fraction(0)
     seen_number = False
     for w in words:
-        if w in _EN_UNITS:
+        if w == "half":
+            if not seen_number:
+                return None
+            current += Fraction(1, 2)
+        elif w in _EN_UNITS:
             if w in ("a", "an") and seen_number:
                 return None
             current += _EN_UNITS[w]
@@ -439,7 +446,8 @@ def parse_en_number_words(text: str) -> int | None:
                 current = 0
         else:
             return None
-    return total + current
+    value = total + current
+    return int(value) if value.denominator == 1 else None
 
 
 def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:

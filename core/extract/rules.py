@@ -230,7 +230,7 @@ _EVOLUTION = re.compile(
     r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|砍了|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
     r"\bstarted at\b|\bjoined\b|instead of|since the move|\b(?:moving|migrating) (?:\w+ ){0,3}to\b|"
-    r"\b(?:starting|from|as of) next (?:month|week|year)\b|\bgo(?:es|ing)? (?:up|down) to\b|"
+    r"\b(?:starting|from|as of) next (?:month|week|year)\b|(?<!can )(?<!could )(?<!would )\bgo(?:es|ing)? (?:up|down) to\b|"
     r"\b(?:rais|lower|reduc|increas|decreas|upp)ed\b|\b(?:rises|rose|drops|dropped) to\b|"
     r"\b(?:I've gone|I went|I became|I've become)\b|"
     r"\b(?:dropping|ditching|replacing)\b", re.I)
@@ -1625,7 +1625,8 @@ _ENUMERATED_PREDICATES = ("allergy", "diet", "likes", "dislikes")
 # "X and Y" that name one thing
 _EN_BINOMIALS = re.compile(r"\b(?:fish and chips|salt and pepper|mac and cheese|rock and roll|black and white|"
                            r"bread and butter|pros and cons|bed and breakfast|sweet and sour|drum and bass|r and b|"
-                           r"peanut butter and jelly|gin and tonic|bangers and mash|rhythm and blues)\b", re.I)
+                           r"peanut butter and jelly|gin and tonic|bangers and mash|rhythm and blues|"
+                           r"[a-z]+ and a half|(?:hundred|thousand) and [a-z]+)\b", re.I)  # amounts in words
 
 
 def _split_enumeration(raw: _Raw, zh: bool) -> list[_Raw]:
