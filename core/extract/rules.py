@@ -190,7 +190,8 @@ _EN_PEOPLE = ("sister|brother|son|daughter|kid|child|children|friend|neighbour|n
 # a first name opening a clause as its subject ("Tom is allergic to cats"), not a sentence adverb
 _EN_NAME_SUBJECT = (r"(?!(?:Please|Just|Really|Honestly|Also|Never|Always|Definitely|Maybe|Actually|Sorry|Thanks|Yes|No|"
                     r"Oh|Well|So|Then|Now|Today|Tomorrow|Tonight|Usually|Normally|Mostly|Still|Sometimes|Seriously|"
-                    r"Obviously|Basically|Literally|Totally|Absolutely|Lately|Recently|Nowadays|Anyway|Btw|Plus)\b)"
+                    r"Obviously|Basically|Literally|Totally|Absolutely|Lately|Recently|Nowadays|Anyway|Btw|Plus|Been|Gone|Went|Became|"
+                    r"Fully|Strictly|Mainly|Pretty|Quite|Very|Fairly)\b)"
                     r"(?-i:[A-Z][a-z]+)")
 _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
@@ -272,6 +273,8 @@ _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦
 _ZH_PARALLEL_VERBS = r"去|接|用|要|买|选|上|订|租|考虑"
 # words naming what was decided rather than the option itself: "时间定了" decides nothing we can name
 _ZH_SLOT_WORDS = r"(?:时间|日子|日期|地点|方案|名单|价格|计划|行程|事情|事儿|这事|结果)$"
+# "冰的也不喝": a drink named by its temperature
+_ZH_DRINK_BY_TEMPERATURE = {"冰的": "冰饮", "凉的": "冷饮", "冰": "冰饮", "冷的": "冷饮"}
 _ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
 
 
@@ -378,7 +381,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(r"只吃(清真|素|有机\S*)", c) or re.search(r"(?:吃|是)(全素|纯素|蛋奶素|净素|清真)", c)
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
-    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c)
+    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
+        or re.search(r"(?:^|我|是)(?:是|在|一直|现在|坚持)*(?:吃)?((?![我是在吃])[\u4e00-\u9fff]{2,4}饮食)(?!习惯|方面|建议)", c)
     if m:
         add(_Raw("diet", m.group(1)))
     m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
@@ -386,14 +390,14 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c)
     if m and not re.search(r"不想", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
-        obj = re.sub(r"(?:了|的|吧)$", "", obj)
+        obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, re.sub(r"(?:了|的|吧)$", "", obj))
         if obj and obj != "素" and not re.match(r"那么|这么|太多|多少|完|了|饱|下", obj):  # "不吃素" ends a diet
             add(_Raw("diet", obj, polarity="negative"))
     m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
                  rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])|(?:吃|喝)不了)", c)
     if m and _zh_topic_ok(m.group(1), when):
-        add(_Raw("diet", m.group(1), polarity="negative"))
+        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(m.group(1), m.group(1)), polarity="negative"))
 
     # a way to be reached: "有事微信上说就行", "发邮件联系我就好"
     m = re.match(r"^(?:有事)?(?:发|打|用|在)?(微信|短信|邮件|钉钉|飞书|企业微信)(?:上)?(?:说|联系我?|沟通|找我|留言)(?:就行|就好|就可以|吧)", c)
@@ -1999,7 +2003,9 @@ _MEAT = re.compile(r"^(?:肉|荤|荤菜|肉类|meat|any meat|animal products)$",
 
 
 def _drop_implied_abstentions(raws: list[_Raw]) -> list[_Raw]:
-    """A meat abstention next to a meatless diet restates it ("我改吃素了，肉一口都不碰")."""
+    """A meat abstention next to a meatless diet restates it ("我改吃素了，肉一口都不碰"), as does 糖 next to 戒糖."""
+    quitting = {r.object[1:] for r in raws if r.predicate == "diet" and r.polarity == "positive" and r.object.startswith("戒")}
+    raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object in quitting)]
     if not any(r.predicate == "diet" and r.object.lower() in _MEATLESS_DIETS for r in raws):
         return raws
     return [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and _MEAT.match(r.object))]
