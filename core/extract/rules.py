@@ -627,17 +627,22 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
                   rf"(?P<v>(?:骑|开)?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause)
     if m and not re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便|今天|明天|这周", clause):  # "我通勤靠公交"
         return _Raw("commute", "开车" if m.group("v").startswith("开") else m.group("v"))
-    m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)", clause) \
+    m = re.search(r"(?:公司|单位|学校)(?:离家)?(步行|走路|骑车|开车)(?:就能到|就到|就行|[\u4e00-\u9fff]{1,3}分钟)", clause)
+    if m:  # "公司走路就能到"
+        return _Raw("commute", m.group(1))
+    m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:公司|单位|学校|园区)?的?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)",
+                  clause) \
         or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
         or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
     if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
         return None
     in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
         or re.match(r"^(?:我)?(?:平时|每天|一般)", clause[:m.start()]) \
-        or (re.search(r"通勤|上班", whole) and re.search(r"换成|改成|改", clause[:m.start() + 1]))
+        or (re.search(r"通勤|上班", whole) and re.search(r"换成|改成|改", clause[:m.start() + 1])) \
+        or re.search(r"改(?:坐|乘|搭|骑|开)(?:公司|单位|学校|园区)?的?(?:班车|地铁|公交车?|电动车|自行车)了?$", clause)
     if not in_context:
         return None
-    obj = re.sub(r"^(?:坐|乘|搭)着?", "", m.group(0))
+    obj = re.sub(r"^(?:坐|乘|搭)着?|的", "", m.group(0))
     obj = "开车" if obj.startswith("开") else obj
     change = "evolution" if re.search(r"改成|换成|改(?:坐|骑|开|乘|搭|打)", clause) else None
     return _Raw("commute", obj, change=change)
@@ -1666,7 +1671,7 @@ def _zh_accepted_instead(clause: str, earlier: list[_Raw]) -> _Raw | None:
 
 
 _CARRIED_PREDICATES = ("diet", "allergy", "likes", "dislikes", "decision")
-_ZH_ELLIPSIS = re.compile(r"^(?P<obj>[^，,。我你他她这那]{1,8}?)(?:我)?(?:也|都|同样|亦)(?:一样|是|不行|不可以|不能|算了|免了|"
+_ZH_ELLIPSIS = re.compile(r"^(?P<obj>[^，,。我你他她这那]{1,8}?)(?:我)?(?:也|都|同样|亦)(?:一样|是|不行|不可以|不能(?:用|吃|碰|喝|沾)?|算了|免了|"
                           r"不要|不用|不考虑)?[了啊呀吧哈的]*$")
 _EN_ELLIPSIS = re.compile(r"^(?:and |but |or |plus )?(?:same (?:goes )?(?:for|with) |ditto (?:for|with) |nor |neither |"
                           r"not )?(?P<obj>[\w' -]{2,30}?)(?: too| as well| also| either)?$", re.I)
