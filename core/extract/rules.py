@@ -587,6 +587,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             plan = _zh_timed_plan(c, when)
             if plan:
                 add(_Raw("plan", plan))
+        elif not out and (plan := _zh_dated_event(c, when)):
+            add(_Raw("plan", plan))
 
     # works_at
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
@@ -701,6 +703,22 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
     topic = re.sub(r"(?:我们|我|咱们)?(?:一定|必须|肯定|都|也|就)*$", "", m.group("topic")).strip(" ，,")
     topic = re.sub(r"^(?:前|之前|以前|之内)", "", topic)
     return f"{topic}{vp}" if topic and not re.search(r"^(?:那|就|然后|之后|以后)", topic) else vp
+
+
+# what can follow a date to make a schedule entry: "5月18日安排灰度发布", "下周五发测试版"
+_ZH_SCHEDULED = (r"(?:安排|举行|举办|进行|开(?!心|始)|发(?!烧|现)|上线|提交|交|发布|评审|演示|见|飞|回|出发|搬家|考试|面试|体检|复查|"
+                 r"团建|聚餐|验收|交付|开会|开工|签约|答辩|汇报|出差)")
+
+
+def _zh_dated_event(clause: str, when: datetime) -> str | None:
+    """A clause that opens with a future date and goes straight on to what happens then: the plan."""
+    times = find_times(clause, when)
+    if not times or times[0][0] != 0 or times[0][2].start < when.replace(hour=0, minute=0, second=0, microsecond=0):
+        return None
+    body = _strip_times(clause, when)
+    if not re.match(_ZH_SCHEDULED, body) or re.search(r"[了过吗呢？?]|[你他她]", body) or not 2 <= len(body) <= 12:
+        return None
+    return re.sub(rf"^{_ZH_LIGHT_VERBS}", "", body) or None
 
 
 def _trim_measure(obj: str) -> str:
