@@ -381,7 +381,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(r"只吃(清真|素|有机\S*)", c) or re.search(r"(?:吃|是)(全素|纯素|蛋奶素|净素|清真)", c)
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
-    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
+    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:是)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
         or re.search(r"(?:^|我|是)(?:是|在|一直|现在|坚持)*(?:吃)?((?![我是在吃])[\u4e00-\u9fff]{2,4}饮食)(?!习惯|方面|建议)", c)
     if m:
         add(_Raw("diet", m.group(1)))
@@ -477,7 +477,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                  r"(?:否了|否掉了?|毙了|毙掉了?|淘汰了|排除了?|pass了|pass掉了?|砍了|枪毙了)(?:吧|啊)?$", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not re.search(_ZH_PEOPLE + r"|老板|领导|客户|他们", m.group(1)):
         add(_Raw("decision", _clean(m.group(1), True), polarity="negative"))
-    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:就|也|先|暂时)?不考虑(?:了|啦|吧|$)", c)
+    m = re.match(rf"^({_ZH_STOP}{{1,8}}?)(?:这次|这期|这回|今年|就|也|先|暂时)*不考虑(?:了|啦|吧|$)", c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
@@ -801,6 +801,12 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
         body = _strip_times(c, when)
         body = re.sub(r"^.*?帮我", "", body)
         return _ba(_clean(body, True)) or None
+    m = re.match(r"^(?P<obj>(?![我你他她这那今明后每])[\u4e00-\u9fffA-Za-z0-9]{2,8}?)我(?P<rest>.+)$", c)
+    if m and (find_times(m.group("rest"), when) or re.match(r"今晚|今天|回头|晚点|待会", m.group("rest"))):
+        # "接口文档我今晚补齐": the object put first
+        v = re.fullmatch(r"(?:会|就|来|去|要|得)?([\u4e00-\u9fff]{1,3})", _strip_times(m.group("rest"), when))
+        if v and not re.search(r"[了过吗呢吧不没]", v.group(1)):
+            return v.group(1) + m.group("obj")
     m = re.search(rf"我(?:{_ZH_STOP}{{0,6}})?会(?!议)({_ZH_STOP}+)", c)
     if m and (find_times(c, when) or re.search(r"今晚|今天", c)):
         return _ba(_clean(_strip_times(m.group(1), when), True)) or None
