@@ -261,6 +261,21 @@ TIMES: list[tuple[str, str, str]] = [
     ("去年", "2025-01-01", "2026-01-01"),
     ("三天后", "2026-03-21", "2026-03-22"),
     ("两天前", "2026-03-16", "2026-03-17"),
+    # a month named alone: the coming one, this month included; "since" looks back
+    ("in October", "2026-10-01", "2026-11-01"),
+    ("by June", "2026-06-01", "2026-07-01"),
+    ("in March", "2026-03-01", "2026-04-01"),
+    ("in February", "2027-02-01", "2027-03-01"),
+    ("since February", "2026-02-01", "2026-03-01"),
+    ("since April", "2025-04-01", "2025-05-01"),
+    ("last March", "2025-03-01", "2025-04-01"),
+    ("next March", "2027-03-01", "2027-04-01"),
+    ("early July", "2026-07-01", "2026-08-01"),
+    ("before June 2027", "2027-06-01", "2027-07-01"),
+    ("十月", "2026-10-01", "2026-11-01"),
+    ("6月份", "2026-06-01", "2026-07-01"),
+    ("二月", "2027-02-01", "2027-03-01"),
+    ("明年3月", "2027-03-01", "2027-04-01"),
 ]
 
 
@@ -277,7 +292,7 @@ def test_resolve_time(expr: str, start: str, end: str) -> None:
 
 @pytest.mark.parametrize("expr", [
     "hello", "", "2月30日", "13月1日", "February 30", "下周天气", "每周一", "一周",
-    "next", "周", "May", "the 5th",
+    "next", "周", "May", "the 5th", "3个月", "十三月",
 ])
 def test_resolve_time_no_match(expr: str) -> None:
     assert resolve_time(expr, WEDNESDAY) is None

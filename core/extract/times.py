@@ -30,6 +30,12 @@ Conventions
 * Days: today/tomorrow/yesterday/the day after tomorrow/the day before
   yesterday, 今天/今日/明天/明日/后天/大后天/昨天/昨日/前天/大前天, "in 3 days",
   "3 days ago", 三天后/3天之后/两天前.
+* A month named alone is the whole month: "in October", "by June", "before
+  March 2027", "early July", 十月, 6月份, 明年3月. Without a year it is the
+  coming one (this month counts as coming), except after "since", which
+  looks back; a bare English month needs a word before it (in/by/before/
+  during/until/till/from/since/early/late/mid/around/over/this/next), so
+  "May" alone is no time.
 * Dates: "5 March", "on 5 March", "5th of March", "the 5th of March",
   "March 5", "March 5th", "Mar. 5", with an optional year ("March 5, 2027");
   2026-03-05; 3月5日/3月5号/三月五号/十二月二十五日, optionally after 2027年/二〇二七年/
@@ -237,6 +243,33 @@ def _cn_year(m: re.Match[str], today: date) -> DateRange | None:
     return _edge(_year(year), _CN_EDGE.get(m.group("edge") or ""))
 
 
+def _named_month(year: int | None, month: int, today: date, look: str = "coming") -> DateRange:
+    """The whole ``month`` of ``year``. Without a year: the coming one, this month included ("coming"), the
+    latest one up to this month ("since"), strictly before ("last") or strictly after this month ("next")."""
+    if year is None:
+        year = today.year
+        if (look == "coming" and month < today.month) or (look == "next" and month <= today.month):
+            year += 1
+        elif (look == "since" and month > today.month) or (look == "last" and month >= today.month):
+            year -= 1
+    return _month(year, month)
+
+
+def _cn_month(m: re.Match[str], today: date) -> DateRange | None:
+    month = _cn_int(m.group("m"))
+    if month is None or not 1 <= month <= 12:
+        return None
+    year = _cn_year_of(m, today) if m.group("yrel") or m.group("y") else None
+    return _named_month(year, month, today)
+
+
+def _en_month(m: re.Match[str], today: date) -> DateRange | None:
+    year = int(m.group("y")) if m.group("y") else None
+    pre = m.group("pre").lower()
+    look = pre if pre in ("since", "last", "next") else "coming"
+    return _named_month(year, _EN_MONTHS[m.group("mon").lower().rstrip(".")], today, look)
+
+
 def _cn_offset_days(m: re.Match[str], today: date) -> DateRange | None:
     n = _cn_int(m.group("n"))
     if n is None:
@@ -322,6 +355,9 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
     (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)?"
                 rf"(?<![0-9零〇一二两三四五六七八九十])(?P<m>{_CNNUM})月(?P<d>{_CNNUM})[日号號]"),
      _cn_date),
+    (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)?"
+                rf"(?<![0-9零〇一二两三四五六七八九十个個])(?P<m>{_CNNUM})月份?(?![0-9０-９零〇一二两三四五六七八九十底末初日号號])"),
+     _cn_month),
     (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)(?P<edge>[底末初])?"),
      _cn_year),
     (re.compile(r"(?<![今明去前后0-9零〇一二两三四五六七八九十])(?P<yrel>)(?P<y>)年(?P<edge>[底末初])"),
@@ -345,6 +381,9 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
                 _EN_FLAGS), _en_date),
     (re.compile(rf"{_EN_L}(?:on\s+)?{_EN_MONTH_RE}\s+(?:the\s+)?{_EN_DAYNUM}{_EN_YEAR}",
                 _EN_FLAGS), _en_date),
+    (re.compile(rf"{_EN_L}(?P<pre>in|by|before|during|until|till|from|since|early|late|mid|around|over|this|next|last)"
+                rf"(?:\s+|-)(?:early\s+|late\s+|mid-?)?{_EN_MONTH_RE}(?:\s+(?P<y>\d{{4}})(?!\d))?(?!\s*\d)",
+                _EN_FLAGS), _en_month),
     (re.compile(r"(?<![0-9])(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?![0-9])"), _iso_date),
     (re.compile(rf"{_EN_L}in\s+{_EN_N}\s+days?{_EN_R}", _EN_FLAGS), _en_offset_days),
     (re.compile(rf"{_EN_L}{_EN_N}\s+days?\s+(?P<ago>ago){_EN_R}", _EN_FLAGS), _en_offset_days),
