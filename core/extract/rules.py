@@ -176,7 +176,8 @@ _TEMPORARY = re.compile(
 # what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
 _ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排)|更(?:贵|便宜|多|少|好|差)")
 # a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
-_TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving)\b|迷上|爱上", re.I)
+_TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving|keto|paleo|vegan|vegetarian|fasting)\b|迷上|爱上",
+                            re.I)
 # people other than the user: a clause whose subject is one of them is about them
 _ZH_PEOPLE = ("妹妹|姐姐|哥哥|弟弟|爸爸|妈妈|爸|妈|父母|家人|同事|朋友|老婆|老公|媳妇|男朋友|女朋友|对象|"
               "儿子|女儿|孩子|邻居|室友|领导|老板|上司|经理|主管|客户|同学|闺蜜|爷爷|奶奶|外婆|外公|"
@@ -860,7 +861,7 @@ _EN_FOOD = re.compile(
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
 _EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
                          r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
-    r"(?:isn't|aren't) (?:my thing|for me)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
+    r"(?:isn't|aren't) (?:really |exactly |quite )?(?:my thing|for me|my cup of tea)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
     r"(?:gives?|give) me the creeps\b|(?:is|are) overrated\b|"
                          r"(?:annoys?|irritates?|bugs?) me\b|gets? on my nerves\b|"
                          r"tastes? (?:like soap|awful|horrible|disgusting|terrible|gross)\b")
@@ -934,7 +935,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     elif re.search(r"moved house", whole, flags) and (m := re.search(r"^now in (.+)", c, flags)):
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:(?:I|we) (?:still |now |currently |actually )?(?:live|reside) (?:out |over |down |up )?(?:in|near)|"
+        m = re.search(rf"\b(?:(?:I|we) (?:still |now |currently |actually )?(?:live|reside) (?:out |over |down |up )?"
+                      rf"(?:in|near|(?:just )?(?:outside(?: of)?|north of|south of|east of|west of|close to))|"
                       rf"(?:I'm|I am|we're|we are) (?:now |currently |still )?(?:living|residing|settled) (?:in|near)|"
                       rf"(?:I've|we've|I have|we have) (?:been living|lived) in(?= {_EN_STOP}+ (?:for|since) )|"
                       rf"(?:we're|we are) based (?:in|out of)|(?:I'm|I am) (?:down|up|out|over) in(?= [A-Z])|"
@@ -1011,6 +1013,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(r"\bI(?: keep| eat| do| go| stay| follow|'m| am|'ve been| have been| went| became) "
                   r"(?:a |an |strictly |mostly |fully |completely )*"
                   r"(halal|kosher|gluten-free|dairy-free|sugar-free|low-carb|keto|paleo|plant-based)\b", c, flags) \
+        or re.search(r"\b(?:I'm|I am) doing (keto|paleo|low-carb|intermittent fasting|Whole30|the 5:2)\b", c, flags) \
         or re.search(r"\b(?:I'm|I am) on (?:a |the )?(keto|paleo|low-carb|gluten-free|plant-based|vegan|vegetarian|"
                      r"Mediterranean|carnivore|FODMAP|low-FODMAP)(?: diet)?\b", c, flags)
     if m:
@@ -1097,7 +1100,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      flags) \
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
-        or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags)
+        or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags) \
+        or re.search(r"\bI(?:'d| would) (?:much )?prefer (?!to\b|being\b|it\b|that\b|not\b|if\b)(?:an? |the )?"
+                     r"([\w' -]{2,30}?)(?= on | for | when | if |$)", c, flags)
+    if not m and (how := re.search(r"\bI (?:usually |always |normally |just )?(?:take|drink|have|like|order) my (coffee|tea|"
+                                   r"steak|eggs|burger|martini|whisky|whiskey) ([a-z]+(?:[ -][a-z]+)?)$", c, flags)):
+        add(_Raw("likes", f"{how.group(2)} {how.group(1)}"))  # "I take my coffee black" -> black coffee
     if m and not re.match(r"^(?:that|this|it|your|the new|(?:Mr|Ms|Mrs|Mx|Dr|Prof)\b)", m.group(1), flags) \
             and not re.search(r"\b(?:you|your)\b|\bto (?:work|the office)\b", m.group(1), flags):
         obj = _clean(m.group(1), False)
@@ -1282,12 +1290,13 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
     else:
-        m = re.search(rf"\b(?:I (?:still |currently |now )?work (?:remotely |full-time |part-time |freelance )?"
+        m = re.search(rf"\b(?:(?:I'm|I am) (?:still |currently |now )?working (?:for|at)|"
+                      rf"I (?:still |currently |now )?work (?:remotely |full-time |part-time |freelance )?"
                       rf"(?:in [\w-]+(?: [\w-]+)? )?(?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
                       rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
                       rf"([A-Z]{_EN_STOP}+)", c)
         if m:
-            obj = re.sub(r"\s+as an? .*$", "", m.group(1))
+            obj = re.sub(r"\s+as an? .*$|\s+(?:now|these days|at the moment|full-time|part-time|since \w+)$", "", m.group(1))
             add(_Raw("works_at", _clean(obj, False)))
         m = None if m else re.match(rf"^(?:I )?work (?:at|for) (?:the )?((?-i:[A-Z]){_EN_STOP}+)", c, flags)
         if not m and (low := re.search(rf"\bI (?:still |currently |now )?work (?:at|for) (?:the )?((?:[a-z][\w&'-]* ){{0,3}}"
