@@ -174,6 +174,8 @@ _TEMPORARY = re.compile(
     r"right now|at the moment|in a meeting|on a call|in the middle of|\bbrb\b|stuck in|^driving\b|"
     r"^(?:I'm |I am )?(?:on|at) (?:a|the) (?:train|bus|plane|flight|airport|gate|station)\b", re.I)
 # what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
+# "我最爱吃的是火锅": what comes before the thing itself
+_ZH_TASTE_LEAD = re.compile(r"^(?:吃|喝|玩|看|听|去)?的(?:就)?是")
 _ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排)|更(?:贵|便宜|多|少|好|差)")
 # a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
 _TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving|keto|paleo|vegan|vegetarian|fasting)\b|迷上|爱上",
@@ -347,6 +349,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                       rf"^(?:我)?(?:现在|目前|已经)?定居(?:在|于)?"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
                       rf"({_ZH_STOP}+?)(?:附近|那边|这边|那儿|这儿|那块|这块|一带|$|(?=[，,。；;]))", c)
+        m = m or re.search(rf"(?:^|我|现在|目前)(?:现在|目前|一直)*在({_ZH_STOP}{{2,10}}?)住(?:着|呢|"
+                           rf"了?(?:[一二两三四五六七八九十几0-9]+年(?:多)?|很久|好多年|挺久)了?)?$", c)  # "现在在深圳南山住"
         if m and not c.startswith("我老家") and not re.match(r"[得离很挺不的]", m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
 
@@ -354,6 +358,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:叫我|称呼我|喊我|我叫)({_ZH_STOP}+)", c)
     if m and m.group(0).startswith("我叫") and re.search(r"(?:叫|称呼|喊)我(?!叫)", whole):
         m = None  # "我叫孙浩，你叫我浩哥就行": the form of address asked for wins
+    if m and re.match(r"起床|起来|吃饭|下楼|过去|回来|一声|出门|去", m.group(1)):
+        m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
     if m and not re.search(r"别叫|不要叫", c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
 
@@ -400,6 +406,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(m.group(1), m.group(1)), polarity="negative"))
 
+    # a habit in free time: "周末我一般在家打游戏", "下班后通常去游泳"
+    m = re.match(r"^(?:周末|平时|晚上|下班后|下班以后|早上|每天|每周末|休息的时候|没事的时候|有空的时候|空闲时)(?:我)?"
+                 r"(?:一般|通常|经常|常常|总是|基本上?|都|会|喜欢)+(?:在家|在外面)?(?:去)?"
+                 r"(?P<obj>(?!要|得|加班|上班|工作|值班|开会|带娃|睡觉|休息|在)[\u4e00-\u9fff]{2,8})$", c)
+    if m:
+        add(_Raw("likes", m.group("obj")))
     # a way to be reached: "有事微信上说就行", "发邮件联系我就好"
     m = re.match(r"^(?:有事)?(?:发|打|用|在)?(微信|短信|邮件|钉钉|飞书|企业微信)(?:上)?(?:说|联系我?|沟通|找我|留言)(?:就行|就好|就可以|吧)", c)
     if m:
@@ -602,7 +614,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m:
             named = re.match(r"^(?:一家|一个|家)(?:叫|名叫|名字叫)(.{2,12}?)的(?:公司|单位|企业|机构|工作室|医院|学校|银行)$",
                              m.group(1))
-            add(_Raw("works_at", named.group(1) if named else m.group(1)))
+            later = re.search(r"^(?:一家|一个|家)[\u4e00-\u9fff]{0,4}$", m.group(1)) and re.search(
+                rf"{re.escape(c)}[，,]\s*(?:公司)?(?:叫|名叫|名字叫)({_ZH_STOP}{{2,12}}?)(?:[，,。]|$)", whole)
+            add(_Raw("works_at", named.group(1) if named else later.group(1) if later else m.group(1)))  # "…，叫西门子"
         m = re.match(rf"^我是({_ZH_STOP}{{2,8}}?)的({_ZH_STOP}{{0,6}}(?:经理|工程师|员工|老师|医生|护士|主管|总监))", c)
         if m:
             add(_Raw("works_at", m.group(1)))
@@ -697,6 +711,8 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
     m = re.match(rf"^(?P<topic>{_ZH_STOP}{{0,6}}?)(?:我们|我|咱们)?(?:都|也|就)?{_ZH_MODALS}(?P<vp>{_ZH_STOP}+)", body)
     if not m or re.search(r"[你他她不没]", m.group("topic")):
         return None
+    if re.search(r"别|不要|尽量|不能|不用", m.group("vp")) or re.search(r"一般|通常|经常|平时|每", m.group("topic")):
+        return None  # "以后开会尽量别约在周一早上" asks for something not to happen
     vp = re.sub(rf"^{_ZH_LIGHT_VERBS}(?:一[次个场下])?", "", m.group("vp"))
     vp = _trim_measure(re.sub(r"(?:的|了|啦|吧|呢|啊)+$", "", vp).strip())
     if not vp or len(vp) > 16 or re.match(_ZH_IMPERSONAL, vp) or re.search(r"天气|气温", m.group("topic")):
@@ -749,15 +765,15 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
         return []
     out = []
     for m in re.finditer(rf"{_ZH_COUNT}(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause):
-        out.append(_zh_pet(m.group("animal"), m.group("name")))
+        out.append(_zh_pet(m.group("animal"), m.group("name"), whole))
     for m in re.finditer(rf"(?:^|(?<=[，,、和]))(?:我家|家里|我们家)?(?:的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause):
         if not any(f"（{m.group('name')}）" in p for p in out):  # "布偶猫叫年糕": an animal named in a list of pets
-            out.append(_zh_pet(m.group("animal"), m.group("name")))
+            out.append(_zh_pet(m.group("animal"), m.group("name"), whole))
     if not out:
         m = re.search(rf"(?:我家|家里|我们家|养的)(?:的|有|养的)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})", clause) \
             or re.search(rf"养了?(?:只|条)?(?P<animal>{_ZH_ANIMAL})(?:{_ZH_PET_NAME})?", clause)
         if m:
-            out.append(_zh_pet(m.group("animal"), m.group("name")))
+            out.append(_zh_pet(m.group("animal"), m.group("name"), whole))
     if not out:  # "养了一只柯基，叫豆豆", "两只狗 一只叫豆豆一只叫球球": the names in the next clause
         names = re.findall(r"(?:^|(?<=[\u4e00-\u9fff]))(?:另一只|另一条|一只|一条|大的|小的|老大|老二)?(?:它|他|她)?"
                            r"(?:叫|名叫|名字叫)([\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?=另一|一只|一条|大的|小的|老二|$)", clause)
@@ -770,8 +786,11 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
     return out
 
 
-def _zh_pet(animal: str, name: str | None) -> str:
+def _zh_pet(animal: str, name: str | None, whole: str = "") -> str:
     animal = re.sub(r"^(?:可爱的|小)", "", animal)
+    kind = re.search(rf"是(?:一)?(?:只|条)(?P<kind>{_ZH_ANIMAL})", whole) if animal in _GENERIC_ANIMALS else None
+    if kind and kind.group("kind") not in _GENERIC_ANIMALS:
+        animal = kind.group("kind")  # "我家狗狗叫旺财，是只柴犬" -> 柴犬（旺财）
     return f"{animal}（{name}）" if name else animal
 
 
@@ -789,9 +808,12 @@ def _next_to_bare_reminder(clause: str, whole: str) -> bool:
 
 
 def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
+    m = re.search(r"叫我(起床|起来)", c)
+    if m and find_times(c, when) or re.search(r"(?:早上|明早|明天早上)[^，,。]{0,6}叫我(?:起床|起来)", c):
+        return "起床"  # "明早八点叫我起床": a wake-up call
     if re.search(r"提醒我|记得|别忘了|帮我记|别让我忘|不要让我忘", c) or (
             _BARE_REMINDER.search(whole) and _next_to_bare_reminder(c, whole)
-            and re.search(r"^[^我，,]{0,6}要(?!我)", c)):
+            and (re.search(r"^[^我，,]{0,6}要(?!我)", c) or find_times(c, when))):
         body = _strip_times(c, when)
         body = re.sub(r"^.*?(?:提醒我一下|提醒我|记得|别忘了|帮我记一下|帮我记着|帮我记|别让我忘了|不要让我忘了)", "", body)
         body = re.sub(r"^(?:提醒我|帮我|要)", "", body.strip(" ，,"))
@@ -1622,7 +1644,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         for sub in subclauses:
             if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub):
                 continue
-            if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub):
+            if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub) \
+                    and not (zh and re.search(rf"^我(?:{_ZH_DEGREE})(?:{_ZH_DISLIKE}|{_ZH_LIKE})(?:别人|大家|他们)", sub)):
                 about_other = bool(_OTHER_SUBJECT.search(sub))
                 continue
             if about_other and not _NAMES_USER.search(sub):
@@ -1645,6 +1668,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             elif cond and not found and not zh:
                 found = _conditional_want(sub)
             for r in (part for f in found for part in _split_enumeration(f, zh)):
+                if zh and r.predicate in ("likes", "dislikes") and _ZH_TASTE_LEAD.match(r.object):
+                    r = dataclasses.replace(r, object=_ZH_TASTE_LEAD.sub("", r.object))
                 if not r.object or (r.predicate in ("likes", "dislikes") and (
                         _PRONOUN_OBJECT.match(r.object) or (zh and _ZH_NOT_A_TASTE.search(r.object)))):
                     continue
