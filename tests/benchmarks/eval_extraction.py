@@ -37,6 +37,10 @@ HELDOUT = GOLD_DIR / "heldout.jsonl"  # written independently of the rules, then
 CHATTY = GOLD_DIR / "chatty.jsonl"  # written independently as a blind set, scored once, then used for tuning
 BLIND = GOLD_DIR / "blind.jsonl"  # written independently after the chatty round; never used for tuning
 BLIND2 = GOLD_DIR / "blind2.jsonl"  # written independently after the second round; never used for tuning
+BLIND3 = GOLD_DIR / "blind3.jsonl"
+BLIND4 = GOLD_DIR / "blind4.jsonl"
+GOLD_SETS = {"--heldout": HELDOUT, "--chatty": CHATTY, "--blind": BLIND, "--blind2": BLIND2, "--blind3": BLIND3,
+             "--blind4": BLIND4}
 
 
 def _turn(d: dict) -> Turn:
@@ -144,14 +148,8 @@ def _row(name: str, c: Counts) -> str:
 
 
 def _gold_path(argv: list[str]) -> Path:
-    """The gold set the command-line flags select."""
-    if "--blind2" in argv:
-        return BLIND2
-    if "--blind" in argv:
-        return BLIND
-    if "--chatty" in argv:
-        return CHATTY
-    return HELDOUT if "--heldout" in argv else GOLD
+    """The gold set the command-line flags select (the default set without one)."""
+    return next((path for flag, path in GOLD_SETS.items() if flag in argv), GOLD)
 
 
 def main(argv: list[str] | None = None) -> int:
