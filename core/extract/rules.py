@@ -499,6 +499,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
+    m = re.search(rf"把({_ZH_STOP}{{1,8}}?)(改到|挪到|换到|调到|改在|定在)({_ZH_STOP}{{2,10}}?)(?:吧|了)?$", c)
+    if m and project and not re.search(r"不|别|没", c) and not find_amounts(m.group(3)) \
+            and not re.search(_ZH_BUDGET_CUE, m.group(1)):  # "要把周会改到周二上午": a decision about the project
+        add(_Raw("decision", "".join(m.groups())))
+        return out
     # one option kept and one dropped side by side: "川西小环线定了，青甘大环线不去了", "数据库选PostgreSQL，MongoDB就不用了"
     if re.search(rf"(?:^|[，,]){_ZH_STOP}{{2,10}}?(?:这期|这次|这回|今年|就|也|先|暂时|还是)*不(?:{_ZH_PARALLEL_VERBS})了?"
                  rf"(?:吧|啦)?(?:[，,。]|$)", whole) and (project or re.search(_ZH_DECIDED + r"|选|用", whole)):
@@ -633,7 +638,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
 
 _ZH_VEHICLE = (r"地铁|公交车?|巴士|大巴|班车|出租车|的士|网约车|滴滴|高铁|火车|轻轨|轮渡|渡轮|共享单车|电动车|电瓶车|"
-               r"小电驴|摩托车?|自行车|单车|滑板车|车|[A-Z]{2,5}(?![a-z])")
+               r"小电驴|电驴|摩托车?|自行车|单车|滑板车|车|[A-Z]{2,5}(?![a-z])")
 _ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
 
 
@@ -647,7 +652,7 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     m = re.search(r"(?:公司|单位|学校)(?:离家)?(步行|走路|骑车|开车)(?:就能到|就到|就行|[\u4e00-\u9fff]{1,3}分钟)", clause)
     if m:  # "公司走路就能到"
         return _Raw("commute", m.group(1))
-    m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打)着?(?:公司|单位|学校|园区)?的?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)",
+    m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打|挤)着?(?:公司|单位|学校|园区)?的?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)",
                   clause) \
         or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
         or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
@@ -659,7 +664,7 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
         or re.search(r"改(?:坐|乘|搭|骑|开)(?:公司|单位|学校|园区)?的?(?:班车|地铁|公交车?|电动车|自行车)了?$", clause)
     if not in_context:
         return None
-    obj = re.sub(r"^(?:坐|乘|搭)着?|的", "", m.group(0))
+    obj = re.sub(r"^(?:坐|乘|搭|挤)着?|的", "", m.group(0))
     obj = "开车" if obj.startswith("开") else obj
     change = "evolution" if re.search(r"改成|换成|改(?:坐|骑|开|乘|搭|打)", clause) else None
     return _Raw("commute", obj, change=change)
@@ -1154,7 +1159,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
             and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?)(?: is| are|'s) (?:out|ruled out|scrapped|dropped|"
                          rf"shelved|dead)\b", c, flags)) \
-        or (re.search(r"\b(?:picked|chose|went with|opted for|settled on|booked|bought|got)\b", whole, flags)
+        or (re.search(r"\b(?:picked|chose|went with|going with|go with|opted for|settled on|booked|bought|got)\b", whole,
+                      flags)
             and re.match(r"^not (?:the|an?) ([a-z][\w-]*(?: [\w-]+){0,2})$", c, flags))
     if not neg and project:
         neg = re.search(rf"{_EN_REJECT_PROJECT}\s+({_EN_STOP}+)", c, flags) \
@@ -1680,6 +1686,11 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
+    chosen = [r.object for r in raws if r.predicate == "decision" and r.polarity == "positive" and " " in r.object]
+    if chosen:  # "the blue logo, not the green one": "one" stands for the chosen option's noun
+        raws = [dataclasses.replace(r, object=re.sub(r"\bones?$", chosen[0].rsplit(" ", 1)[1], r.object))
+                if r.predicate == "decision" and r.polarity == "negative" and re.search(r" ones?$", r.object) else r
+                for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
 
@@ -1863,7 +1874,7 @@ def _narrowed_like(clause: str, cond: str, earlier: list[_Raw], zh: bool) -> _Ra
 # "No, Bath.", "That's wrong, it's Lloyds.", "不是，我在快手，…": a new value for what the agent just said
 _ANSWER_CORRECTION = re.compile(
     r"^(?:no|nope|不是|不对|actually|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
-    r"(?:it's |it is |actually |我在|我住在|我住|在|住在|是|叫)?"
+    r"(?:it's |it is |actually |I said |I meant |我在|我住在|我住|在|住在|是|叫)?"
     r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:,? (?:actually|though|mate|then))?"
     r"(?:[.。!！，,]|$)", re.I)
 
@@ -1874,7 +1885,10 @@ _AGENT_HEDGE = re.compile(r"应该|好像|估计|大概|吧|看来|似乎|I gues
 def _from_assistant(text: str) -> str:
     """The assistant's statement rewritten from the user's point of view."""
     t = re.sub(r"^(?:Am I right that|I'm guessing|I guess|I assume|So|Sounds like|Looks like|I take it|I bet|I reckon|"
-               r"I imagine)\s+(?:that\s+)?", "", text.strip(), flags=re.I)
+               r"I imagine|(?:Shall|Should) I (?:note|put down|record|write down|log|save)(?: that)?)\s+(?:that\s+)?", "",
+               text.strip(), flags=re.I)
+    t = re.sub(r"^(?:我理解(?:的是)?|我的理解是|也就是说|所以)(?:您|你)?(?:是)?", "", t)  # "我理解您是要把周会改到周二上午"
+    t = re.sub(r"[，,]?\s*(?:对吗|是吗|对不对|是不是)[？?]?$", "", t)
     t = re.sub(r"(?:看来|似乎)", "", t)
     t = re.sub(r"^(?:Shall|Should) I remind you\b|^(?:I'll|I will|I can|Let me) remind you\b", "Remind me", t, flags=re.I)
     t = re.sub(r"\b(?:Shall|Should) we (?:just )?", "we'll ", t, flags=re.I)  # a proposal: "shall we host it on X?"
@@ -1912,6 +1926,8 @@ _ASKED_FOR = (
     ("diet", re.compile(r"dietary|忌口|不吃什么|饮食", re.I)),
     ("lives_in", re.compile(r"where do you live|where are you based|where's home|住哪|住在哪|家在哪", re.I)),
     ("works_at", re.compile(r"where do you work|who do you work for|在哪上班|在哪工作|哪家公司", re.I)),
+    ("commute", re.compile(r"get (?:in)?to (?:work|the office)|get into work|commute|怎么去(?:公司|单位|上班)|怎么上班|通勤",
+                           re.I)),
 )
 
 
@@ -1927,6 +1943,15 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
         m = re.match(r"^(?:just |叫我)?((?-i:[A-Z])[\w.]*(?: (?-i:[A-Z])[\w.]*)?|[\u4e00-\u9fff]{1,4}?)"
                      r"(?: is fine| please| works|就行|就好|就可以|吧)?$", t, re.I)
         return _Raw("name", m.group(1)) if m else None
+    if asked == "commute":  # "骑电驴", "挤公交呗，还能咋", "walk, it's ten mins", "bus, mostly"
+        first = re.split(r"[，,。.;；]", t)[0].strip()
+        if _is_zh(first):
+            found = _zh_commute(f"上班{re.sub(r'(?:呗|吧|啊|呀)$', '', first)}", "上班")
+        else:
+            word = re.sub(r"^(?:I |mostly |usually |by )", "", first, flags=re.I).strip().lower()
+            word = re.sub(r" (?:mostly|usually|normally)$", "", word)
+            found = _en_commute(f"I {word} to work") or _en_commute(f"I take the {word} to work")
+        return found
     if asked == "budget_limit":
         zh = _is_zh(t)
         amt = _zh_budget_amount(t) if zh else (_en_amount(t) or _en_bare_limit(f"max {re.sub(r'^[a-z ]*?(?=[$£€0-9])', '', t)}"))
@@ -2076,7 +2101,7 @@ def _drop_implied_abstentions(raws: list[_Raw]) -> list[_Raw]:
 
 def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
-    m = re.search(r"是([^，,。不]{1,12})[，,]?\s*不是([^，,。]{1,12})", text) \
+    m = re.search(r"(?:是|我在|我住在?)([^，,。不]{1,12})[，,]?\s*不是([^，,。]{1,12})", text) \
         or re.search(r"(?:I meant|it's|it is|I'm at|I am at|I work at|I'm in|I live in)\s+([\w' -]+?),?\s+not\s+"
                      r"([\w' -]+?)[.!]?(?:\s|$)", text, re.I)
     if not m:
@@ -2096,22 +2121,26 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
 
 # how a value is introduced when no rule reads the sentence it is in: "{old}" stands for the value
 _VALUE_CUES = (
-    ("works_at", r"\b(?:at|for|joined)\s+{old}\b|在{old}(?:上班|工作|实习)"),
+    ("works_at", r"\b(?:at|for|joined)\s+{old}\b|在{old}(?:上班|工作|实习)|(?:工作单位|单位|公司|雇主)(?:是|：|:)\s*{old}"),
     ("lives_in", r"\b(?:live|living|lives|based|home)\b[\w ]{{0,12}}\b(?:in|near)\s+{old}\b|住在?{old}"),
 )
 
 
 _CORRECTED_VALUE = re.compile(
     r"(?:^|[，,。\s])是([\u4e00-\u9fff\w]{1,12})[。.!！]?$|"
-    r"^(?:wait,? |sorry,? |oops,? )?(?:no|nope|sorry|oops)?[,.]?\s*(?:I meant |it's |it is |make that |should be )?"
+    r"^(?:wait,? |sorry,? |oops,? )?(?:no|nope|sorry|oops)?[,.]?\s*(?:I meant |I said |it's |it is |make that |should be )?"
     r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*)[.!]?$", re.I)
 _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
 
 
 def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"说错了，是海淀" / "wait no, Worthing": the new value for the user's last single-valued fact."""
-    tail = re.split(r"[，,]\s*|\s+(?=是)", text.strip())[-1] if re.search(r"[\u4e00-\u9fff]", text) else text.strip()
-    m = _CORRECTED_VALUE.search(tail) or _CORRECTED_VALUE.search(text.strip())
+    if re.search(r"[\u4e00-\u9fff]", text):  # "哦不对，我说错了，是海珠区，天河是我上班的地方": the part that is "是X"
+        parts = re.split(r"[，,]\s*|\s+(?=是)", text.strip())
+        tries = [p for p in parts if re.fullmatch(r"是[^，,。]{1,12}[。.!！]?", p)] + parts[-1:]
+    else:  # "sorry, I meant Balham - Clapham's where I work out": the part before the aside
+        tries = [re.split(r"\s+[-–—]\s+|;\s*", text.strip())[0], text.strip()]
+    m = next((found for t in tries if (found := _CORRECTED_VALUE.search(t))), None) or _CORRECTED_VALUE.search(text.strip())
     if not m:
         return []
     new = (m.group(1) or m.group(2) or "").strip()
