@@ -218,7 +218,7 @@ _NAMES_USER = re.compile(r"我|\b(?:I|I'm|I've|I'll|I'd|my|me|we|our|us|we're|we
 _CALLED_BY_OTHERS = re.compile(r"(?:大家|别人|朋友们?|同事们?)都?(?:叫|喊|称呼)我|\b(?:everyone|people|friends) calls? me\b",
                                re.I)
 _NOT_LASTING = re.compile(
-    r"还没想好|不知道|拿不准|考虑一下|小时候|以前|要是|如果.*(?:的话)|当年|那时候|那会儿|那几年|那阵子|"
+    r"还没想好|不知道|拿不准|考虑一下|小时候|以前|(?<!只)要是|如果.*(?:的话)|当年|那时候|那会儿|那几年|那阵子|"
     r"(?:上学|读书|念书|大学|高中|初中|小学|刚毕业|年轻)(?:的时候|时|那几年|那会儿|期间)|(?:养|住|用|吃|去)过(?!敏)|"
     r"\bback (?:when|in) |\bwhen I was (?:a kid|young|little|at (?:uni|university|college|school))\b|"
     r"真想|好想|特别想|做梦都想|等以后|等将来|等退休|有朝一日|梦想|希望有一天|哪天能|"
@@ -229,7 +229,8 @@ _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:ide
 
 _CORRECTION = re.compile(
     r"不对|说错了|打错了|写错了|记错了|口误|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
-    r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,|^(?:wait|hang on|sorry),? no\b", re.I)
+    r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,|^(?:wait|hang on|sorry),? no\b|"
+    r"\b(?:oh )?wait,? no\b|\bactually,? no\b", re.I)
 _EVOLUTION = re.compile(
     r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|砍了|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
@@ -278,7 +279,7 @@ _ZH_PARALLEL_VERBS = r"去|接|用|要|买|选|上|订|租|考虑"
 _ZH_SLOT_WORDS = r"(?:时间|日子|日期|地点|方案|名单|价格|计划|行程|事情|事儿|这事|结果)$"
 # "冰的也不喝": a drink named by its temperature
 _ZH_DRINK_BY_TEMPERATURE = {"冰的": "冰饮", "凉的": "冷饮", "冰": "冰饮", "冷的": "冷饮"}
-_ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了"
+_ZH_LIKE = r"喜欢|(?<![可恋亲宠])爱(?!好)|偏爱|偏好|钟爱|热爱|迷上了|爱上了|稀罕|宁可|宁愿"
 
 
 # a spending limit: 预算, or a cap phrased as 上限/封顶/以内/控制在/不超过/最多
@@ -321,7 +322,8 @@ _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"我要(?:坐|住|订)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
     (re.compile(r"^我(?:一般|平时|基本|向来)?不(?:坐|住|订|搭|乘)(?P<obj>(?![了过])[^，,。！!？?；;、这那]{2,})"), "dislikes"),
-    (re.compile(rf"别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(rf"(?<!到时候)(?<!这次)(?<!今天)(?<!可)别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(r"只要是(?P<obj>[^，,。我你]{2,10}?)(?:的话)?我?(?:都|就)(?:OK|ok|可以|行|没问题|喜欢|爱)"), "likes"),
     (re.compile(r"^(?P<obj>[\u4e00-\u9fffA-Za-z0-9]{2,14}?)是我(?:[^，,。]{0,8}的)?(?:习惯|爱好|保留节目)"), "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
 ]
@@ -939,6 +941,21 @@ _COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bi
                   "run": "running"}
 
 
+def _gerund(verb_phrase: str) -> str:
+    """"work from home" -> "working from home" (the first word as its -ing form)."""
+    first, _, rest = verb_phrase.partition(" ")
+    low = first.lower()
+    if low.endswith("ie"):
+        ing = low[:-2] + "ying"
+    elif low.endswith("e") and not low.endswith(("ee", "ye", "oe")):
+        ing = low[:-1] + "ing"
+    elif re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", low) and len(low) <= 4:
+        ing = low + low[-1] + "ing"
+    else:
+        ing = low + "ing"
+    return f"{ing} {rest}".strip()
+
+
 _CONTACT_WAYS = {"text": "texting", "email": "email", "message": "messaging", "whatsapp": "WhatsApp", "dm": "DMs"}
 
 
@@ -1127,9 +1144,14 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      flags) \
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI'm (?:really |very |quite |pretty |super )?big on ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags) \
         or re.search(r"\bI(?:'d| would) (?:much )?prefer (?!to\b|being\b|it\b|that\b|not\b|if\b)(?:an? |the )?"
                      r"([\w' -]{2,30}?)(?= on | for | when | if |$)", c, flags)
+    rather = re.search(r"\bI(?:'d| would) (?:much )?rather (work|stay|eat|walk|cycle|drive|cook|train|read|study|sleep|"
+                       r"swim|run|travel)\b( [\w' -]{1,30})?$", c, flags) if not m else None
+    if rather:  # "I'd rather work from home" -> working from home
+        add(_Raw("likes", _gerund(rather.group(1) + (rather.group(2) or ""))))
     if not m and (how := re.search(r"\bI (?:usually |always |normally |just )?(?:take|drink|have|like|order) my (coffee|tea|"
                                    r"steak|eggs|burger|martini|whisky|whiskey) ([a-z]+(?:[ -][a-z]+)?)$", c, flags)):
         add(_Raw("likes", f"{how.group(2)} {how.group(1)}"))  # "I take my coffee black" -> black coffee
@@ -1659,7 +1681,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             about_other = False
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
-            carried = _carried_over(sub, raws, zh) or (_zh_accepted_instead(sub, raws) if zh else None)
+            carried = _carried_over(sub, raws, zh, stripped) or (_zh_accepted_instead(sub, raws) if zh else None)
             if carried is not None:
                 found = [carried]
             elif zh:
@@ -1748,7 +1770,7 @@ _PRONOUN_OBJECT = re.compile(r"^(?:it|them|those|these|that|this|one|ones|they|h
                              re.I)
 
 
-def _carried_over(clause: str, earlier: list[_Raw], zh: bool) -> _Raw | None:
+def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "") -> _Raw | None:
     """An elliptical clause that names only a new object carries the previous fact's predicate over it:
     "我不吃牛肉，羊肉也不行" -> diet 羊肉 −, "allergic to peanuts, and cashews too" -> allergy cashews."""
     if not earlier or earlier[-1].predicate not in _CARRIED_PREDICATES:
@@ -1759,6 +1781,10 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool) -> _Raw | None:
         if not m or not re.search(r"也|都|同样|亦", clause):
             return None
     else:
+        fixed = re.match(r"^(?:oh )?(?:wait,? )?(?:no,? )?(?:it's|it is|I mean|I meant|make that|rather|actually) "
+                         r"(?:the |an? )?(?P<obj>[\w' -]{2,30}?)$", clause.strip(" .!"), re.I)
+        if fixed and prev.predicate in ("allergy", "diet", "likes", "dislikes") and _CORRECTION.search(whole):
+            return _Raw(prev.predicate, _clean(fixed.group("obj"), False), prev.polarity)  # "walnuts… oh wait, no, it's pecans"
         m = _EN_ELLIPSIS.match(clause.strip(" .!"))
         marked = re.search(r"\s(?:too|as well|also|either)$|^(?:same (?:goes )?(?:for|with)|ditto|nor|neither)\s",
                            clause.strip(" .!"), re.I)
@@ -1808,6 +1834,7 @@ def _with_subject(clause: str) -> str:
     """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi")."""
     if re.match(r"^(?:a |an )?(?:big |huge |total |massive |real |complete )?(?:fan|sucker) (?:of|for)\b", clause, re.I):
         return f"I'm a {re.sub(r'^an? ', '', clause, flags=re.I)}"  # "Big fan of board games"
+    clause = re.sub(r"^(?:also|and|plus|oh and|but)\s+(?=not\b)", "", clause, flags=re.I)
     if re.match(r"^(?:not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|into|big on)|"
                 r"(?:really |totally )?into)\b", clause, re.I):
         return f"I'm {re.sub(r'[ ,]+(?:at the moment|these days|lately|right now)$', '', clause, flags=re.I)}"  # "not a fan of horror films"
