@@ -134,7 +134,7 @@ def _clean(obj: str, zh: bool) -> str:
     obj = obj.strip(" ，,。.!！?？;；:：~～-—\"'")
     if zh:
         obj = re.sub(r"^(?:的|了|是|在|用|去)", "", obj) if len(obj) > 2 else obj
-        obj = re.sub(r"(?:的|了|啦|吧|呢|啊|哦|就好|就行|就可以|一下)+$", "", obj)
+        obj = re.sub(r"(?:的|了|啦|吧|呢|啊|哦|就好|就行|就可以|就成|就得了|就OK|一下)+$", "", obj)
         obj = obj.replace("一下", "")
     else:
         obj = re.sub(r"^(?:the|a|an|my|some)\s+", "", obj, flags=re.I)
@@ -176,7 +176,7 @@ _TEMPORARY = re.compile(
 # what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
 # "我最爱吃的是火锅": what comes before the thing itself
 _ZH_TASTE_LEAD = re.compile(r"^(?:吃|喝|玩|看|听|去)?的(?:就)?是")
-_ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排)|更(?:贵|便宜|多|少|好|差)")
+_ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排|谁|什么|哪)|更(?:贵|便宜|多|少|好|差)")
 # a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
 _TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving|keto|paleo|vegan|vegetarian|fasting)\b|迷上|爱上",
                             re.I)
@@ -362,7 +362,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = None  # "我叫孙浩，你叫我浩哥就行": the form of address asked for wins
     if m and re.match(r"起床|起来|吃饭|下楼|过去|回来|一声|出门|去", m.group(1)):
         m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
-    if m and not re.search(r"别叫|不要叫", c[:m.start() + 2]):
+    if m and not re.search(r"别叫|不要叫|甭叫|别再叫|不用叫", c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
 
     # allergy
@@ -1006,7 +1006,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   rf"(?:I'd|I would) (?:rather|prefer to|like to) be (?:addressed as|called)|I prefer to be (?:addressed as|called)|"
                   rf"I prefer being (?:addressed as|called)) ({_EN_STOP}+?)"
                   rf"(?:\.(?!\u2060)|,|\?|$| please| too| as well)", c + ".", flags)
-    if m and re.search(r"\b(?:don't|do not|never|not|stop) (?:call|calling|address) me\b", c[:m.end()], flags):
+    if m and re.search(r"\b(?:don't|do not|never|not|stop|nobody|no one|no-one) (?:call|calls|calling|address) me\b",
+                       c[:m.end()], flags):
         m = None
     if m and not re.search(r"my name(?:'s| is)", c, flags) or (m and "go by" not in whole):
         name = _clean(m.group(1), False)
@@ -1058,6 +1059,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                   r"(?:a |an |strictly |mostly |fully |completely )*"
                   r"(halal|kosher|gluten-free|dairy-free|sugar-free|low-carb|keto|paleo|plant-based)\b", c, flags) \
         or re.search(r"\b(?:I'm|I am) doing (keto|paleo|low-carb|intermittent fasting|Whole30|the 5:2)\b", c, flags) \
+        or re.search(r"\bI (?:follow|stick to|keep to|eat|am on|'m on) (?:a |the )?(?:strict |mostly )?([\w-]{3,20}) diet\b", c,
+                     flags) \
         or re.search(r"\b(?:I'm|I am) on (?:a |the )?(keto|paleo|low-carb|gluten-free|plant-based|vegan|vegetarian|"
                      r"Mediterranean|carnivore|FODMAP|low-FODMAP)(?: diet)?\b", c, flags)
     if m:
@@ -1166,7 +1169,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and m.group(2).lower() not in ("people", "nice", "good", "private", "practical", "busy", "different"):
         noun = m.group(2).lower()
         add(_Raw("dislikes" if m.group(1) else "likes", noun if noun.endswith("s") else f"{noun}s"))
-    m = re.match(r"^(?:a |an |the )?([\w -]+?) (?:is|are) (?:fine|ok|okay|acceptable|great)\b", c, flags)
+    m = re.match(r"^(?!so |then |which |and )(?:a |an |the )?([\w -]+?) (?:is|are) (?:fine|ok|okay|acceptable|great)\b", c,
+                 flags)
     if m and not re.match(r"^(?:that|this|it|everything|just|but)\b", m.group(1), flags) and not name_ok:
         add(_Raw("likes", m.group(1)))
 
@@ -1205,7 +1209,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         else:
             add(_Raw("decision", obj, polarity="negative"))
     m = re.search(r"\bswitch(?:ed|ing)? (?:(?:the|our|my) [\w-]+(?: [\w-]+)? )?from [\w. -]+? to ([\w. -]+)", c, flags)
-    if m:
+    if m and _en_commute(c) is None:  # "I switched from driving to the train for work" is a way to work
         add(_Raw("decision", _en_strip_time_words(_clean(m.group(1), False), when), change="evolution"))
     m = re.search(rf"\b(?:I've decided on|we've decided on|decided on|going with|go with|let's use|we'll use|"
                   rf"we will use|keeping|decided to|let's go for|stick with|sticking with|opt for|opting for|"
@@ -1344,7 +1348,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                       rf"I (?:still |currently |now )?work (?:remotely |full-time |part-time |freelance )?"
                       rf"(?:in [\w-]+(?: [\w-]+)? )?(?:for|at)|(?:I'm|I am) an? (?!(?:[\w-]+ ){{0,3}}?(?:fan|sucker|softie|fool)\b)(?:[\w-]+ ){{0,3}}?[\w-]+ (?:at|for)|"
                       rf"(?:I'm|I am) (?:on|in) the (?:[\w-]+ ){{0,3}}?(?:team|department|dept|group) (?:at|of)) "
-                      rf"([A-Z]{_EN_STOP}+)", c)
+                      rf"(?:the )?([A-Z]{_EN_STOP}+)", c)
         if m:
             obj = re.sub(r"\s+as an? .*$|\s+(?:now|these days|at the moment|full-time|part-time|since \w+)$", "", m.group(1))
             add(_Raw("works_at", _clean(obj, False)))
@@ -1410,7 +1414,7 @@ def _en_commute(clause: str) -> _Raw | None:
     m = re.search(r"\bswitched to (\w+ing) to (?:work|the office)", clause, re.I)
     if m:
         return _Raw("commute", m.group(1).lower(), change="evolution")
-    m = re.search(rf"\bswitch(?:ed|ing)? to (?:taking |riding |using |getting )?(?:the |a |my )?({_EN_VEHICLE}|bike|e-bike|"
+    m = re.search(rf"\bswitch(?:ed|ing)? (?:from [\w -]+? )?to (?:taking |riding |using |getting )?(?:the |a |my )?({_EN_VEHICLE}|bike|e-bike|"
                   rf"bicycle|car|cycling|walking|driving)\b", clause, re.I)
     if m:
         vehicle = m.group(1)
@@ -1604,6 +1608,7 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
                 out.append((p, None))
                 i += 1
     else:
+        text = re.sub(r",\s*[\w' -]{1,30}? and all\b", "", text, flags=re.I)  # "a Sunday roast, Yorkshires and all"
         kept = _EN_BINOMIALS.sub(lambda m: m.group(0).replace(" and ", "\x01"), text)  # "fish and chips" is one thing
         for part in _EN_SPLIT.split(kept):
             if not part or not part.strip():
