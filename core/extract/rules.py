@@ -559,7 +559,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.match(r"^[\u4e00-\u9fff]{0,8}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
             add(_Raw("decision", m.group(1).strip()))
-        m = re.match(rf"^(?:改|换|就|还是|而是|那就)?用({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
+        m = re.match(rf"^(?:(?:改|换|就|还是|而是|那就|直接)?用|(?:直接|改|换)上)({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
         if m and re.search(r"(?:不|别|不要)用", whole) and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信"
             add(_Raw("decision", _clean(m.group(1), True)))
         m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|(?!(?i:ok|okay|yes|no|fine|good|sure)(?![A-Za-z]))[A-Za-z][\w .+#-]{0,20}?)"
@@ -594,8 +594,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # todo
     todo = _zh_todo(c, whole, when)
-    if todo:
-        add(_Raw("todo", todo))
+    if todo:  # "发到我邮箱 a@b.cn": the address says whose it is
+        add(_Raw("todo", re.sub(r"我的?(?:邮箱|信箱|手机|手机号)\s*(?=[\w.+-]+@|\+?\d)", "", todo)))
     else:
         m = re.search(rf"(?:打算|准备|计划)({_ZH_STOP}+)", c)
         if m and not any(r.predicate == "budget_limit" for r in out):
