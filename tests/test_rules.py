@@ -526,3 +526,190 @@ def test_no_decision_or_home_from_idioms_past_choices_and_trips():
 
 def test_zh_todo_drops_mingzao():
     assert _triples(extract(_zh("别忘了提醒我明早给客户回电话。"))) == {("todo", "给客户回电话", "positive")}
+
+
+def _ctx(turn_fn, *pairs: tuple[str, str]) -> list[Turn]:
+    """Context turns ("u"/"a", text) numbered before the annotated turn."""
+    return [turn_fn(text, speaker="user" if who == "u" else "assistant", n=i + 1) for i, (who, text) in enumerate(pairs)]
+
+
+def _answer(turn_fn, pairs: list[tuple[str, str]], text: str, project: str | None = None):
+    return extract(turn_fn(text, n=len(pairs) + 1, project=project), _ctx(turn_fn, *pairs))
+
+
+def test_confirmed_proposals_and_offered_reminders():
+    facts = _answer(_zh, [("a", "这次要不要直接用Vite打包？")], "行，就这么办。")
+    assert _triples(facts) == {("decision", "Vite", "positive")} and facts[0].source_kind == "user_confirmed"
+    assert _triples(_answer(_en, [("a", "Just to confirm: we'll deploy on Fly.io and not Heroku?")], "correct")) == {
+        ("decision", "Fly.io", "positive"), ("decision", "Heroku", "negative")}
+    assert _triples(_answer(_en, [("a", "For the blog, shall we just host it on Netlify?")], "yeah let's do that")) == {
+        ("decision", "Netlify", "positive")}
+    assert _triples(_answer(_en, [("a", "I'll remind you on Friday to return the library books.")], "yes please")) == {
+        ("todo", "return the library books", "positive")}
+    assert _triples(_answer(_zh, [("a", "那我记下了：周三上午提醒您去取快递。")], "可以。")) == {("todo", "取快递", "positive")}
+    assert _triples(_answer(_en, [("a", "Shall I note that you're going with the oak table, not the walnut one?")],
+                            "yes, go ahead")) == {("decision", "oak table", "positive"),
+                                                  ("decision", "walnut table", "negative")}
+    assert _triples(_answer(_zh, [("a", "我理解您是要把例会改到周四下午，对吗？")], "对", project="crm")) == {
+        ("decision", "例会改到周四下午", "positive")}
+
+
+def test_answers_that_correct_a_guess_or_a_stated_value():
+    def one(turn_fn, pairs, text):
+        facts = _answer(turn_fn, pairs, text)
+        assert all(f.change == "correction" for f in facts), text
+        return _triples(facts)
+
+    assert one(_zh, [("a", "好的，您住在杭州西湖区，我帮您找了附近的健身房。")], "不是西湖区啦，是拱墅") == {
+        ("lives_in", "拱墅", "positive")}
+    assert one(_en, [("a", "You're in Hackney, I assume?")], "Nope, Walthamstow actually") == {
+        ("lives_in", "Walthamstow", "positive")}
+    assert one(_en, [("a", "I'm guessing you drive in to work?")], "No, I cycle.") == {("commute", "cycling", "positive")}
+    assert one(_en, [("u", "keep the catering under $1,200")], "oops, typo: $1,800") == {
+        ("budget_limit", "1800 USD", "positive")}
+    assert one(_en, [("a", "Draft bio: 'Product designer at Canva, based in Sydney.'")],
+               "you got it wrong, it's Atlassian not Canva") == {("works_at", "Atlassian", "positive")}
+    assert one(_en, [("a", "Since you work at Amazon, try the cafe on 7th.")], "That's wrong, I'm at Microsoft, not Amazon.") \
+        == {("works_at", "Microsoft", "positive")}
+    assert one(_en, [("u", "I'm an engineer at Arup."), ("a", "Noted - you work at Atkins.")], "no, I said Arup") == {
+        ("works_at", "Arup", "positive")}
+    assert one(_en, [("u", "I live in Hove."), ("a", "Got it, Hove.")], "sorry, I meant Lewes - Hove's where my gym is") \
+        == {("lives_in", "Lewes", "positive")}
+    assert one(_zh, [("u", "我住在江北区"), ("a", "好的，您住在江北区。")], "哦不对，说错了，是渝中区，江北是公司那边。") == {
+        ("lives_in", "渝中区", "positive")}
+    assert one(_zh, [("a", "已为您填写：工作单位是华为。")], "你搞错了，我在荣耀，不是华为。") == {
+        ("works_at", "荣耀", "positive")}
+
+
+def test_bare_answers_about_the_way_to_work():
+    for turn_fn, question, answer, expected in (
+            (_zh, "顺便问下，您平时怎么去公司？", "骑电驴", "骑电驴"), (_zh, "您一般怎么去单位？", "挤地铁呗", "地铁"),
+            (_en, "How do you get to work?", "walk, it's 15 mins", "walking"),
+            (_en, "How do you usually get to the office?", "train, mostly", "train")):
+        assert _triples(_answer(turn_fn, [("a", question)], answer)) == {("commute", expected, "positive")}, answer
+
+
+def test_zh_choices_kept_and_dropped_side_by_side():
+    assert _triples(extract(_zh("云南线定了，新疆线不去了。"))) == {("decision", "云南线", "positive"),
+                                                             ("decision", "新疆线", "negative")}
+    assert _triples(extract(_zh("婚礼定了去大理办，三亚不去了。"))) == {("decision", "大理办", "positive"),
+                                                               ("decision", "三亚", "negative")}
+    assert _triples(extract(_zh("缓存选Redis，Memcached就不用了。", project="api"))) == {
+        ("decision", "Redis", "positive"), ("decision", "Memcached", "negative")}
+    assert _triples(extract(_zh("登录先接微信，QQ这期不接。", project="app"))) == {
+        ("decision", "微信", "positive"), ("decision", "QQ", "negative")}
+    assert _triples(extract(_zh("前端就用Svelte吧，Angular这次不考虑了。", project="app"))) == {
+        ("decision", "Svelte", "positive"), ("decision", "Angular", "negative")}
+    assert _triples(extract(_zh("短信渠道从下月起改成阿里云。", project="app"))) == {("decision", "阿里云", "positive")}
+    assert _triples(extract(_zh("别用Jenkins了，太老，直接上GitHub Actions。", project="ci"))) == {
+        ("decision", "Jenkins", "negative"), ("decision", "GitHub Actions", "positive")}
+    for text in ("用Kotlin还是Java，下周再讨论吧。", "上周末搬到了闵行，终于不用挤地铁了。", "预算改成五万。", "时间定了。"):
+        assert not any(f.predicate == "decision" for f in extract(_zh(text, project="app"))), text
+
+
+def test_en_choices_without_a_subject_and_with_a_purpose():
+    assert _triples(extract(_en("went with the Kia Niro in the end, not the Corolla"))) == {
+        ("decision", "Kia Niro", "positive"), ("decision", "Corolla", "negative")}
+    assert _triples(extract(_en("let's not use Trello for sprints — Linear it is", project="web"))) == {
+        ("decision", "Trello", "negative"), ("decision", "Linear", "positive")}
+    assert _triples(extract(_en("we switched the mobile app from Ionic to Flutter last month", project="m"))) == {
+        ("decision", "Flutter", "positive")}
+    assert _triples(extract(_en("Let's go with Adyen for payments. Braintree's out.", project="shop"))) == {
+        ("decision", "Adyen", "positive"), ("decision", "Braintree", "negative")}
+    assert _triples(extract(_en("I picked the garden venue for the party, not the pub."))) == {
+        ("decision", "garden venue", "positive"), ("decision", "pub", "negative")}
+    assert extract(_en("The committee decided to postpone the gala.")) == []
+
+
+def test_former_states_and_other_peoples_facts():
+    for text in ("读研那几年我住在南京仙林。", "我初中的时候养过一只兔子。", "我姐在京东上班，住在亦庄那边。",
+                 "Back when I was at uni I lived in Leeds.", "The board decided to close the Leeds office."):
+        assert extract(_zh(text) if _is_cjk(text) else _en(text)) == [], text
+    assert _triples(extract(_zh("我妹妹住在成都，不过我住重庆。"))) == {("lives_in", "重庆", "positive")}
+    assert _triples(extract(_zh("给我爸买个按摩椅，预算五千以内。"))) == {("budget_limit", "5000 CNY", "positive")}
+
+
+def _is_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_tastes_with_fronted_topics_and_other_shapes():
+    def t(text):
+        return _triples(extract(_zh(text) if _is_cjk(text) else _en(text)))
+
+    assert t("Big fan of ramen, but mushrooms? can't stand them") == {("likes", "ramen", "positive"),
+                                                                      ("dislikes", "mushrooms", "positive")}
+    assert t("Love hiking, but karaoke I can't stand.") == {("likes", "hiking", "positive"),
+                                                             ("dislikes", "karaoke", "positive")}
+    assert t("no early meetings for me, ever") == {("dislikes", "early meetings", "positive")}
+    assert t("no pork for me") == {("diet", "pork", "negative")}
+    assert t("Totally into pottery at the moment.") == {("likes", "pottery", "positive")}
+    assert t("Email me rather than calling, and please no group chats.") == {("likes", "email", "positive"),
+                                                                           ("dislikes", "group chats", "positive")}
+    assert t("If the drive is over three hours I want a hotel stop.") == {("likes", "hotel stop", "positive")}
+    assert t("早起跑步是我坚持了好几年的习惯") == {("likes", "早起跑步", "positive")}
+    assert t("有事发邮件就好，别打电话。") >= {("likes", "邮件沟通", "positive")}
+    assert t("咖啡嘛，只要是手冲我都OK") == {("likes", "手冲", "positive")}
+    assert t("要是航班超过六个小时，我宁可坐高铁") == {("likes", "坐高铁", "positive")}
+    assert t("我最爱喝的是乌龙茶") == {("likes", "乌龙茶", "positive")}
+    assert t("周末我一般在家看电影") == {("likes", "看电影", "positive")}
+    assert t("I drink my tea black") == {("likes", "black tea", "positive")}
+    assert t("I'd prefer aisle seats on short flights") == {("likes", "aisle seats", "positive")}
+    assert t("if it snows, I'd rather work from home") == {("likes", "working from home", "positive")}
+    assert t("I can't stand queues. Also not a fan of voice messages.") == {("dislikes", "queues", "positive"),
+                                                                            ("dislikes", "voice messages", "positive")}
+    assert ("dislikes", "再贵", "positive") not in t("预算最多八千，再贵真扛不住了")
+    assert not any(f.predicate == "dislikes" for f in extract(_zh("预算提到五千，别给我推荐更贵的了")))
+    assert t("I love a Sunday roast, gravy and all") == {("likes", "Sunday roast", "positive")}
+
+
+def test_pets_names_homes_and_employers_in_more_shapes():
+    def t(text):
+        return _triples(extract(_zh(text) if _is_cjk(text) else _en(text)))
+
+    assert t("two rabbits at home, Bun and Clover") == {
+        ("pet", "rabbit (Bun)", "positive"), ("pet", "rabbit (Clover)", "positive")}
+    assert t("I'd rather be addressed as Prof. Ng.") == {("name", "Prof. Ng", "positive")}
+    assert t("please just call me Bea, nobody calls me Beatrice except my nan") == {("name", "Bea", "positive")}
+    assert t("别叫我李总，叫我老李就成") == {("name", "老李", "positive")}
+    assert t("明早六点叫我起床") == {("todo", "起床", "positive")}
+    assert t("we moved house to Frome last weekend") == {("lives_in", "Frome", "positive")}
+    assert t("I live just outside Bath") == {("lives_in", "Bath", "positive")}
+    assert t("我老家河南的，现在在郑州金水住") == {("lives_in", "郑州金水", "positive")}
+    assert t("我在西安住了八年了") == {("lives_in", "西安", "positive")}
+    assert t("I work at leeds city council and I train in every day") == {
+        ("works_at", "Leeds City Council", "positive"), ("commute", "train", "positive")}
+    assert t("I'm working for Monzo now") == {("works_at", "Monzo", "positive")}
+    assert t("I'm a porter at the Royal Free Hospital, long shifts") == {("works_at", "Royal Free Hospital", "positive")}
+    assert t("我在一家药企上班，叫恒瑞") == {("works_at", "恒瑞", "positive")}
+    assert t("我家猫咪叫团子，是只英短") == {("pet", "英短（团子）", "positive")}
+
+
+def test_diets_commutes_plans_and_todos_in_more_shapes():
+    def t(text):
+        return _triples(extract(_zh(text) if _is_cjk(text) else _en(text)))
+
+    assert t("Been vegetarian for about ten years now.") == {("diet", "vegetarian", "positive")}
+    assert t("I'm doing keto at the moment") == {("diet", "keto", "positive")}
+    assert t("I follow a low-carb diet") == {("diet", "low-carb", "positive")}
+    assert t("我是地中海饮食，油炸的基本不碰") == {("diet", "地中海饮食", "positive"), ("diet", "油炸", "negative")}
+    assert t("最近在戒酒，啤酒一口都不喝了。") == {("diet", "戒酒", "positive"), ("diet", "啤酒", "negative")}
+    assert t("我肠胃不好，冰的也不喝") == {("diet", "冰饮", "negative")}
+    assert t("我对青霉素过敏，另外阿莫西林也不能用。") == {("allergy", "青霉素", "positive"),
+                                                    ("allergy", "阿莫西林", "positive")}
+    assert t("下周起我改坐公司班车了") == {("commute", "公司班车", "positive")}
+    assert t("住在杭州未来科技城，公司骑车十分钟") == {("lives_in", "杭州未来科技城", "positive"),
+                                                 ("commute", "骑车", "positive")}
+    assert t("I switched from cycling to the bus for work") == {("commute", "bus", "positive")}
+    assert t("6月2日安排压测") == {("plan", "压测", "positive")}
+    assert t("下周四发正式版，大家准备一下。") == {("plan", "发正式版", "positive")}
+    assert t("周末我一般要值班") == set() and t("以后开会尽量别约在周五下午") == set()
+    assert t("测试报告我明天补齐") == {("todo", "补齐测试报告", "positive")}
+    assert t("周二晚上提醒我把发票打印出来") == {("todo", "打印发票", "positive")}
+    assert t("帮我记着月底前把报销单交上去") == {("todo", "交报销单", "positive")}
+    assert t("帮我记一下，周四前交物业费") == {("todo", "交物业费", "positive")}
+    assert t("I have to renew my passport before June") == {("todo", "renew my passport", "positive")}
+    assert t("Planning to run a marathon in October") == {("plan", "run a marathon", "positive")}
+    assert t("for the new bike I can go up to one and a half thousand pounds") == {
+        ("budget_limit", "1500 GBP", "positive")}
+    assert t("I'm allergic to cashews... oh wait, no, it's pistachios") == {("allergy", "pistachios", "positive")}

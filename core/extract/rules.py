@@ -208,7 +208,7 @@ _OTHER_PEOPLE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
     r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)|"
     r"^(?:the|our|my) (?:board|management|company|client|clients|leadership|execs?|higher-ups|investors|landlord|"
-    r"council|school|government)\b(?! (?:is|are) (?:out|in|the|a)\b)", re.I)
+    r"council|school|government|committee|organi[sz]ers|authorities|university|HR|panel|jury|trustees|partners)\b(?! (?:is|are) (?:out|in|the|a)\b)", re.I)
 # somebody else as the subject (not "给我爸买礼物", where the user acts)
 _OTHER_SUBJECT = re.compile(rf"^(?:我们?的?|我家)?(?:{_ZH_PEOPLE}|哥|姐|弟|妹)|^(?:my|our) (?:{_EN_PEOPLE})s?\b|"
                             r"^(?:he|she|they)\b", re.I)
@@ -391,6 +391,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
     m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:是)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
+        or re.search(r"(?:在|正在)(戒(?:酒|烟|糖|咖啡|奶茶|碳水|甜食|零食|夜宵|宵夜))", c) \
         or re.search(r"(?:^|我|是)(?:是|在|一直|现在|坚持)*(?:吃)?((?![我是在吃])[\u4e00-\u9fff]{2,4}饮食)(?!习惯|方面|建议)", c)
     if m:
         add(_Raw("diet", m.group(1)))
@@ -406,7 +407,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
                  rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])|(?:吃|喝)不了)", c)
     if m and _zh_topic_ok(m.group(1), when):
-        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(m.group(1), m.group(1)), polarity="negative"))
+        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(m.group(1), re.sub(r"(?<=..)的$", "", m.group(1))),
+                 polarity="negative"))
 
     # a habit in free time: "周末我一般在家打游戏", "下班后通常去游泳"
     m = re.match(r"^(?:周末|平时|晚上|下班后|下班以后|早上|每天|每周末|休息的时候|没事的时候|有空的时候|空闲时)(?:我)?"
@@ -415,7 +417,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("likes", m.group("obj")))
     # a way to be reached: "有事微信上说就行", "发邮件联系我就好"
-    m = re.match(r"^(?:有事)?(?:发|打|用|在)?(微信|短信|邮件|钉钉|飞书|企业微信)(?:上)?(?:说|联系我?|沟通|找我|留言)(?:就行|就好|就可以|吧)", c)
+    m = re.match(r"^(?:有事)?(?:发|打|用|在)?(微信|短信|邮件|钉钉|飞书|企业微信)(?:上)?(?:说|联系我?|沟通|找我|留言)?(?:就行|就好|就可以|吧)", c)
     if m:
         add(_Raw("likes", f"{m.group(1)}沟通"))
     # likes / dislikes
@@ -559,7 +561,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.match(r"^[\u4e00-\u9fff]{0,8}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
             add(_Raw("decision", m.group(1).strip()))
-        m = re.match(rf"^(?:(?:改|换|就|还是|而是|那就|直接)?用|(?:直接|改|换)上)({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c)
+        m = re.match(rf"^(?:(?:改|换|就|还是|而是|那就|直接)?用|(?:直接|改|换)上)({_ZH_STOP}{{2,20}}?)(?:吧|了)?$", c)
         if m and re.search(r"(?:不|别|不要)用", whole) and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信"
             add(_Raw("decision", _clean(m.group(1), True)))
         m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|(?!(?i:ok|okay|yes|no|fine|good|sure)(?![A-Za-z]))[A-Za-z][\w .+#-]{0,20}?)"
@@ -577,6 +579,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
             obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开|重写|重构|实现)[\u4e00-\u9fff]{0,5}$",
                          "", obj)
+            if re.match(r"[A-Za-z][A-Za-z0-9.+#-]+[\u4e00-\u9fff]", obj):  # "用Vite打包": the tool, not its use ("A区" stays)
+                obj = re.sub(r"(?<=[A-Za-z0-9.])[\u4e00-\u9fff]{1,5}$", "", obj)
             if obj != r.object:
                 out[i] = dataclasses.replace(r, object=obj)
 
@@ -755,7 +759,7 @@ def _trim_measure(obj: str) -> str:
 
 _ZH_ANIMAL = (r"[\u4e00-\u9fff]{0,3}?(?:猫|狗|犬|兔子?|鹦鹉|八哥|仓鼠|龙猫|豚鼠|荷兰猪|乌龟|龟|金鱼|鱼|蜥蜴|刺猬|"
               r"金毛|柯基|泰迪|哈士奇|二哈|萨摩耶|拉布拉多|边牧|比熊|博美|雪纳瑞|德牧|阿拉斯加|雪橇犬|"
-              r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗)?")
+              r"布偶|英短|美短|暹罗|加菲|蓝猫|狸花)(?:猫|犬|狗|咪)?")
 _ZH_PET_CONTEXT = re.compile(r"养|领养|收养|领了|领回|抱回|捡了|捡回|接回|带回|我家|家里|我们家|有只|有条|我有[一两三四几]只|我有[一两三]条")
 _ZH_PET_NAME = r"(?:[，,]\s*)?(?:它|他|她)?(?:叫|名叫|名字叫|取名叫?|起名叫?)(?P<name>[\u4e00-\u9fffA-Za-z0-9]{1,6})"
 
