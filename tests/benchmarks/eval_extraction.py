@@ -39,8 +39,9 @@ BLIND = GOLD_DIR / "blind.jsonl"  # written independently after the chatty round
 BLIND2 = GOLD_DIR / "blind2.jsonl"  # written independently after the second round; never used for tuning
 BLIND3 = GOLD_DIR / "blind3.jsonl"
 BLIND4 = GOLD_DIR / "blind4.jsonl"
+BLIND5 = GOLD_DIR / "blind5.jsonl"
 GOLD_SETS = {"--heldout": HELDOUT, "--chatty": CHATTY, "--blind": BLIND, "--blind2": BLIND2, "--blind3": BLIND3,
-             "--blind4": BLIND4}
+             "--blind4": BLIND4, "--blind5": BLIND5}
 
 
 def _turn(d: dict) -> Turn:
