@@ -1184,7 +1184,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or (re.search(r"\b(?:use|go with|going with|went with|picked|pick|chose|choose|decision|decided|host|deploy|"
                       r"opted|settled)\b", whole, flags)
             and re.match(r"^not (?:the |an? )?((?-i:[A-Z]|[a-z]+[A-Z])[\w.-]+(?: [\w-]+){0,2})$", c, flags)) \
-        or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:off the table|not an option|a no-go)\b", c,
+        or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?)(?: is| are|'s) (?:off the table|not an option|a no-go)\b", c,
                     flags) \
         or (re.search(r"\b(?:use|go with|going with|decided|picked|choose|chose)\b", whole, flags)
             and re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?)(?: is| are|'s) (?:out|ruled out|scrapped|dropped|"
@@ -1704,6 +1704,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 found = [narrowing]
             elif cond and not found and not zh:
                 found = _conditional_want(sub)
+            if zh:
+                found = _with_listed_items(found, sub)
             for r in (part for f in found for part in _split_enumeration(f, zh)):
                 if zh and r.predicate in ("likes", "dislikes") and _ZH_TASTE_LEAD.match(r.object):
                     r = dataclasses.replace(r, object=_ZH_TASTE_LEAD.sub("", r.object))
@@ -1736,6 +1738,17 @@ _EN_BINOMIALS = re.compile(r"\b(?:fish and chips|salt and pepper|mac and cheese|
                            r"bread and butter|pros and cons|bed and breakfast|sweet and sour|drum and bass|r and b|"
                            r"peanut butter and jelly|gin and tonic|bangers and mash|rhythm and blues|"
                            r"[a-z]+ and a half|(?:hundred|thousand) and [a-z]+)\b", re.I)  # amounts in words
+
+
+def _with_listed_items(found: list[_Raw], clause: str) -> list[_Raw]:
+    """Chinese items listed with 、 after a fact's object ("我喜欢跑步、游泳"), which the object itself stops before."""
+    out = list(found)
+    for r in found:
+        at = clause.find(r.object) if r.predicate in _ENUMERATED_PREDICATES and r.object else -1
+        tail = clause[at + len(r.object):] if at >= 0 else ""
+        for item in re.findall(r"[、和](?:还有)?([^、，,。和]{1,8})", tail) if tail.startswith("、") else []:
+            out.append(_Raw(r.predicate, _clean(item, True), r.polarity, r.change, r.value, r.condition))
+    return out
 
 
 def _split_enumeration(raw: _Raw, zh: bool) -> list[_Raw]:
@@ -1786,7 +1799,11 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "") -
         return None
     prev = earlier[-1]
     if zh:
-        m = _ZH_ELLIPSIS.match(clause.strip(" 。.!！"))
+        bare = clause.strip(" 。.!！")
+        if prev.predicate in _ENUMERATED_PREDICATES and re.search(rf"(?:还有|以及)[，,]?\s*{re.escape(bare)}", whole) \
+                and re.fullmatch(r"(?![我你他她这那])[^，,。不没别]{1,8}", bare):
+            return _Raw(prev.predicate, bare, prev.polarity)  # "我喜欢跑步、游泳，还有打羽毛球"
+        m = _ZH_ELLIPSIS.match(bare)
         if not m or not re.search(r"也|都|同样|亦", clause):
             return None
     else:
@@ -2001,6 +2018,39 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     return _Raw(asked, value)
 
 
+_ZH_CHOICE_Q = re.compile(r"(?:倾向于?|选|用|要|定)?([^，,。？?：:]{1,12}?)还是([^，,。？?：:]{1,12}?)(?:呢|啊)?[？?]")
+_EN_CHOICE_Q = re.compile(r"(?:^|[,:]\s*|\b(?:use|pick|choose|prefer|go with|want|like)\s+)(?:the\s+)?"
+                          r"([\w.+#'-]+(?: [\w.+#'-]+){0,3}?) or (?:the\s+)?([\w.+#'-]+(?: [\w.+#'-]+){0,3}?)\?", re.I)
+
+
+def _answer_choice(text: str, question: str, when: datetime, project: bool) -> list[_Raw]:
+    """An answer naming one option of the assistant's "X还是Y？" / "X or Y?": that option chosen, with its full name
+    ("园区吧" to "酒店宴会厅还是创意园区？" -> 创意园区), and the other one rejected when the answer says so."""
+    m = _ZH_CHOICE_Q.search(question) or _EN_CHOICE_Q.search(question)
+    if not m or not (project or re.search(r"倾向|选|用|定|方案|\b(?:prefer|go with|use|pick|choose|should we|shall we)\b",
+                                            question, re.I)):
+        return []  # "Tea or coffee?" asks for a choice of the moment
+    options = [re.sub(r"^.*(?:倾向于|倾向|选|用|定|想要|打算|是)(?=.{2})", "", o).strip() for o in m.groups()]
+    norm = [o.casefold() for o in options]
+
+    def full(name: str) -> str | None:
+        n = name.casefold().strip()
+        hits = [o for o, k in zip(options, norm) if n and len(n) >= 2 and (n in k or k in n)]
+        return hits[0] if len(hits) == 1 else None
+
+    first = re.split(r"[，,。.;；!！]\s*", text.strip())[0]
+    first = re.sub(r"^(?:(?:我|我们)?(?:选|用|要|定|倾向|去)|(?:let's |we'll )?(?:go with|use|pick)\s+)|(?:吧|呗|啊|呀|吧。)$", "",
+                   first.strip(), flags=re.I).strip()
+    chosen = full(first)
+    if chosen is None:
+        return []
+    out = [_Raw("decision", chosen)]
+    for r in _raw_facts(text, when, project=True):
+        if r.predicate == "decision" and r.polarity == "negative" and (other := full(r.object)) and other != chosen:
+            out.append(_Raw("decision", other, "negative"))
+    return out
+
+
 def _put_forward(text: str) -> str:
     """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
@@ -2038,6 +2088,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     is_correction = bool(_CORRECTION.search(text))
     raws = _raw_facts(text, turn.time, project=project)
     if prev is not None and prev.speaker != "user" and not is_correction and re.search(r"[?？]", prev.text):
+        choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
+        if choice:
+            return [_fact(turn, r, "user_explicit", 0.9) for r in choice]
         answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
         if answer is not None and (not raws or answer.predicate == "name"):
             return [_fact(turn, answer, "user_explicit", 0.9)]
