@@ -65,6 +65,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 
 from ..claims import ClaimInput, SourceRef
 from ..timeutil import offset_minutes, to_us
@@ -244,7 +245,7 @@ _CONFIRM_WORD = (r"(?:对的?|对对|是的|是啊|是呀|是|嗯+|好的|好啊
                  r"要的|需要|麻烦了|yes pls|yes please|"
                  r"yes|yep|yup|yeah|yea|right|correct|that's right|that's correct|exactly|absolutely|definitely|"
                  r"sure|ok|okay|spot on|bingo|go ahead|please do|sounds right|let's do (?:that|it)|do it|go for it|"
-                 r"sounds good|works for me)")
+                 r"sounds good|works for me|就按(?:这个|你说的)(?:来|办)|按你说的(?:来|办)|就这样吧)")
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
 _CONFIRM = re.compile(rf"^{_CONFIRM_WORD}(?:[，,。.!！\s]*{_CONFIRM_WORD})*(?:[，,。.!！\s]|$)", re.I)
 _DECLINE = re.compile(r"^(?:不是|不|不用|no|not really|nope)\b|^(?:不是|不用|不)", re.I)
@@ -536,7 +537,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and (find_times(m.group(1), when) or find_amounts(m.group(1))):
         m = None  # "上线时间改成六月底" moves a date, "预算改成四万" is a budget
     if not m:
-        m = re.search(rf"按({_ZH_STOP}+?)(?:执行|来)", c)
+        m = re.search(rf"按(?!这个|那个|你说的|我说的|刚才)({_ZH_STOP}+?)(?:执行|来)", c)
     if not m and project:  # "选B方案吧", "那就定周三吧"
         m = re.match(rf"^(?:那|那就|就|还是|最后)?(?:选|定|用)(?!下来|好了|不了)({_ZH_STOP}{{1,12}}?)(?:吧|了)$", c)
     if not m and (project and re.search(_ZH_DECIDED + r"|定了|定好了", whole)):  # "定下来了，酒店选希尔顿"
@@ -1280,7 +1281,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("decision", obj))
 
     # budget
-    if (re.search(r"budget|\bcap(?:ped)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
+    if (re.search(r"budget|\bcap(?:ped|ping)?\b|\bspend\b|spending limit|\bunder\b|no more|\btops\b|\bceiling\b|"
                   r"\bmax(?:imum)?\b|at most|\bafford\b|\bbelow\b|\bup to\b|\blimit\b|\bexceed|to play with|to spend\b|"
                   r"set aside|put aside|earmarked|in the kitty|stretch to|no further|no higher|"
                   r"(?:not|n't|never) (?:want to |wanna )?(?:go |spend |pay )?(?:over|above|more than)\b", c, flags)
@@ -1974,7 +1975,7 @@ def _from_assistant(text: str) -> str:
 # what an assistant's question asks for, and how a bare answer to it reads
 _ASKED_FOR = (
     ("name", re.compile(r"address you|call you|your name|称呼您|称呼你|怎么叫您|怎么叫你|叫您什么", re.I)),
-    ("budget_limit", re.compile(r"budget|spend|预算|花多少|多少钱以内", re.I)),
+    ("budget_limit", re.compile(r"budget|spend|\bcap\b|\blimit\b|ceiling|预算|花多少|多少钱以内|上限|最多花", re.I)),
     ("allergy", re.compile(r"allerg|过敏", re.I)),
     ("diet", re.compile(r"dietary|忌口|不吃什么|饮食", re.I)),
     ("lives_in", re.compile(r"where do you live|where are you based|where's home|住哪|住在哪|家在哪", re.I)),
@@ -2051,15 +2052,55 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
     return out
 
 
+_ZH_WHEN = r"什么时候|哪天|哪一天|几号|何时|啥时候"
+
+
+def _answer_when(text: str, question: str, when: datetime) -> _Raw | None:
+    """A time given in answer to the assistant's "when": the event asked about becomes a plan ("新版官网计划什么时候
+    上线？" "月底吧" -> 上线新版官网), or a todo when the user promises it ("竞品分析什么时候能给我？" "今晚发你")."""
+    t = text.strip()
+    if not (find_times(t, when) or re.search(r"今晚|今天|月底|月初|周末|tonight|end of the month", t, re.I)):
+        return None
+    zh = _is_zh(question)
+    sent = next((x for x in re.split(r"(?<=[。！!？?])\s*", question) if re.search(rf"{_ZH_WHEN}|\bwhen\b", x, re.I)), "")
+    if not sent:
+        return None
+    if zh:
+        m = re.search(rf"([^，,。：:]{{2,12}}?)(?:打算|计划|准备|预计)?(?:安排在|定在|放在)?(?:{_ZH_WHEN})(?:能|要|会|可以)?"
+                      rf"([\u4e00-\u9fff]{{0,4}}?)(?:给我(?:一份)?)?(?:呢|啊)?[？?]", sent)
+        if not m:
+            return None
+        thing, verb = re.sub(r"^(?:您|你|咱们|我们)", "", m.group(1)), m.group(2)
+        promise = re.search(r"(发|给|交|传)(?:给)?你", t)
+        if promise:
+            return _Raw("todo", promise.group(1) + thing)
+        return _Raw("plan", f"{verb}{thing}" if verb and verb not in ("做", "弄", "搞") else thing)
+    own = re.search(r"\bto ([a-z][\w' -]{2,40}?)[.!]?$", t, re.I)
+    m = re.search(r"\bwhen (?:is|are|will|do you want to|should we|shall we|do we|are we|can you|will you|would you like to)"
+                  r"(?: do| have| hold| run| start)? (?:the |your |our |a )?([\w' -]{2,40}?)(?: booked(?: for)?| scheduled(?: for)?|"
+                  r" happening| be done| happen| going to happen| due)?\?", sent, re.I)
+    if own:
+        return _Raw("plan", own.group(1))  # "Next Tuesday, to move the sink."
+    if m and re.search(r"\bI'll\b|\bsend (?:it|you)\b", t, re.I):
+        return _Raw("todo", m.group(1))
+    return _Raw("plan", m.group(1)) if m else None
+
+
 def _put_forward(text: str) -> str:
     """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
     "好的好的" after "按计划4月11日就能完工" confirms no fact about the user."""
     sents = [x.strip() for x in re.split(r"(?<=[。！!？?])|(?<=\.)\s+", text) if x.strip()]
+    # a proposal followed by a bare tag question ("…capping spend at $8,000. Okay?", "建议定在四万元，可以吗？")
+    sents = [f"{x}?" if i + 1 < len(sents) and re.fullmatch(_TAG_QUESTION, sents[i + 1], re.I) else x
+             for i, x in enumerate(sents)]
+    sents = [re.sub(rf"[，,]\s*{_TAG_QUESTION}$", "?", x, flags=re.I) for x in sents
+             if not re.fullmatch(_TAG_QUESTION, x, re.I)]
     return " ".join(re.sub(r"\?$", ".", re.sub(r"？$", "。", _OFFER_LEAD.sub("", x))) for x in sents
                     if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x) or _OFFERED_REMINDER.search(x))
 
 
+_TAG_QUESTION = r"(?:okay|ok|alright|all right|sound good|does that work|right|可以吗|行吗|好吗|可以不|行不行|怎么样)[?？]"
 # an assistant's offer the user can accept: a reminder ("I'll remind you next Monday to…", "明天提醒您…")
 _OFFERED_REMINDER = re.compile(r"提醒您|提醒你|\bremind you\b", re.I)
 # what leads into a proposal or an offer: "确认一下：", "那我记下了：", "Just to confirm:"
@@ -2091,6 +2132,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
         if choice:
             return [_fact(turn, r, "user_explicit", 0.9) for r in choice]
+        dated = _answer_when(text, prev.text, turn.time) if not raws else None  # "When's the cutover?" "End of the month."
+        if dated is not None:
+            return [_fact(turn, dated, "user_explicit", 0.9)]
         answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
         if answer is not None and (not raws or answer.predicate == "name"):
             return [_fact(turn, answer, "user_explicit", 0.9)]
@@ -2122,11 +2166,10 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             found = [r for r in _raw_facts(f"{m.group(1)} to work", turn.time) if r.predicate == "commute"]
             return [_fact(turn, _Raw("commute", r.object, r.polarity, "correction"), "user_explicit", 0.9)
                     for r in found]
-    if not raws and is_correction and context:
-        # a bare corrected amount ("是七千不是九千", "Oops, typo - $2,500.")
-        earlier = " ".join(t.text for t in context if t.speaker == "user")
-        if re.search(r"预算|budget|\bcap\b", earlier, re.I) or any(
-                r.predicate == "budget_limit" for t in context if t.speaker == "user" for r in _raw_facts(t.text, t.time)):
+    if not raws and context and (is_correction or _EVOLUTION.search(text)):
+        # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千")
+        earlier = _earlier_budget(context)
+        if earlier is not None:
             zh = _is_zh(text)
             amt = None
             if zh:
@@ -2136,6 +2179,12 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                     amt = Amount(a.value, a.currency or "CNY")
             else:
                 amt = _en_amount(text)
+                bare = re.search(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k)?\b", re.split(r",?\s+not\s+", text)[0],
+                                 re.I) if amt is None else None
+                if bare:  # a plain number is an amount once a budget is being corrected
+                    amt = Amount(Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1), None)
+                if amt is not None and amt.currency is None and earlier.value:  # "No, I said 4,000" after "4k euros"
+                    amt = Amount(amt.value, earlier.value.get("currency"))
             if amt is not None:
                 raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
     if not raws and is_correction and context:
@@ -2160,6 +2209,19 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
+
+
+def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
+    """The user's last budget in the context, or a stand-in when a user turn only talks of one ("预算你帮我算个数")."""
+    for t in reversed(context):
+        if t.speaker != "user":
+            continue
+        found = [r for r in _raw_facts(t.text, t.time) if r.predicate == "budget_limit"]
+        if found:
+            return found[-1]
+    if any(t.speaker == "user" and re.search(r"预算|budget|\bcap\b", t.text, re.I) for t in context):
+        return _Raw("budget_limit", "")
+    return None
 
 
 def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
