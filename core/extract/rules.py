@@ -2036,7 +2036,7 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
 
     def full(name: str) -> str | None:
         n = name.casefold().strip()
-        hits = [o for o, k in zip(options, norm) if n and len(n) >= 2 and (n in k or k in n)]
+        hits = [o for o, k in zip(options, norm, strict=True) if n and len(n) >= 2 and (n in k or k in n)]
         return hits[0] if len(hits) == 1 else None
 
     first = re.split(r"[，,。.;；!！]\s*", text.strip())[0]
