@@ -201,6 +201,7 @@ _OTHER_PEOPLE = re.compile(
     rf"^(?:[^，,]{{0,4}})?(?:我们?(?:的|家|部门|公司|组|团队|team)?(?:的)?(?:{_ZH_PEOPLE})|"
     r"他们|她们|他|她|别人|大家)|^我(?:哥|姐|弟|妹)(?![妹姐哥弟])|"
     r"^(?:我们)?(?:公司|单位|学校|上面|领导层|管理层|集团|总部)(?:已经|刚)?(?:决定|规定|要求|说)|"
+    r"^[\u4e00-\u9fff]{0,4}(?:组|部|部门|团队|那边)(?:那边)?(?:已经|刚)?(?:决定|定了|规定|要求|说)|"
     rf"^(?:{_ZH_PEOPLE})(?:们)?(?:每天|每周|平时|一般|都|也|不|对|喜欢|讨厌|住|在|是|有|说|觉得|决定|要|爱|最)|"
     rf"^{_EN_NAME_SUBJECT}(?: and (?-i:[A-Z])[a-z]+)?(?:'s| is| are| has| have)? (?:allergic|vegan|vegetarian|lactose|"
     r"coeliac|celiac|based|moving|living|working)\b|"
@@ -209,7 +210,8 @@ _OTHER_PEOPLE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?:and|but|so|because|cos|since|think|apparently|said|says) )(?:my|our) (?:{_EN_PEOPLE})s?\b|"
     r"^(?:they|everyone|he|she)\b(?!.*\bmy\b)|"
     r"^(?:the|our|my) (?:board|management|company|client|clients|leadership|execs?|higher-ups|investors|landlord|"
-    r"council|school|government|committee|organi[sz]ers|authorities|university|HR|panel|jury|trustees|partners)\b(?! (?:is|are) (?:out|in|the|a)\b)", re.I)
+    r"council|school|government|committee|organi[sz]ers|authorities|university|HR|panel|jury|trustees|partners|"
+    r"(?!our |my )[\w-]+ team (?:has |have )?(?:decided|chose|picked|wants|agreed))\b(?! (?:is|are) (?:out|in|the|a)\b)", re.I)
 # somebody else as the subject (not "给我爸买礼物", where the user acts)
 _OTHER_SUBJECT = re.compile(rf"^(?:我们?的?|我家)?(?:{_ZH_PEOPLE}|哥|姐|弟|妹)|^(?:my|our) (?:{_EN_PEOPLE})s?\b|"
                             r"^(?:he|she|they)\b", re.I)
@@ -323,7 +325,8 @@ _ZH_SIMPLE_PREFERENCES = [
     (re.compile(rf"我要(?:坐|住|订)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:从不|从来不)(?:坐|住|订|用|买|看|去)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
     (re.compile(r"^我(?:一般|平时|基本|向来)?不(?:坐|住|订|搭|乘)(?P<obj>(?![了过])[^，,。！!？?；;、这那]{2,})"), "dislikes"),
-    (re.compile(rf"(?<!到时候)(?<!这次)(?<!今天)(?<!可)别给我(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(rf"(?<!到时候)(?<!这次)(?<!今天)(?<!可)(?<!的)别给我(?!订|点|买|约|安排)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
+    (re.compile(rf"(?:改喝|改吃|爱上了喝|迷上了喝)(?!素|荤|肉)(?P<obj>{_ZH_STOP}{{2,10}})"), "likes"),
     (re.compile(r"只要是(?P<obj>[^，,。我你]{2,10}?)(?:的话)?我?(?:都|就)(?:OK|ok|可以|行|没问题|喜欢|爱)"), "likes"),
     (re.compile(r"^(?P<obj>[\u4e00-\u9fffA-Za-z0-9]{2,14}?)是我(?:[^，,。]{0,8}的)?(?:习惯|爱好|保留节目)"), "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
@@ -399,7 +402,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
         or re.search(rf"(?:吃|喝)不了({_ZH_STOP}+)", c) \
         or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c)
-    if m and not re.search(r"不想", c):
+    if m and not re.search(r"不想|不沾地|不沾边", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, re.sub(r"(?:了|的|吧)$", "", obj))
         if obj and obj != "素" and not re.match(r"那么|这么|太多|多少|完|了|饱|下", obj):  # "不吃素" ends a diet
@@ -662,7 +665,7 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打|挤)着?(?:公司|单位|学校|园区)?的?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)",
                   clause) \
         or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
-        or re.search(rf"(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
+        or re.search(rf"(?<!在)(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
     if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
         return None
     in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
@@ -736,7 +739,8 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
 
 # what can follow a date to make a schedule entry: "5月18日安排灰度发布", "下周五发测试版"
 _ZH_SCHEDULED = (r"(?:安排|举行|举办|进行|开(?!心|始)|发(?!烧|现)|上线|提交|交|发布|评审|演示|见|飞|回|出发|搬家|考试|面试|体检|复查|"
-                 r"团建|聚餐|验收|交付|开会|开工|签约|答辩|汇报|出差)")
+                 r"团建|聚餐|验收|交付|开会|开工|签约|答辩|汇报|出差|彩排|排练|演出|比赛|培训|路演|发布会|年会|婚礼|聚会|"
+                 r"上课|开学|放假|出发|返程|装修|进场|试营业|开业|考核|复盘|评估)")
 
 
 def _zh_dated_event(clause: str, when: datetime) -> str | None:
@@ -1406,7 +1410,7 @@ _EN_COMMUTE = re.compile(
     r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^)(?:always |usually |normally |mostly |now |just |generally )*"
     r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running|"
     r"catch|catching)"
-    rf"(?: (?:the |a |my )?(?:[\w:.-]+ )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
+    rf"(?: (?:the |a |my )?(?:[\w:.-]+ )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|e-scooter|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
     r"(?P<dest> (?:in)?to (?:work|the office)| in(?:to)? (?:work|the office|town|the city)| into (?-i:[A-Z])\w+| in\b|"
     r" most days| every day"
     r"|(?= instead of))", re.I)
@@ -1552,7 +1556,6 @@ def _en_bare_limit(text: str) -> Amount | None:
         or re.search(r"\b(\d[\d,]*(?:\.\d+)?)\s+(?:max|tops|maximum|at most)\b", text, re.I)
     if not m:
         return None
-    from decimal import Decimal
     value = Decimal(m.group(1).replace(",", ""))
     return Amount(value, None) if value >= 50 else None
 
@@ -1564,11 +1567,9 @@ def _en_amount(text: str) -> Amount | None:
         return found[0][2]
     m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*(?:pounds|quid)\b", text, re.I)
     if m:
-        from decimal import Decimal
         return Amount(Decimal(m.group(1).replace(",", "")), "GBP")
     m = _GRAND.search(text)
     if m:
-        from decimal import Decimal
         return Amount(Decimal(m.group(1)) * 1000, None)
     return None
 
@@ -1683,7 +1684,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub):
                 continue
             if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub) \
-                    and not (zh and re.search(rf"^我(?:{_ZH_DEGREE})(?:{_ZH_DISLIKE}|{_ZH_LIKE})(?:别人|大家|他们)", sub)):
+                    and not (zh and re.search(rf"^我?(?:{_ZH_DEGREE})(?:{_ZH_DISLIKE}|{_ZH_LIKE})(?:别人|大家|他们)", sub)):
                 about_other = bool(_OTHER_SUBJECT.search(sub))
                 continue
             if about_other and not _NAMES_USER.search(sub):
@@ -1928,7 +1929,7 @@ def _narrowed_like(clause: str, cond: str, earlier: list[_Raw], zh: bool) -> _Ra
 # "No, Bath.", "That's wrong, it's Lloyds.", "不是，我在快手，…": a new value for what the agent just said
 _ANSWER_CORRECTION = re.compile(
     r"^(?:no|nope|不是|不对|actually|(?:wait, )?that's (?:wrong|not right|not it)|you got it wrong)[,，.]?\s*"
-    r"(?:it's |it is |actually |I said |I meant |我在|我住在|我住|在|住在|是|叫)?"
+    r"(?:it's |it is |actually |I said |I meant |I'm at |I work at |I'm with |I'm in |I live in |我在|我住在|我住|在|住在|是|叫)?"
     r"((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*)*|[\u4e00-\u9fff]{2,6})(?:,? (?:actually|though|mate|then))?"
     r"(?:[.。!！，,]|$)", re.I)
 
@@ -1968,7 +1969,7 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"对吧[？?]?$|[，,]?对吧", "", t)
     t = re.sub(r"^(?:以后)?我就?(?:称呼|叫)(?:您|你)", "叫我", t)
     t = t.replace("提醒您", "提醒我").replace("您", "我").replace("你", "我")
-    t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是|大概|多半|可能)", "", t)
+    t = re.sub(r"(?:是不是|应该是|应该|好像|估计|平时应该是|大概|多半|可能)(?:就|也)?", "", t)
     return t
 
 
@@ -1980,7 +1981,8 @@ _ASKED_FOR = (
     ("diet", re.compile(r"dietary|忌口|不吃什么|饮食", re.I)),
     ("lives_in", re.compile(r"where do you live|where are you based|where's home|住哪|住在哪|家在哪", re.I)),
     ("works_at", re.compile(r"where do you work|who do you work for|在哪上班|在哪工作|哪家公司", re.I)),
-    ("commute", re.compile(r"get (?:in)?to (?:work|the office)|get into work|commute|怎么去(?:公司|单位|上班)|怎么上班|通勤",
+    ("commute", re.compile(r"get (?:in)?to (?:work|the office|the (?:hospital|school|studio|site|lab|clinic|shop))|"
+                           r"get into work|commute|怎么去(?:公司|单位|上班)|怎么上班|通勤",
                            re.I)),
 )
 
