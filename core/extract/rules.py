@@ -138,7 +138,7 @@ def _clean(obj: str, zh: bool) -> str:
         obj = re.sub(r"(?:的|了|啦|吧|呢|啊|哦|就好|就行|就可以|就成|就得了|就OK|一下)+$", "", obj)
         obj = obj.replace("一下", "")
     else:
-        obj = re.sub(r"^(?:the|a|an|my|some)\s+", "", obj, flags=re.I)
+        obj = re.sub(r"^(?:the|a|an|my|some|a bit of|a little|lots of)\s+", "", obj, flags=re.I)
         obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|a lot|"
                      r"so much|very much|loads|tbh|btw|honestly|lol|haha|"
                      r"these days|nowadays|at all)$", "", obj, flags=re.I)
@@ -897,6 +897,8 @@ _EN_FOOD = re.compile(
     r"chilli|chili|garlic|onions?|mushrooms?|fried food|junk food|fast food|processed food|pasta|rice|bacon|ham|"
     r"sausages?|offal|coriander|cilantro)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
+_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?) (?:is|are) a (?:hard )?no (?:from|for) me\b",
+                              re.I)
 _EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
                          r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
     r"(?:isn't|aren't) (?:really |exactly |quite )?(?:my thing|for me|my cup of tea)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
@@ -1127,7 +1129,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(rf"\bI(?:'m| am|'ve| have) (?:really |just |honestly )?(?:no (?:big |great |huge )?fan of|"
                      rf"never (?:really )?liked|not (?:very |that |too |overly )?fond of|no time for) ({_EN_STOP}+)", c, flags) \
         or (not _EN_TRANSIENT.search(c)
-            and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags))
+            and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags)) \
+        or (not _EN_FOOD.search(c) and _EN_A_NO_FROM_ME.match(c)) \
+        or (re.match(r"^(?:anything with|anything that has) ", c, flags) and _EN_A_NO_FROM_ME.match(c))
     if not m and not _EN_TRANSIENT.search(c):  # "I find small talk exhausting"
         m = re.search(r"\bI (?:always |really |just )?find ([\w' -]{2,30}?) (?:really |so |very |quite |a bit |pretty )?"
                       r"(?:exhausting|draining|tedious|boring|annoying|irritating|unbearable|stressful|overwhelming|"
@@ -1157,6 +1161,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(r"\bI'd take (?:the |a )?(\w+(?: \w+)?) over\b", c, flags) \
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |very |quite |pretty |super )?big on ({_EN_STOP}+)", c, flags) \
+        or re.search(rf"\bI(?:'m| am) in the habit of ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags) \
         or re.search(r"\bI(?:'d| would) (?:much )?prefer (?!to\b|being\b|it\b|that\b|not\b|if\b)(?:an? |the )?"
                      r"([\w' -]{2,30}?)(?= on | for | when | if |$)", c, flags)
@@ -1641,6 +1646,11 @@ _EN_FRONTED = re.compile(
     r"(?:^|(?<=[,.;!?]\s)|(?<=\bbut\s))(?!(?:and|but|so|then|now|today|also|this|that|it|which|what)\b)"
     r"([a-z][\w'-]*(?: [\w'-]+){0,2}) I (?:really |just |absolutely )?(can't stand|cannot stand|hate|loathe|detest|"
     r"can't bear|love|adore)(?=[.!]?$|[.!,;])", re.I)
+# "Board games on a Friday night, that's my favourite thing", "Hiking and kayaking, that's my weekend sorted"
+_EN_THATS_MY_THING = re.compile(
+    r"^([\w' ,-]{2,80}?)(?: on (?:a |the )?(?:[\w'-]+ ){0,2}(?:night|morning|evening|afternoon|weekend)s?)?,\s*"
+    r"(?:that's|that is) (?:my|our) (?:favourite thing|favorite thing|fave thing|thing|jam|happy place|weekend sorted)\b"
+    r"[^.!?]*", re.I)
 _VERB_AS_DISLIKE = {"can't watch": "can't stand", "can't do": "can't stand"}
 
 
@@ -1648,6 +1658,7 @@ def _en_unfront(text: str) -> str:
     """The fronted topics above put back after their verb: "… I can't stand cilantro"."""
     text = _EN_TOPIC_THEN_PRONOUN.sub(
         lambda m: f"I {_VERB_AS_DISLIKE.get(m.group(2).lower(), m.group(2))} {m.group(1)}", text)
+    text = _EN_THATS_MY_THING.sub(r"I love \1", text)
     return _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
 
 
@@ -1665,6 +1676,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
         stripped = _en_unfront(_EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped))
+        stripped = re.sub(r"^(?:right|ok|okay|alright|so|well|anyway)(?:,?\s*so)?\s*:\s*", "", stripped, flags=re.I)
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
         stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
@@ -1764,7 +1776,8 @@ def _split_enumeration(raw: _Raw, zh: bool) -> list[_Raw]:
     else:
         if _EN_BINOMIALS.search(raw.object):
             return [raw]
-        parts = [p.strip() for p in re.split(r",\s*(?:and |or )?|\s+(?:and|or|&)\s+", raw.object)]
+        parts = [re.sub(r"^(?:a bit of|a little|lots of|some|the|an?)\s+", "", p.strip(), flags=re.I)
+                 for p in re.split(r",\s*(?:and |or )?|\s+(?:and|or|&)\s+", raw.object)]
         limit = 3 if raw.predicate in ("allergy", "diet") else 2
         if any(not p or len(p.split()) > limit for p in parts):
             return [raw]
