@@ -138,7 +138,7 @@ def _clean(obj: str, zh: bool) -> str:
         obj = re.sub(r"(?:的|了|啦|吧|呢|啊|哦|就好|就行|就可以|就成|就得了|就OK|一下)+$", "", obj)
         obj = obj.replace("一下", "")
     else:
-        obj = re.sub(r"^(?:the|a|an|my|some|a bit of|a little|lots of)\s+", "", obj, flags=re.I)
+        obj = re.sub(r"^(?:a bit of|a little|lots of|the|an?|my|some)\s+", "", obj, flags=re.I)
         obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|a lot|"
                      r"so much|very much|loads|tbh|btw|honestly|lol|haha|"
                      r"these days|nowadays|at all)$", "", obj, flags=re.I)
