@@ -1642,6 +1642,14 @@ def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
 _EN_TOPIC_THEN_PRONOUN = re.compile(
     r"(?:^|(?<=[,.;!?]\s)|(?<=\bbut\s))(?!(?:but|and|so|or) )([A-Za-z][\w' -]{1,30}?)\?\s+(?:(?:nope|no|ugh|nah|honestly|god)[,!.]?\s+)?"
     r"(?:I\s+)?(can't stand|cannot stand|hate|loathe|detest|can't bear|can't watch|can't do|love|adore) (?:it|them)\b", re.I)
+# "Push notifications, we're skipping them for v1": an option put first and dropped with a pronoun
+_EN_TOPIC_DROPPED = re.compile(
+    r"^([A-Za-z][\w' -]{1,30}?),\s+(?:we're|we are|we'll|I'm|let's) (skipping|skip|dropping|drop|ditching|ditch|"
+    r"cutting|cut|shelving|shelve) (?:it|them)\b", re.I)
+# "Blues I could listen to all day": a fronted taste without a taste verb
+_EN_FRONTED_HABIT = re.compile(
+    r"(?:^|(?<=[.!?]\s))([A-Za-z][\w' -]{1,30}?) I could (?:listen to|eat|watch|drink|read|play) (?:all day|every day|forever|"
+    r"all night|for hours)\b", re.I)
 _EN_FRONTED = re.compile(
     r"(?:^|(?<=[,.;!?]\s)|(?<=\bbut\s))(?!(?:and|but|so|then|now|today|also|this|that|it|which|what)\b)"
     r"([a-z][\w'-]*(?: [\w'-]+){0,2}) I (?:really |just |absolutely )?(can't stand|cannot stand|hate|loathe|detest|"
@@ -1659,6 +1667,8 @@ def _en_unfront(text: str) -> str:
     text = _EN_TOPIC_THEN_PRONOUN.sub(
         lambda m: f"I {_VERB_AS_DISLIKE.get(m.group(2).lower(), m.group(2))} {m.group(1)}", text)
     text = _EN_THATS_MY_THING.sub(r"I love \1", text)
+    text = _EN_TOPIC_DROPPED.sub(lambda m: f"we'll skip {m.group(1)}", text)
+    text = _EN_FRONTED_HABIT.sub(r"I love \1", text)
     return _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
 
 
@@ -1717,7 +1727,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             if narrowing:
                 found = [narrowing]
             elif cond and not found and not zh:
-                found = _conditional_want(sub)
+                found = _conditional_want(sub, cond)
             if zh:
                 found = _with_listed_items(found, sub)
             for r in (part for f in found for part in _split_enumeration(f, zh)):
@@ -1892,11 +1902,20 @@ def _with_subject(clause: str) -> str:
     return f"I {clause}" if _EN_SUBJECTLESS.match(clause) and not re.match(r"^I\b", clause) else clause
 
 
-def _conditional_want(clause: str) -> list[_Raw]:
-    """Under a condition, what the user wants is a like: "If it's an overnight flight, I want a lie-flat seat"."""
+def _conditional_want(clause: str, cond: str = "") -> list[_Raw]:
+    """Under a condition, what the user wants is a like: "If it's an overnight flight, I want a lie-flat seat",
+    "If the flight's over eight hours, window seat", "If it's dark chocolate, I'll happily eat it"."""
     m = re.match(rf"^I (?:always |really )?(?:want|need|insist on|go for|book|get) (?:an? |the |my )?({_EN_STOP}+)$",
-                 clause.strip(), re.I)
-    return [_Raw("likes", _clean(m.group(1), False))] if m else []
+                 clause.strip(), re.I) \
+        or re.fullmatch(r"(?:an? |the )?((?:[a-z][\w'-]* ){0,2}(?:seat|room|table|cabin|class|flight|train|hotel))(?: please)?",
+                        clause.strip(" .!"), re.I)
+    if m:
+        return [_Raw("likes", _clean(m.group(1), False))]
+    it = re.match(r"^(?:it's|it is|they're|they are) (?:an? |the )?([\w' -]{2,30})$", cond.strip(), re.I)
+    if it and re.match(r"^I(?:'ll| will| would|'d)? (?:happily |gladly |definitely )?(?:eat|drink|have|take|do|try) "
+                       r"(?:it|them|one)\b", clause.strip(), re.I):
+        return [_Raw("likes", _clean(it.group(1), False))]
+    return []
 
 
 _QUESTION_START = re.compile(
