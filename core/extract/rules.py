@@ -1215,7 +1215,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         swap = re.match(r"^(.+?) (?:for|in favou?r of) (?:the |an? )?(.+)$", obj, flags)
         if not obj:
             pass
-        elif swap and re.search(r"\b(?:use|using)\b", neg.group(0), flags):
+        elif swap and (re.search(r"\b(?:use|using|skip)\b", neg.group(0), flags)
+                       or re.match(r"(?:v\d|version|now|launch|release|the (?:launch|release|MVP|beta))", swap.group(2), flags)):
             add(_Raw("decision", swap.group(1), polarity="negative"))  # "let's not use Zendesk for onboarding"
         elif swap and not re.search(r"\b(?:pass on|rule out|ruled out|no need for)\b", neg.group(0), flags):
             add(_Raw("decision", swap.group(1), polarity="negative"))  # "we ditched Jira for Linear"
