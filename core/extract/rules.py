@@ -277,7 +277,7 @@ _ZH_DECIDED = r"决定|定了|就买|就选|就用|就订|选了|拍板|敲定|�
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = re.compile(r"^(?:再|太|担心|管|急|着急|客气|麻烦|谢|了|等|想|说|问|去)|就|太|再")
 # verbs of a choice that can also be negated to drop the other option: 不去了, 这期不接, 就不用了
-_ZH_PARALLEL_VERBS = r"去|接|用|要|买|选|上|订|租|考虑"
+_ZH_PARALLEL_VERBS = r"去|接|用|要|买|选|上|订|租|考虑|做"
 # words naming what was decided rather than the option itself: "时间定了" decides nothing we can name
 _ZH_SLOT_WORDS = r"(?:时间|日子|日期|地点|方案|名单|价格|计划|行程|事情|事儿|这事|结果)$"
 # "冰的也不喝": a drink named by its temperature
@@ -442,7 +442,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         else:
             m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}*)", c)
             if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})|^{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
-                obj = _clean(m.group(1), True) or _zh_fronted_object(c, m.start())
+                obj = _clean(m.group(1), True)
+                if not obj or re.fullmatch(r"[吃喝玩看听]", obj):  # "川菜我很爱吃": the thing comes first
+                    obj = _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己|就|的话|吗|么|不)", obj):
                     add(_Raw("likes", obj))
     m = re.match(rf"^(?![我你他她这那])(?P<obj>{_ZH_STOP}{{2,10}}?)(?:这种事情?|这件事|这类事)?(?:真的|实在|简直|总是|每次都|都|就)*"
@@ -503,7 +505,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("decision", m.group(1), polarity="negative"))
     elif project or re.search(_ZH_DECIDED + r"|用|定在|选", whole):
         m = re.match(rf"^(?:这个|那个|这块|这部分)?(?![我你他她这那谢])({_ZH_STOP}{{2,10}}?)(?:那个方案|这个方案|那个|这个|那家|这家|方案)?"
-                     rf"(?:就|也|先|还是|暂时)?(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
+                     rf"(?:这期|这次|这回|今年|就|也|先|还是|暂时)*(?:不用|不要|不选|不上|算了|免了|pass掉?|砍掉|去掉|别用|别选|不要用|"
                      rf"不做)(?:了|吧|啊|哈)*(?=$|太|就|，|,)", c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
@@ -520,7 +522,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", re.sub(r"(?<=..)(?:那个方案|这个方案|那个|这个|那家|这家)$", "", m.group(1)),
                      polarity="negative"))
-        m = re.match(rf"^(?![我你他她这那])(?:{_ZH_STOP}{{0,6}}?)(?:就|先|还是|只|都|也|最后|最终)*(?:定了(?:去|用|选|买)?|{_ZH_PARALLEL_VERBS})"
+        m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{2,10}}?)(?:就|先|还是|只)+(?:{_ZH_PARALLEL_VERBS})(?:吧|了)?$", c) \
+            or re.match(rf"^(?![我你他她这那])(?:{_ZH_STOP}{{0,6}}?)(?:就|先|还是|只|都|也|最后|最终)*(?:定了(?:去|用|选|买)?|{_ZH_PARALLEL_VERBS})"
                      rf"(?![了过])({_ZH_STOP}{{2,12}}?)(?:吧|了)?$", c) \
             or re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{2,12}}?)(?:就|也|最后|最终)?(?:定了|定下来了|敲定了)$", c)
         if m and not re.search(r"不|别|没", c) and not _ZH_NOT_AN_OPTION.match(m.group(1)) \
@@ -1821,6 +1824,10 @@ _PRONOUN_OBJECT = re.compile(r"^(?:it|them|those|these|that|this|one|ones|they|h
 def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "") -> _Raw | None:
     """An elliptical clause that names only a new object carries the previous fact's predicate over it:
     "我不吃牛肉，羊肉也不行" -> diet 羊肉 −, "allergic to peanuts, and cashews too" -> allergy cashews."""
+    if earlier and earlier[-1].predicate == "pet" and not zh:  # "a greyhound called Biscuit and a rabbit, Clover"
+        m = re.fullmatch(rf"(?:and )?(?:a|an|one|another|plus a) ({_EN_ANIMAL})(?:,| called| named)\s+([A-Z][\w'-]+)",
+                         clause.strip(" .!"), re.I)
+        return _Raw("pet", f"{m.group(1).lower()} ({m.group(2)})") if m else None
     if not earlier or earlier[-1].predicate not in _CARRIED_PREDICATES:
         return None
     prev = earlier[-1]
