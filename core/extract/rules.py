@@ -1691,6 +1691,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
         stripped = _en_unfront(_EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped))
         stripped = re.sub(r"^(?:right|ok|okay|alright|so|well|anyway)(?:,?\s*so)?\s*:\s*", "", stripped, flags=re.I)
+        stripped = re.sub(rf"\b(and|plus) (an?) ({_EN_ANIMAL}),\s+(?=[A-Z])", r"\1 \2 \3 called ", stripped, flags=re.I)
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
         stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
