@@ -2139,8 +2139,14 @@ def _put_forward(text: str) -> str:
              for i, x in enumerate(sents)]
     sents = [re.sub(rf"[，,]\s*{_TAG_QUESTION}$", "?", x, flags=re.I) for x in sents
              if not re.fullmatch(_TAG_QUESTION, x, re.I)]
-    return " ".join(re.sub(r"\?$", ".", re.sub(r"？$", "。", _OFFER_LEAD.sub("", x))) for x in sents
-                    if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x) or _OFFERED_REMINDER.search(x))
+    put = [x for x in sents if re.search(r"[?？]$", x) or _AGENT_HEDGE.search(x) or _OFFERED_REMINDER.search(x)]
+    if not put:  # what the assistant says it remembers of the user: "我记得您不吃猪肉，…", "You don't drink alcohol, so…"
+        put = [m.group(1) or m.group(2) for x in sents if (m := _RECALLED.match(x))]
+    return " ".join(re.sub(r"\?$", ".", re.sub(r"？$", "。", _OFFER_LEAD.sub("", x))) for x in put)
+
+
+# an assistant's sentence that states what it knows of the user, up to the first comma or "so"
+_RECALLED = re.compile(r"^(?:我记得|记得)((?:您|你)[^，,。；;]+)|^((?:You|You're|You've)\b[^,.;]+?)(?:,? so\b|[,.;]|$)")
 
 
 _TAG_QUESTION = r"(?:okay|ok|alright|all right|sound good|does that work|right|可以吗|行吗|好吗|可以不|行不行|怎么样)[?？]"
