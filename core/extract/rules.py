@@ -409,7 +409,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("diet", obj, polarity="negative"))
     m = re.match(rf"^(?![我你他她这那])({_ZH_STOP}{{1,6}}?)(?:我)?(?:是|也|都|就|还|可|现在|一直|已经|早就|平时|基本上?)*"
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
-                 rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾)(?![完饱下])|(?:吃|喝)不了)", c)
+                 rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾(?![地边]))(?![完饱下])|(?:吃|喝)不了)", c)
     if m and _zh_topic_ok(m.group(1), when):
         add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(m.group(1), re.sub(r"(?<=..)的$", "", m.group(1))),
                  polarity="negative"))
@@ -668,7 +668,7 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     m = re.search(rf"(?<![不没别])(?:(?:坐|乘|搭|骑|开|打|挤)着?(?:公司|单位|学校|园区)?的?(?:{_ZH_VEHICLE})|步行|走路|骑车|开车|打车)",
                   clause) \
         or re.search(rf"(?<=换成|改成|改为)(?:{_ZH_VEHICLE})", clause) \
-        or re.search(rf"(?<!在)(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
+        or re.search(rf"(?<![在A-Za-z])(?:{_ZH_VEHICLE})(?=通勤|上下班|上班)", clause)
     if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
         return None
     in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
