@@ -713,3 +713,77 @@ def test_diets_commutes_plans_and_todos_in_more_shapes():
     assert t("for the new bike I can go up to one and a half thousand pounds") == {
         ("budget_limit", "1500 GBP", "positive")}
     assert t("I'm allergic to cashews... oh wait, no, it's pistachios") == {("allergy", "pistachios", "positive")}
+
+
+def test_answers_to_choice_and_when_questions():
+    facts = _answer(_zh, [("a", "活动场地您倾向于体育馆还是会展中心？")], "会展吧，体育馆就不考虑了。", project="expo")
+    assert _triples(facts) == {("decision", "会展中心", "positive"), ("decision", "体育馆", "negative")}
+    assert all(f.subject == "project:expo" for f in facts)
+    assert _triples(_answer(_en, [("a", "For the queue, RabbitMQ or Kafka?")], "Kafka. RabbitMQ's off the table.",
+                            project="p")) == {("decision", "Kafka", "positive"), ("decision", "RabbitMQ", "negative")}
+    assert _answer(_en, [("a", "Tea or coffee?")], "Coffee please") == []  # a choice of the moment
+    assert _triples(_answer(_zh, [("a", "小程序计划什么时候上线？")], "下个月初吧。", project="mini")) == {
+        ("plan", "上线小程序", "positive")}
+    assert _triples(_answer(_zh, [("a", "周报什么时候能给我一份？")], "明天发你。", project="ops")) == {
+        ("todo", "发周报", "positive")}
+    assert _triples(_answer(_en, [("a", "When is the electrician booked for?")], "Friday, to fix the lights.",
+                            project="home")) == {("plan", "fix the lights", "positive")}
+    assert _triples(_answer(_en, [("a", "When do you want to do the data migration?")], "Next week.", project="p")) == {
+        ("plan", "data migration", "positive")}
+    assert _answer(_zh, [("a", "你什么时候有空？")], "明天吧") == []
+
+
+def test_budgets_confirmed_answered_changed_and_corrected():
+    assert _triples(_answer(_zh, [("a", "场地加布置，建议预算定在六万元，可以吗？")], "行，就按这个来。", project="gala")) == {
+        ("budget_limit", "60000 CNY", "positive")}
+    assert _triples(_answer(_en, [("a", "I'd suggest capping ad spend at $5,000. Okay?")], "Yes please.", project="ads")) \
+        == {("budget_limit", "5000 USD", "positive")}
+    assert _triples(_answer(_en, [("a", "What's the cap for the caterer?")], "Two grand.", project="party")) == {
+        ("budget_limit", "2000", "positive")}
+    facts = _answer(_zh, [("u", "我每月的健身预算是八百。"), ("a", "好的，八百元。")], "从下个月起降到五百。")
+    assert _triples(facts) == {("budget_limit", "500 CNY", "positive")} and facts[0].change == "evolution"
+    assert _triples(_answer(_en, [("u", "The garden budget is $9k."), ("a", "Got it.")], "We had to cut it to $6k.")) == {
+        ("budget_limit", "6000 USD", "positive")}
+    facts = _answer(_en, [("u", "Keep the flights under 2k euros."), ("a", "Sure, set to €20,000.")],
+                    "No, I said 2,000, not 20,000.")
+    assert _triples(facts) == {("budget_limit", "2000 EUR", "positive")} and facts[0].change == "correction"
+
+
+def test_confirming_what_the_assistant_remembers():
+    facts = _answer(_zh, [("a", "我记得您不吃羊肉，这次聚餐我帮您换成了牛肉。")], "对。")
+    assert _triples(facts) == {("diet", "羊肉", "negative")} and facts[0].source_kind == "user_confirmed"
+    assert _triples(_answer(_en, [("a", "You don't eat gluten, so I'll ask for the GF menu.")], "Right.")) == {
+        ("diet", "gluten", "negative")}
+    assert _triples(_answer(_en, [("a", "Since you work at Stripe, I'll use their template.")], "No, I'm at Plaid.")) == {
+        ("works_at", "Plaid", "positive")}
+    assert _answer(_zh, [("a", "按计划周五就能完工。")], "好的好的") == []
+
+
+def test_more_taste_shapes_from_unseen_text():
+    def t(text, **kw):
+        return _triples(extract(_zh(text, **kw) if _is_cjk(text) else _en(text, **kw)))
+
+    assert t("I'm in the habit of stretching every morning.") >= {("likes", "stretching every morning", "positive")}
+    assert t("Quiz nights on a Thursday, that's my favourite thing.") == {("likes", "Quiz nights", "positive")}
+    assert t("Cycling, swimming and a bit of yoga, that's my weekend sorted.") == {
+        ("likes", "Cycling", "positive"), ("likes", "swimming", "positive"), ("likes", "yoga", "positive")}
+    assert t("Love Greek food, though anything with olives is a no from me.") == {
+        ("likes", "Greek food", "positive"), ("dislikes", "olives", "positive")}
+    assert t("Jazz I could listen to all day.") == {("likes", "Jazz", "positive")}
+    assert t("If the train's over three hours, first class.") == {("likes", "first class", "positive")}
+    assert t("If it's mint ice cream, I'll happily eat it.") == {("likes", "mint ice cream", "positive")}
+    assert t("Dark mode, we're skipping it for v1.", project="app") == {("decision", "Dark mode", "negative")}
+    assert t("湘菜我特别爱吃，不过太油的受不了。") >= {("likes", "湘菜", "positive")}
+    assert t("最近改喝无糖豆浆了。") == {("likes", "无糖豆浆", "positive")}
+    assert t("最讨厌别人开会迟到。") == {("dislikes", "别人开会迟到", "positive")}
+    assert t("平时我喜欢爬山、骑车，还有看展。") == {("likes", "爬山", "positive"), ("likes", "骑车", "positive"),
+                                           ("likes", "看展", "positive")}
+    assert t("我对芒果、菠萝过敏") == {("allergy", "芒果", "positive"), ("allergy", "菠萝", "positive")}
+    assert t("到时候可别给我点香菜牛肉") == set()
+    assert t("We've got a collie called Bramble and a cat, Juniper.") == {
+        ("pet", "collie (Bramble)", "positive"), ("pet", "cat (Juniper)", "positive")}
+    assert t("The design team decided to drop Sketch.") == set()
+    assert t("运营组那边决定用飞书了，我们这边无所谓。") == set()
+    assert t("我在OPPO上班，每天忙得脚不沾地。") == {("works_at", "OPPO", "positive")}
+    assert t("Right, so: Svelte rather than Vue, and the demo is on Friday.", project="web") >= {
+        ("decision", "Svelte", "positive"), ("decision", "Vue", "negative")}

@@ -672,7 +672,7 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     if not m or re.search(r"太(?:贵|堵|挤|远|累|慢)|不想|不方便", clause):
         return None
     in_context = re.search(_ZH_COMMUTE_CONTEXT, clause) \
-        or re.match(r"^(?:我)?(?:平时|每天|一般)", clause[:m.start()]) \
+        or (re.match(r"^(?:我)?(?:平时|每天|一般)", clause[:m.start()]) and not re.search(_ZH_LIKE, clause)) \
         or (re.search(r"通勤|上班", whole) and re.search(r"换成|改成|改", clause[:m.start() + 1])) \
         or re.search(r"改(?:坐|乘|搭|骑|开)(?:公司|单位|学校|园区)?的?(?:班车|地铁|公交车?|电动车|自行车)了?$", clause)
     if not in_context:
@@ -1660,7 +1660,8 @@ _EN_FRONTED = re.compile(
     r"can't bear|love|adore)(?=[.!]?$|[.!,;])", re.I)
 # "Board games on a Friday night, that's my favourite thing", "Hiking and kayaking, that's my weekend sorted"
 _EN_THATS_MY_THING = re.compile(
-    r"^([\w' ,-]{2,80}?)(?: on (?:a |the )?(?:[\w'-]+ ){0,2}(?:night|morning|evening|afternoon|weekend)s?)?,\s*"
+    r"^([\w' ,-]{2,80}?)(?: on (?:a |the )?(?:[\w'-]+ ){0,2}(?:night|morning|evening|afternoon|weekend|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)s?)?,\s*"
     r"(?:that's|that is) (?:my|our) (?:favourite thing|favorite thing|fave thing|thing|jam|happy place|weekend sorted)\b"
     r"[^.!?]*", re.I)
 _VERB_AS_DISLIKE = {"can't watch": "can't stand", "can't do": "can't stand"}
@@ -2206,7 +2207,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
             if guessed:
                 g = guessed[0]
-                r = _Raw(g.predicate, re.sub(r"(?<=..)[啦呀哦呢]$", "", m.group(1).strip()), g.polarity, "correction")
+                r = _Raw(g.predicate, re.sub(r"(?<=..)[啦呀哦呢]$", "", m.group(1).strip().rstrip(".")), g.polarity, "correction")
                 return [_fact(turn, r, "user_explicit", 0.9)]
         guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
         m = re.match(r"^(?:no|nope|not really|actually)[,.]?\s+(I (?:walk|cycle|bike|drive|take the \w+|get the \w+|"
@@ -2222,10 +2223,14 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             zh = _is_zh(text)
             amt = None
             if zh:
-                found = find_amounts(re.split(r"不是", text.replace("不是，", "", 1))[0] or text)
+                head = re.split(r"不是", text.replace("不是，", "", 1))[0] or text
+                found = find_amounts(head)
                 if found:
                     a = found[0][2]
                     amt = Amount(a.value, a.currency or "CNY")
+                elif (num := re.search(r"(?:到|是|成|为)([零〇一二两三四五六七八九十百千万]{2,8}|\d+(?:\.\d+)?)", head)) \
+                        and (value := parse_cn_number(num.group(1))):  # "降到五百": a plain number once a budget is set
+                    amt = Amount(Decimal(value), "CNY")
             else:
                 amt = _en_amount(text)
                 bare = re.search(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k)?\b", re.split(r",?\s+not\s+", text)[0],
