@@ -787,3 +787,18 @@ def test_more_taste_shapes_from_unseen_text():
     assert t("我在OPPO上班，每天忙得脚不沾地。") == {("works_at", "OPPO", "positive")}
     assert t("Right, so: Svelte rather than Vue, and the demo is on Friday.", project="web") >= {
         ("decision", "Svelte", "positive"), ("decision", "Vue", "negative")}
+
+
+def test_english_shapes_from_a_self_review():
+    def t(text, **kw):
+        return _triples(extract(_en(text, **kw)))
+
+    assert t("I promised Dan I'd send the photos tonight") == {("todo", "send the photos", "positive")}
+    assert t("I'll book the dentist for Monday") == {("todo", "book the dentist", "positive")}
+    assert t("I moved from Bath to Bristol in March") == {("lives_in", "Bristol", "positive")}
+    assert t("I can't have sesame, I'm allergic") == {("allergy", "sesame", "positive")}
+    assert t("I've cut out caffeine completely") == {("diet", "caffeine", "negative")}
+    assert t("Traffic jams stress me out") == {("dislikes", "Traffic jams", "positive")}
+    assert t("We're not hiring a DJ, too pricey", project="party") == {("decision", "DJ", "negative")}
+    assert t("Our beagle, Toast, turns five next week") == {("pet", "beagle (Toast)", "positive")}
+    assert t("I drop the kids at school then cycle to the office") == {("commute", "cycling", "positive")}

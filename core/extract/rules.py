@@ -140,6 +140,7 @@ def _clean(obj: str, zh: bool) -> str:
     else:
         obj = re.sub(r"^(?:a bit of|a little|lots of|the|an?|my|some)\s+", "", obj, flags=re.I)
         obj = re.sub(r"\s+(?:please|too|really|though|anyway|for now|here|either|anymore|any more|any longer|a lot|"
+                     r"completely|entirely|altogether|for good|"
                      r"so much|very much|loads|tbh|btw|honestly|lol|haha|"
                      r"these days|nowadays|at all)$", "", obj, flags=re.I)
     return obj.strip(" ，,。.!！?？")
@@ -902,7 +903,8 @@ _EN_FOOD = re.compile(
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
 _EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?) (?:is|are) a (?:hard )?no (?:from|for) me\b",
                               re.I)
-_EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
+_EN_GETS_TO_ME = r"stress(?:es)? me out|winds? me up|gets? on my nerves|gets? to me|bugs? me|annoys? me|irritates? me|"
+_EN_DISLIKE_PREDICATE = (_EN_GETS_TO_ME + r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
                          r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
     r"(?:isn't|aren't) (?:really |exactly |quite )?(?:my thing|for me|my cup of tea)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
     r"(?:gives?|give) me the creeps\b|(?:is|are) overrated\b|"
@@ -911,11 +913,12 @@ _EN_DISLIKE_PREDICATE = (r"(?:are|is) (?:disgusting|awful|the worst|unbearable|h
 _EN_TRANSIENT = re.compile(r"\b(?:today|tonight|this morning|this afternoon|right now|at the moment|again)\b", re.I)
 # rejecting an option; "decided to skip X" rejects X
 _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|definitely not|won't be using|not using|"
-              "won't be (?:doing|having|taking|booking|going with)|(?:we're|we are) not (?:doing|using|taking)|"
+              "won't be (?:doing|having|taking|booking|going with)|"
+              "(?:we're|we are|I'm|I am) not (?:doing|using|taking|renting|buying|hiring|booking|getting)|"
               "not going ahead with|shelve|shelving|let's not (?:use|go with|do|bother with)|decided against|"
               "(?:we |I )?won't (?:use|go with)|not gonna (?:use|go with)|veto|vetoed|"
               "(?:we're|we are|I'm|I am) (?:dropping|ditching|scrapping|dumping|shelving|axing|binning)|"
-              "no need for|(?:we |let's |we'll )?(?:drop|ditch|scrap|dump)|rule out|ruled out|get rid of|"
+              "no need for|(?:\\b(?:we|let's|we'll) |^)(?:drop|ditch|scrap|dump)(?! (?:the kids|him|her|them|me|off|by|in)\\b)|rule out|ruled out|get rid of|"
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
               "(?:won't|will not|aren't|are not|not) going with|pass on|"
               "(?:we've |we have |we )(?:scrapped|ditched|dropped|dumped|axed|binned|nixed|vetoed|rejected|"
@@ -985,7 +988,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     flags = re.I
 
     # lives_in
-    m = re.search(rf"\b(?:moved|relocated)(?: house| flat| home)? to ({_EN_STOP}+)", c, flags) \
+    m = re.search(rf"\b(?:moved|relocated)(?: house| flat| home)?(?: from [A-Z][\w' -]*?)? to ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bmoved into (?:a |the |our |my )?(?:new )?(?:flat|house|place|apartment|home|condo) in ({_EN_STOP}+)",
                      c, flags)
     if m:
@@ -1327,9 +1330,10 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         obj = re.sub(r"\s+(?:by|before|on) the \d{1,2}(?:st|nd|rd|th)\b.*$", "", obj, flags=flags)
         add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
     else:
-        m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags)
+        m = re.search(rf"\bI(?:'ll| will) (?!be \w+ing\b)({_EN_STOP}+)", c, flags) \
+            or re.search(rf"\bI (?:promised|told) (?:\w+ )?(?:I'd|I would|to) ({_EN_STOP}+)", c, flags)
         if m and (find_times(c, when) or re.search(r"tonight|today", c, flags)):
-            obj = _strip_times(m.group(1), when)
+            obj = re.sub(r"\s+(?:by|before|on|at|for)\s*$", "", _strip_times(m.group(1), when))
             obj = re.sub(r"^(\w+) (?:you|me) ", r"\1 ", obj)
             add(_Raw("todo", _clean(obj, False)))
 
@@ -1416,7 +1420,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 _EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle|light rail|streetcar|vanpool"
 _COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
 _EN_COMMUTE = re.compile(
-    r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^)(?:always |usually |normally |mostly |now |just |generally )*"
+    r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^|\bthen )(?:always |usually |normally |mostly |now |just |generally )*"
     r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running|"
     r"catch|catching)"
     rf"(?: (?:the |a |my )?(?:[\w:.-]+ )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|e-scooter|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
@@ -1699,7 +1703,11 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                            for x in sents).strip()
     raws: list[_Raw] = []
     seen: set[tuple[str, str, str]] = set()
+    if not zh:  # "I can't have nuts, I'm allergic": the allergen named before the word
+        stripped = re.sub(r"\bI (?:can't|cannot|mustn't) (?:have|eat|touch|take) ([\w' -]{2,30}?),? (?:as |because |cos |since )?"
+                          r"I'm allergic\b", r"I'm allergic to \1", stripped, flags=re.I)
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
+        stripped = re.sub(rf"^(?:my|our) ({_EN_ANIMAL}),\s+([A-Z][\w'-]+),", r"I have a \1 called \2,", stripped, flags=re.I)
         m = _EN_PET_PAIR.search(stripped)
         if m:
             for name in (m.group(2), m.group(3)):
