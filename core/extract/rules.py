@@ -377,6 +377,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             before = before[before.rindex("对") + 1:]
         before = re.sub(r"^(?:我|有点|有|是|吃|也)+", "", before)
         before = re.sub(r"(?:会|都|也|有点)+$", "", before)
+        fronted = re.fullmatch(r"([^，,。我你他她]{1,8}?)我?(?:一|只要)(?:吃|碰|喝|用|闻|接触|摸)(?:了)?(?:就|会|都)*", before)
+        if fronted:
+            before = fronted.group(1)  # "海鲜我一吃就过敏"
         if re.fullmatch(r"(?:一|只要)?(?:吃|碰|喝|用|闻|接触|摸)(?:了)?(?:就|会|都)*", before):
             before = ""  # "我吃不了海鲜，一吃就过敏": the thing is named before
             m = re.search(rf"(?:吃不了|不能吃|不吃|碰不了|不能碰|不敢吃)({_ZH_STOP}{{1,6}})", whole)
@@ -490,7 +493,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     # decisions
     rejections = _ZH_REJECT + (f"|{_ZH_REJECT_IN_DECISION}" if re.search(_ZH_DECIDED, whole) or project else "") \
         + ("|不做|不搞|不开发|砍掉" if project else "")
-    for m in re.finditer(rf"(?:{rejections})({_ZH_STOP}+)", c):
+    for m in re.finditer(rf"(?:{rejections}|(?<=决定)不(?:搞|办|做|去|买|用|要|请|订|租)了?)({_ZH_STOP}+)", c):
         obj = re.sub(r"^(?:买|用|选|订|租|要)(?=.)", "", _clean(m.group(1), True))
         obj = re.sub(r"的$", "", obj)
         if re.search(r"(?:总算|终于|再也|可以|能)$", c[:m.start()]):
