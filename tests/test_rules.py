@@ -722,6 +722,8 @@ def test_answers_to_choice_and_when_questions():
     assert _triples(_answer(_en, [("a", "For the queue, RabbitMQ or Kafka?")], "Kafka. RabbitMQ's off the table.",
                             project="p")) == {("decision", "Kafka", "positive"), ("decision", "RabbitMQ", "negative")}
     assert _answer(_en, [("a", "Tea or coffee?")], "Coffee please") == []  # a choice of the moment
+    habit = _answer(_zh, [("a", "你平时用安卓还是苹果？")], "我习惯用安卓，苹果用不惯。")  # a habit, not a decision
+    assert not any(f.predicate == "decision" for f in habit)
     assert _triples(_answer(_zh, [("a", "小程序计划什么时候上线？")], "下个月初吧。", project="mini")) == {
         ("plan", "上线小程序", "positive")}
     assert _triples(_answer(_zh, [("a", "周报什么时候能给我一份？")], "明天发你。", project="ops")) == {

@@ -2086,6 +2086,8 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
     if not m or not (project or re.search(r"倾向|选|用|定|方案|\b(?:prefer|go with|use|pick|choose|should we|shall we)\b",
                                             question, re.I)):
         return []  # "Tea or coffee?" asks for a choice of the moment
+    if re.search(r"平时|一般|通常|平常|习惯|\b(?:usually|normally|generally|tend to)\b", question, re.I):
+        return []  # "你平时用Mac还是Windows？" asks about a habit, not a decision
     options = [re.sub(r"^.*(?:倾向于|倾向|选|用|定|想要|打算|是)(?=.{2})", "", o).strip() for o in m.groups()]
     norm = [o.casefold() for o in options]
 
@@ -2097,7 +2099,7 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
     first = re.split(r"[，,。.;；!！]\s*", text.strip())[0]
     first = re.sub(r"^(?:(?:我|我们)?(?:选|用|要|定|倾向|去)|(?:let's |we'll )?(?:go with|use|pick)\s+)|(?:吧|呗|啊|呀|吧。)$", "",
                    first.strip(), flags=re.I).strip()
-    chosen = full(first)
+    chosen = full(first) if len(first) <= max(len(o) for o in options) + 4 else None
     if chosen is None:
         return []
     out = [_Raw("decision", chosen)]
