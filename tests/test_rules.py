@@ -633,86 +633,82 @@ def _is_cjk(text: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
-def test_tastes_with_fronted_topics_and_other_shapes():
-    def t(text):
-        return _triples(extract(_zh(text) if _is_cjk(text) else _en(text)))
+def _said(text: str, **kw):
+    """The triples extracted from one user turn, in Chinese or English by its script."""
+    return _triples(extract(_zh(text, **kw) if _is_cjk(text) else _en(text, **kw)))
 
-    assert t("Big fan of ramen, but mushrooms? can't stand them") == {("likes", "ramen", "positive"),
+
+def test_tastes_with_fronted_topics_and_other_shapes():
+    assert _said("Big fan of ramen, but mushrooms? can't stand them") == {("likes", "ramen", "positive"),
                                                                       ("dislikes", "mushrooms", "positive")}
-    assert t("Love hiking, but karaoke I can't stand.") == {("likes", "hiking", "positive"),
+    assert _said("Love hiking, but karaoke I can't stand.") == {("likes", "hiking", "positive"),
                                                              ("dislikes", "karaoke", "positive")}
-    assert t("no early meetings for me, ever") == {("dislikes", "early meetings", "positive")}
-    assert t("no pork for me") == {("diet", "pork", "negative")}
-    assert t("Totally into pottery at the moment.") == {("likes", "pottery", "positive")}
-    assert t("Email me rather than calling, and please no group chats.") == {("likes", "email", "positive"),
+    assert _said("no early meetings for me, ever") == {("dislikes", "early meetings", "positive")}
+    assert _said("no pork for me") == {("diet", "pork", "negative")}
+    assert _said("Totally into pottery at the moment.") == {("likes", "pottery", "positive")}
+    assert _said("Email me rather than calling, and please no group chats.") == {("likes", "email", "positive"),
                                                                            ("dislikes", "group chats", "positive")}
-    assert t("If the drive is over three hours I want a hotel stop.") == {("likes", "hotel stop", "positive")}
-    assert t("早起跑步是我坚持了好几年的习惯") == {("likes", "早起跑步", "positive")}
-    assert t("有事发邮件就好，别打电话。") >= {("likes", "邮件沟通", "positive")}
-    assert t("咖啡嘛，只要是手冲我都OK") == {("likes", "手冲", "positive")}
-    assert t("要是航班超过六个小时，我宁可坐高铁") == {("likes", "坐高铁", "positive")}
-    assert t("我最爱喝的是乌龙茶") == {("likes", "乌龙茶", "positive")}
-    assert t("周末我一般在家看电影") == {("likes", "看电影", "positive")}
-    assert t("I drink my tea black") == {("likes", "black tea", "positive")}
-    assert t("I'd prefer aisle seats on short flights") == {("likes", "aisle seats", "positive")}
-    assert t("if it snows, I'd rather work from home") == {("likes", "working from home", "positive")}
-    assert t("I can't stand queues. Also not a fan of voice messages.") == {("dislikes", "queues", "positive"),
+    assert _said("If the drive is over three hours I want a hotel stop.") == {("likes", "hotel stop", "positive")}
+    assert _said("早起跑步是我坚持了好几年的习惯") == {("likes", "早起跑步", "positive")}
+    assert _said("有事发邮件就好，别打电话。") >= {("likes", "邮件沟通", "positive")}
+    assert _said("咖啡嘛，只要是手冲我都OK") == {("likes", "手冲", "positive")}
+    assert _said("要是航班超过六个小时，我宁可坐高铁") == {("likes", "坐高铁", "positive")}
+    assert _said("我最爱喝的是乌龙茶") == {("likes", "乌龙茶", "positive")}
+    assert _said("周末我一般在家看电影") == {("likes", "看电影", "positive")}
+    assert _said("I drink my tea black") == {("likes", "black tea", "positive")}
+    assert _said("I'd prefer aisle seats on short flights") == {("likes", "aisle seats", "positive")}
+    assert _said("if it snows, I'd rather work from home") == {("likes", "working from home", "positive")}
+    assert _said("I can't stand queues. Also not a fan of voice messages.") == {("dislikes", "queues", "positive"),
                                                                             ("dislikes", "voice messages", "positive")}
-    assert ("dislikes", "再贵", "positive") not in t("预算最多八千，再贵真扛不住了")
+    assert ("dislikes", "再贵", "positive") not in _said("预算最多八千，再贵真扛不住了")
     assert not any(f.predicate == "dislikes" for f in extract(_zh("预算提到五千，别给我推荐更贵的了")))
-    assert t("I love a Sunday roast, gravy and all") == {("likes", "Sunday roast", "positive")}
+    assert _said("I love a Sunday roast, gravy and all") == {("likes", "Sunday roast", "positive")}
 
 
 def test_pets_names_homes_and_employers_in_more_shapes():
-    def t(text):
-        return _triples(extract(_zh(text) if _is_cjk(text) else _en(text)))
-
-    assert t("two rabbits at home, Bun and Clover") == {
+    assert _said("two rabbits at home, Bun and Clover") == {
         ("pet", "rabbit (Bun)", "positive"), ("pet", "rabbit (Clover)", "positive")}
-    assert t("I'd rather be addressed as Prof. Ng.") == {("name", "Prof. Ng", "positive")}
-    assert t("please just call me Bea, nobody calls me Beatrice except my nan") == {("name", "Bea", "positive")}
-    assert t("别叫我李总，叫我老李就成") == {("name", "老李", "positive")}
-    assert t("明早六点叫我起床") == {("todo", "起床", "positive")}
-    assert t("we moved house to Frome last weekend") == {("lives_in", "Frome", "positive")}
-    assert t("I live just outside Bath") == {("lives_in", "Bath", "positive")}
-    assert t("我老家河南的，现在在郑州金水住") == {("lives_in", "郑州金水", "positive")}
-    assert t("我在西安住了八年了") == {("lives_in", "西安", "positive")}
-    assert t("I work at leeds city council and I train in every day") == {
+    assert _said("I'd rather be addressed as Prof. Ng.") == {("name", "Prof. Ng", "positive")}
+    assert _said("please just call me Bea, nobody calls me Beatrice except my nan") == {("name", "Bea", "positive")}
+    assert _said("别叫我李总，叫我老李就成") == {("name", "老李", "positive")}
+    assert _said("明早六点叫我起床") == {("todo", "起床", "positive")}
+    assert _said("we moved house to Frome last weekend") == {("lives_in", "Frome", "positive")}
+    assert _said("I live just outside Bath") == {("lives_in", "Bath", "positive")}
+    assert _said("我老家河南的，现在在郑州金水住") == {("lives_in", "郑州金水", "positive")}
+    assert _said("我在西安住了八年了") == {("lives_in", "西安", "positive")}
+    assert _said("I work at leeds city council and I train in every day") == {
         ("works_at", "Leeds City Council", "positive"), ("commute", "train", "positive")}
-    assert t("I'm working for Monzo now") == {("works_at", "Monzo", "positive")}
-    assert t("I'm a porter at the Royal Free Hospital, long shifts") == {("works_at", "Royal Free Hospital", "positive")}
-    assert t("我在一家药企上班，叫恒瑞") == {("works_at", "恒瑞", "positive")}
-    assert t("我家猫咪叫团子，是只英短") == {("pet", "英短（团子）", "positive")}
+    assert _said("I'm working for Monzo now") == {("works_at", "Monzo", "positive")}
+    assert _said("I'm a porter at the Royal Free Hospital, long shifts") == {("works_at", "Royal Free Hospital", "positive")}
+    assert _said("我在一家药企上班，叫恒瑞") == {("works_at", "恒瑞", "positive")}
+    assert _said("我家猫咪叫团子，是只英短") == {("pet", "英短（团子）", "positive")}
 
 
 def test_diets_commutes_plans_and_todos_in_more_shapes():
-    def t(text):
-        return _triples(extract(_zh(text) if _is_cjk(text) else _en(text)))
-
-    assert t("Been vegetarian for about ten years now.") == {("diet", "vegetarian", "positive")}
-    assert t("I'm doing keto at the moment") == {("diet", "keto", "positive")}
-    assert t("I follow a low-carb diet") == {("diet", "low-carb", "positive")}
-    assert t("我是地中海饮食，油炸的基本不碰") == {("diet", "地中海饮食", "positive"), ("diet", "油炸", "negative")}
-    assert t("最近在戒酒，啤酒一口都不喝了。") == {("diet", "戒酒", "positive"), ("diet", "啤酒", "negative")}
-    assert t("我肠胃不好，冰的也不喝") == {("diet", "冰饮", "negative")}
-    assert t("我对青霉素过敏，另外阿莫西林也不能用。") == {("allergy", "青霉素", "positive"),
+    assert _said("Been vegetarian for about ten years now.") == {("diet", "vegetarian", "positive")}
+    assert _said("I'm doing keto at the moment") == {("diet", "keto", "positive")}
+    assert _said("I follow a low-carb diet") == {("diet", "low-carb", "positive")}
+    assert _said("我是地中海饮食，油炸的基本不碰") == {("diet", "地中海饮食", "positive"), ("diet", "油炸", "negative")}
+    assert _said("最近在戒酒，啤酒一口都不喝了。") == {("diet", "戒酒", "positive"), ("diet", "啤酒", "negative")}
+    assert _said("我肠胃不好，冰的也不喝") == {("diet", "冰饮", "negative")}
+    assert _said("我对青霉素过敏，另外阿莫西林也不能用。") == {("allergy", "青霉素", "positive"),
                                                     ("allergy", "阿莫西林", "positive")}
-    assert t("下周起我改坐公司班车了") == {("commute", "公司班车", "positive")}
-    assert t("住在杭州未来科技城，公司骑车十分钟") == {("lives_in", "杭州未来科技城", "positive"),
+    assert _said("下周起我改坐公司班车了") == {("commute", "公司班车", "positive")}
+    assert _said("住在杭州未来科技城，公司骑车十分钟") == {("lives_in", "杭州未来科技城", "positive"),
                                                  ("commute", "骑车", "positive")}
-    assert t("I switched from cycling to the bus for work") == {("commute", "bus", "positive")}
-    assert t("6月2日安排压测") == {("plan", "压测", "positive")}
-    assert t("下周四发正式版，大家准备一下。") == {("plan", "发正式版", "positive")}
-    assert t("周末我一般要值班") == set() and t("以后开会尽量别约在周五下午") == set()
-    assert t("测试报告我明天补齐") == {("todo", "补齐测试报告", "positive")}
-    assert t("周二晚上提醒我把发票打印出来") == {("todo", "打印发票", "positive")}
-    assert t("帮我记着月底前把报销单交上去") == {("todo", "交报销单", "positive")}
-    assert t("帮我记一下，周四前交物业费") == {("todo", "交物业费", "positive")}
-    assert t("I have to renew my passport before June") == {("todo", "renew my passport", "positive")}
-    assert t("Planning to run a marathon in October") == {("plan", "run a marathon", "positive")}
-    assert t("for the new bike I can go up to one and a half thousand pounds") == {
+    assert _said("I switched from cycling to the bus for work") == {("commute", "bus", "positive")}
+    assert _said("6月2日安排压测") == {("plan", "压测", "positive")}
+    assert _said("下周四发正式版，大家准备一下。") == {("plan", "发正式版", "positive")}
+    assert _said("周末我一般要值班") == set() and _said("以后开会尽量别约在周五下午") == set()
+    assert _said("测试报告我明天补齐") == {("todo", "补齐测试报告", "positive")}
+    assert _said("周二晚上提醒我把发票打印出来") == {("todo", "打印发票", "positive")}
+    assert _said("帮我记着月底前把报销单交上去") == {("todo", "交报销单", "positive")}
+    assert _said("帮我记一下，周四前交物业费") == {("todo", "交物业费", "positive")}
+    assert _said("I have to renew my passport before June") == {("todo", "renew my passport", "positive")}
+    assert _said("Planning to run a marathon in October") == {("plan", "run a marathon", "positive")}
+    assert _said("for the new bike I can go up to one and a half thousand pounds") == {
         ("budget_limit", "1500 GBP", "positive")}
-    assert t("I'm allergic to cashews... oh wait, no, it's pistachios") == {("allergy", "pistachios", "positive")}
+    assert _said("I'm allergic to cashews... oh wait, no, it's pistachios") == {("allergy", "pistachios", "positive")}
 
 
 def test_answers_to_choice_and_when_questions():
@@ -762,45 +758,39 @@ def test_confirming_what_the_assistant_remembers():
 
 
 def test_more_taste_shapes_from_unseen_text():
-    def t(text, **kw):
-        return _triples(extract(_zh(text, **kw) if _is_cjk(text) else _en(text, **kw)))
-
-    assert t("I'm in the habit of stretching every morning.") >= {("likes", "stretching every morning", "positive")}
-    assert t("Quiz nights on a Thursday, that's my favourite thing.") == {("likes", "Quiz nights", "positive")}
-    assert t("Cycling, swimming and a bit of yoga, that's my weekend sorted.") == {
+    assert _said("I'm in the habit of stretching every morning.") >= {("likes", "stretching every morning", "positive")}
+    assert _said("Quiz nights on a Thursday, that's my favourite thing.") == {("likes", "Quiz nights", "positive")}
+    assert _said("Cycling, swimming and a bit of yoga, that's my weekend sorted.") == {
         ("likes", "Cycling", "positive"), ("likes", "swimming", "positive"), ("likes", "yoga", "positive")}
-    assert t("Love Greek food, though anything with olives is a no from me.") == {
+    assert _said("Love Greek food, though anything with olives is a no from me.") == {
         ("likes", "Greek food", "positive"), ("dislikes", "olives", "positive")}
-    assert t("Jazz I could listen to all day.") == {("likes", "Jazz", "positive")}
-    assert t("If the train's over three hours, first class.") == {("likes", "first class", "positive")}
-    assert t("If it's mint ice cream, I'll happily eat it.") == {("likes", "mint ice cream", "positive")}
-    assert t("Dark mode, we're skipping it for v1.", project="app") == {("decision", "Dark mode", "negative")}
-    assert t("湘菜我特别爱吃，不过太油的受不了。") >= {("likes", "湘菜", "positive")}
-    assert t("最近改喝无糖豆浆了。") == {("likes", "无糖豆浆", "positive")}
-    assert t("最讨厌别人开会迟到。") == {("dislikes", "别人开会迟到", "positive")}
-    assert t("平时我喜欢爬山、骑车，还有看展。") == {("likes", "爬山", "positive"), ("likes", "骑车", "positive"),
+    assert _said("Jazz I could listen to all day.") == {("likes", "Jazz", "positive")}
+    assert _said("If the train's over three hours, first class.") == {("likes", "first class", "positive")}
+    assert _said("If it's mint ice cream, I'll happily eat it.") == {("likes", "mint ice cream", "positive")}
+    assert _said("Dark mode, we're skipping it for v1.", project="app") == {("decision", "Dark mode", "negative")}
+    assert _said("湘菜我特别爱吃，不过太油的受不了。") >= {("likes", "湘菜", "positive")}
+    assert _said("最近改喝无糖豆浆了。") == {("likes", "无糖豆浆", "positive")}
+    assert _said("最讨厌别人开会迟到。") == {("dislikes", "别人开会迟到", "positive")}
+    assert _said("平时我喜欢爬山、骑车，还有看展。") == {("likes", "爬山", "positive"), ("likes", "骑车", "positive"),
                                            ("likes", "看展", "positive")}
-    assert t("我对芒果、菠萝过敏") == {("allergy", "芒果", "positive"), ("allergy", "菠萝", "positive")}
-    assert t("到时候可别给我点香菜牛肉") == set()
-    assert t("We've got a collie called Bramble and a cat, Juniper.") == {
+    assert _said("我对芒果、菠萝过敏") == {("allergy", "芒果", "positive"), ("allergy", "菠萝", "positive")}
+    assert _said("到时候可别给我点香菜牛肉") == set()
+    assert _said("We've got a collie called Bramble and a cat, Juniper.") == {
         ("pet", "collie (Bramble)", "positive"), ("pet", "cat (Juniper)", "positive")}
-    assert t("The design team decided to drop Sketch.") == set()
-    assert t("运营组那边决定用飞书了，我们这边无所谓。") == set()
-    assert t("我在OPPO上班，每天忙得脚不沾地。") == {("works_at", "OPPO", "positive")}
-    assert t("Right, so: Svelte rather than Vue, and the demo is on Friday.", project="web") >= {
+    assert _said("The design team decided to drop Sketch.") == set()
+    assert _said("运营组那边决定用飞书了，我们这边无所谓。") == set()
+    assert _said("我在OPPO上班，每天忙得脚不沾地。") == {("works_at", "OPPO", "positive")}
+    assert _said("Right, so: Svelte rather than Vue, and the demo is on Friday.", project="web") >= {
         ("decision", "Svelte", "positive"), ("decision", "Vue", "negative")}
 
 
 def test_english_shapes_from_a_self_review():
-    def t(text, **kw):
-        return _triples(extract(_en(text, **kw)))
-
-    assert t("I promised Dan I'd send the photos tonight") == {("todo", "send the photos", "positive")}
-    assert t("I'll book the dentist for Monday") == {("todo", "book the dentist", "positive")}
-    assert t("I moved from Bath to Bristol in March") == {("lives_in", "Bristol", "positive")}
-    assert t("I can't have sesame, I'm allergic") == {("allergy", "sesame", "positive")}
-    assert t("I've cut out caffeine completely") == {("diet", "caffeine", "negative")}
-    assert t("Traffic jams stress me out") == {("dislikes", "Traffic jams", "positive")}
-    assert t("We're not hiring a DJ, too pricey", project="party") == {("decision", "DJ", "negative")}
-    assert t("Our beagle, Toast, turns five next week") == {("pet", "beagle (Toast)", "positive")}
-    assert t("I drop the kids at school then cycle to the office") == {("commute", "cycling", "positive")}
+    assert _said("I promised Dan I'd send the photos tonight") == {("todo", "send the photos", "positive")}
+    assert _said("I'll book the dentist for Monday") == {("todo", "book the dentist", "positive")}
+    assert _said("I moved from Bath to Bristol in March") == {("lives_in", "Bristol", "positive")}
+    assert _said("I can't have sesame, I'm allergic") == {("allergy", "sesame", "positive")}
+    assert _said("I've cut out caffeine completely") == {("diet", "caffeine", "negative")}
+    assert _said("Traffic jams stress me out") == {("dislikes", "Traffic jams", "positive")}
+    assert _said("We're not hiring a DJ, too pricey", project="party") == {("decision", "DJ", "negative")}
+    assert _said("Our beagle, Toast, turns five next week") == {("pet", "beagle (Toast)", "positive")}
+    assert _said("I drop the kids at school then cycle to the office") == {("commute", "cycling", "positive")}
