@@ -128,13 +128,18 @@ def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: in
 
 
 def _facts_table(rows: list[dict]) -> str:
+    """One row per fact; a rejected option or an abstention reads "not X" (polarity negative)."""
     return table(
         ["id", "subject", "predicate", "object", "valid", "recorded", "retired", "status", "conf", "source"],
-        [(d["id"], d["subject"], d["predicate"], d["object"], _interval(d),
+        [(d["id"], d["subject"], d["predicate"], _signed_object(d), _interval(d),
           (d["recorded_at"] or "")[:16].replace("T", " "),
           (d["retired_at"] or "")[:16].replace("T", " "), d["status"],
           f"{d['confidence']:.2f}", _source(d["source"])) for d in rows],
     )
+
+
+def _signed_object(d: dict) -> str:
+    return {"negative": f"not {d['object']}", "neutral": f"~ {d['object']}"}.get(d.get("polarity"), d["object"])
 
 
 _BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "all"}

@@ -198,6 +198,20 @@ def test_cli_conflicts_list_and_resolve(tmp_path, capsys):
     assert json.loads(out) == []
 
 
+def test_cli_facts_table_shows_a_rejected_option_as_not(tmp_path, capsys):
+    conv = tmp_path / "c.jsonl"
+    turns = [("assistant", "年会场地您倾向于酒店宴会厅还是创意园区？"), ("user", "园区吧，宴会厅就不考虑了。")]
+    conv.write_text("".join(json.dumps({"session": "s1", "turn": i + 1, "speaker": who, "user": "wang", "project": "gala",
+                                        "time": f"2026-03-18T09:0{i}:00+08:00", "text": text}, ensure_ascii=False) + "\n"
+                            for i, (who, text) in enumerate(turns)), encoding="utf-8")
+    db = tmp_path / "m.db"
+    assert run(capsys, "--db", db, "ingest", conv)[0] == 0
+    code, out, _ = run(capsys, "--db", db, "facts", "--subject", "project:gala")
+    lines = out.splitlines()
+    assert code == 0 and any("创意园区" in line and "not 创意园区" not in line for line in lines)
+    assert any("not 酒店宴会厅" in line for line in lines)
+
+
 def test_cli_predicates_lists_uncatalogued(tmp_path, capsys):
     db = tmp_path / "m.db"
     run(capsys, "--db", db, "import", DEMO)
