@@ -2222,9 +2222,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 g = guessed[0]
                 r = _Raw(g.predicate, re.sub(r"(?<=..)[啦呀哦呢]$", "", m.group(1).strip().rstrip(".")), g.polarity, "correction")
                 return [_fact(turn, r, "user_explicit", 0.9)]
-        guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
         m = re.match(r"^(?:no|nope|not really|actually)[,.]?\s+(I (?:walk|cycle|bike|drive|take the \w+|get the \w+|"
                      r"ride my \w+))\b", text, re.I)
+        guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project) if m else []
         if m and guessed and guessed[0].predicate == "commute":  # "I'm guessing you take the bus?" "No, I walk."
             found = [r for r in _raw_facts(f"{m.group(1)} to work", turn.time) if r.predicate == "commute"]
             return [_fact(turn, _Raw("commute", r.object, r.polarity, "correction"), "user_explicit", 0.9)

@@ -405,7 +405,15 @@ def _span(rng: DateRange, tz: tzinfo, expr: str) -> TimeSpan:
     return TimeSpan(start, end, expr)
 
 
+# every pattern above needs one of these; text without any (most clauses) is skipped at once
+_MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日]|\b(?:today|tomorrow|yesterday|week|month|year|days?|end|"
+                         r"beginning|start|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+                         re.IGNORECASE)
+
+
 def _candidates(text: str, today: date) -> list[tuple[int, int, DateRange]]:
+    if not _MAYBE_TIME.search(text):
+        return []
     found: list[tuple[int, int, int, DateRange]] = []
     for order, (pattern, handler) in enumerate(_PATTERNS):
         for m in pattern.finditer(text):
