@@ -794,3 +794,20 @@ def test_english_shapes_from_a_self_review():
     assert _said("We're not hiring a DJ, too pricey", project="party") == {("decision", "DJ", "negative")}
     assert _said("Our beagle, Toast, turns five next week") == {("pet", "beagle (Toast)", "positive")}
     assert _said("I drop the kids at school then cycle to the office") == {("commute", "cycling", "positive")}
+
+
+def test_bare_answers_read_with_their_question():
+    def answer(turn_fn, question, text, project=None):
+        return _triples(_answer(turn_fn, [("a", question)], text, project=project))
+
+    assert answer(_en, "Where are you based these days?", "Leeds, near Headingley") == {("lives_in", "Leeds", "positive")}
+    assert answer(_en, "Do you have any pets?", "Yep, a spaniel called Ruby") == {("pet", "spaniel (Ruby)", "positive")}
+    assert answer(_en, "What kind of films do you like?", "mostly thrillers and a bit of anime") == {
+        ("likes", "thrillers", "positive"), ("likes", "anime", "positive")}
+    assert answer(_zh, "你周末喜欢干什么？", "钓鱼，还有下棋") == {("likes", "钓鱼", "positive"), ("likes", "下棋", "positive")}
+    assert answer(_en, "Do you have any pets?", "No, none") == set()
+    assert answer(_zh, "发布日期定了吗？", "定了，7月8号", project="app") == {("plan", "发布", "positive")}
+    facts = _answer(_zh, [("u", "我在美团上班"), ("a", "好的")], "现在在快手了，上个月跳的槽")
+    assert _triples(facts) == {("works_at", "快手", "positive")} and facts[0].change == "evolution"
+    facts = _answer(_en, [("u", "I work at KPMG."), ("a", "Noted.")], "Actually I left, I'm at PwC now")
+    assert _triples(facts) == {("works_at", "PwC", "positive")} and facts[0].change == "evolution"

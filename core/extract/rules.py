@@ -629,7 +629,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
     if m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif re.search(r"已经不在|离职|辞职|离开了|换工作|换了工作|跳槽", whole) and (m := re.search(rf"现在在({_ZH_STOP}+)", c)):
+    elif re.search(r"已经不在|离职|辞职|离开了|换工作|换了工作|跳槽|跳的槽|换了家公司", whole) \
+            and (m := re.search(rf"现在在({_ZH_STOP}+?)(?:上班|工作)?(?:了|啦)?$", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
         m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
@@ -1360,8 +1361,10 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # works_at
     left = re.search(r"\b(?:left|quit|leaving|resigned from|handed in my notice at)\b", whole, flags)
-    m = re.match(r"^(?:and |but )?(?:I'm |I am )?now (?:at|with|working (?:at|for)) ((?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*)*)",
-                 c, flags) if left else None
+    m = (re.match(r"^(?:and |but )?(?:I'm |I am )?now (?:at|with|working (?:at|for)) ((?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*)*)",
+                  c, flags)
+         or re.match(r"^(?:and |but |so )?(?:I'm|I am) (?:at|with) ((?-i:[A-Z])[\w&.'-]*(?: (?-i:[A-Z])[\w&.'-]*)*) now\b", c, flags)) \
+        if left else None
     if m:
         add(_Raw("works_at", m.group(1), change="evolution"))
     m = None if m else re.search(rf"\b(?:started at|joined|started (?:a new job|a job|working|work) (?:at|for)|new job (?:at|with)) "
@@ -2040,6 +2043,27 @@ _ASKED_FOR = (
 )
 
 
+# questions whose bare answer reads as a statement once its subject and verb are put back
+_RESTATED_ANSWERS = (
+    (re.compile(r"what (?:kinds?|sorts?|types?) of [\w ]+ do you (?:like|enjoy|listen to|read|watch|play)|"
+                r"what do you (?:like|enjoy|love) (?:doing|to do)|what are you into|any hobbies|"
+                r"(?:喜欢|爱)(?:做|干|吃|喝|看|听|玩)?(?:什么|啥)|有什么爱好|爱好是(?:什么|啥)", re.I), "I like ", "我喜欢"),
+    (re.compile(r"any pets|have (?:a |any )?pets?\b|养(?:了)?(?:什么)?宠物|有宠物", re.I), "I have ", "我养了"),
+)
+
+
+def _answer_restated(text: str, question: str, when: datetime) -> list[_Raw]:
+    """"mostly jazz and a bit of soul" to "What kind of music do you like?", "Yeah, a tabby called Mango" to "Any
+    pets?": the answer read with "I like" / "I have" (我喜欢 / 我养了) put before it."""
+    body = re.sub(r"^(?:yeah|yes|yep|yup|sure|oh|well|hmm|um|嗯|对|是的|有|有的|有啊)[,，.!！\s]+|^(?:mostly|mainly|probably|usually)\s+",
+                  "", text.strip(), flags=re.I)
+    for cue, en, zh in _RESTATED_ANSWERS:
+        if cue.search(question) and body and not re.match(r"(?i:no|nope|not|none|nothing|没有|没|不)", body):
+            lead = zh if _is_zh(body) else en
+            return [r for r in _raw_facts(lead + body, when) if r.predicate in ("likes", "pet")]
+    return []
+
+
 def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     """A bare value answering the assistant's question: "Sam is fine" to "What should I call you?", "around 2k"
     to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
@@ -2065,6 +2089,8 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
         zh = _is_zh(t)
         amt = _zh_budget_amount(t) if zh else (_en_amount(t) or _en_bare_limit(f"max {re.sub(r'^[a-z ]*?(?=[$£€0-9])', '', t)}"))
         return _Raw("budget_limit", str(amt), value=amt.to_json()) if amt is not None else None
+    if asked == "lives_in":  # "Manchester, near Didsbury"
+        t = re.split(r"[,，]\s*", t)[0]
     m = re.fullmatch(r"(?:(?:just |only |mainly |mostly )?([\w' -]{2,25})|([\u4e00-\u9fff]{1,8}))", t, re.I)
     if not m or re.search(r"\b(?:I|I'm|you|it|that|this|thanks|thank|sure|yes|ok|okay)\b", t, re.I):
         return None
@@ -2109,7 +2135,7 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
     return out
 
 
-_ZH_WHEN = r"什么时候|哪天|哪一天|几号|何时|啥时候"
+_ZH_WHEN = r"什么时候|哪天|哪一天|几号|何时|啥时候|(?:日期|时间|日子)(?:定了吗|定好了吗|确定了吗)"
 
 
 def _answer_when(text: str, question: str, when: datetime) -> _Raw | None:
@@ -2198,6 +2224,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         dated = _answer_when(text, prev.text, turn.time) if not raws else None  # "When's the cutover?" "End of the month."
         if dated is not None:
             return [_fact(turn, dated, "user_explicit", 0.9)]
+        restated = _answer_restated(text, prev.text, turn.time) if not raws else []
+        if restated:
+            return [_fact(turn, r, "user_explicit", 0.9) for r in restated]
         answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
         if answer is not None and (not raws or answer.predicate == "name"):
             return [_fact(turn, answer, "user_explicit", 0.9)]
