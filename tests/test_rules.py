@@ -811,3 +811,20 @@ def test_bare_answers_read_with_their_question():
     assert _triples(facts) == {("works_at", "快手", "positive")} and facts[0].change == "evolution"
     facts = _answer(_en, [("u", "I work at KPMG."), ("a", "Noted.")], "Actually I left, I'm at PwC now")
     assert _triples(facts) == {("works_at", "PwC", "positive")} and facts[0].change == "evolution"
+
+
+def test_negated_tastes_and_more_choice_shapes():
+    assert not any(t[0] in ("likes", "dislikes") for t in _said("我不是不喜欢吃甜的，只是最近在控糖"))
+    assert _said("我倒不讨厌出差，就是不喜欢红眼航班") == {("dislikes", "红眼航班", "positive")}
+    assert _said("奶茶我是一天都离不开") == {("likes", "奶茶", "positive")}
+    assert _said("烧烤是我的最爱") == {("likes", "烧烤", "positive")}
+    assert _said("我喜欢得不得了的是榴莲") == {("likes", "榴莲", "positive")}
+    assert _said("这事我们就拍板了，用方案C", project="p") == {("decision", "方案C", "positive")}
+    assert _said("快递定了，就京东", project="p") == {("decision", "京东", "positive")}
+    assert _said("最后敲定了德邦做物流", project="p") == {("decision", "德邦", "positive")}
+    assert _said("记一下：周四交网费") == {("todo", "交网费", "positive")}
+    assert _said("I'm not a big tea drinker") == {("dislikes", "tea", "positive")}
+    assert _said("My go-to is an oat latte") == {("likes", "oat latte", "positive")}
+    assert _said("I've never been a fan of escape rooms") == {("dislikes", "escape rooms", "positive")}
+    assert _said("Honestly I'd rather not drive") == {("dislikes", "driving", "positive")}
+    assert _said("The caterer is confirmed: Green Fork", project="p") == {("decision", "Green Fork", "positive")}

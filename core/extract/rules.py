@@ -177,7 +177,7 @@ _TEMPORARY = re.compile(
     r"^(?:I'm |I am )?(?:on|at) (?:a|the) (?:train|bus|plane|flight|airport|gate|station)\b", re.I)
 # what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
 # "我最爱吃的是火锅": what comes before the thing itself
-_ZH_TASTE_LEAD = re.compile(r"^(?:吃|喝|玩|看|听|去)?的(?:就)?是")
+_ZH_TASTE_LEAD = re.compile(r"^(?:得[^的，,]{0,4})?(?:吃|喝|玩|看|听|去)?的(?:就)?是")
 _ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排|谁|什么|哪)|更(?:贵|便宜|多|少|好|差)")
 # a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
 _TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving|keto|paleo|vegan|vegetarian|fasting)\b|迷上|爱上",
@@ -232,7 +232,7 @@ _NOT_LASTING = re.compile(
 _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b|\b(?:how|what) you\b", re.I)
 
 _CORRECTION = re.compile(
-    r"不对|说错了|打错了|写错了|记错了|口误|搞错了|不好意思，是|^不是[，,]|不是.{1,8}是|是.{1,8}[，,]?不是|"
+    r"不对|说错了|打错了|写错了|记错了|口误|搞错了|不好意思，是|^不是[，,]|不是.{1,8}(?<![只就也还倒但可])是|是.{1,8}[，,]?不是|"
     r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,|^(?:wait|hang on|sorry),? no\b|"
     r"\b(?:oh )?wait,? no\b|\bactually,? no\b", re.I)
 _EVOLUTION = re.compile(
@@ -328,6 +328,9 @@ _ZH_SIMPLE_PREFERENCES = [
     (re.compile(r"^我(?:一般|平时|基本|向来)?不(?:坐|住|订|搭|乘)(?P<obj>(?![了过])[^，,。！!？?；;、这那]{2,})"), "dislikes"),
     (re.compile(rf"(?<!到时候)(?<!这次)(?<!今天)(?<!可)(?<!的)别给我(?!订|点|买|约|安排)(?P<obj>{_ZH_STOP}+)"), "dislikes"),
     (re.compile(rf"(?:改喝|改吃|爱上了喝|迷上了喝)(?!素|荤|肉)(?P<obj>{_ZH_STOP}{{2,10}})"), "likes"),
+    (re.compile(rf"^(?P<obj>(?![我你他她这那])[^，,。]{{1,10}}?)(?:我)?(?:是)?(?:一天|一刻|一顿)?(?:都|也)?离不开"), "likes"),
+    (re.compile(rf"(?:^我|^)离不开(?P<obj>{_ZH_STOP}{{1,10}})"), "likes"),
+    (re.compile(r"^(?P<obj>(?![我你他她这那])[^，,。]{1,10}?)是我(?:的)?(?:最爱|心头好|心头肉|命)"), "likes"),
     (re.compile(r"只要是(?P<obj>[^，,。我你]{2,10}?)(?:的话)?我?(?:都|就)(?:OK|ok|可以|行|没问题|喜欢|爱)"), "likes"),
     (re.compile(r"^(?P<obj>[\u4e00-\u9fffA-Za-z0-9]{2,14}?)是我(?:[^，,。]{0,8}的)?(?:习惯|爱好|保留节目)"), "likes"),
     (re.compile(rf"^(?P<obj>{_ZH_STOP}{{1,8}})就算了"), "dislikes"),
@@ -430,6 +433,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("likes", f"{m.group(1)}沟通"))
     # likes / dislikes
     neg_pref = re.search(rf"(?:{_ZH_DISLIKE})({_ZH_STOP}*)", c)
+    if neg_pref and re.search(r"(?:不是|并不|倒不|也不|不)$", c[:neg_pref.start()]):
+        neg_pref = None  # "我不是不喜欢吃辣", "我倒不讨厌加班": the dislike denied
     if neg_pref:
         obj = re.sub(r"^(?:就是|是)", "", _clean(neg_pref.group(1), True)) or _zh_fronted_object(c, neg_pref.start())
         obj = re.sub(r"(?<=.)(?:这种事情?|这件事|这类事情?|这种东西)$", "", obj)
@@ -445,6 +450,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("likes", _clean(m.group(1), True)))
         else:
             m = re.search(rf"(?:{_ZH_LIKE})({_ZH_STOP}*)", c)
+            if m and c[:m.start()].endswith("不"):
+                m = None  # "我不是不喜欢吃辣" says no more than that
             if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})|^{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
                 obj = _clean(m.group(1), True)
                 if not obj or re.fullmatch(r"[吃喝玩看听]", obj):  # "川菜我很爱吃": the thing comes first
@@ -579,8 +586,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      r"(?:吧|好了|算了吧)$", c)
         if m and project and not c.endswith("算了吧"):  # "方案A吧，B太贵了"
             add(_Raw("decision", m.group(1).strip()))
-        m = re.search(r"定了[，,]\s*用(" + _ZH_STOP + "+)", whole)
-        if m and c.startswith("用"):
+        m = re.search(r"(?:定了|拍板了|敲定了)[，,]\s*(?:就|用|选|就用|就选)(" + _ZH_STOP + "+)", whole)
+        if m and re.match(r"(?:就|用|选)", c) and not find_times(m.group(1), when):  # "物流定了，就顺丰"
             add(_Raw("decision", _clean(m.group(1), True)))
 
     # "用Flutter还是原生开发" is still open
@@ -590,6 +597,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
             obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开|重写|重构|实现)[\u4e00-\u9fff]{0,5}$",
                          "", obj)
+            obj = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?:来)?(?:做|负责|搞)[\u4e00-\u9fff]{2,4}$", "", obj)  # "顺丰做物流"
             if re.match(r"[A-Za-z][A-Za-z0-9.+#-]+[\u4e00-\u9fff]", obj):  # "用Vite打包": the tool, not its use ("A区" stays)
                 obj = re.sub(r"(?<=[A-Za-z0-9.])[\u4e00-\u9fff]{1,5}$", "", obj)
             if obj != r.object:
@@ -703,7 +711,7 @@ def _zh_fronted_object(clause: str, verb_at: int) -> str:
     m = re.match(rf"^(?:我)?对({_ZH_STOP}{{1,8}}?){_ZH_DEGREE}$", head)  # "我对榴莲无感"
     if m:
         return m.group(1)
-    m = re.match(r"^(.{1,6}?)我", head)
+    m = re.match(r"^(.{1,6}?)(?:是|就是)?我", head)
     if m:
         return m.group(1)
     head = re.sub(rf"{_ZH_DEGREE}$", "", head)
@@ -818,12 +826,12 @@ def _zh_pet(animal: str, name: str | None, whole: str = "") -> str:
     return f"{animal}（{name}）" if name else animal
 
 
-_BARE_REMINDER = re.compile(r"(?:记得提醒我|帮我记|提醒我)(?:一下|着)?(?:吧|哈)?")
+_BARE_REMINDER = re.compile(r"(?:记得提醒我|帮我记|提醒我|记)(?:一下|着|下)?(?:吧|哈)?")
 
 
 def _next_to_bare_reminder(clause: str, whole: str) -> bool:
     """Whether ``clause`` sits right before or after a bare "提醒我一下"/"帮我记一下" clause of ``whole``."""
-    parts = [x.strip() for x in re.split(r"[，,。！!；;]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", whole) if x.strip()]
+    parts = [x.strip() for x in re.split(r"[，,。！!；;：:]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", whole) if x.strip()]
     for i, part in enumerate(parts):
         if part == clause:
             near = parts[i - 1:i] + parts[i + 1:i + 2]
@@ -1137,7 +1145,9 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(rf"\bI'm (?:really |just )?not (?:really |that |very |too |so |much of )?(?:a (?:big |huge )?fan of|keen on|"
                      rf"into|big on|fussed on) ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI(?:'m| am|'ve| have) (?:really |just |honestly )?(?:no (?:big |great |huge )?fan of|"
-                     rf"never (?:really )?liked|not (?:very |that |too |overly )?fond of|no time for) ({_EN_STOP}+)", c, flags) \
+                     rf"never (?:really )?liked|not (?:very |that |too |overly )?fond of|no time for|"
+                     rf"never (?:really )?been (?:a (?:big |huge )?fan of|into|keen on)) ({_EN_STOP}+)", c, flags) \
+        or re.search(r"\bI'm not (?:a |an )?(?:big |huge |great )?(\w+) (?:drinker|eater)\b", c, flags) \
         or (not _EN_TRANSIENT.search(c)
             and re.match(rf"^(?:the )?([\w' -]{{2,30}}?) (?:{_EN_DISLIKE_PREDICATE})", c, flags)) \
         or (not _EN_FOOD.search(c) and _EN_A_NO_FROM_ME.match(c)) \
@@ -1172,6 +1182,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.search(rf"\bI'd (?:much )?rather (?:go|fly|take|have|get|book|sit in) (?:the |a |an )?({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |very |quite |pretty |super )?big on ({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI(?:'m| am) in the habit of ({_EN_STOP}+)", c, flags) \
+        or re.match(rf"^(?:my )?go-to(?: [\w-]+)? (?:is|has to be) (?:an? |the )?({_EN_STOP}+)", c, flags) \
         or re.search(rf"\bI'm (?:really |totally |very )?into ({_EN_STOP}+)", c, flags) \
         or re.search(r"\bI(?:'d| would) (?:much )?prefer (?!to\b|being\b|it\b|that\b|not\b|if\b)(?:an? |the )?"
                      r"([\w' -]{2,30}?)(?= on | for | when | if |$)", c, flags)
@@ -1179,6 +1190,10 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                        r"swim|run|travel)\b( [\w' -]{1,30})?$", c, flags) if not m else None
     if rather:  # "I'd rather work from home" -> working from home
         add(_Raw("likes", _gerund(rather.group(1) + (rather.group(2) or ""))))
+    rather_not = re.search(r"\bI(?:'d| would) (?:much )?rather not (fly|drive|cook|travel|work|eat|drink|go|walk|cycle)\b"
+                           r"( [\w' -]{1,30})?$", c, flags) if not m else None
+    if rather_not:  # "I'd rather not fly" -> flying
+        add(_Raw("dislikes", _gerund(rather_not.group(1) + (rather_not.group(2) or ""))))
     if not m and (how := re.search(r"\bI (?:usually |always |normally |just )?(?:take|drink|have|like|order) my (coffee|tea|"
                                    r"steak|eggs|burger|martini|whisky|whiskey) ([a-z]+(?:[ -][a-z]+)?)$", c, flags)):
         add(_Raw("likes", f"{how.group(2)} {how.group(1)}"))  # "I take my coffee black" -> black coffee
@@ -1276,6 +1291,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      r"(?:over|instead of|rather than) (?:the )?[\w.+#-]+(?: [\w.+#-]+){0,2})$", c, flags)
     if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
         m = re.match(rf"^(?:the |our |my )?(?:[\w-]+ )?(?:{_EN_DECISION_SLOT}) (?:is|will be|'s) (?:going to be )?"
+                     rf"(?:(?:locked in|confirmed|booked|sorted|final|decided)\s*[:,—–-]\s*)?"
                      rf"(?:the |an? )?({_EN_NAME_STOP}+)$", c, flags)
     if not m and re.search(rf"\b(?:{_EN_REJECT})\s", whole, flags):  # "Definitely not the Airbnb, book a hotel"
         m = re.match(r"^(?:just |so )?(?:book|use|get|take|pick|choose|go for) (?:a |an |the )?([\w -]+)$", c, flags)
