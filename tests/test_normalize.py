@@ -276,6 +276,13 @@ TIMES: list[tuple[str, str, str]] = [
     ("6月份", "2026-06-01", "2026-07-01"),
     ("二月", "2027-02-01", "2027-03-01"),
     ("明年3月", "2027-03-01", "2027-04-01"),
+    # a day of the month alone: the coming one (WEDNESDAY is the 18th)
+    ("the 20th", "2026-03-20", "2026-03-21"),
+    ("on the 5th", "2026-04-05", "2026-04-06"),
+    ("the 18th", "2026-03-18", "2026-03-19"),
+    ("25号", "2026-03-25", "2026-03-26"),
+    ("十五号", "2026-04-15", "2026-04-16"),
+    ("三号", "2026-04-03", "2026-04-04"),
 ]
 
 
@@ -292,7 +299,7 @@ def test_resolve_time(expr: str, start: str, end: str) -> None:
 
 @pytest.mark.parametrize("expr", [
     "hello", "", "2月30日", "13月1日", "February 30", "下周天气", "每周一", "一周",
-    "next", "周", "May", "the 5th", "3个月", "十三月",
+    "next", "周", "May", "3个月", "十三月", "3号线", "5号楼", "第3号", "三十二号",
 ])
 def test_resolve_time_no_match(expr: str) -> None:
     assert resolve_time(expr, WEDNESDAY) is None

@@ -828,3 +828,10 @@ def test_negated_tastes_and_more_choice_shapes():
     assert _said("I've never been a fan of escape rooms") == {("dislikes", "escape rooms", "positive")}
     assert _said("Honestly I'd rather not drive") == {("dislikes", "driving", "positive")}
     assert _said("The caterer is confirmed: Green Fork", project="p") == {("decision", "Green Fork", "positive")}
+
+
+def test_days_of_the_month_and_metro_lines():
+    facts = extract(_en("I'm off to Porto on the 20th"))
+    assert _triples(facts) == {("plan", "trip to Porto", "positive")}
+    assert facts[0].event_start == datetime(2026, 4, 20, tzinfo=BST)  # the coming 20th after 8 April
+    assert _said("我每天坐地铁4号线上班") == {("commute", "地铁4号线", "positive")}

@@ -663,7 +663,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     return out
 
 
-_ZH_VEHICLE = (r"地铁|公交车?|巴士|大巴|班车|出租车|的士|网约车|滴滴|高铁|火车|轻轨|轮渡|渡轮|共享单车|电动车|电瓶车|"
+_ZH_VEHICLE = (r"(?:地铁)?[0-9一二三四五六七八九十]{1,3}号线|地铁|公交车?|巴士|大巴|班车|出租车|的士|网约车|滴滴|高铁|火车|轻轨|轮渡|渡轮|共享单车|电动车|电瓶车|"
                r"小电驴|电驴|摩托车?|自行车|单车|滑板车|车|[A-Z]{2,5}(?![a-z])")
 _ZH_COMMUTE_CONTEXT = r"上下班|上班|去公司|去单位|到公司|通勤"
 
@@ -1931,6 +1931,7 @@ def _with_subject(clause: str) -> str:
         return f"I'm {re.sub(r'[ ,]+(?:at the moment|these days|lately|right now)$', '', clause, flags=re.I)}"  # "not a fan of horror films"
     if re.match(r"^off to\b", clause, re.I):
         return f"I'm heading{clause[3:]}"  # "Off to Rome next month"
+    clause = re.sub(r"^(I'm|I am|we're|we are) off to\b", r"\1 heading to", clause, flags=re.I)
     if re.match(r"^been\b", clause, re.I):
         return f"I've {clause}"  # "been vegan for 3 years now"
     if re.match(r"^[a-z]{3,}ing\b(?! (?:is|are|was|were|makes?|gives?|drives?|gets?|annoys?))", clause, re.I) \

@@ -36,6 +36,9 @@ Conventions
   looks back; a bare English month needs a word before it (in/by/before/
   during/until/till/from/since/early/late/mid/around/over/this/next), so
   "May" alone is no time.
+* A day of the month alone ("on the 14th", 14号, 十五号) is the coming one: this
+  month's if it is today or later, else next month's (no match if that month
+  has no such day). 3号线, 5号楼 and the like are not days.
 * Dates: "5 March", "on 5 March", "5th of March", "the 5th of March",
   "March 5", "March 5th", "Mar. 5", with an optional year ("March 5, 2027");
   2026-03-05; 3月5日/3月5号/三月五号/十二月二十五日, optionally after 2027年/二〇二七年/
@@ -43,8 +46,7 @@ Conventions
   dates (2月30日) are no match.
 
 Not covered: times of day (下午三点, at 3pm), ranges (3月5日到8日), durations
-("for two weeks"), recurring times (每周一), bare day numbers (5号), English
-number words beyond ten, and "this week's" weekday in English ("this Friday" is
+("for two weeks"), recurring times (每周一), English number words beyond ten, seasons, and "this week's" weekday in English ("this Friday" is
 the coming Friday).
 """
 
@@ -270,6 +272,14 @@ def _en_month(m: re.Match[str], today: date) -> DateRange | None:
     return _named_month(year, _EN_MONTHS[m.group("mon").lower().rstrip(".")], today, look)
 
 
+def _day_of_month(m: re.Match[str], today: date) -> DateRange | None:
+    day = _cn_int(m.group("d"))
+    if day is None or not 1 <= day <= 31:
+        return None
+    year, month = (today.year, today.month) if day >= today.day else _shift_month(today.year, today.month, 1)
+    return _date(year, month, day)
+
+
 def _cn_offset_days(m: re.Match[str], today: date) -> DateRange | None:
     n = _cn_int(m.group("n"))
     if n is None:
@@ -364,6 +374,8 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
      _cn_year),
     (re.compile(rf"(?<![0-9零〇一二两三四五六七八九十])(?P<n>{_CNNUM})(?:天|日)(?:以|之)?(?P<dir>[后前])"),
      _cn_offset_days),
+    (re.compile(r"(?<![0-9０-９零〇一二两三四五六七八九十月第])(?P<d>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])号"
+                r"(?!线|楼|门|口|房|床|车|站|桌|位|机|码|厅|馆|院|选手|球员)"), _day_of_month),
     # English
     (re.compile(rf"{_EN_L}(?:the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday"
                 rf"|today|tomorrow|yesterday){_EN_R}", _EN_FLAGS), _en_day),
@@ -385,6 +397,7 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
                 rf"(?:\s+|-)(?:early\s+|late\s+|mid-?)?{_EN_MONTH_RE}(?:\s+(?P<y>\d{{4}})(?!\d))?(?!\s*\d)",
                 _EN_FLAGS), _en_month),
     (re.compile(r"(?<![0-9])(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?![0-9])"), _iso_date),
+    (re.compile(rf"{_EN_L}(?:on\s+)?the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\s+of\b){_EN_R}", _EN_FLAGS), _day_of_month),
     (re.compile(rf"{_EN_L}in\s+{_EN_N}\s+days?{_EN_R}", _EN_FLAGS), _en_offset_days),
     (re.compile(rf"{_EN_L}{_EN_N}\s+days?\s+(?P<ago>ago){_EN_R}", _EN_FLAGS), _en_offset_days),
 ]
@@ -406,7 +419,7 @@ def _span(rng: DateRange, tz: tzinfo, expr: str) -> TimeSpan:
 
 
 # every pattern above needs one of these; text without any (most clauses) is skipped at once
-_MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日]|\b(?:today|tomorrow|yesterday|week|month|year|days?|end|"
+_MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日号]|\b(?:today|tomorrow|yesterday|week|month|year|days?|end|"
                          r"beginning|start|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
                          re.IGNORECASE)
 
