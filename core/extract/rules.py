@@ -641,7 +641,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             and (m := re.search(rf"现在在({_ZH_STOP}+?)(?:上班|工作)?(?:了|啦)?$", c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
-        m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
+        m = re.search(rf"(?:我|^)(?:现在|目前|还|一直|已经|是)*在((?!家|这|那|公司){_ZH_STOP}+?)(?:上班|工作|做|当|任职|干了)", c)
         if m:
             named = re.match(r"^(?:一家|一个|家)(?:叫|名叫|名字叫)(.{2,12}?)的(?:公司|单位|企业|机构|工作室|医院|学校|银行)$",
                              m.group(1))
@@ -2021,6 +2021,9 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"^(?:Shall|Should) I remind you\b|^(?:I'll|I will|I can|Let me) remind you\b", "Remind me", t, flags=re.I)
     t = re.sub(r"\b(?:Shall|Should) we (?:just )?", "we'll ", t, flags=re.I)  # a proposal: "shall we host it on X?"
     t = re.sub(r"(?:要不要|要不|不如|干脆)(?:直接|就)?(?=用|选|定|换)", "就", t)  # "要不直接用Next.js重写？"
+    t = re.sub(r"^(?:我)?(?:建议|推荐)(?:您|你)?(?:还是)?(?=用|选|采用|上)", "就", t)  # "建议用微信扫码登录"
+    t = re.sub(r"^(?:I'd|I would|I) (?:suggest|recommend)(?! \w+ing\b)(?: going with| using| we use| we go with)?\s+",
+               "let's go with ", t, flags=re.I)  # "I'd suggest annual invoicing"
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
     t = re.sub(r"^(?:Would you like|Do you want|Shall|Should|Can|May) (?:me to|I) (?:address|call) you(?: as)?",
                "Call me", t, flags=re.I)
@@ -2052,7 +2055,8 @@ _ASKED_FOR = (
     ("budget_limit", re.compile(r"budget|spend|\bcap\b|\blimit\b|ceiling|预算|花多少|多少钱以内|上限|最多花", re.I)),
     ("allergy", re.compile(r"allerg|过敏", re.I)),
     ("diet", re.compile(r"dietary|忌口|不吃什么|饮食", re.I)),
-    ("lives_in", re.compile(r"where do you live|where are you based|where's home|住哪|住在哪|家在哪", re.I)),
+    ("lives_in", re.compile(r"where do you live|where are you based|where's home|which (?:city|town|area|part of town) are you|"
+                            r"what (?:city|town|area) (?:are you in|do you live in)|住哪|住在哪|家在哪|哪个城市|哪个区", re.I)),
     ("works_at", re.compile(r"where do you work|who do you work for|在哪上班|在哪工作|哪家公司", re.I)),
     ("commute", re.compile(r"get (?:in)?to (?:work|the office|the (?:hospital|school|studio|site|lab|clinic|shop))|"
                            r"get into work|commute|怎么去(?:公司|单位|上班)|怎么上班|通勤",
@@ -2086,7 +2090,10 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
     asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
     t = text.strip().rstrip("。.!！")
-    if asked is None or len(t) > 30 or re.search(r"[?？]", t) or _CONFIRM.match(text.strip()) \
+    if asked in ("commute", "lives_in", "works_at", "allergy"):  # the value comes first: "Mostly the Overground, unless…"
+        t = re.split(r"(?<=[。.!！])\s*", t)[0].rstrip("。.!！") if len(t) > 30 else t
+        t = re.split(r",\s*(?:unless|but|though|except)\b", t)[0]
+    if asked is None or len(t) > 40 or re.search(r"[?？]", t) or _CONFIRM.match(text.strip()) \
             or re.match(r"(?i:no|nope|not|none|nothing|没有|不用|都行|随便|不是|不)", t):
         return None
     if asked == "name":
@@ -2098,7 +2105,7 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
         if _is_zh(first):
             found = _zh_commute(f"上班{re.sub(r'(?:呗|吧|啊|呀)$', '', first)}", "上班")
         else:
-            word = re.sub(r"^(?:I |mostly |usually |by )", "", first, flags=re.I).strip().lower()
+            word = re.sub(r"^(?:I |mostly |usually |by |the )+", "", first, flags=re.I).strip().lower()
             word = re.sub(r" (?:mostly|usually|normally)$", "", word)
             found = _en_commute(f"I {word} to work") or _en_commute(f"I take the {word} to work")
         return found
@@ -2106,8 +2113,11 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
         zh = _is_zh(t)
         amt = _zh_budget_amount(t) if zh else (_en_amount(t) or _en_bare_limit(f"max {re.sub(r'^[a-z ]*?(?=[$£€0-9])', '', t)}"))
         return _Raw("budget_limit", str(amt), value=amt.to_json()) if amt is not None else None
-    if asked == "lives_in":  # "Manchester, near Didsbury"
-        t = re.split(r"[,，]\s*", t)[0]
+    if asked in ("lives_in", "works_at", "allergy"):  # "Manchester, near Didsbury", "招商证券，做投研的"
+        parts = [x.strip() for x in re.split(r"[,，.。]\s*", t) if x.strip()]
+        exact = next((re.sub(r"\s*(?:to be exact|to be precise|specifically|precisely|具体是|具体来说)$", "", x) for x in parts[1:]
+                      if re.search(r"to be exact|to be precise|specifically|precisely|具体", x)), None)
+        t = exact or (parts[0] if parts else t)
     m = re.fullmatch(r"(?:(?:just |only |mainly |mostly )?([\w' -]{2,25})|([\u4e00-\u9fff]{1,8}))", t, re.I)
     if not m or re.search(r"\b(?:I|I'm|you|it|that|this|thanks|thank|sure|yes|ok|okay)\b", t, re.I):
         return None
@@ -2206,7 +2216,8 @@ def _put_forward(text: str) -> str:
 _RECALLED = re.compile(r"^(?:我记得|记得)((?:您|你)[^，,。；;]+)|^((?:You|You're|You've)\b[^,.;]+?)(?:,? so\b|[,.;]|$)")
 
 
-_TAG_QUESTION = r"(?:okay|ok|alright|all right|sound good|does that work|right|可以吗|行吗|好吗|可以不|行不行|怎么样)[?？]"
+_TAG_QUESTION = (r"(?:okay|ok|alright|all right|sound good|does that work|right|可以吗|行吗|好吗|可以不|行不行|怎么样|要定下来吗|"
+                 r"定下来吗|就这么定吗|要记下来吗|(?:shall|should) I (?:record|note|log|save) (?:that|it|this)(?: as (?:the|a) decision)?)[?？]")
 # an assistant's offer the user can accept: a reminder ("I'll remind you next Monday to…", "明天提醒您…")
 _OFFERED_REMINDER = re.compile(r"提醒您|提醒你|\bremind you\b", re.I)
 # what leads into a proposal or an offer: "确认一下：", "那我记下了：", "Just to confirm:"
@@ -2245,7 +2256,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         if restated:
             return [_fact(turn, r, "user_explicit", 0.9) for r in restated]
         answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
-        if answer is not None and (not raws or answer.predicate == "name"):
+        if answer is not None and (not raws or answer.predicate == "name"
+                                   or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
             return [_fact(turn, answer, "user_explicit", 0.9)]
     if not raws and prev is not None and prev.speaker != "user":
         if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
