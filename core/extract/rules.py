@@ -234,7 +234,7 @@ _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:ide
 _CORRECTION = re.compile(
     r"不对|说错了|打错了|写错了|记错了|口误|搞错了|不好意思，是|^不是[，,]|不是.{1,8}(?<![只就也还倒但可])是|是.{1,8}[，,]?不是|"
     r"\bno, i said\b|\bi meant\b|that's wrong|got it wrong|scratch that|typo|^no,|^(?:wait|hang on|sorry),? no\b|"
-    r"\b(?:oh )?wait,? no\b|\bactually,? no\b", re.I)
+    r"\b(?:oh )?wait,? no\b|\bactually,? no\b|\bsorry,? no\b|\bno,? I mean\b", re.I)
 _EVOLUTION = re.compile(
     r"提到|涨到|调到|搬到|搬去|换成|改成|改为|改坐|改骑|改开|改乘|改吃|上调|提高到|加到|降到|砍到|砍了|跳槽到|已经不在|"
     r"\bmoved\b|relocated|moved house|switched to|\bswitch\b|raised to|increased|bumped|cut (?:\w+ )*?to|"
@@ -1046,8 +1046,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                  r"(?-i:[A-Z])[\w'-]+)", c, flags)
     if m:
         add(_Raw("name", m.group(1)))
-    name_ok = re.match(r"^(?:but |just )?([A-Z][\w.]*(?: [A-Z][\w.]*)?) (?:is fine|will do|works)\b", c) \
-        if re.search(r"\bI'm (?:Dr\.? |Mr\.? |Ms\.? |Mrs\.? )?[A-Z]|\bcall me\b|\bname\b", whole) else None
+    name_ok = re.match(r"^(?:[Bb]ut |[Jj]ust )?([A-Z][\w.]*(?: [A-Z][\w.]*)?) (?:is fine|will do|works)\b", c) \
+        if re.search(r"\bI'm (?:Dr\.? |Mr\.? |Ms\.? |Mrs\.? )?[A-Z]|\bcalls? me\b|\bname\b", whole) else None
     if name_ok:
         add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
 
@@ -2275,7 +2275,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         if m and re.search(r"[不没想就了只吧呢]|今天|现在", m.group(1)):
             m = None  # "不是，就今天不想吃": a declined guess, no new value
         if m:
-            guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project)
+            guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project) \
+                or [_Raw(p, "") for p, cue in _GUESS_CUES if re.search(cue, prev.text, re.I)][:1]
             if guessed:
                 g = guessed[0]
                 r = _Raw(g.predicate, re.sub(r"(?<=..)[啦呀哦呢]$", "", m.group(1).strip().rstrip(".")), g.polarity, "correction")
@@ -2395,6 +2396,11 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     return []
 
 
+# what an assistant's guess is about when no rule reads it: "You're at Deloitte, right?"
+_GUESS_CUES = (
+    ("works_at", r"\b(?:you're|you are|you work) (?:at|for|with) [A-Z]|您?(?:在|是)[^，,。]{1,10}(?:工作|上班)"),
+    ("lives_in", r"\b(?:you live|you're based|you are based|you're in|you are in) (?:in |near |around )?[A-Z]|住在"),
+)
 # how a value is introduced when no rule reads the sentence it is in: "{old}" stands for the value
 _VALUE_CUES = (
     ("works_at", r"\b(?:at|for|joined)\s+{old}\b|在{old}(?:上班|工作|实习)|(?:工作单位|单位|公司|雇主)(?:是|：|:)\s*{old}"),
