@@ -178,7 +178,7 @@ _TEMPORARY = re.compile(
 # what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
 # "我最爱吃的是火锅": what comes before the thing itself
 _ZH_TASTE_LEAD = re.compile(r"^(?:得[^的，,]{0,4})?(?:吃|喝|玩|看|听|去)?的(?:就)?是")
-_ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排|谁|什么|哪)|更(?:贵|便宜|多|少|好|差)")
+_ZH_NOT_A_TASTE = re.compile(r"^(?:再|真|就|还|也|都|推荐|安排|谁|什么|哪|得)|^[闻看听想]着$|更(?:贵|便宜|多|少|好|差)")
 # a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
 _TASTE_FOR_NOW = re.compile(r"\b(?:into|obsessed with|hooked on|loving|keto|paleo|vegan|vegetarian|fasting)\b|迷上|爱上",
                             re.I)
@@ -266,7 +266,7 @@ _ZH_DISLIKE = (r"不(?:太|怎么|大|是很|是特别|咋)?喜欢|不(?:太|怎
                r"讨厌|受不了|反感|接受不了|忍受不了|忍不了|看不惯|最烦|很烦|特别烦|超烦|烦死了|最怕|很怕|特别怕|嫌弃|"
                r"不感冒|无感|吃不消|扛不住|烦透了|吃不惯|喝不惯|用不惯|住不惯|坐不惯|看不上|"
                r"不(?:太|怎么|大)?能接受|很难接受|没法接受|最讨厌的(?:就)?是|最烦的(?:就)?是|最受不了的(?:就)?是|"
-               r"特别讨厌|非常讨厌|极其讨厌|厌恶|痛恨|怕死了")
+               r"特别讨厌|非常讨厌|极其讨厌|厌恶|痛恨|怕死了|深恶痛绝|兴趣不大|没什么兴趣|不感兴趣|提不起兴趣")
 # choosing and rejecting an option
 _ZH_CHOOSE = ("就用|就选|就定|就买|就订|决定用|决定选|决定买|决定|定了用|定用|敲定了?|选定了?|采用|最终选了?|"
               "还是用|改成用|换成用|(?:最后|最终|我们|我)(?:还是)?选(?:了|的是)|(?:最后|最终)(?:定|用|挑)(?:了|的是)|"
@@ -423,9 +423,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 
     # a habit in free time: "周末我一般在家打游戏", "下班后通常去游泳"
     m = re.match(r"^(?:周末|平时|晚上|下班后|下班以后|早上|每天|每周末|休息的时候|没事的时候|有空的时候|空闲时)(?:我)?"
-                 r"(?:一般|通常|经常|常常|总是|基本上?|都|会|喜欢)+(?:在家|在外面)?(?:去)?"
+                 r"(?:一般|通常|经常|常常|总是|基本上?|都|喜欢)+(?:会)?(?:在家|在外面)?(?:去)?"
                  r"(?P<obj>(?!要|得|加班|上班|工作|值班|开会|带娃|睡觉|休息|在)[\u4e00-\u9fff]{2,8})$", c)
-    if m:
+    if m and "不" not in m.group("obj"):
         add(_Raw("likes", m.group("obj")))
     # a way to be reached: "有事微信上说就行", "发邮件联系我就好"
     m = re.match(r"^(?:有事)?(?:发|打|用|在)?(微信|短信|邮件|钉钉|飞书|企业微信)(?:上)?(?:说|联系我?|沟通|找我|留言)?(?:就行|就好|就可以|吧)", c)
@@ -454,7 +454,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 m = None  # "我不是不喜欢吃辣" says no more than that
             if m and re.search(rf"我|^[^，,]{{1,6}}{_ZH_DEGREE}(?:{_ZH_LIKE})|^{_ZH_DEGREE}(?:{_ZH_LIKE})", c):
                 obj = _clean(m.group(1), True)
-                if not obj or re.fullmatch(r"[吃喝玩看听]", obj):  # "川菜我很爱吃": the thing comes first
+                if not obj or re.fullmatch(r"[吃喝玩看听]|得(?!.*的是).*", obj):  # "川菜我很爱吃", "我对桌游喜欢得不得了"
                     obj = _zh_fronted_object(c, m.start())
                 if obj and not re.match(r"^(?:你|这|那|什么|自己|就|的话|吗|么|不)", obj):
                     add(_Raw("likes", obj))
@@ -708,7 +708,7 @@ def _zh_topic_ok(topic: str, when: datetime) -> bool:
 def _zh_fronted_object(clause: str, verb_at: int) -> str:
     """The topic fronted before a preference verb: "海鲜倒是很喜欢" -> 海鲜, "奶茶我不爱喝" -> 奶茶."""
     head = clause[:verb_at]
-    m = re.match(rf"^(?:我)?对({_ZH_STOP}{{1,8}}?){_ZH_DEGREE}$", head)  # "我对榴莲无感"
+    m = re.match(rf"^(?:我|本人)?对({_ZH_STOP}{{1,8}}?){_ZH_DEGREE}$", head)  # "我对榴莲无感"
     if m:
         return m.group(1)
     m = re.match(r"^(.{1,6}?)(?:是|就是)?我", head)
@@ -913,9 +913,10 @@ _EN_FOOD = re.compile(
     r"chilli|chili|garlic|onions?|mushrooms?|fried food|junk food|fast food|processed food|pasta|rice|bacon|ham|"
     r"sausages?|offal|coriander|cilantro)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
-_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?) (?:is|are) a (?:hard )?no (?:from|for) me\b",
+_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?) (?:is|are) (?:a (?:hard )?no (?:from|for) me|"
+                              r"a (?:hard|firm|big) no)\b",
                               re.I)
-_EN_GETS_TO_ME = r"stress(?:es)? me out|winds? me up|gets? on my nerves|gets? to me|bugs? me|annoys? me|irritates? me|"
+_EN_GETS_TO_ME = r"bores? me(?: to tears| stiff| silly)?|stress(?:es)? me out|winds? me up|gets? on my nerves|gets? to me|bugs? me|annoys? me|irritates? me|"
 _EN_DISLIKE_PREDICATE = (_EN_GETS_TO_ME + r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
                          r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
     r"(?:isn't|aren't) (?:really |exactly |quite )?(?:my thing|for me|my cup of tea)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
@@ -960,7 +961,7 @@ _EN_ANIMAL = (r"dog|cat|puppy|kitten|rabbit|bunny|parrot|budgie|hamster|guinea p
               r"samoyed|malamute|pomeranian|yorkie|budgerigar|cockatoo|macaw|parakeet|rescue dog|rescue cat")
 _EN_PET_VERBS = (r"got|have|adopted|own|rescued|picked up|took in|brought home|welcomed|got ourselves|got myself|"
                  r"just got|fostered")
-_EN_PET_PAIR = re.compile(rf"(?:\b(?:I've got|I have|we have|we've got|my|our) |^)(?:two|three|2|3) (?:[\w-]+ )*?"
+_EN_PET_PAIR = re.compile(rf"(?:\b(?:I've got|I have|we have|we've got|my|our|and) |^)(?:two|three|2|3) (?:[\w-]+ )*?"
                           rf"({_EN_ANIMAL})(?:e?s)?(?: at home| at the moment| now)?(?:,| are called| are named| called| named) "
                           r"([A-Z]\w+) and ([A-Z]\w+)", re.I)
 # the slots a project decision fills ("the venue is X", "our database will be Y")
@@ -1009,7 +1010,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
     else:
         m = re.search(rf"\b(?:(?:I|we) (?:still |now |currently |actually )?(?:live|reside) (?:out |over |down |up )?"
-                      rf"(?:in|near|(?:just )?(?:outside(?: of)?|north of|south of|east of|west of|close to))|"
+                      rf"(?:in|near|around|(?:just )?(?:outside(?: of)?|north of|south of|east of|west of|close to))|"
                       rf"(?:I'm|I am|we're|we are) (?:now |currently |still )?(?:living|residing|settled) (?:in|near)|"
                       rf"(?:I've|we've|I have|we have) (?:been living|lived) in(?= {_EN_STOP}+ (?:for|since) )|"
                       rf"(?:we're|we are) based (?:in|out of)|(?:I'm|I am) (?:down|up|out|over) in(?= [A-Z])|"
@@ -1172,7 +1173,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         or re.match(r"^give me (?:an? |the )?([\w' -]{2,30}?) over\b", c, flags) \
         or re.search(rf"\bI'm a (?:big |huge )?fan of ({_EN_STOP}+)", c, flags) \
         or re.match(r"^(\w+(?: \w+)?) (?:is|are) my thing", c, flags) \
-        or re.search(rf"\bI(?:'ll|'d| will| would)? always (?:sit in|take|book|choose|pick|order|go for) ({_EN_STOP}+)", c,
+        or re.search(rf"\bI(?:'ll|'d| will| would)? always (?:sit in|take|book|choose|pick|order|go for|pay for|ask for) ({_EN_STOP}+)", c,
                      flags) \
         or re.search(r"\bI (?:go|head) (?:to )?(?:the )?([\w -]{2,30}?) (?:every|each|most) (?:day|morning|evening|night|"
                      r"week|weekend|Saturday|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday)s?\b", c, flags) \
@@ -1442,7 +1443,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
 _EN_VEHICLE = r"train|bus|tube|subway|metro|ferry|tram|underground|overground|coach|shuttle|light rail|streetcar|vanpool"
 _COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
 _EN_COMMUTE = re.compile(
-    r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^|\bthen )(?:always |usually |normally |mostly |now |just |generally )*"
+    r"(?:\b(?:I|we)(?:'ll| will)?(?: be)? |^|\bthen )(?:always |usually |normally |mostly |now |just |generally |prefer |prefer to )*"
     r"(?P<verb>take|taking|get|getting|ride|riding|drive|driving|walk|walking|cycle|cycling|bike|biking|run|running|"
     r"catch|catching)"
     rf"(?: (?:the |a |my )?(?:[\w:.-]+ )?(?P<vehicle>{_EN_VEHICLE}|bike|e-bike|e-scooter|scooter|car|(?-i:[A-Z][A-Za-z]+))\b)?"
