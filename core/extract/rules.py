@@ -525,6 +525,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             and not re.search(_ZH_BUDGET_CUE, m.group(1)):  # "要把周会改到周二上午": a decision about the project
         add(_Raw("decision", "".join(m.groups())))
         return out
+    m = re.search(r"((?:方案)?[\w\u4e00-\u9fff]{1,6}?)(?:(?:和|与|、|及)((?:方案)?[\w\u4e00-\u9fff]{1,6}?))?(?:均|都|也|则)?"
+                  r"(?:不予采纳|不予考虑|不予采用|不采纳|被否决?了?|予以否决)", c)
+    if m:  # "方案A和方案B均不予采纳"
+        for option in filter(None, m.groups()):
+            add(_Raw("decision", re.sub(r"^(?:而|但)", "", option), polarity="negative"))
     # one option kept and one dropped side by side: "川西小环线定了，青甘大环线不去了", "数据库选PostgreSQL，MongoDB就不用了"
     if re.search(rf"(?:^|[，,]){_ZH_STOP}{{2,10}}?(?:这期|这次|这回|今年|就|也|先|暂时|还是)*不(?:{_ZH_PARALLEL_VERBS})了?"
                  rf"(?:吧|啦)?(?:[，,。]|$)", whole) and (project or re.search(_ZH_DECIDED + r"|选|用", whole)):
@@ -579,8 +584,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = re.match(r"^[\u4e00-\u9fff]{0,8}用([A-Za-z][\w .+#-]*?)(?:了)?$", c)
         if m and project and not re.search(r"(?:别|不要|不)用", c):
             add(_Raw("decision", m.group(1).strip()))
-        m = re.match(rf"^(?:(?:改|换|就|还是|而是|那就|直接)?用|(?:直接|改|换)上)({_ZH_STOP}{{2,20}}?)(?:吧|了)?$", c)
-        if m and re.search(r"(?:不|别|不要)用", whole) and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信"
+        m = re.match(rf"^(?:(?:改|换|就|还是|而是|那就|直接|统一)?(?:用|订|选)|(?:直接|改|换|统一)上)({_ZH_STOP}{{2,20}}?)(?:吧|了)?$", c)
+        if m and re.search(r"(?:不|别|不要)用|否了|否掉|算了|不考虑|pass", whole) \
+                and not re.search(r"(?:别|不要|不)用", c):  # "不用钉钉，用企业微信", "Airbnb就否了，还是订酒店"
             add(_Raw("decision", _clean(m.group(1), True)))
         m = re.match(r"^(方案[\w\u4e00-\u9fff]{1,4}|(?!(?i:ok|okay|yes|no|fine|good|sure)(?![A-Za-z]))[A-Za-z][\w .+#-]{0,20}?)"
                      r"(?:吧|好了|算了吧)$", c)
@@ -595,6 +601,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     for i, r in enumerate(out):  # "用Figma做设计稿", "还是用回MySQL": the tool, not its purpose
         if r.predicate == "decision":
             obj = re.sub(r"^回(?=[A-Za-z\u4e00-\u9fff]{2})", "", r.object)
+            obj = re.sub(r"^[\u4e00-\u9fff]{1,4}(?:那边|这边|方面|这块)(?=.)", "", obj)  # "住宿那边Airbnb就否了"
             obj = re.sub(r"(?<=[A-Za-z0-9])(?:来|去)?(?:做|作为|存|放|跑|管|写|搭|部署|托管|发|收|开|重写|重构|实现)[\u4e00-\u9fff]{0,5}$",
                          "", obj)
             obj = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?:来)?(?:做|负责|搞)[\u4e00-\u9fff]{2,4}$", "", obj)  # "顺丰做物流"
@@ -626,12 +633,11 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("plan", _trim_measure(re.sub(r"(?:的|了|吧)+$", "", obj).strip(" ，,。"))))
         elif (trip := _zh_future_trip(c, when)) and not any(r.predicate == "budget_limit" for r in out):
             add(_Raw("plan", trip))
-        elif re.search(_ZH_MODALS, c) and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when):
-            plan = _zh_timed_plan(c, when)
-            if plan:
+        else:
+            modal = re.search(_ZH_MODALS, c) and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when)
+            plan = (_zh_timed_plan(c, when) if modal else None) or (_zh_dated_event(c, when) if not out else None)
+            if plan:  # "下周三我们要做版本评审", "我们月底开一次复盘会"
                 add(_Raw("plan", plan))
-        elif not out and (plan := _zh_dated_event(c, when)):
-            add(_Raw("plan", plan))
 
     # works_at
     m = re.search(rf"(?:跳槽到|跳槽去)了?({_ZH_STOP}+)", c)
@@ -756,11 +762,12 @@ def _zh_timed_plan(clause: str, when: datetime) -> str | None:
 # what can follow a date to make a schedule entry: "5月18日安排灰度发布", "下周五发测试版"
 _ZH_SCHEDULED = (r"(?:安排|举行|举办|进行|开(?!心|始)|发(?!烧|现)|上线|提交|交|发布|评审|演示|见|飞|回|出发|搬家|考试|面试|体检|复查|"
                  r"团建|聚餐|验收|交付|开会|开工|签约|答辩|汇报|出差|彩排|排练|演出|比赛|培训|路演|发布会|年会|婚礼|聚会|"
-                 r"上课|开学|放假|出发|返程|装修|进场|试营业|开业|考核|复盘|评估)")
+                 r"上课|开学|放假|出发|返程|装修|进场|试营业|开业|考核|复盘|评估|开一次|开个)")
 
 
 def _zh_dated_event(clause: str, when: datetime) -> str | None:
     """A clause that opens with a future date and goes straight on to what happens then: the plan."""
+    clause = re.sub(r"^(?:我们|咱们|我)", "", clause)  # "我们月底开一次复盘会"
     times = find_times(clause, when)
     if not times or times[0][0] != 0 or times[0][2].start < when.replace(hour=0, minute=0, second=0, microsecond=0):
         return None
@@ -867,8 +874,12 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
         return _ba(_clean(_strip_times(m.group(1), when), True)) or None
     m = re.match(rf"^我(?:{_ZH_STOP}{{0,6}}?)(?:回头|待会儿?|等会儿?|晚点|马上|稍后|一会儿?)?(把{_ZH_STOP}{{1,12}}?(?:发|给|传|转|寄)(?:给)?你)",
                  _strip_times(c, when))
-    if m and (find_times(c, when) or re.search(r"回头|待会|等会|晚点|马上|稍后|一会", c)):  # "我回头把文件发你"
+    if m and (find_times(c, when) or re.search(r"回头|待会|等会|晚点|马上|稍后|一会|今晚|今天", c)):  # "我回头把文件发你"
         return _ba(re.sub(r"(发|传|转|寄)你$", r"\1给你", m.group(1))) or None
+    m = re.match(rf"^我(?:{_ZH_STOP}{{0,4}}?)(?:会|要|得|就)?(把{_ZH_STOP}{{1,10}}?[\u4e00-\u9fff]{{1,2}}(?:好|完|掉|齐|出来))$",
+                 _strip_times(c, when))
+    if m and (find_times(c, when) or re.search(r"今晚|今天|回头|待会|晚点", c)):  # "我明天把脚手架搭好"
+        return re.sub(r"(?:好|完|掉|齐|出来)$", "", _ba(m.group(1))) or None
     return None
 
 
@@ -1104,7 +1115,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
-        or ((m2 := re.match(r"^no (\w+(?: \w+)?) for me\b", c, flags)) and _EN_FOOD.search(m2.group(1)) and m2) \
+        or ((m2 := re.match(r"^(?:so |and )?no (\w+(?: \w+)?(?:(?:,| or) \w+(?: \w+)?)*) for me\b", c, flags))
+            and _EN_FOOD.search(m2.group(1)) and m2) \
         or _bare_no_food(c)
     if m and re.fullmatch(r"(?:anymore|any more|at all|these days|now|much)", _clean(m.group(1), False) or "anymore",
                           flags):
@@ -1232,6 +1244,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         neg = re.search(rf"{_EN_REJECT_PROJECT}\s+({_EN_STOP}+)", c, flags) \
             or re.match(rf"^(?:the |an? )?({_EN_NAME_STOP}{{1,30}}?) (?:is|are) (?:out|ruled out|scrapped|dropped|"
                         rf"shelved|dead|a no|not happening|vetoed)\b(?! of\b)", c, flags)
+    opts = re.match(r"^(?:and |but )?(Option|Plan|Proposal|Version)s? (\w+)(?:,? and |, )(\w+) (?:are|were) (?:rejected|out|dropped|"
+                    r"ruled out|off the table)\b", c, flags)
+    if opts:  # "Options 1 and 3 are rejected"
+        for n in opts.group(2, 3):
+            add(_Raw("decision", f"{opts.group(1).capitalize()} {n}", polarity="negative"))
+        return out
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
         obj = re.sub(r"\s+(?:here|for now|for this project|idea|option|plan|approach|route)$", "", _clean(obj, False),
@@ -1798,7 +1816,8 @@ _ENUMERATED_PREDICATES = ("allergy", "diet", "likes", "dislikes")
 _EN_BINOMIALS = re.compile(r"\b(?:fish and chips|salt and pepper|mac and cheese|rock and roll|black and white|"
                            r"bread and butter|pros and cons|bed and breakfast|sweet and sour|drum and bass|r and b|"
                            r"peanut butter and jelly|gin and tonic|bangers and mash|rhythm and blues|"
-                           r"[a-z]+ and a half|(?:hundred|thousand) and [a-z]+)\b", re.I)  # amounts in words
+                           r"[a-z]+ and a half|(?:hundred|thousand) and [a-z]+|"
+                           r"(?:options?|plans?|versions?|proposals?) \w+ and \w+)\b", re.I)  # amounts in words, "Options 1 and 3"
 
 
 def _with_listed_items(found: list[_Raw], clause: str) -> list[_Raw]:
@@ -1885,6 +1904,8 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "") -
     obj = _clean(m.group("obj"), zh)
     if not obj or _PRONOUN_OBJECT.match(obj) or (zh and _ZH_NOT_A_TOPIC.match(obj)) or re.match(r"^(?:I|we|you|it|that|this|me)\b", obj, re.I):
         return None
+    if zh and prev.predicate == "diet" and prev.polarity == "positive" and re.search(r"不(?:行|能|要|吃|喝|碰)", clause):
+        return _Raw("diet", re.sub(r"(?<=..)相关$", "", obj), "negative")  # "我是清真饮食，猪肉相关的都不能吃"
     return _Raw(prev.predicate, obj, prev.polarity)
 
 
