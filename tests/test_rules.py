@@ -835,3 +835,54 @@ def test_days_of_the_month_and_metro_lines():
     assert _triples(facts) == {("plan", "trip to Porto", "positive")}
     assert facts[0].event_start == datetime(2026, 4, 20, tzinfo=BST)  # the coming 20th after 8 April
     assert _said("我每天坐地铁4号线上班") == {("commute", "地铁4号线", "positive")}
+
+
+def test_shapes_found_on_the_seventh_blind_set():
+    assert _triples(_answer(_zh, [("a", "您现在是在网易工作吧？")], "不是，我在米哈游。")) == {("works_at", "米哈游", "positive")}
+    assert _triples(_answer(_en, [("a", "Sure. You're at Accenture, right?")], "No, Arup.")) == {("works_at", "Arup", "positive")}
+    assert _triples(_answer(_zh, [("a", "方便说一下您在哪家公司吗？")], "平安银行，做风控的。")) == {("works_at", "平安银行", "positive")}
+    assert _triples(_answer(_en, [("a", "Who do you work for?")], "Ocado. Been on the platform team for a year.")) == {
+        ("works_at", "Ocado", "positive")}
+    assert _triples(_answer(_en, [("a", "Which city are you in?")], "Glasgow, Finnieston to be exact.")) == {
+        ("lives_in", "Finnieston", "positive")}
+    assert _triples(_answer(_en, [("a", "Any allergies I should know about?")], "Sesame, mainly. Almonds are fine though.")) \
+        == {("allergy", "Sesame", "positive")}
+    assert _triples(_answer(_zh, [("a", "您有什么过敏的吗？")], "水果里面主要是芒果和菠萝。")) == {
+        ("allergy", "芒果", "positive"), ("allergy", "菠萝", "positive")}
+    assert _triples(_answer(_en, [("a", "How do you usually get to work?")], "Mostly the tram, unless it rains.")) == {
+        ("commute", "tram", "positive")}
+    assert _triples(_answer(_zh, [("a", "建议用飞书做协作，成本更低。要定下来吗？")], "可以，就这么办。", project="p")) == {
+        ("decision", "飞书", "positive")}
+    assert _triples(_answer(_en, [("a", "I'd suggest quarterly reviews. Shall I record that as the decision?")],
+                            "Yes, go ahead.", project="p")) == {("decision", "quarterly reviews", "positive")}
+    assert _said("Just Tom is fine, nobody calls me Thomas.") == {("name", "Tom", "positive")}
+    assert _said("I'm allergic to plums, sorry, no, I mean apricots.") == {("allergy", "apricots", "positive")}
+    assert _said("我不碰酒精，晚上会睡不着。") == {("diet", "酒精", "negative")}
+    assert _said("I love sushi, but anchovies on pizza are a hard no.") == {("likes", "sushi", "positive"),
+                                                                          ("dislikes", "anchovies on pizza", "positive")}
+    assert _said("On long trains I'll always pay for a quiet carriage.") == {("likes", "quiet carriage", "positive")}
+    assert _said("We've got a poodle called Fig and two cats, Salt and Pepper.") == {
+        ("pet", "poodle (Fig)", "positive"), ("pet", "cat (Salt)", "positive"), ("pet", "cat (Pepper)", "positive")}
+    assert _said("It's not that I can't drive, I just prefer taking the train to work.") == {("commute", "train", "positive")}
+    assert _said("Spreadsheets bore me to tears.") == {("dislikes", "Spreadsheets", "positive")}
+    assert _said("本人对加班深恶痛绝。") == {("dislikes", "加班", "positive")}
+    assert _said("我对钓鱼喜欢得不得了，高尔夫倒是兴趣不大。") == {("likes", "钓鱼", "positive"),
+                                                         ("dislikes", "高尔夫", "positive")}
+    assert _said("我是素食饮食，蛋类相关的都不能吃。") >= {("diet", "蛋类", "negative")}
+    assert _said("经讨论，本期采用方案二，方案一和方案三均不予采纳。", project="p") == {
+        ("decision", "方案二", "positive"), ("decision", "方案一", "negative"), ("decision", "方案三", "negative")}
+    assert _said("We've settled on Plan B; Plans A and C are rejected.", project="p") == {
+        ("decision", "Plan B", "positive"), ("decision", "Plan A", "negative"), ("decision", "Plan C", "negative")}
+    assert _said("我今晚把会议纪要发给你。") == {("todo", "发会议纪要", "positive")}
+    assert _said("前端别用Angular了，统一上React；我明天把路由搭好。", project="p") == {
+        ("decision", "Angular", "negative"), ("decision", "React", "positive"), ("todo", "搭路由", "positive")}
+    assert _said("我们月底开一次总结会。", project="p") >= {("plan", "开一次总结会", "positive")}
+    assert _said("I'm on a paleo diet, so no rice or bread for me.") >= {("diet", "rice", "negative"),
+                                                                        ("diet", "bread", "negative")}
+    assert _said("酒店那边如家就否了，还是订亚朵。", project="p") == {("decision", "如家", "negative"),
+                                                             ("decision", "亚朵", "positive")}
+    assert _said("提醒我周四交作业，还有周末给外婆打个电话。") == {("todo", "交作业", "positive"),
+                                                         ("todo", "给外婆打电话", "positive")}
+    assert _said("Remind me to call the bank and, on Friday, to pay the nursery.") == {
+        ("todo", "call the bank", "positive"), ("todo", "pay the nursery", "positive")}
+    assert _said("我不是不会开车，只是上班更习惯坐地铁。") == {("commute", "地铁", "positive")}

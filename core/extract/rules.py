@@ -312,7 +312,7 @@ def _zh_budget_amount(clause: str) -> Amount | None:
 
 # simple preference cues: the named group "obj" is the thing liked or disliked
 _ZH_SIMPLE_PREFERENCES = [
-    (re.compile(rf"习惯(?:用)?(?P<obj>{_ZH_STOP}+)"), "likes"),
+    (re.compile(rf"(?<!不)习惯(?:用)?(?!骑|坐|开车|打车|走路|步行)(?P<obj>{_ZH_STOP}+)"), "likes"),
     (re.compile(rf"(?:一般|经常|偶尔|常常|总是|老是|每天|每周|每晚|每个?周末|平时|"
                 rf"(?:每个?|)(?:周|星期)[一二三四五六日天](?=(?:早上|上午|中午|下午|傍晚|晚上)?都))"
                 rf"(?:早上|上午|中午|下午|傍晚|晚上)?(?:都|也|会)*(?:去|打打|打(?!车)|玩)(?P<obj>(?!公司|单位|上班|学校){_ZH_STOP}+)"),
@@ -403,7 +403,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("diet", _clean(m.group(1), True)))
     m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:是)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
         or re.search(r"(?:在|正在)(戒(?:酒|烟|糖|咖啡|奶茶|碳水|甜食|零食|夜宵|宵夜))", c) \
-        or re.search(r"(?:^|我|是)(?:是|在|一直|现在|坚持)*(?:吃)?((?![我是在吃])[\u4e00-\u9fff]{2,4}饮食)(?!习惯|方面|建议)", c)
+        or re.search(r"(?:^|我|是)(?:是|在|一直|现在|坚持)*(?:吃)?((?![我是在吃]|清真)[\u4e00-\u9fff]{2,4}饮食)(?!习惯|方面|建议)", c)
     if m:
         add(_Raw("diet", m.group(1)))
     m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
@@ -1769,7 +1769,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             about_other = False
             if not allow_question and re.search(r"[?？]", sub) and not _QUESTION_OK.search(sub):
                 continue
-            carried = _carried_over(sub, raws, zh, stripped) or (_zh_accepted_instead(sub, raws) if zh else None)
+            carried = _carried_over(sub, raws, zh, stripped, when) or (_zh_accepted_instead(sub, raws) if zh else None)
             if carried is not None:
                 found = [carried]
             elif zh:
@@ -1873,9 +1873,17 @@ _PRONOUN_OBJECT = re.compile(r"^(?:it|them|those|these|that|this|one|ones|they|h
                              re.I)
 
 
-def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "") -> _Raw | None:
+def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "", when: datetime | None = None) -> _Raw | None:
     """An elliptical clause that names only a new object carries the previous fact's predicate over it:
     "我不吃牛肉，羊肉也不行" -> diet 羊肉 −, "allergic to peanuts, and cashews too" -> allergy cashews."""
+    if earlier and earlier[-1].predicate == "todo":  # "提醒我后天交物业费，还有这周末给奶奶打个电话"
+        bare = clause.strip(" 。.!！,，")
+        if zh and re.search(rf"还有[，,]?\s*{re.escape(bare)}", whole):
+            body = _trim_measure(re.sub(r"(?<=[\u4e00-\u9fff])个(?=[\u4e00-\u9fff])", "", (_strip_times(bare, when) if when else bare)))
+            return _Raw("todo", _ba(body)) if 2 <= len(body) <= 12 and not re.match(r"[我你他她这那]", body) else None
+        m = re.fullmatch(r"(?:and )?,?\s*(?:on \w+,?\s*|tomorrow,?\s*|next \w+,?\s*)?to ([a-z][\w' -]{2,40})", bare, re.I)
+        if not zh and m:  # "Remind me to renew my passport and, on Monday, to book the MOT"
+            return _Raw("todo", m.group(1))
     if earlier and earlier[-1].predicate == "pet" and not zh:  # "a greyhound called Biscuit and a rabbit, Clover"
         m = re.fullmatch(rf"(?:and )?(?:a|an|one|another|plus a) ({_EN_ANIMAL})(?:,| called| named)\s+([A-Z][\w'-]+)",
                          clause.strip(" .!"), re.I)
@@ -2135,6 +2143,8 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
         zh = _is_zh(t)
         amt = _zh_budget_amount(t) if zh else (_en_amount(t) or _en_bare_limit(f"max {re.sub(r'^[a-z ]*?(?=[$£€0-9])', '', t)}"))
         return _Raw("budget_limit", str(amt), value=amt.to_json()) if amt is not None else None
+    if asked == "allergy":  # "海鲜里面主要是虾和蟹，其他都还好"
+        t = re.sub(r"^[^，,。]{0,8}?(?:主要是|就是|只有|只对)", "", t)
     if asked in ("lives_in", "works_at", "allergy"):  # "Manchester, near Didsbury", "招商证券，做投研的"
         parts = [x.strip() for x in re.split(r"[,，.。]\s*", t) if x.strip()]
         exact = next((re.sub(r"\s*(?:to be exact|to be precise|specifically|precisely|具体是|具体来说)$", "", x) for x in parts[1:]
@@ -2280,7 +2290,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
         if answer is not None and (not raws or answer.predicate == "name"
                                    or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
-            return [_fact(turn, answer, "user_explicit", 0.9)]
+            return [_fact(turn, r, "user_explicit", 0.9) for r in _split_enumeration(answer, _is_zh(text))]
     if not raws and prev is not None and prev.speaker != "user":
         if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")

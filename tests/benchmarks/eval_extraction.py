@@ -14,7 +14,7 @@ measurement of the last round. Their first scores are recorded in data/gold/READ
 Each gold line is one turn with its context; ``extract`` runs on the turn and
 its predictions are matched one-to-one to the gold facts on (subject,
 predicate, polarity, object). Objects match after NFKC, case-folding,
-whitespace and determiner (my/our/the/a/an) removal, or when one contains the other (both at least two
+whitespace, determiner (my/our/the/a/an) and 的 removal, or when one contains the other (both at least two
 characters), or when the gold fact has a ``value`` equal to the prediction's.
 Predicted ``status``/``session`` facts on lines with a ``session_state`` are
 neither rewarded nor penalised.
@@ -55,9 +55,9 @@ def _turn(d: dict) -> Turn:
 
 
 def _norm(s: str) -> str:
-    """NFKC, case-folded, without whitespace and without the determiners my/our/the/a/an ("submit my timesheet"
-    and "submit timesheet" name the same action)."""
-    s = re.sub(r"\b(?:my|our|the|an?)\b", " ", unicodedata.normalize("NFKC", s or "").casefold())
+    """NFKC, case-folded, without whitespace, without the determiners my/our/the/a/an ("submit my timesheet"
+    and "submit timesheet" name the same action) and without the particle 的 (靠窗的座位, 靠窗座位)."""
+    s = re.sub(r"\b(?:my|our|the|an?)\b|的", " ", unicodedata.normalize("NFKC", s or "").casefold())
     return "".join(s.split())
 
 
