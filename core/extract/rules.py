@@ -229,6 +229,7 @@ _NOT_LASTING = re.compile(
     r"haven't decided|not sure|used to|maybe one day|let me think|\bwould\b|\bshould i\b|"
     r"\bone day\b|\bsomeday\b|\bsome day\b|\bI wish\b|\bif only\b|\bdream(?:ing)? of\b|bucket list|"
     r"\bmight\b|\bin an ideal world\b", re.I)
+_NOT_THAT = re.compile(r"^(?:it's |it is )?not that I (?:don't|do not|can't|cannot|won't)\b|^我(?:也)?(?:没有|并没有|不是)不(?:吃|喝|会|能)", re.I)
 _INDIRECT = re.compile(r"你(?:刚才|这个|那个)|\b(?:that|this|your) (?:idea|suggestion)\b|\b(?:how|what) you\b", re.I)
 
 _CORRECTION = re.compile(
@@ -418,8 +419,8 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                  rf"{_ZH_ABSOLUTE}?(?:也|都)?"
                  rf"(?:不(?:太|怎么|大)?(?:能)?(?:喝|吃|碰|沾(?![地边]))(?![完饱下])|(?:吃|喝)不了)", c)
     if m and _zh_topic_ok(m.group(1), when):
-        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(m.group(1), re.sub(r"(?<=..)的$", "", m.group(1))),
-                 polarity="negative"))
+        topic = re.sub(r"^(?:只是|就是|但是|可是|不过|而且)(?=..)", "", m.group(1))  # "只是肥肉一口都不碰"
+        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(topic, re.sub(r"(?<=..)的$", "", topic)), polarity="negative"))
 
     # a habit in free time: "周末我一般在家打游戏", "下班后通常去游泳"
     m = re.match(r"^(?:周末|平时|晚上|下班后|下班以后|早上|每天|每周末|休息的时候|没事的时候|有空的时候|空闲时)(?:我)?"
@@ -924,10 +925,10 @@ _EN_FOOD = re.compile(
     r"chilli|chili|garlic|onions?|mushrooms?|fried food|junk food|fast food|processed food|pasta|rice|bacon|ham|"
     r"sausages?|offal|coriander|cilantro)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
-_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?) (?:is|are) (?:a (?:hard )?no (?:from|for) me|"
+_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?)(?: is| are|'s) (?:a (?:hard )?no (?:from|for) me|"
                               r"a (?:hard|firm|big) no)\b",
                               re.I)
-_EN_GETS_TO_ME = r"bores? me(?: to tears| stiff| silly)?|stress(?:es)? me out|winds? me up|gets? on my nerves|gets? to me|bugs? me|annoys? me|irritates? me|"
+_EN_GETS_TO_ME = r"(?:weirds?|creeps?|grosses?|freaks?) me out|bores? me(?: to tears| stiff| silly)?|stress(?:es)? me out|winds? me up|gets? on my nerves|gets? to me|bugs? me|annoys? me|irritates? me|"
 _EN_DISLIKE_PREDICATE = (_EN_GETS_TO_ME + r"(?:are|is) (?:disgusting|awful|the worst|unbearable|horrible|terrible|a nightmare|gross)\b|"
                          r"(?:drives?|make|makes) me (?:crazy|mad|nuts|insane|up the wall|sick|anxious|nervous|uncomfortable|miserable)\b|(?:is|are) (?:not|n't) (?:my thing|for me)\b|"
     r"(?:isn't|aren't) (?:really |exactly |quite )?(?:my thing|for me|my cup of tea)\b|(?:is|are) (?:a|my) (?:pet peeve|no-go|no go)\b|"
@@ -946,7 +947,7 @@ _EN_REJECT = ("don't use|do not use|let's skip|let's drop|let's ditch|skip|defin
               "move away from|decided (?:to )?(?:skip|drop|ditch|scrap|cancel|pass on|not (?:to )?(?:use|go with|do))|"
               "(?:won't|will not|aren't|are not|not) going with|pass on|"
               "(?:we've |we have |we )(?:scrapped|ditched|dropped|dumped|axed|binned|nixed|vetoed|rejected|"
-              "turned down|passed on|killed off|shelved)(?! (?:by|off|in|into|out|over|round|around|to|my|our)\\b)|not (?:using|choosing|picking)|"
+              "turned down|passed on|killed off|shelved)(?! (?:by|off|in|into|out|over|round|around|to|my|our)\\b)|not (?:using|choosing|picking|buying|getting|booking)|"
               "(?:we're|we are|I'm|I am) not going to (?:use|go with)|"
               "decided (?:not to|to not) (?:buy|get|book|take|hire|rent|order)")
 # the past-tense rejections above, also for the user alone once a project is discussed
@@ -1111,7 +1112,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                      c.strip(" .!"), flags)
     if m:
         add(_Raw("diet", re.sub(r"\s+", "-", m.group(1).lower())))
-    m = re.search(r"\bswitched to (?:a |an )?([\w-]+) diet\b", c, flags)
+    m = re.search(r"\bswitched to (?:a |an )?(?:fully |strictly |completely |mostly )?([\w-]+) diet\b", c, flags)
     if m:
         add(_Raw("diet", m.group(1).lower(), change="evolution"))
     m = re.search(rf"\bI (?:don't|do not|never|can't|cannot|won't) (?:eat|drink|touch) ({_EN_STOP}+)", c, flags) \
@@ -1127,7 +1128,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         add(_Raw("diet", "alcohol", polarity="negative"))
     else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
         m = re.search(rf"\bI(?:'m| am) (?:off|avoiding|cutting out|staying off|laying off) ({_EN_STOP}+)", c, flags) \
-            or re.search(rf"\bI(?:'m| am)? (?:(?:tend|try|trying) to )?(?:avoid|stay away from|steer clear of|stay off|keep off)"
+            or re.search(rf"\bI(?:'m| am)? (?:just |always |usually )?(?:(?:tend|try|trying) to )?(?:avoid|stay away from|steer clear of|stay off|keep off)"
                          rf" ({_EN_STOP}+)", c, flags) \
             or re.search(rf"\b(?:I(?:'ve| have)? )?(?:given up|gave up|quit|cut out|stopped eating|stopped drinking)"
                          rf" ({_EN_STOP}+)", c, flags) \
@@ -1598,7 +1599,7 @@ _EN_LIMIT_CUE = r"under|below|up to|max(?:imum)?|tops|at most|over|above|more th
 
 def _bare_no_food(clause: str) -> re.Match[str] | None:
     """"no pork", "no dairy please": a food or drink refused on its own (not "no worries")."""
-    m = re.fullmatch(r"no ([\w -]{2,20}?)(?: please| thanks| at all)?", clause.strip(" .!"), re.I)
+    m = re.fullmatch(r"(?:and )?no ([\w -]{2,20}?)(?: in (?:the |my )?\w+)?(?: please| thanks| at all)?", clause.strip(" .!"), re.I)
     return m if m and _EN_FOOD.fullmatch(m.group(1)) else None
 
 
@@ -1704,6 +1705,9 @@ _EN_FRONTED = re.compile(
     r"([a-z][\w'-]*(?: [\w'-]+){0,2}) I (?:really |just |absolutely )?(can't stand|cannot stand|hate|loathe|detest|"
     r"can't bear|love|adore)(?=[.!]?$|[.!,;])", re.I)
 # "Board games on a Friday night, that's my favourite thing", "Hiking and kayaking, that's my weekend sorted"
+# "Nothing ruins my day quite like a 7am stand-up"
+_EN_NOTHING_LIKE = re.compile(r"^nothing (?:ruins my (?:day|morning|week)|annoys me|winds me up|stresses me out) (?:quite |more than |as much as )?"
+                              r"(?:like )?(?:an? |the )?([\w' -]{2,40})$", re.I)
 _EN_THATS_MY_THING = re.compile(
     r"^([\w' ,-]{2,80}?)(?: on (?:a |the )?(?:[\w'-]+ ){0,2}(?:night|morning|evening|afternoon|weekend|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)s?)?,\s*"
@@ -1717,6 +1721,8 @@ def _en_unfront(text: str) -> str:
     text = _EN_TOPIC_THEN_PRONOUN.sub(
         lambda m: f"I {_VERB_AS_DISLIKE.get(m.group(2).lower(), m.group(2))} {m.group(1)}", text)
     text = _EN_THATS_MY_THING.sub(r"I love \1", text)
+    text = _EN_NOTHING_LIKE.sub(r"I hate \1", text.strip(" .!")) if _EN_NOTHING_LIKE.match(text.strip(" .!")) else text
+    text = re.sub(r"\bI'll happily (eat|drink|have|watch|read) (?=\w)", "I like ", text, flags=re.I)
     text = _EN_TOPIC_DROPPED.sub(lambda m: f"we'll skip {m.group(1)}", text)
     text = _EN_FRONTED_HABIT.sub(r"I love \1", text)
     return _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
@@ -1747,6 +1753,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     if not zh:  # "I can't have nuts, I'm allergic": the allergen named before the word
         stripped = re.sub(r"\bI (?:can't|cannot|mustn't) (?:have|eat|touch|take) ([\w' -]{2,30}?),? (?:as |because |cos |since )?"
                           r"I'm allergic\b", r"I'm allergic to \1", stripped, flags=re.I)
+        stripped = re.sub(r"^([\w' -]{2,30}?) and I (?:don't|do not) get along,? (?:as |because |since )?I'm allergic\b",
+                          r"I'm allergic to \1", stripped, flags=re.I)
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
         stripped = re.sub(rf"^(?:my|our) ({_EN_ANIMAL}),\s+([A-Z][\w'-]+),", r"I have a \1 called \2,", stripped, flags=re.I)
         m = _EN_PET_PAIR.search(stripped)
@@ -1758,7 +1766,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     for clause, cond in _atoms(stripped, zh):
         subclauses = [clause] if zh else _comma_split_en(clause)
         for sub in subclauses:
-            if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub):
+            if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub) or _NOT_THAT.search(sub):
                 continue
             if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub) \
                     and not (zh and re.search(rf"^我?(?:{_ZH_DEGREE})(?:{_ZH_DISLIKE}|{_ZH_LIKE})(?:别人|大家|他们)", sub)):
@@ -2161,28 +2169,33 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
 
 _ZH_CHOICE_Q = re.compile(r"(?:倾向于?|选|用|要|定)?([^，,。？?：:]{1,12}?)还是([^，,。？?：:]{1,12}?)(?:呢|啊)?[？?]")
 _EN_CHOICE_Q = re.compile(r"(?:^|[,:]\s*|\b(?:use|pick|choose|prefer|go with|want|like)\s+)(?:the\s+)?"
-                          r"([\w.+#'-]+(?: [\w.+#'-]+){0,3}?) or (?:the\s+)?([\w.+#'-]+(?: [\w.+#'-]+){0,3}?)\?", re.I)
+                          r"([\w.+#'-]+(?: [\w.+#'-]+){0,3}?) or (?:the\s+)?([\w.+#'-]+(?: [\w.+#'-]+){0,3}?)"
+                          r"(?: for (?:the |a |our |your )?[\w' -]+)?\?|"
+                          r"\bbetween (?:the\s+)?([\w.+#'-]+(?: [\w.+#'-]+){0,3}?) and (?:the\s+)?([\w.+#'-]+(?: [\w.+#'-]+){0,3}?)\?",
+                          re.I)
 
 
 def _answer_choice(text: str, question: str, when: datetime, project: bool) -> list[_Raw]:
     """An answer naming one option of the assistant's "X还是Y？" / "X or Y?": that option chosen, with its full name
     ("园区吧" to "酒店宴会厅还是创意园区？" -> 创意园区), and the other one rejected when the answer says so."""
     m = _ZH_CHOICE_Q.search(question) or _EN_CHOICE_Q.search(question)
-    if not m or not (project or re.search(r"倾向|选|用|定|方案|\b(?:prefer|go with|use|pick|choose|should we|shall we)\b",
+    if not m or not (project or re.search(r"倾向|选|用|定|方案|想去|打算去|要去|\b(?:prefer|go with|use|pick|choose|should we|"
+                                            r"shall we|decide|decided)\b",
                                             question, re.I)):
         return []  # "Tea or coffee?" asks for a choice of the moment
     if re.search(r"平时|一般|通常|平常|习惯|\b(?:usually|normally|generally|tend to)\b", question, re.I):
         return []  # "你平时用Mac还是Windows？" asks about a habit, not a decision
-    options = [re.sub(r"^.*(?:倾向于|倾向|选|用|定|想要|打算|是)(?=.{2})", "", o).strip() for o in m.groups()]
+    options = [re.sub(r"^.*(?:倾向于|倾向|选|用|定|想要|打算|是)(?=.{2})", "", o).strip() for o in m.groups() if o]
     norm = [o.casefold() for o in options]
 
     def full(name: str) -> str | None:
         n = name.casefold().strip()
         hits = [o for o, k in zip(options, norm, strict=True) if n and len(n) >= 2 and (n in k or k in n)]
+        hits = hits if len(hits) == 1 else [o for o in hits if o.casefold() == n]
         return hits[0] if len(hits) == 1 else None
 
     first = re.split(r"[，,。.;；!！]\s*", text.strip())[0]
-    first = re.sub(r"^(?:(?:我|我们)?(?:选|用|要|定|倾向|去)|(?:let's |we'll )?(?:go with|use|pick)\s+)|(?:吧|呗|啊|呀|吧。)$", "",
+    first = re.sub(r"^(?:(?:我|我们)?(?:选|用|要|定|倾向|去)|(?:let's |we'll )?(?:go with|use|pick)\s+|the\s+)|(?:吧|呗|啊|呀|吧。)$", "",
                    first.strip(), flags=re.I).strip()
     chosen = full(first) if len(first) <= max(len(o) for o in options) + 4 else None
     if chosen is None:
@@ -2347,7 +2360,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
-    raws = _drop_implied_abstentions(_drop_unnamed_pets(raws))
+    raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
     # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
     abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
@@ -2395,8 +2408,15 @@ _GENERIC_ANIMALS = {"猫", "狗", "犬", "鸟", "鱼", "小猫", "小狗", "猫�
                     "fish", "pet", "pets", "kitten", "puppy", "pup", "kitty"}
 
 
+_ALCOHOL_WORDS = re.compile(r"^(?:booze|the booze|drink|drinking|the drink|alcohol|grog|the sauce)$", re.I)
 _MEATLESS_DIETS = {"素食", "吃素", "vegan", "vegetarian"}
 _MEAT = re.compile(r"^(?:肉|荤|荤菜|肉类|meat|any meat|animal products)$", re.I)
+
+
+def _alcohol_named_once(raws: list[_Raw]) -> list[_Raw]:
+    """"off the booze", "off the drink": one word for alcohol."""
+    return [dataclasses.replace(r, object="alcohol") if r.predicate == "diet" and _ALCOHOL_WORDS.match(r.object) else r
+            for r in raws]
 
 
 def _drop_implied_abstentions(raws: list[_Raw]) -> list[_Raw]:
