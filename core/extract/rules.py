@@ -1722,7 +1722,7 @@ def _en_unfront(text: str) -> str:
         lambda m: f"I {_VERB_AS_DISLIKE.get(m.group(2).lower(), m.group(2))} {m.group(1)}", text)
     text = _EN_THATS_MY_THING.sub(r"I love \1", text)
     text = _EN_NOTHING_LIKE.sub(r"I hate \1", text.strip(" .!")) if _EN_NOTHING_LIKE.match(text.strip(" .!")) else text
-    text = re.sub(r"\bI'll happily (eat|drink|have|watch|read) (?=\w)", "I like ", text, flags=re.I)
+    text = re.sub(r"\bI'll happily (eat|drink|have|watch|read) (?!it\b|them\b|one\b)(?=\w)", "I like ", text, flags=re.I)
     text = _EN_TOPIC_DROPPED.sub(lambda m: f"we'll skip {m.group(1)}", text)
     text = _EN_FRONTED_HABIT.sub(r"I love \1", text)
     return _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
