@@ -886,3 +886,33 @@ def test_shapes_found_on_the_seventh_blind_set():
     assert _said("Remind me to call the bank and, on Friday, to pay the nursery.") == {
         ("todo", "call the bank", "positive"), ("todo", "pay the nursery", "positive")}
     assert _said("我不是不会开车，只是上班更习惯坐地铁。") == {("commute", "地铁", "positive")}
+
+
+def test_shapes_found_on_the_eighth_blind_set():
+    assert _said("我一碰花生嗓子就痒，医生说是过敏。") == {("allergy", "花生", "positive")}
+    assert _said("周末我最喜欢去湖边钓鱼，还有就是逛书店。") == {("likes", "湖边钓鱼", "positive"), ("likes", "逛书店", "positive")}
+    assert _said("俺就住望京那片儿。") == {("lives_in", "望京", "positive")}
+    assert _said("本人现居杭州市西湖区。") == {("lives_in", "杭州市西湖区", "positive")}
+    assert _said("最近开始控糖了，可乐全戒了。") == {("diet", "控糖", "positive"), ("diet", "可乐", "negative")}
+    assert _said("我也没有不吃牛肉，只是牛杂一口都不碰。") == {("diet", "牛杂", "negative")}
+    assert _said("It's not that I don't drink coffee, I just avoid espresso.") == {("diet", "espresso", "negative")}
+    assert _said("Nothing ruins my morning quite like a delayed train.") == {("dislikes", "delayed train", "positive")}
+    assert _said("I'll happily eat curry, but tripe weirds me out.") == {("likes", "curry", "positive"),
+                                                                     ("dislikes", "tripe", "positive")}
+    assert _said("Sesame and I don't get along, I'm allergic.") == {("allergy", "Sesame", "positive")}
+    assert _said("I'm off the booze for good.") == {("diet", "alcohol", "negative")}
+    assert _said("Last year I switched to a strictly vegetarian diet.") == {("diet", "vegetarian", "positive")}
+    assert _triples(_answer(_zh, [("a", "您平时上班是开车还是坐公交？")], "公交，一趟直达。")) == {("commute", "公交", "positive")}
+    assert _triples(_answer(_zh, [("a", "好的，已记下您住在朝阳区。")], "不对，说错了，是东城区。朝阳那边是公司。")) == {
+        ("lives_in", "东城区", "positive")}
+    assert _triples(_answer(_en, [("a", "Got it, you're in Salford.")], "Sorry, I meant Stockport, autocorrect again.")) == {
+        ("lives_in", "Stockport", "positive")}
+    assert _triples(_answer(_zh, [("a", "国庆您想去大理还是厦门？")], "大理吧，厦门去年去过了。")) == {("decision", "大理", "positive")}
+    assert _triples(_answer(_en, [("a", "Did you decide between the Pixel and the iPhone?")], "The Pixel. Not buying the iPhone.")) \
+        == {("decision", "Pixel", "positive"), ("decision", "iPhone", "negative")}
+    assert _triples(_answer(_zh, [("a", "建议住度假村，农家乐就不考虑了。您看行吗？")], "可以，就这么办。", project="trip")) == {
+        ("decision", "度假村", "positive"), ("decision", "农家乐", "negative")}
+    assert _triples(_answer(_en, [("a", "I'd suggest Render and skipping AWS given the setup time. Shall I note that down?")],
+                            "Yes, go ahead.", project="p")) == {("decision", "Render", "positive"), ("decision", "AWS", "negative")}
+    assert _triples(_answer(_en, [("a", "Redis or Memcached for the session cache?")], "Redis. Memcached's a no for this one.",
+                            project="p")) == {("decision", "Redis", "positive"), ("decision", "Memcached", "negative")}

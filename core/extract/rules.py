@@ -359,7 +359,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                       rf"^(?:我)?家(?:就|也|现在|目前)?(?:在|住)|^(?:我)?现居|"
                       rf"^(?:我)?(?:现在|目前|已经)?定居(?:在|于)?"
                       rf"|(?:^|[，,]\s*)(?:现在)?(?:住在|家住|住(?![了过酒宾民青院店校宿])))"  # "我叫王工，住在徐家汇", "住海淀"
-                      rf"({_ZH_STOP}+?)(?:附近|那边|这边|那儿|这儿|那块|这块|一带|$|(?=[，,。；;]))", c)
+                      rf"({_ZH_STOP}+?)(?:附近|那边|这边|那儿|这儿|那块儿?|这块儿?|那片儿?|这片儿?|一带|$|(?=[，,。；;]))", c)
         m = m or re.search(rf"(?:^|我|现在|目前)(?:现在|目前|一直)*在({_ZH_STOP}{{2,10}}?)住(?:着|呢|"
                            rf"了?(?:[一二两三四五六七八九十几0-9]+年(?:多)?|很久|好多年|挺久)了?)?$", c)  # "现在在深圳南山住"
         if m and not c.startswith("我老家") and not re.match(r"[得离很挺不的]", m.group(1)):
@@ -384,6 +384,9 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         fronted = re.fullmatch(r"([^，,。我你他她]{1,8}?)我?(?:一|只要)(?:吃|碰|喝|用|闻|接触|摸)(?:了)?(?:就|会|都)*", before)
         if fronted:
             before = fronted.group(1)  # "海鲜我一吃就过敏"
+        if re.search(r"说(?:是|我)?$|诊断(?:为|是)?$|查出(?:来)?(?:是)?$", before):
+            touched = re.search(r"(?:一|只要)(?:吃|碰|喝|用|闻|接触|摸)(?:了)?([\u4e00-\u9fff]{1,6}?)(?:就|会|嘴|脸|身上|皮肤|嗓子|喉咙|眼睛|鼻子|手|全身|身体|肚子|胃)", whole)
+            before = touched.group(1) if touched else ""  # "我一碰芒果嘴就肿，医生说是过敏"
         if re.fullmatch(r"(?:一|只要)?(?:吃|碰|喝|用|闻|接触|摸)(?:了)?(?:就|会|都)*", before):
             before = ""  # "我吃不了海鲜，一吃就过敏": the thing is named before
             m = re.search(rf"(?:吃不了|不能吃|不吃|碰不了|不能碰|不敢吃)({_ZH_STOP}{{1,6}})", whole)
@@ -402,14 +405,15 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(r"只吃(清真|素|有机\S*)", c) or re.search(r"(?:吃|是)(全素|纯素|蛋奶素|净素|清真)", c)
     if m:
         add(_Raw("diet", _clean(m.group(1), True)))
-    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:是)?(?:在|正在)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
+    m = re.search(r"(?:我|最近|一直|目前|现在|^)(?:都|也)?(?:是)?(?:在|正在|开始)?(控糖|减肥|断食|生酮|低碳水|轻断食|戒糖)", c) \
         or re.search(r"(?:在|正在)(戒(?:酒|烟|糖|咖啡|奶茶|碳水|甜食|零食|夜宵|宵夜))", c) \
         or re.search(r"(?:^|我|是)(?:是|在|一直|现在|坚持)*(?:吃)?((?![我是在吃]|清真)[\u4e00-\u9fff]{2,4}饮食)(?!习惯|方面|建议)", c)
     if m:
         add(_Raw("diet", m.group(1)))
     m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
         or re.search(rf"(?:吃|喝)不了({_ZH_STOP}+)", c) \
-        or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c)
+        or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c) \
+        or re.match(rf"^((?![我你他她这那])[\u4e00-\u9fff]{{1,6}}?)(?:也|都|全|全都|早就|已经)*戒(?:掉)?了", c)
     if m and not re.search(r"不想|不沾地|不沾边", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, re.sub(r"(?:了|的|吧)$", "", obj))
@@ -923,9 +927,10 @@ _EN_FOOD = re.compile(
     r"lobster|oysters?|dairy|milk|cheese|butter|eggs?|gluten|wheat|bread|carbs|sugar|sweets|chocolate|caffeine|"
     r"coffee|tea|alcohol|booze|beer|wine|spirits|soda|fizzy drinks|nuts|peanuts|soy|tofu|spicy food|spice|"
     r"chilli|chili|garlic|onions?|mushrooms?|fried food|junk food|fast food|processed food|pasta|rice|bacon|ham|"
-    r"sausages?|offal|coriander|cilantro)s?\b", re.I)
+    r"sausages?|offal|coriander|cilantro|espresso|lattes?|cappuccinos?|decaf|matcha|energy drinks?|juice|cola|coke|"
+    r"sweeteners?|lactose|cream|yogh?urt|ice cream|cake|crisps|chips|raw fish|sashimi|sushi)s?\b", re.I)
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
-_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?)(?: is| are|'s) (?:a (?:hard )?no (?:from|for) me|"
+_EN_A_NO_FROM_ME = re.compile(r"^(?:anything with |anything that has )?([\w' -]{2,30}?)(?: is| are|'s) (?:a (?:hard )?no (?:from|for) (?:me|us|this one)|"
                               r"a (?:hard|firm|big) no)\b",
                               re.I)
 _EN_GETS_TO_ME = r"(?:weirds?|creeps?|grosses?|freaks?) me out|bores? me(?: to tears| stiff| silly)?|stress(?:es)? me out|winds? me up|gets? on my nerves|gets? to me|bugs? me|annoys? me|irritates? me|"
@@ -1738,6 +1743,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                project: bool = False) -> list[_Raw]:
     zh = _is_zh(text)
     stripped = text.strip()
+    if zh:  # dialect and formal words for "I": 俺就住五道口, 本人现居上海
+        stripped = re.sub(r"(?:^|(?<=[，,。；;]))(?:俺|本人|咱)(?=[\u4e00-\u9fff])", "我", stripped)
     if _TEMPORARY.search(stripped) and not _TASTE_FOR_NOW.search(stripped):
         return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
@@ -1901,7 +1908,9 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "", w
     prev = earlier[-1]
     if zh:
         bare = clause.strip(" 。.!！")
-        if prev.predicate in _ENUMERATED_PREDICATES and re.search(rf"(?:还有|以及)[，,]?\s*{re.escape(bare)}", whole) \
+        found_after = re.search(rf"(?:还有|以及)[，,]?\s*{re.escape(bare)}", whole)
+        bare = re.sub(r"^(?:就是|也就是)(?=..)", "", bare)  # "还有就是泡温泉"
+        if prev.predicate in _ENUMERATED_PREDICATES and found_after \
                 and re.fullmatch(r"(?![我你他她这那])[^，,。不没别]{1,8}", bare):
             return _Raw(prev.predicate, bare, prev.polarity)  # "我喜欢跑步、游泳，还有打羽毛球"
         m = _ZH_ELLIPSIS.match(bare)
@@ -2060,6 +2069,9 @@ def _from_assistant(text: str) -> str:
     t = re.sub(r"\b(?:Shall|Should) we (?:just )?", "we'll ", t, flags=re.I)  # a proposal: "shall we host it on X?"
     t = re.sub(r"(?:要不要|要不|不如|干脆)(?:直接|就)?(?=用|选|定|换)", "就", t)  # "要不直接用Next.js重写？"
     t = re.sub(r"^(?:我)?(?:建议|推荐)(?:您|你)?(?:还是)?(?=用|选|采用|上)", "就", t)  # "建议用微信扫码登录"
+    t = re.sub(r"^(?:我)?(?:建议|推荐)(?:您|你)?(?:还是)?(?:住|订|去)", "就选", t)  # "建议住温泉酒店"
+    t = re.sub(r"\band skipping\b", "and not", t, flags=re.I)  # "I'd suggest Fly.io and skipping Heroku"
+    t = re.sub(r"\s+(?:given|because of|due to) [^.?!]*", "", t, flags=re.I)  # "… given the pricing"
     t = re.sub(r"^(?:I'd|I would|I) (?:suggest|recommend)(?! \w+ing\b)(?: going with| using| we use| we go with)?\s+",
                "let's go with ", t, flags=re.I)  # "I'd suggest annual invoicing"
     t = re.sub(r"^Should I go with", "let's go with", t, flags=re.I)
@@ -2097,7 +2109,7 @@ _ASKED_FOR = (
                             r"what (?:city|town|area) (?:are you in|do you live in)|住哪|住在哪|家在哪|哪个城市|哪个区", re.I)),
     ("works_at", re.compile(r"where do you work|who do you work for|在哪上班|在哪工作|哪家公司", re.I)),
     ("commute", re.compile(r"get (?:in)?to (?:work|the office|the (?:hospital|school|studio|site|lab|clinic|shop))|"
-                           r"get into work|commute|怎么去(?:公司|单位|上班)|怎么上班|通勤",
+                           r"get into work|commute|怎么去(?:公司|单位|上班)|怎么上班|通勤|上班是|上班(?:一般|平时)?(?:开车|坐|骑)",
                            re.I)),
 )
 
@@ -2141,7 +2153,7 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     if asked == "commute":  # "骑电驴", "挤公交呗，还能咋", "walk, it's ten mins", "bus, mostly"
         first = re.split(r"[，,。.;；]", t)[0].strip()
         if _is_zh(first):
-            found = _zh_commute(f"上班{re.sub(r'(?:呗|吧|啊|呀)$', '', first)}", "上班")
+            found = _zh_commute(f"{re.sub(r'(?:呗|吧|啊|呀)$', '', first)}上班", "上班")
         else:
             word = re.sub(r"^(?:I |mostly |usually |by |the )+", "", first, flags=re.I).strip().lower()
             word = re.sub(r" (?:mostly|usually|normally)$", "", word)
@@ -2185,7 +2197,7 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
         return []  # "Tea or coffee?" asks for a choice of the moment
     if re.search(r"平时|一般|通常|平常|习惯|\b(?:usually|normally|generally|tend to)\b", question, re.I):
         return []  # "你平时用Mac还是Windows？" asks about a habit, not a decision
-    options = [re.sub(r"^.*(?:倾向于|倾向|选|用|定|想要|打算|是)(?=.{2})", "", o).strip() for o in m.groups() if o]
+    options = [re.sub(r"^.*(?:倾向于|倾向|选|用|定|想要|打算|是|想去|要去)(?=.{2})", "", o).strip() for o in m.groups() if o]
     norm = [o.casefold() for o in options]
 
     def full(name: str) -> str | None:
@@ -2202,7 +2214,8 @@ def _answer_choice(text: str, question: str, when: datetime, project: bool) -> l
         return []
     out = [_Raw("decision", chosen)]
     for r in _raw_facts(text, when, project=True):
-        if r.predicate == "decision" and r.polarity == "negative" and (other := full(r.object)) and other != chosen:
+        said_no = (r.predicate == "decision" and r.polarity == "negative") or r.predicate == "dislikes"  # "X's a no"
+        if said_no and (other := full(r.object)) and other != chosen:
             out.append(_Raw("decision", other, "negative"))
     return out
 
@@ -2261,8 +2274,9 @@ def _put_forward(text: str) -> str:
 _RECALLED = re.compile(r"^(?:我记得|记得)((?:您|你)[^，,。；;]+)|^((?:You|You're|You've)\b[^,.;]+?)(?:,? so\b|[,.;]|$)")
 
 
-_TAG_QUESTION = (r"(?:okay|ok|alright|all right|sound good|does that work|right|可以吗|行吗|好吗|可以不|行不行|怎么样|要定下来吗|"
-                 r"定下来吗|就这么定吗|要记下来吗|(?:shall|should) I (?:record|note|log|save) (?:that|it|this)(?: as (?:the|a) decision)?)[?？]")
+_TAG_QUESTION = (r"(?:okay|ok|alright|all right|sound good|does that work|right|(?:您|你)?看?(?:可以吗|行吗|好吗|怎么样|呢)|可以不|"
+                 r"行不行|要定下来吗|定下来吗|就这么定吗|要记下来吗|"
+                 r"(?:shall|should) I (?:record|note|log|save|write|put) (?:that|it|this)(?: down)?(?: as (?:the|a) decision)?)[?？]")
 # an assistant's offer the user can accept: a reminder ("I'll remind you next Monday to…", "明天提醒您…")
 _OFFERED_REMINDER = re.compile(r"提醒您|提醒你|\bremind you\b", re.I)
 # what leads into a proposal or an offer: "确认一下：", "那我记下了：", "Just to confirm:"
@@ -2470,18 +2484,18 @@ _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
 def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"说错了，是海淀" / "wait no, Worthing": the new value for the user's last single-valued fact."""
     if re.search(r"[\u4e00-\u9fff]", text):  # "哦不对，我说错了，是海珠区，天河是我上班的地方": the part that is "是X"
-        parts = re.split(r"[，,]\s*|\s+(?=是)", text.strip())
+        parts = re.split(r"[，,。]\s*|\s+(?=是)", text.strip())
         tries = [p for p in parts if re.fullmatch(r"是[^，,。]{1,12}[。.!！]?", p)] + parts[-1:]
-    else:  # "sorry, I meant Balham - Clapham's where I work out": the part before the aside
-        tries = [re.split(r"\s+[-–—]\s+|;\s*", text.strip())[0], text.strip()]
+    else:  # "sorry, I meant Balham - Clapham's where I work out", "Sorry, I meant Crawley, autocorrect…"
+        head = re.split(r"\s+[-–—]\s+|;\s*", text.strip())[0]
+        tries = [head, re.sub(r",\s+[a-z][^,]*$", "", head), text.strip()]
     m = next((found for t in tries if (found := _CORRECTED_VALUE.search(t))), None) or _CORRECTED_VALUE.search(text.strip())
     if not m:
         return []
     new = (m.group(1) or m.group(2) or "").strip()
-    for t in reversed(context):
-        if t.speaker != "user":
-            continue
-        for r in reversed(_raw_facts(t.text, t.time, allow_question=True)):
+    for t in reversed(context):  # the user's own value, or one the assistant stated ("Got it, you're in Croydon.")
+        said = t.text if t.speaker == "user" else _from_assistant(t.text)
+        for r in reversed(_raw_facts(said, t.time, allow_question=True)):
             if r.predicate in _SINGLE_VALUED and new and new.casefold() != r.object.casefold():
                 return [_Raw(r.predicate, new, r.polarity, "correction")]
     return []
