@@ -413,7 +413,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = re.search(rf"(?:不(?:太|怎么|大)?(?:能)?|从来不|从不|戒了)(?:吃|喝|碰|沾)({_ZH_STOP}+)", c) \
         or re.search(rf"(?:吃|喝)不了({_ZH_STOP}+)", c) \
         or re.search(r"戒(?:掉)?了?(酒|糖|咖啡|奶茶|可乐|肉|碳水|辣|甜食|零食|饮料|夜宵|宵夜|咖啡因)", c) \
-        or re.match(rf"^((?![我你他她这那])[\u4e00-\u9fff]{{1,6}}?)(?:也|都|全|全都|早就|已经)*戒(?:掉)?了", c)
+        or re.match(r"^((?![我你他她这那])[\u4e00-\u9fff]{1,6}?)(?:也|都|全|全都|早就|已经)*戒(?:掉)?了", c)
     if m and not re.search(r"不想|不沾地|不沾边", c):
         obj = re.sub(r"[，,].*$", "", m.group(1))
         obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, re.sub(r"(?:了|的|吧)$", "", obj))
