@@ -1722,7 +1722,8 @@ _VERB_AS_DISLIKE = {"can't watch": "can't stand", "can't do": "can't stand"}
 
 
 def _en_unfront(text: str) -> str:
-    """The fronted topics above put back after their verb: "… I can't stand cilantro"."""
+    """The fronted topics above put back after their verb ("… I can't stand cilantro"), a leading "Right, so:"
+    dropped and "and a rabbit, Clover" read as "and a rabbit called Clover"."""
     text = _EN_TOPIC_THEN_PRONOUN.sub(
         lambda m: f"I {_VERB_AS_DISLIKE.get(m.group(2).lower(), m.group(2))} {m.group(1)}", text)
     text = _EN_THATS_MY_THING.sub(r"I love \1", text)
@@ -1730,7 +1731,19 @@ def _en_unfront(text: str) -> str:
     text = re.sub(r"\bI'll happily (eat|drink|have|watch|read) (?!it\b|them\b|one\b)(?=\w)", "I like ", text, flags=re.I)
     text = _EN_TOPIC_DROPPED.sub(lambda m: f"we'll skip {m.group(1)}", text)
     text = _EN_FRONTED_HABIT.sub(r"I love \1", text)
-    return _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
+    text = _EN_FRONTED.sub(lambda m: f"I {m.group(2)} {m.group(1)}", text)
+    text = re.sub(r"^(?:right|ok|okay|alright|so|well|anyway)(?:,?\s*so)?\s*:\s*", "", text, flags=re.I)  # "Right, so: …"
+    return re.sub(rf"\b(and|plus) (an?) ({_EN_ANIMAL}),\s+(?=[A-Z])", r"\1 \2 \3 called ", text, flags=re.I)
+
+
+def _en_named_first(text: str) -> str:
+    """An allergen or a pet named before the words that say what it is, put after them: "I can't have nuts, I'm
+    allergic" -> "I'm allergic to nuts", "Our Labrador, Pepper, turns ten" -> "I have a Labrador called Pepper, …"."""
+    text = re.sub(r"\bI (?:can't|cannot|mustn't) (?:have|eat|touch|take) ([\w' -]{2,30}?),? (?:as |because |cos |since )?"
+                  r"I'm allergic\b", r"I'm allergic to \1", text, flags=re.I)
+    text = re.sub(r"^([\w' -]{2,30}?) and I (?:don't|do not) get along,? (?:as |because |since )?I'm allergic\b",
+                  r"I'm allergic to \1", text, flags=re.I)
+    return re.sub(rf"^(?:my|our) ({_EN_ANIMAL}),\s+([A-Z][\w'-]+),", r"I have a \1 called \2,", text, flags=re.I)
 
 
 def _comma_split_en(text: str) -> list[str]:
@@ -1749,21 +1762,14 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
         stripped = _en_unfront(_EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped))
-        stripped = re.sub(r"^(?:right|ok|okay|alright|so|well|anyway)(?:,?\s*so)?\s*:\s*", "", stripped, flags=re.I)
-        stripped = re.sub(rf"\b(and|plus) (an?) ({_EN_ANIMAL}),\s+(?=[A-Z])", r"\1 \2 \3 called ", stripped, flags=re.I)
     if not allow_question:  # drop question sentences inside the turn
         sents = re.findall(r"(?:[^。！!？?；;\n.]|\.(?!\s))+(?:[。！!？?；;\n]|\.\s|\.$)?", stripped)
         stripped = "".join(x if not re.search(r"[?？]\s*$", x) or _QUESTION_OK.search(x) else _statement_before(x)
                            for x in sents).strip()
     raws: list[_Raw] = []
     seen: set[tuple[str, str, str]] = set()
-    if not zh:  # "I can't have nuts, I'm allergic": the allergen named before the word
-        stripped = re.sub(r"\bI (?:can't|cannot|mustn't) (?:have|eat|touch|take) ([\w' -]{2,30}?),? (?:as |because |cos |since )?"
-                          r"I'm allergic\b", r"I'm allergic to \1", stripped, flags=re.I)
-        stripped = re.sub(r"^([\w' -]{2,30}?) and I (?:don't|do not) get along,? (?:as |because |since )?I'm allergic\b",
-                          r"I'm allergic to \1", stripped, flags=re.I)
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
-        stripped = re.sub(rf"^(?:my|our) ({_EN_ANIMAL}),\s+([A-Z][\w'-]+),", r"I have a \1 called \2,", stripped, flags=re.I)
+        stripped = _en_named_first(stripped)
         m = _EN_PET_PAIR.search(stripped)
         if m:
             for name in (m.group(2), m.group(3)):
@@ -2350,28 +2356,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     if not raws and context and (is_correction or _EVOLUTION.search(text)):
         # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千")
         earlier = _earlier_budget(context)
-        if earlier is not None:
-            zh = _is_zh(text)
-            amt = None
-            if zh:
-                head = re.split(r"不是", text.replace("不是，", "", 1))[0] or text
-                found = find_amounts(head)
-                if found:
-                    a = found[0][2]
-                    amt = Amount(a.value, a.currency or "CNY")
-                elif (num := re.search(r"(?:到|是|成|为)([零〇一二两三四五六七八九十百千万]{2,8}|\d+(?:\.\d+)?)", head)) \
-                        and (value := parse_cn_number(num.group(1))):  # "降到五百": a plain number once a budget is set
-                    amt = Amount(Decimal(value), "CNY")
-            else:
-                amt = _en_amount(text)
-                bare = re.search(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k)?\b", re.split(r",?\s+not\s+", text)[0],
-                                 re.I) if amt is None else None
-                if bare:  # a plain number is an amount once a budget is being corrected
-                    amt = Amount(Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1), None)
-                if amt is not None and amt.currency is None and earlier.value:  # "No, I said 4,000" after "4k euros"
-                    amt = Amount(amt.value, earlier.value.get("currency"))
-            if amt is not None:
-                raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
+        amt = _bare_amount(text, earlier) if earlier is not None else None
+        if amt is not None:
+            raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
@@ -2394,6 +2381,28 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
+
+
+def _bare_amount(text: str, earlier: _Raw) -> Amount | None:
+    """The amount a turn gives once a budget is being corrected or changed: money found in it, or a plain number
+    ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English."""
+    if _is_zh(text):
+        head = re.split(r"不是", text.replace("不是，", "", 1))[0] or text
+        found = find_amounts(head)
+        if found:
+            a = found[0][2]
+            return Amount(a.value, a.currency or "CNY")
+        num = re.search(r"(?:到|是|成|为)([零〇一二两三四五六七八九十百千万]{2,8}|\d+(?:\.\d+)?)", head)
+        value = parse_cn_number(num.group(1)) if num else None
+        return Amount(Decimal(value), "CNY") if value else None
+    amt = _en_amount(text)
+    bare = re.search(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k)?\b", re.split(r",?\s+not\s+", text)[0],
+                     re.I) if amt is None else None
+    if bare:
+        amt = Amount(Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1), None)
+    if amt is not None and amt.currency is None and earlier.value:
+        amt = Amount(amt.value, earlier.value.get("currency"))
+    return amt
 
 
 def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
