@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, astuple, replace
 from typing import Any
 
-from core import (
+from memdesk.core import (
     RESOLUTIONS,
     InputFileError,
     InvalidInput,
@@ -20,7 +20,7 @@ from core import (
     iso,
     parse_time_us,
 )
-from core.claims import iter_jsonl
+from memdesk.core.claims import iter_jsonl
 
 from .config import Settings, load_settings
 from .tables import table
@@ -88,7 +88,7 @@ def _progress_bar(label: str):
 def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     extractor = None
     if args.extractor == "llm":
-        from core.extract.llm import LLMExtractor
+        from memdesk.core.extract.llm import LLMExtractor
 
         extractor = LLMExtractor.from_env()
     summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"))
@@ -382,7 +382,7 @@ def _stage_progress():
 
 
 def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
-    from core.recall import Recaller, RecallWeights
+    from memdesk.core.recall import Recaller, RecallWeights
 
     return Recaller(store, embedder=getattr(args, "embedder", None) or settings.embedder,
                     weights=RecallWeights(**dict(settings.recall_weights)),

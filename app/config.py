@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import DEFAULT_REVIEW_THRESHOLD, InvalidInput
+from memdesk.core import DEFAULT_REVIEW_THRESHOLD, InvalidInput
 
 DEFAULT_CONFIG = Path("~/.config/memdesk/config.toml")
 DEFAULT_EMBEDDER = "use"

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import Store
-from core.ingest import DEMO_CONVERSATIONS, demo_files
+from memdesk.core import Store
+from memdesk.core.ingest import demo_files
+from memdesk.core.resources import data_path
 
-DEMO_REVIEW = DEMO_CONVERSATIONS.parent / "demo" / "review.jsonl"
+DEMO_REVIEW = data_path("demo", "review.jsonl")
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memdesk.core import ManualClock, Store
+from memdesk.core.recall import Recaller
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerState
-
-from core import ManualClock, Store
-from core.recall import Recaller
 
 from .demo import build_demo
 from .ui.app import MemdeskApp

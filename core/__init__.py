@@ -1,7 +1,7 @@
 """memdesk's engine: a bitemporal fact store with gated writes, a review queue,
 conflicts and provenance. Never imports the app or any UI toolkit.
 
-    from core import Store, ClaimInput, SourceRef
+    from memdesk.core import Store, ClaimInput, SourceRef
     with Store.open("memdesk.db") as store:
         store.import_file("facts.jsonl")
         store.as_of("user:alice", "lives_in", valid_at=..., known_at=...)

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidInput
+from .resources import data_path
 
 ROUTINGS = ("structured", "vector", "both")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
-DEFAULT_CATALOG_PATH = Path(__file__).resolve().parent.parent / "data" / "predicates.toml"
+DEFAULT_CATALOG_PATH = data_path("predicates.toml")
 
 
 @dataclass(frozen=True)

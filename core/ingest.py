@@ -26,6 +26,7 @@ from .errors import (
 )
 from .extract.rules import Turn, extract, to_claims
 from .extract.sensitive import has_sensitive
+from .resources import data_path
 from .timeutil import offset_minutes, parse_time, to_us
 from .writer import WriteBatch
 
@@ -162,7 +163,7 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
     return counts
 
 
-DEMO_CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
+DEMO_CONVERSATIONS = data_path("conversations")
 
 
 def demo_files(folder: Path = DEMO_CONVERSATIONS) -> list[Path]:

@@ -30,7 +30,6 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from operator import itemgetter
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from sqlalchemy import Connection, bindparam, func, select, update
@@ -805,12 +804,11 @@ class WriteProcess:
         """Start the writer for the store at ``url`` and wait until it holds the
         write lock. Raises WriterUnavailable when no writer process could be
         started, StoreError when it could not take the lock."""
-        root = str(Path(__file__).resolve().parent.parent)  # where ``core`` is importable from
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, *sys.path) if p)
+        env = dict(os.environ)  # the child imports this package from where this process did
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-c", "from core.writer import serve_writes; serve_writes()"],
+                [sys.executable, "-c", f"from {__name__} import serve_writes; serve_writes()"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         except OSError as exc:
             raise WriterUnavailable(f"cannot start a writer process: {exc}") from None

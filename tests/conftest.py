@@ -8,8 +8,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
-
-from core import ManualClock, Store
+from memdesk.core import ManualClock, Store
 
 from .pgserver import PgServer, reset_pg, start_server
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from core import ClaimInput, SourceRef, parse_time_us
+from memdesk.core import ClaimInput, SourceRef, parse_time_us
 
 CST = timezone(timedelta(hours=8))
 DAY0 = datetime(2026, 3, 1, 10, 0, tzinfo=CST)

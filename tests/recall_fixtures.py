@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-
-from core import ManualClock, Store
-from core.ingest import demo_files
-from core.recall.lexical import grams
+from memdesk.core import ManualClock, Store
+from memdesk.core.ingest import demo_files
+from memdesk.core.recall.lexical import grams
 
 
 class HashEmbedder:

@@ -9,19 +9,18 @@ import time
 from pathlib import Path
 
 import pytest
+from memdesk.app.screenshots import DEMO_NOW, REVIEWER, SIZE, build_demo_store, demo_app, settle
+from memdesk.app.ui.app import FULL_GC_NEVER
+from memdesk.app.ui.commands import MemdeskCommands
+from memdesk.app.ui.screens.audit import AuditScreen
+from memdesk.app.ui.screens.conflicts import ConflictsScreen
+from memdesk.app.ui.screens.pickers import HelpScreen
+from memdesk.app.ui.screens.review import ReviewScreen
+from memdesk.app.ui.screens.timeline import TimelineScreen
+from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
+from memdesk.core import ManualClock, Store
+from memdesk.core.timeutil import to_us
 from textual.widgets import DataTable, Input, Tree
-
-from app.screenshots import DEMO_NOW, REVIEWER, SIZE, build_demo_store, demo_app, settle
-from app.ui.app import FULL_GC_NEVER
-from app.ui.commands import MemdeskCommands
-from app.ui.screens.audit import AuditScreen
-from app.ui.screens.conflicts import ConflictsScreen
-from app.ui.screens.pickers import HelpScreen
-from app.ui.screens.review import ReviewScreen
-from app.ui.screens.timeline import TimelineScreen
-from app.ui.widgets.timeline_chart import TimelineChart, layout
-from core import ManualClock, Store
-from core.timeutil import to_us
 
 
 @pytest.fixture(scope="session")
@@ -371,10 +370,9 @@ async def test_fast_table_draws_what_datatable_draws():
     and caches its rows; every line must match DataTable's, through cursor
     moves, removed, added, changed and sorted rows, and cells cropped to
     their column (wide characters too)."""
+    from memdesk.app.ui.widgets.fast_table import FastTable
     from rich.text import Text
     from textual.app import App
-
-    from app.ui.widgets.fast_table import FastTable
 
     values = ["12", "猫（12号）abc", "", "x", "a b  ", "ünïcode", "猫猫猫", "[b]not markup[/b]"]
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
-from app.screenshots import SCENES, SIZE, build_demo_store, demo_app
+from memdesk.app.screenshots import SCENES, SIZE, build_demo_store, demo_app
 
 
 @pytest.fixture(scope="module")

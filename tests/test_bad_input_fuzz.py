@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from memdesk.app.cli import main
+from memdesk.core import InputFileError, Store
+from memdesk.core.claims import read_claims
+from memdesk.core.ingest import iter_turns
+from memdesk.core.writer import AUDIT, CLAIM, FACT, MEMORY, TURN
 from sqlalchemy import func, select
-
-from app.cli import main
-from core import InputFileError, Store
-from core.claims import read_claims
-from core.ingest import iter_turns
-from core.writer import AUDIT, CLAIM, FACT, MEMORY, TURN
 
 GOOD_TURN = {"session": "fz", "turn": 1, "speaker": "user", "time": "2026-03-01T10:00:00+08:00",
              "text": "我住在徐家汇，对花生过敏。", "user": "alice"}

@@ -15,10 +15,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from memdesk.core import AlreadyDecided, Store
+from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from sqlalchemy import select
-
-from core import AlreadyDecided, Store
-from core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 
 from .helpers import pending_lines
 
@@ -89,7 +88,7 @@ def test_two_reviewers_race_for_the_same_candidates(store_url, tmp_path):
 
 def _memdesk(*args: str) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDESK_")}
-    return subprocess.Popen([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "memdesk.app.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -19,9 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from core import Store
-from core.recall import Recaller, annoy_index
+from memdesk.core import Store
+from memdesk.core.recall import Recaller, annoy_index
 
 from .recall_fixtures import HashEmbedder, topic_texts, write_turns
 from .test_recall_index import SMALL
@@ -60,7 +59,7 @@ def content(url: str) -> list[dict]:
 
 def _ingest(url: str, path: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDESK_")}
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "--db", url, "ingest", str(path)],
+    return subprocess.Popen([sys.executable, "-m", "memdesk.app.cli", "--db", url, "ingest", str(path)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
 
@@ -174,9 +173,8 @@ def test_index_build_killed_between_renames(tmp_path, step):
 
 def _create_and_die(db: str) -> None:
     """Create a new store, dying (no cleanup) once the store_meta table exists."""
+    from memdesk.core.writer import META
     from sqlalchemy import event
-
-    from core.writer import META
 
     event.listen(META, "after_create", lambda *a, **k: os._exit(9))
     Store.open(db)

@@ -12,12 +12,11 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from memdesk.app.cli import main
+from memdesk.core import InputFileError, ManualClock, StoreError
+from memdesk.core.ingest import demo_files
+from memdesk.core.recall import Recaller
 from sqlalchemy import text
-
-from app.cli import main
-from core import InputFileError, ManualClock, StoreError
-from core.ingest import demo_files
-from core.recall import Recaller
 
 from .recall_fixtures import HashEmbedder
 
@@ -27,7 +26,7 @@ NOW = "2026-06-01T00:00:00+00:00"
 
 
 def _open(url):
-    from core import Store
+    from memdesk.core import Store
 
     return Store.open(url, clock=ManualClock(datetime.fromisoformat(NOW)))
 

@@ -4,8 +4,7 @@ confidence/agent-inferred review routing, conflict detection, change kinds."""
 from __future__ import annotations
 
 import pytest
-
-from core import PredicateMismatch, Store, TurnMismatch
+from memdesk.core import PredicateMismatch, Store, TurnMismatch
 
 from .helpers import claim, day
 
@@ -180,10 +179,9 @@ def test_same_object_with_and_without_normalised_value_is_the_same_fact(store):
 
 
 def test_open_checks_schema_version_and_existence(tmp_path):
+    from memdesk.core import StoreError
+    from memdesk.core.writer import META
     from sqlalchemy import update
-
-    from core import StoreError
-    from core.writer import META
 
     path = tmp_path / "m.db"
     with pytest.raises(StoreError, match="no memdesk store"):

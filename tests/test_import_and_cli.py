@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from app.cli import main
-from core import InputFileError, Store
+from memdesk.app.cli import main
+from memdesk.core import InputFileError, Store
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl"
 
@@ -112,9 +111,8 @@ def test_demo_file_imports_and_reimport_adds_nothing(store_url):
 
 
 def _count_rows(store):
+    from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, TURN
     from sqlalchemy import func, select
-
-    from core.writer import AUDIT, CLAIM, CONFLICT, FACT, TURN
 
     with store.engine.connect() as conn:
         return {t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
@@ -230,7 +228,7 @@ def test_cli_tables_line_up(tmp_path, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("id") and "张江" in out
-    from app.tables import width
+    from memdesk.app.tables import width
 
     sep = lines[1]
     col = sep.index("  ", sep.index("  ") + 2)  # end of the second column
@@ -238,15 +236,15 @@ def test_cli_tables_line_up(tmp_path, capsys):
 
 
 def test_console_script_runs_without_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "app", "--db", str(tmp_path / "m.db"), "facts",
+    proc = subprocess.run([sys.executable, "-m", "memdesk.app", "--db", str(tmp_path / "m.db"), "facts",
                            "--subject", "user:a", "--valid-at", "bad"],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "memdesk: error:" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_core_never_imports_ui():
-    code = ("import sys, core, core.store, core.writer; "
-            "bad = [m for m in sys.modules if m == 'app' or m.startswith(('app.', 'textual'))]; "
+    code = ("import sys, memdesk.core, memdesk.core.store, memdesk.core.writer; "
+            "bad = [m for m in sys.modules if m == 'memdesk.app' or m.startswith(('memdesk.app.', 'textual'))]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -266,7 +264,7 @@ def test_parallel_parse_gives_the_same_store(tmp_path):
 @pytest.mark.parametrize("bad,message", [(BAD_LINES[0][0], "not valid JSON"),
                                          (BAD_LINES[5][0], "no UTC offset")])
 def test_parallel_parse_bad_line_rolls_back(tmp_path, monkeypatch, bad, message):
-    from core import parallel_parse
+    from memdesk.core import parallel_parse
 
     monkeypatch.setattr(parallel_parse, "CHUNK_LINES", 2)  # several chunks written before the error
     lines = [other_turn(n) for n in range(1, 8)] + [bad] + [other_turn(20)]

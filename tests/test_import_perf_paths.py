@@ -11,8 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from memdesk.core import (
+    ClaimInput,
+    InputFileError,
+    SourceRef,
+    Store,
+    StoreError,
+    parallel_parse,
+    writer,
+)
 
-from core import ClaimInput, InputFileError, SourceRef, Store, StoreError, parallel_parse, writer
 from tests.benchmarks.bench_store import write_dataset
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl"

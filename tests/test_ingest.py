@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from app.cli import main
-from core import InputFileError, Store
+from memdesk.app.cli import main
+from memdesk.core import InputFileError, Store
 
 CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
 
@@ -26,9 +25,8 @@ def write(path, *lines):
 
 
 def count_turns(store):
+    from memdesk.core.writer import TURN
     from sqlalchemy import func, select
-
-    from core.writer import TURN
 
     with store.engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(TURN)).scalar_one()
@@ -88,9 +86,8 @@ def test_demo_conversation_evolution_through_cli(tmp_path, capsys):
 
 
 def _snapshot(store):
+    from memdesk.core.writer import CLAIM, CONFLICT, FACT, TURN
     from sqlalchemy import select
-
-    from core.writer import CLAIM, CONFLICT, FACT, TURN
 
     with store.engine.connect() as conn:
         return {t.name: sorted(tuple(r) for r in conn.execute(select(*[c for c in t.c if c.name not in (
@@ -104,7 +101,7 @@ def test_interrupted_ingest_leaves_nothing_and_rerun_matches_clean_run(tmp_path,
         clean.ingest_file(path)
         expected = _snapshot(clean)
 
-    from core.writer import WriteBatch
+    from memdesk.core.writer import WriteBatch
 
     real_submit = WriteBatch.submit
     calls = {"n": 0}
@@ -133,12 +130,12 @@ def test_progress_is_reported_to_the_end(tmp_path):
 
 
 def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
-    from core import ClaimInput
-    from core.ingest import RuleExtractor
+    from memdesk.core import ClaimInput
+    from memdesk.core.ingest import RuleExtractor
 
     class PhoneExtractor(RuleExtractor):
         def claims(self, turn, context):
-            from core.ingest import source_of
+            from memdesk.core.ingest import source_of
             return [ClaimInput(subject="user:alice", predicate="phone", object="13600002222",
                                source=source_of(turn), valid_from=source_of(turn).time)]
 
@@ -150,11 +147,10 @@ def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
 
 
 def test_failed_extraction_keeps_the_turn_and_logs_it_for_retry(tmp_path):
+    from memdesk.core import ExtractorUnavailable
+    from memdesk.core.ingest import RuleExtractor
+    from memdesk.core.writer import AUDIT
     from sqlalchemy import select
-
-    from core import ExtractorUnavailable
-    from core.ingest import RuleExtractor
-    from core.writer import AUDIT
 
     class Down(RuleExtractor):
         def claims(self, turn, context):
@@ -187,7 +183,7 @@ def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tm
 
 
 def test_worked_example_conversation_gives_the_design_views(tmp_path):
-    from core import parse_time_us
+    from memdesk.core import parse_time_us
 
     with Store.open(tmp_path / "m.db") as store:
         store.ingest_file(CONVERSATIONS / "alice-reno.jsonl")

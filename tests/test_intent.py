@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from core.recall.intent import Mention, SubjectMatcher, _fold, _longest_first, _pattern
+from memdesk.core.recall.intent import Mention, SubjectMatcher, _fold, _longest_first, _pattern
 
 
 def brute_force(names: dict[str, set[str]], query: str) -> list[str]:

@@ -12,12 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
-from core.errors import InvalidInput, MemdeskError
-from core.extract.llm import ExtractorUnavailable, LLMExtractor
-from core.extract.rules import Turn
-from core.ingest import Extractor
-from core.timeutil import to_us
+from memdesk.core.errors import InvalidInput, MemdeskError
+from memdesk.core.extract.llm import ExtractorUnavailable, LLMExtractor
+from memdesk.core.extract.rules import Turn
+from memdesk.core.ingest import Extractor
+from memdesk.core.timeutil import to_us
 
 CST = timezone(timedelta(hours=8))
 WHEN = datetime(2026, 3, 18, 9, 30, tzinfo=CST)

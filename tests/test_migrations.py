@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from memdesk.app.cli import main
+from memdesk.core import Store, StoreError, migrations
+from memdesk.core.db import make_engine, normalise_url
 from sqlalchemy import Boolean, MetaData, Table, create_engine, text
 from sqlmodel import SQLModel
-
-from app.cli import main
-from core import Store, StoreError, migrations
-from core.db import make_engine, normalise_url
 
 from .test_trust import populate
 

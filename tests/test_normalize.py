@@ -9,10 +9,9 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
-
-from core.errors import InvalidInput
-from core.extract.amounts import Amount, find_amounts, parse_amount, parse_cn_number
-from core.extract.times import TimeSpan, find_times, resolve_time
+from memdesk.core.errors import InvalidInput
+from memdesk.core.extract.amounts import Amount, find_amounts, parse_amount, parse_cn_number
+from memdesk.core.extract.times import TimeSpan, find_times, resolve_time
 
 # ---------------------------------------------------------------- amounts
 

@@ -34,9 +34,8 @@ from datetime import datetime
 
 from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
-
-from core import ClaimInput, Fact, ManualClock, SourceRef, Store
-from core.timeutil import from_us, to_us
+from memdesk.core import ClaimInput, Fact, ManualClock, SourceRef, Store
+from memdesk.core.timeutil import from_us, to_us
 
 from .reference_model import INF, MClaim, Model, MRow, Outcome, norm
 

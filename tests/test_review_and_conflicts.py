@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
-from core import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, Store
-from core.timeutil import to_us
+from memdesk.core import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, Store
+from memdesk.core.timeutil import to_us
 
 from .helpers import DAY0, claim, day
 
@@ -151,9 +150,8 @@ def test_resolving_twice_or_unknown(conflicted):
 def test_resolution_lands_in_audit_log(conflicted):
     store, c = conflicted
     store.resolve_conflict(c.id, "existing", by="lin", reason="trip")
+    from memdesk.core.writer import AUDIT
     from sqlalchemy import select
-
-    from core.writer import AUDIT
 
     with store.engine.connect() as conn:
         rows = conn.execute(select(AUDIT.c.action, AUDIT.c.actor, AUDIT.c.reason)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from core.claims import ClaimInput
-from core.extract.rules import Turn, extract, to_claims
+from memdesk.core.claims import ClaimInput
+from memdesk.core.extract.rules import Turn, extract, to_claims
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))

@@ -8,11 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from memdesk.app.cli import main
+from memdesk.core import InputFileError, InvalidInput, Store, SubjectNotFound
+from memdesk.core.recall import IndexSettings, Recaller
 from sqlalchemy import text
-
-from app.cli import main
-from core import InputFileError, InvalidInput, Store, SubjectNotFound
-from core.recall import IndexSettings, Recaller
 
 from .recall_fixtures import HashEmbedder
 

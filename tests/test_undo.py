@@ -6,9 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from memdesk.core import AlreadyDecided, CandidateNotFound, InvalidInput
 from sqlalchemy import create_engine, text
-
-from core import AlreadyDecided, CandidateNotFound, InvalidInput
 
 from .helpers import DAY0, claim, day
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import gc
 import time
 
+from memdesk.core import Candidate
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
-
-from core import Candidate
 
 from .commands import MemdeskCommands
 from .screens.audit import AuditScreen

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core import (
+from memdesk.core import (
     AuditReport,
     Candidate,
     Conflict,
@@ -21,7 +21,7 @@ from core import (
     Store,
     TurnRecord,
 )
-from core.recall import Recaller, RecallHit
+from memdesk.core.recall import Recaller, RecallHit
 
 REVIEW_PAGE = 60
 CONFLICT_PAGE = 500

@@ -5,10 +5,9 @@ in ``sqlalchemy.url`` (for the ``alembic`` command line)."""
 from __future__ import annotations
 
 from alembic import context
+from memdesk.core import schema  # noqa: F401 - registers the tables
+from memdesk.core.db import make_engine
 from sqlmodel import SQLModel
-
-from core import schema  # noqa: F401 - registers the tables
-from core.db import make_engine
 
 config = context.config
 

@@ -1,7 +1,7 @@
 """Recall (DESIGN §4): hybrid, explainable search over memories and raw turns.
 
-    from core import Store
-    from core.recall import Recaller
+    from memdesk.core import Store
+    from memdesk.core.recall import Recaller
     with Store.open("memdesk.db") as store:
         recaller = Recaller(store)                 # embedder "use" by default
         for hit in recaller.search("where does alice live now", k=5):

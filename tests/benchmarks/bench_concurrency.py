@@ -30,10 +30,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from memdesk.core import AlreadyDecided, Store
+from memdesk.core.writer import AUDIT, CLAIM, FACT
 from sqlalchemy import func, select
-
-from core import AlreadyDecided, Store
-from core.writer import AUDIT, CLAIM, FACT
 
 from ..helpers import pending_lines
 from ..pgserver import reset_pg, start_server

@@ -20,9 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from core import Store
-from core.extract.rules import extract
-from core.ingest import iter_turns
+from memdesk.core import Store
+from memdesk.core.extract.rules import extract
+from memdesk.core.ingest import iter_turns
+
 from tests.benchmarks.bench_store import write_dataset
 
 CONVERSATIONS = Path(__file__).resolve().parents[2] / "data" / "conversations"

@@ -34,9 +34,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from core import Store
-from core.recall import IndexSettings, Recaller, UseEmbedder
+from memdesk.core import Store
+from memdesk.core.recall import IndexSettings, Recaller, UseEmbedder
 
 from .eval_recall import ROOT
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from core.extract.rules import ExtractedFact, Turn, extract
+from memdesk.core.extract.rules import ExtractedFact, Turn, extract
 
 GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "gold"
 GOLD = GOLD_DIR / "extraction.jsonl"

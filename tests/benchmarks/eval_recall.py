@@ -26,9 +26,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core import ManualClock, Store
-from core.ingest import demo_files
-from core.recall import Recaller, RecallHit
+from memdesk.core import ManualClock, Store
+from memdesk.core.ingest import demo_files
+from memdesk.core.recall import Recaller, RecallHit
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "data" / "probes" / "recall.jsonl"

@@ -3,6 +3,7 @@ gates → conflict/review → assertion → later retirements."""
 
 from __future__ import annotations
 
+from memdesk.core import AuditReport
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -10,8 +11,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Header, Input, Label, Tree
-
-from core import AuditReport
 
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, when

@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from memdesk.core import MemdeskError
 from rich.text import Text
 from textual.message import Message
 from textual.screen import Screen
-
-from core import MemdeskError
 
 if TYPE_CHECKING:
     from ..service import MemdeskService

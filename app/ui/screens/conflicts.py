@@ -3,6 +3,7 @@ existing value, the incoming one, both (in another scope) or neither."""
 
 from __future__ import annotations
 
+from memdesk.core import Conflict
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -10,8 +11,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Header, Label, Static
-
-from core import Conflict
 
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar

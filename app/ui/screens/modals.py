@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 
+from memdesk.core import Candidate
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
-
-from core import Candidate
 
 POLARITIES = ("positive", "negative", "neutral")
 SCOPES = ("global", "project", "session")

@@ -5,6 +5,8 @@ and preview the block an agent would get in its prompt."""
 
 from __future__ import annotations
 
+from memdesk.core import InvalidInput, parse_time_us
+from memdesk.core.recall import RecallHit
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,9 +14,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Header, Input, Label, Static
-
-from core import InvalidInput, parse_time_us
-from core.recall import RecallHit
 
 from ..service import RecallView
 from ..widgets.fast_table import FastTable

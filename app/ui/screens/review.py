@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memdesk.core import Candidate
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,8 +14,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Header, Label, Static
-
-from core import Candidate
 
 from ..service import CandidateContext, ReviewPage
 from ..widgets.fast_table import FastTable

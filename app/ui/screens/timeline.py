@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from memdesk.core import InvalidInput, parse_time_us
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -10,8 +11,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Header, Input, Label, Static
-
-from core import InvalidInput, parse_time_us
 
 from ..service import FactDetail, TimelineData
 from ..widgets.keybar import KeyBar

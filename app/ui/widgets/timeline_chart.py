@@ -11,14 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
+from memdesk.core import Fact
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-
-from core import Fact
 
 LABEL_WIDTH = 16
 DAY_US = 86_400_000_000
