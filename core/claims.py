@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from .bitemporal import CHANGES, canonical_json
 from .catalog import is_predicate_id
 from .errors import InputFileError, InvalidInput
+from .pipeline import ExtractedFact, SourceRef, Turn
 from .timeutil import offset_minutes, parse_time, to_us
 
 MAX_TURN = 2**31 - 1  # turn numbers are 32-bit integers in the store
@@ -34,19 +35,6 @@ _TOP_FIELDS = {
     "event_time", "sensitive",
 }
 _SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
-
-
-@dataclass(frozen=True)
-class SourceRef:
-    """The turn a claim cites. ``time`` is microseconds since the epoch."""
-
-    session: str
-    turn: int
-    text: str
-    time: int
-    tz: int = 0
-    speaker: str = "user"
-    kind: str = "imported"
 
 
 @dataclass(frozen=True)
@@ -391,3 +379,24 @@ def turn_conflict(turns: dict[tuple[str, int], tuple[int, SourceRef]], number: i
 def same_turn(a: SourceRef, b: SourceRef) -> bool:
     """True when two references describe the same raw turn."""
     return a.text == b.text and a.speaker == b.speaker and a.time == b.time
+
+
+def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rules@1") -> list[ClaimInput]:
+    """The facts extracted from ``turn`` as claims citing it (the step from
+    extraction to the gates)."""
+    source_kind = {"user": "user_explicit"}.get(turn.speaker, "agent_inferred")
+    out = []
+    for f in facts:
+        src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
+                        tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
+        valid_from = to_us(turn.time)
+        if f.change == "evolution" and f.event_start is not None:
+            valid_from = to_us(f.event_start)
+        out.append(ClaimInput(
+            subject=f.subject, predicate=f.predicate, object=f.object, source=src,
+            valid_from=valid_from, value=f.value, polarity=f.polarity, scope=f.scope,
+            confidence=f.confidence, change=f.change, extractor=extractor,
+            event_start=to_us(f.event_start) if f.event_start else None,
+            event_end=to_us(f.event_end) if f.event_end else None,
+        ))
+    return out

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, export_hint, iter_jsonl
+from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, export_hint, iter_jsonl, to_claims
 from .errors import (
     ExtractorUnavailable,
     InputFileError,
@@ -24,8 +24,9 @@ from .errors import (
     PredicateMismatch,
     TurnMismatch,
 )
-from .extract.rules import Turn, extract, to_claims
+from .extract.rules import extract
 from .extract.sensitive import has_sensitive
+from .pipeline import Turn
 from .resources import data_path
 from .timeutil import offset_minutes, parse_time, to_us
 from .writer import WriteBatch

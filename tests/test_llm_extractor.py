@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from memdesk.core.errors import InvalidInput, MemdeskError
 from memdesk.core.extract.llm import ExtractorUnavailable, LLMExtractor
-from memdesk.core.extract.rules import Turn
 from memdesk.core.ingest import Extractor
+from memdesk.core.pipeline import Turn
 from memdesk.core.timeutil import to_us
 
 CST = timezone(timedelta(hours=8))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memdesk.core.claims import ClaimInput
-from memdesk.core.extract.rules import Turn, extract, to_claims
+from memdesk.core.claims import ClaimInput, to_claims
+from memdesk.core.extract.rules import extract
+from memdesk.core.pipeline import Turn
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))

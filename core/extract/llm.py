@@ -29,7 +29,7 @@ from typing import Any
 from ..catalog import Catalog
 from ..claims import ClaimInput
 from ..errors import ExtractorUnavailable, InvalidInput
-from .rules import Turn
+from ..pipeline import Turn
 
 __all__ = ["ENV_API_KEY", "ENV_BASE_URL", "ENV_MODEL", "ExtractorUnavailable", "LLMExtractor"]
 

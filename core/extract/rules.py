@@ -20,7 +20,7 @@ conventions of ``data/gold/README.md``:
   and a user's confirmation of the preceding assistant turn yields that
   statement as ``user_confirmed``.
 
-``to_claims(turn, facts)`` maps the result to :class:`core.claims.ClaimInput`.
+``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
 
 Vocabulary is kept in tables of cue words (``_ZH_CHOOSE``/``_ZH_REJECT``/``_EN_REJECT``
 for decisions, ``_ZH_DISLIKE``/``_EN_DISLIKE``/``_EN_DISLIKE_PREDICATE`` for
@@ -67,49 +67,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from ..claims import ClaimInput, SourceRef
-from ..timeutil import offset_minutes, to_us
+from ..pipeline import ExtractedFact, Turn
 from .amounts import Amount, find_amounts, parse_cn_number
 from .times import find_times
 
-__all__ = ["Candidate", "ExtractedFact", "Turn", "extract", "to_claims"]
+__all__ = ["extract"]
 
 _PROJECT_PREDICATES = {"budget_limit", "decision", "plan"}
 _TIMED = {"plan", "todo", "pet"}
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One conversation turn (DESIGN §6). ``time`` is an aware datetime."""
-
-    session: str
-    turn: int
-    speaker: str
-    time: datetime
-    text: str
-    user: str
-    project: str | None = None
-
-
-@dataclass(frozen=True)
-class ExtractedFact:
-    """One candidate fact extracted from a turn."""
-
-    subject: str
-    predicate: str
-    object: str
-    value: dict | None = None
-    polarity: str = "positive"
-    change: str | None = None
-    scope: str = "global"
-    source_kind: str = "user_explicit"
-    confidence: float = 0.9
-    event_start: datetime | None = None
-    event_end: datetime | None = None
-    condition: str | None = None
-
-
-Candidate = ExtractedFact
 
 
 @dataclass(frozen=True)
@@ -2525,23 +2492,3 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float) -> ExtractedFact:
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
         confidence=confidence, event_start=start, event_end=end, condition=r.condition,
     )
-
-
-def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rules@1") -> list[ClaimInput]:
-    """The facts as store claims citing ``turn``."""
-    source_kind = {"user": "user_explicit"}.get(turn.speaker, "agent_inferred")
-    out = []
-    for f in facts:
-        src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
-                        tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
-        valid_from = to_us(turn.time)
-        if f.change == "evolution" and f.event_start is not None:
-            valid_from = to_us(f.event_start)
-        out.append(ClaimInput(
-            subject=f.subject, predicate=f.predicate, object=f.object, source=src,
-            valid_from=valid_from, value=f.value, polarity=f.polarity, scope=f.scope,
-            confidence=f.confidence, change=f.change, extractor=extractor,
-            event_start=to_us(f.event_start) if f.event_start else None,
-            event_end=to_us(f.event_end) if f.event_end else None,
-        ))
-    return out

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.core.extract.rules import ExtractedFact, Turn, extract
+from memdesk.core.extract.rules import extract
+from memdesk.core.pipeline import ExtractedFact, Turn
 
 GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "gold"
 GOLD = GOLD_DIR / "extraction.jsonl"

@@ -1,0 +1,58 @@
+"""The types that flow down the write path, in the order data flows:
+
+    Turn -> (extraction) ExtractedFact -> (claims) ClaimInput citing a SourceRef
+         -> (gates, core.gates) -> (plan, core.bitemporal) -> (write, core.writer)
+
+``ClaimInput`` lives in ``core.claims`` with the validation of the import line
+format; the rest are here, with no dependencies, so that every stage can name
+them without importing another stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One conversation turn (DESIGN §6). ``time`` is an aware datetime."""
+
+    session: str
+    turn: int
+    speaker: str
+    time: datetime
+    text: str
+    user: str
+    project: str | None = None
+
+
+@dataclass(frozen=True)
+class ExtractedFact:
+    """One candidate fact extracted from a turn."""
+
+    subject: str
+    predicate: str
+    object: str
+    value: dict | None = None
+    polarity: str = "positive"
+    change: str | None = None
+    scope: str = "global"
+    source_kind: str = "user_explicit"
+    confidence: float = 0.9
+    event_start: datetime | None = None
+    event_end: datetime | None = None
+    condition: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """The turn a claim cites. ``time`` is microseconds since the epoch."""
+
+    session: str
+    turn: int
+    text: str
+    time: int
+    tz: int = 0
+    speaker: str = "user"
+    kind: str = "imported"
