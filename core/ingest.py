@@ -25,7 +25,7 @@ from .errors import (
     TurnMismatch,
 )
 from .extract.rules import extract
-from .extract.sensitive import has_sensitive
+from .sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
 from .timeutil import offset_minutes, parse_time, to_us

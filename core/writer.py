@@ -50,7 +50,7 @@ from .chain import (
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
-from .extract.sensitive import mask
+from .sensitive import mask
 from .parallel_parse import pickle_flat
 from .records import Fact, ImportSummary
 from .schema import (
