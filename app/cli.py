@@ -1,6 +1,11 @@
 """The ``memdesk`` command line. Every command speaks JSON with ``--json``
 (DESIGN.md section 6) and prints tables otherwise. User mistakes end with a
-message on stderr and exit code 1 (2 for bad usage), never a traceback."""
+message on stderr and exit code 1 (2 for bad usage), never a traceback.
+
+The arguments are parsed before the engine loads: this module imports only the
+light part of ``memdesk.core`` (errors, time helpers) at the top, and the store
+(SQLAlchemy, SQLModel, Alembic), recall (numpy, Annoy) and the app (Textual)
+inside the commands, so ``memdesk --help`` and ``--version`` start at once."""
 
 from __future__ import annotations
 
@@ -9,23 +14,40 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, astuple, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memdesk.core import (
-    RESOLUTIONS,
-    InputFileError,
-    InvalidInput,
-    MemdeskError,
-    Store,
-    iso,
-    parse_time_us,
-)
-from memdesk.core.claims import iter_jsonl
+from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
+from memdesk.core.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
 from .tables import table
 
+if TYPE_CHECKING:
+    from memdesk.core import Store
+
 EXIT_ERROR = 1
+RESOLUTIONS = ("existing", "incoming", "both", "neither")
+"""``--keep`` choices of ``conflicts resolve``: memdesk.core.store.RESOLUTIONS,
+spelled out so the parser does not load the store (a test keeps them equal)."""
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("memdesk")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            text = "unknown"
+        sys.stdout.write(f"memdesk {text}\n")
+        parser.exit()
 
 
 class UserError(Exception):
@@ -147,6 +169,8 @@ _BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "all
 
 def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     if args.batch:
+        from memdesk.core.claims import iter_jsonl
+
         queries = []
         for line, q in iter_jsonl(args.batch):
             if not isinstance(q, dict):
@@ -351,6 +375,8 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
 
 
 def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
+    from memdesk.core import Store
+
     result = Store.upgrade(settings.db)
     if args.json:
         _dump(result)
@@ -405,6 +431,8 @@ def _recall_table(hits: list) -> str:
 
 def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
     """Validate every line first, so a bad line is named before anything runs."""
+    from memdesk.core.claims import iter_jsonl
+
     out = []
     for line, q in iter_jsonl(path):
         if not isinstance(q, dict):
@@ -524,6 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="The store is a SQLite file path or a postgresql:// URL (--db, $MEMDESK_DB, "
                "config file db=, default ./memdesk.db).",
     )
+    parser.add_argument("--version", action=_Version, help="print memdesk's version and exit")
     parser.add_argument("--db", metavar="URL_OR_PATH", help="the store (SQLite path or postgresql:// URL)")
     parser.add_argument("--review-threshold", type=float, metavar="X",
                         help="confidence below which imported facts wait for review (default 0.75)")
@@ -677,6 +706,8 @@ def _app_store(settings: Settings) -> str:
 
     path = default_demo_path()
     if not path.exists():
+        from memdesk.core import Store
+
         path.parent.mkdir(parents=True, exist_ok=True)
         print(f"memdesk: no store configured; building the demo store at {path} …", file=sys.stderr)
         partial = path.with_name(path.name + ".building")
@@ -701,6 +732,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "upgrade":
             return cmd_upgrade(args, settings)
         threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
+        from memdesk.core import Store
+
         with Store.open(settings.db, catalog=settings.catalog, review_threshold=threshold) as store:
             return args.func(store, args, settings)
     except (UserError, MemdeskError) as exc:

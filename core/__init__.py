@@ -7,8 +7,8 @@ conflicts and provenance. Never imports the app or any UI toolkit.
         store.as_of("user:alice", "lives_in", valid_at=..., known_at=...)
 """
 
-from .catalog import Catalog, Predicate
-from .claims import ClaimInput, SourceRef, read_claims
+from typing import TYPE_CHECKING
+
 from .clock import Clock, ManualClock, SystemClock
 from .errors import (
     AlreadyDecided,
@@ -25,19 +25,35 @@ from .errors import (
     SubjectNotFound,
     TurnMismatch,
 )
-from .records import (
-    AuditReport,
-    AuditStep,
-    Candidate,
-    Conflict,
-    Fact,
-    ImportSummary,
-    PredicateInfo,
-    Source,
-    TurnRecord,
-)
-from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
 from .timeutil import iso, parse_time, parse_time_us
+
+if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for type checkers
+    from .catalog import Catalog, Predicate
+    from .claims import ClaimInput, SourceRef, read_claims
+    from .errors import EmbedderUnavailable
+    from .recall import (
+        Comparison,
+        Embedder,
+        HitSource,
+        IndexReport,
+        IndexSettings,
+        Recaller,
+        RecallHit,
+        RecallWeights,
+        make_embedder,
+    )
+    from .records import (
+        AuditReport,
+        AuditStep,
+        Candidate,
+        Conflict,
+        Fact,
+        ImportSummary,
+        PredicateInfo,
+        Source,
+        TurnRecord,
+    )
+    from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
 
 __all__ = [
     "AlreadyDecided", "AuditReport", "AuditStep", "Candidate", "CandidateNotFound",
@@ -47,22 +63,35 @@ __all__ = [
     "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
     "StoreError", "SubjectNotFound", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
     "read_claims",
+    # recall
+    "Comparison", "Embedder", "EmbedderUnavailable", "HitSource", "IndexReport", "IndexSettings",
+    "RecallHit", "RecallWeights", "Recaller", "make_embedder",
 ]
 
-# Recall (DESIGN §4) loads numpy and Annoy, so it is imported on first use:
-# ``from core import Recaller`` works, and ``import core`` stays light.
+# Everything that loads SQLAlchemy, SQLModel and Alembic (the store and what
+# it uses) or numpy and Annoy (recall, DESIGN §4) is imported on first use:
+# ``from memdesk.core import Store`` works as before, while ``import
+# memdesk.core`` (the errors, clocks and time helpers) stays light, so the
+# command line parses its arguments before the engine loads.
 _LAZY = {
+    "Catalog": "catalog", "Predicate": "catalog",
+    "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims",
+    "AuditReport": "records", "AuditStep": "records", "Candidate": "records",
+    "Conflict": "records", "Fact": "records", "ImportSummary": "records",
+    "PredicateInfo": "records", "Source": "records", "TurnRecord": "records",
+    "DEFAULT_REVIEW_THRESHOLD": "store", "RESOLUTIONS": "store", "Store": "store",
     "Recaller": "recall", "RecallHit": "recall", "RecallWeights": "recall",
     "IndexSettings": "recall", "IndexReport": "recall", "Comparison": "recall",
     "HitSource": "recall", "Embedder": "recall", "make_embedder": "recall",
     "EmbedderUnavailable": "errors",
 }
-__all__ += list(_LAZY)
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
