@@ -1,0 +1,255 @@
+"""The phrasings of the rule-based extractor, loaded from ``data/rules/*.toml``.
+
+``core/extract/rules.py`` holds the mechanism (clauses, atomisation, dialogue
+context, corrections); the words and patterns it looks for live in one data
+file per language: ``zh.toml``, ``en.toml`` and ``shared.toml`` (patterns that
+mix both languages or name neither). Each file has two tables:
+
+``[cue.NAME]``
+    a regex fragment, mostly a word list (``words = [...]``, joined with
+    ``|``) or a ``pattern``; patterns use it as ``{{lang.NAME}}``.
+``[pattern.NAME]``
+    a pattern (a string, or a list of strings that are concatenated, cues
+    substituted), with optional ``flags`` (``IGNORECASE``, ``MULTILINE``,
+    ``DOTALL``, ``VERBOSE``, ``ASCII``). Every pattern is compiled once, here,
+    when the rules load; ``rules.py`` never builds a pattern at run time.
+
+Every entry has a ``description`` and may have ``examples``: inline tables
+``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or
+``yields = "nothing"``), optionally with ``project`` (the turn's project) and
+``lang``. An example is one user turn run through ``extract()``: it must yield
+exactly those facts, and the rule it belongs to must match while it is read
+(``tests/test_rule_examples.py``).
+
+A malformed file raises :class:`RulesError`, naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..resources import data_path
+
+__all__ = ["RULES", "Example", "Rule", "RuleSet", "RulesError", "load_rules", "parse_rules"]
+
+LANGUAGES = ("shared", "zh", "en")
+_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE,
+          "ASCII": re.ASCII}
+_KINDS = ("cue", "pattern")
+_ENTRY_KEYS = {"description", "words", "pattern", "flags", "examples"}
+_EXAMPLE_KEYS = {"text", "yields", "project", "lang"}
+_POLARITIES = ("positive", "negative")
+_REF = re.compile(r"\{\{([a-z]+)\.([a-z0-9_.]+)\}\}")
+_NAME = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
+
+
+class RulesError(ValueError):
+    """A rules file that cannot be loaded: the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A text a rule must read, and the facts (predicate, object, polarity) the turn must yield (none: a filter)."""
+
+    text: str
+    yields: tuple[tuple[str, str, str], ...]
+    project: str | None = None
+    lang: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One cue or pattern. ``source`` is the regex with every cue substituted; ``regex`` is compiled for a
+    pattern (a cue is a fragment: None)."""
+
+    name: str  # "zh.decided", qualified by the file's language
+    kind: str  # "cue" or "pattern"
+    description: str
+    source: str
+    flags: int
+    regex: re.Pattern[str] | None
+    examples: tuple[Example, ...]
+    file: str
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """All rules, by qualified name: ``patterns`` (compiled) and ``cues`` (fragments, substituted)."""
+
+    rules: Mapping[str, Rule]
+    patterns: Mapping[str, re.Pattern[str]]
+    cues: Mapping[str, str]
+
+    def examples(self) -> Iterable[tuple[Rule, int, Example]]:
+        for rule in self.rules.values():
+            for i, ex in enumerate(rule.examples):
+                yield rule, i, ex
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    kind: str
+    description: str
+    template: str
+    flags: int
+    examples: tuple[Example, ...]
+    file: str
+
+
+def _fail(file: str, where: str, message: str) -> RulesError:
+    return RulesError(f"{file}: {where}: {message}")
+
+
+def _text_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _examples(raw: Any, file: str, where: str) -> tuple[Example, ...]:
+    if not isinstance(raw, list):
+        raise _fail(file, where, "examples must be a list of tables")
+    out = []
+    for i, ex in enumerate(raw):
+        at = f"{where}, example {i}"
+        if not isinstance(ex, dict):
+            raise _fail(file, at, "an example must be a table {text = ..., yields = ...}")
+        unknown = set(ex) - _EXAMPLE_KEYS
+        if unknown:
+            raise _fail(file, at, f"unknown key(s) {sorted(unknown)}")
+        text, yields = ex.get("text"), ex.get("yields")
+        if not isinstance(text, str) or not text.strip():
+            raise _fail(file, at, "text must be a non-empty string")
+        if yields == "nothing":
+            facts: tuple[tuple[str, str, str], ...] = ()
+        elif isinstance(yields, list) and all(_text_list(y) and len(y) == 3 and y[2] in _POLARITIES for y in yields):
+            facts = tuple((y[0], y[1], y[2]) for y in yields)
+        else:
+            raise _fail(file, at, 'yields must be "nothing" or a list of [predicate, object, "positive"|"negative"]')
+        project, lang = ex.get("project"), ex.get("lang")
+        if project is not None and not isinstance(project, str):
+            raise _fail(file, at, "project must be a string")
+        if lang is not None and lang not in ("zh", "en"):
+            raise _fail(file, at, 'lang must be "zh" or "en"')
+        out.append(Example(text, facts, project, lang))
+    return tuple(out)
+
+
+def _entries(lang: str, data: Mapping[str, Any], file: str) -> list[_Entry]:
+    unknown = set(data) - set(_KINDS)
+    if unknown:
+        raise _fail(file, "top level", f"unknown table(s) {sorted(unknown)}; expected [cue.NAME] and [pattern.NAME]")
+    out = []
+    for kind in _KINDS:
+        table = data.get(kind, {})
+        if not isinstance(table, dict):
+            raise _fail(file, kind, "must be a table of entries")
+        for key, entry in table.items():
+            where = f"{kind} {key!r}"
+            if not _NAME.fullmatch(key):
+                raise _fail(file, where, "a name is lower-case words joined with dots")
+            if not isinstance(entry, dict):
+                raise _fail(file, where, "must be a table")
+            unknown = set(entry) - _ENTRY_KEYS
+            if unknown:
+                raise _fail(file, where, f"unknown key(s) {sorted(unknown)}")
+            description = entry.get("description")
+            if not isinstance(description, str) or not description.strip():
+                raise _fail(file, where, "needs a description")
+            if ("words" in entry) == ("pattern" in entry):
+                raise _fail(file, where, "needs exactly one of words and pattern")
+            if "words" in entry:
+                if kind != "cue" or not _text_list(entry["words"]) or not entry["words"]:
+                    raise _fail(file, where, "words must be a non-empty list of strings (in a cue)")
+                template = "|".join(entry["words"])
+            else:
+                pattern = entry["pattern"]
+                if isinstance(pattern, str):
+                    template = pattern
+                elif _text_list(pattern) and pattern:
+                    template = "".join(pattern)
+                else:
+                    raise _fail(file, where, "pattern must be a string or a list of strings")
+            flags = 0
+            names = entry.get("flags", [])
+            if not _text_list(names) or kind == "cue" and names:
+                raise _fail(file, where, "flags must be a list of flag names (patterns only)")
+            for flag in names:
+                if flag not in _FLAGS:
+                    raise _fail(file, where, f"unknown flag {flag!r} (known: {', '.join(_FLAGS)})")
+                flags |= _FLAGS[flag]
+            examples = _examples(entry.get("examples", []), file, where)
+            out.append(_Entry(f"{lang}.{key}", kind, description.strip(), template, flags, examples, file))
+    return out
+
+
+def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = None) -> RuleSet:
+    """The rule set of TOML texts by language (``{"zh": "...", ...}``); ``names`` gives each its file name for
+    messages."""
+    entries: list[_Entry] = []
+    for lang, text in sources.items():
+        file = (names or {}).get(lang, f"{lang}.toml")
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesError(f"{file}: not valid TOML: {exc}") from exc
+        entries.extend(_entries(lang, data, file))
+    cues = {e.name: e for e in entries if e.kind == "cue"}
+    patterns: dict[str, _Entry] = {}
+    for e in entries:
+        if e.kind == "pattern":
+            if e.name in patterns:
+                raise _fail(e.file, f"pattern {e.name!r}", "defined twice")
+            patterns[e.name] = e
+    expanded: dict[str, str] = {}
+
+    def expand(e: _Entry, stack: tuple[str, ...]) -> str:
+        def ref(m: re.Match[str]) -> str:
+            name = f"{m.group(1)}.{m.group(2)}"
+            if name not in cues:
+                raise _fail(e.file, f"{e.kind} {e.name!r}", f"refers to unknown cue {{{{{name}}}}}")
+            if name in stack:
+                raise _fail(e.file, f"{e.kind} {e.name!r}", f"cue {name!r} refers to itself: {' -> '.join(stack)}")
+            if name not in expanded:
+                expanded[name] = expand(cues[name], (*stack, name))
+            return expanded[name]
+
+        return _REF.sub(ref, e.template)
+
+    rules: dict[str, Rule] = {}
+    compiled: dict[str, re.Pattern[str]] = {}
+    for e in cues.values():
+        source = expand(e, (e.name,))
+        rules[f"cue:{e.name}"] = Rule(e.name, "cue", e.description, source, 0, None, e.examples, e.file)
+    for e in patterns.values():
+        source = expand(e, ())
+        try:
+            regex = re.compile(source, e.flags)
+        except re.error as exc:
+            raise _fail(e.file, f"pattern {e.name!r}", f"does not compile: {exc}") from exc
+        compiled[e.name] = regex
+        rules[e.name] = Rule(e.name, "pattern", e.description, source, e.flags, regex, e.examples, e.file)
+    return RuleSet(MappingProxyType(rules), MappingProxyType(compiled),
+                   MappingProxyType({name: expanded.get(name) or expand(e, (name,)) for name, e in cues.items()}))
+
+
+def load_rules(folder: Path | None = None) -> RuleSet:
+    """The rule set of ``data/rules`` (or of ``folder``): every file read, validated and compiled."""
+    base = folder if folder is not None else data_path("rules")
+    paths = {lang: base / f"{lang}.toml" for lang in LANGUAGES}
+    return parse_rules({lang: p.read_text(encoding="utf-8") for lang, p in paths.items()},
+                       {lang: str(p) for lang, p in paths.items()})
+
+
+@cache
+def _bundled() -> RuleSet:
+    return load_rules()
+
+
+RULES = _bundled()
