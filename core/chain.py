@@ -21,11 +21,14 @@ the row itself when none did); the last entry that changed it commits to the
 row as it is. Memory rows are hashed without ``mentions`` (a counter that
 merges bump); recall vectors are derived data and not covered.
 
-A row is encoded as a tuple of plain Python values (str, int, float, bool,
-None) in the schema's column order, pickled with protocol 4 without the memo
-(``Pickler.fast``: the bytes depend only on the values and their types, not
-on object identity), so SQLite and PostgreSQL give the same bytes; this is
-about three times cheaper than ``repr`` on the import path. The head (hash and id of the last entry) is kept in
+A row (or an entry, or any other tuple of plain values: str, int, float,
+bool, None) is encoded as the RFC 8785 (JCS) canonical JSON of the array of
+its values in the schema's column order, UTF-8 encoded: numbers in
+ECMAScript form (``1.0`` -> ``1``), no whitespace, strings escaped as JCS
+prescribes; NaN, infinities, lone surrogates and other types are refused.
+``docs/audit-chain.md`` specifies every byte, so another tool can verify a
+store. Stores chained before revision 0003 hashed pickle bytes; that
+encoding is frozen in ``core.chain_legacy`` for the migrations. The head (hash and id of the last entry) is kept in
 ``store_meta`` so that deleting the newest entries is noticed too.
 
 An erasure (``core.erase``) deletes rows and scrubs entries; its tombstone
@@ -37,11 +40,12 @@ digests of the latest tombstone naming it, and still checks the chain links.
 from __future__ import annotations
 
 import json
-import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from itertools import chain
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]
+from json.encoder import encode_basestring as c_encode_basestring
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -99,58 +103,140 @@ def hasher() -> Any:
     return blake2b(digest_size=32)
 
 
-class _Sink:
-    __slots__ = ("write",)
+_INF = float("inf")
+_NOT_FINITE = "NaN and infinities have no canonical JSON form (RFC 8785)"
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"canonical JSON holds only str, int, float, bool and None, "
+                    f"not {type(value).__name__}")
+
+
+# The C-accelerated encoder of ``json`` for arrays of plain values: no
+# whitespace, no ASCII escaping (RFC 8785 escapes only '"', '\\' and control
+# characters: \b \t \n \f \r, others as lowercase \u00xx, exactly as ``json``
+# does), NaN/infinity refused. It formats floats with ``repr``, which differs
+# from ECMAScript's form, so rows holding floats take ``_encode_mixed``.
+_C_ENCODE = c_make_encoder(None, _refuse, c_encode_basestring, None, ":", ",",
+                           False, False, False) if c_make_encoder is not None else None
+
+
+def _py_encode(values: Any, _level: int = 0) -> list[str]:  # no C extension: same output
+    return [json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                       default=_refuse)]
+
+
+_ENCODE: Callable[[Any, int], Any] = _C_ENCODE if _C_ENCODE is not None else _py_encode
+
+
+def number(x: float) -> str:
+    """A float as ECMAScript's Number::toString writes it (RFC 8785 section 3.2.2.3)."""
+    if x != x or x == _INF or x == -_INF:
+        raise ValueError(_NOT_FINITE)
+    if x == 0:
+        return "0"  # -0 too
+    r = float.__repr__(x)  # the shortest digits that round-trip, as ECMAScript chooses
+    if "e" not in r:  # repr's fixed notation (1e-4 <= |x| < 1e16): ECMAScript's too
+        return r[:-2] if r.endswith(".0") else r
+    mantissa, _, exp = r.partition("e")
+    sign = ""
+    if mantissa[0] == "-":
+        sign, mantissa = "-", mantissa[1:]
+    digits = mantissa.replace(".", "").rstrip("0") or "0"
+    k, n = len(digits), int(exp) + 1  # x = 0.digits * 10**n
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    return (sign + digits[0] + ("." + digits[1:] if k > 1 else "") + "e"
+            + ("+" if e >= 0 else "-") + str(abs(e)))
+
+
+def _check_finite(values: tuple) -> None:
+    for v in values:
+        if isinstance(v, float) and (v != v or v == _INF or v == -_INF):
+            raise ValueError(_NOT_FINITE)
+
+
+def _encode_mixed(values: tuple, types: list[type]) -> str:
+    """Canonical JSON of a tuple holding floats: the runs between them go
+    through the C encoder, the floats through ``number``."""
+    parts: list[str] = []
+    start = 0
+    index = types.index
+    enc, join = _ENCODE, "".join
+    while True:
+        try:
+            i = index(float, start)
+        except ValueError:
+            break
+        if i > start:
+            parts.append(join(enc(values[start:i], 0))[1:-1])
+        parts.append(number(values[i]))
+        start = i + 1
+    if start < len(values):
+        parts.append(join(enc(values[start:], 0))[1:-1])
+    return "[" + ",".join(parts) + "]"
+
+
+def encode(values: tuple) -> bytes:
+    """Canonical bytes of a tuple of plain values: the RFC 8785 JSON of the
+    array of the values, UTF-8. Raises ValueError for NaN, infinities and
+    strings with lone surrogates, TypeError for other types."""
+    types = list(map(type, values))
+    if float in types:
+        return _encode_mixed(values, types).encode()
+    try:
+        return "".join(_ENCODE(values, 0)).encode()
+    except ValueError:  # a float subclass (NaN?) that the C encoder met
+        _check_finite(values)
+        raise
 
 
 def streamer(write: Callable[[bytes], Any]) -> Callable[[tuple], None]:
     """A function that encodes one tuple of values canonically into ``write``
-    (e.g. a hasher's ``update``). Not thread-safe: one per thread or batch."""
-    sink = _Sink()
-    sink.write = write
-    pickler = pickle.Pickler(sink, 4)
-    pickler.fast = True  # no memo: equal values give equal bytes, whatever their identity
-    return pickler.dump
+    (e.g. a hasher's ``update``). Stateless: one may serve many threads."""
+    enc, join = _ENCODE, "".join
+
+    def dump(values: tuple) -> None:
+        types = list(map(type, values))
+        if float in types:
+            write(_encode_mixed(values, types).encode())
+        else:
+            write(join(enc(values, 0)).encode())
+
+    return dump
 
 
 class Encoder:
     """Canonical bytes of tuples of values (see the module docstring)."""
 
-    __slots__ = ("_out", "_dump")
-
-    def __init__(self) -> None:
-        self._out: list[bytes] = []
-        self._dump = streamer(self._out.append)
+    __slots__ = ()
 
     def __call__(self, values: tuple) -> bytes:
-        self._dump(values)
-        data = b"".join(self._out)
-        self._out.clear()
-        return data
+        return encode(values)
 
     def row_hash(self, values: tuple) -> bytes:
         """The 16-byte hash of one whole row (claims, conflicts)."""
-        return blake2b(self(values), digest_size=16).digest()
+        return blake2b(encode(values), digest_size=16).digest()
 
 
 def row_hasher() -> Callable[[tuple], bytes]:
     """A fast ``row_hash`` for one batch (a closure: no method calls per row)."""
-    out: list[bytes] = []
-    dump = streamer(out.append)
-    join, clear = b"".join, out.clear
+    enc, join = _ENCODE, "".join
 
     def hash_row(values: tuple) -> bytes:
-        dump(values)
-        data = join(out)
-        clear()
+        types = list(map(type, values))
+        if float in types:
+            data = _encode_mixed(values, types).encode()
+        else:
+            data = join(enc(values, 0)).encode()
         return blake2b(data, digest_size=16).digest()
 
     return hash_row
-
-
-def encode(values: tuple) -> bytes:
-    """Canonical bytes of a tuple of plain values."""
-    return Encoder()(values)
 
 
 def row_hash(values: tuple) -> bytes:

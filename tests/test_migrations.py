@@ -20,6 +20,8 @@ from sqlmodel import SQLModel
 from .test_trust import populate
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store_v1.db"
+# written by the 0002 code (pickle chain, text gates), with an erasure: tests/fixtures/build_v2_store.py
+FIXTURE_V2 = Path(__file__).resolve().parent / "fixtures" / "store_v2.db"
 HEAD = migrations.head()
 
 
@@ -69,7 +71,7 @@ def test_upgrade_keeps_the_facts_and_verifies(v1_store, capsys):
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE fact SET object = 'x' WHERE id = 1"))
         adopted = store.verify()
-        assert adopted.first_broken == report.entries  # the chain.adopted entry, last
+        assert adopted.first_broken == _entry_id(store, "chain.adopted")
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE fact SET object = :o WHERE id = 1"), {"o": before[0][3]})
         assert store.verify().ok
@@ -159,3 +161,176 @@ def _count(url: str) -> tuple[int, int]:
                conn.execute(text("SELECT count(*) FROM claim")).scalar())
     engine.dispose()
     return out
+
+
+def _entry_id(store: Store, action: str) -> int:
+    with store.engine.connect() as conn:
+        return conn.execute(text("SELECT max(id) FROM audit_log WHERE action = :a"),
+                            {"a": action}).scalar()
+
+
+# ------------------------------------------------- 0003: canonical chain
+def _gates(url: str) -> dict[int, str]:
+    engine = make_engine(normalise_url(url))
+    with engine.connect() as conn:
+        out = {i: g for i, g in conn.execute(text("SELECT id, gates FROM claim ORDER BY id"))}
+    engine.dispose()
+    return out
+
+
+def _legacy_steps(text_: str) -> list[dict]:
+    out = []
+    for step in text_.split("|"):
+        if step:
+            gate, _, rest = step.partition(":")
+            result, _, note = rest.partition(":")
+            out.append({"gate": gate, "result": result, "note": note or None})
+    return out
+
+
+def _assert_upgraded(url: str, legacy_gates: dict[int, str]) -> None:
+    import json
+
+    gates = _gates(url)
+    assert gates.keys() == legacy_gates.keys()
+    for cid, stored in gates.items():
+        steps = json.loads(stored)
+        assert steps == _legacy_steps(legacy_gates[cid]), cid
+        assert stored == json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
+    with Store.open(url) as store:
+        report = store.verify()
+        assert report.ok, report.problems
+        last = store_entries(store)[-1]
+        assert last["action"] == "store.rechained"
+        detail = json.loads(last["detail"])
+        assert detail["revision"] == "0003" and detail["legacy_head"]
+
+
+def store_entries(store: Store) -> list[dict]:
+    with store.engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(text("SELECT * FROM audit_log ORDER BY id"))]
+
+
+def test_upgrade_of_the_v1_fixture_rechains_and_converts_gates(v1_store):
+    url = str(v1_store)
+    legacy = _gates(url)
+    Store.upgrade(url)
+    _assert_upgraded(url, legacy)
+    with Store.open(url) as store:
+        # tampering after the upgrade is still found, at the entry that wrote the row
+        first_claim = min(legacy)
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE claim SET gates = '[]' WHERE id = :i"), {"i": first_claim})
+        report = store.verify()  # the v1 rows are committed by 0002's chain.adopted entry
+        assert not report.ok and report.first_broken == _entry_id(store, "chain.adopted")
+
+
+@pytest.fixture
+def v2_store(tmp_path) -> Path:
+    path = tmp_path / "v2.db"
+    shutil.copy(FIXTURE_V2, path)
+    return path
+
+
+def test_fixture_v2_is_a_pickle_chained_store_with_an_erasure():
+    from memdesk.core import chain_legacy
+
+    engine = create_engine(f"sqlite:///{FIXTURE_V2}")
+    with engine.connect() as conn:
+        assert migrations.current(conn) == "0002"
+        report = chain_legacy.verify(conn)
+        assert report.ok and report.erasures == 1 and report.amended > 0, report
+        actions = [a for (a,) in conn.execute(text("SELECT action FROM audit_log"))]
+    engine.dispose()
+    assert {"claim.approved", "claim.rejected", "claim.reopened", "conflict.resolved",
+            "fact.retracted", "subject.erased"} <= set(actions)
+
+
+def test_upgrade_of_a_pickle_chained_store_with_an_erasure(v2_store):
+    url = str(v2_store)
+    legacy = _gates(url)
+    before = _facts(v2_store)
+    assert Store.upgrade(url) == {"from": "0002", "to": HEAD}
+    assert _facts(v2_store) == before
+    _assert_upgraded(url, legacy)
+    with Store.open(url) as store:
+        report = store.verify()
+        assert report.erasures == 1 and report.amended > 0
+        # later writes chain on with the new encoding
+        store.import_file(Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl",
+                          actor="after-upgrade")
+        pending = store.review_list()
+        if pending:
+            store.reject(pending[0].id, by="rita", reason="after upgrade")
+        assert store.verify().ok
+        # tampering is named at the first broken entry
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE audit_log SET actor = 'mallory' WHERE id = 4"))
+            conn.execute(text("UPDATE audit_log SET actor = 'mallory' WHERE id = 9"))
+        assert store.verify().first_broken == 4
+
+
+def test_upgrade_refuses_a_store_whose_legacy_chain_is_broken(v2_store, capsys):
+    engine = create_engine(f"sqlite:///{v2_store}")
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE audit_log SET reason = 'edited' WHERE id = 7"))
+    engine.dispose()
+    legacy = _gates(str(v2_store))
+    with pytest.raises(StoreError, match=r"legacy \(pickle\).*first broken audit entry: 7"):
+        Store.upgrade(str(v2_store))
+    assert _gates(str(v2_store)) == legacy  # nothing changed: one transaction
+    engine = create_engine(f"sqlite:///{v2_store}")
+    with engine.connect() as conn:
+        assert migrations.current(conn) == "0002"
+    engine.dispose()
+    assert main(["--db", str(v2_store), "upgrade"]) == 1
+    err = capsys.readouterr().err
+    assert "first broken audit entry: 7" in err and "Traceback" not in err
+
+
+def test_downgrade_restores_the_pickle_chain_and_text_gates(v2_store):
+    from alembic import command
+    from memdesk.core import chain_legacy
+
+    url = str(v2_store)
+    legacy = _gates(url)
+    Store.upgrade(url)
+    engine = make_engine(normalise_url(url))
+    with engine.begin() as conn:
+        cfg = migrations.config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0002")
+    with engine.connect() as conn:
+        assert migrations.current(conn) == "0002"
+        report = chain_legacy.verify(conn)
+        assert report.ok, report.problems
+    engine.dispose()
+    assert _gates(url) == legacy
+    Store.upgrade(url)  # and up again
+    with Store.open(url) as store:
+        assert store.verify().ok
+
+
+def test_upgrade_of_a_populated_0002_store_on_each_backend(store_url):
+    """The v2 fixture's rows copied into a 0002 store on each backend upgrade and verify."""
+    engine = make_engine(normalise_url(store_url))
+    migrations.upgrade(engine, "0002")
+    source = create_engine(f"sqlite:///{FIXTURE_V2}")
+    tables = ("turn", "claim", "fact", "conflict", "memory", "predicate_use", "audit_log")
+    with source.connect() as src, engine.begin() as dst:
+        dst.execute(text("DELETE FROM store_meta"))
+        dst.execute(text("DELETE FROM audit_log"))  # 0002's chain.adopted entry of the empty store
+        for table in ("store_meta", *tables):
+            rows = [dict(r._mapping) for r in src.execute(text(f"SELECT * FROM {table}"))]
+            if rows:
+                target = Table(table, MetaData(), autoload_with=dst)
+                for r in rows:
+                    for col in target.c:
+                        if isinstance(col.type, Boolean):
+                            r[col.name] = bool(r[col.name])
+                dst.execute(target.insert(), rows)
+    source.dispose()
+    engine.dispose()
+    legacy = _gates(store_url)
+    Store.upgrade(store_url)
+    _assert_upgraded(store_url, legacy)
