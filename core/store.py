@@ -16,17 +16,19 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from types import MethodType
 from typing import Any, TextIO
 
 from sqlalchemy import bindparam, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import SQLModel
 
-from . import migrations, parallel_parse
+from . import gates, migrations, parallel_parse
 from .bitemporal import canonical_json, normalise_object
 from .catalog import Catalog
 from .chain import GENESIS, VerifyReport
@@ -34,7 +36,7 @@ from .chain import verify as verify_chain
 from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
 from .clock import Clock, SystemClock, now_us
 from .db import PreparedQuery, make_engine, normalise_url
-from .erase import ErasureReport, erase_subject, mark_recall_stale
+from .erase import ErasureReport, erase_subject
 from .errors import (
     AlreadyDecided,
     CandidateNotFound,
@@ -47,6 +49,7 @@ from .errors import (
     StoreError,
     TurnMismatch,
 )
+from .gates import Outcome, Resolution, Statement
 from .records import (
     AuditReport,
     AuditStep,
@@ -75,13 +78,12 @@ from .writer import (
     WriterUnavailable,
     chunks,
     fact_from_row,
-    gate_dict,
 )
 
 DEFAULT_REVIEW_THRESHOLD = 0.75
 # audit columns shown in provenance chains (``rows`` of a bulk import can be megabytes)
 _AUDIT_SHOWN = tuple(c for c in AUDIT.c if c.name not in ("rows", "hash"))
-RESOLUTIONS = ("existing", "incoming", "both", "neither")
+RESOLUTIONS = tuple(str(r) for r in Resolution)
 _EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
 
 
@@ -123,10 +125,6 @@ def _lost_creation_race(exc: DBAPIError) -> bool:
             or "already exists" in str(exc.orig) or "database is locked" in str(exc.orig))
 
 
-def _more_gates(stored: str, added: list[str]) -> str:
-    return "|".join([g for g in stored.split("|") if g] + added)
-
-
 class Store:
     """A memdesk store. Open with ``Store.open(url)``; close with ``close()`` or ``with``."""
 
@@ -138,6 +136,7 @@ class Store:
         self.review_threshold = review_threshold
         self.engine = make_engine(url)
         self._local = threading.local()
+        self._erasure_listeners: list[Callable[[], Callable[[], None] | None]] = []
         self._raw_conns: list[Any] = []
         self._lock = threading.Lock()
         self._insert_sql: dict = {}
@@ -272,13 +271,13 @@ class Store:
             engine.dispose()
         return {"from": before, "to": after}
 
-    def erase_subject(self, subject: str, *, by: str,
-                      index_dir: str | Path | None = None) -> ErasureReport:
+    def erase_subject(self, subject: str, *, by: str) -> ErasureReport:
         """Erase a person (``user:NAME``): their turns, facts, claims, conflicts,
         memories and recall vectors, in one transaction, leaving a tombstone
-        audit entry with counts only (see core.erase). Recall index files
-        (in the default folder for the store, and in ``index_dir`` if given)
-        are marked stale, so the next search rebuilds them.
+        audit entry with counts only (see core.erase), and count the erasure in
+        the store. After the commit every ``on_erasure`` listener is called
+        (the Recallers of this process discard their index files at once);
+        indexes elsewhere discard themselves when they next open or refresh.
 
         Raises InvalidInput for a subject that is not ``user:NAME`` or without
         ``by``, SubjectNotFound when nothing is stored about it, StoreError when
@@ -287,8 +286,27 @@ class Store:
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))
             report = erase_subject(batch, subject, by=by)
-        mark_recall_stale(self.url, index_dir)
+        for ref in list(self._erasure_listeners):
+            listener = ref()
+            if listener is None:  # its object is gone
+                self._erasure_listeners.remove(ref)
+            else:
+                listener()
         return report
+
+    def on_erasure(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every erasure this Store commits (derived
+        data such as recall indexes must then drop what it built). A bound
+        method is held weakly, so registering does not keep its object alive."""
+        if isinstance(listener, MethodType):
+            self._erasure_listeners.append(weakref.WeakMethod(listener))
+        else:
+            self._erasure_listeners.append(lambda: listener)
+
+    def erasures(self) -> int:
+        """How many erasures this store has committed (``store_meta.erasures``)."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(META.c.erasures).where(META.c.id == 1)).scalar() or 0)
 
     def verify(self) -> VerifyReport:
         """Recompute the audit log's hash chain and the digest of every row each
@@ -705,18 +723,22 @@ class Store:
             if clean:
                 claim.update(clean)
             claim["state"] = "approved"
-            plan = batch.plan(claim)
-            gates = [f"review:approved:by {by}" + (" after edits" if edits else "")]
-            state, fact_id, conflict_id = batch.apply(claim, plan, gates)
+            decision = gates.approve(
+                Statement.of(claim), batch.current_rows(claim["subject"], claim["predicate"]),
+                by=by, edited=bool(edits))
+            conflict_id = batch.apply(claim, decision)
             batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
-                state=state, fact_id=fact_id, merged_into=claim.get("merged_into"),
-                gates=_more_gates(claim["gates"], gates)))
+                state=claim["state"], fact_id=claim["fact_id"],
+                merged_into=claim.get("merged_into"), gates=claim["gates"]))
+            assert decision.plan is not None
             batch.record_operation(by, "claim.approved", claim_id=candidate_id,
                                    conflict_id=conflict_id, subject=claim["subject"],
                                    predicate=claim["predicate"], reason=note,
-                                   detail={"edits": edits or {}, "outcome": plan.kind})
-        return {"candidate": candidate_id, "outcome": plan.kind if state == "approved" else state,
-                "fact_id": fact_id, "conflict_id": conflict_id}
+                                   detail={"edits": edits or {}, "outcome": decision.plan.kind})
+        state = claim["state"]
+        return {"candidate": candidate_id,
+                "outcome": decision.plan.kind if state == "approved" else state,
+                "fact_id": claim["fact_id"], "conflict_id": conflict_id}
 
     def _check_edits(self, edits: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(edits) - set(_EDITABLE))
@@ -843,36 +865,31 @@ class Store:
                     f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
             claim = dict(conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()._mapping)
             batch.will_update("claim", claim["id"])
-            gates = [f"conflict:resolved:conflict {conflict_id} kept {keep} by {by}"]
             fact_ids = json.loads(row.fact_ids)
-            current = {f.id: f for f in batch.current_rows(row.subject, row.predicate)}
+            rows_now = batch.current_rows(row.subject, row.predicate)
+            decision, statement = gates.resolve(
+                Resolution(keep), Statement.of(claim), rows_now, conflict_id=conflict_id,
+                conflict_scope=row.scope, by=by, scope=scope)
             state, fact_id = "rejected", None
-            if keep == "incoming":
-                claim["change"] = "correction"
-                claim["state"] = "approved"
-                state, fact_id, again = batch.apply(claim, batch.plan(claim), gates)
-                if again is not None:
+            if decision.outcome == Outcome.REJECTED:
+                if keep == Resolution.NEITHER:
+                    current = {f.id: f for f in rows_now}
+                    for fid in fact_ids:
+                        if fid in current:
+                            batch.retire(current[fid], "retracted", claim["id"],
+                                         note=reason or f"conflict {conflict_id}: neither kept")
+                claim["gates"] = gates.append_steps(claim["gates"], decision.steps)
+            else:
+                if decision.outcome == Outcome.CONFLICT:
                     raise StoreError("resolving the conflict opened another one")
-            elif keep == "both":
-                if not scope or scope == row.scope:
-                    raise InvalidInput("keep=both needs --scope naming a scope other than "
-                                       f"{row.scope!r}, so the two values do not overlap")
-                claim["scope"] = scope
-                claim["state"] = "approved"
-                plan = batch.plan(claim)
-                if plan.kind == "conflict":
-                    raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
-                state, fact_id, _ = batch.apply(claim, plan, gates)
-            elif keep == "neither":
-                for fid in fact_ids:
-                    if fid in current:
-                        batch.retire(current[fid], "retracted", claim["id"],
-                                     note=reason or f"conflict {conflict_id}: neither kept")
+                claim.update(state="approved", scope=statement.scope, change=statement.change)
+                batch.apply(claim, decision)
+                state, fact_id = claim["state"], claim["fact_id"]
             conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
                 state=state, fact_id=fact_id, decided_by=by, decided_at=batch.tx,
                 decision_reason=reason or f"conflict {conflict_id}: kept {keep}",
                 scope=claim["scope"] if keep == "both" else CLAIM.c.scope,
-                gates=_more_gates(claim["gates"], gates)))
+                gates=claim["gates"]))
             batch.record_operation(by, "conflict.resolved", claim_id=claim["id"],
                                    conflict_id=conflict_id, subject=row.subject,
                                    predicate=row.predicate, reason=reason,
@@ -971,11 +988,12 @@ class Store:
                 "extraction", c["created_at"], c["extractor"],
                 f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']}, "
                 f"confidence {c['confidence']:.2f}){via}", detail, tz))
-            gates = [gate_dict(g) for g in c["gates"].split("|") if g]
-            if gates:
+            recorded = [g.to_dict() for g in gates.decode_steps(c["gates"])]
+            if recorded:
                 steps.append(AuditStep(
                     "gates", c["created_at"], "memdesk",
-                    "; ".join(f"{g['gate']}: {g['result']}" for g in gates), {"gates": gates}, tz))
+                    "; ".join(f"{g['gate']}: {g['result']}" for g in recorded),
+                    {"gates": recorded}, tz))
             for k in (k for k in conflicts if k["claim_id"] == cid):
                 steps.append(AuditStep("conflict", k["opened_at"], "memdesk",
                                        f"conflict {k['id']} opened ({k['kind']})",

@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 
 from .bitemporal import Piece
 from .errors import AlreadyDecided, CandidateNotFound, InvalidInput
+from .gates import append_steps, undone
 from .schema import AuditRow, ClaimRow, ConflictRow, FactRow
 from .writer import WriteBatch, fact_from_row
 
@@ -97,7 +98,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
     conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
         state="pending", decided_by=None, decided_at=None, decision_reason=None, edits=None,
         fact_id=None, merged_into=None,
-        gates=claim["gates"] + f"|review:undone:{verdict} undone by {by}"))
+        gates=append_steps(claim["gates"], [undone(verdict, by)])))
     batch.record_operation(by, "claim.reopened", claim_id=candidate_id, conflict_id=withdrawn,
                            subject=claim["subject"], predicate=claim["predicate"],
                            reason=reason or note,

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from .bitemporal import Piece, Plan, normalise_object, plan_change, row_key, value_key
+from .bitemporal import Piece, normalise_object
 from .catalog import Catalog
 from .chain import (
     GENESIS,
@@ -50,7 +50,7 @@ from .chain import (
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
-from .sensitive import mask
+from .gates import Decision, Outcome, Statement, admit, append_steps, encode_steps
 from .parallel_parse import pickle_flat
 from .records import Fact, ImportSummary
 from .schema import (
@@ -64,6 +64,7 @@ from .schema import (
     StoreMeta,
     TurnRow,
 )
+from .sensitive import mask
 
 FACT = FactRow.__table__
 CLAIM = ClaimRow.__table__
@@ -108,13 +109,6 @@ _EMPTY_ROWS = RowsDigest().finish()
 _CHANGED_MEANWHILE = "a fact was retired by someone else during this write; nothing was saved"
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
-
-
-def gate_dict(entry: str) -> dict[str, str | None]:
-    """Expand a compact gate record "gate:result[:note]" as stored in audit details."""
-    gate, _, rest = entry.partition(":")
-    result, _, note = rest.partition(":")
-    return {"gate": gate, "result": result, "note": note or None}
 
 
 def _dumps(value: Any) -> str:
@@ -258,7 +252,6 @@ class WriteBatch:
         self._process = process
         self.catalog = catalog
         self.threshold = review_threshold
-        self._review_passed = f"review:pass:confidence >= {review_threshold}"
         self.wall = wall_us
         if process is None:
             self.tx, self._next, self._head = lock_store(conn)
@@ -519,19 +512,20 @@ class WriteBatch:
     # -------------------------------------------------------------- claims
     def submit(self, claim: ClaimInput) -> str:
         """Run one claim (a ClaimInput, or the ParsedClaim of a parsing process,
-        which has the same attributes) through every gate. Returns its outcome
-        ("unchanged", "merged", "pending", "conflict" or a plan kind).
+        which has the same attributes) through the gates (``core.gates.admit``)
+        and carry out their decision. Returns its outcome ("unchanged",
+        "merged", "pending", "conflict" or, when it took effect, the plan's kind).
 
         Raises TurnMismatch or PredicateMismatch for inconsistent input.
         """
         self.counts["lines"] += 1
         source = claim.source
         self.tick(source.time)
-        turn_id, _ = self.register_turn(source)
+        turn_id, _ = self.register_turn(source)  # provenance: refuses a disagreeing turn
         key = claim.key
         if self._claim_key_seen(turn_id, key):
             self.counts["unchanged"] += 1
-            return "unchanged"
+            return admit(None, (), turn_id=turn_id, threshold=self.threshold).outcome
         self._claim_keys.add((turn_id, key))
         claim_id = self._id("claim")
         single = self.arity(claim, claim_id)
@@ -548,32 +542,28 @@ class WriteBatch:
             "created_at": self.tx, "state": "new", "reasons": "[]", "fact_id": None,
             "merged_into": None,
         }
-        gates: list[str] = [f"provenance:ok:turn {turn_id}"]
-        plan = self.plan(row)
-        reasons = self.review_reasons(claim.confidence, source.kind)
-        if plan.kind == "merge":
-            self._merge(row, plan, gates)
-        elif reasons:
-            gates.append("dedup:new")
-            gates.append("review:queued")
+        statement = Statement(claim.object, claim.value_json, claim.polarity, claim.scope,
+                              single, claim.valid_from, claim.valid_to, claim.change,
+                              row["confidence"], source.kind)
+        decision = admit(statement, self.current_rows(claim.subject, claim.predicate),
+                         turn_id=turn_id, threshold=self.threshold)
+        if decision.outcome == Outcome.PENDING:
             row["state"] = "pending"
-            row["reasons"] = _dumps(reasons)
+            row["reasons"] = _dumps(list(decision.reasons))
+            row["gates"] = encode_steps(decision.steps)
             self.counts["queued"] += 1
         else:
-            gates.append("dedup:new")
-            gates.append(self._review_passed)
-            state, fact_id, _ = self.apply(row, plan, gates)
-            row["state"], row["fact_id"] = state, fact_id
+            self.apply(row, decision)
         if self.route_memories and row["state"] in ("asserted", "merged"):
             self.remember(row, source.text)
-        row["gates"] = "|".join(gates)
         claims = self._buf["claim"]
         claims.append(row)
         self.digest.parts["claim"].update(
             self._row_hash(_CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
-        return plan.kind if row["state"] == "asserted" else row["state"]
+        assert decision.plan is not None
+        return decision.plan.kind if row["state"] == "asserted" else row["state"]
 
     def remember(self, c: dict, text: str) -> None:
         """Route a claim that took effect to the vector path when its predicate
@@ -609,69 +599,49 @@ class WriteBatch:
             self._memories[(subject, key)] = mid
         self._memory_subjects.update(subjects)
 
-    def review_reasons(self, confidence: float, kind: str) -> list[str]:
-        reasons = []
-        if confidence < self.threshold:
-            reasons.append(f"confidence {confidence:.2f} is below the review threshold {self.threshold:.2f}")
-        if kind == "agent_inferred":
-            reasons.append("agent_inferred: the agent's own inference needs a person's confirmation")
-        return reasons
-
-    def plan(self, c: dict) -> Plan:
-        """The bitemporal plan for claim-shaped dict ``c`` against current belief."""
-        scope = c["scope"]
-        rows = [r for r in self.current_rows(c["subject"], c["predicate"]) if r.scope == scope]
-        if not c["single_valued"]:  # one slot per object
-            obj = normalise_object(c["object"])
-            rows = [r for r in rows if normalise_object(r.object) == obj]
-        key = value_key(c["object"], c["value"], c["polarity"])
-        return plan_change(rows, key, c["valid_from"], c["valid_to"], c["change"])
-
-    def _merge(self, c: dict, plan: Plan, gates: list[str]) -> None:
-        target = plan.merge_into
-        assert target is not None
-        gates.append(f"dedup:merged:fact {target.id}")
-        c["state"] = "merged"
-        c["fact_id"] = target.id
-        c["merged_into"] = target.claim_id
-        self.counts["merged"] += 1
-
-    def apply(self, c: dict, plan: Plan, gates: list[str]
-              ) -> tuple[str, int | None, int | None]:
-        """Carry out a plan for claim ``c``, appending the gate outcomes to
-        ``gates``. Returns (claim state, fact id, conflict id)."""
-        if plan.kind == "merge":
-            self._merge(c, plan, gates)
-            return "merged", c["fact_id"], None
-        if plan.kind == "conflict":
+    def apply(self, c: dict, decision: Decision) -> int | None:
+        """Carry out the gates' decision for claim row ``c`` (a new claim, or a
+        stored one being approved or resolved): merge it into the fact that
+        holds, open a conflict, or retire and insert fact rows as the plan
+        says. Sets the row's ``state``, ``fact_id``, ``merged_into`` and
+        ``gates`` (the steps recorded before, if any, then the decision's).
+        Returns the id of the conflict it opened, if any."""
+        plan = decision.plan
+        assert plan is not None
+        steps = decision.steps
+        conflict_id: int | None = None
+        if decision.outcome == Outcome.MERGED:
+            target = plan.merge_into
+            assert target is not None
+            c["state"], c["fact_id"], c["merged_into"] = "merged", target.id, target.claim_id
+            self.counts["merged"] += 1
+        elif decision.outcome == Outcome.CONFLICT:
             conflict_id = self._id("conflict")
-            ids = [r.id for r in plan.conflict_with]
-            kind = "value"
-            incoming = value_key(c["object"], c["value"], c["polarity"])
-            if all(row_key(r).same_thing(incoming) for r in plan.conflict_with):
-                kind = "polarity"
-            conflict = dict(id=conflict_id, kind=kind, state="open", subject=c["subject"],
-                            predicate=c["predicate"], scope=c["scope"], fact_ids=_dumps(ids),
+            conflict = dict(id=conflict_id, kind=str(decision.conflict_kind), state="open",
+                            subject=c["subject"], predicate=c["predicate"], scope=c["scope"],
+                            fact_ids=_dumps([r.id for r in plan.conflict_with]),
                             claim_id=c["id"], opened_at=self.tx, resolved_at=None,
                             resolved_by=None, resolution=None, reason=None)
             self._buf["conflict"].append(conflict)
             self.digest.parts["conflict"].update(
                 self._row_hash(tuple(map(conflict.get, _CONFLICT_KEYS))))
-            gates.append(f"conflict:opened:conflict {conflict_id} ({kind} differs from fact "
-                         f"{', '.join(map(str, ids))}, no change or correction signal)")
+            steps = decision.steps_with_conflict(conflict_id)
+            c["state"], c["fact_id"] = "conflict", None
             self.counts["conflicts"] += 1
-            return "conflict", None, conflict_id
-        gates.append(f"conflict:none:{plan.kind}")
-        reason = _RETIRE_REASON.get(plan.kind, "superseded")
-        for r in plan.retire:
-            self.retire(r, reason, c["id"])
-        new_id: int | None = None
-        for piece in plan.insert:
-            fid = self._insert_piece(c, piece)
-            if piece.source is None:
-                new_id = fid
-        self.counts[_SUMMARY_FIELD[plan.kind]] += 1
-        return ("approved" if c.get("state") == "approved" else "asserted"), new_id, None
+        else:
+            reason = _RETIRE_REASON.get(plan.kind, "superseded")
+            for r in plan.retire:
+                self.retire(r, reason, c["id"])
+            new_id: int | None = None
+            for piece in plan.insert:
+                fid = self._insert_piece(c, piece)
+                if piece.source is None:
+                    new_id = fid
+            self.counts[_SUMMARY_FIELD[plan.kind]] += 1
+            c["state"] = "approved" if c.get("state") == "approved" else "asserted"
+            c["fact_id"] = new_id
+        c["gates"] = append_steps(c["gates"], steps) if c.get("gates") else encode_steps(steps)
+        return conflict_id
 
     def retire(self, row: Fact, reason: str, by_claim: int | None,
                note: str | None = None) -> int:

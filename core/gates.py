@@ -1,0 +1,316 @@
+"""The write-time gates of docs/DESIGN.md §3, as pure rules.
+
+Every claim passes the gates in one order::
+
+    provenance -> idempotency -> dedup -> review -> conflict
+
+* **provenance**: the claim cites a stored turn (the writer registers it and
+  refuses a turn that disagrees with the stored one; the gate records which);
+* **idempotency**: the same claim from the same turn again changes nothing;
+* **dedup**: the same value already holds over the claim's time: the claim is
+  a mention of that fact (merged), not a new fact;
+* **review**: low confidence, or the agent's own inference, waits for a person;
+* **conflict**: the bitemporal plan (``core.bitemporal.plan_change``) either
+  takes effect (insert, evolution, backfill, correction) or, when another
+  value holds and nothing said it changed, opens a conflict.
+
+The functions here take what the writer knows (the claim's statement, the
+current-belief rows of its subject and predicate, whether the turn already
+gave this claim) and return a :class:`Decision`: the outcome, the plan to
+carry out, and the gate steps to record. Nothing here touches a database;
+``core.writer`` applies decisions, and a reviewer's approval, a conflict
+resolution and an undo get their decisions from here too.
+
+Gate steps are stored as a JSON array of ``{"gate", "result", "note"}``
+objects (``encode_steps``/``decode_steps``), so no text that reaches a note (a
+reviewer's name, a reason) can add or change a step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any, Protocol
+
+from .bitemporal import CORRECTION, Plan, SlotRow, normalise_object, plan_change, row_key, value_key
+from .errors import InvalidInput
+
+
+class BeliefRow(SlotRow, Protocol):
+    """A current-belief row as the gates see it: a slot row with its scope."""
+
+    scope: str
+
+
+class Gate(StrEnum):
+    """The gates, in the order a claim passes them."""
+
+    PROVENANCE = "provenance"
+    IDEMPOTENCY = "idempotency"
+    DEDUP = "dedup"
+    REVIEW = "review"
+    CONFLICT = "conflict"
+
+
+class Outcome(StrEnum):
+    """What becomes of a claim."""
+
+    UNCHANGED = "unchanged"  # already stored from this turn: nothing is written
+    MERGED = "merged"  # the same value holds: a mention of that fact
+    PENDING = "pending"  # waits in the review queue
+    CONFLICT = "conflict"  # another value holds and nothing said it changed
+    APPLIED = "applied"  # the plan takes effect (insert, evolution, backfill, correction)
+    REJECTED = "rejected"  # a resolution kept the existing value (or neither)
+
+
+class Resolution(StrEnum):
+    """How a reviewer resolves a conflict (``Store.resolve_conflict``)."""
+
+    EXISTING = "existing"  # the incoming claim is rejected; current belief stays
+    INCOMING = "incoming"  # the existing value was wrong: corrected to the incoming one
+    BOTH = "both"  # both hold, the incoming one in another scope
+    NEITHER = "neither"  # the existing facts are retracted and the claim rejected
+
+
+class ConflictKind(StrEnum):
+    VALUE = "value"  # another value holds
+    POLARITY = "polarity"  # the same thing holds with the other polarity
+
+
+@dataclass(frozen=True, slots=True)
+class GateStep:
+    """One gate's result for one claim; ``note`` says why or which row."""
+
+    gate: Gate
+    result: str
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"gate": str(self.gate), "result": self.result, "note": self.note}
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What the gates need of a claim: its value, scope, valid time, change
+    signal and trust. ``value_json`` is the canonical JSON of the normalised
+    value (or None)."""
+
+    object: str
+    value_json: str | None
+    polarity: str
+    scope: str
+    single_valued: bool
+    valid_from: int
+    valid_to: int | None
+    change: str | None
+    confidence: float
+    source_kind: str
+
+    @classmethod
+    def of(cls, claim: Mapping[str, Any]) -> Statement:
+        """The statement of a claim row (a ``claim`` table row as a mapping,
+        whose ``value`` column holds the canonical JSON)."""
+        return cls(claim["object"], claim["value"], claim["polarity"], claim["scope"],
+                   bool(claim["single_valued"]), claim["valid_from"], claim["valid_to"],
+                   claim["change"], float(claim["confidence"]), claim["source_kind"])
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the gates decided for one claim.
+
+    ``plan`` is the bitemporal plan to carry out (its kind is ``merge`` for a
+    merged claim, ``conflict`` for a conflict); ``steps`` are the gate steps to
+    record, in order. For a conflict the writer allocates the conflict's id
+    and records ``steps_with_conflict(id)``.
+    """
+
+    outcome: Outcome
+    steps: tuple[GateStep, ...]
+    plan: Plan | None = None
+    reasons: tuple[str, ...] = ()
+    conflict_kind: ConflictKind | None = None
+
+    def steps_with_conflict(self, conflict_id: int) -> tuple[GateStep, ...]:
+        """The steps, ending with the conflict gate's opening of ``conflict_id``."""
+        assert self.plan is not None and self.conflict_kind is not None
+        ids = ", ".join(str(r.id) for r in self.plan.conflict_with)
+        return (*self.steps, GateStep(
+            Gate.CONFLICT, "opened", f"conflict {conflict_id} ({self.conflict_kind} differs from "
+                                     f"fact {ids}, no change or correction signal)"))
+
+
+# ------------------------------------------------------------- the steps
+_DEDUP_NEW = GateStep(Gate.DEDUP, "new")
+_REVIEW_QUEUED = GateStep(Gate.REVIEW, "queued")
+_REPEATED = GateStep(Gate.IDEMPOTENCY, "repeated", "the same claim from the same turn is stored")
+_CONFLICT_NONE = {kind: GateStep(Gate.CONFLICT, "none", kind)
+                  for kind in ("insert", "evolution", "backfill", "correction")}
+
+
+def provenance_step(turn_id: int) -> GateStep:
+    return GateStep(Gate.PROVENANCE, "ok", f"turn {turn_id}")
+
+
+def review_pass_step(threshold: float) -> GateStep:
+    return GateStep(Gate.REVIEW, "pass", f"confidence >= {threshold}")
+
+
+def review_reasons(confidence: float, source_kind: str, threshold: float) -> tuple[str, ...]:
+    """Why a claim must wait for a reviewer (empty: it need not)."""
+    reasons: tuple[str, ...] = ()
+    if confidence < threshold:
+        reasons += (f"confidence {confidence:.2f} is below the review threshold {threshold:.2f}",)
+    if source_kind == "agent_inferred":
+        reasons += ("agent_inferred: the agent's own inference needs a person's confirmation",)
+    return reasons
+
+
+def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow]:
+    """The rows, among the current-belief rows of the claim's subject and
+    predicate, that share its slot: the same scope and, for a multi-valued
+    predicate, the same object (docs/DESIGN.md §2)."""
+    scope = statement.scope
+    same = [r for r in rows if r.scope == scope]
+    if not statement.single_valued:
+        obj = normalise_object(statement.object)
+        same = [r for r in same if normalise_object(r.object) == obj]
+    return same
+
+
+def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
+    """The bitemporal plan for ``statement`` against the current-belief rows of
+    its subject and predicate. Raises ValueError for an empty valid interval."""
+    key = value_key(statement.object, statement.value_json, statement.polarity)
+    return plan_change(list(slot_rows(rows, statement)), key, statement.valid_from,
+                       statement.valid_to, statement.change)
+
+
+def _conflict_kind(plan: Plan, statement: Statement) -> ConflictKind:
+    incoming = value_key(statement.object, statement.value_json, statement.polarity)
+    if all(row_key(r).same_thing(incoming) for r in plan.conflict_with):
+        return ConflictKind.POLARITY
+    return ConflictKind.VALUE
+
+
+def _take_effect(plan: Plan, statement: Statement, before: tuple[GateStep, ...]) -> Decision:
+    """The dedup and conflict gates' part: merge, conflict, or apply the plan."""
+    if plan.kind == "merge":
+        assert plan.merge_into is not None
+        return Decision(Outcome.MERGED, (*before, GateStep(
+            Gate.DEDUP, "merged", f"fact {plan.merge_into.id}")), plan)
+    if plan.kind == "conflict":
+        return Decision(Outcome.CONFLICT, before, plan,
+                        conflict_kind=_conflict_kind(plan, statement))
+    return Decision(Outcome.APPLIED, (*before, _CONFLICT_NONE[plan.kind]), plan)
+
+
+# ------------------------------------------------------------ decisions
+def admit(statement: Statement | None, rows: Sequence[BeliefRow], *, turn_id: int,
+          threshold: float) -> Decision:
+    """Decide a new claim citing stored turn ``turn_id``. ``statement`` None
+    means the turn already gave this very claim (idempotency: unchanged);
+    ``rows`` are the current-belief rows of its subject and predicate.
+    Raises ValueError for an empty valid interval."""
+    provenance = provenance_step(turn_id)
+    if statement is None:
+        return Decision(Outcome.UNCHANGED, (provenance, _REPEATED))
+    plan = plan_for(statement, rows)
+    if plan.kind == "merge":
+        return _take_effect(plan, statement, (provenance,))
+    reasons = review_reasons(statement.confidence, statement.source_kind, threshold)
+    if reasons:
+        return Decision(Outcome.PENDING, (provenance, _DEDUP_NEW, _REVIEW_QUEUED), plan, reasons)
+    return _take_effect(plan, statement, (provenance, _DEDUP_NEW, review_pass_step(threshold)))
+
+
+def approve(statement: Statement, rows: Sequence[BeliefRow], *, by: str, edited: bool) -> Decision:
+    """Decide a pending claim a reviewer approved (``edited``: after changing
+    it): the dedup and conflict gates again, against current belief now.
+    Raises ValueError for an empty valid interval."""
+    step = GateStep(Gate.REVIEW, "approved", f"by {by}" + (" after edits" if edited else ""))
+    return _take_effect(plan_for(statement, rows), statement, (step,))
+
+
+def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
+            conflict_id: int, conflict_scope: str, by: str,
+            scope: str | None = None) -> tuple[Decision, Statement]:
+    """Decide the incoming claim of conflict ``conflict_id`` as a reviewer
+    resolved it. Returns the decision and the statement as it takes effect
+    (a correction for ``incoming``, moved to ``scope`` for ``both``).
+
+    For ``existing`` and ``neither`` the claim is rejected (the caller retracts
+    the conflicting facts for ``neither``). Raises InvalidInput when ``both``
+    names no other scope or one that already holds another value.
+    """
+    step = GateStep(Gate.CONFLICT, "resolved", f"conflict {conflict_id} kept {keep} by {by}")
+    if keep in (Resolution.EXISTING, Resolution.NEITHER):
+        return Decision(Outcome.REJECTED, (step,)), statement
+    if keep == Resolution.INCOMING:
+        corrected = replace(statement, change=CORRECTION)
+        return _take_effect(plan_for(corrected, rows), corrected, (step,)), corrected
+    if not scope or scope == conflict_scope:
+        raise InvalidInput("keep=both needs --scope naming a scope other than "
+                           f"{conflict_scope!r}, so the two values do not overlap")
+    moved = replace(statement, scope=scope)
+    decision = _take_effect(plan_for(moved, rows), moved, (step,))
+    if decision.outcome == Outcome.CONFLICT:
+        raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
+    return decision, moved
+
+
+def undone(verdict: str, by: str) -> GateStep:
+    """The review gate's step when a reviewer undoes an ``approved`` or
+    ``rejected`` decision: the claim is pending again."""
+    return GateStep(Gate.REVIEW, "undone", f"{verdict} undone by {by}")
+
+
+# ------------------------------------------------------------- storage
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_STEP_JSON: dict[GateStep, str] = {}
+
+
+def _step_json(step: GateStep) -> str:
+    text = _STEP_JSON.get(step)
+    if text is None:
+        text = _ENCODER.encode(step.to_dict())
+        if len(_STEP_JSON) < 4096:  # the constant steps and recent turns; a cache, not a store
+            _STEP_JSON[step] = text
+    return text
+
+
+def encode_steps(steps: Iterable[GateStep]) -> str:
+    """The ``gates`` column's JSON for ``steps``: an array of
+    ``{"gate", "result", "note"}`` objects in order."""
+    return "[" + ",".join(map(_step_json, steps)) + "]"
+
+
+def decode_steps(text: str | None) -> tuple[GateStep, ...]:
+    """The gate steps stored in a ``gates`` column. Raises ValueError for
+    text that is not such a JSON array (a store not upgraded, or damaged)."""
+    if not text:
+        return ()
+    data = json.loads(text)
+    if not isinstance(data, list):
+        raise ValueError("gate steps must be a JSON array")
+    out = []
+    for item in data:
+        if not isinstance(item, dict) or set(item) != {"gate", "result", "note"}:
+            raise ValueError(f"not a gate step: {item!r}")
+        out.append(GateStep(Gate(item["gate"]), str(item["result"]),
+                            None if item["note"] is None else str(item["note"])))
+    return tuple(out)
+
+
+def append_steps(stored: str | None, added: Iterable[GateStep]) -> str:
+    """A ``gates`` column's JSON with ``added`` after the steps already stored."""
+    return encode_steps((*decode_steps(stored), *added))
+
+
+__all__ = [
+    "BeliefRow", "ConflictKind", "Decision", "Gate", "GateStep", "Outcome", "Resolution", "Statement",
+    "admit", "append_steps", "approve", "decode_steps", "encode_steps", "plan_for",
+    "provenance_step", "resolve", "review_reasons", "slot_rows", "undone",
+]

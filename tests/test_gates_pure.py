@@ -1,0 +1,197 @@
+"""The gates as pure rules (``core.gates``): the decisions they return for
+claims against current belief, checked against the reference model's
+definition of "the same value" and the review threshold, and the storage of
+gate steps as structured JSON that no text can forge (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from memdesk.core import gates
+from memdesk.core.gates import Gate, GateStep, Outcome, Resolution, Statement
+
+from .helpers import claim, day
+from .reference_model import Identity
+
+THRESHOLD = 0.75
+
+
+@dataclass(frozen=True)
+class Row:
+    """A current-belief row as the gates see it."""
+
+    id: int
+    object: str
+    polarity: str = "positive"
+    scope: str = "global"
+    valid_from: int = 0
+    valid_to: int | None = None
+    value_json: str | None = None
+    single_valued: bool = True
+    claim_id: int = 0
+
+
+def stmt(obj: str, *, polarity: str = "positive", start: int = 10, end: int | None = None,
+         change: str | None = None, confidence: float = 0.9, kind: str = "user_explicit",
+         scope: str = "global", single: bool = True) -> Statement:
+    return Statement(obj, None, polarity, scope, single, start, end, change, confidence, kind)
+
+
+def names(decision) -> list[str]:
+    return [f"{s.gate}:{s.result}" for s in decision.steps]
+
+
+# ------------------------------------------------------------- decisions
+def test_a_new_value_passes_every_gate_in_order():
+    d = gates.admit(stmt("Berlin"), [], turn_id=7, threshold=THRESHOLD)
+    assert d.outcome == Outcome.APPLIED and d.plan.kind == "insert"
+    assert names(d) == ["provenance:ok", "dedup:new", "review:pass", "conflict:none"]
+    assert d.steps[0].note == "turn 7"
+
+
+def test_a_repeat_from_the_same_turn_is_unchanged():
+    d = gates.admit(None, [], turn_id=7, threshold=THRESHOLD)
+    assert d.outcome == Outcome.UNCHANGED and d.plan is None
+    assert names(d) == ["provenance:ok", "idempotency:repeated"]
+
+
+def test_the_same_value_merges_before_review():
+    d = gates.admit(stmt(" berlin ", confidence=0.1), [Row(3, "Berlin")], turn_id=1,
+                    threshold=THRESHOLD)
+    assert d.outcome == Outcome.MERGED and names(d) == ["provenance:ok", "dedup:merged"]
+    assert d.steps[-1].note == "fact 3"
+
+
+def test_low_confidence_and_agent_inference_wait():
+    low = gates.admit(stmt("Paris", confidence=0.5), [], turn_id=1, threshold=THRESHOLD)
+    agent = gates.admit(stmt("Paris", kind="agent_inferred"), [], turn_id=1, threshold=THRESHOLD)
+    for d in (low, agent):
+        assert d.outcome == Outcome.PENDING and names(d)[-1] == "review:queued" and d.reasons
+    assert "below the review threshold" in low.reasons[0]
+    assert "agent_inferred" in agent.reasons[0]
+
+
+def test_another_value_without_a_signal_is_a_conflict_naming_its_id():
+    d = gates.admit(stmt("Paris"), [Row(3, "Berlin")], turn_id=1, threshold=THRESHOLD)
+    assert d.outcome == Outcome.CONFLICT and d.conflict_kind == "value"
+    last = d.steps_with_conflict(12)[-1]
+    assert (last.gate, last.result) == (Gate.CONFLICT, "opened")
+    assert last.note.startswith("conflict 12 (value differs from fact 3")
+    polar = gates.admit(stmt("Berlin", polarity="negative"), [Row(3, "Berlin")], turn_id=1,
+                        threshold=THRESHOLD)
+    assert polar.conflict_kind == "polarity"
+
+
+def test_the_slot_is_the_scope_and_for_multi_valued_predicates_the_object():
+    elsewhere = [Row(1, "Berlin", scope="project:x")]
+    assert gates.admit(stmt("Paris"), elsewhere, turn_id=1,
+                       threshold=THRESHOLD).outcome == Outcome.APPLIED
+    likes = [Row(2, "tea", single_valued=False)]
+    coffee = stmt("coffee", single=False)
+    assert gates.admit(coffee, likes, turn_id=1, threshold=THRESHOLD).outcome == Outcome.APPLIED
+    no_tea = stmt("Tea", single=False, polarity="negative")
+    assert gates.admit(no_tea, likes, turn_id=1, threshold=THRESHOLD).outcome == Outcome.CONFLICT
+
+
+def test_approval_runs_dedup_and_conflict_again():
+    d = gates.approve(stmt("Paris", confidence=0.1), [], by="rita", edited=True)
+    assert d.outcome == Outcome.APPLIED
+    assert d.steps[0] == GateStep(Gate.REVIEW, "approved", "by rita after edits")
+
+
+def test_resolutions():
+    rows = [Row(3, "Berlin")]
+    kept, _ = gates.resolve(Resolution.EXISTING, stmt("Paris"), rows, conflict_id=5,
+                            conflict_scope="global", by="rita")
+    assert kept.outcome == Outcome.REJECTED
+    assert kept.steps == (GateStep(Gate.CONFLICT, "resolved", "conflict 5 kept existing by rita"),)
+    incoming, as_taken = gates.resolve(Resolution.INCOMING, stmt("Paris"), rows, conflict_id=5,
+                                       conflict_scope="global", by="rita")
+    assert incoming.plan.kind == "correction" and as_taken.change == "correction"
+    both, moved = gates.resolve(Resolution.BOTH, stmt("Paris"), rows, conflict_id=5,
+                                conflict_scope="global", by="rita", scope="session:trip")
+    assert both.outcome == Outcome.APPLIED and moved.scope == "session:trip"
+    with pytest.raises(ValueError, match="other than"):
+        gates.resolve(Resolution.BOTH, stmt("Paris"), rows, conflict_id=5,
+                      conflict_scope="global", by="rita")
+
+
+# --------------------------------------------- against the reference model
+objects = st.sampled_from(["Berlin", "berlin ", "Paris", "Rome"])
+polarities = st.sampled_from(["positive", "negative"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(existing=st.lists(st.tuples(objects, polarities), max_size=1), obj=objects,
+       polarity=polarities, confidence=st.floats(0, 1), agent=st.booleans())
+def test_outcome_follows_the_gate_rules(existing, obj, polarity, confidence, agent):
+    """One open-ended row at most (a single-valued slot) and an incoming value
+    over the same time with no change signal: merged iff the model calls it the
+    same value; otherwise queued iff the review rule says so; otherwise a
+    conflict iff something holds, else applied. Steps follow the gate order."""
+    rows = [Row(i + 1, o, polarity=p) for i, (o, p) in enumerate(existing)]
+    kind = "agent_inferred" if agent else "user_explicit"
+    d = gates.admit(stmt(obj, polarity=polarity, confidence=confidence, kind=kind), rows,
+                    turn_id=1, threshold=THRESHOLD)
+    same = any(Identity(o, None, p) == Identity(obj, None, polarity) for o, p in existing)
+    queued = confidence < THRESHOLD or agent
+    if same:
+        expected = Outcome.MERGED
+    elif queued:
+        expected = Outcome.PENDING
+    else:
+        expected = Outcome.CONFLICT if rows else Outcome.APPLIED
+    assert d.outcome == expected
+    order = list(Gate)
+    seen = [order.index(s.gate) for s in d.steps]
+    assert seen == sorted(seen) and d.steps[0].gate == Gate.PROVENANCE
+
+
+# ------------------------------------------------------------- storage
+notes = st.one_of(st.none(), st.text(max_size=40), st.sampled_from(
+    ["ann|dedup:merged:fact 999", 'x", "gate": "dedup', "|review:pass:", "\x00\n\"\\"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(list(Gate)), st.text(max_size=12), notes), max_size=6))
+def test_steps_round_trip_whatever_their_text(raw):
+    steps = tuple(GateStep(g, r, n) for g, r, n in raw)
+    text = gates.encode_steps(steps)
+    assert gates.decode_steps(text) == steps
+    assert len(json.loads(text)) == len(steps)
+
+
+def test_appending_keeps_what_was_stored():
+    first = gates.encode_steps([gates.provenance_step(1)])
+    both = gates.append_steps(first, [gates.undone("approved", "sam|x")])
+    assert [s.gate for s in gates.decode_steps(both)] == [Gate.PROVENANCE, Gate.REVIEW]
+
+
+def test_a_joined_string_is_not_read_as_steps():
+    with pytest.raises(ValueError):
+        gates.decode_steps("provenance:ok:turn 1|dedup:new")
+
+
+# ----------------------------------------------- the forging defect, end to end
+@pytest.mark.parametrize("by", ["ann|dedup:merged:fact 999",
+                                'ann"},{"gate":"dedup","result":"merged","note":"fact 999'])
+def test_a_reviewer_name_cannot_forge_a_gate_step(store, by):
+    store.add(claim("user:a", "diet", "vegetarian", at=day(1), turn=1, confidence=0.5))
+    candidate = store.review_list()[0]
+    store.approve(candidate.id, by=by)
+    report = store.audit("user:a", "diet", "vegetarian")
+    recorded = next(s for s in report.chain if s.step == "gates").detail["gates"]
+    assert [(g["gate"], g["result"]) for g in recorded] == [
+        ("provenance", "ok"), ("dedup", "new"), ("review", "queued"), ("review", "approved"),
+        ("conflict", "none")]
+    assert recorded[3]["note"] == f"by {by}"
+    assert not any(g["note"] == "fact 999" for g in recorded)
+    store.undo_decision(candidate.id, by=by)
+    steps = next(s for s in store.audit("user:a", "diet", "vegetarian").chain
+                 if s.step == "gates").detail["gates"]
+    assert steps[-1] == {"gate": "review", "result": "undone", "note": f"approved undone by {by}"}
+    assert sum(g["gate"] == "dedup" for g in steps) == 1

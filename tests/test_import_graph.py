@@ -1,0 +1,128 @@
+"""The package's import graph has no cycle (issue 13): data flows one way,
+turn -> extraction -> gates -> plan -> write -> index -> recall -> screens,
+and no module imports one that (directly or not) imports it back. Every
+import that runs counts, at module level or inside a function (a deferred
+import still makes the two modules depend on each other); only imports under
+``if TYPE_CHECKING:``, which never run, are left out (annotations may name a
+type of a module that depends on this one)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"core": "memdesk.core", "app": "memdesk.app", "data": "memdesk.data"}
+
+
+def modules() -> dict[str, tuple[Path, bool]]:
+    """Every module of the package: name -> (file, is a package's __init__)."""
+    out = {}
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            is_init = parts[-1] == "__init__"
+            if is_init:
+                parts = parts[:-1]
+            out[".".join([package, *parts])] = (path, is_init)
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node of ``tree`` except the bodies of ``if TYPE_CHECKING:``."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def imports(name: str, path: Path, is_init: bool, known: dict) -> set[str]:
+    """The package modules ``name`` imports (``from X import Y`` names module
+    X.Y when that is a module, else X)."""
+    here = name if is_init else name.rsplit(".", 1)[0]
+    found = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in known else base)
+    return {m for m in found if m in known and m != name}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, is_init, known) for name, (path, is_init) in known.items()}
+
+
+def test_the_package_has_no_import_cycle():
+    assert cycles(graph()) == []
+
+
+def test_the_checker_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    tree = ast.parse("import x\nif TYPE_CHECKING:\n    import y\nelse:\n    import z\n"
+                     "def f():\n    import w\n")
+    found = {a.name for n in _runtime_nodes(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert found == {"x", "z", "w"}
+
+
+def test_the_engine_never_imports_the_app_and_stages_only_look_back():
+    g = graph()
+    for name, deps in g.items():
+        if name.startswith("memdesk.core"):
+            assert not any(d.startswith("memdesk.app") for d in deps), name
+    # the pure rules import no stage after them
+    assert g["memdesk.core.pipeline"] == set()
+    assert g["memdesk.core.bitemporal"] == set()
+    assert g["memdesk.core.gates"] <= {"memdesk.core.bitemporal", "memdesk.core.errors"}
+    assert not any(d.startswith("memdesk.core.extract") for d in g["memdesk.core.writer"])
