@@ -23,6 +23,8 @@ from .config import Settings, load_settings
 from .tables import table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memdesk.core import Store
 
 EXIT_ERROR = 1
@@ -91,7 +93,7 @@ def cmd_import(store: Store, args: argparse.Namespace, settings: Settings) -> in
     return _print_summary(store.import_file(args.file).to_dict(), args.json)
 
 
-def _progress_bar(label: str):
+def _progress_bar(label: str) -> Callable[[int, int], None] | None:
     """A one-line progress display on stderr, shown only when stderr is a terminal."""
     if not sys.stderr.isatty():
         return None
@@ -161,7 +163,8 @@ def _facts_table(rows: list[dict]) -> str:
 
 
 def _signed_object(d: dict) -> str:
-    return {"negative": f"not {d['object']}", "neutral": f"~ {d['object']}"}.get(d.get("polarity"), d["object"])
+    signed = {"negative": f"not {d['object']}", "neutral": f"~ {d['object']}"}
+    return signed.get(d.get("polarity") or "", d["object"])
 
 
 _BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "all"}
@@ -364,7 +367,15 @@ def cmd_verify(store: Store, args: argparse.Namespace, settings: Settings) -> in
 
 def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     by = args.by or settings.reviewer
-    report = store.erase_subject(args.subject, by=by, index_dir=settings.index_dir).to_dict()
+    report = store.erase_subject(args.subject, by=by).to_dict()
+    # the index files of this store's default (or configured) folder go now; any
+    # other folder's index discards itself when a Recaller next opens it
+    from pathlib import Path
+
+    from memdesk.core.recall import default_index_dir, remove_index_files
+
+    remove_index_files(Path(settings.index_dir) if settings.index_dir
+                       else default_index_dir(store.url))
     if args.json:
         _dump(report)
     else:
@@ -391,7 +402,7 @@ def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 _BATCH_RECALL_FIELDS = {"id", "query", "k", "at", "over", "subject", "scope", "status", "exact"}
 
 
-def _stage_progress():
+def _stage_progress() -> Callable[[str, int, int], None] | None:
     """A progress display per stage of long recall work (embedding, indexing),
     shown only when stderr is a terminal."""
     if not sys.stderr.isatty():

@@ -9,6 +9,7 @@ from memdesk.core import Candidate
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 from .commands import MemdeskCommands
 from .screens.audit import AuditScreen
@@ -228,7 +229,9 @@ class MemdeskApp(App[None]):
         sections = [("everywhere", keys(cls.BINDINGS) + [
             ("ctrl+p", "command palette: jump to a subject, predicate, candidate or conflict")])]
         for name in SCREENS_IN_ORDER:
-            sections.append((name, keys(cls.MODES[name].BINDINGS)))
+            screen = cls.MODES[name]
+            assert isinstance(screen, type) and issubclass(screen, Screen)
+            sections.append((name, keys(screen.BINDINGS)))
             if name == "timeline":
                 sections.append(("timeline chart", keys(TimelineChart.BINDINGS)))
         return sections

@@ -4,9 +4,16 @@ subject's timeline), a pending candidate or an open conflict."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from .app import MemdeskApp
+
+Entry = tuple[str, str, Callable[[], Any]]
 
 PALETTE_LIMIT = 300
 
@@ -14,24 +21,30 @@ PALETTE_LIMIT = 300
 class MemdeskCommands(Provider):
     """Entries are loaded from the store once per palette opening, off the UI thread."""
 
-    async def startup(self) -> None:
-        service = self.app.service  # type: ignore[attr-defined]
-        self.entries: list[tuple[str, str, object]] = []
+    @property
+    def memdesk(self) -> MemdeskApp:
+        """``self.app``, typed as the memdesk app."""
+        return cast("MemdeskApp", self.app)
 
-        def load() -> list[tuple[str, str, object]]:
-            out: list[tuple[str, str, object]] = []
+    async def startup(self) -> None:
+        app = self.memdesk
+        service = app.service
+        self.entries: list[Entry] = []
+
+        def load() -> list[Entry]:
+            out: list[Entry] = []
             for s in service.subjects(limit=PALETTE_LIMIT):
-                out.append((f"subject {s}", "open the timeline", partial(self.app.open_subject, s)))
+                out.append((f"subject {s}", "open the timeline", partial(app.open_subject, s)))
             for p in service.predicates():
                 out.append((f"predicate {p}", "audit the current subject's value",
-                            partial(self.app.open_predicate, p)))
+                            partial(app.open_predicate, p)))
             for c in service.review_page(limit=PALETTE_LIMIT).items:
                 out.append((f"candidate #{c.id} {c.subject} {c.predicate} {c.object}",
                             f"review (confidence {c.confidence:.2f})",
-                            partial(self.app.open_candidate, c.id)))
+                            partial(app.open_candidate, c.id)))
             for k in service.conflicts("open", limit=PALETTE_LIMIT):
                 out.append((f"conflict #{k.id} {k.subject} {k.predicate}",
-                            f"resolve ({k.kind})", partial(self.app.open_conflict, k.id)))
+                            f"resolve ({k.kind})", partial(app.open_conflict, k.id)))
             return out
 
         self.entries = await asyncio.to_thread(load)

@@ -71,7 +71,7 @@ class AuditScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_screen_resume(self) -> None:
-        target = self.app.audit_target  # type: ignore[attr-defined]
+        target = self.memdesk.audit_target
         if target is not None and target != self.shown:
             subject, predicate, obj = target
             self.query_one("#audit-subject", Input).value = subject

@@ -4,7 +4,7 @@ formatting helpers for times and facts."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from memdesk.core import MemdeskError
 from rich.text import Text
@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 if TYPE_CHECKING:
+    from ..app import MemdeskApp
     from ..service import MemdeskService
 
 
@@ -27,8 +28,13 @@ class MemdeskScreen(Screen):
     """Base for the five screens."""
 
     @property
+    def memdesk(self) -> MemdeskApp:
+        """``self.app``, typed as the memdesk app (textual types it as any App)."""
+        return cast("MemdeskApp", self.app)
+
+    @property
     def service(self) -> MemdeskService:
-        return self.app.service  # type: ignore[attr-defined]
+        return self.memdesk.service
 
     def report(self, exc: BaseException) -> None:
         """Post a failure from a worker thread (engine errors only; others propagate)."""

@@ -108,10 +108,10 @@ class ConflictsScreen(MemdeskScreen):
             f"[b]{len(self.items)}[/b] open conflicts shown, oldest first · current belief is unchanged until you decide")
         if self.items:
             target = row
-            wanted = self.app.focus_conflict  # type: ignore[attr-defined]
+            wanted = self.memdesk.focus_conflict
             if wanted is not None:
                 target = next((i for i, c in enumerate(self.items) if c.id == wanted), row)
-                self.app.focus_conflict = None  # type: ignore[attr-defined]
+                self.memdesk.focus_conflict = None
             table.move_cursor(row=max(0, min(target, len(self.items) - 1)))
         self._show_sides()
 
@@ -129,7 +129,7 @@ class ConflictsScreen(MemdeskScreen):
         box = self.query_one("#conflict-sides", Horizontal)
         c = self.current
         texts = [side_text(f, f["id"] is None) for f in c.facts] if c else [Text("no open conflicts")]
-        panels = list(box.query(".side"))
+        panels = list(box.query(".side").results(Static))
         for panel in panels[len(texts):]:
             panel.remove()
         for panel, text in zip(panels, texts, strict=False):
@@ -147,16 +147,26 @@ class ConflictsScreen(MemdeskScreen):
         c = self.current
         if c is None:
             return
+        conflict_id = c.id
+
+        def keep_both(scope: str | None) -> None:
+            if scope:
+                self.resolve(conflict_id, keep, scope, None)
+
+        def retract_both(reason: str | None) -> None:
+            if reason is not None:
+                self.resolve(conflict_id, keep, None, reason or None)
+
         if keep == "both":
             self.app.push_screen(
-                self.app.prompt(f"keep both: in which scope does the incoming value hold? "
-                             f"(the existing one stays in {c.scope!r})", "e.g. session or project"),
-                lambda scope: scope and self.resolve(c.id, keep, scope, None))
+                self.memdesk.prompt(f"keep both: in which scope does the incoming value hold? "
+                                    f"(the existing one stays in {c.scope!r})", "e.g. session or project"),
+                keep_both)
         elif keep == "neither":
             self.app.push_screen(
-                self.app.prompt(f"retract both values of {c.subject} {c.predicate}: why?",
-                             "reason (optional)", required=False),
-                lambda reason: reason is not None and self.resolve(c.id, keep, None, reason or None))
+                self.memdesk.prompt(f"retract both values of {c.subject} {c.predicate}: why?",
+                                    "reason (optional)", required=False),
+                retract_both)
         else:
             self.resolve(c.id, keep, None, None)
 
@@ -171,13 +181,13 @@ class ConflictsScreen(MemdeskScreen):
         c = message.conflict
         self.notify(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by})", timeout=4)
         self.fetch()
-        self.app.refresh_overview()  # type: ignore[attr-defined]
+        self.memdesk.refresh_overview()
 
     def action_audit(self) -> None:
         c = self.current
         if c is not None:
             existing = next((f["object"] for f in c.facts if f["id"] is not None), None)
-            self.app.open_audit(c.subject, c.predicate, existing)  # type: ignore[attr-defined]
+            self.memdesk.open_audit(c.subject, c.predicate, existing)
 
     def action_reload(self) -> None:
         self.fetch()

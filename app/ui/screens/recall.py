@@ -177,6 +177,6 @@ class RecallScreen(MemdeskScreen):
         if 0 <= row < len(hits):
             hit = hits[row]
             if hit.subject and hit.predicate:
-                self.app.open_audit(hit.subject, hit.predicate, hit.object)  # type: ignore[attr-defined]
+                self.memdesk.open_audit(hit.subject, hit.predicate, hit.object)
             else:
                 self.notify("this result is not linked to a fact", severity="warning")

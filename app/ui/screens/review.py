@@ -126,8 +126,8 @@ class ReviewScreen(MemdeskScreen):
         self.fetch(None, append=False)
 
     def on_screen_resume(self) -> None:
-        if self.app.focus_candidate is not None:  # type: ignore[attr-defined]
-            self._jump(self.app.focus_candidate)  # type: ignore[attr-defined]
+        if self.memdesk.focus_candidate is not None:
+            self._jump(self.memdesk.focus_candidate)
 
     # ---------------------------------------------------------------- data
     @work(thread=True, exclusive=True, group="review-page")
@@ -157,8 +157,8 @@ class ReviewScreen(MemdeskScreen):
             self._rebuild(0)
         self.total, self.more = page.total, page.more
         self._count()
-        if self.app.focus_candidate is not None:  # type: ignore[attr-defined]
-            self._jump(self.app.focus_candidate)  # type: ignore[attr-defined]
+        if self.memdesk.focus_candidate is not None:
+            self._jump(self.memdesk.focus_candidate)
         elif not message.append:
             self._show_current()
 
@@ -184,7 +184,7 @@ class ReviewScreen(MemdeskScreen):
         for i, c in enumerate(self.items):
             if c.id == candidate_id:
                 self.query_one(DataTable).move_cursor(row=i)
-                self.app.focus_candidate = None  # type: ignore[attr-defined]
+                self.memdesk.focus_candidate = None
                 return
 
     @property
@@ -254,7 +254,7 @@ class ReviewScreen(MemdeskScreen):
         self.undo_stack.append(Decision(message.candidate, message.verdict))
         self.last = message.detail
         self._count()
-        self.app.refresh_overview()  # type: ignore[attr-defined]
+        self.memdesk.refresh_overview()
 
     def action_approve(self) -> None:
         taken = self._take_current()
@@ -272,7 +272,7 @@ class ReviewScreen(MemdeskScreen):
                 if taken:
                     self.decide(taken[0], "rejected", reason=reason)
 
-        self.app.push_screen(self.app.prompt(  # type: ignore[attr-defined]
+        self.memdesk.push_screen(self.memdesk.prompt(
             f"reject #{cand.id} {cand.predicate} = {cand.object}: why?", "reason (required)"), done)
 
     def action_edit(self) -> None:
@@ -286,7 +286,7 @@ class ReviewScreen(MemdeskScreen):
                 if taken:
                     self.decide(taken[0], "approved", edits=edits or None)
 
-        self.app.push_screen(self.app.edit_form(cand), done)  # type: ignore[attr-defined]
+        self.memdesk.push_screen(self.memdesk.edit_form(cand), done)
 
     def action_skip(self) -> None:
         self.action_cursor(1)
@@ -322,12 +322,12 @@ class ReviewScreen(MemdeskScreen):
         table.move_cursor(row=self.items.index(cand))
         self.last = f"undone: #{cand.id} is pending again"
         self._count()
-        self.app.refresh_overview()  # type: ignore[attr-defined]
+        self.memdesk.refresh_overview()
 
     def action_audit(self) -> None:
         cand = self.current
         if cand is not None:
-            self.app.open_audit(cand.subject, cand.predicate, None)  # type: ignore[attr-defined]
+            self.memdesk.open_audit(cand.subject, cand.predicate, None)
 
     def action_reload(self) -> None:
         self.fetch(None, append=False)

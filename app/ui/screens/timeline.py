@@ -95,10 +95,10 @@ class TimelineScreen(MemdeskScreen):
             widget.focus()
 
     def on_screen_resume(self) -> None:
-        subject = self.app.subject  # type: ignore[attr-defined]
+        subject = self.memdesk.subject
         if subject and (self.data is None or self.data.subject != subject):
             self.load(subject)
-        elif not subject and self.app.overview is not None:  # type: ignore[attr-defined]
+        elif not subject and self.memdesk.overview is not None:
             self.query_one("#timeline-subject", Label).update(
                 "this store holds no facts yet: ingest a conversation or import facts "
                 "(memdesk ingest FILE / memdesk import FILE), or try memdesk demo")
@@ -191,7 +191,7 @@ class TimelineScreen(MemdeskScreen):
     def action_audit(self) -> None:
         fact = self.query_one(TimelineChart).selected_fact
         if fact is not None:
-            self.app.open_audit(fact.subject, fact.predicate, fact.object)  # type: ignore[attr-defined]
+            self.memdesk.open_audit(fact.subject, fact.predicate, fact.object)
 
     def action_reload(self) -> None:
         if self.data is not None:

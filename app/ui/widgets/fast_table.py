@@ -24,6 +24,9 @@ private rendering methods of that version.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -33,6 +36,8 @@ from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
+
+T = TypeVar("T")
 
 
 def plain_line(cell: object) -> str | None:
@@ -49,7 +54,7 @@ def plain_line(cell: object) -> str | None:
 class FastTable(DataTable):
     """DataTable with cheaper repaints (see the module docstring)."""
 
-    _pass_styles: dict[object, Style] | None = None  # set while a repaint runs
+    _pass_styles: dict[object, Any] | None = None  # set while a repaint runs
     _content_version = 0  # bumped whenever a cell's value changes
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
@@ -77,7 +82,7 @@ class FastTable(DataTable):
         finally:
             self._pass_styles = None
 
-    def _cached_style(self, key: object, compute) -> Style:  # noqa: ANN001
+    def _cached_style(self, key: object, compute: Callable[[], T]) -> T:
         styles = self._pass_styles
         if styles is None:
             return compute()
@@ -90,8 +95,8 @@ class FastTable(DataTable):
         # DataTable.render_line, with the widget's style computed once per repaint
         width, _height = self.size
         scroll_x, scroll_y = self.scroll_offset
-        fixed_rows_height = sum(self.get_row_height(self._row_locations.get_key(index))
-                                for index in range(self.fixed_rows))
+        fixed_keys = (self._row_locations.get_key(index) for index in range(self.fixed_rows))
+        fixed_rows_height = sum(self.get_row_height(key) for key in fixed_keys if key is not None)
         if self.show_header:
             fixed_rows_height += self.get_row_height(self._header_row_key)
         if y >= fixed_rows_height:
@@ -171,9 +176,10 @@ class FastTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
         row = self.rows.get(row_key) if row_key is not None else None
-        if row is None or row.height != 1 or self.cell_padding * 2 > width:
+        if row_key is None or row is None or row.height != 1 or self.cell_padding * 2 > width:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        cell = self._data[row_key].get(self._column_locations.get_key(column_index))
+        column_key = self._column_locations.get_key(column_index)
+        cell = self._data[row_key].get(column_key) if column_key is not None else None
         text = plain_line(cell)
         if text is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)

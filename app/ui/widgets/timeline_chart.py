@@ -76,8 +76,8 @@ def layout(rows: tuple[Fact, ...] | list[Fact], known_at: int, now: int,
             for r in sorted(group, key=lambda f: (f.valid_from, f.id)):
                 seg = Segment(r, r.valid_from, r.valid_to if r.valid_to is not None else end, dim)
                 for lane in group_lanes:
-                    last = lane[-1]
-                    if last.end <= seg.start and max(x(last.end), x(last.start) + 1) <= x(seg.start):
+                    prev = lane[-1]
+                    if prev.end <= seg.start and max(x(prev.end), x(prev.start) + 1) <= x(seg.start):
                         lane.append(seg)
                         break
                 else:
