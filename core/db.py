@@ -17,6 +17,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from .errors import StoreError
 
@@ -75,6 +76,7 @@ class PreparedQuery:
 
     def __init__(self, statement: ClauseElement, engine: Engine) -> None:
         compiled = statement.compile(dialect=engine.dialect)
+        assert isinstance(compiled, SQLCompiler)  # a statement compiles to SQL
         self.sql = str(compiled)
         self._positional = compiled.positional
         self._names: Sequence[str] = tuple(compiled.positiontup or ()) if compiled.positional else ()

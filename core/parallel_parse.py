@@ -85,7 +85,7 @@ def _pack(claim: ClaimInput) -> tuple:
 
 def _unpack(packed: tuple) -> ParsedClaim:
     """The claim ``_pack`` sent, without validating or deriving anything again."""
-    return ParsedClaim(*packed[:-1], ParsedSource._make(packed[-1]))
+    return ParsedClaim._make((*packed[:-1], ParsedSource._make(packed[-1])))
 
 
 def pickle_flat(message: Any) -> memoryview:

@@ -443,7 +443,7 @@ def parse_en_number_words(text: str) -> int | None:
                 current *= 100
             else:
                 total += current * scale
-                current = 0
+                current = Fraction(0)
         else:
             return None
     value = total + current
@@ -466,11 +466,11 @@ def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
         found.append((m.start(), m.end(), Amount(Decimal(value), currency)))
     for m in _ARABIC_EN_RE.finditer(text):
         unit = m.group("cur").lower()
-        value = Decimal(m.group("num").replace(",", ""))
+        number = Decimal(m.group("num").replace(",", ""))
         if unit == "grand":
-            found.append((m.start(), m.end(), Amount(value * 1000, None)))
+            found.append((m.start(), m.end(), Amount(number * 1000, None)))
         else:
-            found.append((m.start(), m.end(), Amount(value, "GBP")))
+            found.append((m.start(), m.end(), Amount(number, "GBP")))
     return found
 
 

@@ -129,8 +129,8 @@ class SubjectMatcher:
         for word in _WORD.findall(text):
             keys.add(word)
             keys.update(word[:-len(end)] for end in _INFLECTIONS if word.endswith(end))
-        candidates = sorted({(s, n): pat for k in keys for s, n, pat in self._by_key.get(k, ())}.items())
-        candidates = [(s, n, pat) for (s, n), pat in candidates] + self._unkeyed
+        keyed = sorted({(s, n): pat for k in keys for s, n, pat in self._by_key.get(k, ())}.items())
+        candidates = [(s, n, pat) for (s, n), pat in keyed] + self._unkeyed
         found = [Mention(s, m.start(), m.end(), n)
                  for s, n, pat in candidates for m in pat.finditer(text)]
         return list(dict.fromkeys(m.target for m in _longest_first(found)))

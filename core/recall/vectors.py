@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import Engine, bindparam, func, select
+from sqlalchemy import Engine, Executable, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..clock import SystemClock, now_us
@@ -91,6 +91,7 @@ class VectorStore:
 
     def _insert(self, conn, rows: list[dict]) -> None:
         dialect = self.engine.dialect.name
+        stmt: Executable
         if dialect == "postgresql":
             stmt = postgresql.insert(VECTOR).on_conflict_do_nothing()
         elif dialect == "sqlite":
