@@ -11,7 +11,10 @@ Fact rows are immutable after insert except for the retirement stamp
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint, text
+from sqlalchemy.sql.schema import Table
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 2
@@ -21,7 +24,14 @@ def _big(nullable: bool = False, index: bool = False) -> Column:
     return Column(BigInteger, nullable=nullable, index=index)
 
 
-class StoreMeta(SQLModel, table=True):
+class TableModel(SQLModel):
+    """The base of the tables below. SQLModel gives every ``table=True`` class
+    its SQLAlchemy ``Table`` as ``__table__``; declared here for type checkers."""
+
+    __table__: ClassVar[Table]
+
+
+class StoreMeta(TableModel, table=True):
     """One row (id 1). Every write transaction updates it first: that takes the
     store's write lock on both backends and keeps transaction time monotonic."""
 
@@ -35,7 +45,7 @@ class StoreMeta(SQLModel, table=True):
     audit_last: int | None = None
 
 
-class TurnRow(SQLModel, table=True):
+class TurnRow(TableModel, table=True):
     """A raw conversation turn: the immutable resource layer."""
 
     __tablename__ = "turn"
@@ -53,7 +63,7 @@ class TurnRow(SQLModel, table=True):
     imported_at: int = Field(sa_column=_big())
 
 
-class ClaimRow(SQLModel, table=True):
+class ClaimRow(TableModel, table=True):
     """Every incoming assertion (extracted or imported) with its provenance and
     what became of it: asserted, merged into an existing fact, waiting for
     review, held by a conflict, approved or rejected. The review queue is the
@@ -101,7 +111,7 @@ class ClaimRow(SQLModel, table=True):
     gates: str = Field(default="", sa_column=Column(Text, nullable=False))
 
 
-class FactRow(SQLModel, table=True):
+class FactRow(TableModel, table=True):
     """A bitemporal fact row. Valid time [valid_from, valid_to) and transaction
     time [recorded_at, retired_at); NULL ends are open."""
 
@@ -136,7 +146,7 @@ class FactRow(SQLModel, table=True):
     sensitive: bool = False
 
 
-class MemoryRow(SQLModel, table=True):
+class MemoryRow(TableModel, table=True):
     """A memory text for the vector path (DESIGN §1): what was said, with
     sensitive data masked, linked to the claim and turn it came from. Near
     duplicates for one subject merge into one row whose ``mentions`` grows."""
@@ -154,7 +164,7 @@ class MemoryRow(SQLModel, table=True):
     mentions: int = 1
 
 
-class ConflictRow(SQLModel, table=True):
+class ConflictRow(TableModel, table=True):
     """An unexplained contradiction between current belief and an incoming claim."""
 
     __tablename__ = "conflict"
@@ -173,7 +183,7 @@ class ConflictRow(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
-class PredicateUse(SQLModel, table=True):
+class PredicateUse(TableModel, table=True):
     """Predicates seen that the catalog does not list, with their declared arity."""
 
     __tablename__ = "predicate_use"
@@ -183,7 +193,7 @@ class PredicateUse(SQLModel, table=True):
     first_claim_id: int
 
 
-class AuditRow(SQLModel, table=True):
+class AuditRow(TableModel, table=True):
     """Append-only log of every operation that changed the store: who or what,
     when (transaction and wall-clock time), why, and which rows it touched.
 
@@ -226,7 +236,7 @@ FACT_COLUMNS: tuple[str, ...] = tuple(c.name for c in FactRow.__table__.columns)
 from sqlalchemy import LargeBinary  # noqa: E402 - kept with the table below (appended)
 
 
-class RecallVectorRow(SQLModel, table=True):
+class RecallVectorRow(TableModel, table=True):
     """The embedding of one memory text or raw turn (the vector path's source
     of truth; the Annoy index file is derived from these rows). ``kind`` is
     ``memory`` or ``turn``; ``item_id`` the id in that table. Vectors of every
