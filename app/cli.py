@@ -738,7 +738,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.command, args.func, args.screen, args.subject = "app", cmd_app, "timeline", None
     try:
         settings = load_settings(args.db)
-        if args.command in ("app", "screenshots"):
+        if args.command == "app":
             settings = replace(settings, db=_app_store(settings))
         if args.command == "upgrade":
             return cmd_upgrade(args, settings)

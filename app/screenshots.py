@@ -1,7 +1,7 @@
 """Regenerate ``screenshots/*.svg``: every screen of the app on the demo store,
 at a fixed terminal size and a fixed clock, so the output is deterministic.
 
-Run: ``python -m app.screenshots [--out screenshots]`` (or ``memdesk screenshots``).
+Run: ``python -m memdesk.app.screenshots [--out screenshots]``.
 The same scenes drive the snapshot tests (tests/test_app_snapshots.py).
 """
 
@@ -133,7 +133,7 @@ async def take(scene: Scene, store_path: Path, out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.screenshots", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m memdesk.app.screenshots", description=__doc__)
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder for the SVGs (default {OUT})")
     args = parser.parse_args(argv)
     os.environ.pop("NO_COLOR", None)
