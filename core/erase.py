@@ -17,8 +17,10 @@
    the time and the counts, never the name or the text, plus the new digests
    of every entry whose content or rows changed (``detail.amended``), so that
    ``verify`` still passes and shows the erasure;
-5. it marks recall index files beside the store stale (their manifests are
-   removed), so the next search rebuilds them from the remaining vectors.
+5. it counts the erasure in ``store_meta.erasures``. Erasure knows nothing of
+   recall's files: every recall index records the count it was built at and
+   discards itself when the store's is higher (``core.recall``), and the Store
+   tells the Recallers of its process at once (``Store.on_erasure``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, inspect, select, update
@@ -34,10 +35,11 @@ from sqlalchemy import delete, inspect, select, update
 from .chain import AUDIT, ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
 from .errors import InvalidInput, StoreError, SubjectNotFound
-from .schema import RecallVectorRow
+from .schema import RecallVectorRow, StoreMeta
 from .writer import CLAIM, CONFLICT, FACT, MEMORY, TURN, WriteBatch, chunks
 
 VECTOR = RecallVectorRow.__table__
+META = StoreMeta.__table__
 
 SUBJECT = re.compile(r"^user:(\S.*)$")
 SCRUBBED_DETAIL = json.dumps({"erased": True})
@@ -157,6 +159,7 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:
         now = after.digests(e)
         if now != digests[e["id"]]:
             amended[str(e["id"])] = [now[0].hex(), now[1].hex()]
+    conn.execute(update(META).where(META.c.id == 1).values(erasures=META.c.erasures + 1))
     batch.audit(by, ERASED_ACTION, reason="erasure of a person's data on request",
                 detail={"counts": {**counts, "vectors": vectors,
                                    "entries_scrubbed": scrubbed},
@@ -167,29 +170,4 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:
                          entries_amended=len(amended), audit_entry=batch._last_audit)
 
 
-def mark_recall_stale(url: str, index_dir: str | Path | None = None) -> list[str]:
-    """Remove the recall index files of the store (in its default folder and in
-    ``index_dir``), so the next search rebuilds the index from the stored
-    vectors, which no longer hold erased items. Returns the paths removed."""
-    try:
-        from .recall.service import default_index_dir
-    except ImportError:  # pragma: no cover - recall's packages missing
-        return []
-    folders = {default_index_dir(url)}
-    if index_dir:
-        folders.add(Path(index_dir).expanduser())
-    removed = []
-    for folder in folders:
-        if not folder.is_dir():
-            continue
-        for path in folder.glob("*"):
-            if path.suffix in (".json", ".annoy", ".npy"):
-                try:
-                    path.unlink()
-                    removed.append(str(path))
-                except OSError:
-                    pass
-    return removed
-
-
-__all__ = ["ErasureReport", "erase_subject", "mark_recall_stale"]
+__all__ = ["ErasureReport", "erase_subject"]

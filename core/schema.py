@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from sqlalchemy import BigInteger, Column, Index, Text, UniqueConstraint, text
+from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstraint, text
 from sqlalchemy.sql.schema import Table
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _big(nullable: bool = False, index: bool = False) -> Column:
@@ -43,6 +43,9 @@ class StoreMeta(TableModel, table=True):
     # the audit chain's head: the hash and id of the newest entry (core.chain)
     audit_head: str | None = None
     audit_last: int | None = None
+    # how many erasures the store has seen (core.erase): derived data built
+    # before the latest one (recall indexes) must be discarded and rebuilt
+    erasures: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
 class TurnRow(TableModel, table=True):

@@ -210,7 +210,7 @@ def test_erasure_removes_a_person_and_verify_still_passes(full, tmp_path):
 
     index_files = sorted((tmp_path / "idx").glob("*.annoy"))
     assert index_files
-    report = full.erase_subject("user:carol", by="dpo", index_dir=tmp_path / "idx")
+    report = full.erase_subject("user:carol", by="dpo")
     assert not any(p.exists() for p in index_files)  # stale: rebuilt on the next search
     assert report.turns == 50 and report.facts > 0 and report.claims > 0
     assert report.vectors > 0

@@ -1,7 +1,9 @@
 """Schema migrations (Alembic), configured in code: no alembic.ini is needed.
 
 Revision ``0001`` is the first released schema; ``0002`` adds the audit
-log's hash chain (``core.chain``). Stores made before Alembic was used carry
+log's hash chain (``core.chain``); ``0003`` re-hashes it canonically (RFC 8785
+JSON) and stores gate steps as JSON; ``0004`` adds the erasure count that
+recall indexes check. Stores made before Alembic was used carry
 no ``alembic_version`` table: their ``store_meta.schema_version`` 1 means 0001.
 """
 
@@ -33,7 +35,9 @@ def config(url: str | None = None) -> Config:
 @lru_cache(maxsize=1)
 def head() -> str:
     """The newest revision this code knows."""
-    return ScriptDirectory.from_config(config()).get_current_head()
+    rev = ScriptDirectory.from_config(config()).get_current_head()
+    assert rev is not None, "the migration scripts have one head"
+    return rev
 
 
 @lru_cache(maxsize=1)
@@ -56,7 +60,8 @@ def current(conn: Connection) -> str | None:
 
     meta = StoreMeta.__table__
     version = conn.execute(select(meta.c.schema_version).where(meta.c.id == 1)).scalar()
-    return LEGACY.get(version, f"schema_version {version}")
+    legacy = LEGACY.get(version) if isinstance(version, int) else None
+    return legacy or f"schema_version {version}"
 
 
 def stamp(conn: Connection, revision: str = "head") -> None:
@@ -72,7 +77,7 @@ def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
         before = current(conn)
         cfg = config()
         cfg.attributes["connection"] = conn
-        if before in LEGACY.values() and not _has_version_table(conn):
+        if before is not None and before in LEGACY.values() and not _has_version_table(conn):
             command.stamp(cfg, before)
         command.upgrade(cfg, revision)
         after = MigrationContext.configure(conn).get_current_revision()

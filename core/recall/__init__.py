@@ -15,7 +15,7 @@ and subjects a query names), ``scoring`` (the score and its weights),
 ``service`` (the Recaller).
 """
 
-from .annoy_index import Manifest, file_checksum
+from .annoy_index import Manifest, file_checksum, remove_index_files
 from .collection import IndexReport, IndexSettings
 from .embedders import (
     DEFAULT_EMBEDDER,
@@ -34,5 +34,5 @@ __all__ = [
     "Comparison", "ConcatEmbedder", "DEFAULT_EMBEDDER", "E5Embedder", "EMBEDDERS", "Embedder",
     "HitSource", "IndexReport", "IndexSettings", "Manifest", "RecallHit", "RecallWeights",
     "Recaller", "UseEmbedder", "default_index_dir", "embedder_key", "file_checksum",
-    "make_embedder",
+    "make_embedder", "remove_index_files",
 ]

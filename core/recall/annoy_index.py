@@ -52,12 +52,13 @@ from annoy import AnnoyIndex
 
 from .vectors import VectorBlock
 
-FORMAT = 4
+FORMAT = 5  # 5: the manifest records the store's erasure count
 METRIC = "angular"
 _SAMPLE_BLOCKS = 64
 _SAMPLE_SIZE = 1 << 16
 _PCA_SAMPLE = 20_000
 _ARRAYS = ("ids", "vec", "proj")
+_MAX_SHARDS = 16  # more than any build makes (IndexSettings.shards_for)
 
 
 def parts(shards: int) -> tuple[str, ...]:
@@ -89,6 +90,9 @@ class Manifest:
     built_at: float
     build_seconds: float
     files: dict
+    erasures: int = 0
+    """The store's erasure count when the index was built (``store_meta.erasures``):
+    an index built before a later erasure may hold erased vectors and is discarded."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -157,6 +161,18 @@ class IndexFiles:
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size)
+
+    def remove(self) -> list[Path]:
+        """Delete this index's files (manifest first, so a reader never sees a
+        manifest without its parts). Returns the files removed."""
+        removed = []
+        for path in (self.manifest, *(self.part(p) for p in parts(_MAX_SHARDS))):
+            try:
+                path.unlink()
+                removed.append(path)
+            except FileNotFoundError:
+                pass
+        return removed
 
     def size_on_disk(self) -> int:
         manifest, _ = read_manifest(self)
@@ -368,6 +384,29 @@ def _alive(pid: int) -> bool:
     return True
 
 
+INDEX_KINDS = ("memory", "turn")
+
+
+def remove_index_files(folder: Path) -> list[Path]:
+    """Delete every index file in ``folder`` (of any kind and embedder, and any
+    temporary file of a build), nothing else: after an erasure, no file may
+    keep an erased vector. Returns the files removed; a file that cannot be
+    removed is left (and an index opened from it is discarded all the same)."""
+    removed = []
+    try:
+        candidates = [p for kind in INDEX_KINDS for p in folder.glob(f"{kind}-*")
+                      if p.suffix in (".annoy", ".npy", ".json") or ".tmp-" in p.name]
+    except OSError:
+        return removed
+    for path in candidates:
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
 def remove_stale_temporaries(files: IndexFiles) -> list[Path]:
     """Delete the temporary files of builds whose process is gone (killed
     before it could clean up). Returns the files removed."""
@@ -389,7 +428,7 @@ def remove_stale_temporaries(files: IndexFiles) -> list[Path]:
 
 
 def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim: int = 64,
-                shards: int = 1, seed: int = 1, n_jobs: int = -1,
+                shards: int = 1, seed: int = 1, n_jobs: int = -1, erasures: int = 0,
                 progress: Callable[[str, int, int], None] | None = None) -> Manifest:
     """Build the index of ``block`` (all stored vectors up to its last row id),
     as ``shards`` forests of ``n_trees`` trees each, and move it into place
@@ -444,6 +483,7 @@ def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim
             built_at=time.time(), build_seconds=round(time.perf_counter() - started, 3),
             files={p: {"size": tmp[p].stat().st_size, "checksum": file_checksum(tmp[p])}
                    for p in names},
+            erasures=erasures,
         )
         tmp_manifest.write_text(json.dumps(manifest.to_dict(), indent=1), encoding="utf-8")
         _fsync(tmp_manifest)

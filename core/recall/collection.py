@@ -14,7 +14,11 @@ Lifecycle, run at the start of every search (``refresh``):
    and merged with the index results; past ``rebuild_after`` of them the index
    is rebuilt;
 5. an index rebuilt meanwhile by another process is noticed (its manifest
-   changed) and reopened.
+   changed) and reopened;
+6. an erasure since the index was built (the store's ``store_meta.erasures``
+   is higher than the count in the manifest) discards the index files and
+   every vector held in memory, and the collection is rebuilt from the stored
+   vectors, which no longer hold erased items.
 """
 
 from __future__ import annotations
@@ -25,11 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
+from ..schema import StoreMeta
 from .annoy_index import IndexFiles, LoadedIndex, Manifest, build_index, dot, open_index
 from .embedders import Embedder
 from .vectors import Progress, VectorBlock, VectorStore
+
+_META = StoreMeta.__table__
+_Q_ERASURES = select(_META.c.erasures).where(_META.c.id == 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +144,7 @@ class Collection:
                  settings: IndexSettings, notify: Callable[[str], None],
                  progress: Progress | None = None) -> None:
         self.kind = kind
+        self._engine = engine
         self.embedder = embedder
         self.settings = settings
         self.vectors = VectorStore(engine, embedder, kind)
@@ -148,6 +157,7 @@ class Collection:
         self._tail = VectorBlock.empty(embedder.dim)  # everything, when there is no index
         self._last_row = 0
         self._seen: object = None  # the store stamp of the last full refresh
+        self._erasures = 0  # the store's erasure count when the vectors were loaded
 
     @property
     def ready(self) -> bool:
@@ -165,8 +175,14 @@ class Collection:
                     and (self._index is None
                          or self.files.manifest_stamp() == self._index.stamp)):
                 return
+            erasures = self._store_erasures()
+            if self._ready and erasures != self._erasures:
+                self._notify(f"the store erased a subject since the {self.kind} vectors were "
+                             "loaded; discarding them and the index")
+                self.discard()
             if not self._ready:
                 self.vectors.ensure_table()
+                self._erasures = erasures
             self.vectors.embed_missing(progress=self._progress)
             if not self._ready:
                 self._open()
@@ -189,6 +205,11 @@ class Collection:
             self._tail, self._last_row = VectorBlock.empty(self.embedder.dim), 0
             return
         index, why = open_index(self.files, self.embedder.dim)
+        if index is not None and index.manifest.erasures != self._erasures:
+            why = (f"it was built before an erasure (erasure {index.manifest.erasures}, the "
+                   f"store has had {self._erasures})")
+            index = None
+            self.files.remove()
         if index is not None:
             in_db = self.vectors.count(index.manifest.max_row_id)
             if in_db != index.manifest.items:
@@ -225,7 +246,8 @@ class Collection:
             manifest = build_index(self.files, block, n_trees=self.settings.n_trees,
                                    proj_dim=self.settings.proj_dim,
                                    shards=self.settings.shards_for(len(block)),
-                                   n_jobs=self.settings.build_jobs, progress=self._progress)
+                                   n_jobs=self.settings.build_jobs, erasures=self._erasures,
+                                   progress=self._progress)
             index, why = open_index(self.files, self.embedder.dim)
             if index is None:  # pragma: no cover - a build that cannot be read back
                 self._notify(f"the rebuilt recall index cannot be read ({why}); searching exactly")
@@ -258,6 +280,22 @@ class Collection:
                 self._tail, self._last_row = new, int(new.row_ids[-1])
             return IndexReport(self.kind, key, manifest.items, embedded, "index", True,
                                manifest.build_seconds, str(self.files.annoy), None)
+
+    def _store_erasures(self) -> int:
+        with self._engine.connect() as conn:
+            return int(conn.execute(_Q_ERASURES).scalar() or 0)
+
+    def discard(self) -> None:
+        """Forget the index and every vector held in memory and delete this
+        collection's index files (after an erasure); the next refresh reloads
+        from the store."""
+        with self._lock:
+            self._index = None
+            self._tail = VectorBlock.empty(self.embedder.dim)
+            self._last_row = 0
+            self._ready = False
+            self._seen = None
+            self.files.remove()
 
     def close(self) -> None:
         with self._lock:

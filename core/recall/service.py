@@ -50,6 +50,7 @@ from ..records import STATUSES, Fact
 from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
 from ..store import Store
 from ..timeutil import iso, parse_time_us
+from .annoy_index import remove_index_files
 from .collection import Collection, IndexReport, IndexSettings
 from .embedders import DEFAULT_EMBEDDER, Embedder, embedder_key, make_embedder
 from .intent import PredicateMatcher, SubjectMatcher, is_chinese
@@ -290,6 +291,7 @@ class Recaller:
         self._anchor_marks: dict[str, tuple] = {}
         self._queries: dict[str, PreparedQuery] = {}
         self.messages: list[str] = []
+        store.on_erasure(self._forget_erased)
 
     # ------------------------------------------------------------- plumbing
     @property
@@ -315,6 +317,20 @@ class Recaller:
                                  self.index_settings, self._notify, self._progress)
                 self._collections[kind] = col
             return col
+
+    def _forget_erased(self) -> None:
+        """After an erasure committed by this process's Store: drop every vector
+        and cached text held in memory and delete every index file in the
+        index folder, so that nothing erased stays anywhere (the next search
+        rebuilds from the stored vectors)."""
+        with self._lock:
+            collections = list(self._collections.values())
+        for col in collections:
+            col.discard()
+        self.close()
+        removed = remove_index_files(self.index_dir)
+        if removed:
+            self._notify(f"erasure: removed {len(removed)} recall index file(s) from {self.index_dir}")
 
     def close(self) -> None:
         """Drop the cached index and vectors (the store stays open)."""
