@@ -46,6 +46,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 from annoy import AnnoyIndex
@@ -53,7 +54,7 @@ from annoy import AnnoyIndex
 from .vectors import VectorBlock
 
 FORMAT = 5  # 5: the manifest records the store's erasure count
-METRIC = "angular"
+METRIC: Final = "angular"
 _SAMPLE_BLOCKS = 64
 _SAMPLE_SIZE = 1 << 16
 _PCA_SAMPLE = 20_000

@@ -38,11 +38,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from hashlib import sha1
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.sql.elements import BindParameter
 
 from ..db import PreparedQuery
 from ..errors import InvalidInput
@@ -74,7 +75,7 @@ _FILTERED_EXACT_MAX = 50_000
 # candidate rows are fetched in blocks of _BLOCK ids (padded with -1) by statements
 # compiled once per dialect and run on the DBAPI cursor (core.db.PreparedQuery)
 _BLOCK = 64
-_ID_PARAMS = [bindparam(f"i{j}") for j in range(_BLOCK)]
+_ID_PARAMS: list[BindParameter[int]] = [bindparam(f"i{j}") for j in range(_BLOCK)]
 _MEMORY_COLS = (MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text,
                 MEMORY.c.created_at, MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.turn_id,
                 CLAIM.c.scope, CLAIM.c.confidence, CLAIM.c.source_kind, CLAIM.c.merged_into,
@@ -398,12 +399,13 @@ class Recaller:
 
     def status(self) -> dict[str, Any]:
         """What is loaded: per collection, items, mode and the index path."""
+        collections: dict[str, Any] = {}
         out = {"embedder": embedder_key(self.embedder) if self._embedder else str(self._embedder_spec),
-               "index_dir": str(self.index_dir), "collections": {}}
+               "index_dir": str(self.index_dir), "collections": collections}
         for kind, col in self._collections.items():
-            out["collections"][kind] = {"items": col.size,
-                                        "mode": "index" if col.uses_index else "exact",
-                                        "path": str(col.files.annoy)}
+            collections[kind] = {"items": col.size,
+                                 "mode": "index" if col.uses_index else "exact",
+                                 "path": str(col.files.annoy)}
         return out
 
     @staticmethod
@@ -578,7 +580,7 @@ class Recaller:
         only); on PostgreSQL the read transaction psycopg opened is ended."""
         fairy = self.store.engine.raw_connection()
         try:
-            raw = fairy.driver_connection
+            raw = cast(Any, fairy.driver_connection)  # the DBAPI connection: untyped
             yield raw
             if self.store.engine.dialect.name == "postgresql":
                 raw.rollback()
@@ -732,7 +734,7 @@ class Recaller:
         def vector(h: RecallHit, window: list[RecallHit]) -> np.ndarray | None:
             i = item(h)
             if i is not None and i not in vectors:
-                wanted = {item(x) for x in (*window, *kept)} - vectors.keys() - {None}
+                wanted = {j for x in (*window, *kept) if (j := item(x)) is not None} - vectors.keys()
                 vectors.update(dict.fromkeys(wanted))  # None stays for items without a vector
                 vectors.update(col.vectors_of(sorted(wanted)))
             return vectors.get(i) if i is not None else None
