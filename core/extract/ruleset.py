@@ -16,9 +16,11 @@ mix both languages or name neither). Each file has two tables:
 
 Every entry has a ``description`` and may have ``examples``: inline tables
 ``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or
-``yields = "nothing"``), optionally with ``project`` (the turn's project) and
-``lang``. An example is one user turn run through ``extract()``: it must yield
-exactly those facts, and the rule it belongs to must match while it is read
+``yields = "nothing"``), optionally with ``project`` (the turn's project),
+``lang``, ``speaker`` (``"assistant"`` for a guess the agent makes) and
+``context`` (the turns before it: ``[{speaker = "assistant", text = "..."}]``).
+An example is one turn run through ``extract()``: it must yield exactly those
+facts, and the rule it belongs to must match while it is read
 (``tests/test_rule_examples.py``).
 
 A malformed file raises :class:`RulesError`, naming the file and the entry.
@@ -44,7 +46,8 @@ _FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.D
           "ASCII": re.ASCII}
 _KINDS = ("cue", "pattern")
 _ENTRY_KEYS = {"description", "words", "pattern", "flags", "examples"}
-_EXAMPLE_KEYS = {"text", "yields", "project", "lang"}
+_EXAMPLE_KEYS = {"text", "yields", "project", "lang", "speaker", "context"}
+_CONTEXT_KEYS = {"speaker", "text", "project"}
 _POLARITIES = ("positive", "negative")
 _REF = re.compile(r"\{\{([a-z]+)\.([a-z0-9_.]+)\}\}")
 _NAME = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
@@ -62,6 +65,8 @@ class Example:
     yields: tuple[tuple[str, str, str], ...]
     project: str | None = None
     lang: str | None = None
+    speaker: str = "user"
+    context: tuple[tuple[str, str, str | None], ...] = ()  # earlier turns: (speaker, text, project)
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class Rule:
     regex: re.Pattern[str] | None
     examples: tuple[Example, ...]
     file: str
+    uses: tuple[str, ...] = ()  # the cues its text names ({{lang.name}})
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,17 @@ def _examples(raw: Any, file: str, where: str) -> tuple[Example, ...]:
             raise _fail(file, at, "project must be a string")
         if lang is not None and lang not in ("zh", "en"):
             raise _fail(file, at, 'lang must be "zh" or "en"')
-        out.append(Example(text, facts, project, lang))
+        speaker = ex.get("speaker", "user")
+        if speaker not in ("user", "assistant"):
+            raise _fail(file, at, 'speaker must be "user" or "assistant"')
+        context = []
+        for turn in ex.get("context", []):
+            if not isinstance(turn, dict) or set(turn) - _CONTEXT_KEYS or not isinstance(turn.get("text"), str) \
+                    or turn.get("speaker", "user") not in ("user", "assistant") \
+                    or not isinstance(turn.get("project", ""), str):
+                raise _fail(file, at, 'context must be a list of {speaker = "user"|"assistant", text = ..., project = ...}')
+            context.append((turn.get("speaker", "user"), turn["text"], turn.get("project")))
+        out.append(Example(text, facts, project, lang, speaker, tuple(context)))
     return tuple(out)
 
 
@@ -189,6 +205,10 @@ def _entries(lang: str, data: Mapping[str, Any], file: str) -> list[_Entry]:
     return out
 
 
+def _uses(e: _Entry) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f"{m.group(1)}.{m.group(2)}" for m in _REF.finditer(e.template)))
+
+
 def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = None) -> RuleSet:
     """The rule set of TOML texts by language (``{"zh": "...", ...}``); ``names`` gives each its file name for
     messages."""
@@ -226,7 +246,7 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
     compiled: dict[str, re.Pattern[str]] = {}
     for e in cues.values():
         source = expand(e, (e.name,))
-        rules[f"cue:{e.name}"] = Rule(e.name, "cue", e.description, source, 0, None, e.examples, e.file)
+        rules[f"cue:{e.name}"] = Rule(e.name, "cue", e.description, source, 0, None, e.examples, e.file, _uses(e))
     for e in patterns.values():
         source = expand(e, ())
         try:
@@ -234,7 +254,7 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
         except re.error as exc:
             raise _fail(e.file, f"pattern {e.name!r}", f"does not compile: {exc}") from exc
         compiled[e.name] = regex
-        rules[e.name] = Rule(e.name, "pattern", e.description, source, e.flags, regex, e.examples, e.file)
+        rules[e.name] = Rule(e.name, "pattern", e.description, source, e.flags, regex, e.examples, e.file, _uses(e))
     return RuleSet(MappingProxyType(rules), MappingProxyType(compiled),
                    MappingProxyType({name: expanded.get(name) or expand(e, (name,)) for name, e in cues.items()}))
 
