@@ -166,7 +166,7 @@ class IndexFiles:
     def remove(self) -> list[Path]:
         """Delete this index's files (manifest first, so a reader never sees a
         manifest without its parts). Returns the files removed."""
-        removed = []
+        removed: list[Path] = []
         for path in (self.manifest, *(self.part(p) for p in parts(_MAX_SHARDS))):
             try:
                 path.unlink()
@@ -393,7 +393,7 @@ def remove_index_files(folder: Path) -> list[Path]:
     temporary file of a build), nothing else: after an erasure, no file may
     keep an erased vector. Returns the files removed; a file that cannot be
     removed is left (and an index opened from it is discarded all the same)."""
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = [p for kind in INDEX_KINDS for p in folder.glob(f"{kind}-*")
                       if p.suffix in (".annoy", ".npy", ".json") or ".tmp-" in p.name]
@@ -411,7 +411,7 @@ def remove_index_files(folder: Path) -> list[Path]:
 def remove_stale_temporaries(files: IndexFiles) -> list[Path]:
     """Delete the temporary files of builds whose process is gone (killed
     before it could clean up). Returns the files removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = list(files.folder.glob(f"{files.stem}*.tmp-*"))
     except OSError:
