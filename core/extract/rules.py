@@ -22,20 +22,25 @@ conventions of ``data/gold/README.md``:
 
 ``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
 
-Vocabulary is kept in tables of cue words (``_ZH_CHOOSE``/``_ZH_REJECT``/``_EN_REJECT``
-for decisions, ``_ZH_DISLIKE``/``_EN_DISLIKE``/``_EN_DISLIKE_PREDICATE`` for
-dislikes, ``_ZH_ANIMAL``/``_EN_ANIMAL`` for pets, ``_EN_COMMUTE`` for commutes,
-``_ZH_MODALS``/``_EN_PLAN_*`` for timed plans, ``_ZH_PEOPLE``/``_EN_PEOPLE`` for
-statements about other people). Topic-narrowing conditions ("如果是无糖的可以来一杯"
+This module is the mechanism; the phrasings are data. Every cue table and
+pattern lives in ``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue
+word lists such as ``zh.choose``/``zh.reject``/``en.reject`` for decisions,
+``zh.dislike``/``en.dislike``/``en.dislike_predicate`` for dislikes,
+``zh.animal``/``en.animal`` for pets, ``en.commute`` for commutes,
+``zh.modals``/``en.plan_*`` for timed plans, ``zh.people``/``en.people`` for
+statements about other people), each with the examples that justify it; they
+are compiled once, when ``ruleset.py`` loads them, and used here as
+``_P["<lang>.<name>"]``. ``_zh_rules`` and ``_en_rules`` run a table of steps
+(``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Topic-narrowing conditions ("如果是无糖的可以来一杯"
 → 无糖奶茶) become one like of the narrowed thing.
 
 General mechanisms rather than sentence wordings (the chatty round):
 
-* synonym lexicons: ``_ZH_DISLIKE`` (不太喜欢/受不了/吃不惯 …), ``_EN_LIKE`` /
-  ``_EN_DISLIKE`` / ``_EN_DISLIKE_PREDICATE`` (sucker for, obsessed with, isn't
+* synonym lexicons: ``zh.dislike`` (不太喜欢/受不了/吃不惯 …), ``en.like`` /
+  ``en.dislike`` / ``en.dislike_predicate`` (sucker for, obsessed with, isn't
   my thing …), rejections (off the table, let's not use, X不用了/那个方案算了),
-  reminders (``_REMIND_ME``), vehicles (``_ZH_VEHICLE``/``_EN_VEHICLE``), and
-  ``_EN_FOOD`` deciding whether "I'm off X" / "X's a no for me" is a diet or a
+  reminders (``shared.remind_me``), vehicles (``zh.vehicle``/``en.vehicle``), and
+  ``en.food`` deciding whether "I'm off X" / "X's a no for me" is a diet or a
   dislike;
 * fronted topics ("坐船我不行", "香菜也不吃", "布洛芬我吃了会起疹子，过敏") and habits
   ("周末我从来不回工作消息" → dislikes, "我每天傍晚都去江边跑步" → likes);
@@ -127,6 +132,12 @@ def _strip_times(text: str, when: datetime) -> str:
     res = _P["en.strip_times.1"].sub("", res)
     res = _P["zh.strip_times.1"].sub("", res)
     return _P["shared.strip_times.1"].sub(" ", res).strip(" ，,")
+
+
+def _lead(pattern: re.Pattern[str], text: str) -> int:
+    """The length of what ``pattern`` (one that matches the empty string too) matches at the start of ``text``."""
+    m = pattern.match(text)
+    return m.end() if m else 0
 
 
 def _preceded_by(literal: str, before: re.Pattern[str], text: str) -> bool:
@@ -241,12 +252,9 @@ _ZH_SIMPLE_PREFERENCES = [
 ]
 
 
-def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
-    out: list[_Raw] = []
-    c = clause
+def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Where the user lives. True stops the clause's later steps."""
     add = out.append
-
-    # lives_in
     m = _P["zh.lives_in.1"].search(c)
     if m:
         place = _P["zh.lives_in.2"].sub("", m.group(1)) or m.group(1)
@@ -261,8 +269,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = m or _P["zh.lives_in.5"].search(c)  # "现在在深圳南山住"
         if m and not c.startswith("我老家") and not _P["zh.lives_in.6"].match(m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
+    return False
 
-    # name
+
+def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """How the user wants to be addressed. True stops the clause's later steps."""
+    add = out.append
     m = _P["zh.name.1"].search(c)
     if m and m.group(0).startswith("我叫") and _P["zh.name.2"].search(whole):
         m = None  # "我叫孙浩，你叫我浩哥就行": the form of address asked for wins
@@ -270,8 +282,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
     if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
+    return False
 
-    # allergy
+
+def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Allergies. True stops the clause's later steps."""
+    add = out.append
     if "过敏" in c and "不过敏" not in c:
         before = c[:c.index("过敏")]
         if "对" in before:
@@ -295,8 +311,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             m = _P["zh.allergy.9"].match(whole)
             if m and c != whole:
                 add(_Raw("allergy", m.group(1)))
+    return False
 
-    # diet
+
+def _zh_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Diets and abstentions. True stops the clause's later steps."""
+    add = out.append
     if _P["zh.diet.1"].search(c) and not _P["zh.diet.2"].search(c):
         add(_Raw("diet", "素食", change="evolution" if "改吃" in c else None))
     m = _P["zh.diet.3"].search(c) or _P["zh.diet.4"].search(c)
@@ -320,16 +340,30 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and _zh_topic_ok(m.group(1), when):
         topic = _P["zh.diet.17"].sub("", m.group(1))  # "只是肥肉一口都不碰"
         add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(topic, _P["zh.diet.18"].sub("", topic)), polarity="negative"))
+    return False
 
-    # a habit in free time: "周末我一般在家打游戏", "下班后通常去游泳"
+
+def _zh_step_habit(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A habit in free time: "周末我一般在家打游戏", "下班后通常去游泳". True stops the clause's later steps."""
+    add = out.append
     m = _P["zh.diet.19"].match(c)
     if m and "不" not in m.group("obj"):
         add(_Raw("likes", m.group("obj")))
-    # a way to be reached: "有事微信上说就行", "发邮件联系我就好"
+    return False
+
+
+def _zh_step_contact_way(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A way to be reached: "有事微信上说就行", "发邮件联系我就好". True stops the clause's later steps."""
+    add = out.append
     m = _P["zh.diet.20"].match(c)
     if m:
         add(_Raw("likes", f"{m.group(1)}沟通"))
-    # likes / dislikes
+    return False
+
+
+def _zh_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Likes and dislikes. True stops the clause's later steps."""
+    add = out.append
     neg_pref = _P["zh.likes_dislikes.1"].search(c)
     if neg_pref and _P["zh.likes_dislikes.2"].search(c[:neg_pref.start()]):
         neg_pref = None  # "我不是不喜欢吃辣", "我倒不讨厌加班": the dislike denied
@@ -387,8 +421,13 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = _clean(m.group("obj"), True)
             if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
                 add(_Raw(predicate, obj))
+    return False
 
-    # decisions
+
+def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Decisions and rejected options. True stops the clause's later steps."""
+    add = out.append
+    m: re.Match[str] | None
     rejection = _P["zh.decisions.reject_project"] if project else _P["zh.decisions.reject_deciding"] \
         if _P["zh.decided"].search(whole) else _P["zh.decisions.reject"]
     for m in rejection.finditer(c):
@@ -412,7 +451,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if m and project and not _P["zh.decisions.10"].search(c) and not find_amounts(m.group(3)) \
             and not _P["zh.budget_cue"].search(m.group(1)):  # "要把周会改到周二上午": a decision about the project
         add(_Raw("decision", "".join(m.groups())))
-        return out
+        return True
     m = _P["zh.decisions.11"].search(c)
     if m:  # "方案A和方案B均不予采纳"
         for option in filter(None, m.groups()):
@@ -429,7 +468,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m and not _P["zh.decisions.10"].search(c) and not _ZH_NOT_AN_OPTION.match(m.group(1)) \
                 and not _P["zh.slot_words"].search(m.group(1)):
             add(_Raw("decision", _clean(m.group(1), True)))
-            return out
+            return True
     comp = _P["zh.decisions.20"].search(c)
     if comp and (project or _P["zh.decided"].search(whole)) and not _P["zh.decisions.21"].search(c):
         yes, no = _clean(comp.group("yes"), True), _clean(comp.group("no"), True)
@@ -437,7 +476,7 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             if not any(r.predicate == "decision" and r.object == no for r in out):
                 add(_Raw("decision", no, polarity="negative"))
             add(_Raw("decision", yes))
-            return out
+            return True
     m = (_P["zh.decisions.choose_project"] if project else _P["zh.decisions.choose"]).search(c)
     if m and (find_times(m.group(1), when) or find_amounts(m.group(1))):
         m = None  # "上线时间改成六月底" moves a date, "预算改成四万" is a budget
@@ -489,20 +528,28 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 obj = _P["zh.decisions.50"].sub("", obj)
             if obj != r.object:
                 out[i] = dataclasses.replace(r, object=obj)
+    return False
 
-    # budget
+
+def _zh_step_budget(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Budget limits. True stops the clause's later steps."""
+    add = out.append
     budget_cue = _P["zh.budget_cue"].search(c) or (
         _P["zh.budget.1"].search(whole) and not _P["zh.budget.2"].match(c)
         and _P["zh.budget.3"].fullmatch(c)
         and find_amounts(c)
-        and find_amounts(c)[0][0] <= 2 + len(_P["zh.budget.4"].match(c).group(0)))
+        and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c))
     # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
     if budget_cue and not _P["zh.not_a_budget"].search(c):
         amt = _zh_budget_amount(c)
         if amt is not None:
             add(_Raw("budget_limit", _amount_obj(amt), value=amt.to_json()))
+    return False
 
-    # todo
+
+def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """To-dos, else plans. True stops the clause's later steps."""
+    add = out.append
     todo = _zh_todo(c, whole, when)
     if todo:  # "发到我邮箱 a@b.cn": the address says whose it is
         add(_Raw("todo", _P["zh.todo.1"].sub("", todo)))
@@ -518,8 +565,12 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             plan = (_zh_timed_plan(c, when) if modal else None) or (_zh_dated_event(c, when) if not out else None)
             if plan:  # "下周三我们要做版本评审", "我们月底开一次复盘会"
                 add(_Raw("plan", plan))
+    return False
 
-    # works_at
+
+def _zh_step_works_at(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """The employer. True stops the clause's later steps."""
+    add = out.append
     m = _P["zh.works_at.1"].search(c)
     if m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
@@ -535,15 +586,51 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         m = _P["zh.works_at.7"].match(c)
         if m:
             add(_Raw("works_at", m.group(1)))
+    return False
 
-    # pet
+
+def _zh_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Pets. True stops the clause's later steps."""
+    add = out.append
     for pet in _zh_pets(c, whole):
         add(_Raw("pet", pet))
+    return False
 
-    # commute
+
+def _zh_step_commute(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """The commute. True stops the clause's later steps."""
+    add = out.append
     commute = _zh_commute(c, whole)
     if commute:
         add(commute)
+    return False
+
+
+_ZH_STEPS = (
+    _zh_step_lives_in,
+    _zh_step_name,
+    _zh_step_allergy,
+    _zh_step_diet,
+    _zh_step_habit,
+    _zh_step_contact_way,
+    _zh_step_likes_dislikes,
+    _zh_step_decisions,
+    _zh_step_budget,
+    _zh_step_todo_plan,
+    _zh_step_works_at,
+    _zh_step_pet,
+    _zh_step_commute,
+)
+
+
+def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:
+    """The facts one Chinese clause states: the steps of ``_ZH_STEPS`` in turn, one family of
+    predicates each, until one of them settles the clause."""
+    out: list[_Raw] = []
+    c = clause
+    for step in _ZH_STEPS:
+        if step(c, whole, when, project, out):
+            break
     return out
 
 
@@ -653,6 +740,7 @@ _ZH_COUNTED_ANIMAL = _P["zh.counted_animal"]
 def _zh_pets(clause: str, whole: str) -> list[str]:
     """The user's pets named in a clause: "养了一只布偶猫叫年糕" -> 布偶猫（年糕）, "我家金毛叫旺财" -> 金毛（旺财）,
     "领回来一只橘猫" -> 橘猫. The turn must say the animal is the user's (养, 领养, 我家 …)."""
+    m: re.Match[str] | None
     if not _ZH_PET_CONTEXT.search(whole) or _P["zh.pets.1"].search(clause):
         return []
     out = []
@@ -777,12 +865,15 @@ def _gerund(verb_phrase: str) -> str:
 _CONTACT_WAYS = {"text": "texting", "email": "email", "message": "messaging", "whatsapp": "WhatsApp", "dm": "DMs"}
 
 
-def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:  # noqa: C901
-    out: list[_Raw] = []
-    c = clause.strip()
-    add = out.append
+def _en_name_ok(c: str, whole: str) -> re.Match[str] | None:
+    """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here"), once the turn names the
+    user."""
+    return _P["en.name.6"].match(c) if _P["en.name.7"].search(whole) else None
 
-    # lives_in
+
+def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Where the user lives. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.lives_in.1"].search(c) \
         or _P["en.lives_in.2"].search(c)
     if m:
@@ -799,8 +890,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if m:
             add(_Raw("lives_in", _en_place(m.group(1), when),
                      change="evolution" if _P["en.lives_in.10"].search(whole) else None))
+    return False
 
-    # name
+
+def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """How the user wants to be addressed. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.name.1"].search(c + ".")
     if m and _P["en.name.2"].search(c[:m.end()]):
         m = None
@@ -811,12 +906,15 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     m = _P["en.name.5"].match(c)
     if m:
         add(_Raw("name", m.group(1)))
-    name_ok = _P["en.name.6"].match(c) \
-        if _P["en.name.7"].search(whole) else None
+    name_ok = _en_name_ok(c, whole)
     if name_ok:
         add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
+    return False
 
-    # allergy
+
+def _en_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Allergies. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.allergy.1"].search(c)
     if m:
         obj = _clean(m.group(1), False)
@@ -841,8 +939,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("allergy", m.group(1).lower()))
         elif _P["en.allergy.10"].search(whole) and (obj := _antecedent(c)):
             add(_Raw("allergy", obj))
+    return False
 
-    # diet
+
+def _en_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Diets and abstentions. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.diet.1"].search(c)
     if m and "intolerant" not in m.group(1):
         add(_Raw("diet", m.group(1).lower()))
@@ -883,12 +985,21 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
                 add(_Raw("dislikes", obj))
     if _P["en.diet.21"].search(c):
         add(_Raw("diet", "alcohol", polarity="negative"))
+    return False
 
-    # a way to be reached: "Text me rather than calling"
+
+def _en_step_contact_way(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A way to be reached: "Text me rather than calling". True stops the clause's later steps."""
+    add = out.append
     m = _P["en.diet.22"].match(c)
     if m:
         add(_Raw("likes", _CONTACT_WAYS[m.group(1).lower().replace("-", "")]))
-    # likes / dislikes
+    return False
+
+
+def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Likes and dislikes. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.likes_dislikes.1"].search(c) \
         or _P["en.likes_dislikes.2"].search(c) \
         or _P["en.likes_dislikes.3"].search(c) \
@@ -942,10 +1053,14 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         noun = m.group(2).lower()
         add(_Raw("dislikes" if m.group(1) else "likes", noun if noun.endswith("s") else f"{noun}s"))
     m = _P["en.likes_dislikes.36"].match(c)
-    if m and not _P["en.likes_dislikes.37"].match(m.group(1)) and not name_ok:
+    if m and not _P["en.likes_dislikes.37"].match(m.group(1)) and not _en_name_ok(c, whole):
         add(_Raw("likes", m.group(1)))
+    return False
 
-    # decisions
+
+def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Decisions and rejected options. True stops the clause's later steps."""
+    add = out.append
     neg = _P["en.decisions.1"].search(c) \
         or _P["en.decisions.2"].match(c) \
         or (_P["en.decisions.3"].search(whole)
@@ -962,7 +1077,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     if opts:  # "Options 1 and 3 are rejected"
         for n in opts.group(2, 3):
             add(_Raw("decision", f"{opts.group(1).capitalize()} {n}", polarity="negative"))
-        return out
+        return True
     if neg:
         obj = _en_strip_time_words(_clean(neg.group(1), False), when)
         obj = _P["en.decisions.13"].sub("", _clean(obj, False))
@@ -971,10 +1086,10 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         swap = _P["en.decisions.14"].match(obj)
         if not obj:
             pass
-        elif swap and (_P["en.decisions.15"].search(neg.group(0))
+        elif swap and neg is not None and (_P["en.decisions.15"].search(neg.group(0))
                        or _P["en.decisions.16"].match(swap.group(2))):
             add(_Raw("decision", swap.group(1), polarity="negative"))  # "let's not use Zendesk for onboarding"
-        elif swap and not _P["en.decisions.17"].search(neg.group(0)):
+        elif swap and neg is not None and not _P["en.decisions.17"].search(neg.group(0)):
             add(_Raw("decision", swap.group(1), polarity="negative"))  # "we ditched Jira for Linear"
             add(_Raw("decision", swap.group(2), change="evolution"))
         else:
@@ -990,17 +1105,17 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if one:  # "Decision: Postgres", "Decided: no mobile app this quarter"
             obj = _clean(_en_strip_time_words(one.group(2), when), False)
             add(_Raw("decision", obj, polarity="negative" if one.group(1) else "positive"))
-            return out
+            return True
         one = _P["en.decisions.22"].match(c)
         if one and not _PRONOUN_OBJECT.match(one.group(1)) \
                 and not _P["en.decisions.23"].search(c):
             add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))  # "Nah, forget Heroku"
-            return out
+            return True
         one = _P["en.decisions.24"].match(c)
         if one:  # "Swap Mailchimp for Brevo"
             add(_Raw("decision", _clean(one.group(1), False), polarity="negative"))
             add(_Raw("decision", _clean(one.group(2), False), change="evolution"))
-            return out
+            return True
         m = _P["en.decisions.25"].match(c)
     if not m and not neg and _P["en.decisions.26"].search(whole):  # "…not Zendesk — Intercom it is"
         m = _P["en.decisions.25"].match(c)
@@ -1030,8 +1145,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             add(_Raw("decision", _clean(comp.group("no"), False), polarity="negative"))
         else:
             add(_Raw("decision", obj))
+    return False
 
-    # budget
+
+def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Budget limits. True stops the clause's later steps."""
+    add = out.append
     if (_P["en.budget.1"].search(c)
             or _P["en.budget.2"].search(whole)
             or _P["en.budget.3"].search(c)) \
@@ -1040,8 +1159,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         amt = _en_amount(c) or _en_bare_limit(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
+    return False
 
-    # todo
+
+def _en_step_todo(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """To-dos and commitments. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.todo.1"].search(c) \
         or _P["en.todo.2"].search(c) \
         or _P["en.todo.3"].search(c) \
@@ -1063,8 +1186,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             obj = _P["en.todo.5"].sub("", _strip_times(m.group(1), when))
             obj = _P["en.todo.13"].sub(r"\1 ", obj)
             add(_Raw("todo", _clean(obj, False)))
+    return False
 
-    # plan
+
+def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Plans. True stops the clause's later steps."""
+    add = out.append
     m = _P["en.plan.1"].match(c)
     times = find_times(m.group(2), when) if m else []
     if m and times and times[0][0] <= 3 and len(m.group(1).split()) <= 4:  # the time right after "is"
@@ -1081,8 +1208,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             plan = _clean(_en_strip_time_words(m.group(1), when), False) or None
     if plan:
         add(_Raw("plan", plan))
+    return False
 
-    # works_at
+
+def _en_step_works_at(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """The employer. True stops the clause's later steps."""
+    add = out.append
     left = _P["en.works_at.1"].search(whole)
     m = (_P["en.works_at.2"].match(c)
          or _P["en.works_at.3"].match(c)) \
@@ -1108,8 +1239,12 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             if not _P["en.works_at.12"].search(c) else None)
         if m:
             add(_Raw("works_at", m.group(1)))
+    return False
 
-    # pet
+
+def _en_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """Pets. True stops the clause's later steps."""
+    add = out.append
     m = _EN_PET_PAIR.search(c)
     if m:
         add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
@@ -1128,11 +1263,43 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
             m = _P["en.pet.8"].search(c)
             if m and _P["en.pet.9"].fullmatch(m.group(1)):
                 add(_Raw("pet", m.group(1).split()[-1].lower()))
+    return False
 
-    # commute
+
+def _en_step_commute(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """The commute. True stops the clause's later steps."""
+    add = out.append
     commute = _en_commute(c)
     if commute:
         add(commute)
+    return False
+
+
+_EN_STEPS = (
+    _en_step_lives_in,
+    _en_step_name,
+    _en_step_allergy,
+    _en_step_diet,
+    _en_step_contact_way,
+    _en_step_likes_dislikes,
+    _en_step_decisions,
+    _en_step_budget,
+    _en_step_todo,
+    _en_step_plan,
+    _en_step_works_at,
+    _en_step_pet,
+    _en_step_commute,
+)
+
+
+def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) -> list[_Raw]:
+    """The facts one English clause states: the steps of ``_EN_STEPS`` in turn, one family of
+    predicates each, until one of them settles the clause."""
+    out: list[_Raw] = []
+    c = clause.strip()
+    for step in _EN_STEPS:
+        if step(c, whole, when, project, out):
+            break
     return out
 
 
@@ -1297,6 +1464,7 @@ _EN_COND = _P["en.cond"]
 def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
     """Clauses of ``text`` with their condition (if any)."""
     out: list[tuple[str, str | None]] = []
+    cond: str | None
     if zh:
         for sent in _ZH_SPLIT.split(text):
             parts = [q.strip() for p in _P["en.atoms.1"].split(sent)
@@ -1868,7 +2036,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         if not _AGENT_HEDGE.search(text):
             return []
         clauses = _P["en.extract.1"].split(text)
-        out = []
+        out: list[ExtractedFact] = []
         for clause in clauses:
             if _AGENT_HEDGE.search(clause):
                 raws = _raw_facts(_from_assistant(clause), turn.time, allow_question=True, project=project)
