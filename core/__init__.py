@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 # Everything that loads SQLAlchemy, SQLModel and Alembic (the store and what
-# it uses) or numpy and Annoy (recall, DESIGN §4) is imported on first use:
+# it uses) or numpy and Annoy (recall, docs/DESIGN.md §4) is imported on first use:
 # ``from memdesk.core import Store`` works as before, while ``import
 # memdesk.core`` (the errors, clocks and time helpers) stays light, so the
 # command line parses its arguments before the engine loads.

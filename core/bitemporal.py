@@ -1,4 +1,4 @@
-"""The bitemporal rules of DESIGN.md section 2, as pure functions.
+"""The bitemporal rules of docs/DESIGN.md §2, as pure functions.
 
 A *slot* is what holds one value at a time: (subject, predicate, scope) for a
 single-valued predicate, (subject, predicate, scope, object) for a
@@ -13,6 +13,7 @@ means open.
 
 from __future__ import annotations
 
+import builtins
 import json
 from dataclasses import dataclass
 from operator import attrgetter
@@ -24,15 +25,23 @@ CHANGES = (EVOLUTION, CORRECTION)
 
 
 class SlotRow(Protocol):
-    """What the planner needs of a current-belief row."""
+    """What the planner needs of a current-belief row (read-only attributes,
+    so a named tuple such as ``core.records.Fact`` is one)."""
 
-    id: int
-    object: str
-    value_json: str | None
-    polarity: str
-    valid_from: int
-    valid_to: int | None
-    single_valued: bool
+    @property
+    def id(self) -> int: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def value_json(self) -> str | None: ...
+    @property
+    def polarity(self) -> str: ...
+    @property
+    def valid_from(self) -> int: ...
+    @property
+    def valid_to(self) -> int | None: ...
+    @property
+    def single_valued(self) -> bool: ...
 
 
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -66,7 +75,7 @@ class ValueId:
             return self.value_json == other.value_json
         return self.object == other.object
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: builtins.object) -> bool:
         if not isinstance(other, ValueId):
             return NotImplemented
         return self.polarity == other.polarity and self.same_thing(other)

@@ -1,4 +1,4 @@
-"""Incoming claims: the import line format of DESIGN.md section 6, validated.
+"""Incoming claims: the import line format of docs/DESIGN.md §6, validated.
 
 A claim is one subject–predicate–object statement with its provenance. Claims
 come from the rule-based extractor, an LLM extractor or a JSONL import; all go

@@ -103,7 +103,7 @@ def _delete(conn: Any, table: Any, ids: set[int]) -> int:
 
 
 def _mentions(text: str | None, subject: str, word: re.Pattern[str]) -> bool:
-    return bool(text) and (subject in text or bool(word.search(text)))
+    return text is not None and (subject in text or bool(word.search(text)))
 
 
 def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:

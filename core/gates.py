@@ -41,7 +41,8 @@ from .errors import InvalidInput
 class BeliefRow(SlotRow, Protocol):
     """A current-belief row as the gates see it: a slot row with its scope."""
 
-    scope: str
+    @property
+    def scope(self) -> str: ...
 
 
 class Gate(StrEnum):

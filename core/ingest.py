@@ -1,4 +1,4 @@
-"""Conversation ingest: raw turns in, gated memories out (DESIGN §3).
+"""Conversation ingest: raw turns in, gated memories out (docs/DESIGN.md §3).
 
 Every turn is stored raw in the resource layer, then handed to an extractor
 whose claims go through the same gates as imported facts. One file is one
@@ -25,9 +25,9 @@ from .errors import (
     TurnMismatch,
 )
 from .extract.rules import extract
-from .sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
+from .sensitive import has_sensitive
 from .timeutil import offset_minutes, parse_time, to_us
 from .writer import WriteBatch
 
@@ -58,7 +58,7 @@ class RuleExtractor:
 
 
 def turn_from_dict(data: Any) -> Turn:
-    """Validate one conversation line (DESIGN §6). Raises InvalidInput naming the field."""
+    """Validate one conversation line (docs/DESIGN.md §6). Raises InvalidInput naming the field."""
     if not isinstance(data, dict):
         raise InvalidInput("expected a JSON object")
     unknown = sorted(set(data) - _TURN_FIELDS)

@@ -16,7 +16,7 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class Turn:
-    """One conversation turn (DESIGN §6). ``time`` is an aware datetime."""
+    """One conversation turn (docs/DESIGN.md §6). ``time`` is an aware datetime."""
 
     session: str
     turn: int

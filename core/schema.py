@@ -150,7 +150,7 @@ class FactRow(TableModel, table=True):
 
 
 class MemoryRow(TableModel, table=True):
-    """A memory text for the vector path (DESIGN §1): what was said, with
+    """A memory text for the vector path (docs/DESIGN.md §1): what was said, with
     sensitive data masked, linked to the claim and turn it came from. Near
     duplicates for one subject merge into one row whose ``mentions`` grows."""
 

@@ -50,6 +50,7 @@ from .errors import (
     TurnMismatch,
 )
 from .gates import Outcome, Resolution, Statement
+from .parallel_parse import ParsedClaim
 from .records import (
     AuditReport,
     AuditStep,
@@ -345,7 +346,7 @@ class Store:
         if conn is None:
             fairy = self.engine.raw_connection()
             conn = fairy.driver_connection
-            if self.engine.dialect.name == "postgresql":
+            if self.engine.dialect.name == "postgresql" and conn is not None:
                 conn.autocommit = True
             self._local.conn = conn
             with self._lock:
@@ -442,7 +443,7 @@ class Store:
                     CLAIM.c.extractor,
                 ).join(TURN, TURN.c.id == CLAIM.c.turn_id).where(CLAIM.c.id.in_(part))
                 for row in conn.execute(stmt):
-                    out[row[7]] = Source(*row)
+                    out[row[7]] = Source(*row)  # type: ignore[call-arg]  # a frozen dataclass of these columns
         return out
 
     def mentions(self, claim_ids: Iterable[int]) -> dict[int, int]:
@@ -559,7 +560,8 @@ class Store:
             finally:
                 chunks_in.close()
 
-    def _import_chunks(self, numbered_chunks: Iterable[list[tuple[int, ClaimInput]]],
+    def _import_chunks(self, numbered_chunks: Iterable[list[tuple[int, ClaimInput]]]
+                       | Iterable[list[tuple[int, ParsedClaim]]],
                        path: str, actor: str, elsewhere: bool = False) -> ImportSummary:
         with self._write_elsewhere() if elsewhere else self._write() as batch:
             for numbered in numbered_chunks:
@@ -592,7 +594,7 @@ class Store:
 
     def ingest_file(self, path: str | Path, *, extractor: Any = None, actor: str = "ingest",
                     progress: Any = None) -> dict[str, Any]:
-        """Ingest a conversation file (one turn per line, DESIGN §6) in one
+        """Ingest a conversation file (one turn per line, docs/DESIGN.md §6) in one
         transaction: each turn stored raw, its claims extracted (by default
         with the offline rule extractor) and gated. Rerunning a file adds nothing.
 
@@ -863,7 +865,10 @@ class Store:
             if done.rowcount != 1:
                 raise AlreadyDecided(
                     f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
-            claim = dict(conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()._mapping)
+            found = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()
+            if found is None:
+                raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
+            claim = dict(found._mapping)
             batch.will_update("claim", claim["id"])
             fact_ids = json.loads(row.fact_ids)
             rows_now = batch.current_rows(row.subject, row.predicate)
@@ -1021,6 +1026,7 @@ class Store:
                     f"{iso(r.valid_to, tz) or 'open'}",
                     {"fact_id": r.id, "claim_id": r.claim_id}, tz))
         for r in retired:
+            assert r.retired_at is not None  # ``retired`` holds retired rows only
             cause = causes.get(r.retired_by_claim or -1)
             actor = (cause["decided_by"] or cause["extractor"]) if cause else "memdesk"
             what = f"fact {r.id} {r.retire_reason}"

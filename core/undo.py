@@ -80,8 +80,8 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                 retired_ids.append(batch.retire(r, "retracted", None, note=note))
         earlier = json.loads(entry["detail"]).get("retired", [])
         if earlier:
-            for r in conn.execute(select(*FACT.c).where(FACT.c.id.in_(earlier))):
-                old = fact_from_row(r)
+            for found in conn.execute(select(*FACT.c).where(FACT.c.id.in_(earlier))):
+                old = fact_from_row(found)
                 restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old)))
         if entry["conflict_id"] is not None:
             batch.will_update("conflict", entry["conflict_id"])

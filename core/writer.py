@@ -28,9 +28,9 @@ import sqlite3
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from operator import itemgetter
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
@@ -51,7 +51,7 @@ from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import Decision, Outcome, Statement, admit, append_steps, encode_steps
-from .parallel_parse import pickle_flat
+from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
 from .schema import (
     FACT_COLUMNS,
@@ -152,7 +152,9 @@ def execute_many(conn: Connection, key: str, statement: Any, rows: list,
     DBAPI types. Returns the driver's row count (-1 when it does not tell).
     """
     sql, params = compile_rows(conn.dialect, key, statement, rows, cache, columns)
-    cursor = conn.connection.dbapi_connection.cursor()
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None  # a checked-out connection always has one
+    cursor = dbapi.cursor()
     try:
         cursor.executemany(sql, params)
         return cursor.rowcount
@@ -184,7 +186,8 @@ def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
 
 
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact
-assert Fact._fields[_STAMP] == ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+assert Fact._fields[_STAMP.start:_STAMP.stop] == (
+    "retired_at", "retired_by_claim", "retire_reason", "retire_note")
 assert tuple(TURN.c.keys()) == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
                                  "user", "project", "recorded_at", "imported_at")
 _CLAIM_KEYS = tuple(CLAIM.c.keys())
@@ -298,7 +301,7 @@ class WriteBatch:
         return value
 
     # ------------------------------------------------------------- prefetch
-    def prefetch(self, claims: list[ClaimInput]) -> None:
+    def prefetch(self, claims: Sequence[ClaimInput | ParsedClaim]) -> None:
         """Load turns, claim keys and current-belief rows for many claims at once."""
         sessions = sorted({c.source.session for c in claims} - self._loaded_sessions)
         for part in chunks(sessions):
@@ -444,7 +447,7 @@ class WriteBatch:
                      conflict_id=conflict_id, subject=subject, predicate=predicate,
                      reason=reason, detail=_dumps(detail or {}), rows=rows_json)
         entry["hash"] = self._head = link(self._head, entry_hash(entry), rows_digest)
-        self._last_audit = entry["id"]
+        self._last_audit = int(entry["id"])  # type: ignore[call-overload]
         self._buf["audit"].append(entry)
 
     def will_update(self, table: str, row_id: int) -> None:
@@ -510,7 +513,7 @@ class WriteBatch:
                    rows=(dumps_rows(covered), self.digest.finish()))
 
     # -------------------------------------------------------------- claims
-    def submit(self, claim: ClaimInput) -> str:
+    def submit(self, claim: ClaimInput | ParsedClaim) -> str:
         """Run one claim (a ClaimInput, or the ParsedClaim of a parsing process,
         which has the same attributes) through the gates (``core.gates.admit``)
         and carry out their decision. Returns its outcome ("unchanged",
@@ -518,6 +521,8 @@ class WriteBatch:
 
         Raises TurnMismatch or PredicateMismatch for inconsistent input.
         """
+        # a ParsedClaim (and its ParsedSource) has every attribute read here
+        claim = cast(ClaimInput, claim)
         self.counts["lines"] += 1
         source = claim.source
         self.tick(source.time)
@@ -531,7 +536,7 @@ class WriteBatch:
         single = self.arity(claim, claim_id)
         # The claim's row. No decision yet: decided_by, decided_at, decision_reason
         # and edits are left out, so they stay NULL (and cost nothing to bind).
-        row = {  # a dict display: the fastest way to build it
+        row: dict[str, Any] = {  # a dict display: the fastest way to build it
             "id": claim_id, "turn_id": turn_id, "claim_key": key, "subject": claim.subject,
             "predicate": claim.predicate, "object": claim.object, "value": claim.value_json,
             "polarity": claim.polarity, "scope": claim.scope, "valid_from": claim.valid_from,
@@ -611,8 +616,7 @@ class WriteBatch:
         steps = decision.steps
         conflict_id: int | None = None
         if decision.outcome == Outcome.MERGED:
-            target = plan.merge_into
-            assert target is not None
+            target = cast(Fact, plan.merge_into)  # the planner's rows are this batch's Facts
             c["state"], c["fact_id"], c["merged_into"] = "merged", target.id, target.claim_id
             self.counts["merged"] += 1
         elif decision.outcome == Outcome.CONFLICT:
@@ -631,7 +635,7 @@ class WriteBatch:
         else:
             reason = _RETIRE_REASON.get(plan.kind, "superseded")
             for r in plan.retire:
-                self.retire(r, reason, c["id"])
+                self.retire(cast(Fact, r), reason, c["id"])
             new_id: int | None = None
             for piece in plan.insert:
                 fid = self._insert_piece(c, piece)
@@ -654,9 +658,9 @@ class WriteBatch:
             # inserted by this same transaction and not written yet: write it
             # stamped (nobody can have seen it unstamped), saving an UPDATE
             unstamped = self._fact_rows[at]
-            self._fact_rows[at] = Fact(  # = unstamped._replace(retired_at=…, …), faster
+            self._fact_rows[at] = Fact._make((  # = unstamped._replace(retired_at=…, …), faster
                 *unstamped[:_STAMP.start], self.tx, by_claim, reason, note,
-                *unstamped[_STAMP.stop:])
+                *unstamped[_STAMP.stop:]))
         else:
             self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
                                      b_reason=reason, b_note=note))
@@ -670,7 +674,7 @@ class WriteBatch:
 
     def _insert_piece(self, c: dict, piece: Piece) -> int:
         fid = self._id("fact")
-        src = piece.source
+        src = cast(Fact | None, piece.source)
         if src is None:
             ttl = self._ttl_us(c["predicate"])
             fact = Fact(
@@ -782,6 +786,9 @@ class WriteProcess:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         except OSError as exc:
             raise WriterUnavailable(f"cannot start a writer process: {exc}") from None
+        assert self._proc.stdin is not None and self._proc.stdout is not None  # both piped
+        self._requests: BinaryIO = cast(BinaryIO, self._proc.stdin)
+        self._replies: BinaryIO = cast(BinaryIO, self._proc.stdout)
         self._jobs: list[tuple[str, list, bool]] = []
         try:
             self._send(("open", url), started=False)
@@ -812,21 +819,21 @@ class WriteProcess:
     def close(self) -> None:
         """End the writer process (rolling back unless committed) and wait for it."""
         try:
-            self._proc.stdin.close()
+            self._requests.close()
         except OSError:
             pass
         self._proc.wait()
-        self._proc.stdout.close()
+        self._replies.close()
 
     def _send(self, message: tuple, started: bool = True) -> None:
         try:
-            put_message(self._proc.stdin, message)
+            put_message(self._requests, message)
         except (BrokenPipeError, ConnectionResetError):
             self._reply("error", started)  # the writer stopped: raise its reason
 
     def _reply(self, expected: str, started: bool = True) -> Any:
         try:
-            kind, payload = get_message(self._proc.stdout)
+            kind, payload = get_message(self._replies)
         except (EOFError, ValueError, OSError):
             if not started:
                 raise WriterUnavailable("the writer process did not start") from None
@@ -881,7 +888,9 @@ def serve_writes() -> None:
         engine = make_engine(url)
         with engine.begin() as conn:
             reply("locked", lock_store(conn))
-            cursor = conn.connection.dbapi_connection.cursor()
+            dbapi = conn.connection.dbapi_connection
+            assert dbapi is not None
+            cursor = dbapi.cursor()
             while True:
                 kind, jobs = get_message(requests)  # EOFError: abandoned, roll back
                 if kind == "commit":

@@ -32,7 +32,7 @@ def claim(subject: str, predicate: str, obj: str, *, at: int, turn: int, valid_f
 
 
 def worked_example() -> list[ClaimInput]:
-    """DESIGN.md section 2: turn 1 facts, moved to 张江 at turn 18, budget raised at turn 30."""
+    """docs/DESIGN.md §2: turn 1 facts, moved to 张江 at turn 18, budget raised at turn 30."""
     t1 = "我叫王工，住在徐家汇，对花生过敏，预算上限五千元"
     return [
         claim("user:me", "lives_in", "徐家汇", at=day(1), turn=1, text=t1),

@@ -1,6 +1,6 @@
 """A brute-force reference model of memdesk's bitemporal write rules.
 
-Written from DESIGN.md section 2 and deliberately independent of ``core``
+Written from docs/DESIGN.md §2 and deliberately independent of ``core``
 (nothing is imported from it, ``core.bitemporal.plan_change`` in particular).
 The model keeps every row it ever wrote in one list and answers every question
 by scanning that list. Open interval ends are ``math.inf`` instead of None.

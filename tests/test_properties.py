@@ -1,4 +1,4 @@
-"""Property-based tests of the bitemporal rules (DESIGN.md section 2).
+"""Property-based tests of the bitemporal rules (docs/DESIGN.md §2).
 
 Random sequences of writes (assert / evolve / correct claims, low-confidence
 claims that go through the review queue and are approved or rejected later,

@@ -1,4 +1,4 @@
-"""DESIGN.md section 2's worked example, through the Python API and the CLI JSON."""
+"""docs/DESIGN.md §2's worked example, through the Python API and the CLI JSON."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 ``LLMExtractor`` implements the :class:`core.ingest.Extractor` protocol: it
 sends one turn (with a few turns of context and the predicate catalog) to
 ``{base_url}/chat/completions``, asks for JSON facts only, and validates every
-fact exactly like an import line (DESIGN §6) through
+fact exactly like an import line (docs/DESIGN.md §6) through
 :meth:`core.claims.ClaimInput.from_dict`, with the ``source`` taken from the
 turn. Configuration comes from the caller or the environment
 (``MEMDESK_LLM_BASE_URL``, ``MEMDESK_LLM_MODEL``, ``MEMDESK_LLM_API_KEY``).

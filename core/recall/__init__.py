@@ -1,4 +1,4 @@
-"""Recall (DESIGN §4): hybrid, explainable search over memories and raw turns.
+"""Recall (docs/DESIGN.md §4): hybrid, explainable search over memories and raw turns.
 
     from memdesk.core import Store
     from memdesk.core.recall import Recaller

@@ -150,7 +150,7 @@ class HitSource:
 
 @dataclass(frozen=True, slots=True)
 class RecallHit:
-    """One recall result with its score breakdown (DESIGN §6 ``recall`` fields).
+    """One recall result with its score breakdown (docs/DESIGN.md §6 ``recall`` fields).
 
     ``kind`` is ``memory``, ``fact`` (from the structured path) or ``turn``.
     ``score = (w_rel * relevance + w_rec * recency + w_imp * importance
