@@ -189,6 +189,8 @@ def test_rules_py_builds_no_pattern_at_run_time() -> None:
 def test_bundled_files_load_the_same() -> None:
     again = load_rules()
     assert again.patterns.keys() == RULES.patterns.keys()
+    assert again.maps == RULES.maps and again.sets == RULES.sets
+    assert RULES.maps["en.commute_by"]["bike"] == "cycling" and "vegan" in RULES.sets["shared.meatless_diets"]
     assert all(again.patterns[n].pattern == p.pattern for n, p in RULES.patterns.items())
 
 
@@ -227,6 +229,8 @@ def test_a_good_file_parses() -> None:
     ('[cue.loop]\ndescription = "d"\npattern = "{{en.loop}}"\n[pattern.p]\ndescription = "d"\npattern = "{{en.loop}}"',
      r"cue 'en\.loop' refers to itself"),
     ('[rule.bad]\ndescription = "d"', r"en\.toml: top level: unknown table\(s\) \['rule'\]"),
+    ('[map.bad]\ndescription = "d"\nentries = {a = 1}', r"en\.toml: map 'bad': entries must be a table of strings"),
+    ('[set.bad]\nwords = ["a"]', r"en\.toml: set 'bad': needs a description"),
 ])
 def test_a_malformed_file_names_the_file_and_the_rule(text: str, message: str) -> None:
     with pytest.raises(RulesError, match=message):

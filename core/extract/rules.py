@@ -208,7 +208,7 @@ _DECLINE = _P["shared.decline"]
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = _P["zh.not_an_option"]
 # "冰的也不喝": a drink named by its temperature
-_ZH_DRINK_BY_TEMPERATURE = {"冰的": "冰饮", "凉的": "冷饮", "冰": "冰饮", "冷的": "冷饮"}
+_ZH_DRINK_BY_TEMPERATURE = RULES.maps["zh.drink_by_temperature"]
 
 
 def _zh_budget_amount(clause: str) -> Amount | None:
@@ -843,8 +843,7 @@ _EN_TRANSIENT = _P["en.transient"]
 # "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
 _EN_COMPARATIVE = _P["en.comparative"]
 _EN_PET_PAIR = _P["en.pet_pair"]
-_COMMUTE_VERBS = {"drive": "driving", "walk": "walking", "cycle": "cycling", "bike": "cycling",
-                  "run": "running"}
+_COMMUTE_VERBS = RULES.maps["en.commute_verbs"]
 
 
 def _gerund(verb_phrase: str) -> str:
@@ -862,7 +861,7 @@ def _gerund(verb_phrase: str) -> str:
     return f"{ing} {rest}".strip()
 
 
-_CONTACT_WAYS = {"text": "texting", "email": "email", "message": "messaging", "whatsapp": "WhatsApp", "dm": "DMs"}
+_CONTACT_WAYS = RULES.maps["en.contact_ways"]
 
 
 def _en_name_ok(c: str, whole: str) -> re.Match[str] | None:
@@ -1303,7 +1302,7 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     return out
 
 
-_COMMUTE_BY = {"bike": "cycling", "bicycle": "cycling", "car": "driving", "foot": "walking"}
+_COMMUTE_BY = RULES.maps["en.commute_by"]
 _EN_COMMUTE = _P["en.commute"]
 
 
@@ -1340,10 +1339,7 @@ def _en_commute(clause: str) -> _Raw | None:
 
 
 # "-ing" forms whose stem needs more than dropping "ing"
-_ING_IRREGULAR = {"seeing": "see", "being": "be", "having": "have", "making": "make", "taking": "take",
-                  "moving": "move", "driving": "drive", "giving": "give", "leaving": "leave", "coming": "come",
-                  "writing": "write", "riding": "ride", "hiking": "hike", "hosting": "host", "visiting": "visit",
-                  "flying": "fly", "getting": "get", "running": "run", "shopping": "shop", "starting": "start"}
+_ING_IRREGULAR = RULES.maps["en.ing_irregular"]
 _EN_PLAN_PROGRESSIVE = _P["en.plan_progressive"]
 _EN_PLAN_INTENT = _P["en.plan_intent"]
 
@@ -1518,7 +1514,7 @@ _EN_FRONTED = _P["en.fronted"]
 # "Nothing ruins my day quite like a 7am stand-up"
 _EN_NOTHING_LIKE = _P["en.nothing_like"]
 _EN_THATS_MY_THING = _P["en.thats_my_thing"]
-_VERB_AS_DISLIKE = {"can't watch": "can't stand", "can't do": "can't stand"}
+_VERB_AS_DISLIKE = RULES.maps["en.verb_as_dislike"]
 
 
 def _en_unfront(text: str) -> str:
@@ -2160,12 +2156,11 @@ def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
         r.object.casefold() in _GENERIC_ANIMALS or any(n.endswith(r.object.casefold()) for n in named)))]
 
 
-_GENERIC_ANIMALS = {"猫", "狗", "犬", "鸟", "鱼", "小猫", "小狗", "猫咪", "狗狗", "cat", "cats", "dog", "dogs", "bird", "birds",
-                    "fish", "pet", "pets", "kitten", "puppy", "pup", "kitty"}
+_GENERIC_ANIMALS = RULES.sets["shared.generic_animals"]
 
 
 _ALCOHOL_WORDS = _P["en.alcohol_words"]
-_MEATLESS_DIETS = {"素食", "吃素", "vegan", "vegetarian"}
+_MEATLESS_DIETS = RULES.sets["shared.meatless_diets"]
 _MEAT = _P["shared.meat"]
 
 

@@ -8,6 +8,9 @@ mix both languages or name neither). Each file has two tables:
 ``[cue.NAME]``
     a regex fragment, mostly a word list (``words = [...]``, joined with
     ``|``) or a ``pattern``; patterns use it as ``{{lang.NAME}}``.
+``[map.NAME]`` / ``[set.NAME]``
+    a word table looked up whole: ``entries = {word = "canonical", ...}`` or
+    ``words = [...]``.
 ``[pattern.NAME]``
     a pattern (a string, or a list of strings that are concatenated, cues
     substituted), with optional ``flags`` (``IGNORECASE``, ``MULTILINE``,
@@ -31,7 +34,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -45,6 +48,7 @@ LANGUAGES = ("shared", "zh", "en")
 _FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE,
           "ASCII": re.ASCII}
 _KINDS = ("cue", "pattern")
+_TABLE_KINDS = ("map", "set")
 _ENTRY_KEYS = {"description", "words", "pattern", "flags", "examples"}
 _EXAMPLE_KEYS = {"text", "yields", "project", "lang", "speaker", "context"}
 _CONTEXT_KEYS = {"speaker", "text", "project"}
@@ -92,6 +96,8 @@ class RuleSet:
     rules: Mapping[str, Rule]
     patterns: Mapping[str, re.Pattern[str]]
     cues: Mapping[str, str]
+    maps: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # word -> canonical word
+    sets: Mapping[str, frozenset[str]] = field(default_factory=dict)  # word lists looked up whole
 
     def examples(self) -> Iterable[tuple[Rule, int, Example]]:
         for rule in self.rules.values():
@@ -157,10 +163,40 @@ def _examples(raw: Any, file: str, where: str) -> tuple[Example, ...]:
     return tuple(out)
 
 
+def _tables(lang: str, data: Mapping[str, Any], file: str) -> tuple[dict[str, Mapping[str, str]], dict[str, frozenset[str]]]:
+    maps: dict[str, Mapping[str, str]] = {}
+    sets: dict[str, frozenset[str]] = {}
+    for kind in _TABLE_KINDS:
+        table = data.get(kind, {})
+        if not isinstance(table, dict):
+            raise _fail(file, kind, "must be a table of entries")
+        for key, entry in table.items():
+            where = f"{kind} {key!r}"
+            content = "entries" if kind == "map" else "words"
+            if not _NAME.fullmatch(key) or not isinstance(entry, dict):
+                raise _fail(file, where, "must be a table with a lower-case name")
+            unknown = set(entry) - {"description", content}
+            if unknown:
+                raise _fail(file, where, f"unknown key(s) {sorted(unknown)}")
+            if not isinstance(entry.get("description"), str) or not entry["description"].strip():
+                raise _fail(file, where, "needs a description")
+            value = entry.get(content)
+            if kind == "map":
+                if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                    raise _fail(file, where, "entries must be a table of strings")
+                maps[f"{lang}.{key}"] = MappingProxyType(dict(value))
+            else:
+                if not isinstance(value, list) or not _text_list(value):
+                    raise _fail(file, where, "words must be a list of strings")
+                sets[f"{lang}.{key}"] = frozenset(value)
+    return maps, sets
+
+
 def _entries(lang: str, data: Mapping[str, Any], file: str) -> list[_Entry]:
-    unknown = set(data) - set(_KINDS)
+    unknown = set(data) - set(_KINDS) - set(_TABLE_KINDS)
     if unknown:
-        raise _fail(file, "top level", f"unknown table(s) {sorted(unknown)}; expected [cue.NAME] and [pattern.NAME]")
+        raise _fail(file, "top level", f"unknown table(s) {sorted(unknown)}; expected [cue.NAME], [pattern.NAME], "
+                                       "[map.NAME] and [set.NAME]")
     out = []
     for kind in _KINDS:
         table = data.get(kind, {})
@@ -213,6 +249,8 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
     """The rule set of TOML texts by language (``{"zh": "...", ...}``); ``names`` gives each its file name for
     messages."""
     entries: list[_Entry] = []
+    maps: dict[str, Mapping[str, str]] = {}
+    sets: dict[str, frozenset[str]] = {}
     for lang, text in sources.items():
         file = (names or {}).get(lang, f"{lang}.toml")
         try:
@@ -220,6 +258,9 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
         except tomllib.TOMLDecodeError as exc:
             raise RulesError(f"{file}: not valid TOML: {exc}") from exc
         entries.extend(_entries(lang, data, file))
+        more_maps, more_sets = _tables(lang, data, file)
+        maps.update(more_maps)
+        sets.update(more_sets)
     cues = {e.name: e for e in entries if e.kind == "cue"}
     patterns: dict[str, _Entry] = {}
     for e in entries:
@@ -256,7 +297,8 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
         compiled[e.name] = regex
         rules[e.name] = Rule(e.name, "pattern", e.description, source, e.flags, regex, e.examples, e.file, _uses(e))
     return RuleSet(MappingProxyType(rules), MappingProxyType(compiled),
-                   MappingProxyType({name: expanded.get(name) or expand(e, (name,)) for name, e in cues.items()}))
+                   MappingProxyType({name: expanded.get(name) or expand(e, (name,)) for name, e in cues.items()}),
+                   MappingProxyType(maps), MappingProxyType(sets))
 
 
 def load_rules(folder: Path | None = None) -> RuleSet:
