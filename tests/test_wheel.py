@@ -213,20 +213,12 @@ APP_SCRIPT = """
 import asyncio, sys
 from pathlib import Path
 
+from memdesk.app.screenshots import settle  # waits out the workers (cancelled ones too)
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.service import MemdeskService
 from memdesk.core import Store
 from memdesk.core.recall import Recaller
 from textual.widgets import DataTable
-
-
-async def settle(pilot):
-    for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
-        if not any(w.is_running for w in pilot.app.workers):
-            break
-
 
 async def main(db):
     store = Store.open(db)
