@@ -182,31 +182,41 @@ def _encode_mixed(values: tuple, types: list[type]) -> str:
     return "[" + ",".join(parts) + "]"
 
 
+def _text(values: tuple) -> str:
+    """Canonical JSON text of a tuple of plain values (see ``encode``)."""
+    types = list(map(type, values))
+    floats = types.count(float)
+    if floats:
+        original, i = values, -1
+        for _ in range(floats):
+            i = types.index(float, i + 1)
+            r = float.__repr__(values[i])
+            if "e" in r or "n" in r:  # exponent form, NaN or infinity: not ECMAScript's
+                return _encode_mixed(original, types)
+            if r[-2:] == ".0":  # integral and below 1e16: the integer's digits
+                values = (*values[:i], int(values[i]), *values[i + 1:])
+        # any other float: repr's digits and fixed notation are ECMAScript's too
+    try:
+        return "".join(_ENCODE(values, 0))
+    except ValueError:  # NaN in a float subclass
+        _check_finite(values)
+        raise
+
+
 def encode(values: tuple) -> bytes:
     """Canonical bytes of a tuple of plain values: the RFC 8785 JSON of the
     array of the values, UTF-8. Raises ValueError for NaN, infinities and
     strings with lone surrogates, TypeError for other types."""
-    types = list(map(type, values))
-    if float in types:
-        return _encode_mixed(values, types).encode()
-    try:
-        return "".join(_ENCODE(values, 0)).encode()
-    except ValueError:  # a float subclass (NaN?) that the C encoder met
-        _check_finite(values)
-        raise
+    return _text(values).encode()
 
 
 def streamer(write: Callable[[bytes], Any]) -> Callable[[tuple], None]:
     """A function that encodes one tuple of values canonically into ``write``
     (e.g. a hasher's ``update``). Stateless: one may serve many threads."""
-    enc, join = _ENCODE, "".join
+    text = _text
 
     def dump(values: tuple) -> None:
-        types = list(map(type, values))
-        if float in types:
-            write(_encode_mixed(values, types).encode())
-        else:
-            write(join(enc(values, 0)).encode())
+        write(text(values).encode())
 
     return dump
 
@@ -226,15 +236,10 @@ class Encoder:
 
 def row_hasher() -> Callable[[tuple], bytes]:
     """A fast ``row_hash`` for one batch (a closure: no method calls per row)."""
-    enc, join = _ENCODE, "".join
+    text = _text
 
     def hash_row(values: tuple) -> bytes:
-        types = list(map(type, values))
-        if float in types:
-            data = _encode_mixed(values, types).encode()
-        else:
-            data = join(enc(values, 0)).encode()
-        return blake2b(data, digest_size=16).digest()
+        return blake2b(text(values).encode(), digest_size=16).digest()
 
     return hash_row
 

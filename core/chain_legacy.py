@@ -110,6 +110,7 @@ def hasher() -> Any:
 
 class _Sink:
     __slots__ = ("write",)
+    write: Callable[[bytes], Any]
 
 
 def streamer(write: Callable[[bytes], Any]) -> Callable[[tuple], None]:
