@@ -97,7 +97,7 @@ class _Raw:
 
 # ---------------------------------------------------------------- helpers
 
-_CJK = _P["en.cjk"]
+_CJK = _P["shared.cjk"]
 
 
 def _is_zh(text: str) -> bool:
@@ -2211,7 +2211,7 @@ _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
 
 def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"说错了，是海淀" / "wait no, Worthing": the new value for the user's last single-valued fact."""
-    if _P["en.cjk"].search(text):  # "哦不对，我说错了，是海珠区，天河是我上班的地方": the part that is "是X"
+    if _P["shared.cjk"].search(text):  # "哦不对，我说错了，是海珠区，天河是我上班的地方": the part that is "是X"
         parts = _P["zh.bare_value_correction.1"].split(text.strip())
         tries = [p for p in parts if _P["zh.bare_value_correction.2"].fullmatch(p)] + parts[-1:]
     else:  # "sorry, I meant Balham - Clapham's where I work out", "Sorry, I meant Crawley, autocorrect…"
