@@ -116,7 +116,8 @@ def _refuse(value: Any) -> Any:
 # whitespace, no ASCII escaping (RFC 8785 escapes only '"', '\\' and control
 # characters: \b \t \n \f \r, others as lowercase \u00xx, exactly as ``json``
 # does), NaN/infinity refused. It formats floats with ``repr``, which differs
-# from ECMAScript's form, so rows holding floats take ``_encode_mixed``.
+# from ECMAScript's form for integral and exponent-form floats: ``_text``
+# notices those in the text and encodes such a row again (``_exact``).
 _C_ENCODE = c_make_encoder(None, _refuse, c_encode_basestring, None, ":", ",",
                            False, False, False) if c_make_encoder is not None else None
 
@@ -183,24 +184,21 @@ def _encode_mixed(values: tuple, types: list[type]) -> str:
 
 
 def _text(values: tuple) -> str:
-    """Canonical JSON text of a tuple of plain values (see ``encode``)."""
-    types = list(map(type, values))
-    floats = types.count(float)
-    if floats:
-        original, i = values, -1
-        for _ in range(floats):
-            i = types.index(float, i + 1)
-            r = float.__repr__(values[i])
-            if "e" in r or "n" in r:  # exponent form, NaN or infinity: not ECMAScript's
-                return _encode_mixed(original, types)
-            if r[-2:] == ".0":  # integral and below 1e16: the integer's digits
-                values = (*values[:i], int(values[i]), *values[i + 1:])
-        # any other float: repr's digits and fixed notation are ECMAScript's too
+    """Canonical JSON text of a tuple of plain values (see ``encode``).
+
+    The C encoder writes every value as RFC 8785 does except a float whose
+    ``repr`` is not ECMAScript's form: an integral one (``1.0``, ``-0.0``) or
+    one in exponent form (``1e-07``, ``1e+16``). Such a float leaves ``.0,``,
+    ``.0]``, ``e+`` or ``e-`` in the text; only then (or when a string holds
+    those characters) is the row encoded again with ``number`` for each float."""
     try:
-        return "".join(_ENCODE(values, 0))
-    except ValueError:  # NaN in a float subclass
+        text = "".join(_ENCODE(values, 0))
+    except ValueError:  # NaN or an infinity
         _check_finite(values)
         raise
+    if ".0," in text or ".0]" in text or "e+" in text or "e-" in text:
+        return _exact(values)
+    return text
 
 
 def encode(values: tuple) -> bytes:
@@ -210,13 +208,25 @@ def encode(values: tuple) -> bytes:
     return _text(values).encode()
 
 
+def _exact(values: tuple) -> str:
+    """``_text`` of a row whose C-encoded text may hold a float not in ECMAScript form."""
+    return _encode_mixed(values, [float if isinstance(v, float) else type(v) for v in values])
+
+
 def streamer(write: Callable[[bytes], Any]) -> Callable[[tuple], None]:
     """A function that encodes one tuple of values canonically into ``write``
     (e.g. a hasher's ``update``). Stateless: one may serve many threads."""
-    text = _text
+    enc, join, exact = _ENCODE, "".join, _exact
 
-    def dump(values: tuple) -> None:
-        write(text(values).encode())
+    def dump(values: tuple) -> None:  # _text, inlined: this runs per row on bulk imports
+        try:
+            text = join(enc(values, 0))
+        except ValueError:
+            _check_finite(values)
+            raise
+        if ".0," in text or ".0]" in text or "e+" in text or "e-" in text:
+            text = exact(values)
+        write(text.encode())
 
     return dump
 
@@ -236,10 +246,17 @@ class Encoder:
 
 def row_hasher() -> Callable[[tuple], bytes]:
     """A fast ``row_hash`` for one batch (a closure: no method calls per row)."""
-    text = _text
+    enc, join, exact = _ENCODE, "".join, _exact
 
-    def hash_row(values: tuple) -> bytes:
-        return blake2b(text(values).encode(), digest_size=16).digest()
+    def hash_row(values: tuple) -> bytes:  # _text, inlined
+        try:
+            text = join(enc(values, 0))
+        except ValueError:
+            _check_finite(values)
+            raise
+        if ".0," in text or ".0]" in text or "e+" in text or "e-" in text:
+            text = exact(values)
+        return blake2b(text.encode(), digest_size=16).digest()
 
     return hash_row
 

@@ -36,7 +36,7 @@ scalars = st.one_of(
     st.text(alphabet=st.characters(exclude_categories=("Cs",))),  # no lone surrogates
     st.sampled_from([0.0, -0.0, 1.0, 1e-7, 1e-6, 1e21, 1e20, 5e-324, 1.7976931348623157e308,
                      0.1, 1e16, 123456789.125, -2.5e-9, "\x00\x1f\x7f\u2028\u2029\"\\/",
-                     "\b\t\n\f\r", "é😀"]),
+                     "\b\t\n\f\r", "é😀", "v1.0,", "x.0]", "e-mail", "1e+5", ".0"]),
 )
 
 

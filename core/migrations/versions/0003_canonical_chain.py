@@ -82,18 +82,26 @@ def gates_to_text(text: str | None) -> str:
     return "|".join(parts)
 
 
-def _convert_gates(conn: sa.Connection, convert: Any) -> int:
+def _convert_gates(conn: sa.Connection, convert: Any, window: int = 20_000) -> int:
+    """Rewrite every claim's ``gates`` with ``convert``, a window of ids at a time."""
     from memdesk.core.chain import TABLES
 
     claim = TABLES["claim"]
-    changed = [{"b_id": i, "b_gates": new}
-               for i, old in conn.execute(sa.select(claim.c.id, claim.c.gates))
-               if (new := convert(old)) != old]
     stmt = sa.update(claim).where(claim.c.id == sa.bindparam("b_id")).values(
         gates=sa.bindparam("b_gates"))
-    for i in range(0, len(changed), 1000):
-        conn.execute(stmt, changed[i:i + 1000])
-    return len(changed)
+    done, after = 0, None
+    while True:
+        query = sa.select(claim.c.id, claim.c.gates).order_by(claim.c.id).limit(window)
+        if after is not None:
+            query = query.where(claim.c.id > after)
+        rows = conn.execute(query).all()
+        if not rows:
+            return done
+        after = rows[-1][0]
+        changed = [{"b_id": i, "b_gates": new} for i, old in rows if (new := convert(old)) != old]
+        if changed:
+            conn.execute(stmt, changed)
+            done += len(changed)
 
 
 # ----------------------------------------------------------------- chain
