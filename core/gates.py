@@ -30,12 +30,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, Protocol
 
 from .bitemporal import CORRECTION, Plan, SlotRow, normalise_object, plan_change, row_key, value_key
 from .errors import InvalidInput
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class BeliefRow(SlotRow, Protocol):
@@ -82,11 +85,16 @@ class ConflictKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class GateStep:
-    """One gate's result for one claim; ``note`` says why or which row."""
+    """One gate's result for one claim; ``note`` says why or which row.
+    ``json`` is its stored form, encoded once when the step is made."""
 
     gate: Gate
     result: str
     note: str | None = None
+    json: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "json", _ENCODER.encode(self.to_dict()))
 
     def to_dict(self) -> dict[str, str | None]:
         return {"gate": str(self.gate), "result": self.result, "note": self.note}
@@ -152,9 +160,18 @@ _CONFLICT_NONE = {kind: GateStep(Gate.CONFLICT, "none", kind)
 
 
 def provenance_step(turn_id: int) -> GateStep:
-    return GateStep(Gate.PROVENANCE, "ok", f"turn {turn_id}")
+    """The provenance gate's step for a claim citing stored turn ``turn_id``.
+    Made once per claim on the import path, so its JSON (an integer in a
+    fixed text, nothing to escape) is written directly."""
+    turn = int(turn_id)
+    step = object.__new__(GateStep)
+    for name, value in (("gate", Gate.PROVENANCE), ("result", "ok"), ("note", f"turn {turn}"),
+                        ("json", f'{{"gate":"provenance","result":"ok","note":"turn {turn}"}}')):
+        object.__setattr__(step, name, value)
+    return step
 
 
+@lru_cache(maxsize=64)
 def review_pass_step(threshold: float) -> GateStep:
     return GateStep(Gate.REVIEW, "pass", f"confidence >= {threshold}")
 
@@ -269,23 +286,10 @@ def undone(verdict: str, by: str) -> GateStep:
 
 
 # ------------------------------------------------------------- storage
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_STEP_JSON: dict[GateStep, str] = {}
-
-
-def _step_json(step: GateStep) -> str:
-    text = _STEP_JSON.get(step)
-    if text is None:
-        text = _ENCODER.encode(step.to_dict())
-        if len(_STEP_JSON) < 4096:  # the constant steps and recent turns; a cache, not a store
-            _STEP_JSON[step] = text
-    return text
-
-
 def encode_steps(steps: Iterable[GateStep]) -> str:
     """The ``gates`` column's JSON for ``steps``: an array of
     ``{"gate", "result", "note"}`` objects in order."""
-    return "[" + ",".join(map(_step_json, steps)) + "]"
+    return "[" + ",".join([s.json for s in steps]) + "]"
 
 
 def decode_steps(text: str | None) -> tuple[GateStep, ...]:

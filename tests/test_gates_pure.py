@@ -165,6 +165,13 @@ def test_steps_round_trip_whatever_their_text(raw):
     assert len(json.loads(text)) == len(steps)
 
 
+@given(st.integers(0, 2**63))
+def test_the_provenance_step_is_stored_like_any_other(turn_id):
+    step = gates.provenance_step(turn_id)
+    assert step == GateStep(Gate.PROVENANCE, "ok", f"turn {turn_id}")
+    assert step.json == GateStep(Gate.PROVENANCE, "ok", f"turn {turn_id}").json
+
+
 def test_appending_keeps_what_was_stored():
     first = gates.encode_steps([gates.provenance_step(1)])
     both = gates.append_steps(first, [gates.undone("approved", "sam|x")])
