@@ -393,13 +393,18 @@ def remove_index_files(folder: Path) -> list[Path]:
     temporary file of a build), nothing else: after an erasure, no file may
     keep an erased vector. Returns the files removed; a file that cannot be
     removed is left (and an index opened from it is discarded all the same)."""
-    removed: list[Path] = []
     try:
         candidates = [p for kind in INDEX_KINDS for p in folder.glob(f"{kind}-*")
                       if p.suffix in (".annoy", ".npy", ".json") or ".tmp-" in p.name]
     except OSError:
-        return removed
-    for path in candidates:
+        return []
+    return _unlink(candidates)
+
+
+def _unlink(paths: list[Path]) -> list[Path]:
+    """Delete ``paths``, skipping those that cannot be; returns those deleted."""
+    removed = []
+    for path in paths:
         try:
             path.unlink()
             removed.append(path)
@@ -411,21 +416,16 @@ def remove_index_files(folder: Path) -> list[Path]:
 def remove_stale_temporaries(files: IndexFiles) -> list[Path]:
     """Delete the temporary files of builds whose process is gone (killed
     before it could clean up). Returns the files removed."""
-    removed: list[Path] = []
     try:
         candidates = list(files.folder.glob(f"{files.stem}*.tmp-*"))
     except OSError:
-        return removed
+        return []
+    stale = []
     for path in candidates:
         m = _TMP.search(path.name)
-        if m is None or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
-            continue
-        try:
-            path.unlink()
-            removed.append(path)
-        except OSError:
-            pass
-    return removed
+        if m is not None and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            stale.append(path)
+    return _unlink(stale)
 
 
 def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim: int = 64,
