@@ -46,6 +46,10 @@ class StoreMeta(TableModel, table=True):
     # how many erasures the store has seen (core.erase): derived data built
     # before the latest one (recall indexes) must be discarded and rebuilt
     erasures: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # the next free id of each chained table, as JSON ({"claim": 41, …}): ids are
+    # never reused, even once an erasure deleted the rows that had them, because
+    # audit entries name the rows they wrote by id ranges (core.chain)
+    id_marks: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class TurnRow(TableModel, table=True):

@@ -104,7 +104,8 @@ _MENTIONED = (
     .values(mentions=MEMORY.c.mentions + bindparam("b_extra"))
 )
 _LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(
-    last_tx=bindparam("b_tx"), audit_head=bindparam("b_head"), audit_last=bindparam("b_last"))
+    last_tx=bindparam("b_tx"), audit_head=bindparam("b_head"), audit_last=bindparam("b_last"),
+    id_marks=bindparam("b_marks"))
 _EMPTY_ROWS = RowsDigest().finish()
 _CHANGED_MEANWHILE = "a fact was retired by someone else during this write; nothing was saved"
 
@@ -214,6 +215,7 @@ _ID_TABLES = (("fact", FACT), ("claim", CLAIM), ("turn", TURN), ("conflict", CON
 _TX_AND_IDS = select(
     select(META.c.last_tx).where(META.c.id == 1).scalar_subquery(),
     select(META.c.audit_head).where(META.c.id == 1).scalar_subquery(),
+    select(META.c.id_marks).where(META.c.id == 1).scalar_subquery(),
     *(select(func.max(table.c.id)).scalar_subquery() for _, table in _ID_TABLES),
 )
 
@@ -225,8 +227,10 @@ def lock_store(conn: Connection) -> tuple[int, dict[str, int], str]:
     locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
     if locked.rowcount != 1:
         raise StoreError("store_meta row missing: the store was not initialised")
-    tx, head, *maxima = conn.execute(_TX_AND_IDS).one()
-    next_ids = {name: (top or 0) + 1 for (name, _), top in zip(_ID_TABLES, maxima, strict=True)}
+    tx, head, marks, *maxima = conn.execute(_TX_AND_IDS).one()
+    used = json.loads(marks) if marks else {}  # ids handed out before, rows erased or not
+    next_ids = {name: max((top or 0) + 1, int(used.get(name, 1)))
+                for (name, _), top in zip(_ID_TABLES, maxima, strict=True)}
     return tx, next_ids, head or GENESIS
 
 
@@ -746,7 +750,8 @@ class WriteBatch:
         """Flush and record the final transaction time. Call once, last."""
         self.flush()
         self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx, "b_head": self._head,
-                                        "b_last": self._last_audit}])  # sent with the commit
+                                        "b_last": self._last_audit,
+                                        "b_marks": _dumps(self._next)}])  # sent with the commit
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__

@@ -125,3 +125,48 @@ def test_an_upgraded_store_counts_the_erasures_its_log_records(tmp_path):
     with Store.open(str(path)) as store:
         assert store.erasures() == 1  # the fixture's log holds one tombstone
         assert store.verify().ok
+
+
+def test_ids_are_never_handed_out_twice_after_an_erasure(store):
+    """An erasure deletes the rows with the highest ids; the next writes must
+    not reuse them (audit entries name rows by id ranges), or verify breaks."""
+    from .test_trust import DEMO, populate
+
+    populate(store)
+    with store.engine.connect() as conn:
+        from sqlalchemy import text
+
+        top = {t: conn.execute(text(f"SELECT MAX(id) FROM {t}")).scalar()
+               for t in ("claim", "fact", "turn", "audit_log")}
+    store.erase_subject("user:carol", by="dpo")
+    store.import_file(DEMO / "review.jsonl", actor="again")
+    store.ingest_file(CONV / "carol-home.jsonl")
+    pending = store.review_list()
+    store.approve(pending[0].id, by="rita")
+    report = store.verify()
+    assert report.ok, report.problems
+    with store.engine.connect() as conn:
+        for table, before in top.items():
+            first_new = conn.execute(text(
+                f"SELECT MIN(id) FROM {table} WHERE id > 0 AND id NOT IN "
+                f"(SELECT id FROM {table} WHERE id <= :t)"), {"t": before}).scalar()
+            if first_new is not None:
+                assert first_new > before, table
+
+
+def test_an_upgraded_store_starts_past_every_id_its_log_names(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    path = tmp_path / "v2.db"
+    shutil.copy(Path(__file__).resolve().parent / "fixtures" / "store_v2.db", path)
+    Store.upgrade(str(path))
+    with Store.open(str(path)) as store:
+        with store.engine.connect() as conn:
+            from sqlalchemy import text
+
+            marks = json.loads(conn.execute(text("SELECT id_marks FROM store_meta")).scalar())
+            highest = conn.execute(text("SELECT MAX(claim_to) FROM audit_log")).scalar()
+        assert marks["claim"] > highest
+        store.ingest_file(CONV / "carol-home.jsonl")
+        assert store.verify().ok
