@@ -48,6 +48,8 @@ from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring as c_encode_basestring
 from typing import Any
 
+from orjson import JSONEncodeError
+from orjson import dumps as _orjson_dumps
 from sqlalchemy import Connection, select
 
 from .schema import (
@@ -87,6 +89,16 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "predicate": tuple(c.name for c in TABLES["predicate"].columns),
 }
 FACT_BODY = tuple(i for i, c in enumerate(TABLES["fact"].columns) if c.name not in STAMP_COLUMNS)
+
+
+def _float_positions(table: Any, names: tuple[str, ...]) -> tuple[int, ...]:
+    kinds = {c.name: c.type.python_type for c in table.columns}
+    return tuple(i for i, name in enumerate(names) if kinds[name] is float)
+
+
+FLOATS: dict[str, tuple[int, ...]] = {
+    name: _float_positions(TABLES[name], COLUMNS[name]) for name in COLUMNS}
+"""Where each table's row, as hashed, holds its float columns (``streamer``)."""
 ENTRY_COLUMNS = ("id", "at", "wall_at", "actor", "action", "claim_from", "claim_to",
                  "fact_from", "fact_to", "conflict_id", "subject", "predicate", "reason",
                  "detail", "rows")
@@ -201,10 +213,52 @@ def _text(values: tuple) -> str:
     return text
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+_PLAIN_OR_FLOAT = _PLAIN | {float}
+_MAX_EXACT = 2.0 ** 53
+
+
+def _orjson_ready(values: tuple) -> list | None:
+    """``values`` with each float written by orjson exactly as RFC 8785 does:
+    an integral float (``1.0``, ``-0.0``) becomes the int it equals, a float
+    of fixed notation (1e-4 <= |x| < 1e16, where orjson, repr and ECMAScript
+    agree) stays. None when a float needs ``number`` (exponent form, NaN,
+    infinities)."""
+    out = list(values)
+    for i, v in enumerate(out):
+        if type(v) is float:
+            if v.is_integer():
+                if not -_MAX_EXACT <= v <= _MAX_EXACT:
+                    return None  # its shortest digits are not its exact ones
+                out[i] = int(v)
+            elif not 1e-4 <= abs(v) < 1e16:
+                return None
+    return out
+
+
 def encode(values: tuple) -> bytes:
     """Canonical bytes of a tuple of plain values: the RFC 8785 JSON of the
     array of the values, UTF-8. Raises ValueError for NaN, infinities and
-    strings with lone surrogates, TypeError for other types."""
+    strings with lone surrogates, TypeError for other types.
+
+    orjson (compact, UTF-8, JCS's string escapes) writes almost every row;
+    what it cannot write as JCS does (a float in exponent form, a lone
+    surrogate, an integer beyond 64 bits, another type) goes through ``_text``,
+    which writes it or refuses it. This runs per row on bulk imports: orjson
+    takes about a tenth of the time of the standard library's encoder."""
+    kinds = set(map(type, values))
+    if kinds <= _PLAIN:
+        try:
+            return _orjson_dumps(values)
+        except JSONEncodeError:
+            pass
+    elif kinds <= _PLAIN_OR_FLOAT:
+        ready = _orjson_ready(values)
+        if ready is not None:
+            try:
+                return _orjson_dumps(ready)
+            except JSONEncodeError:
+                pass
     return _text(values).encode()
 
 
@@ -213,20 +267,40 @@ def _exact(values: tuple) -> str:
     return _encode_mixed(values, [float if isinstance(v, float) else type(v) for v in values])
 
 
-def streamer(write: Callable[[bytes], Any]) -> Callable[[tuple], None]:
-    """A function that encodes one tuple of values canonically into ``write``
-    (e.g. a hasher's ``update``). Stateless: one may serve many threads."""
-    enc, join, exact = _ENCODE, "".join, _exact
+def schema_encoder(floats: tuple[int, ...]) -> Callable[[tuple], bytes]:
+    """``encode`` for rows of one table whose float columns are at ``floats``
+    (``FLOATS[name]``) and whose other values are str, int, bool or None, as
+    the write path builds them: the same bytes, without looking at every
+    value's type (only the floats are checked). Anything orjson cannot write
+    as JCS does goes through ``encode``, which writes or refuses it."""
+    dumps = _orjson_dumps
+    low, high, exact = 1e-4, 1e16, _MAX_EXACT
 
-    def dump(values: tuple) -> None:  # _text, inlined: this runs per row on bulk imports
+    def encode_row(values: tuple) -> bytes:
+        for i in floats:
+            v = values[i]
+            if type(v) is float and not (low <= abs(v) < high and not v.is_integer()):
+                if v.is_integer() and -exact <= v <= exact:
+                    values = values[:i] + (int(v),) + values[i + 1:]  # 1.0 -> 1, as JCS
+                else:
+                    return encode(values)  # exponent form, big integral, NaN, infinities
         try:
-            text = join(enc(values, 0))
-        except ValueError:
-            _check_finite(values)
-            raise
-        if ".0," in text or ".0]" in text or "e+" in text or "e-" in text:
-            text = exact(values)
-        write(text.encode())
+            return dumps(values)
+        except JSONEncodeError:  # a lone surrogate, an integer beyond 64 bits, another type
+            return encode(values)
+
+    return encode_row
+
+
+def streamer(write: Callable[[bytes], Any],
+             floats: tuple[int, ...] | None = None) -> Callable[[tuple], None]:
+    """A function that encodes one tuple of values canonically into ``write``
+    (e.g. a hasher's ``update``); with ``floats``, rows of one table (see
+    ``schema_encoder``). Stateless: one may serve many threads."""
+    enc = encode if floats is None else schema_encoder(floats)
+
+    def dump(values: tuple) -> None:
+        write(enc(values))
 
     return dump
 
@@ -244,19 +318,12 @@ class Encoder:
         return blake2b(encode(values), digest_size=16).digest()
 
 
-def row_hasher() -> Callable[[tuple], bytes]:
-    """A fast ``row_hash`` for one batch (a closure: no method calls per row)."""
-    enc, join, exact = _ENCODE, "".join, _exact
+def row_hasher(floats: tuple[int, ...] | None = None) -> Callable[[tuple], bytes]:
+    """A fast ``row_hash``; with ``floats``, for rows of one table (see ``schema_encoder``)."""
+    enc = encode if floats is None else schema_encoder(floats)
 
-    def hash_row(values: tuple) -> bytes:  # _text, inlined
-        try:
-            text = join(enc(values, 0))
-        except ValueError:
-            _check_finite(values)
-            raise
-        if ".0," in text or ".0]" in text or "e+" in text or "e-" in text:
-            text = exact(values)
-        return blake2b(text.encode(), digest_size=16).digest()
+    def hash_row(values: tuple) -> bytes:
+        return blake2b(enc(values), digest_size=16).digest()
 
     return hash_row
 

@@ -37,6 +37,7 @@ from sqlalchemy import Connection, bindparam, func, select, update
 from .bitemporal import Piece, normalise_object
 from .catalog import Catalog
 from .chain import (
+    FLOATS,
     GENESIS,
     STATEFUL,
     RowsDigest,
@@ -267,8 +268,10 @@ class WriteBatch:
         self._last_audit = self._next["audit"] - 1
         self.digest = RowsDigest()  # the rows this batch touches, for its audit entry
         # name -> encodes a row's values straight into that part's hasher
-        self._hash = {name: streamer(h.update) for name, h in self.digest.parts.items()}
-        self._row_hash = row_hasher()
+        self._hash = {name: streamer(h.update, FLOATS.get(name, ()))
+                      for name, h in self.digest.parts.items()}
+        self._claim_hash = row_hasher(FLOATS["claim"])
+        self._conflict_hash = row_hasher(FLOATS["conflict"])
         self._before: dict[str, dict[int, str]] = {}
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
@@ -568,7 +571,7 @@ class WriteBatch:
         claims = self._buf["claim"]
         claims.append(row)
         self.digest.parts["claim"].update(
-            self._row_hash(_CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)))
+            self._claim_hash(_CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
         assert decision.plan is not None
@@ -632,7 +635,7 @@ class WriteBatch:
                             resolved_by=None, resolution=None, reason=None)
             self._buf["conflict"].append(conflict)
             self.digest.parts["conflict"].update(
-                self._row_hash(tuple(map(conflict.get, _CONFLICT_KEYS))))
+                self._conflict_hash(tuple(map(conflict.get, _CONFLICT_KEYS))))
             steps = decision.steps_with_conflict(conflict_id)
             c["state"], c["fact_id"] = "conflict", None
             self.counts["conflicts"] += 1
