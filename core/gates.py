@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .bitemporal import CORRECTION, Plan, SlotRow, normalise_object, plan_change, row_key, value_key
 from .errors import InvalidInput
@@ -83,21 +83,36 @@ class ConflictKind(StrEnum):
     POLARITY = "polarity"  # the same thing holds with the other polarity
 
 
-@dataclass(frozen=True, slots=True)
-class GateStep:
+class GateStep(NamedTuple):
     """One gate's result for one claim; ``note`` says why or which row.
-    ``json`` is its stored form, encoded once when the step is made."""
+    (A named tuple: one is made per claim on the bulk import path.)"""
 
     gate: Gate
     result: str
     note: str | None = None
-    json: str = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "json", _ENCODER.encode(self.to_dict()))
 
     def to_dict(self) -> dict[str, str | None]:
         return {"gate": str(self.gate), "result": self.result, "note": self.note}
+
+    @property
+    def json(self) -> str:
+        """Its stored form: ``{"gate": …, "result": …, "note": …}``."""
+        known = _STEP_JSON.get(id(self))
+        if known is not None and known[0] is self:
+            return known[1]
+        if self.gate is Gate.PROVENANCE and self.result == "ok" and type(self.note) is str \
+                and self.note.startswith("turn ") and self.note[5:].isdigit():
+            return f'{{"gate":"provenance","result":"ok","note":"{self.note}"}}'  # nothing to escape
+        return _ENCODER.encode(self.to_dict())
+
+
+_STEP_JSON: dict[int, tuple[GateStep, str]] = {}
+
+
+def _constant(step: GateStep) -> GateStep:
+    """A step made once (module level): its JSON is kept, found by identity."""
+    _STEP_JSON[id(step)] = (step, _ENCODER.encode(step.to_dict()))
+    return step
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,28 +167,22 @@ class Decision:
 
 
 # ------------------------------------------------------------- the steps
-_DEDUP_NEW = GateStep(Gate.DEDUP, "new")
-_REVIEW_QUEUED = GateStep(Gate.REVIEW, "queued")
-_REPEATED = GateStep(Gate.IDEMPOTENCY, "repeated", "the same claim from the same turn is stored")
-_CONFLICT_NONE = {kind: GateStep(Gate.CONFLICT, "none", kind)
+_DEDUP_NEW = _constant(GateStep(Gate.DEDUP, "new"))
+_REVIEW_QUEUED = _constant(GateStep(Gate.REVIEW, "queued"))
+_REPEATED = _constant(GateStep(Gate.IDEMPOTENCY, "repeated",
+                               "the same claim from the same turn is stored"))
+_CONFLICT_NONE = {kind: _constant(GateStep(Gate.CONFLICT, "none", kind))
                   for kind in ("insert", "evolution", "backfill", "correction")}
 
 
 def provenance_step(turn_id: int) -> GateStep:
-    """The provenance gate's step for a claim citing stored turn ``turn_id``.
-    Made once per claim on the import path, so its JSON (an integer in a
-    fixed text, nothing to escape) is written directly."""
-    turn = int(turn_id)
-    step = object.__new__(GateStep)
-    for name, value in (("gate", Gate.PROVENANCE), ("result", "ok"), ("note", f"turn {turn}"),
-                        ("json", f'{{"gate":"provenance","result":"ok","note":"turn {turn}"}}')):
-        object.__setattr__(step, name, value)
-    return step
+    """The provenance gate's step for a claim citing stored turn ``turn_id``."""
+    return GateStep(Gate.PROVENANCE, "ok", f"turn {int(turn_id)}")
 
 
 @lru_cache(maxsize=64)
 def review_pass_step(threshold: float) -> GateStep:
-    return GateStep(Gate.REVIEW, "pass", f"confidence >= {threshold}")
+    return _constant(GateStep(Gate.REVIEW, "pass", f"confidence >= {threshold}"))
 
 
 def review_reasons(confidence: float, source_kind: str, threshold: float) -> tuple[str, ...]:
