@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
@@ -115,8 +114,7 @@ def _constant(step: GateStep) -> GateStep:
     return step
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
+class Statement(NamedTuple):
     """What the gates need of a claim: its value, scope, valid time, change
     signal and trust. ``value_json`` is the canonical JSON of the normalised
     value (or None)."""
@@ -141,8 +139,7 @@ class Statement:
                    claim["change"], float(claim["confidence"]), claim["source_kind"])
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """What the gates decided for one claim.
 
     ``plan`` is the bitemporal plan to carry out (its kind is ``merge`` for a
@@ -276,12 +273,12 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
     if keep in (Resolution.EXISTING, Resolution.NEITHER):
         return Decision(Outcome.REJECTED, (step,)), statement
     if keep == Resolution.INCOMING:
-        corrected = replace(statement, change=CORRECTION)
+        corrected = statement._replace(change=CORRECTION)
         return _take_effect(plan_for(corrected, rows), corrected, (step,)), corrected
     if not scope or scope == conflict_scope:
         raise InvalidInput("keep=both needs --scope naming a scope other than "
                            f"{conflict_scope!r}, so the two values do not overlap")
-    moved = replace(statement, scope=scope)
+    moved = statement._replace(scope=scope)
     decision = _take_effect(plan_for(moved, rows), moved, (step,))
     if decision.outcome == Outcome.CONFLICT:
         raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
@@ -298,7 +295,12 @@ def undone(verdict: str, by: str) -> GateStep:
 def encode_steps(steps: Iterable[GateStep]) -> str:
     """The ``gates`` column's JSON for ``steps``: an array of
     ``{"gate", "result", "note"}`` objects in order."""
-    return "[" + ",".join([s.json for s in steps]) + "]"
+    out = []
+    known = _STEP_JSON.get
+    for step in steps:  # a constant step's JSON is kept (this runs per claim on imports)
+        kept = known(id(step))
+        out.append(kept[1] if kept is not None and kept[0] is step else step.json)
+    return "[" + ",".join(out) + "]"
 
 
 def decode_steps(text: str | None) -> tuple[GateStep, ...]:
