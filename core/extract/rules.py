@@ -200,7 +200,6 @@ _EVOLUTION = _P["shared.evolution"]
 
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
 _CONFIRM = _P["shared.confirm"]
-_DECLINE = _P["shared.decline"]
 
 
 # ---------------------------------------------------------------- Chinese rules
@@ -332,7 +331,7 @@ def _zh_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_
         or _P["zh.diet.10"].search(c) \
         or _P["zh.diet.11"].match(c)
     if m and not _P["zh.diet.12"].search(c):
-        obj = _P["zh.diet.13"].sub("", m.group(1))
+        obj = m.group(1)
         obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, _P["zh.diet.14"].sub("", obj))
         if obj and obj != "素" and not _P["zh.diet.15"].match(obj):  # "不吃素" ends a diet
             add(_Raw("diet", obj, polarity="negative"))
@@ -1021,7 +1020,6 @@ def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, o
         or _P["en.likes_dislikes.14"].match(c) \
         or _P["en.likes_dislikes.15"].match(c) \
         or _P["en.likes_dislikes.16"].match(c) \
-        or _P["en.likes_dislikes.17"].search(c) \
         or _P["en.likes_dislikes.18"].match(c) \
         or _P["en.likes_dislikes.19"].search(c) \
         or _P["en.likes_dislikes.20"].search(c) \
@@ -1031,7 +1029,6 @@ def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, o
         or _P["en.likes_dislikes.24"].search(c) \
         or _P["en.likes_dislikes.25"].search(c) \
         or _P["en.likes_dislikes.26"].match(c) \
-        or _P["en.likes_dislikes.27"].search(c) \
         or _P["en.likes_dislikes.28"].search(c)
     rather = _P["en.likes_dislikes.29"].search(c) if not m else None
     if rather:  # "I'd rather work from home" -> working from home
@@ -1454,7 +1451,6 @@ _ZH_UNPUNCTUATED_BREAK = _P["zh.unpunctuated_break"]
 _EN_SPLIT = _P["en.split"]
 _ZH_COND = _P["zh.cond"]
 _ZH_INLINE_COND = _P["zh.inline_cond"]
-_EN_COND = _P["en.cond"]
 
 
 def _atoms(text: str, zh: bool) -> list[tuple[str, str | None]]:
@@ -1766,7 +1762,7 @@ def _with_subject(clause: str) -> str:
             and not _P["en.with_subject.10"].match(clause) \
             and not _P["en.with_subject.11"].match(clause):
         return f"I'm {clause}"  # "heading to Lisbon next weekend"
-    return f"I {clause}" if _EN_SUBJECTLESS.match(clause) and not _P["shared.with_subject.1"].match(clause) else clause
+    return f"I {clause}" if _EN_SUBJECTLESS.match(clause) else clause
 
 
 def _conditional_want(clause: str, cond: str = "") -> list[_Raw]:
@@ -2057,7 +2053,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                                    or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
             return [_fact(turn, r, "user_explicit", 0.9) for r in _split_enumeration(answer, _is_zh(text))]
     if not raws and prev is not None and prev.speaker != "user":
-        if _CONFIRM.match(text) and not _DECLINE.match(text) and not is_correction:
+        if _CONFIRM.match(text) and not is_correction:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
                                    project=True)
