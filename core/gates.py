@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
@@ -139,7 +140,8 @@ class Statement(NamedTuple):
                    claim["change"], float(claim["confidence"]), claim["source_kind"])
 
 
-class Decision(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Decision:
     """What the gates decided for one claim.
 
     ``plan`` is the bitemporal plan to carry out (its kind is ``merge`` for a
