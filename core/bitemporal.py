@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
@@ -144,7 +145,7 @@ _valid_from = attrgetter("valid_from")
 
 
 def plan_change(
-    rows: list[SlotRow],
+    rows: Sequence[SlotRow],
     key: ValueId,
     start: int,
     end: int | None,

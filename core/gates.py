@@ -96,13 +96,11 @@ class GateStep(NamedTuple):
 
     @property
     def json(self) -> str:
-        """Its stored form: ``{"gate": …, "result": …, "note": …}``."""
-        known = _STEP_JSON.get(id(self))
-        if known is not None and known[0] is self:
-            return known[1]
-        if self.gate is Gate.PROVENANCE and self.result == "ok" and type(self.note) is str \
-                and self.note.startswith("turn ") and self.note[5:].isdigit():
-            return f'{{"gate":"provenance","result":"ok","note":"{self.note}"}}'  # nothing to escape
+        """Its stored form: ``{"gate": …, "result": …, "note": …}`` (kept for a
+        constant step, found by identity: this runs per claim on imports)."""
+        kept = _STEP_JSON.get(id(self))
+        if kept is not None and kept[0] is self:
+            return kept[1]
         return _ENCODER.encode(self.to_dict())
 
 
@@ -210,7 +208,7 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
     """The bitemporal plan for ``statement`` against the current-belief rows of
     its subject and predicate. Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
-    return plan_change(list(slot_rows(rows, statement)), key, statement.valid_from,
+    return plan_change(slot_rows(rows, statement), key, statement.valid_from,
                        statement.valid_to, statement.change)
 
 
@@ -297,12 +295,7 @@ def undone(verdict: str, by: str) -> GateStep:
 def encode_steps(steps: Iterable[GateStep]) -> str:
     """The ``gates`` column's JSON for ``steps``: an array of
     ``{"gate", "result", "note"}`` objects in order."""
-    out = []
-    known = _STEP_JSON.get
-    for step in steps:  # a constant step's JSON is kept (this runs per claim on imports)
-        kept = known(id(step))
-        out.append(kept[1] if kept is not None and kept[0] is step else step.json)
-    return "[" + ",".join(out) + "]"
+    return "[" + ",".join([step.json for step in steps]) + "]"
 
 
 def decode_steps(text: str | None) -> tuple[GateStep, ...]:

@@ -651,7 +651,7 @@ class WriteBatch:
             self.counts[_SUMMARY_FIELD[plan.kind]] += 1
             c["state"] = "approved" if c.get("state") == "approved" else "asserted"
             c["fact_id"] = new_id
-        c["gates"] = append_steps(c["gates"], steps) if c.get("gates") else encode_steps(steps)
+        c["gates"] = append_steps(c.get("gates"), steps)
         return conflict_id
 
     def retire(self, row: Fact, reason: str, by_claim: int | None,
