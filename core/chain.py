@@ -218,21 +218,28 @@ _PLAIN_OR_FLOAT = _PLAIN | {float}
 _MAX_EXACT = 2.0 ** 53
 
 
-def _orjson_ready(values: tuple) -> list | None:
-    """``values`` with each float written by orjson exactly as RFC 8785 does:
-    an integral float (``1.0``, ``-0.0``) becomes the int it equals, a float
-    of fixed notation (1e-4 <= |x| < 1e16, where orjson, repr and ECMAScript
-    agree) stays. None when a float needs ``number`` (exponent form, NaN,
+def _for_orjson(v: float) -> float | int | None:
+    """``v`` as orjson must be given it to write what RFC 8785 writes: an
+    integral float (``1.0``, ``-0.0``) as the int it equals (exact up to 2**53;
+    beyond, its shortest digits are not its exact ones), a float of fixed
+    notation (1e-4 <= |v| < 1e16, where orjson, repr and ECMAScript agree) as
+    itself. None when only ``number`` writes it right (exponent form, NaN,
     infinities)."""
+    if v.is_integer():
+        return int(v) if -_MAX_EXACT <= v <= _MAX_EXACT else None
+    return v if 1e-4 <= abs(v) < 1e16 else None
+
+
+def _orjson_ready(values: tuple) -> list | None:
+    """``values`` with each float as ``_for_orjson`` gives it; None when one
+    needs ``number``."""
     out = list(values)
     for i, v in enumerate(out):
         if type(v) is float:
-            if v.is_integer():
-                if not -_MAX_EXACT <= v <= _MAX_EXACT:
-                    return None  # its shortest digits are not its exact ones
-                out[i] = int(v)
-            elif not 1e-4 <= abs(v) < 1e16:
+            ready = _for_orjson(v)
+            if ready is None:
                 return None
+            out[i] = ready
     return out
 
 
@@ -274,16 +281,16 @@ def schema_encoder(floats: tuple[int, ...]) -> Callable[[tuple], bytes]:
     value's type (only the floats are checked). Anything orjson cannot write
     as JCS does goes through ``encode``, which writes or refuses it."""
     dumps = _orjson_dumps
-    low, high, exact = 1e-4, 1e16, _MAX_EXACT
 
     def encode_row(values: tuple) -> bytes:
         for i in floats:
             v = values[i]
-            if type(v) is float and not (low <= abs(v) < high and not v.is_integer()):
-                if v.is_integer() and -exact <= v <= exact:
-                    values = values[:i] + (int(v),) + values[i + 1:]  # 1.0 -> 1, as JCS
-                else:
+            if type(v) is float:
+                ready = _for_orjson(v)
+                if ready is None:
                     return encode(values)  # exponent form, big integral, NaN, infinities
+                if ready is not v:
+                    values = values[:i] + (ready,) + values[i + 1:]  # 1.0 -> 1, as JCS
         try:
             return dumps(values)
         except JSONEncodeError:  # a lone surrogate, an integer beyond 64 bits, another type
@@ -303,19 +310,6 @@ def streamer(write: Callable[[bytes], Any],
         write(enc(values))
 
     return dump
-
-
-class Encoder:
-    """Canonical bytes of tuples of values (see the module docstring)."""
-
-    __slots__ = ()
-
-    def __call__(self, values: tuple) -> bytes:
-        return encode(values)
-
-    def row_hash(self, values: tuple) -> bytes:
-        """The 16-byte hash of one whole row (claims, conflicts)."""
-        return blake2b(encode(values), digest_size=16).digest()
 
 
 def row_hasher(floats: tuple[int, ...] | None = None) -> Callable[[tuple], bytes]:
