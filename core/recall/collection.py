@@ -29,15 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
-from ..schema import StoreMeta
 from .annoy_index import IndexFiles, LoadedIndex, Manifest, build_index, dot, open_index
 from .embedders import Embedder
 from .vectors import Progress, VectorBlock, VectorStore
-
-_META = StoreMeta.__table__
-_Q_ERASURES = select(_META.c.erasures).where(_META.c.id == 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +138,11 @@ class Collection:
 
     def __init__(self, engine: Engine, embedder: Embedder, kind: str, folder: Path,
                  settings: IndexSettings, notify: Callable[[str], None],
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, *,
+                 store_erasures: Callable[[], int]) -> None:
+        """``store_erasures`` reads the store's erasure count (``Store.erasures``)."""
         self.kind = kind
-        self._engine = engine
+        self._store_erasures = store_erasures
         self.embedder = embedder
         self.settings = settings
         self.vectors = VectorStore(engine, embedder, kind)
@@ -280,10 +278,6 @@ class Collection:
                 self._tail, self._last_row = new, int(new.row_ids[-1])
             return IndexReport(self.kind, key, manifest.items, embedded, "index", True,
                                manifest.build_seconds, str(self.files.annoy), None)
-
-    def _store_erasures(self) -> int:
-        with self._engine.connect() as conn:
-            return int(conn.execute(_Q_ERASURES).scalar() or 0)
 
     def discard(self) -> None:
         """Forget the index and every vector held in memory and delete this

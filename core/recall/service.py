@@ -315,7 +315,8 @@ class Recaller:
             col = self._collections.get(kind)
             if col is None:
                 col = Collection(self.store.engine, embedder, kind, self.index_dir,
-                                 self.index_settings, self._notify, self._progress)
+                                 self.index_settings, self._notify, self._progress,
+                                 store_erasures=self.store.erasures)
                 self._collections[kind] = col
             return col
 
