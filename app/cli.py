@@ -370,12 +370,9 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
     report = store.erase_subject(args.subject, by=by).to_dict()
     # the index files of this store's default (or configured) folder go now; any
     # other folder's index discards itself when a Recaller next opens it
-    from pathlib import Path
+    from memdesk.core.recall import index_folder, remove_index_files
 
-    from memdesk.core.recall import default_index_dir, remove_index_files
-
-    remove_index_files(Path(settings.index_dir) if settings.index_dir
-                       else default_index_dir(store.url))
+    remove_index_files(index_folder(store.url, settings.index_dir))
     if args.json:
         _dump(report)
     else:

@@ -28,11 +28,18 @@ from .embedders import (
     make_embedder,
 )
 from .scoring import RecallWeights
-from .service import Comparison, HitSource, Recaller, RecallHit, default_index_dir
+from .service import (
+    Comparison,
+    HitSource,
+    Recaller,
+    RecallHit,
+    default_index_dir,
+    index_folder,
+)
 
 __all__ = [
     "Comparison", "ConcatEmbedder", "DEFAULT_EMBEDDER", "E5Embedder", "EMBEDDERS", "Embedder",
     "HitSource", "IndexReport", "IndexSettings", "Manifest", "RecallHit", "RecallWeights",
     "Recaller", "UseEmbedder", "default_index_dir", "embedder_key", "file_checksum",
-    "make_embedder", "remove_index_files",
+    "index_folder", "make_embedder", "remove_index_files",
 ]

@@ -129,6 +129,12 @@ def default_index_dir(url: str) -> Path:
     return cache / "memdesk" / "recall" / f"{name}-{digest}"
 
 
+def index_folder(url: str, index_dir: str | Path | None = None) -> Path:
+    """The folder a Recaller of the store at ``url`` keeps its index files in:
+    ``index_dir`` when given, else ``default_index_dir(url)``."""
+    return Path(index_dir) if index_dir else default_index_dir(url)
+
+
 @dataclass(frozen=True, slots=True)
 class HitSource:
     """Where a result came from: the conversation turn (and claim) behind it."""
@@ -277,7 +283,7 @@ class Recaller:
         self.store = store
         self.weights = weights or RecallWeights()
         self.index_settings = index or IndexSettings()
-        self.index_dir = Path(index_dir) if index_dir else default_index_dir(store.url)
+        self.index_dir = index_folder(store.url, index_dir)
         self._embedder_spec = embedder
         self._embedder: Embedder | None = embedder if not isinstance(embedder, str) else None
         self._on_message = on_message
@@ -972,4 +978,5 @@ def _parse_iso(text: str | None) -> int:
         return 0
 
 
-__all__ = ["Comparison", "HitSource", "RecallHit", "Recaller", "default_index_dir"]
+__all__ = ["Comparison", "HitSource", "RecallHit", "Recaller", "default_index_dir",
+           "index_folder"]
