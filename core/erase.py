@@ -35,11 +35,10 @@ from sqlalchemy import delete, inspect, select, update
 from .chain import AUDIT, ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
 from .errors import InvalidInput, StoreError, SubjectNotFound
-from .schema import RecallVectorRow, StoreMeta
-from .writer import CLAIM, CONFLICT, FACT, MEMORY, TURN, WriteBatch, chunks
+from .schema import RecallVectorRow
+from .writer import CLAIM, CONFLICT, FACT, MEMORY, META, TURN, WriteBatch, chunks
 
 VECTOR = RecallVectorRow.__table__
-META = StoreMeta.__table__
 
 SUBJECT = re.compile(r"^user:(\S.*)$")
 SCRUBBED_DETAIL = json.dumps({"erased": True})
