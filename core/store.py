@@ -289,9 +289,7 @@ class Store:
             report = erase_subject(batch, subject, by=by)
         for ref in list(self._erasure_listeners):
             listener = ref()
-            if listener is None:  # its object is gone
-                self._erasure_listeners.remove(ref)
-            else:
+            if listener is not None:  # None: its object is gone
                 listener()
         return report
 
@@ -299,6 +297,7 @@ class Store:
         """Call ``listener()`` after every erasure this Store commits (derived
         data such as recall indexes must then drop what it built). A bound
         method is held weakly, so registering does not keep its object alive."""
+        self._erasure_listeners[:] = [r for r in self._erasure_listeners if r() is not None]
         if isinstance(listener, MethodType):
             self._erasure_listeners.append(weakref.WeakMethod(listener))
         else:
