@@ -29,13 +29,22 @@ reviewer's name, a reason) can add or change a step.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
-from .bitemporal import CORRECTION, Plan, SlotRow, normalise_object, plan_change, row_key, value_key
+from .bitemporal import (
+    CORRECTION,
+    EVOLUTION,
+    Plan,
+    SlotRow,
+    normalise_object,
+    plan_change,
+    row_key,
+    value_key,
+)
 from .errors import InvalidInput
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -74,6 +83,7 @@ class Resolution(StrEnum):
 
     EXISTING = "existing"  # the incoming claim is rejected; current belief stays
     INCOMING = "incoming"  # the existing value was wrong: corrected to the incoming one
+    CHANGED = "changed"  # the value changed: the incoming one holds from its own valid time
     BOTH = "both"  # both hold, the incoming one in another scope
     NEITHER = "neither"  # the existing facts are retracted and the claim rejected
 
@@ -259,22 +269,29 @@ def approve(statement: Statement, rows: Sequence[BeliefRow], *, by: str, edited:
 
 
 def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
-            conflict_id: int, conflict_scope: str, by: str,
-            scope: str | None = None) -> tuple[Decision, Statement]:
+            conflict_id: int, conflict_scope: str, by: str, scope: str | None = None,
+            fact_ids: Iterable[int] = ()) -> tuple[Decision, Statement]:
     """Decide the incoming claim of conflict ``conflict_id`` as a reviewer
     resolved it. Returns the decision and the statement as it takes effect
-    (a correction for ``incoming``, moved to ``scope`` for ``both``).
+    (a correction for ``incoming``, an evolution for ``changed``, moved to
+    ``scope`` for ``both``).
 
-    For ``existing`` and ``neither`` the claim is rejected (the caller retracts
-    the conflicting facts for ``neither``). Raises InvalidInput when ``both``
-    names no other scope or one that already holds another value.
+    For ``existing`` and ``neither`` the claim is rejected; for ``neither`` the
+    decision's plan (kind ``retract``) retires the rows among ``rows`` whose ids
+    are in ``fact_ids`` (the conflict's facts still in current belief). Raises
+    InvalidInput when ``both`` names no other scope or one that already holds
+    another value.
     """
     step = GateStep(Gate.CONFLICT, "resolved", f"conflict {conflict_id} kept {keep} by {by}")
-    if keep in (Resolution.EXISTING, Resolution.NEITHER):
+    if keep == Resolution.EXISTING:
         return Decision(Outcome.REJECTED, (step,)), statement
-    if keep == Resolution.INCOMING:
-        corrected = statement._replace(change=CORRECTION)
-        return _take_effect(plan_for(corrected, rows), corrected, (step,)), corrected
+    if keep == Resolution.NEITHER:
+        named = set(fact_ids)
+        plan = Plan("retract", retire=tuple(r for r in rows if r.id in named))
+        return Decision(Outcome.REJECTED, (step,), plan), statement
+    if keep in (Resolution.INCOMING, Resolution.CHANGED):
+        taken = statement._replace(change=CORRECTION if keep == Resolution.INCOMING else EVOLUTION)
+        return _take_effect(plan_for(taken, rows), taken, (step,)), taken
     if not scope or scope == conflict_scope:
         raise InvalidInput("keep=both needs --scope naming a scope other than "
                            f"{conflict_scope!r}, so the two values do not overlap")
@@ -283,6 +300,156 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
     if decision.outcome == Outcome.CONFLICT:
         raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
     return decision, moved
+
+
+# ------------------------------------------------- what a resolution would do
+RETIRED_AS = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
+              "retract": "retracted"}
+"""The retire reason each plan kind stamps on the rows it retires (the writer's
+``_RETIRE_REASON`` plus the ``retract`` plan of ``neither``)."""
+
+OTHER_SCOPE = "(the scope you name)"
+"""The scope a preview of ``both`` shows before the reviewer has named one."""
+
+
+class Span(NamedTuple):
+    """One value on the timeline a resolution would leave: an unchanged row
+    (``origin`` "kept"), a copy of a retired row over part of its interval
+    ("history"), or the incoming value ("incoming", ``fact_id`` None)."""
+
+    object: str
+    polarity: str
+    scope: str
+    start: int
+    end: int | None
+    origin: str
+    fact_id: int | None
+
+
+class Retired(NamedTuple):
+    """A row a resolution would retire, and the reason it would be stamped with."""
+
+    fact_id: int
+    object: str
+    start: int
+    end: int | None
+    reason: str
+
+
+_REASON_TEXT = {
+    "superseded": "superseded: closed, kept as history",
+    "corrected": "marked corrected: never true",
+    "retracted": "retracted",
+}
+
+
+Clock = Callable[[int | None], str | None]
+"""How a caller shows a time (microseconds) in a preview: ``None`` stays ``None``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """What one resolution of a conflict would do, computed by a dry run of
+    :func:`resolve`: the outcome, the plan's kind, the timeline of the slot
+    afterwards (current belief, in valid-time order) and the rows it would
+    retire. ``error`` says why the choice cannot be taken as things stand."""
+
+    keep: Resolution
+    outcome: Outcome | None
+    kind: str | None
+    incoming: str
+    timeline: tuple[Span, ...] = ()
+    retired: tuple[Retired, ...] = ()
+    error: str | None = None
+
+    def describe(self, when: Clock) -> str:
+        """One line: the timeline as it would become, then what is retired;
+        ``when`` shows a time."""
+        if self.error is not None:
+            return f"not possible now: {self.error}"
+        scopes = {s.scope for s in self.timeline}
+        parts = []
+        for s in self.timeline:
+            text = s.object + ("" if s.polarity == "positive" else f" ({s.polarity})")
+            if s.end is None:
+                text += f" from {when(s.start)}"
+            else:
+                text += f" {when(s.start)} → {when(s.end)}"
+            if len(scopes) > 1:
+                text += f" in {s.scope}"
+            parts.append(text)
+        notes = [f"fact {r.fact_id} {r.object} {_REASON_TEXT.get(r.reason, r.reason)}"
+                 for r in self.retired]
+        if self.outcome == Outcome.REJECTED:
+            notes.append(f"incoming {self.incoming} rejected")
+        elif self.outcome == Outcome.MERGED:
+            notes.append(f"incoming {self.incoming} merged as a mention of the value that holds")
+        return "; ".join([", ".join(parts) or "no value", *notes])
+
+    def to_dict(self, when: Clock, short: Clock | None = None) -> dict[str, Any]:
+        """JSON-ready: times shown by ``when``, the ``text`` line by ``short`` (default ``when``)."""
+        return {
+            "keep": str(self.keep), "outcome": None if self.outcome is None else str(self.outcome),
+            "plan": self.kind, "error": self.error,
+            "timeline": [{"object": s.object, "polarity": s.polarity, "scope": s.scope,
+                          "valid_from": when(s.start), "valid_to": when(s.end),
+                          "origin": s.origin, "fact_id": s.fact_id} for s in self.timeline],
+            "retired": [{"fact_id": r.fact_id, "object": r.object, "valid_from": when(r.start),
+                         "valid_to": when(r.end), "reason": r.reason} for r in self.retired],
+            "text": self.describe(short or when),
+        }
+
+
+def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
+            conflict_scope: str, fact_ids: Iterable[int], scope: str | None = None) -> Outlook:
+    """What resolving the conflict as ``keep`` would do now, without doing it.
+    ``rows`` are the current-belief rows of its subject and predicate. For
+    ``both`` without ``scope`` the incoming value is shown in a scope that
+    holds nothing yet (:data:`OTHER_SCOPE`)."""
+    fact_ids = tuple(fact_ids)
+    if keep == Resolution.BOTH and scope is None:
+        scope = OTHER_SCOPE
+    try:
+        decision, taken = resolve(keep, statement, rows, conflict_id=0, conflict_scope=conflict_scope,
+                                  by="preview", scope=scope, fact_ids=fact_ids)
+    except (InvalidInput, ValueError) as exc:
+        return Outlook(keep, None, None, statement.object, error=str(exc))
+    plan = decision.plan
+    # the plan retires rows among ``rows`` (plan_change gets them from slot_rows)
+    retire = cast(tuple[BeliefRow, ...], plan.retire
+                  if plan is not None and decision.outcome != Outcome.MERGED else ())
+    gone = {r.id for r in retire}
+    affected = {r.id: r for r in (*slot_rows(rows, statement), *slot_rows(rows, taken), *retire)}
+    spans = [Span(r.object, r.polarity, r.scope, r.valid_from, r.valid_to, "kept", r.id)
+             for r in affected.values() if r.id not in gone]
+    if decision.outcome == Outcome.APPLIED and plan is not None:
+        for piece in plan.insert:
+            if piece.source is None:
+                spans.append(Span(taken.object, taken.polarity, taken.scope, piece.start,
+                                  piece.end, "incoming", None))
+            else:  # a copy of a retired row, which is one of ``rows``
+                src = cast(BeliefRow, piece.source)
+                spans.append(Span(src.object, src.polarity, src.scope, piece.start, piece.end,
+                                  "history", src.id))
+    spans.sort(key=lambda s: (s.scope != conflict_scope, s.start, s.fact_id is None))
+    reason = RETIRED_AS.get(plan.kind, "superseded") if plan is not None else ""
+    retired = tuple(Retired(r.id, r.object, r.valid_from, r.valid_to, reason) for r in retire)
+    return Outlook(keep, decision.outcome, plan.kind if plan is not None else None,
+                   statement.object, tuple(spans), retired)
+
+
+def outlooks(statement: Statement, rows: Sequence[BeliefRow], *, conflict_scope: str,
+             fact_ids: Iterable[int]) -> tuple[Outlook, ...]:
+    """:func:`outlook` for every resolution, in the order of :class:`Resolution`."""
+    fact_ids = tuple(fact_ids)
+    return tuple(outlook(keep, statement, rows, conflict_scope=conflict_scope, fact_ids=fact_ids)
+                 for keep in Resolution)
+
+
+def reopened(conflict_id: int, keep: str, by: str) -> GateStep:
+    """The conflict gate's step when a reviewer undoes the resolution of
+    conflict ``conflict_id``: the claim is in conflict again."""
+    return GateStep(Gate.CONFLICT, "reopened", f"conflict {conflict_id}: kept {keep} undone by {by}")
 
 
 def undone(verdict: str, by: str) -> GateStep:
@@ -321,7 +488,8 @@ def append_steps(stored: str | None, added: Iterable[GateStep]) -> str:
 
 
 __all__ = [
-    "BeliefRow", "ConflictKind", "Decision", "Gate", "GateStep", "Outcome", "Resolution", "Statement",
-    "admit", "append_steps", "approve", "decode_steps", "encode_steps", "plan_for",
-    "provenance_step", "resolve", "review_reasons", "slot_rows", "undone",
+    "BeliefRow", "ConflictKind", "Decision", "Gate", "GateStep", "Outcome", "Outlook", "Resolution",
+    "Retired", "Span", "Statement",
+    "admit", "append_steps", "approve", "decode_steps", "encode_steps", "outlook", "outlooks",
+    "plan_for", "provenance_step", "reopened", "resolve", "review_reasons", "slot_rows", "undone",
 ]

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import MethodType
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from sqlalchemy import bindparam, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
@@ -64,7 +64,7 @@ from .records import (
 )
 from .schema import SCHEMA_VERSION
 from .timeutil import iso, parse_time_us, to_us
-from .undo import undo_decision
+from .undo import RESOLUTION_UNDOES, undo_decision, undo_resolution
 from .writer import (
     AUDIT,
     CLAIM,
@@ -836,14 +836,22 @@ class Store:
 
     def resolve_conflict(self, conflict_id: int, keep: str, *, by: str,
                          reason: str | None = None, scope: str | None = None) -> Conflict:
-        """Resolve an open conflict.
+        """Resolve an open conflict. What each choice does to the timeline
+        (``resolution_preview`` shows it for one conflict before it is taken):
 
         keep="existing": the incoming claim is rejected; current belief stays.
-        keep="incoming": the existing value was wrong: it is corrected to the incoming one.
+        keep="changed":  the value changed: the incoming claim is an evolution
+                         from its own valid time; the existing row is closed
+                         there (retired as superseded, its earlier part kept as
+                         history) and the incoming value holds from then on.
+        keep="incoming": the existing value was wrong: it is retired as
+                         corrected and the incoming value takes its whole
+                         valid interval.
         keep="both": both hold, in different scopes: the incoming claim is
                      asserted in ``scope`` (required, and different from the existing one).
         keep="neither": the existing facts are retracted and the claim rejected.
 
+        Every resolution can be undone (``undo_resolution``).
         Raises ConflictNotFound, AlreadyDecided, InvalidInput.
         """
         if keep not in RESOLUTIONS:
@@ -862,26 +870,26 @@ class Store:
             if row is None:
                 raise ConflictNotFound(f"no conflict with id {conflict_id}")
             if done.rowcount != 1:
-                raise AlreadyDecided(
-                    f"conflict {conflict_id} was already resolved ({row.resolution}) by {row.resolved_by}")
+                raise AlreadyDecided(f"conflict {conflict_id} is not open: it is {row.state}"
+                                     + (f" ({row.resolution}) by {row.resolved_by}"
+                                        if row.state == "resolved" else ""))
             found = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()
             if found is None:
                 raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
             claim = dict(found._mapping)
+            before = {k: claim[k] for k in RESOLUTION_UNDOES}
             batch.will_update("claim", claim["id"])
             fact_ids = json.loads(row.fact_ids)
             rows_now = batch.current_rows(row.subject, row.predicate)
             decision, statement = gates.resolve(
                 Resolution(keep), Statement.of(claim), rows_now, conflict_id=conflict_id,
-                conflict_scope=row.scope, by=by, scope=scope)
+                conflict_scope=row.scope, by=by, scope=scope, fact_ids=fact_ids)
             state, fact_id = "rejected", None
             if decision.outcome == Outcome.REJECTED:
-                if keep == Resolution.NEITHER:
-                    current = {f.id: f for f in rows_now}
-                    for fid in fact_ids:
-                        if fid in current:
-                            batch.retire(current[fid], "retracted", claim["id"],
-                                         note=reason or f"conflict {conflict_id}: neither kept")
+                if decision.plan is not None:  # neither: retract the conflict's facts
+                    for fact in decision.plan.retire:
+                        batch.retire(cast(Fact, fact), gates.RETIRED_AS[decision.plan.kind],
+                                     claim["id"], note=reason or f"conflict {conflict_id}: neither kept")
                 claim["gates"] = gates.append_steps(claim["gates"], decision.steps)
             else:
                 if decision.outcome == Outcome.CONFLICT:
@@ -890,15 +898,66 @@ class Store:
                 batch.apply(claim, decision)
                 state, fact_id = claim["state"], claim["fact_id"]
             conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
-                state=state, fact_id=fact_id, decided_by=by, decided_at=batch.tx,
+                state=state, fact_id=fact_id, merged_into=claim.get("merged_into"),
+                decided_by=by, decided_at=batch.tx,
                 decision_reason=reason or f"conflict {conflict_id}: kept {keep}",
                 scope=claim["scope"] if keep == "both" else CLAIM.c.scope,
                 gates=claim["gates"]))
             batch.record_operation(by, "conflict.resolved", claim_id=claim["id"],
                                    conflict_id=conflict_id, subject=row.subject,
                                    predicate=row.predicate, reason=reason,
-                                   detail={"keep": keep, "scope": scope, "fact_ids": fact_ids})
+                                   detail={"keep": keep, "scope": scope, "fact_ids": fact_ids,
+                                           "plan": decision.plan.kind if decision.plan else None,
+                                           "claim_before": before})
         return self.conflict(conflict_id)
+
+    def resolution_preview(self, conflict_id: int) -> list[dict[str, Any]]:
+        """What each resolution of an open conflict would do to its timeline,
+        as things stand now: a dry run of the gates (``core.gates.outlooks``),
+        one dict per choice in the order of RESOLUTIONS: ``keep``, ``outcome``,
+        ``plan`` (the bitemporal plan's kind), ``error`` (why it cannot be
+        taken now, or null), ``timeline`` (the slot's current belief
+        afterwards: ``object, polarity, scope, valid_from, valid_to, origin``
+        kept/history/incoming, ``fact_id``), ``retired`` (``fact_id, object,
+        valid_from, valid_to, reason``) and ``text`` (all of it on one line).
+        Times are in the incoming claim's offset. Nothing is written.
+
+        Raises ConflictNotFound, AlreadyDecided when the conflict is not open.
+        """
+        with self.engine.connect() as conn:
+            row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
+            if row is None:
+                raise ConflictNotFound(f"no conflict with id {conflict_id}")
+            if row.state != "open":
+                raise AlreadyDecided(f"conflict {conflict_id} is {row.state}: there is nothing to choose")
+            claim = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()
+        if claim is None:
+            raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
+        tz = int(claim.tz or 0)
+
+        def when(t: int | None) -> str | None:
+            return iso(t, tz)
+
+        def short(t: int | None) -> str | None:
+            return None if t is None else (iso(t, tz) or "")[:16].replace("T", " ")
+
+        found = gates.outlooks(Statement.of(dict(claim._mapping)), self.current(row.subject, row.predicate),
+                               conflict_scope=row.scope, fact_ids=json.loads(row.fact_ids))
+        return [o.to_dict(when, short) for o in found]
+
+    def undo_resolution(self, conflict_id: int, *, by: str,
+                        reason: str | None = None) -> dict[str, Any]:
+        """Undo the resolution of a conflict: it is open again, its claim back
+        in state ``conflict``, and the timeline as it was before the resolution,
+        by new rows only (see ``core.undo.undo_resolution``).
+
+        Returns {"conflict", "undone", "retired", "restored"}. Raises
+        ConflictNotFound, AlreadyDecided (not resolved), InvalidInput (no name,
+        or later writes changed the facts involved).
+        """
+        with self._write() as batch:
+            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
+            return undo_resolution(batch, conflict_id, by=by, reason=reason)
 
     # ----------------------------------------------------------- predicates
     def predicates(self) -> list[PredicateInfo]:
@@ -1002,11 +1061,24 @@ class Store:
                 steps.append(AuditStep("conflict", k["opened_at"], "memdesk",
                                        f"conflict {k['id']} opened ({k['kind']})",
                                        {"conflict_id": k["id"], "fact_ids": json.loads(k["fact_ids"])}, tz))
-                if k["resolved_at"] is not None:
+                resolutions = [o for o in ops_for(cid) if o["conflict_id"] == k["id"]
+                               and o["action"] in ("conflict.resolved", "conflict.reopened")]
+                if k["resolved_at"] is not None and not resolutions:  # its entry was scrubbed
                     steps.append(AuditStep("review", k["resolved_at"], k["resolved_by"] or "",
                                            f"conflict {k['id']} resolved: kept {k['resolution']}"
                                            + (f" ({k['reason']})" if k["reason"] else ""),
                                            {"conflict_id": k["id"], "resolution": k["resolution"]}, tz))
+                for o in resolutions:  # every resolution, and every undo of one
+                    d = json.loads(o["detail"])
+                    if o["action"] == "conflict.resolved":
+                        what = f"conflict {k['id']} resolved: kept {d.get('keep')}"
+                    else:
+                        what = f"conflict {k['id']} reopened: kept {d.get('undone')} undone"
+                    steps.append(AuditStep("review", o["at"], o["actor"],
+                                           what + (f" ({o['reason']})" if o["reason"] else ""),
+                                           {"conflict_id": k["id"], "resolution": d.get("keep"),
+                                            "undone": d.get("undone"), "operation": o["id"],
+                                            "wall_at": iso(o["wall_at"])}, tz))
             for o in ops_for(cid):
                 if o["action"] in ("claim.approved", "claim.rejected"):
                     verdict = o["action"].split(".")[1]

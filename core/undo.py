@@ -1,10 +1,13 @@
-"""Undoing a review decision without rewriting history.
+"""Undoing a review decision or a conflict resolution without rewriting history.
 
 An undo is itself a new operation: the facts the decision asserted are
 retired (reason ``retracted``, with a note naming the undo), the facts it
 retired come back as fresh copies over their old valid intervals, any
-conflict it opened is withdrawn, and the claim returns to the review queue.
+conflict it opened is withdrawn, and the claim returns to the review queue
+(a review decision) or to its conflict, which is open again (a resolution).
 Nothing the decision wrote is deleted; the audit log keeps both operations.
+An undo that would rewrite later decisions (a fact it would retire or bring
+back was changed since) is refused.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from .bitemporal import Piece
-from .errors import AlreadyDecided, CandidateNotFound, InvalidInput
-from .gates import append_steps, undone
+from .bitemporal import Piece, normalise_object
+from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
+from .gates import append_steps, reopened, undone
+from .records import Fact
 from .schema import AuditRow, ClaimRow, ConflictRow, FactRow
 from .writer import WriteBatch, fact_from_row
 
@@ -106,3 +110,148 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                                    "restored": restored})
     return {"candidate": candidate_id, "undone": verdict, "retired": retired_ids,
             "restored": restored, "withdrawn_conflict": withdrawn}
+
+
+RESOLUTION_UNDOES = ("state", "fact_id", "merged_into", "decided_by", "decided_at",
+                     "decision_reason", "scope")
+"""The claim columns a resolution sets and its undo puts back (the resolution's
+audit entry keeps their values before it, ``detail.claim_before``)."""
+
+
+def _resolution_entry(batch: WriteBatch, conflict_id: int) -> dict[str, Any]:
+    row = batch.conn.execute(
+        select(*AUDIT.c).where(AUDIT.c.conflict_id == conflict_id,
+                               AUDIT.c.action == "conflict.resolved")
+        .order_by(AUDIT.c.id.desc()).limit(1)
+    ).first()
+    if row is None:
+        raise StoreError(f"conflict {conflict_id} is resolved but its resolution is not in the "
+                         "audit log; run `memdesk verify`")
+    return dict(row._mapping)
+
+
+def _claim_before(batch: WriteBatch, claim: dict[str, Any], conflict: dict[str, Any],
+                  detail: dict[str, Any]) -> dict[str, Any]:
+    """The claim columns as they were before the resolution: recorded in its
+    audit entry, or (a resolution made before memdesk recorded them) rebuilt:
+    in conflict, in the conflict's scope, decided as its approval said if a
+    reviewer's approval opened the conflict."""
+    kept = detail.get("claim_before")
+    if isinstance(kept, dict) and set(kept) == set(RESOLUTION_UNDOES):
+        return kept
+    before: dict[str, Any] = dict(state="conflict", fact_id=None, merged_into=None,
+                                  decided_by=None, decided_at=None, decision_reason=None,
+                                  scope=conflict["scope"])
+    approval = batch.conn.execute(
+        select(AUDIT.c.actor, AUDIT.c.at, AUDIT.c.reason).where(
+            AUDIT.c.claim_from == claim["id"], AUDIT.c.claim_to == claim["id"],
+            AUDIT.c.action == "claim.approved", AUDIT.c.conflict_id == conflict["id"])
+        .order_by(AUDIT.c.id.desc()).limit(1)).first()
+    if approval is not None:
+        before.update(decided_by=approval.actor, decided_at=approval.at,
+                      decision_reason=approval.reason)
+    return before
+
+
+def _same_slot(a: Fact, b: Fact) -> bool:
+    if a.scope != b.scope:
+        return False
+    return bool(a.single_valued) or normalise_object(a.object) == normalise_object(b.object)
+
+
+def _overlap(a: Fact, b: Fact) -> bool:
+    return ((b.valid_to is None or a.valid_from < b.valid_to)
+            and (a.valid_to is None or b.valid_from < a.valid_to))
+
+
+def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
+                    reason: str | None = None) -> dict[str, Any]:
+    """Reopen a resolved conflict, undoing the resolution's effect.
+
+    The facts the resolution asserted are retired (``retracted``, the note
+    naming the undo), the facts it retired (an existing value superseded,
+    corrected or retracted) come back as fresh copies over their old valid
+    intervals, its claim is in state ``conflict`` again with the columns the
+    resolution set put back, and the conflict is open. One audit entry,
+    ``conflict.reopened``.
+
+    Returns {"conflict", "undone" (the resolution), "retired" (fact ids),
+    "restored" (new fact ids)}. Raises ConflictNotFound, AlreadyDecided (the
+    conflict is not resolved), InvalidInput (no reviewer's name, or later
+    writes changed the facts involved, so undoing would rewrite later decisions).
+    """
+    if not by or not by.strip():
+        raise InvalidInput("an undo needs the reviewer's name")
+    conn = batch.conn
+    found = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
+    if found is None:
+        raise ConflictNotFound(f"no conflict with id {conflict_id}")
+    conflict = dict(found._mapping)
+    if conflict["state"] != "resolved":
+        raise AlreadyDecided(f"conflict {conflict_id} is {conflict['state']}: there is no "
+                             "resolution to undo")
+    entry = _resolution_entry(batch, conflict_id)
+    detail = json.loads(entry["detail"])
+    keep = conflict["resolution"]
+    refused = f"cannot undo the resolution of conflict {conflict_id} ({keep})"
+    note = f"undo of the resolution of conflict {conflict_id} ({keep}) by {by}"
+    claim_row = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == conflict["claim_id"])).first()
+    if claim_row is None:
+        raise StoreError(f"conflict {conflict_id} names claim {conflict['claim_id']}, which is missing")
+    claim = dict(claim_row._mapping)
+    if "retired_count" in detail:
+        raise InvalidInput(f"{refused}: it retired too many facts to bring back")
+
+    asserted: list[Fact] = []
+    if entry["fact_from"] is not None:
+        asserted = [fact_from_row(r) for r in conn.execute(
+            select(*FACT.c).where(FACT.c.id >= entry["fact_from"], FACT.c.id <= entry["fact_to"])
+            .order_by(FACT.c.id))]
+    earlier_ids = [int(i) for i in detail.get("retired", [])]
+    earlier = [fact_from_row(r) for r in conn.execute(
+        select(*FACT.c).where(FACT.c.id.in_(earlier_ids)).order_by(FACT.c.id))] if earlier_ids else []
+    left = [int(i) for i in json.loads(conflict["fact_ids"]) if int(i) not in set(earlier_ids)]
+    named = [fact_from_row(r) for r in conn.execute(
+        select(*FACT.c).where(FACT.c.id.in_(left)))] if left else []
+    for fact in asserted:
+        if fact.retired_at is not None:
+            raise InvalidInput(f"{refused}: fact {fact.id} ({fact.object}) it asserted was "
+                               f"{fact.retire_reason} since; retract or correct it instead")
+    for fact in named:
+        if fact.retired_at is not None and fact.retired_at > entry["at"]:
+            raise InvalidInput(f"{refused}: fact {fact.id} ({fact.object}) of the conflict was "
+                               f"{fact.retire_reason} since; undoing would rewrite that decision")
+
+    current = batch.current_rows(conflict["subject"], conflict["predicate"])  # load, then retire
+    retired_ids = [batch.retire(fact, "retracted", None, note=note) for fact in asserted]
+    for old in earlier:
+        clash = next((r for r in current if _same_slot(r, old) and _overlap(r, old)), None)
+        if clash is not None:
+            raise InvalidInput(f"{refused}: fact {clash.id} ({clash.object}) written since holds "
+                               f"over the time fact {old.id} ({old.object}) would come back to; "
+                               "retract it first")
+    restored = [batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old))
+                for old in earlier]
+    # the reopened conflict names the rows that hold again: the copies, where the
+    # resolution had retired its facts
+    copies = {old.id: new for old, new in zip(earlier, restored, strict=True)}
+    fact_ids = [copies.get(int(i), int(i)) for i in json.loads(conflict["fact_ids"])]
+
+    before = _claim_before(batch, claim, conflict, detail)
+    batch.will_update("claim", claim["id"])
+    conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
+        **before, gates=append_steps(claim["gates"], [reopened(conflict_id, keep, by)])))
+    batch.will_update("conflict", conflict_id)
+    done = conn.execute(update(CONFLICT).where(
+        CONFLICT.c.id == conflict_id, CONFLICT.c.state == "resolved").values(
+        state="open", resolved_at=None, resolved_by=None, resolution=None, reason=None,
+        fact_ids=json.dumps(fact_ids)))
+    if done.rowcount != 1:
+        raise AlreadyDecided(f"conflict {conflict_id} changed while it was being reopened")
+    batch.record_operation(by, "conflict.reopened", claim_id=claim["id"], conflict_id=conflict_id,
+                           subject=conflict["subject"], predicate=conflict["predicate"],
+                           reason=reason or note,
+                           detail={"undone": keep, "resolution": entry["id"],
+                                   "restored": restored})
+    return {"conflict": conflict_id, "undone": keep, "retired": retired_ids,
+            "restored": restored}
