@@ -28,9 +28,28 @@ if TYPE_CHECKING:
     from memdesk.core import Store
 
 EXIT_ERROR = 1
-RESOLUTIONS = ("existing", "incoming", "both", "neither")
+RESOLUTIONS = ("existing", "incoming", "changed", "both", "neither")
 """``--keep`` choices of ``conflicts resolve``: memdesk.core.store.RESOLUTIONS,
 spelled out so the parser does not load the store (a test keeps them equal)."""
+RESOLVE_HELP = """\
+what each --keep choice does to the timeline of the conflict's slot:
+
+  existing  the existing value stays as it is; the incoming claim is rejected.
+  changed   the value changed (an evolution): the existing row is closed at the
+            incoming value's valid start (retired as superseded; its earlier
+            part is kept as history) and the incoming value holds from then on.
+            An incoming value that starts before the existing one is inserted
+            closed where the existing one starts (a backfill).
+  incoming  the existing value was wrong (a correction): it is retired as
+            corrected, as if it had never been true, and the incoming value
+            takes its whole valid interval, back to the existing row's start.
+  both      both hold: the existing one stays, the incoming one holds over its
+            own valid time in --scope (required, another scope).
+  neither   the existing facts are retracted (no value remains) and the incoming
+            claim is rejected.
+
+`memdesk conflicts show ID` shows what each choice would make of this conflict's
+timeline before you take it; `memdesk conflicts undo ID` undoes a resolution."""
 
 
 class _Version(argparse.Action):
@@ -303,22 +322,58 @@ def _conflicts_text(items: list[dict]) -> str:
     return "\n\n".join(blocks)
 
 
+def _choices_text(choices: list[dict]) -> str:
+    width = max(len(c["keep"]) for c in choices)
+    return "what each choice would make of the timeline:\n" + "\n".join(
+        f"  {c['keep']:<{width}}  {c['text']}" for c in choices)
+
+
 def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    if args.conflict_action == "resolve":
+    action = args.conflict_action
+    if action == "resolve":
         by = args.by or settings.reviewer
         data = store.resolve_conflict(args.id, args.keep, by=by, reason=args.reason,
                                       scope=args.scope).to_dict()
         if args.json:
             _dump(data)
         else:
-            print(f"conflict {args.id} resolved by {by}: kept {args.keep}")
+            print(f"conflict {args.id} resolved by {by}: kept {args.keep}"
+                  f" (undo: memdesk conflicts undo {args.id})")
+        return 0
+    if action == "show":
+        conflict = store.conflict(args.id)
+        data = conflict.to_dict()
+        data["choices"] = store.resolution_preview(args.id) if conflict.state == "open" else []
+        if args.json:
+            _dump(data)
+        else:
+            print(_conflicts_text([data]))
+            if data["choices"]:
+                print("\n" + _choices_text(data["choices"]))
+        return 0
+    if action == "undo":
+        by = args.by or settings.reviewer
+        result = store.undo_resolution(args.id, by=by, reason=args.reason)
+        result["conflict"] = store.conflict(args.id).to_dict()
+        if args.json:
+            _dump(result)
+        else:
+            print(f"conflict {args.id} is open again: the resolution {result['undone']!r} was "
+                  f"undone by {by}; retired facts {_ids(result['retired'])}, "
+                  f"brought back as facts {_ids(result['restored'])}")
         return 0
     items = [c.to_dict() for c in store.conflicts(args.state)]
     if args.json:
         _dump(items)
     else:
         print(_conflicts_text(items) if items else f"no {args.state} conflicts")
+        if items and args.state == "open":
+            print("\nmemdesk conflicts show ID: what each choice would do to the timeline")
     return 0
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(map(str, ids)) or "none"
 
 
 def cmd_predicates(store: Store, args: argparse.Namespace, settings: Settings) -> int:
@@ -632,16 +687,38 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--by", metavar="NAME")
     r.add_argument("--reason", required=True)
 
-    p = sub.add_parser("conflicts", parents=[common], help="contradictions waiting for a decision")
+    p = sub.add_parser("conflicts", parents=[common],
+                       help="contradictions waiting for a decision: list, show, resolve, undo")
     p.add_argument("--state", default="open", choices=["open", "resolved", "all"])
     p.set_defaults(func=cmd_conflicts, conflict_action=None)
     csub = p.add_subparsers(dest="conflict_action", metavar="ACTION")
-    r = csub.add_parser("resolve", parents=[common], help="keep existing, incoming, both or neither")
+    r = csub.add_parser("show", parents=[common],
+                        help="one conflict, and what each resolution would make of its timeline")
     r.add_argument("id", type=int)
-    r.add_argument("--keep", required=True, choices=RESOLUTIONS)
-    r.add_argument("--by", metavar="NAME")
+    r = csub.add_parser("resolve", parents=[common],
+                        help="keep existing, changed, incoming, both or neither",
+                        description="Resolve an open conflict. Every resolution can be undone "
+                                    "with `memdesk conflicts undo ID`.",
+                        epilog=RESOLVE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("id", type=int)
+    r.add_argument("--keep", required=True, choices=RESOLUTIONS,
+                   help="existing: the incoming claim is rejected; changed: the incoming value "
+                        "holds from its own valid time, the existing one until then; incoming: "
+                        "the existing value was wrong and is corrected; both: the incoming one "
+                        "holds in --scope; neither: both are dropped (details below)")
+    r.add_argument("--by", metavar="NAME", help="reviewer (default $MEMDESK_REVIEWER or $USER)")
     r.add_argument("--reason")
     r.add_argument("--scope", help="with --keep both: the scope the incoming value holds in")
+    r = csub.add_parser("undo", parents=[common],
+                        help="undo a resolution: the conflict is open again, the timeline as before",
+                        description="Undo the resolution of a conflict: the facts it asserted are "
+                                    "retracted (noted as the undo), the facts it retired come back "
+                                    "as fresh copies over their old valid time, the claim is in "
+                                    "conflict again and the conflict open. Nothing is deleted. "
+                                    "Refused when later writes changed those facts.")
+    r.add_argument("id", type=int)
+    r.add_argument("--by", metavar="NAME", help="reviewer (default $MEMDESK_REVIEWER or $USER)")
+    r.add_argument("--reason", help="why (default: a note naming the undo)")
 
     p = sub.add_parser("predicates", parents=[common], help="the catalog and uncatalogued predicates in use")
     p.set_defaults(func=cmd_predicates)
