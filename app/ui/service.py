@@ -183,3 +183,15 @@ class MemdeskService:
         return self.store.resolve_conflict(conflict_id, keep, by=self.reviewer, scope=scope,
                                            reason=reason)
 
+    def resolution_preview(self, conflict_id: int) -> list[dict[str, Any]]:
+        """What each resolution would make of the conflict's timeline (a dry
+        run of the gates; nothing is written). Raises ConflictNotFound,
+        AlreadyDecided."""
+        return self.store.resolution_preview(conflict_id)
+
+    def undo_resolution(self, conflict_id: int) -> Conflict:
+        """Reopen a resolved conflict, the timeline as before the resolution.
+        Raises ConflictNotFound, AlreadyDecided, InvalidInput."""
+        self.store.undo_resolution(conflict_id, by=self.reviewer)
+        return self.store.conflict(conflict_id)
+

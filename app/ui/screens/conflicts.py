@@ -1,9 +1,15 @@
 """Conflicts: open contradictions, each side by side; resolve by keeping the
-existing value, the incoming one, both (in another scope) or neither."""
+existing value, taking the incoming one as a change from its own valid time,
+as a correction of an existing value that was wrong, keeping both (in another
+scope) or neither. Before a key is pressed, a panel shows what each choice
+would make of the timeline (a dry run of the gates); ``u`` undoes the last
+resolution taken in this sitting."""
 
 from __future__ import annotations
 
 from memdesk.core import Conflict
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +33,51 @@ class Resolved(Message):
     def __init__(self, conflict: Conflict) -> None:
         self.conflict = conflict
         super().__init__()
+
+
+class Reopened(Message):
+    def __init__(self, conflict: Conflict) -> None:
+        self.conflict = conflict
+        super().__init__()
+
+
+class PreviewLoaded(Message):
+    def __init__(self, conflict_id: int, choices: list[dict]) -> None:
+        self.conflict_id = conflict_id
+        self.choices = choices
+        super().__init__()
+
+
+CHOICE_NAMES = {
+    "existing": "keep existing",
+    "changed": "it changed",
+    "incoming": "existing was wrong",
+    "both": "keep both",
+    "neither": "neither",
+}
+"""How the preview names each resolution (``incoming`` is a correction)."""
+
+
+def preview_text(choices: list[dict], keys: dict[str, str]) -> Group:
+    """What each resolution would make of the timeline, one row per key, in
+    the order of ``keys`` (resolution -> key)."""
+    head = Text()
+    head.append("what each key would make of the timeline", style="bold")
+    head.append(" · nothing changes until you press one · u undoes", style="dim")
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1)
+    by_keep = {c["keep"]: c for c in choices}
+    for keep, key in keys.items():
+        choice = by_keep.get(keep)
+        if choice is None:
+            continue
+        style = "" if choice["error"] is None else "dim"
+        grid.add_row(Text(f" {key} ", style="bold reverse"),
+                     Text(CHOICE_NAMES.get(keep, keep), style=style or "bold"),
+                     Text(choice["text"], style=style))
+    return Group(head, grid)
 
 
 def side_text(side: dict, incoming: bool) -> Text:
@@ -53,18 +104,26 @@ class ConflictsScreen(MemdeskScreen):
 
     BINDINGS = [
         Binding("e", "resolve('existing')", "Keep existing", id="conflicts.keep_existing"),
-        Binding("i", "resolve('incoming')", "Keep incoming", id="conflicts.keep_incoming"),
+        Binding("c", "resolve('changed')", "It changed", id="conflicts.changed"),
+        Binding("i", "resolve('incoming')", "Existing was wrong", id="conflicts.keep_incoming"),
         Binding("b", "resolve('both')", "Keep both", id="conflicts.keep_both"),
         Binding("x", "resolve('neither')", "Retract both", id="conflicts.neither"),
+        Binding("u", "undo", "Undo", id="conflicts.undo"),
         Binding("p", "audit", "Audit", id="conflicts.audit"),
         Binding("r", "reload", "Reload", id="conflicts.reload"),
         Binding("j", "cursor(1)", "Down", show=False, id="conflicts.down"),
         Binding("k", "cursor(-1)", "Up", show=False, id="conflicts.up"),
     ]
 
+    KEYS = {b.action.split("'")[1]: b.key for b in BINDINGS
+            if isinstance(b, Binding) and b.action.startswith("resolve(")}
+    """Resolution -> its key, in the key bar's order."""
+
     def __init__(self) -> None:
         super().__init__()
         self.items: list[Conflict] = []
+        self.previews: dict[int, list[dict]] = {}  # conflict id -> choices, until the next load
+        self.undo_stack: list[int] = []  # conflicts resolved in this sitting, for ``u``
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,6 +135,7 @@ class ConflictsScreen(MemdeskScreen):
                 table.add_column(name, key=name)
             yield table
             yield Horizontal(id="conflict-sides")
+            yield Static("", id="conflict-preview", classes="panel")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -97,6 +157,7 @@ class ConflictsScreen(MemdeskScreen):
         table = self.query_one(DataTable)
         row = table.cursor_row
         self.items = message.conflicts
+        self.previews.clear()
         table.clear()
         for c in self.items:
             existing = ", ".join(f["object"] for f in c.facts if f["id"] is not None)
@@ -136,6 +197,33 @@ class ConflictsScreen(MemdeskScreen):
             panel.update(text)
         if len(texts) > len(panels):
             box.mount_all([Static(t, classes="side") for t in texts[len(panels):]])
+        self._show_preview()
+
+    def _show_preview(self) -> None:
+        panel = self.query_one("#conflict-preview", Static)
+        c = self.current
+        if c is None:
+            panel.update("")
+            return
+        choices = self.previews.get(c.id)
+        if choices is None:
+            panel.update(Text("working out what each choice would do…", style="dim"))
+            self.fetch_preview(c.id)
+        else:
+            panel.update(preview_text(choices, self.KEYS))
+
+    @work(thread=True, exclusive=True, group="conflict-preview")
+    def fetch_preview(self, conflict_id: int) -> None:
+        try:
+            self.post_message(PreviewLoaded(conflict_id, self.service.resolution_preview(conflict_id)))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    def on_preview_loaded(self, message: PreviewLoaded) -> None:
+        self.previews[message.conflict_id] = message.choices
+        c = self.current
+        if c is not None and c.id == message.conflict_id:
+            self._show_preview()
 
     # ------------------------------------------------------------- actions
     def action_cursor(self, step: int) -> None:
@@ -179,7 +267,30 @@ class ConflictsScreen(MemdeskScreen):
 
     def on_resolved(self, message: Resolved) -> None:
         c = message.conflict
-        self.notify(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by})", timeout=4)
+        self.undo_stack.append(c.id)
+        self.notify(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by}) · "
+                    "u undoes it", timeout=4)
+        self.fetch()
+        self.memdesk.refresh_overview()
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.notify("no resolution to undo in this sitting", severity="warning")
+            return
+        self.reopen(self.undo_stack.pop())
+
+    @work(thread=True, group="resolve")
+    def reopen(self, conflict_id: int) -> None:
+        try:
+            self.post_message(Reopened(self.service.undo_resolution(conflict_id)))
+        except Exception as exc:  # noqa: BLE001
+            self.undo_stack.append(conflict_id)
+            self.report(exc)
+
+    def on_reopened(self, message: Reopened) -> None:
+        c = message.conflict
+        self.notify(f"conflict {c.id} is open again: the timeline is as it was before", timeout=4)
+        self.memdesk.focus_conflict = c.id
         self.fetch()
         self.memdesk.refresh_overview()
 
