@@ -20,10 +20,19 @@ The kinds of change only differ in which span they overwrite:
 
 so the model never needs to special-case "copy before", "copy after" or
 "backfill": they fall out of the overwrite.
+
+A reviewer resolves a conflict by deciding its claim again with a signal:
+``changed`` as an evolution, ``incoming`` as a correction (``existing``
+rejects it, ``neither`` also retracts the rows it contradicted). An undo of a
+resolution takes back exactly what the resolution did, as remembered when it
+was taken: the rows it wrote are retracted, the rows it retired come back as
+copies over their whole interval, and the conflict is open again, unless a
+later write changed those rows (then it is refused and nothing happens).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,6 +164,18 @@ class MConflict:
     predicate: str
     opened_at: int
     row_ids: tuple[int, ...]
+    statement: MClaim | None = None  # the contradicting claim, as it was submitted
+
+
+@dataclass
+class MResolution:
+    """A resolution taken, and what it did (row ids), kept for its undo."""
+
+    conflict: MConflict
+    keep: str
+    tx: int
+    wrote: tuple[int, ...]
+    retired: tuple[int, ...]
 
 
 @dataclass
@@ -162,7 +183,8 @@ class Model:
     rows: list[MRow] = field(default_factory=list)
     last_tx: int = 0
     pending: dict[int, MClaim] = field(default_factory=dict)  # claim number -> claim
-    conflicts: list[MConflict] = field(default_factory=list)
+    conflicts: list[MConflict] = field(default_factory=list)  # open ones, oldest first
+    resolutions: list[MResolution] = field(default_factory=list)  # standing ones
     claims: int = 0
     seen: set = field(default_factory=set)
 
@@ -274,7 +296,7 @@ class Model:
 
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
         if d.kind == "conflict":
-            self.conflicts.append(MConflict(number, c.predicate, tx, d.conflict_with))
+            self.conflicts.append(MConflict(number, c.predicate, tx, d.conflict_with, c))
             return Outcome("conflict", tx, number, d.conflict_with)
         assert d.span is not None
         a, b = d.span
@@ -298,3 +320,61 @@ class Model:
             value=old.value, polarity=old.polarity, valid_from=int(a), valid_to=b,
             recorded_at=tx, copy_of=old.id,
         ))
+
+    # --------------------------------------------------------- resolutions
+    def resolve(self, conflict: MConflict, keep: str, clock: int) -> Outcome:
+        """Resolve an open conflict (``both`` is not modelled: one scope only)."""
+        assert conflict in self.conflicts and conflict.statement is not None
+        tx = self._tick_decision(clock)
+        rows_before = len(self.rows)
+        current_before = {r.id for r in self.rows if r.is_current}
+        self.conflicts.remove(conflict)
+        if keep in ("existing", "neither"):
+            if keep == "neither":
+                for r in self.rows:
+                    if r.id in conflict.row_ids and r.is_current:
+                        r.retired_at, r.retire_reason = tx, "retracted"
+            out = Outcome("rejected", tx, conflict.claim)
+        else:
+            signal = {"changed": "evolution", "incoming": "correction"}[keep]
+            claim = dataclasses.replace(conflict.statement, change=signal)
+            d = self.decide(claim)
+            if d.kind == "merge":
+                out = Outcome("merge", tx, conflict.claim)
+            else:
+                out = self._carry_out(conflict.claim, claim, d, tx)
+        wrote = tuple(r.id for r in self.rows[rows_before:])
+        retired = tuple(sorted(i for i in current_before if not self.rows[i].is_current))
+        self.resolutions.append(MResolution(conflict, keep, tx, wrote, retired))
+        return out
+
+    def undo_resolution(self, res: MResolution, clock: int) -> Outcome:
+        """Take back a standing resolution; ``refused`` when a later write
+        changed what it wrote, what it left of the conflict, or the time the
+        rows it retired would come back to."""
+        assert res in self.resolutions
+        wrote = [self.rows[i] for i in res.wrote]
+        left = [self.rows[i] for i in res.conflict.row_ids if i not in res.retired]
+        if (any(not r.is_current for r in wrote)
+                or any(r.retired_at != INF and r.retired_at > res.tx for r in left)):
+            return Outcome("refused", self.last_tx)
+        written = set(res.wrote)
+        for i in res.retired:
+            old = self.rows[i]
+            if any(r.id not in written and r.overlaps(old.valid_from, old.valid_to)
+                   for r in self.slot_rows(old.slot())):
+                return Outcome("refused", self.last_tx)
+        tx = self._tick_decision(clock)
+        for r in wrote:
+            r.retired_at, r.retire_reason = tx, "retracted"
+        copies = {}
+        for i in res.retired:
+            copies[i] = len(self.rows)
+            old = self.rows[i]
+            self._copy(old, old.valid_from, old.valid_to, tx)
+        conflict = res.conflict
+        conflict.row_ids = tuple(copies.get(i, i) for i in conflict.row_ids)
+        self.resolutions.remove(res)
+        self.conflicts.append(conflict)
+        self.conflicts.sort(key=lambda c: (c.opened_at, c.claim))
+        return Outcome("reopened", tx, conflict.claim)

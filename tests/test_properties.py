@@ -14,7 +14,10 @@ After every step:
 * transaction time never moves backwards, and everything one operation
   writes carries that operation's single transaction time (rule 4);
 * what the store reports (import summary, approval outcome, review queue)
-  matches the model.
+  matches the model;
+* resolving a conflict (existing / incoming / changed / neither) and undoing
+  a resolution do what the model does, and the store refuses an undo exactly
+  when the model does (a later write changed the rows involved).
 
 At the end of each sequence ``Store.as_of`` is compared with the model on a
 grid of (valid_at, known_at) pairs made of every time used, the midpoints
@@ -32,12 +35,12 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 
-from hypothesis import event, given, note, settings
+from hypothesis import event, example, given, note, settings
 from hypothesis import strategies as st
-from memdesk.core import ClaimInput, Fact, ManualClock, SourceRef, Store
+from memdesk.core import ClaimInput, Fact, InvalidInput, ManualClock, SourceRef, Store
 from memdesk.core.timeutil import from_us, to_us
 
-from .reference_model import INF, MClaim, Model, MRow, Outcome, norm
+from .reference_model import INF, MClaim, MConflict, Model, MRow, Outcome, norm
 
 SUBJECT = "user:p"
 SESSION = "s"
@@ -127,6 +130,23 @@ class Retract:
     dt: int
 
 
+@dataclass(frozen=True)
+class Resolve:
+    """Resolve an open conflict with the clock at last transaction time + dt."""
+
+    index: int
+    keep: str
+    dt: int
+
+
+@dataclass(frozen=True)
+class UndoResolve:
+    """Undo a standing resolution with the clock at last transaction time + dt."""
+
+    index: int
+    dt: int
+
+
 PLACES = ["Xujiahui", "xujiahui ", "Zhang  jiang", "zhang jiang", "Pudong"]
 DRINKS = ["tea", " Tea", "coffee"]
 
@@ -157,6 +177,7 @@ def add_ops(draw) -> Add:
 
 _index = st.integers(0, 20)
 _dt = st.integers(-2, 3)
+RESOLUTIONS = ["existing", "incoming", "changed", "changed", "neither"]  # "both" needs scopes
 OPS = st.lists(
     st.one_of(
         add_ops(), add_ops(), add_ops(), add_ops(), add_ops(), add_ops(),
@@ -166,10 +187,47 @@ OPS = st.lists(
         st.builds(Approve, _index, _dt),
         st.builds(Reject, _index, _dt),
         st.builds(Retract, _index, _dt),
+        st.builds(Resolve, _index, st.sampled_from(RESOLUTIONS), _dt),
+        st.builds(UndoResolve, _index, _dt),
     ),
     min_size=3,
     max_size=12,
 )
+
+
+@st.composite
+def contradicting_adds(draw) -> Add:
+    """Claims that mostly contradict one another: open-ended, overlapping, most
+    without a change signal, most taking effect at once."""
+    predicate = draw(st.sampled_from(["lives_in", "lives_in", "likes"]))
+    obj = draw(st.sampled_from(PLACES if predicate == "lives_in" else DRINKS))
+    return Add(
+        predicate=predicate, object=obj, value=None,
+        polarity=draw(st.sampled_from(["positive", "positive", "negative"])),
+        valid_from=draw(st.integers(0, 6)),
+        length=draw(st.sampled_from([None, None, None, 2, 4])),
+        change=draw(st.sampled_from([None, None, None, "evolution", "correction"])),
+        confidence=draw(st.sampled_from([1.0, 1.0, 1.0, 0.5])), kind="imported",
+        dt=draw(st.integers(-1, 3)), reuse=None,
+    )
+
+
+_CONFLICT_STEPS = st.lists(
+    st.one_of(
+        contradicting_adds(), contradicting_adds(),
+        st.builds(Approve, _index, _dt),
+        st.builds(Retract, _index, _dt),
+        st.builds(Resolve, _index, st.sampled_from(RESOLUTIONS), _dt),
+        st.builds(Resolve, _index, st.sampled_from(RESOLUTIONS), _dt),
+        st.builds(UndoResolve, _index, _dt),
+        st.builds(UndoResolve, _index, _dt),
+    ),
+    min_size=3,
+    max_size=14,
+)
+CONFLICT_OPS = st.builds(lambda first, rest: first + rest,
+                         st.lists(contradicting_adds(), min_size=2, max_size=4), _CONFLICT_STEPS)
+
 
 _SUMMARY_FIELD = {
     "insert": "asserted", "evolution": "evolutions", "backfill": "backfills",
@@ -197,6 +255,7 @@ class Harness:
         self.retired: dict[int, tuple] = {}  # store fact id -> its retirement stamp
         self.max_tx = 0
         self.valid_times: set[int] = set()
+        self.conflict_ids: dict[int, int] = {}  # id() of a model conflict -> store conflict id
 
     # ------------------------------------------------------------ operations
     def run(self, op: object) -> None:
@@ -293,6 +352,55 @@ class Harness:
         fact = self.store.retract(self.ids[row.id], by="r", reason="x")
         out = self.model.retract(row.id, now)
         assert (fact.retired_at, fact.retire_reason) == (out.tx, "retracted")
+        return out
+
+    def _open_conflicts(self) -> list[tuple[MConflict, int]]:
+        """The open conflicts of the model and the store, paired (both oldest first)."""
+        stored = self.store.conflicts("open")
+        assert len(stored) == len(self.model.conflicts)
+        for c, m in zip(stored, self.model.conflicts, strict=True):
+            self._same_claim(m.claim, c.claim_id)
+            known = self.conflict_ids.setdefault(id(m), c.id)
+            assert known == c.id, f"model conflict {m} is store conflict {known} and {c.id}"
+        return [(m, c.id) for c, m in zip(stored, self.model.conflicts, strict=True)]
+
+    def do_resolve(self, op: Resolve) -> Outcome | None:
+        pairs = self._open_conflicts()
+        if not pairs:
+            return None
+        mconflict, cid = pairs[op.index % len(pairs)]
+        now = self._set_clock(op.dt)
+        done = self.store.resolve_conflict(cid, op.keep, by="r")
+        out = self.model.resolve(mconflict, op.keep, now)
+        assert (done.state, done.resolution, done.resolved_at) == ("resolved", op.keep, out.tx)
+        state = self.store.candidate(done.claim_id).state
+        want = {"rejected": "rejected", "merge": "merged"}.get(out.kind, "approved")
+        assert state == want, f"resolution {op.keep} left the claim {state}, model {out.kind}"
+        return out
+
+    def do_undoresolve(self, op: UndoResolve) -> Outcome | None:
+        standing = self.model.resolutions
+        if not standing:
+            return None
+        res = standing[op.index % len(standing)]
+        cid = self.conflict_ids[id(res.conflict)]
+        now = self._set_clock(op.dt)
+        out = self.model.undo_resolution(res, now)
+        if out.kind == "refused":
+            try:
+                self.store.undo_resolution(cid, by="r")
+            except InvalidInput:
+                pass
+            else:
+                raise AssertionError(f"the store undid the resolution of conflict {cid}; "
+                                     "the model refuses")
+            assert self.store.conflict(cid).state == "resolved"
+            return out
+        result = self.store.undo_resolution(cid, by="r")
+        assert result["undone"] == res.keep
+        again = self.store.conflict(cid)
+        assert again.state == "open" and self.store.candidate(again.claim_id).state == "conflict"
+        self._open_conflicts()
         return out
 
     def _same_claim(self, number: int, claim_id: int) -> None:
@@ -398,6 +506,7 @@ class Harness:
             assert (c.predicate, c.opened_at) == (m.predicate, m.opened_at)
             assert sorted(c.fact_ids) == sorted(self.ids[i] for i in m.row_ids)
             self._same_claim(m.claim, c.claim_id)
+        assert self.store.verify().ok
 
 
 def _grid(times: set[int]) -> list[int]:
@@ -435,6 +544,27 @@ def run_ops(ops: list[object]) -> None:
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(OPS)
 def test_store_matches_reference_model(ops):
+    run_ops(ops)
+
+
+def _place(obj: str, dt: int = 0) -> Add:
+    return Add("lives_in", obj, None, "positive", 0, None, None, 1.0, "imported", dt, None)
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, database=None)
+@given(CONFLICT_OPS)
+# the value kept by "existing" is retracted later: the undo must be refused
+@example([_place("Xujiahui"), _place("Pudong"), Resolve(0, "existing", 0), Retract(0, 0),
+          UndoResolve(0, 0)])
+# "neither", then a new value where the retracted one was: refused too
+@example([_place("Xujiahui"), _place("Pudong"), Resolve(0, "neither", 0), _place("Zhang  jiang"),
+          UndoResolve(0, 0)])
+# "changed", undone, resolved again as a correction, undone again
+@example([_place("Xujiahui"), _place("Pudong", 2), Resolve(0, "changed", 1), UndoResolve(0, 1),
+          Resolve(0, "incoming", 1), UndoResolve(0, 1)])
+def test_resolutions_and_their_undo_match_reference_model(ops):
+    """Conflicts resolved every way, resolutions undone (or refused) in any
+    order, between further contradicting writes."""
     run_ops(ops)
 
 
