@@ -151,8 +151,8 @@ async def test_review_skip_and_vim_keys_move_without_deciding(db):
 
 
 @pytest.mark.parametrize(("key", "answer", "resolution"), [
-    ("e", None, "existing"), ("i", None, "incoming"), ("b", "session", "both"),
-    ("x", "neither is true", "neither"),
+    ("e", None, "existing"), ("i", None, "incoming"), ("c", None, "changed"),
+    ("b", "session", "both"), ("x", "neither is true", "neither"),
 ])
 async def test_conflict_resolution_closes_it_in_the_store(db, key, answer, resolution):
     app = demo_app(db, start="conflicts")
@@ -179,10 +179,71 @@ async def test_conflict_resolution_closes_it_in_the_store(db, key, answer, resol
             assert objects == [existing]
         elif resolution == "incoming":
             assert objects == [incoming]
+        elif resolution == "changed":  # the existing value until the incoming one began
+            rows = sorted(store.current(conflict.subject, conflict.predicate),
+                          key=lambda f: f.valid_from)
+            assert [f.object for f in rows] == [existing, incoming]
+            assert rows[0].valid_to == rows[1].valid_from
         elif resolution == "both":
             assert sorted(objects) == sorted([existing, incoming])
         else:
             assert objects == []
+
+
+async def test_conflicts_preview_shows_each_choice_before_it_is_taken(db):
+    app = demo_app(db, start="conflicts")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        conflict = screen.current
+        with reopen(db) as store:
+            expected = {p["keep"]: p["text"] for p in store.resolution_preview(conflict.id)}
+        panel = screen.query_one("#conflict-preview")
+
+        def shown() -> str:  # the panel's text as drawn, wrapped lines joined
+            lines = panel.render_lines(panel.region.reset_offset)
+            return " ".join(" ".join(strip.text for strip in lines).split())
+
+        plain = shown()
+        assert "what each key would make of the timeline" in plain
+        for keep, line in expected.items():  # the gates' dry run, one row per key
+            assert " ".join(line.split())[:40] in plain, (keep, plain)
+        assert "it changed" in plain and "existing was wrong" in plain
+        # moving to the next conflict shows its own preview
+        await pilot.press("j")
+        await settle(pilot)
+        second = screen.current
+        assert second.id != conflict.id and second.facts[-1]["object"] in shown()
+    with reopen(db) as store:  # looking wrote nothing
+        assert store.conflict(conflict.id).state == "open"
+
+
+async def test_conflicts_undo_reopens_the_last_resolution(db):
+    app = demo_app(db, start="conflicts")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        conflict = screen.current
+        with reopen(db) as store:
+            before = [(f.object, f.valid_from, f.valid_to)
+                      for f in store.current(conflict.subject, conflict.predicate)]
+        await pilot.press("c")
+        await settle(pilot)
+        assert conflict.id not in [c.id for c in screen.items]
+        with reopen(db) as store:
+            assert store.conflict(conflict.id).resolution == "changed"
+        await pilot.press("u")
+        await settle(pilot)
+        assert conflict.id in [c.id for c in screen.items]
+        assert screen.current.id == conflict.id
+        await pilot.press("u")  # nothing left to undo in this sitting
+        await settle(pilot)
+    with reopen(db) as store:
+        again = store.conflict(conflict.id)
+        assert (again.state, again.resolution) == ("open", None)
+        assert [(f.object, f.valid_from, f.valid_to)
+                for f in store.current(conflict.subject, conflict.predicate)] == before
+        assert store.verify().ok
 
 
 async def test_timeline_known_at_replays_earlier_belief(db):
