@@ -367,7 +367,8 @@ async def test_every_screen_reachable_by_number_and_help_lists_keys(db):
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one("#help-body").render())
-        for word in ("Approve", "Keep incoming", "Known at", "Exact/index", "Undo"):
+        for word in ("Approve", "It changed", "Existing was wrong", "Known at", "Exact/index",
+                     "Undo"):
             assert word in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
