@@ -20,7 +20,7 @@ from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
 from memdesk.core.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
-from .tables import table
+from .tables import start_phrase, table
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,6 +73,24 @@ def _interval(d: dict) -> str:
     start = (d["valid_from"] or "")[:16].replace("T", " ")
     end = (d["valid_to"] or "…")[:16].replace("T", " ")
     return f"{start} → {end}"
+
+
+def _due(d: dict) -> str:
+    """When a dated item (a reminder, a plan) falls due: its event time's day,
+    or its span when that is longer than a day; empty without an event time."""
+    event = d.get("event_time") or {}
+    start, end = (event.get("start") or ""), (event.get("end") or "")
+    if not start:
+        return end[:10]
+    if not end or end[:10] <= start[:10] or _one_day(start, end):
+        return start[:10] if start[11:16] in ("", "00:00") else start[:16].replace("T", " ")
+    return f"{start[:10]}..{end[:10]}"
+
+
+def _one_day(start: str, end: str) -> bool:
+    from datetime import datetime, timedelta
+
+    return datetime.fromisoformat(end) - datetime.fromisoformat(start) <= timedelta(days=1)
 
 
 def _source(d: dict | None) -> str:
@@ -154,9 +172,10 @@ def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: in
 def _facts_table(rows: list[dict]) -> str:
     """One row per fact; a rejected option or an abstention reads "not X" (polarity negative)."""
     return table(
-        ["id", "subject", "predicate", "object", "valid", "recorded", "retired", "status", "conf", "source"],
+        ["id", "subject", "predicate", "object", "valid", "start", "due", "recorded", "retired",
+         "status", "conf", "source"],
         [(d["id"], d["subject"], d["predicate"], _signed_object(d), _interval(d),
-          (d["recorded_at"] or "")[:16].replace("T", " "),
+          d.get("start") or "?", _due(d), (d["recorded_at"] or "")[:16].replace("T", " "),
           (d["retired_at"] or "")[:16].replace("T", " "), d["status"],
           f"{d['confidence']:.2f}", _source(d["source"])) for d in rows],
     )
@@ -218,7 +237,7 @@ def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int
     f = report["fact"]
     print(f"{report['subject']} {report['predicate']} = {report['object']}")
     print(f"decided at {report['decided_at']} (fact {f['id']}, {f['status']}, "
-          f"valid {_interval(f)})\n")
+          f"valid {_interval(f)}, {start_phrase(f.get('start'))})\n")
     print(table(["step", "at", "actor", "what"],
                 [(s["step"], (s["at"] or "")[:19].replace("T", " "), s["actor"], s["summary"])
                  for s in report["chain"]], max_col=60))

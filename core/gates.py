@@ -116,7 +116,9 @@ def _constant(step: GateStep) -> GateStep:
 class Statement(NamedTuple):
     """What the gates need of a claim: its value, scope, valid time, change
     signal and trust. ``value_json`` is the canonical JSON of the normalised
-    value (or None)."""
+    value (or None). ``start_stated`` says whether ``valid_from`` was stated
+    or only heard, ``told`` when the claim was said (its turn's time; None:
+    ``valid_from``), see ``core.bitemporal.plan_change``."""
 
     object: str
     value_json: str | None
@@ -128,14 +130,18 @@ class Statement(NamedTuple):
     change: str | None
     confidence: float
     source_kind: str
+    start_stated: bool = True
+    told: int | None = None
 
     @classmethod
-    def of(cls, claim: Mapping[str, Any]) -> Statement:
+    def of(cls, claim: Mapping[str, Any], told: int | None = None) -> Statement:
         """The statement of a claim row (a ``claim`` table row as a mapping,
-        whose ``value`` column holds the canonical JSON)."""
+        whose ``value`` column holds the canonical JSON) said at ``told``. A
+        claim from before starts were recorded counts as stated."""
         return cls(claim["object"], claim["value"], claim["polarity"], claim["scope"],
                    bool(claim["single_valued"]), claim["valid_from"], claim["valid_to"],
-                   claim["change"], float(claim["confidence"]), claim["source_kind"])
+                   claim["change"], float(claim["confidence"]), claim["source_kind"],
+                   claim.get("start_stated") is not False, told)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +215,8 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
     its subject and predicate. Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
     return plan_change(slot_rows(rows, statement), key, statement.valid_from,
-                       statement.valid_to, statement.change)
+                       statement.valid_to, statement.change,
+                       start_stated=statement.start_stated, told=statement.told)
 
 
 def _conflict_kind(plan: Plan, statement: Statement) -> ConflictKind:

@@ -49,7 +49,7 @@ from .errors import (
     StoreError,
     TurnMismatch,
 )
-from .gates import Outcome, Resolution, Statement
+from .gates import Outcome, Resolution
 from .parallel_parse import ParsedClaim
 from .records import (
     AuditReport,
@@ -725,7 +725,7 @@ class Store:
                 claim.update(clean)
             claim["state"] = "approved"
             decision = gates.approve(
-                Statement.of(claim), batch.current_rows(claim["subject"], claim["predicate"]),
+                batch.statement_of(claim), batch.current_rows(claim["subject"], claim["predicate"]),
                 by=by, edited=bool(edits))
             conflict_id = batch.apply(claim, decision)
             batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
@@ -872,7 +872,7 @@ class Store:
             fact_ids = json.loads(row.fact_ids)
             rows_now = batch.current_rows(row.subject, row.predicate)
             decision, statement = gates.resolve(
-                Resolution(keep), Statement.of(claim), rows_now, conflict_id=conflict_id,
+                Resolution(keep), batch.statement_of(claim), rows_now, conflict_id=conflict_id,
                 conflict_scope=row.scope, by=by, scope=scope)
             state, fact_id = "rejected", None
             if decision.outcome == Outcome.REJECTED:

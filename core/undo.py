@@ -82,7 +82,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
         if earlier:
             for found in conn.execute(select(*FACT.c).where(FACT.c.id.in_(earlier))):
                 old = fact_from_row(found)
-                restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old)))
+                restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old, old.start_stated)))
         if entry["conflict_id"] is not None:
             batch.will_update("conflict", entry["conflict_id"])
             done = conn.execute(update(CONFLICT).where(

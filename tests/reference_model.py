@@ -14,12 +14,23 @@ span ``[a, b)`` of one slot with a new value at transaction time ``T``:
 
 The kinds of change only differ in which span they overwrite:
 
-    assert     (no signal)  [valid_from, valid_to) if nothing overlaps it
-    evolution  at t         [t, min(valid_to, first start of a current row after t))
+    assert     (no signal)  [valid_from, valid_to) if nothing else overlaps it
+                            and no row of the same value covers it (else merge)
+    evolution  at t         [t, min(valid_to, first start after t of a current
+                            row that is not overtaken))
     correction              exactly the interval of the row it corrects
 
 so the model never needs to special-case "copy before", "copy after" or
 "backfill": they fall out of the overwrite.
+
+Starts are *stated* (a time given for the change) or only *heard* (the time
+the claim was told). A row whose start was only heard is *overtaken* by a
+stated evolution told at or after that start (and starting before it, within
+the claim's interval): the evolution's span runs through it. An evolution
+with a stated start merges into the row holding at t only when that row
+starts at t; a heard one whenever the row holds the same value. A copy keeps
+its row's start kind, except a copy resuming after the span, which starts at
+a stated time (the span's end).
 """
 
 from __future__ import annotations
@@ -32,7 +43,8 @@ INF = math.inf
 REVIEW_THRESHOLD = 0.75
 SINGLE_VALUED = {"lives_in": True, "likes": False}
 
-RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected"}
+RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
+                 "insert": "superseded"}
 
 
 def norm(text: str) -> str:
@@ -81,6 +93,8 @@ class MClaim:
     change: str | None = None
     confidence: float = 1.0
     kind: str = "imported"
+    stated: bool = True
+    told: int = 0
 
     @property
     def end(self) -> float:
@@ -110,6 +124,7 @@ class MRow:
     retired_at: float = INF
     retire_reason: str | None = None
     copy_of: int | None = None
+    stated: bool = True
 
     def slot(self) -> tuple:
         return slot_of(self.predicate, self.object)
@@ -136,6 +151,7 @@ class Decision:
     kind: str  # insert | evolution | backfill | correction | merge | conflict
     span: tuple[float, float] | None = None
     conflict_with: tuple[int, ...] = ()
+    stated: bool = True  # the start kind of the new row
 
 
 @dataclass
@@ -242,11 +258,13 @@ class Model:
         if c.change is None:
             hit = [r for r in rows if r.overlaps(t, end)]
             if not hit:
-                return Decision("insert", span=(t, end))
+                return Decision("insert", span=(t, end), stated=c.stated)
             clash = tuple(r.id for r in hit if r.identity() != mine)
             if clash:
                 return Decision("conflict", conflict_with=clash)
-            return Decision("merge")
+            if any(r.valid_from <= t and end <= r.valid_to for r in hit):
+                return Decision("merge")
+            return Decision("insert", span=(t, end), stated=c.stated)
 
         if c.change == "correction":
             if holder is not None:
@@ -254,23 +272,29 @@ class Model:
             elif rows:
                 target = max(rows, key=lambda r: r.valid_from)
             else:
-                return Decision("insert", span=(t, end))
+                return Decision("insert", span=(t, end), stated=c.stated)
             if target.identity() == mine:
                 return Decision("merge")
-            return Decision("correction", span=(target.valid_from, target.valid_to))
+            return Decision("correction", span=(target.valid_from, target.valid_to),
+                            stated=target.stated)
 
         assert c.change == "evolution", c.change
-        if holder is not None and holder.identity() == mine:
+        if holder is not None and holder.identity() == mine and (
+                not c.stated or holder.valid_from == t):
             return Decision("merge")
-        later = [r.valid_from for r in rows if r.valid_from > t]
+
+        def overtaken(r: MRow) -> bool:
+            return c.stated and not r.stated and r.valid_from <= c.told and r.valid_from < end
+
+        later = [r.valid_from for r in rows if r.valid_from > t and not overtaken(r)]
         stop = min([end, *later])
         if later:
             kind = "backfill"
-        elif holder is not None:
+        elif holder is not None or any(overtaken(r) and t < r.valid_from < stop for r in rows):
             kind = "evolution"
         else:
             kind = "insert"
-        return Decision(kind, span=(t, stop))
+        return Decision(kind, span=(t, stop), stated=c.stated)
 
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
         if d.kind == "conflict":
@@ -282,19 +306,20 @@ class Model:
             old.retired_at = tx
             old.retire_reason = RETIRE_REASON[d.kind]
             if old.valid_from < a:
-                self._copy(old, old.valid_from, a, tx)
+                self._copy(old, old.valid_from, a, tx, old.stated)
             if b < old.valid_to:
-                self._copy(old, b, old.valid_to, tx)
+                self._copy(old, b, old.valid_to, tx, True)
         self.rows.append(MRow(
             id=len(self.rows), claim=number, predicate=c.predicate, object=c.object,
             value=c.value, polarity=c.polarity, valid_from=a, valid_to=b, recorded_at=tx,
+            stated=d.stated,
         ))
         return Outcome(d.kind, tx, number)
 
-    def _copy(self, old: MRow, a: float, b: float, tx: int) -> None:
+    def _copy(self, old: MRow, a: float, b: float, tx: int, stated: bool) -> None:
         assert a < b
         self.rows.append(MRow(
             id=len(self.rows), claim=old.claim, predicate=old.predicate, object=old.object,
             value=old.value, polarity=old.polarity, valid_from=int(a), valid_to=b,
-            recorded_at=tx, copy_of=old.id,
+            recorded_at=tx, copy_of=old.id, stated=stated,
         ))

@@ -65,12 +65,13 @@ def retirement(f: Fact) -> tuple:
 
 def fact_view(f: Fact) -> tuple:
     """What a row says: compared between the store and the model."""
-    return (f.predicate, f.object, f.value, f.polarity, f.valid_from, f.valid_to)
+    return (f.predicate, f.object, f.value, f.polarity, f.valid_from, f.valid_to,
+            bool(f.start_stated))
 
 
 def row_view(r: MRow) -> tuple:
     return (r.predicate, r.object, r.value, r.polarity, r.valid_from,
-            None if r.valid_to == INF else int(r.valid_to))
+            None if r.valid_to == INF else int(r.valid_to), r.stated)
 
 
 def end_lt(a: int | None, b: int | None) -> bool:
@@ -96,6 +97,7 @@ class Add:
     kind: str
     dt: int
     reuse: int | None
+    heard: bool = False  # the start is only the time it was told (valid_from = turn time)
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ def add_ops(draw) -> Add:
         kind=draw(st.sampled_from(["imported"] * 5 + ["agent_inferred"])),
         dt=draw(st.integers(-2, 4)),
         reuse=draw(st.one_of(st.none(), st.none(), st.none(), st.integers(0, 20))),
+        heard=draw(st.sampled_from([False, False, True])),
     )
 
 
@@ -213,15 +216,18 @@ class Harness:
             number = len(self.turns) + 1
             source = SourceRef(SESSION, number, f"turn {number}", self.turn_time, kind=op.kind)
             self.turns.append(source)
-        valid_from = at(op.valid_from)
-        valid_to = None if op.length is None else at(op.valid_from + op.length)
+        valid_from = source.time if op.heard else at(op.valid_from)
+        valid_to = None if op.length is None or op.heard else at(op.valid_from + op.length)
+        if valid_to is not None and valid_to <= valid_from:
+            valid_to = None
         claim = ClaimInput(
             subject=SUBJECT, predicate=op.predicate, object=op.object, source=source,
             valid_from=valid_from, valid_to=valid_to, value=op.value, polarity=op.polarity,
-            confidence=op.confidence, change=op.change,
+            confidence=op.confidence, change=op.change, start_stated=not op.heard,
         )
         mclaim = MClaim(op.predicate, op.object, valid_from, valid_to, op.value,
-                        op.polarity, op.change, op.confidence, op.kind)
+                        op.polarity, op.change, op.confidence, op.kind,
+                        stated=not op.heard, told=source.time)
         self.claims.append((claim, mclaim))
         return self._submit(claim, mclaim)
 
