@@ -42,10 +42,34 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class BeliefRow(SlotRow, Protocol):
-    """A current-belief row as the gates see it: a slot row with its scope."""
+    """A current-belief row as the gates see it: a slot row with its scope and
+    predicate."""
 
     @property
     def scope(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+
+
+_FLIPPED = {"positive": "negative", "negative": "positive", "neutral": "neutral"}
+
+
+class _Opposed(NamedTuple):
+    """A row of the opposite predicate as the claim's predicate sees it: the
+    same row with its polarity flipped ("dislikes X" is "likes X", negative).
+    Only the planner sees it; decisions name the row itself (``row``)."""
+
+    row: BeliefRow
+    polarity: str
+
+    id = property(lambda self: self.row.id)
+    object = property(lambda self: self.row.object)
+    value_json = property(lambda self: self.row.value_json)
+    valid_from = property(lambda self: self.row.valid_from)
+    valid_to = property(lambda self: self.row.valid_to)
+    single_valued = property(lambda self: self.row.single_valued)
+    start_stated = property(lambda self: self.row.start_stated)
+    scope = property(lambda self: self.row.scope)
 
 
 class Gate(StrEnum):
@@ -132,16 +156,18 @@ class Statement(NamedTuple):
     source_kind: str
     start_stated: bool = True
     told: int | None = None
+    opposite: str | None = None  # the catalog's opposite of the claim's predicate
 
     @classmethod
-    def of(cls, claim: Mapping[str, Any], told: int | None = None) -> Statement:
+    def of(cls, claim: Mapping[str, Any], told: int | None = None,
+           opposite: str | None = None) -> Statement:
         """The statement of a claim row (a ``claim`` table row as a mapping,
         whose ``value`` column holds the canonical JSON) said at ``told``. A
         claim from before starts were recorded counts as stated."""
         return cls(claim["object"], claim["value"], claim["polarity"], claim["scope"],
                    bool(claim["single_valued"]), claim["valid_from"], claim["valid_to"],
                    claim["change"], float(claim["confidence"]), claim["source_kind"],
-                   claim.get("start_stated") is not False, told)
+                   claim.get("start_stated") is not False, told, opposite)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,23 +226,41 @@ def review_reasons(confidence: float, source_kind: str, threshold: float) -> tup
 
 def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow]:
     """The rows, among the current-belief rows of the claim's subject and
-    predicate, that share its slot: the same scope and, for a multi-valued
-    predicate, the same object (docs/DESIGN.md §2)."""
+    predicate (and of its opposite, polarity flipped), that share its slot:
+    the same scope and, for a multi-valued predicate, the same object
+    (docs/DESIGN.md §2)."""
     scope = statement.scope
-    same = [r for r in rows if r.scope == scope]
+    same: list[BeliefRow] = [r for r in rows if r.scope == scope]
+    if statement.opposite is not None:
+        same = [_Opposed(r, _FLIPPED[r.polarity])  # type: ignore[misc]
+                if r.predicate == statement.opposite else r for r in same]
     if not statement.single_valued:
         obj = normalise_object(statement.object)
         same = [r for r in same if normalise_object(r.object) == obj]
     return same
 
 
+def _own(row: Any) -> Any:
+    return row.row if isinstance(row, _Opposed) else row
+
+
 def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
     """The bitemporal plan for ``statement`` against the current-belief rows of
-    its subject and predicate. Raises ValueError for an empty valid interval."""
+    its subject and predicate, and of the predicate's opposite when it has
+    one: "I love X" then "X is the worst" is the same thing with the other
+    polarity, whichever predicates say it. The plan names the rows
+    themselves. Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
-    return plan_change(slot_rows(rows, statement), key, statement.valid_from,
+    plan = plan_change(slot_rows(rows, statement), key, statement.valid_from,
                        statement.valid_to, statement.change,
                        start_stated=statement.start_stated, told=statement.told)
+    if statement.opposite is None:
+        return plan
+    return plan._replace(
+        retire=tuple(map(_own, plan.retire)),
+        insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert),
+        merge_into=_own(plan.merge_into),
+        conflict_with=tuple(map(_own, plan.conflict_with)))
 
 
 def _conflict_kind(plan: Plan, statement: Statement) -> ConflictKind:

@@ -725,7 +725,7 @@ class Store:
                 claim.update(clean)
             claim["state"] = "approved"
             decision = gates.approve(
-                batch.statement_of(claim), batch.current_rows(claim["subject"], claim["predicate"]),
+                batch.statement_of(claim), batch.belief_rows(claim["subject"], claim["predicate"]),
                 by=by, edited=bool(edits))
             conflict_id = batch.apply(claim, decision)
             batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
@@ -870,7 +870,7 @@ class Store:
             claim = dict(found._mapping)
             batch.will_update("claim", claim["id"])
             fact_ids = json.loads(row.fact_ids)
-            rows_now = batch.current_rows(row.subject, row.predicate)
+            rows_now = batch.belief_rows(row.subject, row.predicate)
             decision, statement = gates.resolve(
                 Resolution(keep), batch.statement_of(claim), rows_now, conflict_id=conflict_id,
                 conflict_scope=row.scope, by=by, scope=scope)

@@ -299,6 +299,7 @@ class WriteBatch:
         self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
         self._fact_rows: list[Fact] = []
         self._ttl: dict[str, int | None] = {}
+        self._opposite: dict[str, str | None] = {}
         self.route_memories = False  # set by conversation ingest: feed the vector path too
         self._memories: dict[tuple[str, str], int | None] = {}
         self._memory_subjects: set[str] = set()
@@ -331,8 +332,9 @@ class WriteBatch:
                 self._load_memories(part)
         wanted: dict[str, set[str]] = defaultdict(set)
         for c in claims:
-            if (c.subject, c.predicate) not in self._pairs:
-                wanted[c.subject].add(c.predicate)
+            for predicate in (c.predicate, self.opposite(c.predicate)):
+                if predicate is not None and (c.subject, predicate) not in self._pairs:
+                    wanted[c.subject].add(predicate)
         for part in chunks(sorted(wanted)):
             rows = self.conn.execute(
                 select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))
@@ -379,10 +381,24 @@ class WriteBatch:
             self._pairs[pair] = rows
         return rows
 
+    def opposite(self, predicate: str) -> str | None:
+        """The catalog's opposite of ``predicate`` (likes: dislikes), if any."""
+        if predicate not in self._opposite:
+            pred = self.catalog.get(predicate)
+            self._opposite[predicate] = pred.opposite if pred is not None else None
+        return self._opposite[predicate]
+
+    def belief_rows(self, subject: str, predicate: str) -> list[Fact]:
+        """What a claim of ``predicate`` meets at the gates: the current-belief
+        rows of its subject and predicate, and of the predicate's opposite."""
+        opposite = self.opposite(predicate)
+        rows = self.current_rows(subject, predicate)
+        return rows if opposite is None else [*rows, *self.current_rows(subject, opposite)]
+
     def statement_of(self, claim: dict[str, Any]) -> Statement:
         """The gates' statement of a stored claim row, told at its turn's time."""
         told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
-        return Statement.of(claim, told)
+        return Statement.of(claim, told, self.opposite(claim["predicate"]))
 
     # ---------------------------------------------------------- resources
     def register_turn(self, source: SourceRef, user: str | None = None,
@@ -575,8 +591,9 @@ class WriteBatch:
         }
         statement = Statement(claim.object, claim.value_json, claim.polarity, claim.scope,
                               single, claim.valid_from, claim.valid_to, claim.change,
-                              row["confidence"], source.kind, claim.start_stated, source.time)
-        decision = admit(statement, self.current_rows(claim.subject, claim.predicate),
+                              row["confidence"], source.kind, claim.start_stated, source.time,
+                              self.opposite(claim.predicate))
+        decision = admit(statement, self.belief_rows(claim.subject, claim.predicate),
                          turn_id=turn_id, threshold=self.threshold)
         if decision.outcome == Outcome.PENDING:
             row["state"] = "pending"

@@ -41,7 +41,10 @@ from typing import Any
 
 INF = math.inf
 REVIEW_THRESHOLD = 0.75
-SINGLE_VALUED = {"lives_in": True, "likes": False}
+SINGLE_VALUED = {"lives_in": True, "likes": False, "dislikes": False}
+# "dislikes X" says "likes X" with the other polarity: one slot, one meaning
+OPPOSITE_OF = {"dislikes": "likes"}
+FLIP = {"positive": "negative", "negative": "positive", "neutral": "neutral"}
 
 RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
                  "insert": "superseded"}
@@ -53,7 +56,9 @@ def norm(text: str) -> str:
 
 
 def slot_of(predicate: str, obj: str) -> tuple:
-    """What holds one value at a time (scope is always global here)."""
+    """What holds one value at a time (scope is always global here); a
+    predicate and its opposite share their slots."""
+    predicate = OPPOSITE_OF.get(predicate, predicate)
     if SINGLE_VALUED[predicate]:
         return (predicate,)
     return (predicate, norm(obj))
@@ -79,7 +84,8 @@ class Identity:
 
 
 def identity_of(predicate: str, obj: str, value: Any, polarity: str) -> Identity:
-    return Identity(obj, value, polarity)
+    """Seen from the slot's own predicate: an opposite's polarity is flipped."""
+    return Identity(obj, value, FLIP[polarity] if predicate in OPPOSITE_OF else polarity)
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ DRINKS = ["tea", " Tea", "coffee"]
 
 @st.composite
 def add_ops(draw) -> Add:
-    predicate = draw(st.sampled_from(["lives_in", "lives_in", "lives_in", "likes"]))
+    predicate = draw(st.sampled_from(["lives_in", "lives_in", "lives_in", "likes", "dislikes"]))
     if predicate == "lives_in":
         obj = draw(st.sampled_from(PLACES))
         polarity = draw(st.sampled_from(["positive"] * 5 + ["negative"]))

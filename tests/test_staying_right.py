@@ -189,3 +189,59 @@ def test_facts_shows_the_due_date_and_the_start(store_url, tmp_path, capsys):
     header = out.splitlines()[0].split()
     assert "due" in header and "start" in header
     assert "2026-06-10" in out
+
+
+# ------------------------------------------------ 2. opposite predicates meet at the gates
+@pytest.mark.parametrize("first,second", [
+    ("I really like olives.", "Honestly, olives are the worst."),
+    ("我特别喜欢榴莲。", "榴莲我实在受不了。"),
+])
+def test_opposite_tastes_open_a_conflict(store, tmp_path, first, second):
+    path = write_turns(tmp_path / "taste.jsonl", "taste", "ren", [(3, first), (3, second)])
+    store.ingest_file(path)
+    [conflict] = store.conflicts("open")
+    assert conflict.kind == "polarity"
+    likes = store.as_of("user:ren", "likes", valid_at=t(2026, 6, 4), known_at=LATER)
+    assert len(likes) == 1  # the first taste stays until a reviewer decides
+    assert store.as_of("user:ren", "dislikes", valid_at=t(2026, 6, 4), known_at=LATER) == []
+
+
+def test_an_opposite_taste_told_as_a_change_supersedes_the_old_one(store):
+    store.add(claim("user:ren", "likes", "olives", at=t(2026, 1, 5), turn=1))
+    summary = store.add(claim("user:ren", "dislikes", "Olives", at=t(2026, 6, 5), turn=2,
+                              change="evolution"))
+    assert summary.evolutions == 1 and summary.conflicts == 0
+    assert current(store, "user:ren", "dislikes") == ["Olives"]
+    assert current(store, "user:ren", "likes") == []
+    assert current(store, "user:ren", "likes", t(2026, 3, 1)) == ["olives"]
+    # and back again, through the other predicate
+    store.add(claim("user:ren", "likes", "olives", at=t(2026, 9, 5), turn=3, change="evolution"))
+    assert current(store, "user:ren", "likes") == ["olives"]
+    assert current(store, "user:ren", "dislikes", t(2026, 7, 1)) == ["Olives"]
+
+
+def test_not_disliking_is_the_same_as_liking_for_the_gates(store):
+    store.add(claim("user:ren", "dislikes", "jazz", at=t(2026, 1, 5), turn=1, polarity="negative"))
+    summary = store.add(claim("user:ren", "likes", "jazz", at=t(2026, 1, 6), turn=2))
+    assert summary.merged == 1
+
+
+def test_a_positive_and_a_negative_diet_conflict(store):
+    store.add(claim("user:ren", "diet", "vegetarian", at=t(2026, 1, 5), turn=1))
+    summary = store.add(claim("user:ren", "diet", "Vegetarian", at=t(2026, 1, 6), turn=2,
+                              polarity="negative"))
+    assert summary.conflicts == 1
+
+
+def test_the_catalog_refuses_a_lopsided_opposite(tmp_path):
+    from memdesk.core.catalog import Catalog
+    from memdesk.core.errors import InvalidInput
+
+    path = tmp_path / "cat.toml"
+    path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nopposite = "b"\n'
+                    '[predicates.b]\nzh = "b"\nen = "b"\nsingle_valued = false\n')
+    with pytest.raises(InvalidInput, match="multi-valued|single-valued"):
+        Catalog.load(path)
+    path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nopposite = "zz"\n')
+    with pytest.raises(InvalidInput, match="not another catalogued"):
+        Catalog.load(path)
