@@ -177,6 +177,20 @@ def _overwrite(kind: str, rows: Sequence[SlotRow], start: int, end: int | None,
     return Plan(kind, retire=retire, insert=tuple(pieces))
 
 
+def _earlier(a: int | None, b: int | None) -> int | None:
+    """The earlier of two ends (None: open)."""
+    return a if (a is not None and not _end_lt(b, a)) else b
+
+
+def _backfilled(rows: Sequence[SlotRow], start: int, end: int | None,
+                is_stated: bool) -> Plan:
+    """The value over [start, end), closed at the next change after ``start``
+    (rows sorted by start; none holds at ``start``)."""
+    next_change = min((r.valid_from for r in rows if r.valid_from > start), default=None)
+    kind = "backfill" if next_change is not None else "insert"
+    return Plan(kind, insert=(Piece(start, _earlier(end, next_change), None, is_stated),))
+
+
 def plan_change(
     rows: Sequence[SlotRow],
     key: ValueId,
@@ -190,7 +204,10 @@ def plan_change(
     """Decide how an incoming value ``key`` valid over [start, end) enters a slot
     whose current-belief rows are ``rows`` (non-overlapping, any order).
 
-    ``change`` is ``"evolution"``, ``"correction"`` or None (no signal).
+    ``change`` is ``"evolution"``, ``"correction"`` or None (no signal). A
+    correction only heard ("no, it's X") replaces the row holding then over
+    its whole interval; one with a stated start replaces what held from that
+    start (up to ``end`` or the end of that row).
     ``start_stated`` says whether ``start`` was stated (an event time in the
     text or the import line) or only heard (the time it was said, ``told``;
     default: ``start``). A state heard in the present tense held from some
@@ -231,6 +248,18 @@ def plan_change(
         return _overwrite("insert", hit, start, end, start_stated)
 
     if change == CORRECTION:
+        if start_stated:
+            # a dated correction ("from 2000 it was X"): says what held from its
+            # own start; before any value is known for then (a dated history
+            # arriving out of order), up to the next change
+            if holding is None:
+                return _backfilled(rows, start, end, start_stated)
+            if row_key(holding) == key and holding.valid_from == start:
+                return Plan("merge", merge_into=holding)
+            # (the same value from another start is a value of its own: A, B, A)
+            return _overwrite("correction", (holding,), start,
+                              _earlier(end, holding.valid_to), start_stated)
+        # "no, it's X": the row holding when it was said was never true
         target = holding if holding is not None else (rows[-1] if rows else None)
         if target is None:
             return Plan("insert", insert=(Piece(start, end, None, start_stated),))
@@ -247,6 +276,11 @@ def plan_change(
             and (not start_stated or holding.valid_from == start)):
         return Plan("merge", merge_into=holding)
     told_at = start if told is None else told
+    if (holding is not None and holding.valid_from == start and start_stated
+            and not (not stated(holding) and holding.valid_from <= told_at)):
+        # two values said to start at the same instant: a change explains
+        # neither (only a correction says which was wrong)
+        return Plan("conflict", conflict_with=(holding,))
     next_change: int | None = None
     overtaken = False
     for r in rows:
@@ -258,7 +292,7 @@ def plan_change(
             continue
         next_change = r.valid_from
         break
-    new_end = end if (end is not None and not _end_lt(next_change, end)) else next_change
+    new_end = _earlier(end, next_change)
     if next_change is not None:
         kind = "backfill"
     elif holding is not None or overtaken:

@@ -17,8 +17,11 @@ The kinds of change only differ in which span they overwrite:
     assert     (no signal)  [valid_from, valid_to) if nothing else overlaps it
                             and no row of the same value covers it (else merge)
     evolution  at t         [t, min(valid_to, first start after t of a current
-                            row that is not overtaken))
-    correction              exactly the interval of the row it corrects
+                            row that is not overtaken)); a conflict when a
+                            row of another value starts at t too
+    correction              heard: exactly the interval of the row it corrects;
+                            stated: [t, min(valid_to, that row's end)), or,
+                            nothing holding then, [t, the next start)
 
 so the model never needs to special-case "copy before", "copy after" or
 "backfill": they fall out of the overwrite.
@@ -273,6 +276,14 @@ class Model:
             return Decision("insert", span=(t, end), stated=c.stated)
 
         if c.change == "correction":
+            if c.stated:  # "from t it was X": what held from t, up to end or that row's end
+                if holder is None:  # nothing known for that time yet
+                    later = [r.valid_from for r in rows if r.valid_from > t]
+                    return Decision("backfill" if later else "insert",
+                                    span=(t, min([end, *later])), stated=True)
+                if holder.identity() == mine and holder.valid_from == t:
+                    return Decision("merge")
+                return Decision("correction", span=(t, min(end, holder.valid_to)), stated=True)
             if holder is not None:
                 target = holder
             elif rows:
@@ -291,6 +302,10 @@ class Model:
 
         def overtaken(r: MRow) -> bool:
             return c.stated and not r.stated and r.valid_from <= c.told and r.valid_from < end
+
+        if (holder is not None and holder.valid_from == t and c.stated
+                and not (not holder.stated and holder.valid_from <= c.told)):
+            return Decision("conflict", conflict_with=(holder.id,))  # two values, one instant
 
         later = [r.valid_from for r in rows if r.valid_from > t and not overtaken(r)]
         stop = min([end, *later])

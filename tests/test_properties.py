@@ -513,8 +513,9 @@ def test_evolution_with_valid_to_restores_the_old_value_after_it(store):
 def test_correction_keeps_the_valid_interval(store):
     store.add(_claim(1, "Xujiahui", 0, t=1))
     store.add(_claim(2, "Zhangjiang", 10, t=11, change="evolution"))
-    # "no, not Zhangjiang, Pudong" said at 20, with its own (later) valid_from
-    summary = store.add(_claim(3, "Pudong", 15, t=20, change="correction", valid_to=16))
+    # "no, not Zhangjiang, Pudong" said at 20 (its start only heard)
+    summary = store.add(dataclasses.replace(
+        _claim(3, "Pudong", 20, t=20, change="correction"), start_stated=False))
     assert summary.corrections == 1
     assert _current(store) == [
         ("Xujiahui", at(0), at(10), at(11)),
@@ -525,12 +526,27 @@ def test_correction_keeps_the_valid_interval(store):
     assert _as_of(store, 12, 15) == ["Zhangjiang"]  # what we believed before
     assert _as_of(store, 12, 25) == ["Pudong"]
     assert _as_of(store, 5, 25) == ["Xujiahui"]
-    # a correction before any value holds corrects the latest row
-    store.add(_claim(4, "Minhang", -5, t=30, change="correction"))
+    # a correction dated before any value holds says what held then, up to
+    # the next change (a dated history arriving out of order) ...
+    summary = store.add(_claim(4, "Minhang", -5, t=30, change="correction"))
+    assert summary.backfills == 1
     assert _current(store) == [
+        ("Minhang", at(-5), at(0), at(30)),
         ("Xujiahui", at(0), at(10), at(11)),
-        ("Minhang", at(10), None, at(30)),
+        ("Pudong", at(10), None, at(20)),
     ]
+    # ... one dated inside a row replaces what held from its own start on ...
+    summary = store.add(_claim(5, "Songjiang", 15, t=40, change="correction", valid_to=16))
+    assert summary.corrections == 1
+    assert _current(store)[2:] == [
+        ("Pudong", at(10), at(15), at(40)),
+        ("Songjiang", at(15), at(16), at(40)),
+        ("Pudong", at(16), None, at(40)),
+    ]
+    # ... and one only heard ("no, it's Minhang") replaces the whole row holding then
+    heard = _claim(6, "Fengxian", 50, t=50, change="correction")
+    store.add(dataclasses.replace(heard, start_stated=False))
+    assert _current(store)[-1] == ("Fengxian", at(16), None, at(50))
 
 
 def test_transaction_time_is_clamped_and_reimport_changes_nothing(store, clock):

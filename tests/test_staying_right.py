@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import itertools
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from memdesk.core import ClaimInput, Store
 from memdesk.core.bitemporal import Piece, plan_change, value_key
 from memdesk.core.timeutil import to_us
@@ -25,8 +24,8 @@ from memdesk.core.timeutil import to_us
 from .helpers import claim
 
 CST = timezone(timedelta(hours=8))
-LON = timezone.utc
-LATER = to_us(datetime(2100, 1, 1, tzinfo=timezone.utc))  # known by then: everything
+LON = UTC
+LATER = to_us(datetime(2100, 1, 1, tzinfo=UTC))  # known by then: everything
 
 
 def t(y: int, m: int, d: int, h: int = 10, tz: timezone = CST) -> int:
@@ -71,7 +70,6 @@ def test_a_move_told_later_with_an_earlier_fuzzy_time_supersedes_a_heard_address
 
 
 def test_the_same_in_english_and_shown_in_facts_json(store, tmp_path):
-    from memdesk.app.cli import main
 
     path = write_turns(tmp_path / "move-en.jsonl", "move-en", "ola", [
         (2, "I live in Camden."),
