@@ -54,7 +54,8 @@ class BeliefRow(SlotRow, Protocol):
 _FLIPPED = {"positive": "negative", "negative": "positive", "neutral": "neutral"}
 
 
-class _Opposed(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Opposed:
     """A row of the opposite predicate as the claim's predicate sees it: the
     same row with its polarity flipped ("dislikes X" is "likes X", negative).
     Only the planner sees it; decisions name the row itself (``row``)."""
@@ -62,14 +63,41 @@ class _Opposed(NamedTuple):
     row: BeliefRow
     polarity: str
 
-    id = property(lambda self: self.row.id)
-    object = property(lambda self: self.row.object)
-    value_json = property(lambda self: self.row.value_json)
-    valid_from = property(lambda self: self.row.valid_from)
-    valid_to = property(lambda self: self.row.valid_to)
-    single_valued = property(lambda self: self.row.single_valued)
-    start_stated = property(lambda self: self.row.start_stated)
-    scope = property(lambda self: self.row.scope)
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def object(self) -> str:
+        return self.row.object
+
+    @property
+    def value_json(self) -> str | None:
+        return self.row.value_json
+
+    @property
+    def valid_from(self) -> int:
+        return self.row.valid_from
+
+    @property
+    def valid_to(self) -> int | None:
+        return self.row.valid_to
+
+    @property
+    def single_valued(self) -> bool:
+        return self.row.single_valued
+
+    @property
+    def start_stated(self) -> bool | None:
+        return self.row.start_stated
+
+    @property
+    def scope(self) -> str:
+        return self.row.scope
+
+    @property
+    def predicate(self) -> str:
+        return self.row.predicate
 
 
 class Gate(StrEnum):
@@ -232,7 +260,7 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
     scope = statement.scope
     same: list[BeliefRow] = [r for r in rows if r.scope == scope]
     if statement.opposite is not None:
-        same = [_Opposed(r, _FLIPPED[r.polarity])  # type: ignore[misc]
+        same = [_Opposed(r, _FLIPPED[r.polarity])
                 if r.predicate == statement.opposite else r for r in same]
     if not statement.single_valued:
         obj = normalise_object(statement.object)
