@@ -20,7 +20,7 @@ from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
 from memdesk.core.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
-from .tables import table
+from .tables import start_phrase, table
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,11 +38,13 @@ what each --keep choice does to the timeline of the conflict's slot:
   changed   the value changed (an evolution): the existing row is closed at the
             incoming value's valid start (retired as superseded; its earlier
             part is kept as history) and the incoming value holds from then on.
-            An incoming value that starts before the existing one is inserted
-            closed where the existing one starts (a backfill).
+            An incoming value that starts before the existing one's stated
+            start is inserted closed where that one starts (a backfill); one
+            that starts before a start only heard replaces it from then on.
   incoming  the existing value was wrong (a correction): it is retired as
             corrected, as if it had never been true, and the incoming value
-            takes its whole valid interval, back to the existing row's start.
+            takes its whole valid interval, back to the existing row's start
+            (from the incoming value's own start, when that start was stated).
   both      both hold: the existing one stays, the incoming one holds over its
             own valid time in --scope (required, another scope).
   neither   the existing facts are retracted (no value remains) and the incoming
@@ -92,6 +94,24 @@ def _interval(d: dict) -> str:
     start = (d["valid_from"] or "")[:16].replace("T", " ")
     end = (d["valid_to"] or "…")[:16].replace("T", " ")
     return f"{start} → {end}"
+
+
+def _due(d: dict) -> str:
+    """When a dated item (a reminder, a plan) falls due: its event time's day,
+    or its span when that is longer than a day; empty without an event time."""
+    event = d.get("event_time") or {}
+    start, end = (event.get("start") or ""), (event.get("end") or "")
+    if not start:
+        return end[:10]
+    if not end or end[:10] <= start[:10] or _one_day(start, end):
+        return start[:10] if start[11:16] in ("", "00:00") else start[:16].replace("T", " ")
+    return f"{start[:10]}..{end[:10]}"
+
+
+def _one_day(start: str, end: str) -> bool:
+    from datetime import datetime, timedelta
+
+    return datetime.fromisoformat(end) - datetime.fromisoformat(start) <= timedelta(days=1)
 
 
 def _source(d: dict | None) -> str:
@@ -173,9 +193,10 @@ def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: in
 def _facts_table(rows: list[dict]) -> str:
     """One row per fact; a rejected option or an abstention reads "not X" (polarity negative)."""
     return table(
-        ["id", "subject", "predicate", "object", "valid", "recorded", "retired", "status", "conf", "source"],
+        ["id", "subject", "predicate", "object", "valid", "start", "due", "recorded", "retired",
+         "status", "conf", "source"],
         [(d["id"], d["subject"], d["predicate"], _signed_object(d), _interval(d),
-          (d["recorded_at"] or "")[:16].replace("T", " "),
+          d.get("start") or "?", _due(d), (d["recorded_at"] or "")[:16].replace("T", " "),
           (d["retired_at"] or "")[:16].replace("T", " "), d["status"],
           f"{d['confidence']:.2f}", _source(d["source"])) for d in rows],
     )
@@ -237,7 +258,7 @@ def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int
     f = report["fact"]
     print(f"{report['subject']} {report['predicate']} = {report['object']}")
     print(f"decided at {report['decided_at']} (fact {f['id']}, {f['status']}, "
-          f"valid {_interval(f)})\n")
+          f"valid {_interval(f)}, {start_phrase(f.get('start'))})\n")
     print(table(["step", "at", "actor", "what"],
                 [(s["step"], (s["at"] or "")[:19].replace("T", " "), s["actor"], s["summary"])
                  for s in report["chain"]], max_col=60))

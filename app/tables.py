@@ -39,3 +39,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_col: int
     out = [line(headers), line(["-" * w for w in widths])]
     out.extend(line(r) for r in cells)
     return "\n".join(out)
+
+
+def start_phrase(start: str | None) -> str:
+    """How a fact's valid start came to be known (``Fact.to_dict()["start"]``)."""
+    return {"stated": "start stated", "heard": "start only heard: held since some time before"
+            }.get(start or "", "start not recorded")

@@ -43,6 +43,8 @@ class SlotRow(Protocol):
     def valid_to(self) -> int | None: ...
     @property
     def single_valued(self) -> bool: ...
+    @property
+    def start_stated(self) -> bool | None: ...
 
 
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -114,18 +116,21 @@ def contains(row: SlotRow, t: int) -> bool:
 
 class Piece(NamedTuple):
     """A row to insert: a copy of ``source`` (a retired row) or the new value
-    (``source`` None) over [start, end)."""
+    (``source`` None) over [start, end). ``stated`` says whether its start was
+    stated or only heard (None: not recorded, a row from before it was)."""
 
     start: int
     end: int | None
     source: SlotRow | None = None
+    stated: bool | None = True
 
 
 class Plan(NamedTuple):
     """What to do with one incoming value in one slot.
 
     kind is one of:
-      ``insert``     nothing in the slot overlaps: insert the new value;
+      ``insert``     nothing else holds over the value's interval: insert it
+                     (retiring rows of the same value it covers more of);
       ``merge``      the same value already holds: record the source on ``merge_into``;
       ``conflict``   a different value holds and no change/correction was signalled;
       ``evolution``  the world changed at ``start``: the row holding then is closed;
@@ -144,17 +149,77 @@ _CHANGE_SIGNALS = (None, *CHANGES)
 _valid_from = attrgetter("valid_from")
 
 
+def stated(row: SlotRow) -> bool:
+    """Whether a row's start was stated. Rows from before the store recorded
+    it count as stated: that is what every start was taken to be then."""
+    return row.start_stated is not False
+
+
+def covers(row: SlotRow, start: int, end: int | None) -> bool:
+    """The row's valid interval contains all of [start, end)."""
+    return row.valid_from <= start and not _end_lt(row.valid_to, end)
+
+
+def _overwrite(kind: str, rows: Sequence[SlotRow], start: int, end: int | None,
+               is_stated: bool) -> Plan:
+    """The new value over [start, end): every row overlapping it is retired,
+    and the parts of those rows outside [start, end) come back as copies (a
+    copy keeps its row's start; one resuming at ``end`` starts at a stated time)."""
+    retire = tuple(r for r in rows if overlaps(start, end, r))
+    pieces: list[Piece] = []
+    for r in retire:
+        if r.valid_from < start:
+            pieces.append(Piece(r.valid_from, start, r, r.start_stated))
+    pieces.append(Piece(start, end, None, is_stated))
+    for r in retire:
+        if end is not None and _end_lt(end, r.valid_to):
+            pieces.append(Piece(end, r.valid_to, r, True))
+    return Plan(kind, retire=retire, insert=tuple(pieces))
+
+
+def _earlier(a: int | None, b: int | None) -> int | None:
+    """The earlier of two ends (None: open)."""
+    return a if (a is not None and not _end_lt(b, a)) else b
+
+
+def _backfilled(rows: Sequence[SlotRow], start: int, end: int | None,
+                is_stated: bool) -> Plan:
+    """The value over [start, end), closed at the next change after ``start``
+    (rows sorted by start; none holds at ``start``)."""
+    next_change = min((r.valid_from for r in rows if r.valid_from > start), default=None)
+    kind = "backfill" if next_change is not None else "insert"
+    return Plan(kind, insert=(Piece(start, _earlier(end, next_change), None, is_stated),))
+
+
 def plan_change(
     rows: Sequence[SlotRow],
     key: ValueId,
     start: int,
     end: int | None,
     change: str | None,
+    *,
+    start_stated: bool = True,
+    told: int | None = None,
 ) -> Plan:
     """Decide how an incoming value ``key`` valid over [start, end) enters a slot
     whose current-belief rows are ``rows`` (non-overlapping, any order).
 
-    ``change`` is ``"evolution"``, ``"correction"`` or None (no signal).
+    ``change`` is ``"evolution"``, ``"correction"`` or None (no signal). A
+    correction only heard ("no, it's X") replaces the row holding then over
+    its whole interval; one with a stated start replaces what held from that
+    start (up to ``end`` or the end of that row).
+    ``start_stated`` says whether ``start`` was stated (an event time in the
+    text or the import line) or only heard (the time it was said, ``told``;
+    default: ``start``). A state heard in the present tense held from some
+    unknown time up to when it was said, so its start bounds nothing: an
+    evolution with a stated start supersedes the rows after that start whose
+    own start was only heard, at or before this value was told. Only a stated
+    start is a change the new value is backfilled up to.
+
+    The same value merges only into a row that covers the incoming interval
+    (for an evolution with a stated start: that starts with it too); a repeat
+    over another interval is a value of its own (A, then B, then A again).
+
     Raises ValueError for an empty interval or an unknown change kind.
     """
     if end is not None and end <= start:
@@ -172,38 +237,66 @@ def plan_change(
     if change is None:
         hit = [r for r in rows if overlaps(start, end, r)]
         if not hit:
-            return Plan("insert", insert=(Piece(start, end),))
+            return Plan("insert", insert=(Piece(start, end, None, start_stated),))
         differing = tuple(r for r in hit if row_key(r) != key)
         if differing:
             return Plan("conflict", conflict_with=differing)
-        same = holding if holding is not None and row_key(holding) == key else hit[0]
-        return Plan("merge", merge_into=same)
+        for r in hit:
+            if covers(r, start, end):
+                return Plan("merge", merge_into=r)
+        # the same value over part of the interval only: the claim says more
+        return _overwrite("insert", hit, start, end, start_stated)
 
     if change == CORRECTION:
+        if start_stated:
+            # a dated correction ("from 2000 it was X"): says what held from its
+            # own start; before any value is known for then (a dated history
+            # arriving out of order), up to the next change
+            if holding is None:
+                return _backfilled(rows, start, end, start_stated)
+            if row_key(holding) == key and holding.valid_from == start:
+                return Plan("merge", merge_into=holding)
+            # (the same value from another start is a value of its own: A, B, A)
+            return _overwrite("correction", (holding,), start,
+                              _earlier(end, holding.valid_to), start_stated)
+        # "no, it's X": the row holding when it was said was never true
         target = holding if holding is not None else (rows[-1] if rows else None)
         if target is None:
-            return Plan("insert", insert=(Piece(start, end),))
+            return Plan("insert", insert=(Piece(start, end, None, start_stated),))
         if row_key(target) == key:
             return Plan("merge", merge_into=target)
         return Plan(
             "correction",
             retire=(target,),
-            insert=(Piece(target.valid_from, target.valid_to),),
+            insert=(Piece(target.valid_from, target.valid_to, None, target.start_stated),),
         )
 
     # evolution: the new value holds from `start` until `end` or the next known change
-    if holding is not None and row_key(holding) == key:
+    if (holding is not None and row_key(holding) == key
+            and (not start_stated or holding.valid_from == start)):
         return Plan("merge", merge_into=holding)
-    next_change = min((r.valid_from for r in rows if r.valid_from > start), default=None)
-    new_end = end if (end is not None and not _end_lt(next_change, end)) else next_change
-    if holding is None:
-        kind = "backfill" if next_change is not None else "insert"
-        return Plan(kind, insert=(Piece(start, new_end),))
-    pieces: list[Piece] = []
-    if holding.valid_from < start:
-        pieces.append(Piece(holding.valid_from, start, holding))
-    pieces.append(Piece(start, new_end))
-    if new_end is not None and _end_lt(new_end, holding.valid_to):
-        pieces.append(Piece(new_end, holding.valid_to, holding))
-    kind = "backfill" if next_change is not None else "evolution"
-    return Plan(kind, retire=(holding,), insert=tuple(pieces))
+    told_at = start if told is None else told
+    if (holding is not None and holding.valid_from == start and start_stated
+            and not (not stated(holding) and holding.valid_from <= told_at)):
+        # two values said to start at the same instant: a change explains
+        # neither (only a correction says which was wrong)
+        return Plan("conflict", conflict_with=(holding,))
+    next_change: int | None = None
+    overtaken = False
+    for r in rows:
+        if r.valid_from <= start:
+            continue
+        if (start_stated and not stated(r) and r.valid_from <= told_at
+                and _end_lt(r.valid_from, end)):
+            overtaken = True  # heard before this was told: this later word supersedes it
+            continue
+        next_change = r.valid_from
+        break
+    new_end = _earlier(end, next_change)
+    if next_change is not None:
+        kind = "backfill"
+    elif holding is not None or overtaken:
+        kind = "evolution"
+    else:
+        kind = "insert"
+    return _overwrite(kind, rows, start, new_end, start_stated)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import InvalidInput
@@ -29,6 +29,9 @@ class Predicate:
     ttl: str
     ttl_hours: int
     routing: str
+    # the predicate that says the opposite of this one (likes / dislikes): a
+    # claim of one meets the other's rows, the polarity flipped, at the gates
+    opposite: str | None = None
 
     @property
     def ttl_us(self) -> int | None:
@@ -87,7 +90,11 @@ class Catalog:
             routing = entry.get("routing", "structured")
             if routing not in ROUTINGS:
                 raise InvalidInput(f"{where}: routing must be one of {', '.join(ROUTINGS)}")
+            opposite = entry.get("opposite")
+            if opposite is not None and not (isinstance(opposite, str) and _ID.match(opposite)):
+                raise InvalidInput(f"{where}: opposite must be a predicate id")
             predicates[pid] = Predicate(
+                opposite=opposite,
                 id=pid,
                 zh=str(entry["zh"]),
                 en=str(entry["en"]),
@@ -96,7 +103,30 @@ class Catalog:
                 ttl_hours=ttl[ttl_class],
                 routing=routing,
             )
-        return cls(predicates=predicates, ttl_hours=dict(ttl), path=str(file))
+        return cls(predicates=_paired(predicates, file), ttl_hours=dict(ttl), path=str(file))
+
+
+def _paired(predicates: dict[str, Predicate], file: Path) -> dict[str, Predicate]:
+    """Opposites declared on either side, made symmetric. Raises InvalidInput
+    for an unknown opposite, a predicate opposite to itself, two predicates
+    claiming one opposite, or a pair that differs in arity."""
+    pairs: dict[str, str] = {}
+    for p in predicates.values():
+        if p.opposite is None:
+            continue
+        other = predicates.get(p.opposite)
+        where = f"{file}: predicate {p.id!r}"
+        if other is None or other.id == p.id:
+            raise InvalidInput(f"{where}: opposite {p.opposite!r} is not another catalogued predicate")
+        if other.single_valued != p.single_valued:
+            raise InvalidInput(f"{where}: opposite {other.id!r} must be single-valued too"
+                               if p.single_valued else
+                               f"{where}: opposite {other.id!r} must be multi-valued too")
+        for a, b in ((p.id, other.id), (other.id, p.id)):
+            if pairs.setdefault(a, b) != b:
+                raise InvalidInput(f"{file}: predicate {a!r} is declared opposite to both "
+                                   f"{pairs[a]!r} and {b!r}")
+    return {pid: replace(p, opposite=pairs.get(pid)) for pid, p in predicates.items()}
 
 
 def is_predicate_id(text: str) -> bool:

@@ -50,7 +50,7 @@ from typing import Any
 
 from orjson import JSONEncodeError
 from orjson import dumps as _orjson_dumps
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, inspect, select
 
 from .schema import (
     AuditRow,
@@ -80,15 +80,33 @@ AUDIT = AuditRow.__table__
 META = StoreMeta.__table__
 
 STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+# memory columns that change after the row is written (merges, maintenance):
+# not part of its hash; the entry that changes them records the change
+MEMORY_MUTABLE = ("mentions", "archived_at", "archive_reason", "merged_into")
 COLUMNS: dict[str, tuple[str, ...]] = {
     "turn": tuple(c.name for c in TABLES["turn"].columns),
     "claim": tuple(c.name for c in TABLES["claim"].columns),
     "fact": tuple(c.name for c in TABLES["fact"].columns if c.name not in STAMP_COLUMNS),
     "conflict": tuple(c.name for c in TABLES["conflict"].columns),
-    "memory": tuple(c.name for c in TABLES["memory"].columns if c.name != "mentions"),
+    "memory": tuple(c.name for c in TABLES["memory"].columns if c.name not in MEMORY_MUTABLE),
     "predicate": tuple(c.name for c in TABLES["predicate"].columns),
 }
-FACT_BODY = tuple(i for i, c in enumerate(TABLES["fact"].columns) if c.name not in STAMP_COLUMNS)
+# Columns added to a hashed table after its rows were first chained, last in
+# the table: a row holding NULL in all of them is hashed without them, exactly
+# as it was before they existed, so adding one needs no re-chaining (and a
+# store not yet upgraded, read during a migration, hashes the same).
+LATE: dict[str, tuple[str, ...]] = {"claim": ("start_stated",), "fact": ("start_stated",)}
+for _name, _late in LATE.items():
+    assert COLUMNS[_name][-len(_late):] == _late, f"late columns of {_name} must come last"
+    assert len(_late) == 1, "hashed() drops one late column; extend it for more"
+
+
+def hashed(name: str, values: tuple) -> tuple:
+    """A row of table ``name`` as it is hashed: without its LATE column when
+    that is NULL (or absent: a row read from a store not yet upgraded)."""
+    if name in LATE and len(values) == len(COLUMNS[name]) and values[-1] is None:
+        return values[:-1]
+    return values
 
 
 def _float_positions(table: Any, names: tuple[str, ...]) -> tuple[int, ...]:
@@ -411,15 +429,30 @@ class VerifyReport:
 
 
 class _Rows:
-    """Reads the rows behind entries, one table range at a time."""
+    """Reads the rows behind entries, one table range at a time: the hashed
+    columns the database has (a store read during a migration may not have
+    the LATE ones yet; ``hashed`` then leaves nothing out)."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
+        self._stored: dict[str, set[str]] = {}
+
+    def columns(self, name: str, names: tuple[str, ...] | None = None) -> tuple[str, ...]:
+        """``names`` (default: the hashed columns of table ``name``) less the
+        LATE columns the database does not have."""
+        names = COLUMNS[name] if names is None else names
+        late = LATE.get(name, ())
+        if not any(n in late for n in names):
+            return names
+        if name not in self._stored:
+            self._stored[name] = {c["name"] for c in inspect(self.conn).get_columns(
+                TABLES[name].name)}
+        return tuple(n for n in names if n not in late or n in self._stored[name])
 
     def range(self, name: str, lo: int, hi: int, window: int = 50_000) -> Iterator[tuple]:
         """Rows with ids in [lo, hi] in id order, read a window at a time."""
         table = TABLES[name]
-        cols = [table.c[c] for c in COLUMNS[name]]
+        cols = [table.c[c] for c in self.columns(name)]
         for start in range(lo, hi + 1, window):
             stop = min(hi, start + window - 1)
             stmt = select(*cols).where(table.c.id >= start, table.c.id <= stop).order_by(table.c.id)
@@ -428,8 +461,9 @@ class _Rows:
 
     def by_ids(self, name: str, ids: Iterable[int], columns: Iterable[str] | None = None
                ) -> dict[int, tuple]:
+        """Rows by id (without the id): the ``columns`` (default: the hashed ones)."""
         table = TABLES[name]
-        names = tuple(columns) if columns is not None else COLUMNS[name]
+        names = self.columns(name, tuple(columns) if columns is not None else None)
         out: dict[int, tuple] = {}
         wanted = sorted(set(ids))
         for i in range(0, len(wanted), 500):
@@ -527,7 +561,7 @@ class Recomputer:
         for eid, before, _after in self.updates.get((table, row_id), ()):
             if eid > entry_id:
                 return before
-        return row_hash(current).hex() if current is not None else "missing"
+        return row_hash(hashed(table, current)).hex() if current is not None else "missing"
 
     def digests(self, entry: dict[str, Any]) -> tuple[bytes, bytes]:
         """(content hash, rows digest) of one entry as the database holds it now."""
@@ -556,7 +590,7 @@ class Recomputer:
                 else:
                     dump = streamer(h.update)
                     for r in found:
-                        dump(r)
+                        dump(hashed(name, r))
             parts[name] = h.digest()
         h = hasher()
         names = [str(n) for n in rows.get("predicate") or []]

@@ -83,15 +83,28 @@ AUDIT = AuditRow.__table__
 META = StoreMeta.__table__
 
 STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+# the columns as they were when this encoding was in use (revision 0002);
+# columns later revisions added (core.chain.LATE, memory upkeep) are not part of it
+_LATER = {"claim": {"start_stated"}, "fact": {"start_stated"},
+          "memory": {"archived_at", "archive_reason", "merged_into"}}
+
+
+def _then(name: str, *excluded: str) -> tuple[str, ...]:
+    later = _LATER.get(name, set())
+    return tuple(c.name for c in TABLES[name].columns
+                 if c.name not in later and c.name not in excluded)
+
+
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "turn": tuple(c.name for c in TABLES["turn"].columns),
-    "claim": tuple(c.name for c in TABLES["claim"].columns),
-    "fact": tuple(c.name for c in TABLES["fact"].columns if c.name not in STAMP_COLUMNS),
-    "conflict": tuple(c.name for c in TABLES["conflict"].columns),
-    "memory": tuple(c.name for c in TABLES["memory"].columns if c.name != "mentions"),
-    "predicate": tuple(c.name for c in TABLES["predicate"].columns),
+    "turn": _then("turn"),
+    "claim": _then("claim"),
+    "fact": _then("fact", *STAMP_COLUMNS),
+    "conflict": _then("conflict"),
+    "memory": _then("memory", "mentions"),
+    "predicate": _then("predicate"),
 }
-FACT_BODY = tuple(i for i, c in enumerate(TABLES["fact"].columns) if c.name not in STAMP_COLUMNS)
+FACT_BODY = tuple(i for i, c in enumerate(TABLES["fact"].columns)
+                  if c.name not in STAMP_COLUMNS and c.name not in _LATER["fact"])
 ENTRY_COLUMNS = ("id", "at", "wall_at", "actor", "action", "claim_from", "claim_to",
                  "fact_from", "fact_to", "conflict_id", "subject", "predicate", "reason",
                  "detail", "rows")

@@ -57,6 +57,9 @@ class ClaimInput:
     event_start: int | None = None
     event_end: int | None = None
     sensitive: bool = False
+    # valid_from was stated (an event time in the text, the line's valid_from)
+    # rather than only heard (the time it was said): see core.bitemporal
+    start_stated: bool = True
     value_json: str | None = field(init=False, repr=False, compare=False)
     key: str = field(init=False, repr=False, compare=False)
 
@@ -154,7 +157,7 @@ class ClaimInput:
             valid_from=start, valid_to=valid_to, value=value, polarity=polarity,
             scope=scope, confidence=float(confidence), change=change, extractor=extractor,
             single_valued=single, event_start=event_start, event_end=event_end,
-            sensitive=sensitive,
+            sensitive=sensitive, start_stated=valid_from is not None,
         )
 
 
@@ -390,13 +393,14 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
         src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
         valid_from = to_us(turn.time)
-        if f.change == "evolution" and f.event_start is not None:
-            valid_from = to_us(f.event_start)
+        stated = f.change == "evolution" and f.event_start is not None
+        if stated:
+            valid_from = to_us(f.event_start)  # type: ignore[arg-type]
         out.append(ClaimInput(
             subject=f.subject, predicate=f.predicate, object=f.object, source=src,
             valid_from=valid_from, value=f.value, polarity=f.polarity, scope=f.scope,
             confidence=f.confidence, change=f.change, extractor=extractor,
             event_start=to_us(f.event_start) if f.event_start else None,
-            event_end=to_us(f.event_end) if f.event_end else None,
+            event_end=to_us(f.event_end) if f.event_end else None, start_stated=stated,
         ))
     return out

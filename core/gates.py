@@ -51,10 +51,62 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class BeliefRow(SlotRow, Protocol):
-    """A current-belief row as the gates see it: a slot row with its scope."""
+    """A current-belief row as the gates see it: a slot row with its scope and
+    predicate."""
 
     @property
     def scope(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+
+
+_FLIPPED = {"positive": "negative", "negative": "positive", "neutral": "neutral"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Opposed:
+    """A row of the opposite predicate as the claim's predicate sees it: the
+    same row with its polarity flipped ("dislikes X" is "likes X", negative).
+    Only the planner sees it; decisions name the row itself (``row``)."""
+
+    row: BeliefRow
+    polarity: str
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def object(self) -> str:
+        return self.row.object
+
+    @property
+    def value_json(self) -> str | None:
+        return self.row.value_json
+
+    @property
+    def valid_from(self) -> int:
+        return self.row.valid_from
+
+    @property
+    def valid_to(self) -> int | None:
+        return self.row.valid_to
+
+    @property
+    def single_valued(self) -> bool:
+        return self.row.single_valued
+
+    @property
+    def start_stated(self) -> bool | None:
+        return self.row.start_stated
+
+    @property
+    def scope(self) -> str:
+        return self.row.scope
+
+    @property
+    def predicate(self) -> str:
+        return self.row.predicate
 
 
 class Gate(StrEnum):
@@ -126,7 +178,9 @@ def _constant(step: GateStep) -> GateStep:
 class Statement(NamedTuple):
     """What the gates need of a claim: its value, scope, valid time, change
     signal and trust. ``value_json`` is the canonical JSON of the normalised
-    value (or None)."""
+    value (or None). ``start_stated`` says whether ``valid_from`` was stated
+    or only heard, ``told`` when the claim was said (its turn's time; None:
+    ``valid_from``), see ``core.bitemporal.plan_change``."""
 
     object: str
     value_json: str | None
@@ -138,14 +192,20 @@ class Statement(NamedTuple):
     change: str | None
     confidence: float
     source_kind: str
+    start_stated: bool = True
+    told: int | None = None
+    opposite: str | None = None  # the catalog's opposite of the claim's predicate
 
     @classmethod
-    def of(cls, claim: Mapping[str, Any]) -> Statement:
+    def of(cls, claim: Mapping[str, Any], told: int | None = None,
+           opposite: str | None = None) -> Statement:
         """The statement of a claim row (a ``claim`` table row as a mapping,
-        whose ``value`` column holds the canonical JSON)."""
+        whose ``value`` column holds the canonical JSON) said at ``told``. A
+        claim from before starts were recorded counts as stated."""
         return cls(claim["object"], claim["value"], claim["polarity"], claim["scope"],
                    bool(claim["single_valued"]), claim["valid_from"], claim["valid_to"],
-                   claim["change"], float(claim["confidence"]), claim["source_kind"])
+                   claim["change"], float(claim["confidence"]), claim["source_kind"],
+                   claim.get("start_stated") is not False, told, opposite)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,22 +264,41 @@ def review_reasons(confidence: float, source_kind: str, threshold: float) -> tup
 
 def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow]:
     """The rows, among the current-belief rows of the claim's subject and
-    predicate, that share its slot: the same scope and, for a multi-valued
-    predicate, the same object (docs/DESIGN.md §2)."""
+    predicate (and of its opposite, polarity flipped), that share its slot:
+    the same scope and, for a multi-valued predicate, the same object
+    (docs/DESIGN.md §2)."""
     scope = statement.scope
-    same = [r for r in rows if r.scope == scope]
+    same: list[BeliefRow] = [r for r in rows if r.scope == scope]
+    if statement.opposite is not None:
+        same = [_Opposed(r, _FLIPPED[r.polarity])
+                if r.predicate == statement.opposite else r for r in same]
     if not statement.single_valued:
         obj = normalise_object(statement.object)
         same = [r for r in same if normalise_object(r.object) == obj]
     return same
 
 
+def _own(row: Any) -> Any:
+    return row.row if isinstance(row, _Opposed) else row
+
+
 def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
     """The bitemporal plan for ``statement`` against the current-belief rows of
-    its subject and predicate. Raises ValueError for an empty valid interval."""
+    its subject and predicate, and of the predicate's opposite when it has
+    one: "I love X" then "X is the worst" is the same thing with the other
+    polarity, whichever predicates say it. The plan names the rows
+    themselves. Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
-    return plan_change(slot_rows(rows, statement), key, statement.valid_from,
-                       statement.valid_to, statement.change)
+    plan = plan_change(slot_rows(rows, statement), key, statement.valid_from,
+                       statement.valid_to, statement.change,
+                       start_stated=statement.start_stated, told=statement.told)
+    if statement.opposite is None:
+        return plan
+    return plan._replace(
+        retire=tuple(map(_own, plan.retire)),
+        insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert),
+        merge_into=_own(plan.merge_into),
+        conflict_with=tuple(map(_own, plan.conflict_with)))
 
 
 def _conflict_kind(plan: Plan, statement: Statement) -> ConflictKind:
@@ -280,7 +359,8 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
     decision's plan (kind ``retract``) retires the rows among ``rows`` whose ids
     are in ``fact_ids`` (the conflict's facts still in current belief). Raises
     InvalidInput when ``both`` names no other scope or one that already holds
-    another value.
+    another value, and when ``changed`` would itself be a conflict (the
+    incoming value is said to start at the very instant the existing one does).
     """
     step = GateStep(Gate.CONFLICT, "resolved", f"conflict {conflict_id} kept {keep} by {by}")
     if keep == Resolution.EXISTING:
@@ -291,7 +371,12 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
         return Decision(Outcome.REJECTED, (step,), plan), statement
     if keep in (Resolution.INCOMING, Resolution.CHANGED):
         taken = statement._replace(change=CORRECTION if keep == Resolution.INCOMING else EVOLUTION)
-        return _take_effect(plan_for(taken, rows), taken, (step,)), taken
+        decision = _take_effect(plan_for(taken, rows), taken, (step,))
+        if decision.outcome == Outcome.CONFLICT:  # an evolution at the instant another starts
+            raise InvalidInput("the incoming value is said to start when the existing one does, "
+                               "so it cannot be a change from then; keep incoming (the existing "
+                               "one was wrong) or both")
+        return decision, taken
     if not scope or scope == conflict_scope:
         raise InvalidInput("keep=both needs --scope naming a scope other than "
                            f"{conflict_scope!r}, so the two values do not overlap")
@@ -304,7 +389,7 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 
 # ------------------------------------------------- what a resolution would do
 RETIRED_AS = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
-              "retract": "retracted"}
+              "insert": "superseded", "retract": "retracted"}
 """The retire reason each plan kind stamps on the rows it retires (the writer's
 ``_RETIRE_REASON`` plus the ``retract`` plan of ``neither``)."""
 
@@ -324,6 +409,11 @@ class Span(NamedTuple):
     end: int | None
     origin: str
     fact_id: int | None
+    predicate: str | None = None  # set for a row of the claim predicate's opposite
+
+    @property
+    def label(self) -> str:
+        return (f"{self.predicate} " if self.predicate else "") + self.object
 
 
 class Retired(NamedTuple):
@@ -334,6 +424,11 @@ class Retired(NamedTuple):
     start: int
     end: int | None
     reason: str
+    predicate: str | None = None  # set for a row of the claim predicate's opposite
+
+    @property
+    def label(self) -> str:
+        return (f"{self.predicate} " if self.predicate else "") + self.object
 
 
 _REASON_TEXT = {
@@ -370,7 +465,7 @@ class Outlook:
         scopes = {s.scope for s in self.timeline}
         parts = []
         for s in self.timeline:
-            text = s.object + ("" if s.polarity == "positive" else f" ({s.polarity})")
+            text = s.label + ("" if s.polarity == "positive" else f" ({s.polarity})")
             if s.end is None:
                 text += f" from {when(s.start)}"
             else:
@@ -378,7 +473,7 @@ class Outlook:
             if len(scopes) > 1:
                 text += f" in {s.scope}"
             parts.append(text)
-        notes = [f"fact {r.fact_id} {r.object} {_REASON_TEXT.get(r.reason, r.reason)}"
+        notes = [f"fact {r.fact_id} {r.label} {_REASON_TEXT.get(r.reason, r.reason)}"
                  for r in self.retired]
         if self.outcome == Outcome.REJECTED:
             notes.append(f"incoming {self.incoming} rejected")
@@ -393,19 +488,24 @@ class Outlook:
             "plan": self.kind, "error": self.error,
             "timeline": [{"object": s.object, "polarity": s.polarity, "scope": s.scope,
                           "valid_from": when(s.start), "valid_to": when(s.end),
-                          "origin": s.origin, "fact_id": s.fact_id} for s in self.timeline],
+                          "origin": s.origin, "fact_id": s.fact_id, "predicate": s.predicate}
+                         for s in self.timeline],
             "retired": [{"fact_id": r.fact_id, "object": r.object, "valid_from": when(r.start),
-                         "valid_to": when(r.end), "reason": r.reason} for r in self.retired],
+                         "valid_to": when(r.end), "reason": r.reason, "predicate": r.predicate}
+                        for r in self.retired],
             "text": self.describe(short or when),
         }
 
 
 def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
-            conflict_scope: str, fact_ids: Iterable[int], scope: str | None = None) -> Outlook:
+            conflict_scope: str, fact_ids: Iterable[int], scope: str | None = None,
+            predicate: str | None = None) -> Outlook:
     """What resolving the conflict as ``keep`` would do now, without doing it.
-    ``rows`` are the current-belief rows of its subject and predicate. For
+    ``rows`` are the current-belief rows of its subject and predicate (and of
+    the predicate's opposite, as ``admit`` sees them). For
     ``both`` without ``scope`` the incoming value is shown in a scope that
-    holds nothing yet (:data:`OTHER_SCOPE`)."""
+    holds nothing yet (:data:`OTHER_SCOPE`). ``predicate`` (the claim's) labels
+    the values when the timeline mixes it with its opposite."""
     fact_ids = tuple(fact_ids)
     if keep == Resolution.BOTH and scope is None:
         scope = OTHER_SCOPE
@@ -415,12 +515,17 @@ def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
     except (InvalidInput, ValueError) as exc:
         return Outlook(keep, None, None, statement.object, error=str(exc))
     plan = decision.plan
-    # the plan retires rows among ``rows`` (plan_change gets them from slot_rows)
+    # the plan retires rows among ``rows`` themselves (plan_for unwraps opposite rows)
     retire = cast(tuple[BeliefRow, ...], plan.retire
                   if plan is not None and decision.outcome != Outcome.MERGED else ())
     gone = {r.id for r in retire}
-    affected = {r.id: r for r in (*slot_rows(rows, statement), *slot_rows(rows, taken), *retire)}
-    spans = [Span(r.object, r.polarity, r.scope, r.valid_from, r.valid_to, "kept", r.id)
+    affected: dict[int, BeliefRow] = {
+        r.id: _own(r) for r in (*slot_rows(rows, statement), *slot_rows(rows, taken), *retire)}
+
+    def other(row: BeliefRow) -> str | None:  # the opposite predicate's name, shown
+        return row.predicate if statement.opposite and row.predicate == statement.opposite else None
+
+    spans = [Span(r.object, r.polarity, r.scope, r.valid_from, r.valid_to, "kept", r.id, other(r))
              for r in affected.values() if r.id not in gone]
     if decision.outcome == Outcome.APPLIED and plan is not None:
         for piece in plan.insert:
@@ -430,20 +535,23 @@ def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
             else:  # a copy of a retired row, which is one of ``rows``
                 src = cast(BeliefRow, piece.source)
                 spans.append(Span(src.object, src.polarity, src.scope, piece.start, piece.end,
-                                  "history", src.id))
+                                  "history", src.id, other(src)))
+    if predicate is not None and any(s.predicate for s in spans):  # likes and dislikes
+        spans = [s if s.predicate else s._replace(predicate=predicate) for s in spans]
     spans.sort(key=lambda s: (s.scope != conflict_scope, s.start, s.fact_id is None))
     reason = RETIRED_AS.get(plan.kind, "superseded") if plan is not None else ""
-    retired = tuple(Retired(r.id, r.object, r.valid_from, r.valid_to, reason) for r in retire)
+    retired = tuple(Retired(r.id, r.object, r.valid_from, r.valid_to, reason, other(r))
+                    for r in retire)
     return Outlook(keep, decision.outcome, plan.kind if plan is not None else None,
                    statement.object, tuple(spans), retired)
 
 
 def outlooks(statement: Statement, rows: Sequence[BeliefRow], *, conflict_scope: str,
-             fact_ids: Iterable[int]) -> tuple[Outlook, ...]:
+             fact_ids: Iterable[int], predicate: str | None = None) -> tuple[Outlook, ...]:
     """:func:`outlook` for every resolution, in the order of :class:`Resolution`."""
     fact_ids = tuple(fact_ids)
-    return tuple(outlook(keep, statement, rows, conflict_scope=conflict_scope, fact_ids=fact_ids)
-                 for keep in Resolution)
+    return tuple(outlook(keep, statement, rows, conflict_scope=conflict_scope, fact_ids=fact_ids,
+                         predicate=predicate) for keep in Resolution)
 
 
 def reopened(conflict_id: int, keep: str, by: str) -> GateStep:

@@ -65,6 +65,7 @@ class ParsedClaim(NamedTuple):
     event_start: int | None
     event_end: int | None
     sensitive: bool
+    start_stated: bool
     value_json: str | None
     key: str
     source: ParsedSource

@@ -77,6 +77,7 @@ class Fact(NamedTuple):
     tz: int
     single_valued: bool
     sensitive: bool
+    start_stated: bool | None = None
 
     @property
     def value(self) -> Any:
@@ -133,6 +134,11 @@ class Fact(NamedTuple):
             "source": source.to_dict() if source else None,
             "event_time": event,
             "extractor": self.extractor,
+            # was valid_from stated (an event time in the text or the line) or
+            # only heard (when it was said)? None: not recorded (older rows)
+            "start": None if self.start_stated is None else (
+                "stated" if self.start_stated else "heard"),
+            "expires_at": iso(self.expires_at, tz),
             "status": self.status(at, known_at),
             "single_valued": bool(self.single_valued),  # raw SQLite rows hold 0/1
             "sensitive": bool(self.sensitive),

@@ -17,7 +17,7 @@ from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstrain
 from sqlalchemy.sql.schema import Table
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _big(nullable: bool = False, index: bool = False) -> Column:
@@ -116,6 +116,9 @@ class ClaimRow(TableModel, table=True):
     fact_id: int | None = None
     merged_into: int | None = None
     gates: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # whether valid_from was stated (an event time in the text or the import
+    # line) or only heard (the utterance time); NULL: written before revision 0005
+    start_stated: bool | None = None
 
 
 class FactRow(TableModel, table=True):
@@ -151,6 +154,9 @@ class FactRow(TableModel, table=True):
     tz: int = 0
     single_valued: bool
     sensitive: bool = False
+    # as ClaimRow.start_stated: a start only heard may be superseded by a change
+    # told later with an earlier time (core.bitemporal); NULL before revision 0005
+    start_stated: bool | None = None
 
 
 class MemoryRow(TableModel, table=True):
@@ -169,6 +175,12 @@ class MemoryRow(TableModel, table=True):
     turn_id: int
     created_at: int = Field(sa_column=_big())
     mentions: int = 1
+    # maintenance (core.maintain): when and why the memory was archived (kept,
+    # out of recall unless asked for) and, for a near duplicate folded into
+    # another, that memory's id. Mutable like ``mentions``: not in its row hash.
+    archived_at: int | None = Field(default=None, sa_column=_big(nullable=True))
+    archive_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    merged_into: int | None = None
 
 
 class ConflictRow(TableModel, table=True):

@@ -725,7 +725,7 @@ class Store:
                 claim.update(clean)
             claim["state"] = "approved"
             decision = gates.approve(
-                Statement.of(claim), batch.current_rows(claim["subject"], claim["predicate"]),
+                batch.statement_of(claim), batch.belief_rows(claim["subject"], claim["predicate"]),
                 by=by, edited=bool(edits))
             conflict_id = batch.apply(claim, decision)
             batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
@@ -880,9 +880,9 @@ class Store:
             before = {k: claim[k] for k in RESOLUTION_UNDOES}
             batch.will_update("claim", claim["id"])
             fact_ids = json.loads(row.fact_ids)
-            rows_now = batch.current_rows(row.subject, row.predicate)
+            rows_now = batch.belief_rows(row.subject, row.predicate)
             decision, statement = gates.resolve(
-                Resolution(keep), Statement.of(claim), rows_now, conflict_id=conflict_id,
+                Resolution(keep), batch.statement_of(claim), rows_now, conflict_id=conflict_id,
                 conflict_scope=row.scope, by=by, scope=scope, fact_ids=fact_ids)
             state, fact_id = "rejected", None
             if decision.outcome == Outcome.REJECTED:
@@ -931,9 +931,15 @@ class Store:
             if row.state != "open":
                 raise AlreadyDecided(f"conflict {conflict_id} is {row.state}: there is nothing to choose")
             claim = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()
-        if claim is None:
-            raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
+            if claim is None:
+                raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
+            told = conn.execute(select(TURN.c.time).where(TURN.c.id == claim.turn_id)).scalar()
         tz = int(claim.tz or 0)
+        known = self.catalog.get(row.predicate)
+        opposite = known.opposite if known is not None else None
+        rows = self.current(row.subject, row.predicate)
+        if opposite is not None:
+            rows += self.current(row.subject, opposite)
 
         def when(t: int | None) -> str | None:
             return iso(t, tz)
@@ -941,8 +947,9 @@ class Store:
         def short(t: int | None) -> str | None:
             return None if t is None else (iso(t, tz) or "")[:16].replace("T", " ")
 
-        found = gates.outlooks(Statement.of(dict(claim._mapping)), self.current(row.subject, row.predicate),
-                               conflict_scope=row.scope, fact_ids=json.loads(row.fact_ids))
+        statement = Statement.of(dict(claim._mapping), told, opposite)  # as the writer's statement_of
+        found = gates.outlooks(statement, rows, conflict_scope=row.scope,
+                               fact_ids=json.loads(row.fact_ids), predicate=row.predicate)
         return [o.to_dict(when, short) for o in found]
 
     def undo_resolution(self, conflict_id: int, *, by: str,

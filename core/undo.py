@@ -86,7 +86,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
         if earlier:
             for found in conn.execute(select(*FACT.c).where(FACT.c.id.in_(earlier))):
                 old = fact_from_row(found)
-                restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old)))
+                restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old, old.start_stated)))
         if entry["conflict_id"] is not None:
             batch.will_update("conflict", entry["conflict_id"])
             done = conn.execute(update(CONFLICT).where(
@@ -222,15 +222,18 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
             raise InvalidInput(f"{refused}: fact {fact.id} ({fact.object}) of the conflict was "
                                f"{fact.retire_reason} since; undoing would rewrite that decision")
 
-    current = batch.current_rows(conflict["subject"], conflict["predicate"])  # load, then retire
+    batch.belief_rows(conflict["subject"], conflict["predicate"])  # loaded before retiring
     retired_ids = [batch.retire(fact, "retracted", None, note=note) for fact in asserted]
+    # what holds now in the slot, the predicate's opposite included (likes / dislikes)
+    current = batch.belief_rows(conflict["subject"], conflict["predicate"])
     for old in earlier:
         clash = next((r for r in current if _same_slot(r, old) and _overlap(r, old)), None)
         if clash is not None:
             raise InvalidInput(f"{refused}: fact {clash.id} ({clash.object}) written since holds "
                                f"over the time fact {old.id} ({old.object}) would come back to; "
                                "retract it first")
-    restored = [batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old))
+    restored = [batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old,
+                                                 old.start_stated))
                 for old in earlier]
     # the reopened conflict names the rows that hold again: the copies, where the
     # resolution had retired its facts

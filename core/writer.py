@@ -39,10 +39,12 @@ from .catalog import Catalog
 from .chain import (
     FLOATS,
     GENESIS,
+    MEMORY_MUTABLE,
     STATEFUL,
     RowsDigest,
     dumps_rows,
     entry_hash,
+    hashed,
     link,
     row_hash,
     row_hasher,
@@ -202,7 +204,18 @@ _CLAIM_HEAD = itemgetter(*_CLAIM_KEYS[:_CUT])
 _CLAIM_TAIL = itemgetter(*_CLAIM_KEYS[_CUT + 4:])
 _NO_DECISION = (None,) * 4
 _CONFLICT_KEYS = tuple(CONFLICT.c.keys())
-_MEMORY_KEYS = tuple(k for k in MEMORY.c.keys() if k != "mentions")
+_MEMORY_KEYS = tuple(k for k in MEMORY.c.keys() if k not in MEMORY_MUTABLE)
+
+
+def expiry(start: int, event_start: int | None, event_end: int | None,
+           ttl: int | None) -> int | None:
+    """When a fact stops being fresh: ``ttl`` (microseconds; None: never) after
+    the end of its event time (a reminder for next Friday lasts until a week
+    after Friday), or after its valid start when it has no event time."""
+    if not ttl:
+        return None
+    end = event_end if event_end is not None else event_start
+    return max(start, end if end is not None else start) + ttl
 
 
 def fact_from_row(row: Any) -> Fact:
@@ -286,6 +299,7 @@ class WriteBatch:
         self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
         self._fact_rows: list[Fact] = []
         self._ttl: dict[str, int | None] = {}
+        self._opposite: dict[str, str | None] = {}
         self.route_memories = False  # set by conversation ingest: feed the vector path too
         self._memories: dict[tuple[str, str], int | None] = {}
         self._memory_subjects: set[str] = set()
@@ -318,8 +332,9 @@ class WriteBatch:
                 self._load_memories(part)
         wanted: dict[str, set[str]] = defaultdict(set)
         for c in claims:
-            if (c.subject, c.predicate) not in self._pairs:
-                wanted[c.subject].add(c.predicate)
+            for predicate in (c.predicate, self.opposite(c.predicate)):
+                if predicate is not None and (c.subject, predicate) not in self._pairs:
+                    wanted[c.subject].add(predicate)
         for part in chunks(sorted(wanted)):
             rows = self.conn.execute(
                 select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))
@@ -365,6 +380,25 @@ class WriteBatch:
             ]
             self._pairs[pair] = rows
         return rows
+
+    def opposite(self, predicate: str) -> str | None:
+        """The catalog's opposite of ``predicate`` (likes: dislikes), if any."""
+        if predicate not in self._opposite:
+            pred = self.catalog.get(predicate)
+            self._opposite[predicate] = pred.opposite if pred is not None else None
+        return self._opposite[predicate]
+
+    def belief_rows(self, subject: str, predicate: str) -> list[Fact]:
+        """What a claim of ``predicate`` meets at the gates: the current-belief
+        rows of its subject and predicate, and of the predicate's opposite."""
+        opposite = self.opposite(predicate)
+        rows = self.current_rows(subject, predicate)
+        return rows if opposite is None else [*rows, *self.current_rows(subject, opposite)]
+
+    def statement_of(self, claim: dict[str, Any]) -> Statement:
+        """The gates' statement of a stored claim row, told at its turn's time."""
+        told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
+        return Statement.of(claim, told, self.opposite(claim["predicate"]))
 
     # ---------------------------------------------------------- resources
     def register_turn(self, source: SourceRef, user: str | None = None,
@@ -465,7 +499,7 @@ class WriteBatch:
         t = CLAIM if table == "claim" else CONFLICT
         row = self.conn.execute(select(*t.c).where(t.c.id == row_id)).first()
         if row is not None:
-            self._before[table][row_id] = row_hash(tuple(row)).hex()
+            self._before[table][row_id] = row_hash(hashed(table, tuple(row))).hex()
 
     def _updated(self) -> dict[str, dict[str, list[str]]]:
         """[before, after] row hashes of the rows noted by ``will_update``."""
@@ -475,7 +509,8 @@ class WriteBatch:
             t = CLAIM if table == "claim" else CONFLICT
             for rid, before in sorted(befores.items()):
                 row = self.conn.execute(select(*t.c).where(t.c.id == rid)).first()
-                after = row_hash(tuple(row)).hex() if row is not None else "missing"
+                after = (row_hash(hashed(table, tuple(row))).hex() if row is not None
+                         else "missing")
                 out.setdefault(table, {})[str(rid)] = [before, after]
         return out
 
@@ -552,12 +587,13 @@ class WriteBatch:
             "source_kind": source.kind, "extractor": claim.extractor,
             "change": claim.change, "single_valued": single, "sensitive": claim.sensitive,
             "created_at": self.tx, "state": "new", "reasons": "[]", "fact_id": None,
-            "merged_into": None,
+            "merged_into": None, "start_stated": claim.start_stated,
         }
         statement = Statement(claim.object, claim.value_json, claim.polarity, claim.scope,
                               single, claim.valid_from, claim.valid_to, claim.change,
-                              row["confidence"], source.kind)
-        decision = admit(statement, self.current_rows(claim.subject, claim.predicate),
+                              row["confidence"], source.kind, claim.start_stated, source.time,
+                              self.opposite(claim.predicate))
+        decision = admit(statement, self.belief_rows(claim.subject, claim.predicate),
                          turn_id=turn_id, threshold=self.threshold)
         if decision.outcome == Outcome.PENDING:
             row["state"] = "pending"
@@ -684,12 +720,13 @@ class WriteBatch:
         src = cast(Fact | None, piece.source)
         if src is None:
             ttl = self._ttl_us(c["predicate"])
+            expires = expiry(piece.start, c["event_start"], c["event_end"], ttl)
             fact = Fact(
                 fid, c["subject"], c["predicate"], c["object"], c["value"], c["polarity"],
                 c["scope"], piece.start, piece.end, self.tx, None, None, None, None,
                 c["id"], None, c["confidence"], c["source_kind"], c["extractor"],
-                c["event_start"], c["event_end"], piece.start + ttl if ttl else None,
-                c["tz"], c["single_valued"], c["sensitive"],
+                c["event_start"], c["event_end"], expires,
+                c["tz"], c["single_valued"], c["sensitive"], piece.stated,
             )
         else:  # a copy of a retired row over part of its interval
             fact = Fact(
@@ -697,11 +734,11 @@ class WriteBatch:
                 src.scope, piece.start, piece.end, self.tx, None, None, None, None,
                 src.claim_id, src.id, src.confidence, src.source_kind, src.extractor,
                 src.event_start, src.event_end, src.expires_at, src.tz,
-                src.single_valued, src.sensitive,
+                src.single_valued, src.sensitive, piece.stated,
             )
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
-        self._hash["fact"](fact[:10] + fact[14:])
+        self._hash["fact"](hashed("fact", fact[:10] + fact[14:]))
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid

@@ -19,7 +19,9 @@ def claim(subject: str, predicate: str, obj: str, *, at: int, turn: int, valid_f
           session: str = "s1", text: str | None = None, change: str | None = None,
           confidence: float = 0.95, kind: str = "user_explicit", value=None,
           polarity: str = "positive", scope: str | None = None, valid_to: int | None = None,
-          single_valued: bool | None = None) -> ClaimInput:
+          single_valued: bool | None = None, stated: bool | None = None) -> ClaimInput:
+    """A claim told at ``at``; its start is stated when ``valid_from`` is given
+    (as for an import line), unless ``stated`` says otherwise."""
     scope = scope or ("project" if subject.startswith("project:") else "global")
     return ClaimInput(
         subject=subject, predicate=predicate, object=obj,
@@ -28,6 +30,7 @@ def claim(subject: str, predicate: str, obj: str, *, at: int, turn: int, valid_f
         valid_from=valid_from if valid_from is not None else at, valid_to=valid_to,
         value=value, polarity=polarity, scope=scope, confidence=confidence, change=change,
         single_valued=single_valued,
+        start_stated=valid_from is not None if stated is None else stated,
     )
 
 

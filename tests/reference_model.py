@@ -14,16 +14,31 @@ span ``[a, b)`` of one slot with a new value at transaction time ``T``:
 
 The kinds of change only differ in which span they overwrite:
 
-    assert     (no signal)  [valid_from, valid_to) if nothing overlaps it
-    evolution  at t         [t, min(valid_to, first start of a current row after t))
-    correction              exactly the interval of the row it corrects
+    assert     (no signal)  [valid_from, valid_to) if nothing else overlaps it
+                            and no row of the same value covers it (else merge)
+    evolution  at t         [t, min(valid_to, first start after t of a current
+                            row that is not overtaken)); a conflict when a
+                            row of another value starts at t too
+    correction              heard: exactly the interval of the row it corrects;
+                            stated: [t, min(valid_to, that row's end)), or,
+                            nothing holding then, [t, the next start)
 
 so the model never needs to special-case "copy before", "copy after" or
 "backfill": they fall out of the overwrite.
 
+Starts are *stated* (a time given for the change) or only *heard* (the time
+the claim was told). A row whose start was only heard is *overtaken* by a
+stated evolution told at or after that start (and starting before it, within
+the claim's interval): the evolution's span runs through it. An evolution
+with a stated start merges into the row holding at t only when that row
+starts at t; a heard one whenever the row holds the same value. A copy keeps
+its row's start kind, except a copy resuming after the span, which starts at
+a stated time (the span's end).
+
 A reviewer resolves a conflict by deciding its claim again with a signal:
-``changed`` as an evolution, ``incoming`` as a correction (``existing``
-rejects it, ``neither`` also retracts the rows it contradicted). An undo of a
+``changed`` as an evolution (refused when that is itself a conflict: two
+values said to start at one instant), ``incoming`` as a correction
+(``existing`` rejects it, ``neither`` also retracts the rows it contradicted). An undo of a
 resolution takes back exactly what the resolution did, as remembered when it
 was taken: the rows it wrote are retracted, the rows it retired come back as
 copies over their whole interval, and the conflict is open again, unless a
@@ -39,9 +54,13 @@ from typing import Any
 
 INF = math.inf
 REVIEW_THRESHOLD = 0.75
-SINGLE_VALUED = {"lives_in": True, "likes": False}
+SINGLE_VALUED = {"lives_in": True, "likes": False, "dislikes": False}
+# "dislikes X" says "likes X" with the other polarity: one slot, one meaning
+OPPOSITE_OF = {"dislikes": "likes"}
+FLIP = {"positive": "negative", "negative": "positive", "neutral": "neutral"}
 
-RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected"}
+RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
+                 "insert": "superseded"}
 
 
 def norm(text: str) -> str:
@@ -50,7 +69,9 @@ def norm(text: str) -> str:
 
 
 def slot_of(predicate: str, obj: str) -> tuple:
-    """What holds one value at a time (scope is always global here)."""
+    """What holds one value at a time (scope is always global here); a
+    predicate and its opposite share their slots."""
+    predicate = OPPOSITE_OF.get(predicate, predicate)
     if SINGLE_VALUED[predicate]:
         return (predicate,)
     return (predicate, norm(obj))
@@ -76,7 +97,8 @@ class Identity:
 
 
 def identity_of(predicate: str, obj: str, value: Any, polarity: str) -> Identity:
-    return Identity(obj, value, polarity)
+    """Seen from the slot's own predicate: an opposite's polarity is flipped."""
+    return Identity(obj, value, FLIP[polarity] if predicate in OPPOSITE_OF else polarity)
 
 
 @dataclass(frozen=True)
@@ -90,6 +112,8 @@ class MClaim:
     change: str | None = None
     confidence: float = 1.0
     kind: str = "imported"
+    stated: bool = True
+    told: int = 0
 
     @property
     def end(self) -> float:
@@ -119,6 +143,7 @@ class MRow:
     retired_at: float = INF
     retire_reason: str | None = None
     copy_of: int | None = None
+    stated: bool = True
 
     def slot(self) -> tuple:
         return slot_of(self.predicate, self.object)
@@ -145,6 +170,7 @@ class Decision:
     kind: str  # insert | evolution | backfill | correction | merge | conflict
     span: tuple[float, float] | None = None
     conflict_with: tuple[int, ...] = ()
+    stated: bool = True  # the start kind of the new row
 
 
 @dataclass
@@ -264,35 +290,55 @@ class Model:
         if c.change is None:
             hit = [r for r in rows if r.overlaps(t, end)]
             if not hit:
-                return Decision("insert", span=(t, end))
+                return Decision("insert", span=(t, end), stated=c.stated)
             clash = tuple(r.id for r in hit if r.identity() != mine)
             if clash:
                 return Decision("conflict", conflict_with=clash)
-            return Decision("merge")
+            if any(r.valid_from <= t and end <= r.valid_to for r in hit):
+                return Decision("merge")
+            return Decision("insert", span=(t, end), stated=c.stated)
 
         if c.change == "correction":
+            if c.stated:  # "from t it was X": what held from t, up to end or that row's end
+                if holder is None:  # nothing known for that time yet
+                    later = [r.valid_from for r in rows if r.valid_from > t]
+                    return Decision("backfill" if later else "insert",
+                                    span=(t, min([end, *later])), stated=True)
+                if holder.identity() == mine and holder.valid_from == t:
+                    return Decision("merge")
+                return Decision("correction", span=(t, min(end, holder.valid_to)), stated=True)
             if holder is not None:
                 target = holder
             elif rows:
                 target = max(rows, key=lambda r: r.valid_from)
             else:
-                return Decision("insert", span=(t, end))
+                return Decision("insert", span=(t, end), stated=c.stated)
             if target.identity() == mine:
                 return Decision("merge")
-            return Decision("correction", span=(target.valid_from, target.valid_to))
+            return Decision("correction", span=(target.valid_from, target.valid_to),
+                            stated=target.stated)
 
         assert c.change == "evolution", c.change
-        if holder is not None and holder.identity() == mine:
+        if holder is not None and holder.identity() == mine and (
+                not c.stated or holder.valid_from == t):
             return Decision("merge")
-        later = [r.valid_from for r in rows if r.valid_from > t]
+
+        def overtaken(r: MRow) -> bool:
+            return c.stated and not r.stated and r.valid_from <= c.told and r.valid_from < end
+
+        if (holder is not None and holder.valid_from == t and c.stated
+                and not (not holder.stated and holder.valid_from <= c.told)):
+            return Decision("conflict", conflict_with=(holder.id,))  # two values, one instant
+
+        later = [r.valid_from for r in rows if r.valid_from > t and not overtaken(r)]
         stop = min([end, *later])
         if later:
             kind = "backfill"
-        elif holder is not None:
+        elif holder is not None or any(overtaken(r) and t < r.valid_from < stop for r in rows):
             kind = "evolution"
         else:
             kind = "insert"
-        return Decision(kind, span=(t, stop))
+        return Decision(kind, span=(t, stop), stated=c.stated)
 
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
         if d.kind == "conflict":
@@ -304,27 +350,34 @@ class Model:
             old.retired_at = tx
             old.retire_reason = RETIRE_REASON[d.kind]
             if old.valid_from < a:
-                self._copy(old, old.valid_from, a, tx)
+                self._copy(old, old.valid_from, a, tx, old.stated)
             if b < old.valid_to:
-                self._copy(old, b, old.valid_to, tx)
+                self._copy(old, b, old.valid_to, tx, True)
         self.rows.append(MRow(
             id=len(self.rows), claim=number, predicate=c.predicate, object=c.object,
             value=c.value, polarity=c.polarity, valid_from=a, valid_to=b, recorded_at=tx,
+            stated=d.stated,
         ))
         return Outcome(d.kind, tx, number)
 
-    def _copy(self, old: MRow, a: float, b: float, tx: int) -> None:
+    def _copy(self, old: MRow, a: float, b: float, tx: int, stated: bool) -> None:
         assert a < b
         self.rows.append(MRow(
             id=len(self.rows), claim=old.claim, predicate=old.predicate, object=old.object,
             value=old.value, polarity=old.polarity, valid_from=int(a), valid_to=b,
-            recorded_at=tx, copy_of=old.id,
+            recorded_at=tx, copy_of=old.id, stated=stated,
         ))
 
     # --------------------------------------------------------- resolutions
     def resolve(self, conflict: MConflict, keep: str, clock: int) -> Outcome:
         """Resolve an open conflict (``both`` is not modelled: one scope only)."""
         assert conflict in self.conflicts and conflict.statement is not None
+        if keep in ("changed", "incoming"):
+            signal = {"changed": "evolution", "incoming": "correction"}[keep]
+            claim = dataclasses.replace(conflict.statement, change=signal)
+            d = self.decide(claim)
+            if d.kind == "conflict":  # a change at the very instant the other value starts
+                return Outcome("refused", self.last_tx)
         tx = self._tick_decision(clock)
         rows_before = len(self.rows)
         current_before = {r.id for r in self.rows if r.is_current}
@@ -336,9 +389,6 @@ class Model:
                         r.retired_at, r.retire_reason = tx, "retracted"
             out = Outcome("rejected", tx, conflict.claim)
         else:
-            signal = {"changed": "evolution", "incoming": "correction"}[keep]
-            claim = dataclasses.replace(conflict.statement, change=signal)
-            d = self.decide(claim)
             if d.kind == "merge":
                 out = Outcome("merge", tx, conflict.claim)
             else:
@@ -371,7 +421,7 @@ class Model:
         for i in res.retired:
             copies[i] = len(self.rows)
             old = self.rows[i]
-            self._copy(old, old.valid_from, old.valid_to, tx)
+            self._copy(old, old.valid_from, old.valid_to, tx, old.stated)
         conflict = res.conflict
         conflict.row_ids = tuple(copies.get(i, i) for i in conflict.row_ids)
         self.resolutions.remove(res)

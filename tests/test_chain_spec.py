@@ -98,12 +98,13 @@ SPEC_COLUMNS: dict[str, list[tuple[str, str | None]]] = {
         "polarity text,scope text,valid_from int,valid_to int,event_start int,event_end int,"
         "tz int,confidence float,source_kind text,extractor text,change text,single_valued bool,"
         "sensitive bool,created_at int,state text,reasons text,decided_by text,decided_at int,"
-        "decision_reason text,edits text,fact_id int,merged_into int,gates text").split(",")],
+        "decision_reason text,edits text,fact_id int,merged_into int,gates text,"
+        "start_stated bool").split(",")],
     "fact": [tuple(p.split()) for p in (
         "id int,subject text,predicate text,object text,value text,polarity text,scope text,"
         "valid_from int,valid_to int,recorded_at int,claim_id int,copy_of int,confidence float,"
         "source_kind text,extractor text,event_start int,event_end int,expires_at int,tz int,"
-        "single_valued bool,sensitive bool").split(",")],
+        "single_valued bool,sensitive bool,start_stated bool").split(",")],
     "conflict": [tuple(p.split()) for p in (
         "id int,kind text,state text,subject text,predicate text,scope text,fact_ids text,"
         "claim_id int,opened_at int,resolved_at int,resolved_by text,resolution text,"
@@ -114,6 +115,7 @@ SPEC_COLUMNS: dict[str, list[tuple[str, str | None]]] = {
     "predicate_use": [("predicate", "text"), ("single_valued", "bool"),
                       ("first_seen_at", "int"), ("first_claim_id", "int")],
 }
+LATE = {"claim": "start_stated", "fact": "start_stated"}  # section 3, the dagger
 ENTRY = ("id", "at", "wall_at", "actor", "action", "claim_from", "claim_to", "fact_from",
          "fact_to", "conflict_id", "subject", "predicate", "reason", "detail", "rows")
 RANGED = ("turn", "claim", "fact", "conflict", "memory")
@@ -138,8 +140,11 @@ class SpecVerifier:
                                  params or {})
         out = []
         for r in rows:
-            out.append([None if v is None else bool(v) if t == "bool" else
-                        float(v) if t == "float" else v for v, (_, t) in zip(r, cols, strict=True)])
+            values = [None if v is None else bool(v) if t == "bool" else
+                      float(v) if t == "float" else v for v, (_, t) in zip(r, cols, strict=True)]
+            if table in LATE and values[-1] is None:
+                values.pop()
+            out.append(values)
         return out
 
     def row(self, table: str, row_id: int) -> list | None:

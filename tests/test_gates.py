@@ -118,13 +118,30 @@ def test_correction_replaces_over_same_interval(store):
 
 
 def test_out_of_order_evolution_is_backfilled_and_never_retires_later_value(store):
+    """A later change with a stated start is a real boundary: an older change
+    told after it is closed there."""
     store.add(claim("user:a", "lives_in", "A", at=day(1), turn=1))
-    store.add(claim("user:a", "lives_in", "C", at=day(20), turn=2, change="evolution"))
+    store.add(claim("user:a", "lives_in", "C", at=day(20), turn=2, valid_from=day(20),
+                    change="evolution"))
     s = store.add(claim("user:a", "lives_in", "B", at=day(25), turn=3, valid_from=day(10),
                         change="evolution"))
     assert s.backfills == 1
     believed = sorted((r.object, r.valid_from, r.valid_to) for r in store.current("user:a", "lives_in"))
     assert believed == [("A", day(1), day(10)), ("B", day(10), day(20)), ("C", day(20), None)]
+
+
+def test_a_change_told_later_with_an_earlier_time_supersedes_a_start_only_heard(store):
+    """"I've moved to C" (heard at day 20) then, at day 25, "I moved to B on day
+    10": C's start only says it held by day 20, so the later word wins."""
+    store.add(claim("user:a", "lives_in", "A", at=day(1), turn=1))
+    store.add(claim("user:a", "lives_in", "C", at=day(20), turn=2, change="evolution"))
+    s = store.add(claim("user:a", "lives_in", "B", at=day(25), turn=3, valid_from=day(10),
+                        change="evolution"))
+    assert s.evolutions == 1
+    believed = sorted((r.object, r.valid_from, r.valid_to) for r in store.current("user:a", "lives_in"))
+    assert believed == [("A", day(1), day(10)), ("B", day(10), None)]
+    [c] = [r for r in store.history("user:a", "lives_in") if r.object == "C"]
+    assert (c.retire_reason, c.start_stated) == ("superseded", False)
 
 
 def test_transaction_time_never_moves_backwards(store):

@@ -32,6 +32,7 @@ class Row:
     valid_to: int | None = None
     value_json: str | None = None
     single_valued: bool = True
+    start_stated: bool | None = True
     claim_id: int = 0
 
 

@@ -118,11 +118,11 @@ def test_a_raise_resolved_as_a_change_is_not_backdated(store):
     assert [f.value for f in after] == [{"amount": 9500, "currency": "GBP"}]
 
 
-def test_changed_with_an_earlier_start_is_a_backfill_that_keeps_the_later_value(store):
-    """Omar said on day 10 that he lives in Porto; a line imported later says
-    Lisbon from day 2 with no change signal. As a change, Lisbon held until
-    Porto began, and Porto is never retired."""
-    store.add(claim("user:omar", "lives_in", "Porto", at=day(10), turn=1))
+def test_changed_with_an_earlier_start_is_a_backfill_before_a_stated_start(store):
+    """Omar moved to Porto on day 10 (a stated start); a line imported later
+    says Lisbon from day 2, with no change signal. As a change, Lisbon held
+    until Porto began, and Porto is never retired."""
+    store.add(claim("user:omar", "lives_in", "Porto", at=day(11), turn=1, valid_from=day(10)))
     store.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
     (c,) = store.conflicts()
     [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
@@ -133,6 +133,35 @@ def test_changed_with_an_earlier_start_is_a_backfill_that_keeps_the_later_value(
     assert all(f.retired_at is None for f in store.history("user:omar", "lives_in"))
 
 
+def test_changed_with_an_earlier_start_overtakes_a_heard_start(store):
+    """Porto was only heard on day 10 ("I live in Porto"): it held from some
+    unknown time up to then, so a change to Lisbon stated from day 2 and told
+    later makes Lisbon current (docs/DESIGN.md §2, stated and heard starts)."""
+    store.add(claim("user:omar", "lives_in", "Porto", at=day(10), turn=1))
+    store.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
+    (c,) = store.conflicts()
+    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
+    assert [r["reason"] for r in preview["retired"]] == ["superseded"]
+    store.resolve_conflict(c.id, "changed", by="ines")
+    assert objects_at(store, "user:omar", "lives_in", day(20)) == ["Lisbon"]
+    promised = [(s["object"], parse_time_us(s["valid_from"])) for s in preview["timeline"]]
+    assert [(o, f) for o, _, f, _ in current_spans(store, "user:omar", "lives_in")] == promised
+
+
+def test_changed_at_the_instant_the_existing_value_starts_is_refused(store):
+    """Two values stated to start at one instant: a change "from then" makes no
+    sense; the preview says so and the resolution is refused, nothing written."""
+    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(2), turn=1, valid_from=day(1)))
+    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(3), turn=2, valid_from=day(1)))
+    (c,) = store.conflicts()
+    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
+    assert preview["error"] and preview["text"].startswith("not possible now")
+    with pytest.raises(InvalidInput, match="start when the existing one does"):
+        store.resolve_conflict(c.id, "changed", by="ines")
+    assert store.conflict(c.id).state == "open"
+    store.resolve_conflict(c.id, "incoming", by="ines")  # a correction still works
+
+
 def test_changed_on_a_polarity_conflict_turns_the_polarity_from_then_on(store):
     store.add(claim("user:dana", "diet", "pork", at=day(1), turn=1))
     store.add(claim("user:dana", "diet", "pork", at=day(30), turn=2, polarity="negative"))
@@ -141,6 +170,27 @@ def test_changed_on_a_polarity_conflict_turns_the_polarity_from_then_on(store):
     store.resolve_conflict(c.id, "changed", by="ines")
     now = sorted((f.polarity, f.valid_from, f.valid_to) for f in store.current("user:dana", "diet"))
     assert now == [("negative", day(30), None), ("positive", day(1), day(30))]
+
+
+def test_opposite_predicates_resolved_as_a_change_and_undone(store):
+    """Liking olives, then (no change word) disliking them: a polarity conflict
+    across likes/dislikes. As a change, the like ends where the dislike
+    begins; the preview names the predicates; the undo restores both sides."""
+    store.add(claim(SUBJECT, "likes", "olives", at=day(1), turn=1))
+    store.add(claim(SUBJECT, "dislikes", "olives", at=day(30), turn=2))
+    (c,) = store.conflicts()
+    assert c.kind == "polarity" and c.predicate == "dislikes"
+    before = timeline(store, SUBJECT, "likes") + timeline(store, SUBJECT, "dislikes")
+    text = {p["keep"]: p["text"] for p in store.resolution_preview(c.id)}
+    assert text["changed"].startswith("likes olives 2026-03-01 10:00 → 2026-03-30 10:00, "
+                                      "dislikes olives from 2026-03-30 10:00")
+    store.resolve_conflict(c.id, "changed", by="ines")
+    assert objects_at(store, SUBJECT, "likes", day(10)) == ["olives"]
+    assert objects_at(store, SUBJECT, "likes", day(40)) == []
+    assert objects_at(store, SUBJECT, "dislikes", day(40)) == ["olives"]
+    store.undo_resolution(c.id, by="ines")
+    assert timeline(store, SUBJECT, "likes") + timeline(store, SUBJECT, "dislikes") == before
+    assert store.conflict(c.id).state == "open" and store.verify().ok
 
 
 def test_existing_both_and_neither(store):
@@ -208,6 +258,7 @@ def test_the_pure_preview_writes_nothing_and_reports_an_impossible_choice():
             self.id, self.object, self.valid_from, self.valid_to = id, obj, start, None
             self.value_json, self.polarity, self.single_valued, self.scope = (
                 None, "positive", True, scope)
+            self.start_stated, self.predicate = False, "lives_in"
 
     rows = [Row(1, "Leeds", 0), Row(2, "York", 0, scope="session:trip")]
     incoming = Statement("Hull", None, "positive", "global", True, 50, None, None, 0.9, "user_explicit")
@@ -235,6 +286,8 @@ def test_pure_resolve_changed_and_neither():
         polarity: str = "positive"
         single_valued: bool = True
         scope: str = "global"
+        start_stated: bool = False
+        predicate: str = "lives_in"
 
     rows = [Row(3, "Leeds", 0), Row(4, "York", 0, scope="session:trip")]
     hull = Statement("Hull", None, "positive", "global", True, 50, None, None, 0.9, "user_explicit")

@@ -3,7 +3,8 @@
 Revision ``0001`` is the first released schema; ``0002`` adds the audit
 log's hash chain (``core.chain``); ``0003`` re-hashes it canonically (RFC 8785
 JSON) and stores gate steps as JSON; ``0004`` adds the erasure count that
-recall indexes check. Stores made before Alembic was used carry
+recall indexes check; ``0005`` records whether a start was stated or heard
+and adds the memory columns maintenance sets. Stores made before Alembic was used carry
 no ``alembic_version`` table: their ``store_meta.schema_version`` 1 means 0001.
 """
 

@@ -12,6 +12,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Header, Input, Label, Tree
 
+from ...tables import start_phrase
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, when
 
@@ -28,7 +29,9 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
     tree.clear()
     tree.root.set_label(Text.assemble(
         (f"{report.subject} {report.predicate} = {report.object}", "bold"),
-        f"   believed since {when(report.decided_at, report.tz)}"))
+        f"   believed since {when(report.decided_at, report.tz)}",
+        f"   valid from {(report.fact.get('valid_from') or '')[:16]}"
+        f" ({start_phrase(report.fact.get('start'))})"))
     branch = tree.root
     for step in report.chain:
         label = Text.assemble((f"{step.step:<10}", "cyan bold"), f" {when(step.at, step.tz)}  ",

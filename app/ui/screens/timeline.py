@@ -43,7 +43,14 @@ def fact_text(detail: FactDetail) -> Text:
     out.append(f"fact {f['id']}  ", style="bold")
     out.append(f"{f['subject']}  {f['predicate']} = {f['object']}", style="bold")
     out.append(f"   [{f['status']}]\n", style="yellow" if f["status"] != "active" else "green")
-    out.append(f"valid    {(f['valid_from'] or '')[:16]} → {(f['valid_to'] or '…')[:16]}\n")
+    start = {"stated": "stated", "heard": "only heard (held since some time before then)"}.get(
+        f.get("start") or "", "not recorded")
+    out.append(f"valid    {(f['valid_from'] or '')[:16]} → {(f['valid_to'] or '…')[:16]}"
+               f"   start {start}\n")
+    event = f.get("event_time")
+    if event or f.get("expires_at"):
+        span = (f"{(event['start'] or '')[:16]} → {(event['end'] or '')[:16]}" if event else "—")
+        out.append(f"due      {span}   expires {(f.get('expires_at') or 'never')[:16]}\n")
     out.append(f"recorded {(f['recorded_at'] or '')[:16]}   retired {(f['retired_at'] or '—')[:16]}"
                f"{'  (' + f['retire_reason'] + ')' if f.get('retire_reason') else ''}\n")
     out.append(f"polarity {f['polarity']}   scope {f['scope']}   confidence "

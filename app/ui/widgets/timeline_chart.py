@@ -229,8 +229,12 @@ class TimelineChart(Widget, can_focus=True):
                 if x0 > col:
                     out.append(" " * (x0 - col))
                 w = x1 - x0
-                text = seg.fact.object if seg.fact.polarity != "negative" else f"¬{seg.fact.object}"
-                body = set_cell_size(("▏" + text) if w > 1 else "▏", w)
+                fact = seg.fact
+                text = fact.object if fact.polarity != "negative" else f"¬{fact.object}"
+                if fact.event_start is not None:  # a dated item: when it falls due
+                    text += " @" + _date(fact.event_start, fact.tz)
+                edge = "┊" if fact.start_stated is False and seg.start == fact.valid_from else "▏"
+                body = set_cell_size((edge + text) if w > 1 else edge, w)
                 if seg.fact.valid_to is None and w >= 4:
                     body = set_cell_size(body, w - 1) + "→"
                 out.append(body, style=self._style(seg, (i, j) == self.cursor))
@@ -238,7 +242,8 @@ class TimelineChart(Widget, can_focus=True):
             if col < width:
                 out.append(" " * (width - col))
         known = Text(f"\nknown at {_date(chart.known_at, self._tz)}"
-                     " (▼)   bright = believed then   dim = retired by then   ¬ = negative   → open-ended",
+                     " (▼)   bright = believed then   dim = retired by then   ¬ = negative   → open-ended"
+                     "   ┊ = start only heard   @ = due",
                      style="dim")
         out.append(known)
         return out

@@ -138,7 +138,7 @@ def rechain(conn: sa.Connection, codec: ModuleType) -> tuple[int, str]:
         rows = parsed[eid]
         for table, rid in slots:
             t = codec.TABLES[table]
-            row = conn.execute(sa.select(*t.c).where(t.c.id == rid)).first()
+            row = conn.execute(sa.select(*_stored(conn, t)).where(t.c.id == rid)).first()
             rows["updated"][table][str(rid)][1] = (
                 codec.row_hash(tuple(row)).hex() if row is not None else "missing")
         text = codec.dumps_rows(rows)
@@ -168,6 +168,14 @@ def rechain(conn: sa.Connection, codec: ModuleType) -> tuple[int, str]:
     conn.execute(sa.update(meta).where(meta.c.id == 1).values(
         audit_head=head if entries else None, audit_last=last_id))
     return len(entries), head
+
+
+def _stored(conn: sa.Connection, table: sa.Table) -> list[sa.Column]:
+    """The columns of ``table`` the database has: at this revision, not the
+    ones later revisions add (they come last, and core.chain hashes a row
+    without them when they are NULL)."""
+    have = {c["name"] for c in sa.inspect(conn).get_columns(table.name)}
+    return [c for c in table.c if c.name in have]
 
 
 def _append(conn: sa.Connection, codec: ModuleType, detail: dict[str, Any]) -> None:

@@ -1,0 +1,245 @@
+"""Memory that stays right (issue 14): scenario tests for the write path's
+semantics, in wording of their own.
+
+* a state heard in the present tense holds from some unknown time up to the
+  utterance, so a change told later with an earlier time supersedes it;
+* a value that comes back (A, B, A) is a value of its own, whatever order
+  the history arrives in;
+* a dated item (a reminder, a plan) expires a TTL after its event time ends,
+  not after it was said.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from memdesk.core import ClaimInput, Store
+from memdesk.core.bitemporal import Piece, plan_change, value_key
+from memdesk.core.timeutil import to_us
+
+from .helpers import claim
+
+CST = timezone(timedelta(hours=8))
+LON = UTC
+LATER = to_us(datetime(2100, 1, 1, tzinfo=UTC))  # known by then: everything
+
+
+def t(y: int, m: int, d: int, h: int = 10, tz: timezone = CST) -> int:
+    return to_us(datetime(y, m, d, h, tzinfo=tz))
+
+
+def write_turns(path: Path, session: str, user: str, turns: list[tuple[int, str]],
+                tz: str = "+08:00") -> Path:
+    """A conversation file: (day of June 2026, text) per user turn."""
+    with path.open("w", encoding="utf-8") as fh:
+        for n, (d, text) in enumerate(turns, start=1):
+            fh.write(json.dumps({"session": session, "turn": n, "speaker": "user",
+                                 "time": f"2026-06-{d:02d}T10:00:00{tz}", "text": text,
+                                 "user": user}, ensure_ascii=False) + "\n")
+    return path
+
+
+def current(store: Store, subject: str, predicate: str, at: int | None = None) -> list[str]:
+    now = t(2099, 1, 1) if at is None else at  # "now": after everything told
+    return sorted(f.object for f in store.as_of(subject, predicate, valid_at=now, known_at=LATER))
+
+
+# ------------------------------------------------ 1. stated and heard starts
+def test_a_move_told_later_with_an_earlier_fuzzy_time_supersedes_a_heard_address(store, tmp_path):
+    path = write_turns(tmp_path / "move.jsonl", "move-zh", "lin", [
+        (4, "我目前住在五道口。"),
+        (27, "上个月我就搬到通州了。"),
+    ])
+    store.ingest_file(path)
+    facts = store.history("user:lin", "lives_in")
+    assert current(store, "user:lin", "lives_in", t(2026, 6, 28)) == ["通州"]
+    # the old address is kept, superseded; the new one holds from the stated start
+    old = next(f for f in facts if f.object == "五道口")
+    assert old.retired_at is not None and old.retire_reason == "superseded"
+    new = next(f for f in facts if f.object == "通州" and f.retired_at is None)
+    assert new.valid_from == t(2026, 5, 1, 0) and new.start_stated is True
+    assert old.start_stated is False
+    # what the store believed before the move was told is still answerable
+    before = store.as_of("user:lin", "lives_in", valid_at=t(2026, 6, 10),
+                         known_at=t(2026, 6, 20))
+    assert [f.object for f in before] == ["五道口"]
+
+
+def test_the_same_in_english_and_shown_in_facts_json(store, tmp_path):
+
+    path = write_turns(tmp_path / "move-en.jsonl", "move-en", "ola", [
+        (2, "I live in Camden."),
+        (20, "I moved to Hackney last month."),
+    ], tz="+01:00")
+    store.ingest_file(path)
+    assert current(store, "user:ola", "lives_in", t(2026, 6, 21, tz=LON)) == ["Hackney"]
+    rows = {d["object"]: d for d in store.fact_dicts(store.history("user:ola", "lives_in"),
+                                                    at=store.now())}
+    assert rows["Camden"]["start"] == "heard" and rows["Hackney"]["start"] == "stated"
+
+
+def test_an_explicitly_dated_history_is_still_backfilled(store):
+    """A stated start is a real boundary: an older change told later is closed at it."""
+    store.add(claim("user:kim", "lives_in", "Bristol", at=t(2026, 6, 1), turn=1,
+                    valid_from=t(2024, 2, 1), change="evolution"))
+    store.add(claim("user:kim", "lives_in", "Oxford", at=t(2026, 6, 2), turn=2,
+                    valid_from=t(2022, 9, 1), change="evolution"))
+    assert current(store, "user:kim", "lives_in") == ["Bristol"]
+    assert current(store, "user:kim", "lives_in", t(2023, 1, 1)) == ["Oxford"]
+
+
+def test_a_heard_value_told_after_the_change_is_not_overtaken(store):
+    """Heard after the stated change was told: the heard value is the newer word."""
+    store.add(claim("user:kim", "lives_in", "Bristol", at=t(2026, 6, 1), turn=1,
+                    valid_from=t(2026, 5, 1), change="evolution"))
+    store.add(claim("user:kim", "lives_in", "Bath", at=t(2026, 6, 20), turn=2,
+                    change="evolution"))  # heard: valid_from is the time it was said
+    assert current(store, "user:kim", "lives_in") == ["Bath"]
+    assert current(store, "user:kim", "lives_in", t(2026, 6, 5)) == ["Bristol"]
+
+
+def test_import_lines_say_whether_the_start_was_stated(tmp_path):
+    source = {"session": "s", "turn": 1, "text": "x", "time": "2026-06-01T10:00:00+08:00"}
+    heard = ClaimInput.from_dict({"subject": "user:a", "predicate": "lives_in",
+                                  "object": "X", "source": source})
+    dated = ClaimInput.from_dict({"subject": "user:a", "predicate": "lives_in", "object": "X",
+                                  "valid_from": "2020-01-01T00:00:00+08:00", "source": source})
+    assert (heard.start_stated, dated.start_stated) == (False, True)
+
+
+# ------------------------------------------------ 3. returns, out of order
+HISTORY = [(1930, "Ashford"), (1950, "Brandon"), (2017, "Ashford"), (2021, "Corby")]
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations(range(len(HISTORY)))),
+                         ids=lambda o: "".join(map(str, o)))
+def test_a_return_to_an_earlier_value_survives_any_arrival_order(store, order):
+    for turn, i in enumerate(order, start=1):
+        year, value = HISTORY[i]
+        store.add(claim("place:x", "population_band", value, at=t(2026, 1, 1) + turn, turn=turn,
+                        valid_from=t(year, 1, 1, 0), change="evolution", single_valued=True))
+    for (year, value), nxt in zip(HISTORY, [*HISTORY[1:], (2100, None)], strict=True):
+        for when in (t(year, 1, 1, 0), t((year + nxt[0]) // 2, 6, 1)):
+            assert current(store, "place:x", "population_band", when) == [value], (year, order)
+
+
+def test_a_repeat_over_a_longer_interval_is_not_merged_away(store):
+    store.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 1), turn=1,
+                    valid_from=t(2019, 1, 1), valid_to=t(2021, 1, 1)))
+    store.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 2), turn=2,
+                    valid_from=t(2020, 1, 1), valid_to=t(2023, 1, 1)))
+    assert current(store, "user:q", "works_at", t(2022, 6, 1)) == ["Arup"]
+    assert current(store, "user:q", "works_at", t(2019, 6, 1)) == ["Arup"]
+    assert current(store, "user:q", "works_at", t(2023, 6, 1)) == []
+    # the covered mention still merges
+    summary = store.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 3), turn=3,
+                              valid_from=t(2020, 6, 1), valid_to=t(2020, 9, 1)))
+    assert summary.merged == 1
+
+
+def test_the_planner_splits_a_stated_repeat_instead_of_merging():
+    class Row:
+        def __init__(self, id: int, obj: str, start: int, end: int | None) -> None:
+            self.id, self.object, self.value_json, self.polarity = id, obj, None, "positive"
+            self.valid_from, self.valid_to = start, end
+            self.single_valued, self.start_stated = True, True
+
+    rows = [Row(1, "A", 0, None)]
+    plan = plan_change(rows, value_key("A", None, "positive"), 50, None, "evolution")
+    assert plan.kind == "evolution"
+    assert plan.insert == (Piece(0, 50, rows[0], True), Piece(50, None, None, True))
+    heard = plan_change(rows, value_key("A", None, "positive"), 50, None, "evolution",
+                        start_stated=False)
+    assert heard.kind == "merge"
+
+
+# ------------------------------------------------ 4. dated items expire after their time
+def test_a_reminder_for_next_week_is_still_there_when_it_falls_due(store, tmp_path):
+    path = write_turns(tmp_path / "todo.jsonl", "todo-en", "sam", [
+        (1, "Remind me next Friday to renew the parking permit."),
+    ], tz="+01:00")  # Monday 1 June 2026
+    store.ingest_file(path)
+    [todo] = store.history("user:sam", "todo")
+    friday = to_us(datetime(2026, 6, 12, 9, tzinfo=timezone(timedelta(hours=1))))
+    assert todo.event_start is not None and todo.event_start <= friday
+    assert todo.expires_at is not None and todo.expires_at > friday + 6 * 86_400_000_000
+    live = store.as_of("user:sam", "todo", valid_at=friday, known_at=LATER, include_expired=False)
+    assert [f.id for f in live] == [todo.id]
+    later = friday + 9 * 86_400_000_000
+    assert store.as_of("user:sam", "todo", valid_at=later, known_at=LATER,
+                       include_expired=False) == []
+
+
+def test_facts_shows_the_due_date_and_the_start(store_url, tmp_path, capsys):
+    from memdesk.app.cli import main
+
+    path = write_turns(tmp_path / "todo-zh.jsonl", "todo-zh", "mei", [
+        (1, "下周三提醒我去取护照。"),
+    ])
+    assert main(["--db", store_url, "ingest", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["--db", store_url, "facts", "--subject", "user:mei", "--all"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split()
+    assert "due" in header and "start" in header
+    assert "2026-06-10" in out
+
+
+# ------------------------------------------------ 2. opposite predicates meet at the gates
+@pytest.mark.parametrize("first,second", [
+    ("I really like olives.", "Honestly, olives are the worst."),
+    ("我特别喜欢榴莲。", "榴莲我实在受不了。"),
+])
+def test_opposite_tastes_open_a_conflict(store, tmp_path, first, second):
+    path = write_turns(tmp_path / "taste.jsonl", "taste", "ren", [(3, first), (3, second)])
+    store.ingest_file(path)
+    [conflict] = store.conflicts("open")
+    assert conflict.kind == "polarity"
+    likes = store.as_of("user:ren", "likes", valid_at=t(2026, 6, 4), known_at=LATER)
+    assert len(likes) == 1  # the first taste stays until a reviewer decides
+    assert store.as_of("user:ren", "dislikes", valid_at=t(2026, 6, 4), known_at=LATER) == []
+
+
+def test_an_opposite_taste_told_as_a_change_supersedes_the_old_one(store):
+    store.add(claim("user:ren", "likes", "olives", at=t(2026, 1, 5), turn=1))
+    summary = store.add(claim("user:ren", "dislikes", "Olives", at=t(2026, 6, 5), turn=2,
+                              change="evolution"))
+    assert summary.evolutions == 1 and summary.conflicts == 0
+    assert current(store, "user:ren", "dislikes") == ["Olives"]
+    assert current(store, "user:ren", "likes") == []
+    assert current(store, "user:ren", "likes", t(2026, 3, 1)) == ["olives"]
+    # and back again, through the other predicate
+    store.add(claim("user:ren", "likes", "olives", at=t(2026, 9, 5), turn=3, change="evolution"))
+    assert current(store, "user:ren", "likes") == ["olives"]
+    assert current(store, "user:ren", "dislikes", t(2026, 7, 1)) == ["Olives"]
+
+
+def test_not_disliking_is_the_same_as_liking_for_the_gates(store):
+    store.add(claim("user:ren", "dislikes", "jazz", at=t(2026, 1, 5), turn=1, polarity="negative"))
+    summary = store.add(claim("user:ren", "likes", "jazz", at=t(2026, 1, 6), turn=2))
+    assert summary.merged == 1
+
+
+def test_a_positive_and_a_negative_diet_conflict(store):
+    store.add(claim("user:ren", "diet", "vegetarian", at=t(2026, 1, 5), turn=1))
+    summary = store.add(claim("user:ren", "diet", "Vegetarian", at=t(2026, 1, 6), turn=2,
+                              polarity="negative"))
+    assert summary.conflicts == 1
+
+
+def test_the_catalog_refuses_a_lopsided_opposite(tmp_path):
+    from memdesk.core.catalog import Catalog
+    from memdesk.core.errors import InvalidInput
+
+    path = tmp_path / "cat.toml"
+    path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nopposite = "b"\n'
+                    '[predicates.b]\nzh = "b"\nen = "b"\nsingle_valued = false\n')
+    with pytest.raises(InvalidInput, match="multi-valued|single-valued"):
+        Catalog.load(path)
+    path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nopposite = "zz"\n')
+    with pytest.raises(InvalidInput, match="not another catalogued"):
+        Catalog.load(path)
