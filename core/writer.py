@@ -623,11 +623,22 @@ class WriteBatch:
         self.counts["memories"] += 1
 
     def _load_memories(self, subjects: list[str]) -> None:
-        for mid, subject, key in self.conn.execute(
-            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key)
-            .where(MEMORY.c.subject.in_(subjects))
-        ):
-            self._memories[(subject, key)] = mid
+        """The memory each (subject, text key) counts its mentions on. After
+        maintenance (core.maintain) a text folded into a near duplicate counts
+        on the memory it was merged into, and an archived stale memory on
+        none: the same words said again leave a new, live memory."""
+        rows = self.conn.execute(
+            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key, MEMORY.c.archived_at,
+                   MEMORY.c.merged_into).where(MEMORY.c.subject.in_(subjects))
+            .order_by(MEMORY.c.id)).all()
+        state = {mid: (archived, into) for mid, _, _, archived, into in rows}
+        for mid, subject, key, _, _ in rows:
+            target, seen = mid, set()
+            while target in state and state[target][1] is not None and target not in seen:
+                seen.add(target)
+                target = state[target][1]
+            if target in state and state[target][0] is None:
+                self._memories[(subject, key)] = target  # live: counts here
         self._memory_subjects.update(subjects)
 
     def apply(self, c: dict, decision: Decision) -> int | None:
