@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import Connection, bindparam, func, null, select, update
 
 from .bitemporal import Piece
 from .errors import InvalidInput, StoreError
@@ -613,7 +613,7 @@ _MENTIONS = (update(MEMORY)
              .values(mentions=bindparam("b_after")))
 _RESTORE = (update(MEMORY)
             .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.archived_at.is_not(None))
-            .values(archived_at=None, archive_reason=None, merged_into=None))
+            .values(archived_at=null(), archive_reason=null(), merged_into=null()))
 _CHANGED = "a memory changed during maintenance; nothing was saved"
 
 
@@ -624,13 +624,13 @@ def carry_out(batch: WriteBatch, plan: MaintenancePlan) -> dict[int, int]:
     cache: dict = {}
     at = batch.tx
 
-    def run(key: str, statement: Any, rows: list[dict]) -> None:
+    def run(key: str, statement: Any, rows: list, columns: tuple[str, ...] | None = None) -> None:
         for part in chunks(rows, 5_000):
-            count = execute_many(batch.conn, key, statement, part, cache)
+            count = execute_many(batch.conn, key, statement, part, cache, columns)
             if count not in (-1, len(part)):
                 raise StoreError(_CHANGED)
 
-    run("restore", _RESTORE, [{"b_id": r.memory} for r in plan.restores])
+    run("restore", _RESTORE, [(r.memory,) for r in plan.restores], ("b_id",))
     folds = [{"b_id": mid, "b_at": at, "b_reason": f"{MERGED_PREFIX}{m.into}", "b_into": m.into}
              for m in plan.merges for mid in m.folded]
     folds += [{"b_id": a.memory, "b_at": at, "b_reason": a.reason, "b_into": None}

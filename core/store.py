@@ -1114,6 +1114,10 @@ class Store:
             if times:
                 wanted.append(AUDIT.c.at.in_(sorted(times)))
             entries = list(conn.execute(runs.where(or_(*wanted)).order_by(AUDIT.c.id)))
+            if any(f'"memory": {i},' in e[3] for e in entries if '"restored": [{' in e[3]
+                   for i in mine):
+                # a restored memory no longer carries the time it was archived: read every run
+                entries = list(conn.execute(runs.order_by(AUDIT.c.id)))
         added: list[AuditStep] = []
         for entry_id, at, actor, raw in entries:
             try:
