@@ -119,12 +119,14 @@ def age_text(us: int) -> str:
     return f"{us / _US:g}s"
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
 def near_key(text: str) -> str:
-    """A memory text with NFKC, case folding, and punctuation, symbols,
-    spaces and control characters dropped: texts equal under this key are
-    duplicates whatever their n-grams say."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "PSZC")
+    """A memory text with NFKC, case folding, and everything but letters and
+    digits (punctuation, symbols, spaces) dropped: texts equal under this key
+    are duplicates whatever their n-grams say."""
+    return _NOT_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
@@ -392,17 +394,19 @@ def cluster(items: Sequence[MemoryItem], threshold: float) -> list[tuple[MemoryI
     rarest grams, which every pair at the threshold does, so a block costs
     about one lookup per memory rather than one comparison per pair."""
     ordered = sorted(items, key=lambda m: (-m.mentions, m.created_at, m.id))
+    keys = [near_key(m.text) for m in ordered]
+    if len(set(keys)) == 1:  # the usual block: the same words, punctuated or spaced apart
+        return [(ordered[0], list(ordered[1:]))]
     gram_sets = {m.id: frozenset(grams(m.text, drop_stopwords=False)) for m in ordered}
     freq = Counter(g for s in gram_sets.values() for g in s)
     survivors: list[tuple[MemoryItem, list[MemoryItem]]] = []
     by_key: dict[str, int] = {}
     by_gram: dict[str, list[int]] = defaultdict(list)
-    for m in ordered:
-        key = near_key(m.text)
+    for m, key in zip(ordered, keys, strict=True):
         found = by_key.get(key)
         mine = gram_sets[m.id]
+        rare = sorted(mine, key=lambda g: (freq[g], g))[:_prefix_length(len(mine), threshold)]
         if found is None and mine:
-            rare = sorted(mine, key=lambda g: (freq[g], g))[:_prefix_length(len(mine), threshold)]
             candidates = sorted({i for g in rare for i in by_gram.get(g, ())})
             for i in candidates:
                 theirs = gram_sets[survivors[i][0].id]
@@ -416,10 +420,8 @@ def cluster(items: Sequence[MemoryItem], threshold: float) -> list[tuple[MemoryI
         index = len(survivors)
         survivors.append((m, []))
         by_key.setdefault(key, index)
-        if mine:
-            rare = sorted(mine, key=lambda g: (freq[g], g))[:_prefix_length(len(mine), threshold)]
-            for g in rare:
-                by_gram[g].append(index)
+        for g in rare:
+            by_gram[g].append(index)
     return survivors
 
 
@@ -572,7 +574,7 @@ def gather(conn: Connection, *, now: int, routed: Iterable[str] = (),
            .join(TURN, TURN.c.id == MEMORY.c.turn_id).order_by(MEMORY.c.id))
     if subject is not None:
         mem = mem.where(MEMORY.c.subject == subject)
-    memory_rows = [StoredMemory._make(r) for r in conn.execute(mem)]
+    memory_rows = [StoredMemory._make(r) for r in conn.execute(mem).all()]
     predicates = set(routed)
     predicates.update(p for (p,) in conn.execute(
         select(MEMORY.c.predicate).distinct().where(MEMORY.c.predicate.is_not(None))))
@@ -589,13 +591,13 @@ def gather(conn: Connection, *, now: int, routed: Iterable[str] = (),
         if subject is not None:
             claims = claims.where(CLAIM.c.subject == subject)
             facts = facts.where(FACT.c.subject == subject)
-        links = [ClaimLink._make(r) for r in conn.execute(claims)]
-        lineages = [LineageFact._make(r) for r in conn.execute(facts)]
+        links = [ClaimLink._make(r) for r in conn.execute(claims).all()]
+        lineages = [LineageFact._make(r) for r in conn.execute(facts).all()]
     expiring = select(*FACT.c).where(
         FACT.c.retired_at.is_(None), FACT.c.expires_at.is_not(None), FACT.c.expires_at <= now)
     if subject is not None:
         expiring = expiring.where(FACT.c.subject == subject)
-    expiring_facts = [fact_from_row(r) for r in conn.execute(expiring.order_by(FACT.c.id))]
+    expiring_facts = [fact_from_row(r) for r in conn.execute(expiring.order_by(FACT.c.id)).all()]
     held: dict[int, int] = {}
     for cid, fact_ids in conn.execute(select(CONFLICT.c.id, CONFLICT.c.fact_ids)
                                       .where(CONFLICT.c.state == "open").order_by(CONFLICT.c.id)):
@@ -639,9 +641,10 @@ def carry_out(batch: WriteBatch, plan: MaintenancePlan) -> dict[int, int]:
     run("mentions", _MENTIONS, [{"b_id": m.into, "b_before": m.mentions[0],
                                  "b_after": m.mentions[1]} for m in plan.merges])
     copies: dict[int, int] = {}
+    # loaded before the stamps, so the expired rows drop out of the batch's cache
+    batch.prefetch_pairs({(e.fact.subject, e.fact.predicate) for e in plan.expiries})
     for e in plan.expiries:
         f = e.fact
-        batch.current_rows(f.subject, f.predicate)  # loaded before the stamp, so it drops out
         batch.retire(f, "expired", None, note=f"TTL ran out at {iso(f.expires_at, f.tz)}")
         assert f.expires_at is not None  # planned expiries have one
         copies[f.id] = batch._insert_piece({}, Piece(f.valid_from, f.expires_at, f, f.start_stated))

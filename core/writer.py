@@ -28,7 +28,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, BinaryIO, cast
 
@@ -339,6 +339,23 @@ class WriteBatch:
             )
             found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
             for row in rows:
+                found[(row[1], row[2])].append(fact_from_row(row))
+            for subject in part:
+                for predicate in wanted[subject]:
+                    self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
+
+    def prefetch_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Load the current-belief rows of many (subject, predicate) pairs at
+        once (what ``prefetch`` does for claims), for an operation that
+        retires or copies rows of many slots (core.maintain)."""
+        wanted: dict[str, set[str]] = defaultdict(set)
+        for subject, predicate in pairs:
+            if (subject, predicate) not in self._pairs:
+                wanted[subject].add(predicate)
+        for part in chunks(sorted(wanted)):
+            found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+            for row in self.conn.execute(
+                    select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))):
                 found[(row[1], row[2])].append(fact_from_row(row))
             for subject in part:
                 for predicate in wanted[subject]:
