@@ -471,8 +471,56 @@ def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+# --------------------------------------------------------------- maintenance
+def _maintenance_lines(report: dict[str, Any]) -> list[str]:
+    """One line per action of a maintenance report."""
+    lines = []
+    for m in report["merged"]:
+        folded = ", ".join(map(str, m["folded"]))
+        lines.append(f"merge    {m['subject']}: memor{'y' if len(m['folded']) == 1 else 'ies'} "
+                     f"{folded} into {m['into']} (mentions {m['mentions'][0]} → {m['mentions'][1]})"
+                     f"  “{m['text']}”")
+    for a in report["archived"]:
+        lines.append(f"archive  {a['subject']}: memory {a['memory']}, {a['reason']}  “{a['text']}”")
+    for r in report["restored"]:
+        lines.append(f"restore  {r['subject']}: memory {r['memory']}, {r['why']} (was {r['was']})")
+    for e in report["expired"]:
+        closed = f", closed there as fact {e['copy']}" if e.get("copy") else ""
+        lines.append(f"expire   {e['subject']}: fact {e['fact']} {e['predicate']} {e['object']}, "
+                     f"TTL ran out {(e['expires_at'] or '')[:16].replace('T', ' ')}{closed}")
+    for h in report["held"]:
+        lines.append(f"hold     {h['subject']}: fact {h['fact']} {h['predicate']} {h['object']}, "
+                     f"TTL ran out but open conflict {h['conflict']} holds it")
+    return lines
+
+
+def cmd_maintain(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    report = store.maintain(dry_run=args.dry_run, older_than=args.older_than,
+                            subject=args.subject, by=args.by or "maintain",
+                            progress=_progress_bar("maintain")).to_dict()
+    if args.json:
+        _dump(report)
+        return 0
+    for line in _maintenance_lines(report):
+        print(line)
+    c = report["counts"]
+    done = (f"{c['merged']} memories merged into {c['merge_groups']}, {c['archived']} archived, "
+            f"{c['restored']} restored, {c['expired']} facts expired"
+            + (f", {c['held']} held by open conflicts" if c["held"] else ""))
+    if report["dry_run"]:
+        print(f"dry run (nothing written), judged at {report['judged_at'][:19]}: would do: {done}")
+    elif report["changed"]:
+        print(f"maintenance done: {done} (audit entry {report['audit_entry']}, "
+              f"{report['seconds']:.2f} s)")
+    else:
+        print("nothing to do" + (f" ({c['held']} expired facts held by open conflicts)"
+                                 if c["held"] else "") + "; no audit entry written")
+    return 0
+
+
 # -------------------------------------------------------------------- recall
-_BATCH_RECALL_FIELDS = {"id", "query", "k", "at", "over", "subject", "scope", "status", "exact"}
+_BATCH_RECALL_FIELDS = {"id", "query", "k", "at", "over", "subject", "scope", "status", "exact",
+                        "include_archived"}
 
 
 def _stage_progress() -> Callable[[str, int, int], None] | None:
@@ -505,7 +553,8 @@ def _recall_table(hits: list) -> str:
     rows = []
     for i, h in enumerate(hits, 1):
         src = h.source
-        rows.append((i, h.kind, h.status, f"{h.score:.3f}", f"{h.relevance:.2f}",
+        status = h.status + (" (archived)" if getattr(h, "archived", None) else "")
+        rows.append((i, h.kind, status, f"{h.score:.3f}", f"{h.relevance:.2f}",
                      f"{h.recency:.2f}", f"{h.importance:.2f}", h.text,
                      f"{src.session}#{src.turn}" if src else "",
                      ",".join(str(c) for c in h.conflict)))
@@ -537,6 +586,8 @@ def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
                 raise InputFileError(line, f"{key} must be a string", path)
         if not isinstance(q.get("exact", False), bool):
             raise InputFileError(line, "exact must be true or false", path)
+        if not isinstance(q.get("include_archived", False), bool):
+            raise InputFileError(line, "include_archived must be true or false", path)
         try:
             at = parse_time_us(q["at"], "at") if q.get("at") not in (None, "now") else None
         except InvalidInput as exc:
@@ -544,7 +595,8 @@ def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
         out.append((line, {"id": q.get("id", line), "query": q["query"], "k": k, "at": at,
                            "over": q.get("over", "memories"), "subject": q.get("subject"),
                            "scope": q.get("scope"), "status": q.get("status"),
-                           "exact": q.get("exact", False)}))
+                           "exact": q.get("exact", False),
+                           "include_archived": q.get("include_archived", False)}))
     return out
 
 
@@ -573,7 +625,8 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
     at = _time_arg(args.at, "--at")
     recaller = _recaller(store, args, settings)
     hits = recaller.search(args.query, k=args.k, at=at, exact=args.exact, over=args.over,
-                           subject=args.subject, scope=args.scope, status=args.status)
+                           subject=args.subject, scope=args.scope, status=args.status,
+                           include_archived=args.include_archived)
     if fmt == "json":
         _dump([h.to_json() for h in hits])
     elif fmt == "prompt":
@@ -763,6 +816,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--status", action="append",
                    choices=["active", "superseded", "corrected", "retracted", "expired"],
                    help="only these statuses (repeatable; default all but expired)")
+    p.add_argument("--include-archived", action="store_true",
+                   help="also memories `memdesk maintain` archived (stale, or folded into a near "
+                        "duplicate); their status column says archived")
     p.add_argument("--format", choices=["table", "json", "prompt"], default="table",
                    help="table (default), json, or the prompt block an agent would get")
     p.add_argument("--batch", metavar="QUERIES.jsonl", help="many recalls, one JSON line each")
@@ -775,6 +831,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--over", choices=["memories", "turns", "all"], default="all")
     p.add_argument("--embedder", choices=["use", "e5", "use+e5"])
     p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser(
+        "maintain", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="scheduled upkeep: merge near-duplicate memories, archive stale ones, expire facts",
+        description="Scheduled upkeep of the store, in one transaction under the write lock "
+                    "(safe while other processes write). Each action is listed; --json gives "
+                    "the report. One audit entry (store.maintained) per run that changed "
+                    "something; a run with nothing to do writes nothing, so running it twice "
+                    "in a row is harmless.",
+        epilog="""actions:
+  merge    memories of one subject that stand for the same facts and say nearly the
+           same thing (equal ignoring case, spaces and punctuation, or >= 80% shared
+           character n-grams) become one: the most mentioned keeps the summed
+           mentions; the others stay, archived as "merged into N", so every source
+           turn stays reachable
+  archive  memories whose facts were all superseded, corrected, retracted, expired
+           or ended in valid time more than --older-than ago are kept and marked,
+           and recall leaves them out (memdesk recall --include-archived shows them)
+  restore  an archived memory whose facts hold again (an undone decision) comes back
+  expire   facts whose TTL ran out are retired as "expired" and copied closed at
+           their expiry: what held before stays answerable, current belief and
+           conflicts stop seeing them; a fact an open conflict holds is left alone
+
+schedule it, e.g. nightly at 03:15 from cron:
+  15 3 * * * memdesk --db /srv/memdesk.db maintain --older-than 90d >> /var/log/memdesk-maintain.log 2>&1""")
+    p.add_argument("--dry-run", action="store_true", help="only show what it would do; write nothing")
+    p.add_argument("--older-than", metavar="AGE", default="90d",
+                   help="archive memories whose facts stopped holding longer ago than this "
+                        "(90d default; also 12h, 30m, 2w, 0)")
+    p.add_argument("--subject", help="only this subject, e.g. user:alice")
+    p.add_argument("--by", metavar="NAME", help="the actor in the audit entry (default maintain)")
+    p.set_defaults(func=cmd_maintain)
 
     p = sub.add_parser("verify", parents=[common],
                        help="recompute the audit log's hash chain; name the first broken entry")

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     from .catalog import Catalog, Predicate
     from .claims import ClaimInput, SourceRef, read_claims
     from .errors import EmbedderUnavailable
+    from .maintain import MaintenancePlan, MaintenanceReport, parse_age
     from .recall import (
         Comparison,
         Embedder,
@@ -63,6 +64,8 @@ __all__ = [
     "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
     "StoreError", "SubjectNotFound", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
     "read_claims",
+    # maintenance
+    "MaintenancePlan", "MaintenanceReport", "parse_age",
     # recall
     "Comparison", "Embedder", "EmbedderUnavailable", "HitSource", "IndexReport", "IndexSettings",
     "RecallHit", "RecallWeights", "Recaller", "make_embedder",
@@ -84,6 +87,7 @@ _LAZY = {
     "IndexSettings": "recall", "IndexReport": "recall", "Comparison": "recall",
     "HitSource": "recall", "Embedder": "recall", "make_embedder": "recall",
     "EmbedderUnavailable": "errors",
+    "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",
 }
 
 

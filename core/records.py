@@ -99,8 +99,8 @@ class Fact(NamedTuple):
         """One of STATUSES, judged at valid time ``at`` as the store believed it
         at ``known_at`` (default: now, so any retirement counts)."""
         if self.retired_at is not None and (known_at is None or self.retired_at <= known_at):
-            if self.retire_reason in ("corrected", "retracted"):
-                return self.retire_reason
+            if self.retire_reason in ("corrected", "retracted", "expired"):
+                return self.retire_reason  # "expired": retired by maintenance (core.maintain)
             return "superseded"
         if self.expires_at is not None and self.expires_at <= at:
             return "expired"

@@ -19,10 +19,10 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import MethodType
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from sqlalchemy import bindparam, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
@@ -80,6 +80,9 @@ from .writer import (
     chunks,
     fact_from_row,
 )
+
+if TYPE_CHECKING:
+    from .maintain import MaintenanceReport
 
 DEFAULT_REVIEW_THRESHOLD = 0.75
 # audit columns shown in provenance chains (``rows`` of a bulk import can be megabytes)
@@ -417,16 +420,20 @@ class Store:
 
     def memories(self, subject: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         """Memory texts of the vector path (sensitive data masked), newest first,
-        with the turn each came from and how often it was said."""
+        with the turn each came from and how often it was said; archived ones
+        too, with when and why (``archived_at``, ``archive_reason``, and
+        ``merged_into`` for a near duplicate folded by maintenance)."""
         stmt = (select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text,
                        MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.created_at,
-                       TURN.c.session, TURN.c.turn)
+                       TURN.c.session, TURN.c.turn, MEMORY.c.archived_at,
+                       MEMORY.c.archive_reason, MEMORY.c.merged_into)
                 .join(TURN, TURN.c.id == MEMORY.c.turn_id)
                 .order_by(MEMORY.c.created_at.desc(), MEMORY.c.id.desc()).limit(limit))
         if subject is not None:
             stmt = stmt.where(MEMORY.c.subject == subject)
         with self.engine.connect() as conn:
-            return [{**r._mapping, "created_at": iso(r.created_at)} for r in conn.execute(stmt)]
+            return [{**r._mapping, "created_at": iso(r.created_at),
+                     "archived_at": iso(r.archived_at)} for r in conn.execute(stmt)]
 
     def sources(self, claim_ids: Iterable[int]) -> dict[int, Source]:
         """The source turn of each claim id."""
@@ -1009,6 +1016,7 @@ class Store:
         first = min(matching, key=lambda r: (r.recorded_at, r.id))
         lineage = sorted({r.claim_id for r in matching})
         steps = self._chain(lineage, matching, first.tz)
+        steps = self._with_upkeep(steps, lineage, matching, first.tz)
         fact = self.fact_dicts([first])[0]
         return AuditReport(subject=subject, predicate=predicate, object=first.object,
                            decided_at=first.recorded_at, fact=fact, chain=tuple(steps),
@@ -1117,6 +1125,126 @@ class Store:
                 "note": r.retire_note}, tz))
         steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7)))
         return steps
+
+    # ---------------------------------------------------------- maintenance
+    def maintain(self, *, dry_run: bool = False, older_than: str | int | timedelta = "90d",
+                 subject: str | None = None, by: str = "maintain", similarity: float = 0.8,
+                 progress: Callable[[int, int], None] | None = None) -> MaintenanceReport:
+        """Scheduled maintenance (``core.maintain``): fold near-duplicate
+        memories of one subject into one (mentions summed, the others kept,
+        archived, ``merged_into`` the survivor), archive memories whose facts
+        stopped holding more than ``older_than`` ago (``90d``, ``12h``, ``2w``,
+        a timedelta, or µs), and expire facts whose TTL ran out (retired as
+        ``expired``, copied closed at their expiry). Judged at ``now()``, in
+        one transaction under the write lock; one ``store.maintained`` audit
+        entry when something changed, none otherwise (a second run right
+        after changes nothing). ``dry_run`` only reports, and takes no lock.
+        ``subject`` limits it to one subject. ``progress(done, total)`` per stage.
+
+        Raises InvalidInput for a bad age, similarity or actor.
+        """
+        from .maintain import maintain, parse_age
+
+        age = parse_age(older_than)
+        if not by or not by.strip():
+            raise InvalidInput("maintenance needs an actor name (by=)")
+        routed = [p.id for p in self.catalog if p.routing in ("vector", "both")]
+        if dry_run:
+            with self.engine.connect() as conn:
+                return maintain(conn, now=self.now(), older_than=age, routed=routed,
+                                similarity=similarity, subject=subject, dry_run=True, by=by,
+                                progress=progress)
+        with self._write() as batch:
+            return maintain(batch, now=self.now(), older_than=age, routed=routed,
+                            similarity=similarity, subject=subject, by=by, progress=progress)
+
+    def _with_upkeep(self, steps: list[AuditStep], lineage: list[int], rows: list[Fact],
+                     tz: int) -> list[AuditStep]:
+        """``steps`` plus what maintenance did to the memories of these fact
+        lineages (folded into another, took in others, archived, restored)
+        and to their fact ``rows`` (expired), each naming the
+        ``store.maintained`` entry of its run; sorted by time."""
+        from .maintain import ACTION
+
+        root = func.coalesce(CLAIM.c.merged_into, CLAIM.c.id)
+        with self.engine.connect() as conn:
+            # the memories of these lineages' claims, and those of their turns
+            # (a memory is a whole turn, standing for every claim in it)
+            told = select(CLAIM.c.subject, CLAIM.c.turn_id).where(root.in_(lineage))
+            turns = {(r[0], int(r[1])) for r in conn.execute(told)}
+            mine = {int(r[0]): r for r in conn.execute(
+                select(MEMORY.c.id, MEMORY.c.archived_at, MEMORY.c.merged_into,
+                       MEMORY.c.subject, MEMORY.c.turn_id, root)
+                .join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
+                .where(or_(root.in_(lineage),
+                           MEMORY.c.turn_id.in_(sorted({t for _, t in turns})))))
+                if r[5] in lineage or (r[3], r[4]) in turns}
+            expired = {r.id: r for r in rows if r.retire_reason == "expired"}
+            if not mine and not expired:
+                return steps
+            folded_in = [r for r in conn.execute(
+                select(MEMORY.c.id, MEMORY.c.archived_at, MEMORY.c.merged_into)
+                .where(MEMORY.c.merged_into.in_(sorted(mine))))]
+            times = {r[1] for r in (*mine.values(), *folded_in) if r[1] is not None}
+            times |= {r.retired_at for r in expired.values()}
+            runs = select(AUDIT.c.id, AUDIT.c.at, AUDIT.c.actor, AUDIT.c.detail).where(
+                AUDIT.c.action == ACTION)
+            wanted = [AUDIT.c.detail.like('%"restored": [{%')]
+            if times:
+                wanted.append(AUDIT.c.at.in_(sorted(times)))
+            entries = list(conn.execute(runs.where(or_(*wanted)).order_by(AUDIT.c.id)))
+            if any(f'"memory": {i},' in e[3] for e in entries if '"restored": [{' in e[3]
+                   for i in mine):
+                # a restored memory no longer carries the time it was archived: read every run
+                entries = list(conn.execute(runs.order_by(AUDIT.c.id)))
+        added: list[AuditStep] = []
+        for entry_id, at, actor, raw in entries:
+            try:
+                detail = json.loads(raw)
+            except ValueError:
+                continue
+            run = f"maintenance run, audit entry {entry_id}"
+            for m in detail.get("merged") or ():
+                folded = [i for i in m.get("folded", ()) if i in mine]
+                for i in folded:
+                    added.append(AuditStep("maintenance", at, actor,
+                                           f"memory {i} merged into memory {m['into']} ({run})",
+                                           {"memory": i, "action": "merged", "into": m["into"],
+                                            "operation": entry_id}, tz))
+                if m.get("into") in mine:
+                    before, after = m.get("mentions") or (None, None)
+                    added.append(AuditStep(
+                        "maintenance", at, actor,
+                        f"memory {m['into']} took in near duplicate(s) "
+                        f"{', '.join(map(str, m.get('folded', ())))}: mentions {before} → {after} ({run})",
+                        {"memory": m["into"], "action": "took_in", "folded": m.get("folded", []),
+                         "mentions": [before, after], "operation": entry_id}, tz))
+            for a in detail.get("archived") or ():
+                if a.get("memory") in mine:
+                    added.append(AuditStep(
+                        "maintenance", at, actor,
+                        f"memory {a['memory']} archived: {a.get('reason')} ({run})",
+                        {"memory": a["memory"], "action": "archived", "reason": a.get("reason"),
+                         "operation": entry_id}, tz))
+            for e in detail.get("expired") or ():
+                if e.get("fact") in expired:
+                    closed = f", closed then as fact {e['copy']}" if e.get("copy") else ""
+                    added.append(AuditStep(
+                        "maintenance", at, actor,
+                        f"fact {e['fact']} expired: its TTL ran out at "
+                        f"{iso(expired[e['fact']].expires_at, tz)}{closed} ({run})",
+                        {"fact_id": e["fact"], "action": "expired", "copy": e.get("copy"),
+                         "operation": entry_id}, tz))
+            for r in detail.get("restored") or ():
+                if r.get("memory") in mine:
+                    added.append(AuditStep(
+                        "maintenance", at, actor,
+                        f"memory {r['memory']} restored: {r.get('why')} (was {r.get('was')}; {run})",
+                        {"memory": r["memory"], "action": "restored", "why": r.get("why"),
+                         "was": r.get("was"), "operation": entry_id}, tz))
+        if not added:
+            return steps
+        return sorted([*steps, *added], key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7)))
 
     # ------------------------------------------------------------ app reads
     def conversation(self, session: str, around: int | None = None,

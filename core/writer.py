@@ -28,7 +28,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, BinaryIO, cast
 
@@ -346,6 +346,23 @@ class WriteBatch:
                 for predicate in wanted[subject]:
                     self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
 
+    def prefetch_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Load the current-belief rows of many (subject, predicate) pairs at
+        once (what ``prefetch`` does for claims), for an operation that
+        retires or copies rows of many slots (core.maintain)."""
+        wanted: dict[str, set[str]] = defaultdict(set)
+        for subject, predicate in pairs:
+            if (subject, predicate) not in self._pairs:
+                wanted[subject].add(predicate)
+        for part in chunks(sorted(wanted)):
+            found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+            for row in self.conn.execute(
+                    select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))):
+                found[(row[1], row[2])].append(fact_from_row(row))
+            for subject in part:
+                for predicate in wanted[subject]:
+                    self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
+
     def _load_turns(self, sessions: list[str]) -> None:
         rows = self.conn.execute(
             select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text, TURN.c.time,
@@ -640,11 +657,22 @@ class WriteBatch:
         self.counts["memories"] += 1
 
     def _load_memories(self, subjects: list[str]) -> None:
-        for mid, subject, key in self.conn.execute(
-            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key)
-            .where(MEMORY.c.subject.in_(subjects))
-        ):
-            self._memories[(subject, key)] = mid
+        """The memory each (subject, text key) counts its mentions on. After
+        maintenance (core.maintain) a text folded into a near duplicate counts
+        on the memory it was merged into, and an archived stale memory on
+        none: the same words said again leave a new, live memory."""
+        rows = self.conn.execute(
+            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key, MEMORY.c.archived_at,
+                   MEMORY.c.merged_into).where(MEMORY.c.subject.in_(subjects))
+            .order_by(MEMORY.c.id)).all()
+        state = {mid: (archived, into) for mid, _, _, archived, into in rows}
+        for mid, subject, key, _, _ in rows:
+            target, seen = mid, set()
+            while target in state and state[target][1] is not None and target not in seen:
+                seen.add(target)
+                target = state[target][1]
+            if target in state and state[target][0] is None:
+                self._memories[(subject, key)] = target  # live: counts here
         self._memory_subjects.update(subjects)
 
     def apply(self, c: dict, decision: Decision) -> int | None:

@@ -80,7 +80,9 @@ _MEMORY_COLS = (MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text
                 MEMORY.c.created_at, MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.turn_id,
                 CLAIM.c.scope, CLAIM.c.confidence, CLAIM.c.source_kind, CLAIM.c.merged_into,
                 CLAIM.c.fact_id, TURN.c.session, TURN.c.turn, TURN.c.speaker,
-                TURN.c.text.label("turn_text"), TURN.c.time, TURN.c.time_tz)
+                TURN.c.text.label("turn_text"), TURN.c.time, TURN.c.time_tz,
+                MEMORY.c.archived_at, MEMORY.c.archive_reason,
+                MEMORY.c.merged_into.label("merged_into_memory"))
 _TURN_COLS = (TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text, TURN.c.time,
               TURN.c.time_tz, TURN.c.user, TURN.c.project, TURN.c.recorded_at)
 _Q_MEMORY_ROWS = (select(*_MEMORY_COLS)
@@ -195,6 +197,7 @@ class RecallHit:
     mentions: int = 1
     memory_ids: tuple[int, ...] = ()
     claims: tuple[dict[str, Any], ...] = ()
+    archived: dict[str, Any] | None = None  # a memory archived by maintenance: at, reason, merged_into
 
     @property
     def key(self) -> tuple[str, int | None]:
@@ -224,6 +227,8 @@ class RecallHit:
         if self.kind == "turn":
             out["memory_ids"] = list(self.memory_ids)
             out["claims"] = [dict(c) for c in self.claims]
+        if self.kind == "memory":
+            out["archived"] = dict(self.archived) if self.archived else None
         return out
 
 
@@ -356,7 +361,8 @@ class Recaller:
                over: str = "memories", subject: str | None = None,
                scope: str | Sequence[str] | None = None,
                status: str | Sequence[str] | None = None,
-               since: int | None = None, until: int | None = None) -> list[RecallHit]:
+               since: int | None = None, until: int | None = None,
+               include_archived: bool = False) -> list[RecallHit]:
         """The best ``k`` results for ``query``, best first (pinned current facts
         first, then by score; the other side of a conflict in the results is
         added next to it).
@@ -365,12 +371,16 @@ class Recaller:
         statuses as believed then, recency measured from then. ``status``
         filters by status (default: everything but ``expired``); ``scope`` by
         the claim's scope; ``subject`` by subject (``user:alice``); ``since`` /
-        ``until`` by the item's time. ``exact`` skips the index.
+        ``until`` by the item's time. ``exact`` skips the index. Memories
+        maintenance archived (stale, or folded into a near duplicate) are left
+        out unless ``include_archived`` (as of ``at``: those archived later
+        were not archived then); their hits carry ``archived``.
 
         Raises InvalidInput for a bad argument; EmbedderUnavailable.
         """
         return self._search(query, k=k, at=at, exact=exact, over=over, subject=subject,
-                            scope=scope, status=status, since=since, until=until)[0]
+                            scope=scope, status=status, since=since, until=until,
+                            include_archived=include_archived)[0]
 
     def compare(self, query: str, k: int = 10, **filters: Any) -> Comparison:
         """The same search exactly and through the index, and what the index missed."""
@@ -447,7 +457,8 @@ class Recaller:
                 over: str = "memories", subject: str | None = None,
                 scope: str | Sequence[str] | None = None,
                 status: str | Sequence[str] | None = None,
-                since: int | None = None, until: int | None = None
+                since: int | None = None, until: int | None = None,
+                include_archived: bool = False
                 ) -> tuple[list[RecallHit], bool]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the recall query must not be empty")
@@ -472,7 +483,7 @@ class Recaller:
         col.refresh(stamp)
         q = self.embedder.embed([query], query=True)[0]
         qgrams = QueryGrams.of(grams(query))
-        filters = _Filters(subject, scopes, statuses, at, since, until)
+        filters = _Filters(subject, scopes, statuses, at, since, until, include_archived)
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
 
         # over-fetch until k candidates pass the filters or everything was seen;
@@ -537,7 +548,8 @@ class Recaller:
             n *= 4
         for name in named[:3]:
             f = filters
-            ids = self._filtered_ids(over, _Filters(name, None, None, f.at, f.since, f.until))
+            ids = self._filtered_ids(over, _Filters(name, None, None, f.at, f.since, f.until,
+                                                    f.include_archived))
             if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
                 cos = col.cosines(q, [i for i in ids if i not in kept])
                 order = sorted(cos, key=lambda i: -cos[i])[:n]
@@ -618,6 +630,9 @@ class Recaller:
                 stmt = stmt.where(CLAIM.c.scope.in_(f.scopes))
             if f.at is not None:
                 stmt = stmt.where(MEMORY.c.created_at <= f.at)
+            if not f.include_archived:
+                stmt = stmt.where(MEMORY.c.archived_at.is_(None) if f.at is None else
+                                  or_(MEMORY.c.archived_at.is_(None), MEMORY.c.archived_at > f.at))
         else:
             stmt = select(TURN.c.id)
             if f.subject:
@@ -707,7 +722,7 @@ class Recaller:
                 turn_id=r["turn_id"], claim_id=r["claim_id"], subject=r["subject"],
                 predicate=r["predicate"], confidence=r["confidence"], semantic=c.cosine,
                 lexical=c.lexical, subject_match=sm, status_factor=factor, channel=c.channel,
-                mentions=r["mentions"])
+                mentions=r["mentions"], archived=_archived(r))
         rec = recency(r["time"], now, w)
         imp = importance(0.6 if r["speaker"] == "user" else 0.2, 1)
         src = HitSource(r["session"], r["turn"], r["speaker"], r["text"], r["time"], r["time_tz"],
@@ -918,6 +933,7 @@ class _Filters:
     at: int | None
     since: int | None
     until: int | None
+    include_archived: bool = False
 
     @property
     def narrow(self) -> bool:
@@ -930,6 +946,8 @@ class _Filters:
                 return False
             if self.scopes and row["scope"] not in self.scopes:
                 return False
+            if not self.include_archived and self.archived(row):
+                return False
         else:
             t, created = row["time"], row["recorded_at"]
             if self.subject:
@@ -941,6 +959,19 @@ class _Filters:
         if self.since is not None and t < self.since:
             return False
         return not (self.until is not None and t > self.until)
+
+    def archived(self, row: dict[str, Any]) -> bool:
+        """Whether a memory row was archived by maintenance (as of ``at``)."""
+        done = row.get("archived_at")
+        return done is not None and (self.at is None or done <= self.at)
+
+
+def _archived(row: dict[str, Any]) -> dict[str, Any] | None:
+    """What maintenance did to a memory row, for its hit (None: not archived)."""
+    if row.get("archived_at") is None:
+        return None
+    return {"at": iso(row["archived_at"]), "reason": row.get("archive_reason"),
+            "merged_into": row.get("merged_into_memory")}
 
 
 def _negation(polarity: str, zh: bool) -> str:

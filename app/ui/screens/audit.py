@@ -1,5 +1,6 @@
 """Audit: the provenance chain of one value as a tree: turn → extraction →
-gates → conflict/review → assertion → later retirements."""
+gates → conflict/review → assertion → later retirements, and what maintenance
+did to its memories (merged into another, archived, restored) and facts (expired)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ class AuditLoaded(Message):
 
 def fill_tree(tree: Tree, report: AuditReport) -> None:
     """One branch per source turn (the claim and everything that happened to
-    it), then the later retirements; every node shows its time and actor."""
+    it), then the later retirements and maintenance actions; every node shows
+    its time and actor."""
     tree.clear()
     tree.root.set_label(Text.assemble(
         (f"{report.subject} {report.predicate} = {report.object}", "bold"),
@@ -40,6 +42,10 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
             branch = tree.root.add(label, expand=True)
         elif step.step == "retirement":
             tree.root.add_leaf(label)
+        elif step.step == "maintenance":  # what a `memdesk maintain` run did to a memory
+            tree.root.add_leaf(Text.assemble((f"{step.step:<10}", "green bold"),
+                                             f" {when(step.at, step.tz)}  ",
+                                             (f"{step.actor}", "magenta"), f": {step.summary}"))
         elif step.step == "gates":
             node = branch.add(label, expand=True)
             for gate in step.detail.get("gates", []):
