@@ -231,7 +231,7 @@ class TimelineChart(Widget, can_focus=True):
                 w = x1 - x0
                 fact = seg.fact
                 text = fact.object if fact.polarity != "negative" else f"¬{fact.object}"
-                if fact.event_start is not None:  # a dated item: when it falls due
+                if fact.event_start not in (None, fact.valid_from):  # a dated item: when due
                     text += " @" + _date(fact.event_start, fact.tz)
                 edge = "┊" if fact.start_stated is False and seg.start == fact.valid_from else "▏"
                 body = set_cell_size((edge + text) if w > 1 else edge, w)
