@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from ..catalog import Catalog
 from ..pipeline import ExtractedFact, Turn
 from .amounts import Amount, find_amounts, parse_cn_number
 from .ruleset import RULES
@@ -1586,7 +1587,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             elif zh:
                 found = _zh_rules(sub, stripped, when, project)
             else:
-                found = _en_rules(_with_subject(sub), stripped, when, project)
+                # "I meant Vercel rather than Netlify": the statement after the correction's lead
+                found = _en_rules(_with_subject(_P["en.correction_lead"].sub("", sub)), stripped, when, project)
                 bare = _en_bare_item(sub, raws, stripped) if not found else None
                 found = [bare] if bare else found
             narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
@@ -2098,6 +2100,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         raws = [r for i, r in enumerate(raws)
                 if last[r.predicate] == i or r.predicate not in ("allergy", "lives_in", "works_at", "name",
                                                                  "budget_limit")]
+    if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
+        raws = _retire_wrong_values(text, context, raws)
     out = []
     for r in raws:
         if is_correction and r.change is None:
@@ -2179,9 +2183,13 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
     m = _P["zh.value_correction.1"].search(text) \
         or _P["en.value_correction.1"].search(text)
-    if not m:
-        return _bare_value_correction(text, context)
-    new, old = m.group(1).strip(), m.group(2).strip()
+    if m:
+        new, old = m.group(1).strip(), m.group(2).strip()
+    else:  # "不是钉钉，是飞书", "Scratch that, Linear, not Jira": the wrong value first, or X without a verb
+        m = _P["zh.value_correction.2"].search(text) or _P["en.value_correction.2"].search(text)
+        if not m:
+            return _bare_value_correction(text, context)
+        new, old = m.group("new").strip(), m.group("old").strip()
     for t in reversed(context):  # the user's own earlier value, or one the assistant stated
         said = t.text if t.speaker == "user" else _from_assistant(t.text)
         for r in _raw_facts(said, t.time, allow_question=True):
@@ -2192,6 +2200,39 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
             if any(_introduces(t.text, old, before, after) for before, after in cues):
                 return [_Raw(predicate, new, "positive", "correction")]
     return []
+
+
+# multi-valued predicates (slot: subject, predicate, scope, object) whose wrong value a correction retires
+_RETIRED_ON_CORRECTION = frozenset(p.id for p in Catalog.load() if not p.single_valued) \
+    & RULES.sets["shared.retired_on_correction"]
+
+
+def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -> list[_Raw]:
+    """A correction that names the wrong value ("Sorry, I meant Redis Streams, not RabbitMQ", "是飞书，不是钉钉"):
+    for the user's latest earlier fact holding it, of a multi-valued predicate the correction gives a right value
+    for, a claim of the wrong value with negative polarity, marked as a correction. A multi-valued slot is
+    (subject, predicate, scope, object), so the right value alone would leave the wrong one current beside it;
+    this claim's plan is a correction in the wrong value's own slot, which retires its positive row over that
+    row's interval."""
+    corrected = {r.predicate for r in raws if r.polarity == "positive" and r.predicate in _RETIRED_ON_CORRECTION}
+    if not corrected:
+        return raws
+    wrong = [(m.group("en") or m.group("zh1") or m.group("zh2") or "").strip().casefold()
+             for m in _P["shared.wrong_value"].finditer(text)]
+    held = {(r.predicate, r.object.casefold()) for r in raws}
+    out = list(raws)
+    for old in filter(None, wrong):
+        for t in reversed(context):
+            if t.speaker != "user":
+                continue  # the assistant's words were never stored as facts
+            hit = next((f for f in extract(t) if f.predicate in corrected and f.polarity == "positive"
+                        and (old == f.object.casefold() or len(old) >= 2 and old in f.object.casefold())), None)
+            if hit is not None:
+                if (hit.predicate, hit.object.casefold()) not in held:
+                    out.append(_Raw(hit.predicate, hit.object, "negative", "correction"))
+                    held.add((hit.predicate, hit.object.casefold()))
+                break
+    return out
 
 
 # what an assistant's guess is about when no rule reads it: "You're at Deloitte, right?"
