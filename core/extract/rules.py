@@ -541,7 +541,7 @@ def _zh_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
         and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c))
     # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
     if budget_cue and not _P["zh.not_a_budget"].search(c):
-        amt = _zh_budget_amount(c)
+        amt = _zh_budget_amount(_P["zh.change_by"].sub("", c))  # "多批了一万" is a difference, not a limit
         if amt is not None:
             add(_Raw("budget_limit", _amount_obj(amt), value=amt.to_json()))
     return False
@@ -1153,7 +1153,9 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
             or _P["en.budget.3"].search(c)) \
             and (_P["en.budget.4"].search(c)
                  or not _P["en.budget.5"].search(c)):
-        amt = _en_amount(c) or _en_bare_limit(c)
+        c = _P["en.change_by"].sub(" ", c)  # "an extra £1,000" is a difference, not a limit
+        to = _P["en.change_new_value"].search(c)  # "went up by £500 to £4,000": the new value
+        amt = (_en_amount(c[to.end():]) if to else None) or _en_amount(c) or _en_bare_limit(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
     return False
@@ -2113,10 +2115,43 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     return out
 
 
+def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
+    """A change by an amount in ``text`` ("又涨了五百", "went up by £500", "cut by 2k"): the match and the signed
+    difference (negative for a decrease, ``shared.change_down``), its currency as marked or None."""
+    m = _P["zh.change_by"].search(text) if zh else _P["en.change_by"].search(text)
+    if not m:
+        return None
+    found = find_amounts(m.group(0))
+    if found:
+        amt = found[0][2]
+    else:
+        bare = _P["shared.bare_amount.1"].search(m.group(0)) if not zh else None
+        num = _P["zh.number"].search(m.group(0)) if zh else None
+        value = Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1) if bare else \
+            (parse_cn_number(num.group(0)) if num else None)
+        if value is None:
+            return None
+        amt = Amount(Decimal(value), None)
+    sign = -1 if _P["shared.change_down"].search(m.group(0)) else 1
+    return m, Amount(sign * amt.value, amt.currency)
+
+
 def _bare_amount(text: str, earlier: _Raw) -> Amount | None:
     """The amount a turn gives once a budget is being corrected or changed: money found in it, or a plain number
-    ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English."""
-    if _is_zh(text):
+    ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English. A change
+    by an amount ("又涨了五百", "it went up by £500") gives the earlier budget plus or minus it; without an earlier
+    amount (or in another currency) it gives no value."""
+    zh = _is_zh(text)
+    diff = _difference(text, zh)
+    if diff is not None:
+        m, by = diff
+        old = earlier.value or {}
+        currency = old.get("currency") or ("CNY" if zh else None)
+        if old.get("amount") is None or (by.currency and by.currency != currency):
+            text = text[:m.start()] + text[m.end():]  # the total, if the turn states one
+        else:
+            return Amount(Decimal(str(old["amount"])) + by.value, currency)
+    if zh:
         head = _P["zh.bare_amount.1"].split(text.replace("不是，", "", 1))[0] or text
         found = find_amounts(head)
         if found:
