@@ -269,6 +269,10 @@ def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: li
         m = m or _P["zh.lives_in.5"].search(c)  # "现在在深圳南山住"
         if m and not c.startswith("我老家") and not _P["zh.lives_in.6"].match(m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
+        elif _P["zh.moved_house"].search(whole) and (m := _P["zh.after_move"].match(c)):
+            place = m.group("place") or m.group("new")  # "我搬家了，现在在海淀": where the user is now, after a move
+            if not _P["zh.not_a_home"].search(place) and not find_times(place, when):
+                add(_Raw("lives_in", _clean(place, True), change="evolution"))
     return False
 
 
