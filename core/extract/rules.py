@@ -1573,11 +1573,27 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 raws.append(_Raw("pet", f"{m.group(1).lower()} ({name})"))
             stripped = stripped[:m.start()] + stripped[m.end():]
     about_other = False  # "我哥在阿里上班，住在西溪那边": a clause without a subject goes on about the other person
+    starts: list[int] = []  # where each clause's facts start in raws
+    texts: list[str] = []  # and the clauses
+    reaction_before: int | None = None  # a bare reaction read before any abstention: "我过敏，不能吃花生"
     for clause, cond in _atoms(stripped, zh):
-        subclauses = [clause] if zh else _comma_split_en(clause)
+        subclauses = [clause] if zh else [p for part in _comma_split_en(clause) for p in _reaction_tail(part)]
         for sub in subclauses:
             if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub) or _NOT_THAT.search(sub):
                 continue
+            starts.append(len(raws))
+            texts.append(sub)
+            bare_reaction = _P["zh.bare_reaction" if zh else "en.bare_reaction"].fullmatch(sub.strip(" 。.!！,，~～"))
+            if bare_reaction:
+                # "不能吃花生，会过敏", "can't eat peanuts, they make me break out": the reaction names no allergen,
+                # so the things abstained from just before are allergies; else those just after
+                if len(starts) > 1 and _as_allergies(raws, starts[-2], zh):
+                    continue
+                avoided = _avoided(texts[-2], zh) if len(texts) > 1 else None  # "I can't have shellfish, I …"
+                if avoided and starts[-1] == starts[-2]:
+                    raws.append(_Raw("allergy", avoided))
+                    continue
+                reaction_before = len(starts)
             if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub) \
                     and not (zh and _P["zh.raw_facts.1"].search(sub)):
                 about_other = bool(_OTHER_SUBJECT.search(sub))
@@ -1617,6 +1633,10 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
+    if reaction_before is not None and reaction_before < len(starts) and not any(
+            r.predicate == "allergy" for r in raws[starts[reaction_before - 1]:starts[reaction_before]]):
+        _as_allergies(raws, starts[reaction_before], zh, end=starts[reaction_before + 1]
+                      if reaction_before + 1 < len(starts) else None)
     chosen = [r.object for r in raws if r.predicate == "decision" and r.polarity == "positive" and " " in r.object]
     if chosen:  # "the blue logo, not the green one": "one" stands for the chosen option's noun
         raws = [dataclasses.replace(r, object=_P["en.raw_facts.1"].sub(chosen[0].rsplit(" ", 1)[1], r.object))
@@ -1624,6 +1644,37 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
+
+
+def _as_allergies(raws: list[_Raw], start: int, zh: bool, end: int | None = None) -> bool:
+    """Turn the abstentions among ``raws[start:end]`` into allergies of the same things, in place: a food abstained
+    from (diet, polarity negative) or refused ("No sesame for me", "别给我放花生", read as dislikes). True when there was
+    one."""
+    done = False
+    for i in range(start, len(raws) if end is None else end):
+        r = raws[i]
+        if r.predicate == "diet" and r.polarity == "negative" or r.predicate == "dislikes" and (
+                len(_P["zh.allergen_verb"].sub("", r.object)) <= 6 if zh else len(r.object.split()) <= 3):
+            obj = _P["zh.allergen_verb"].sub("", r.object) if zh else r.object
+            raws[i] = _Raw("allergy", obj, "positive", r.change, None, r.condition)
+            done = True
+    return done
+
+
+def _avoided(clause: str, zh: bool) -> str | None:
+    """What a clause says the user keeps away from when no rule read it as a fact ("I can't have shellfish",
+    "我碰不了芒果"): the thing, for an allergic reaction said next to it."""
+    m = _P["zh.avoided" if zh else "en.avoided"].search(clause)
+    if not m:
+        return None
+    return _clean(next(g for g in m.groups() if g), zh) or None
+
+
+def _reaction_tail(clause: str) -> list[str]:
+    """An English clause with a bare reaction given as its reason ("I avoid kiwi because my throat gets itchy"), as
+    two clauses: the abstention and the reaction."""
+    m = _P["en.reaction_tail"].search(clause)
+    return [clause[:m.start()], m.group("reaction")] if m and m.start() else [clause]
 
 
 _EN_TITLE_DOT = _P["en.title_dot"]
