@@ -655,7 +655,8 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     in_context = _P["zh.commute_context"].search(clause) \
         or (_P["zh.commute.8"].match(clause[:m.start()]) and not _P["zh.like"].search(clause)) \
         or (_P["zh.commute.9"].search(whole) and _P["zh.commute.10"].search(clause[:m.start() + 1])) \
-        or _P["zh.commute.11"].search(clause)
+        or _P["zh.commute.11"].search(clause) \
+        or (_P["zh.getting_around"].search(clause) and not _P["zh.this_once"].search(clause))  # "我出门都是骑车"
     if not in_context:
         return None
     obj = _P["zh.commute.12"].sub("", m.group(0))
@@ -1328,6 +1329,9 @@ def _en_commute(clause: str) -> _Raw | None:
     if m:  # "I bus in every day": the vehicle used as a verb
         return _Raw("commute", {"tube": "Tube", "carpool": "carpooling"}.get(m.group(1).lower(), m.group(1).lower()),
                     change=change)
+    m = _P["en.get_around"].search(clause)
+    if m:  # "I mostly get around by bike", "I get about on foot"
+        return _Raw("commute", _COMMUTE_BY.get(m.group("vehicle").lower(), m.group("vehicle")), change=change)
     m = _EN_COMMUTE.search(clause)
     if not m:
         return None
