@@ -94,6 +94,8 @@ class _Raw:
     change: str | None = None
     value: dict | None = None
     condition: str | None = None
+    introduced: bool = False  # a name from a bare self-introduction: yields to a form of address asked for
+
 
 
 # ---------------------------------------------------------------- helpers
@@ -287,6 +289,19 @@ def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
     return False
+
+
+def _zh_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A bare self-introduction ("我是小明", "你好，我是王磊"): the name, when the clause states nothing else."""
+    m = _P["zh.introduction"].match(c.strip(" 。.!！~～"))
+    if m and not out:
+        name = m.group("name")
+        if not _P["zh.not_a_name"].search(name) and name not in _ZH_NOT_A_NAME and not find_times(name, when):
+            out.append(_Raw("name", name, introduced=True))
+    return False
+
+
+_ZH_NOT_A_NAME = RULES.sets["zh.not_a_name_word"]
 
 
 def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -624,6 +639,7 @@ _ZH_STEPS = (
     _zh_step_works_at,
     _zh_step_pet,
     _zh_step_commute,
+    _zh_step_introduction,
 )
 
 
@@ -914,6 +930,20 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     if name_ok:
         add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
     return False
+
+
+def _en_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A bare self-introduction ("I'm Carol", "This is Priya Shah", "Kate here"): the name, when the clause states
+    nothing else and the name is no nationality, diet or state ("I'm Italian", "I'm Vegan")."""
+    m = _P["en.introduction"].match(c.strip(" .!~"))
+    if m and not out and m.group(0) in whole:  # said so, not "I'm" put before a bare word ("Bouldering, mostly")
+        name = (m.group("name") or m.group("here")).replace(_TITLE_JOINER, " ")
+        if not any(word in _EN_NOT_A_NAME for word in name.split()) and not find_times(name, when):
+            out.append(_Raw("name", name, introduced=True))
+    return False
+
+
+_EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
 
 
 def _en_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -1293,6 +1323,7 @@ _EN_STEPS = (
     _en_step_works_at,
     _en_step_pet,
     _en_step_commute,
+    _en_step_introduction,
 )
 
 
@@ -1637,6 +1668,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
+    if any(r.predicate == "name" and not r.introduced for r in raws):  # "I'm Daniel, but call me Danny"
+        raws = [r for r in raws if not r.introduced]
     if reaction_before is not None and reaction_before < len(starts) and not any(
             r.predicate == "allergy" for r in raws[starts[reaction_before - 1]:starts[reaction_before]]):
         _as_allergies(raws, starts[reaction_before], zh, end=starts[reaction_before + 1]
