@@ -2088,6 +2088,32 @@ def _answer_when(text: str, question: str, when: datetime) -> _Raw | None:
     return _Raw("plan", m.group(1)) if m else None
 
 
+def _offered_preference(text: str, offer: str) -> _Raw | None:
+    """A plain acceptance of what the assistant offers as the user's usual choice ("Want the aisle seat like last
+    time?" "Yes please, aisle."; "要不要还是靠窗？" "对，靠窗"): a like of the option offered, which the caller marks
+    ``user_confirmed``. The offer or the answer must say it is the usual choice (``shared.habit_cue``: like last
+    time, again, your usual, 还是, 照旧, 老样子 …): a one-off offer accepted ("Would you like me to book the aisle
+    seat?" "sure") states no lasting preference. The answer may repeat the option or say please, nothing else
+    ("Yes, but window this time" accepts something else)."""
+    yes = _CONFIRM.match(text.strip())
+    if not yes:
+        return None
+    rest = _P["shared.acceptance_tail"].sub("", text.strip()[yes.end():].strip(" ,，.。!！~～"))
+    habit_in_answer = bool(rest) and bool(_P["shared.habit_cue"].fullmatch(rest))
+    for sent in reversed([x.strip() for x in _P["shared.put_forward.1"].split(offer) if x.strip()]):
+        m = _P["shared.offered"].search(sent)
+        if not m or not (_P["shared.habit_cue"].search(sent) or habit_in_answer):
+            continue
+        zh = m.group("zh") is not None
+        obj = _clean(_P["shared.habit_cue"].sub("", m.group("zh") or m.group("en") or ""), zh)
+        if not obj or _PRONOUN_OBJECT.match(obj) or _P["shared.not_an_option"].search(obj):
+            return None
+        if rest and not habit_in_answer and rest.casefold() not in obj.casefold() and obj.casefold() not in rest.casefold():
+            return None  # "Yes, but window this time"
+        return _Raw("likes", obj)
+    return None
+
+
 def _put_forward(text: str) -> str:
     """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
@@ -2133,6 +2159,10 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
 
     prev = context[-1] if context else None
     is_correction = bool(_CORRECTION.search(text))
+    if prev is not None and prev.speaker != "user" and not is_correction:
+        offered = _offered_preference(text, prev.text)  # "Want the aisle seat like last time?" "Yes please, aisle."
+        if offered is not None:
+            return [_fact(turn, offered, "user_confirmed", 0.9)]
     raws = _raw_facts(text, turn.time, project=project)
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
