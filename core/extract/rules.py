@@ -933,11 +933,11 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
 
 
 def _en_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A bare self-introduction ("I'm Carol", "This is Priya Shah", "Kate here"): the name, when the clause states
+    """A bare self-introduction ("I'm Carol", "This is Priya Shah"): the name, when the clause states
     nothing else and the name is no nationality, diet or state ("I'm Italian", "I'm Vegan")."""
     m = _P["en.introduction"].match(c.strip(" .!~"))
     if m and not out and m.group(0) in whole:  # said so, not "I'm" put before a bare word ("Bouldering, mostly")
-        name = (m.group("name") or m.group("here")).replace(_TITLE_JOINER, " ")
+        name = m.group("name").replace(_TITLE_JOINER, " ")
         if not any(word in _EN_NOT_A_NAME for word in name.split()) and not find_times(name, when):
             out.append(_Raw("name", name, introduced=True))
     return False
