@@ -18,7 +18,7 @@ conventions of ``data/gold/README.md``:
 * assistant turns: never facts by themselves; a hedged guess about the user
   (应该/好像/吧, I guess / you seem …) becomes an ``agent_inferred`` candidate,
   and a user's confirmation of the preceding assistant turn yields that
-  statement as ``user_confirmed``.
+  statement as ``user_confirmed`` (an offer to act only when it offers the user's usual choice).
 
 ``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
 
@@ -56,6 +56,25 @@ General mechanisms rather than sentence wordings (the chatty round):
   guessed (``_put_forward``), never of its statements or offers to act; wishes
   (真想/等以后/one day), "might" and other people's or a company's decisions
   filtered.
+
+Mechanisms for misses a user would not forgive (issue 14):
+
+* a bare self-introduction ("I'm Carol", "This is Priya Shah", "我是小明") is the name, unless the turn asks for
+  another form of address or the word is a state, nationality, role or origin (``en.not_a_name``,
+  ``zh.not_a_name``), ``_zh_step_introduction``/``_en_step_introduction``;
+* a past move with no place named (我搬家了, we've moved) makes "现在在X" / "now in X" where the user lives, as an
+  evolution from the utterance (``zh.moved_house``, ``zh.after_move``, ``en.lives_in.3``/``.4``);
+* any change of a value to a new one is a change signal whatever the verb (``zh.change_to``, ``en.change_to``),
+  the new value is the one after "to", and a change by an amount (an extra 2k, 多批了一万) is no limit: the total
+  beside it, or the earlier budget of the context plus or minus it (``_difference``);
+* an allergic reaction that names no allergen (会过敏, they make me break out) turns the abstentions of the
+  clause before it (else after it) into allergies (``zh.bare_reaction``, ``en.bare_reaction``, ``_as_allergies``);
+* a plain acceptance of what the assistant offers as the user's usual choice ("Want the aisle seat like last
+  time?" "Yes please, aisle."; 要不要还是靠窗？"对，靠窗") is a ``user_confirmed`` like (``_offered_preference``);
+* a way of getting around (everywhere, get around by bike, 出门, 去哪儿都) is a commute (``*.getting_around``);
+* a correction that names the wrong value ("I meant Redis Streams, not RabbitMQ") also yields a negative
+  correction of the wrong value as stored, for the multi-valued predicates of ``shared.retired_on_correction``,
+  so that the gates retire it in its own slot (``_retire_wrong_values``).
 
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
