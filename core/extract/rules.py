@@ -2246,14 +2246,21 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
         raws = _retire_wrong_values(text, context, raws)
     out = []
+    evolving: bool | None = None  # the change signal, looked for once and only when a fact can take it
     for r in raws:
         if is_correction and r.change is None:
             r = _Raw(r.predicate, r.object, r.polarity, "correction", r.value, r.condition)
-        if r.change is None and _EVOLUTION.search(text) and r.predicate in (
-                "budget_limit", "lives_in", "works_at", "commute", "diet", "decision"):
-            r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
+        if r.change is None and r.predicate in _EVOLVING:
+            if evolving is None:
+                evolving = bool(_EVOLUTION.search(text))
+            if evolving:
+                r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
+
+
+# the predicates a change signal in the turn makes evolutions
+_EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision"))
 
 
 def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
