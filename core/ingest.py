@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from sqlalchemy import select
+
 from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, export_hint, iter_jsonl, to_claims
 from .errors import (
     ExtractorUnavailable,
@@ -28,8 +30,8 @@ from .extract.rules import extract
 from .pipeline import Turn
 from .resources import data_path
 from .sensitive import has_sensitive
-from .timeutil import offset_minutes, parse_time, to_us
-from .writer import WriteBatch
+from .timeutil import from_us, offset_minutes, parse_time, to_us
+from .writer import TURN, WriteBatch
 
 SPEAKERS = ("user", "assistant")
 _TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}
@@ -117,13 +119,36 @@ def source_of(turn: Turn) -> SourceRef:
                      kind="user_explicit" if turn.speaker == "user" else "agent_inferred")
 
 
+def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> defaultdict[str, list[Turn]]:
+    """For each session of ``turns``, the stored turns before its first turn here (the last CONTEXT_TURNS of
+    them): the context the extractor reads for a conversation ingested in several files, or turn by turn, is the
+    same as for one file (a "Yes please" in this file answers the assistant's offer stored by the last one)."""
+    first: dict[str, int] = {}
+    for t in turns:
+        first[t.session] = min(first.get(t.session, t.turn), t.turn)
+    out: defaultdict[str, list[Turn]] = defaultdict(list)
+    sessions = sorted(first)
+    for i in range(0, len(sessions), 500):
+        part = sessions[i:i + 500]
+        rows = batch.conn.execute(
+            select(TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.time, TURN.c.time_tz, TURN.c.text,
+                   TURN.c.user, TURN.c.project).where(TURN.c.session.in_(part)).order_by(TURN.c.session, TURN.c.turn))
+        for session, number, speaker, time, tz, text, user, project in rows:
+            if number < first[session]:
+                out[session].append(Turn(session, number, speaker, from_us(time, tz), text,
+                                         "me" if user is None else user, project))
+    for earlier in out.values():
+        del earlier[:-CONTEXT_TURNS]
+    return out
+
+
 def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
                  path: str, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Store each turn raw, extract its claims and run them through the gates,
     calling ``progress(done, total)`` every PROGRESS_EVERY turns and at the end.
     Returns per-turn counts (turns, turns_with_facts, dropped). Raises
     InputFileError naming the line of a turn that contradicts a stored one."""
-    context: dict[str, list[Turn]] = defaultdict(list)
+    context = stored_context(batch, [turn for _, turn in numbered])
     counts = {"turns": 0, "turns_with_facts": 0, "dropped": 0, "extraction_failed": 0}
     claims_by_line = []
     failed: list[tuple[Turn, str]] = []

@@ -129,8 +129,11 @@ def test_value_only_and_in_turn_corrections():
     [f] = extract(_zh("我对桃子过敏……哦不对，是对李子过敏。"))
     assert (f.predicate, f.object, f.change) == ("allergy", "李子", "correction")
     ctx = [_en("We'll use Celery for jobs.", project="orion", n=1)]
-    [f] = extract(_en("Sorry, I meant Dramatiq, not Celery.", project="orion", n=2), ctx)
+    f, wrong = extract(_en("Sorry, I meant Dramatiq, not Celery.", project="orion", n=2), ctx)
     assert (f.subject, f.predicate, f.object, f.change) == ("project:orion", "decision", "Dramatiq", "correction")
+    # the wrong value, as the earlier turn stored it, retired by a negative correction in its own slot
+    assert (wrong.subject, wrong.predicate, wrong.object, wrong.polarity, wrong.change) == (
+        "project:orion", "decision", "Celery for jobs", "negative", "correction")
 
 
 def test_zh_pets_with_names_and_breeds():

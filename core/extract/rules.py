@@ -18,7 +18,7 @@ conventions of ``data/gold/README.md``:
 * assistant turns: never facts by themselves; a hedged guess about the user
   (应该/好像/吧, I guess / you seem …) becomes an ``agent_inferred`` candidate,
   and a user's confirmation of the preceding assistant turn yields that
-  statement as ``user_confirmed``.
+  statement as ``user_confirmed`` (an offer to act only when it offers the user's usual choice).
 
 ``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
 
@@ -57,6 +57,25 @@ General mechanisms rather than sentence wordings (the chatty round):
   (真想/等以后/one day), "might" and other people's or a company's decisions
   filtered.
 
+Mechanisms for misses a user would not forgive (issue 14):
+
+* a bare self-introduction ("I'm Carol", "This is Priya Shah", "我是小明") is the name, unless the turn asks for
+  another form of address or the word is a state, nationality, role or origin (``en.not_a_name``,
+  ``zh.not_a_name``), ``_zh_step_introduction``/``_en_step_introduction``;
+* a past move with no place named (我搬家了, we've moved) makes "现在在X" / "now in X" where the user lives, as an
+  evolution from the utterance (``zh.moved_house``, ``zh.after_move``, ``en.lives_in.3``/``.4``);
+* any change of a value to a new one is a change signal whatever the verb (``zh.change_to``, ``en.change_to``),
+  the new value is the one after "to", and a change by an amount (an extra 2k, 多批了一万) is no limit: the total
+  beside it, or the earlier budget of the context plus or minus it (``_difference``);
+* an allergic reaction that names no allergen (会过敏, they make me break out) turns the abstentions of the
+  clause before it (else after it) into allergies (``zh.bare_reaction``, ``en.bare_reaction``, ``_as_allergies``);
+* a plain acceptance of what the assistant offers as the user's usual choice ("Want the aisle seat like last
+  time?" "Yes please, aisle."; 要不要还是靠窗？"对，靠窗") is a ``user_confirmed`` like (``_offered_preference``);
+* a way of getting around (everywhere, get around by bike, 出门, 去哪儿都) is a commute (``*.getting_around``);
+* a correction that names the wrong value ("I meant Redis Streams, not RabbitMQ") also yields a negative
+  correction of the wrong value as stored, for the multi-valued predicates of ``shared.retired_on_correction``,
+  so that the gates retire it in its own slot (``_retire_wrong_values``).
+
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
 answers to the agent's questions beyond a name, budget, allergy, home or
@@ -72,6 +91,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from ..catalog import Catalog
 from ..pipeline import ExtractedFact, Turn
 from .amounts import Amount, find_amounts, parse_cn_number
 from .ruleset import RULES
@@ -93,6 +113,8 @@ class _Raw:
     change: str | None = None
     value: dict | None = None
     condition: str | None = None
+    introduced: bool = False  # a name from a bare self-introduction: yields to a form of address asked for
+
 
 
 # ---------------------------------------------------------------- helpers
@@ -268,6 +290,10 @@ def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: li
         m = m or _P["zh.lives_in.5"].search(c)  # "现在在深圳南山住"
         if m and not c.startswith("我老家") and not _P["zh.lives_in.6"].match(m.group(1)):
             add(_Raw("lives_in", _clean(m.group(1), True)))
+        elif _P["zh.moved_house"].search(whole) and (m := _P["zh.after_move"].match(c)):
+            place = m.group("place") or m.group("new")  # "我搬家了，现在在海淀": where the user is now, after a move
+            if not _P["zh.not_a_home"].search(place) and not find_times(place, when):
+                add(_Raw("lives_in", _clean(place, True), change="evolution"))
     return False
 
 
@@ -282,6 +308,19 @@ def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
     return False
+
+
+def _zh_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A bare self-introduction ("我是小明", "你好，我是王磊"): the name, when the clause states nothing else."""
+    m = _P["zh.introduction"].match(c.strip(" 。.!！~～"))
+    if m and not out:
+        name = m.group("name")
+        if not _P["zh.not_a_name"].search(name) and name not in _ZH_NOT_A_NAME and not find_times(name, when):
+            out.append(_Raw("name", name, introduced=True))
+    return False
+
+
+_ZH_NOT_A_NAME = RULES.sets["zh.not_a_name_word"]
 
 
 def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -540,7 +579,7 @@ def _zh_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
         and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c))
     # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
     if budget_cue and not _P["zh.not_a_budget"].search(c):
-        amt = _zh_budget_amount(c)
+        amt = _zh_budget_amount(_P["zh.change_by"].sub("", c))  # "多批了一万" is a difference, not a limit
         if amt is not None:
             add(_Raw("budget_limit", _amount_obj(amt), value=amt.to_json()))
     return False
@@ -619,6 +658,7 @@ _ZH_STEPS = (
     _zh_step_works_at,
     _zh_step_pet,
     _zh_step_commute,
+    _zh_step_introduction,
 )
 
 
@@ -650,7 +690,8 @@ def _zh_commute(clause: str, whole: str) -> _Raw | None:
     in_context = _P["zh.commute_context"].search(clause) \
         or (_P["zh.commute.8"].match(clause[:m.start()]) and not _P["zh.like"].search(clause)) \
         or (_P["zh.commute.9"].search(whole) and _P["zh.commute.10"].search(clause[:m.start() + 1])) \
-        or _P["zh.commute.11"].search(clause)
+        or _P["zh.commute.11"].search(clause) \
+        or (_P["zh.getting_around"].search(clause) and not _P["zh.this_once"].search(clause))  # "我出门都是骑车"
     if not in_context:
         return None
     obj = _P["zh.commute.12"].sub("", m.group(0))
@@ -910,6 +951,20 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     return False
 
 
+def _en_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+    """A bare self-introduction ("I'm Carol", "This is Priya Shah"): the name, when the clause states
+    nothing else and the name is no nationality, diet or state ("I'm Italian", "I'm Vegan")."""
+    m = _P["en.introduction"].match(c.strip(" .!~"))
+    if m and not out and m.group(0) in whole:  # said so, not "I'm" put before a bare word ("Bouldering, mostly")
+        name = m.group("name").replace(_TITLE_JOINER, " ")
+        if not any(word in _EN_NOT_A_NAME for word in name.split()) and not find_times(name, when):
+            out.append(_Raw("name", name, introduced=True))
+    return False
+
+
+_EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
+
+
 def _en_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Allergies. True stops the clause's later steps."""
     add = out.append
@@ -1152,7 +1207,9 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
             or _P["en.budget.3"].search(c)) \
             and (_P["en.budget.4"].search(c)
                  or not _P["en.budget.5"].search(c)):
-        amt = _en_amount(c) or _en_bare_limit(c)
+        c = _P["en.change_by"].sub(" ", c)  # "an extra £1,000" is a difference, not a limit
+        to = _P["en.change_new_value"].search(c)  # "went up by £500 to £4,000": the new value
+        amt = (_en_amount(c[to.end():]) if to else None) or _en_amount(c) or _en_bare_limit(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
     return False
@@ -1285,6 +1342,7 @@ _EN_STEPS = (
     _en_step_works_at,
     _en_step_pet,
     _en_step_commute,
+    _en_step_introduction,
 )
 
 
@@ -1321,6 +1379,9 @@ def _en_commute(clause: str) -> _Raw | None:
     if m:  # "I bus in every day": the vehicle used as a verb
         return _Raw("commute", {"tube": "Tube", "carpool": "carpooling"}.get(m.group(1).lower(), m.group(1).lower()),
                     change=change)
+    m = _P["en.get_around"].search(clause)
+    if m:  # "I mostly get around by bike", "I get about on foot"
+        return _Raw("commute", _COMMUTE_BY.get(m.group("vehicle").lower(), m.group("vehicle")), change=change)
     m = _EN_COMMUTE.search(clause)
     if not m:
         return None
@@ -1566,11 +1627,27 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 raws.append(_Raw("pet", f"{m.group(1).lower()} ({name})"))
             stripped = stripped[:m.start()] + stripped[m.end():]
     about_other = False  # "我哥在阿里上班，住在西溪那边": a clause without a subject goes on about the other person
+    starts: list[int] = []  # where each clause's facts start in raws
+    texts: list[str] = []  # and the clauses
+    reaction_before: int | None = None  # a bare reaction read before any abstention: "我过敏，不能吃花生"
     for clause, cond in _atoms(stripped, zh):
-        subclauses = [clause] if zh else _comma_split_en(clause)
+        subclauses = [clause] if zh else [p for part in _comma_split_en(clause) for p in _reaction_tail(part)]
         for sub in subclauses:
             if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub) or _NOT_THAT.search(sub):
                 continue
+            starts.append(len(raws))
+            texts.append(sub)
+            bare_reaction = _P["zh.bare_reaction" if zh else "en.bare_reaction"].fullmatch(sub.strip(" 。.!！,，~～"))
+            if bare_reaction:
+                # "不能吃花生，会过敏", "can't eat peanuts, they make me break out": the reaction names no allergen,
+                # so the things abstained from just before are allergies; else those just after
+                if len(starts) > 1 and _as_allergies(raws, starts[-2], zh):
+                    continue
+                avoided = _avoided(texts[-2], zh) if len(texts) > 1 else None  # "I can't have shellfish, I …"
+                if avoided and starts[-1] == starts[-2]:
+                    raws.append(_Raw("allergy", avoided))
+                    continue
+                reaction_before = len(starts)
             if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub) \
                     and not (zh and _P["zh.raw_facts.1"].search(sub)):
                 about_other = bool(_OTHER_SUBJECT.search(sub))
@@ -1586,7 +1663,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             elif zh:
                 found = _zh_rules(sub, stripped, when, project)
             else:
-                found = _en_rules(_with_subject(sub), stripped, when, project)
+                # "I meant Vercel rather than Netlify": the statement after the correction's lead
+                found = _en_rules(_with_subject(_P["en.correction_lead"].sub("", sub)), stripped, when, project)
                 bare = _en_bare_item(sub, raws, stripped) if not found else None
                 found = [bare] if bare else found
             narrowing = _narrowed_like(sub, cond, raws, zh) if cond and not found else None
@@ -1609,6 +1687,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if cond and r.predicate in ("likes", "dislikes", "decision", "diet") and not narrowing:
                     r = _Raw(r.predicate, r.object, r.polarity, r.change, r.value, cond.strip())
                 raws.append(r)
+    if any(r.predicate == "name" and not r.introduced for r in raws):  # "I'm Daniel, but call me Danny"
+        raws = [r for r in raws if not r.introduced]
+    if reaction_before is not None and reaction_before < len(starts) and not any(
+            r.predicate == "allergy" for r in raws[starts[reaction_before - 1]:starts[reaction_before]]):
+        _as_allergies(raws, starts[reaction_before], zh, end=starts[reaction_before + 1]
+                      if reaction_before + 1 < len(starts) else None)
     chosen = [r.object for r in raws if r.predicate == "decision" and r.polarity == "positive" and " " in r.object]
     if chosen:  # "the blue logo, not the green one": "one" stands for the chosen option's noun
         raws = [dataclasses.replace(r, object=_P["en.raw_facts.1"].sub(chosen[0].rsplit(" ", 1)[1], r.object))
@@ -1616,6 +1700,37 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
+
+
+def _as_allergies(raws: list[_Raw], start: int, zh: bool, end: int | None = None) -> bool:
+    """Turn the abstentions among ``raws[start:end]`` into allergies of the same things, in place: a food abstained
+    from (diet, polarity negative) or refused ("No sesame for me", "别给我放花生", read as dislikes). True when there was
+    one."""
+    done = False
+    for i in range(start, len(raws) if end is None else end):
+        r = raws[i]
+        if r.predicate == "diet" and r.polarity == "negative" or r.predicate == "dislikes" and (
+                len(_P["zh.allergen_verb"].sub("", r.object)) <= 6 if zh else len(r.object.split()) <= 3):
+            obj = _P["zh.allergen_verb"].sub("", r.object) if zh else r.object
+            raws[i] = _Raw("allergy", obj, "positive", r.change, None, r.condition)
+            done = True
+    return done
+
+
+def _avoided(clause: str, zh: bool) -> str | None:
+    """What a clause says the user keeps away from when no rule read it as a fact ("I can't have shellfish",
+    "我碰不了芒果"): the thing, for an allergic reaction said next to it."""
+    m = _P["zh.avoided" if zh else "en.avoided"].search(clause)
+    if not m:
+        return None
+    return _clean(next(g for g in m.groups() if g), zh) or None
+
+
+def _reaction_tail(clause: str) -> list[str]:
+    """An English clause with a bare reaction given as its reason ("I avoid kiwi because my throat gets itchy"), as
+    two clauses: the abstention and the reaction."""
+    m = _P["en.reaction_tail"].search(clause)
+    return [clause[:m.start()], m.group("reaction")] if m and m.start() else [clause]
 
 
 _EN_TITLE_DOT = _P["en.title_dot"]
@@ -1992,6 +2107,32 @@ def _answer_when(text: str, question: str, when: datetime) -> _Raw | None:
     return _Raw("plan", m.group(1)) if m else None
 
 
+def _offered_preference(text: str, offer: str) -> _Raw | None:
+    """A plain acceptance of what the assistant offers as the user's usual choice ("Want the aisle seat like last
+    time?" "Yes please, aisle."; "要不要还是靠窗？" "对，靠窗"): a like of the option offered, which the caller marks
+    ``user_confirmed``. The offer or the answer must say it is the usual choice (``shared.habit_cue``: like last
+    time, again, your usual, 还是, 照旧, 老样子 …): a one-off offer accepted ("Would you like me to book the aisle
+    seat?" "sure") states no lasting preference. The answer may repeat the option or say please, nothing else
+    ("Yes, but window this time" accepts something else)."""
+    yes = _CONFIRM.match(text.strip())
+    if not yes:
+        return None
+    rest = _P["shared.acceptance_tail"].sub("", text.strip()[yes.end():].strip(" ,，.。!！~～"))
+    habit_in_answer = bool(rest) and bool(_P["shared.habit_cue"].fullmatch(rest))
+    for sent in reversed([x.strip() for x in _P["shared.put_forward.1"].split(offer) if x.strip()]):
+        m = _P["shared.offered"].search(sent)
+        if not m or not (_P["shared.habit_cue"].search(sent) or habit_in_answer):
+            continue
+        zh = m.group("zh") is not None
+        obj = _clean(_P["shared.habit_cue"].sub("", m.group("zh") or m.group("en") or ""), zh)
+        if not obj or _PRONOUN_OBJECT.match(obj) or _P["shared.not_an_option"].search(obj):
+            return None
+        if rest and not habit_in_answer and rest.casefold() not in obj.casefold() and obj.casefold() not in rest.casefold():
+            return None  # "Yes, but window this time"
+        return _Raw("likes", obj)
+    return None
+
+
 def _put_forward(text: str) -> str:
     """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
@@ -2037,6 +2178,10 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
 
     prev = context[-1] if context else None
     is_correction = bool(_CORRECTION.search(text))
+    if prev is not None and prev.speaker != "user" and not is_correction:
+        offered = _offered_preference(text, prev.text)  # "Want the aisle seat like last time?" "Yes please, aisle."
+        if offered is not None:
+            return [_fact(turn, offered, "user_confirmed", 0.9)]
     raws = _raw_facts(text, turn.time, project=project)
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
@@ -2098,21 +2243,63 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         raws = [r for i, r in enumerate(raws)
                 if last[r.predicate] == i or r.predicate not in ("allergy", "lives_in", "works_at", "name",
                                                                  "budget_limit")]
+    if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
+        raws = _retire_wrong_values(text, context, raws)
     out = []
+    evolving: bool | None = None  # the change signal, looked for once and only when a fact can take it
     for r in raws:
         if is_correction and r.change is None:
             r = _Raw(r.predicate, r.object, r.polarity, "correction", r.value, r.condition)
-        if r.change is None and _EVOLUTION.search(text) and r.predicate in (
-                "budget_limit", "lives_in", "works_at", "commute", "diet", "decision"):
-            r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
+        if r.change is None and r.predicate in _EVOLVING:
+            if evolving is None:
+                evolving = bool(_EVOLUTION.search(text))
+            if evolving:
+                r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
 
 
+# the predicates a change signal in the turn makes evolutions
+_EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision"))
+
+
+def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
+    """A change by an amount in ``text`` ("又涨了五百", "went up by £500", "cut by 2k"): the match and the signed
+    difference (negative for a decrease, ``shared.change_down``), its currency as marked or None."""
+    m = _P["zh.change_by"].search(text) if zh else _P["en.change_by"].search(text)
+    if not m:
+        return None
+    found = find_amounts(m.group(0))
+    if found:
+        amt = found[0][2]
+    else:
+        bare = _P["shared.bare_amount.1"].search(m.group(0)) if not zh else None
+        num = _P["zh.number"].search(m.group(0)) if zh else None
+        value = Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1) if bare else \
+            (parse_cn_number(num.group(0)) if num else None)
+        if value is None:
+            return None
+        amt = Amount(Decimal(value), None)
+    sign = -1 if _P["shared.change_down"].search(m.group(0)) else 1
+    return m, Amount(sign * amt.value, amt.currency)
+
+
 def _bare_amount(text: str, earlier: _Raw) -> Amount | None:
     """The amount a turn gives once a budget is being corrected or changed: money found in it, or a plain number
-    ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English."""
-    if _is_zh(text):
+    ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English. A change
+    by an amount ("又涨了五百", "it went up by £500") gives the earlier budget plus or minus it; without an earlier
+    amount (or in another currency) it gives no value."""
+    zh = _is_zh(text)
+    diff = _difference(text, zh)
+    if diff is not None:
+        m, by = diff
+        old = earlier.value or {}
+        currency = old.get("currency") or ("CNY" if zh else None)
+        if old.get("amount") is None or (by.currency and by.currency != currency):
+            text = text[:m.start()] + text[m.end():]  # the total, if the turn states one
+        else:
+            return Amount(Decimal(str(old["amount"])) + by.value, currency)
+    if zh:
         head = _P["zh.bare_amount.1"].split(text.replace("不是，", "", 1))[0] or text
         found = find_amounts(head)
         if found:
@@ -2179,9 +2366,13 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
     m = _P["zh.value_correction.1"].search(text) \
         or _P["en.value_correction.1"].search(text)
-    if not m:
-        return _bare_value_correction(text, context)
-    new, old = m.group(1).strip(), m.group(2).strip()
+    if m:
+        new, old = m.group(1).strip(), m.group(2).strip()
+    else:  # "不是钉钉，是飞书", "Scratch that, Linear, not Jira": the wrong value first, or X without a verb
+        m = _P["zh.value_correction.2"].search(text) or _P["en.value_correction.2"].search(text)
+        if not m:
+            return _bare_value_correction(text, context)
+        new, old = m.group("new").strip(), m.group("old").strip()
     for t in reversed(context):  # the user's own earlier value, or one the assistant stated
         said = t.text if t.speaker == "user" else _from_assistant(t.text)
         for r in _raw_facts(said, t.time, allow_question=True):
@@ -2192,6 +2383,39 @@ def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
             if any(_introduces(t.text, old, before, after) for before, after in cues):
                 return [_Raw(predicate, new, "positive", "correction")]
     return []
+
+
+# multi-valued predicates (slot: subject, predicate, scope, object) whose wrong value a correction retires
+_RETIRED_ON_CORRECTION = frozenset(p.id for p in Catalog.load() if not p.single_valued) \
+    & RULES.sets["shared.retired_on_correction"]
+
+
+def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -> list[_Raw]:
+    """A correction that names the wrong value ("Sorry, I meant Redis Streams, not RabbitMQ", "是飞书，不是钉钉"):
+    for the user's latest earlier fact holding it, of a multi-valued predicate the correction gives a right value
+    for, a claim of the wrong value with negative polarity, marked as a correction. A multi-valued slot is
+    (subject, predicate, scope, object), so the right value alone would leave the wrong one current beside it;
+    this claim's plan is a correction in the wrong value's own slot, which retires its positive row over that
+    row's interval."""
+    corrected = {r.predicate for r in raws if r.polarity == "positive" and r.predicate in _RETIRED_ON_CORRECTION}
+    if not corrected:
+        return raws
+    wrong = [(m.group("en") or m.group("zh1") or m.group("zh2") or "").strip().casefold()
+             for m in _P["shared.wrong_value"].finditer(text)]
+    held = {(r.predicate, r.object.casefold()) for r in raws}
+    out = list(raws)
+    for old in filter(None, wrong):
+        for t in reversed(context):
+            if t.speaker != "user":
+                continue  # the assistant's words were never stored as facts
+            hit = next((f for f in extract(t) if f.predicate in corrected and f.polarity == "positive"
+                        and (old == f.object.casefold() or len(old) >= 2 and old in f.object.casefold())), None)
+            if hit is not None:
+                if (hit.predicate, hit.object.casefold()) not in held:
+                    out.append(_Raw(hit.predicate, hit.object, "negative", "correction"))
+                    held.add((hit.predicate, hit.object.casefold()))
+                break
+    return out
 
 
 # what an assistant's guess is about when no rule reads it: "You're at Deloitte, right?"

@@ -1,0 +1,297 @@
+"""Extraction misses a user would not forgive (issue 14, part 6), each fixed as a mechanism of the rule extractor
+and tested here in wordings of its own (neither the issue's sentences nor the rule examples of data/rules):
+
+1. a bare self-introduction gives the form of address;
+2. a move with no time named gives where the user lives now, as an evolution from the utterance;
+3. a budget that goes up or down is an evolution, with the new value;
+4. an abstention next to an allergic reaction is an allergy, not a diet;
+5. accepting the assistant's offer of the user's usual choice is a confirmed like (the extractor reads the
+   preceding assistant turn of the session, also across ingested files);
+6. a way of getting around is a commute;
+7. a correction that names the wrong value retires it, also in a multi-valued slot (the demo's project:atlas).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from memdesk.core import Store
+from memdesk.core.extract.rules import extract
+from memdesk.core.pipeline import Turn
+
+CST = timezone(timedelta(hours=8))
+BST = timezone(timedelta(hours=1))
+WHEN_ZH = datetime(2026, 5, 12, 19, 30, tzinfo=CST)
+WHEN_EN = datetime(2026, 5, 12, 10, 15, tzinfo=BST)
+
+
+def _turns(*texts: str, project: str | None = None) -> tuple[Turn, list[Turn]]:
+    """The last text as a user turn, the ones before it as the turns before it; "A: " marks the assistant."""
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in texts[-1])
+    when = WHEN_ZH if zh else WHEN_EN
+    turns = []
+    for n, text in enumerate(texts, start=1):
+        speaker = "assistant" if text.startswith("A: ") else "user"
+        turns.append(Turn("miss", n, speaker, when + timedelta(minutes=n), text.removeprefix("A: "), "yu",
+                          project))
+    return turns[-1], turns[:-1]
+
+
+def facts(*texts: str, project: str | None = None):
+    return extract(*_turns(*texts, project=project))
+
+
+def triples(*texts: str, project: str | None = None) -> set[tuple[str, str, str]]:
+    return {(f.predicate, f.object, f.polarity) for f in facts(*texts, project=project)}
+
+
+# ------------------------------------------------------------------ 1. introductions
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Hey, I'm Marcus.", "Marcus"),
+    ("I'm Ingrid", "Ingrid"),
+    ("Good morning! I'm Aoife Byrne, I need help with a booking.", "Aoife Byrne"),
+    ("This is Rahul, following up on yesterday.", "Rahul"),
+    ("Morning all, I am Fiona.", "Fiona"),
+    ("嗨，我是小雨。", "小雨"),
+    ("我是李娜，想订个周末的房间", "李娜"),
+    ("大家好，我是老周", "老周"),
+    ("您好，我是Emily，刚搬来", "Emily"),
+])
+def test_a_bare_introduction_gives_the_name(text, name):
+    [f] = [f for f in facts(text) if f.predicate == "name"]
+    assert (f.object, f.polarity, f.source_kind) == (name, "positive", "user_explicit")
+
+
+@pytest.mark.parametrize("text", [
+    "I'm exhausted today.", "I'm in Norwich.", "I'm pescatarian.", "I'm Welsh.", "I'm Catholic, by the way.",
+    "I'm Sorry about earlier.", "Same here.", "This is Amazing!", "I'm Bored.",
+    "我是设计师", "我是说下周再定", "我是广东人", "我是双鱼座", "我是新手", "我是老师", "我是周末才有空",
+])
+def test_states_roles_and_origins_are_no_name(text):
+    assert not [f for f in facts(text) if f.predicate == "name"]
+
+
+def test_a_form_of_address_asked_for_wins_over_the_introduction():
+    assert {f.object for f in facts("I'm Katherine, but please call me Kit.") if f.predicate == "name"} == {"Kit"}
+    assert {f.object for f in facts("我是王建国，叫我老王就好") if f.predicate == "name"} == {"老王"}
+
+
+# ------------------------------------------------------------------ 2. a move with no time named
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("我们家搬完了，现在在望京。", "望京"),
+    ("刚搬了新家，新家在大兴。", "大兴"),
+    ("我已经搬过去了，现在住在闵行。", "闵行"),
+    ("We moved house! We're in Didsbury now.", "Didsbury"),
+    ("Finally relocated, now in Glasgow.", "Glasgow"),
+    ("We've moved, our new flat is in Hackney.", "Hackney"),
+])
+def test_a_move_with_no_time_named_is_an_evolution_from_the_utterance(text, place):
+    [f] = facts(text)
+    assert (f.predicate, f.object, f.change) == ("lives_in", place, "evolution")
+    assert f.event_start is None  # valid from the utterance
+
+
+@pytest.mark.parametrize("text", ["我搬家了，累死了", "刚搬完家，现在在收拾行李", "下个月我们要搬家",
+                                  "We moved the meeting, now in room 4.", "We're moving soon."])
+def test_a_move_without_a_home_named_yields_no_place(text):
+    assert not [f for f in facts(text) if f.predicate == "lives_in"]
+
+
+# ------------------------------------------------------------------ 3. a budget that changes
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("Good news: the budget has gone up to £6,500.", 6500, "GBP"),
+    ("The trip budget rose to $2,400.", 2400, "USD"),
+    ("Our budget went up by £300 to £1,800.", 1800, "GBP"),
+    ("The budget's been trimmed to €900.", 900, "EUR"),
+    ("Budget is £7k now, down from £8k.", 7000, "GBP"),
+    ("预算涨到八千了", 8000, "CNY"),
+    ("婚礼预算调整为十二万", 120000, "CNY"),
+    ("装修预算压缩到六万", 60000, "CNY"),
+    ("预算又追加了五千，现在一共三万", 30000, "CNY"),
+])
+def test_a_budget_that_changes_is_an_evolution_with_the_new_value(text, amount, currency):
+    [f] = facts(text)
+    assert (f.predicate, f.value, f.change) == ("budget_limit", {"amount": amount, "currency": currency},
+                                                "evolution")
+
+
+@pytest.mark.parametrize(("context", "text", "amount", "currency"), [
+    ("Our holiday budget is £2,000.", "It just went up by £250.", 2250, "GBP"),
+    ("The budget for the kitchen is $9,000.", "That came down by $1,500.", 7500, "USD"),
+    ("旅游预算是五千。", "又加了一千", 6000, "CNY"),
+])
+def test_a_change_by_an_amount_applies_to_the_budget_before_it(context, text, amount, currency):
+    [f] = facts(context, "A: Noted.", text)
+    assert (f.predicate, f.value, f.change) == ("budget_limit", {"amount": amount, "currency": currency},
+                                                "evolution")
+
+
+def test_a_change_by_an_amount_alone_is_no_limit():
+    assert not facts("The budget went up by £400.")
+    assert not facts("预算多了两千")
+
+
+def test_a_budget_raise_supersedes_instead_of_conflicting(tmp_path):
+    path = _conversation(tmp_path / "b.jsonl", [
+        ("user", "The budget for the garden is £3,000."),
+        ("assistant", "Got it, £3,000."),
+        ("user", "Update: the budget has gone up to £4,200."),
+    ], time="2026-05-12T10:00:00+01:00")
+    with Store.open(tmp_path / "m.db") as store:
+        summary = store.ingest_file(path)
+        assert summary["conflicts"] == 0
+        [row] = store.as_of("user:yu", "budget_limit")
+        assert json.loads(row.value_json) == {"amount": 4200, "currency": "GBP"}
+
+
+# ------------------------------------------------------------------ 4. allergy or diet
+
+@pytest.mark.parametrize(("text", "allergen"), [
+    ("腰果不能吃，吃了会过敏", "腰果"),
+    ("我不能碰猕猴桃，碰了嘴就肿", "猕猴桃"),
+    ("我不吃芒果，会起疹子的", "芒果"),
+    ("I can't eat hazelnuts, they give me hives.", "hazelnuts"),
+    ("I stay away from strawberries because I break out in a rash.", "strawberries"),
+    ("I don't eat crab, my throat swells up.", "crab"),
+])
+def test_an_abstention_next_to_an_allergic_reaction_is_an_allergy(text, allergen):
+    assert triples(text) == {("allergy", allergen, "positive")}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("我不喝酸奶，喝了肚子疼", {("diet", "酸奶", "negative")}),
+    ("I don't drink milk, I'm lactose intolerant.", {("diet", "milk", "negative")}),
+    ("我不吃羊肉，另外对虾过敏", {("diet", "羊肉", "negative"), ("allergy", "虾", "positive")}),
+    ("I don't eat beef, and I'm allergic to kiwi.", {("diet", "beef", "negative"), ("allergy", "kiwi", "positive")}),
+])
+def test_an_intolerance_or_another_named_allergen_leaves_the_diet(text, expected):
+    assert triples(text) == expected
+
+
+# ------------------------------------------------------------------ 5. an offer of the usual choice accepted
+
+@pytest.mark.parametrize(("offer", "answer", "liked"), [
+    ("Shall I book you a window seat again?", "Yes please, window.", "window seat"),
+    ("Do you want the lactose-free latte like last time?", "Yep!", "lactose-free latte"),
+    ("Morning! Would you like your usual quiet room?", "Yes, thanks.", "quiet room"),
+    ("还是给您订靠过道的吗？", "对，靠过道", "靠过道"),
+    ("这次也要无糖的吗？", "要的，谢谢", "无糖"),
+    ("要不要照旧订大床房？", "好的", "大床房"),
+])
+def test_accepting_an_offer_of_the_usual_choice_is_a_confirmed_like(offer, answer, liked):
+    [f] = facts(f"A: {offer}", answer)
+    assert (f.predicate, f.object, f.polarity, f.source_kind) == ("likes", liked, "positive", "user_confirmed")
+
+
+@pytest.mark.parametrize(("offer", "answer"), [
+    ("Would you like me to book the front row?", "Sure."),  # a one-off booking: no lasting preference
+    ("Shall I book you a window seat again?", "Yes, but aisle this time."),  # accepts something else
+    ("Want me to email you the receipt again?", "Yes please."),  # an offer to act
+    ("要不要我订明天的票？", "好的"),
+])
+def test_other_acceptances_state_no_like(offer, answer):
+    assert not [f for f in facts(f"A: {offer}", answer) if f.predicate == "likes"]
+
+
+def _conversation(path: Path, turns: list[tuple[str, str]], *, start: int = 1, session: str = "trip",
+                  time: str = "2026-05-12T09:00:00+01:00") -> Path:
+    lines = [{"session": session, "turn": start + i, "speaker": speaker, "time": time, "text": text, "user": "yu"}
+             for i, (speaker, text) in enumerate(turns)]
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_ingest_reads_the_offer_in_the_assistant_turn_before(tmp_path):
+    path = _conversation(tmp_path / "c.jsonl", [("assistant", "Shall I book you a window seat again?"),
+                                                ("user", "Yes please, window.")])
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(path)
+        [row] = store.as_of("user:yu", "likes")
+        assert (row.object, row.source_kind) == ("window seat", "user_confirmed")
+
+
+def test_ingest_reads_the_offer_stored_by_an_earlier_file(tmp_path):
+    """A conversation ingested turn by turn: the answer's context is the session's stored turns."""
+    first = _conversation(tmp_path / "1.jsonl", [("user", "Can you book my train to York?"),
+                                                 ("assistant", "Sure. Shall I book you a window seat again?")])
+    second = _conversation(tmp_path / "2.jsonl", [("user", "Yes please, window.")], start=3)
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(first)
+        store.ingest_file(second)
+        [row] = store.as_of("user:yu", "likes")
+        assert (row.object, row.source_kind) == ("window seat", "user_confirmed")
+        assert store.ingest_file(second)["fact_rows"] == 0  # a rerun adds nothing
+
+
+# ------------------------------------------------------------------ 6. a way of getting around
+
+@pytest.mark.parametrize(("text", "way"), [
+    ("I cycle everywhere, I don't own a car.", "cycling"),
+    ("We take the tram everywhere.", "tram"),
+    ("Mostly I get around on foot.", "walking"),
+    ("I run errands by bike, I go everywhere by bike really.", "cycling"),
+    ("我出门一般坐地铁", "地铁"),
+    ("平时出行都靠电动车", "电动车"),
+    ("我去哪儿都是骑自行车", "骑自行车"),
+])
+def test_a_way_of_getting_around_is_a_commute(text, way):
+    assert ("commute", way, "positive") in triples(text)
+
+
+@pytest.mark.parametrize("text", ["We walked everywhere on holiday in Rome.", "I walk everywhere on the trip.",
+                                  "今天出门打车", "明天出门坐高铁"])
+def test_one_trip_or_one_day_is_no_way_of_getting_around(text):
+    assert not [f for f in facts(text) if f.predicate == "commute"]
+
+
+# ------------------------------------------------------------------ 7. a correction naming the wrong value
+
+@pytest.mark.parametrize(("before", "text", "right", "wrong"), [
+    ("We'll use Sentry for error tracking.", "Sorry, I meant Rollbar, not Sentry.", "Rollbar", "Sentry for error tracking"),
+    ("Let's go with Figma.", "Oops, typo: Penpot, not Figma.", "Penpot", "Figma"),
+    ("前端框架定了，用Vue。", "说错了，是React，不是Vue。", "React", "Vue"),
+    ("云服务就用阿里云吧。", "不是阿里云，是腾讯云，我记混了", "腾讯云", "阿里云"),
+])
+def test_a_correction_naming_the_wrong_value_retires_it(before, text, right, wrong):
+    got = {(f.object, f.polarity, f.change) for f in facts(before, "A: OK.", text, project="site")
+           if f.predicate == "decision"}
+    assert got == {(right, "positive", "correction"), (wrong, "negative", "correction")}
+
+
+def test_a_correction_of_a_single_valued_fact_needs_no_retirement_claim():
+    [f] = facts("I live in Bath.", "A: Bath, lovely.", "Sorry, I meant Wells, not Bath.")
+    assert (f.predicate, f.object, f.change) == ("lives_in", "Wells", "correction")
+
+
+def test_the_wrong_decision_is_no_longer_current_in_the_store(tmp_path):
+    path = tmp_path / "p.jsonl"
+    lines = [("user", "For search we'll use Algolia."), ("assistant", "Algolia noted."),
+             ("user", "Sorry, I meant Meilisearch, not Algolia.")]
+    path.write_text("".join(json.dumps({"session": "p", "turn": i, "speaker": s, "text": t, "user": "yu",
+                                        "project": "shop", "time": f"2026-05-12T09:0{i}:00+01:00"}) + "\n"
+                            for i, (s, t) in enumerate(lines, start=1)), encoding="utf-8")
+    with Store.open(tmp_path / "m.db") as store:
+        store.ingest_file(path)
+        current = {(f.object, f.polarity) for f in store.as_of("project:shop", "decision")}
+        assert current == {("Meilisearch", "positive"), ("Algolia", "negative")}
+        [wrong] = [f for f in store.history("project:shop", "decision")
+                   if f.object == "Algolia" and f.polarity == "positive"]
+        assert wrong.retire_reason == "corrected"
+
+
+def test_the_demo_atlas_queue_is_redis_streams_after_the_correction(tmp_path):
+    from memdesk.app.demo import build_demo
+
+    with Store.open(tmp_path / "demo.db") as store:
+        build_demo(store)
+        after_fix = datetime(2026, 2, 10, tzinfo=UTC)  # before the move to SQS on 9 March
+        decided = {(f.object, f.polarity) for f in store.as_of("project:atlas", "decision", valid_at=after_fix)}
+        assert ("Redis Streams", "positive") in decided and ("RabbitMQ", "positive") not in decided
+        now = {(f.object, f.polarity) for f in store.as_of("project:atlas", "decision")}
+        assert ("RabbitMQ", "positive") not in now and ("SQS", "positive") in now
