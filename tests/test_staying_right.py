@@ -243,3 +243,31 @@ def test_the_catalog_refuses_a_lopsided_opposite(tmp_path):
     path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nopposite = "zz"\n')
     with pytest.raises(InvalidInput, match="not another catalogued"):
         Catalog.load(path)
+
+
+@pytest.mark.parametrize("first,second", [
+    ("我很爱吃折耳根。", "折耳根我实在受不了。"),  # 爱吃X and X受不了 name one thing
+    ("Rhubarb is my favourite.", "Honestly, rhubarb is the worst."),
+])
+def test_opposite_tastes_in_other_words_meet_too(store, tmp_path, first, second):
+    path = write_turns(tmp_path / "taste2.jsonl", "taste2", "yan", [(3, first), (3, second)])
+    store.ingest_file(path)
+    assert [c.kind for c in store.conflicts("open")] == ["polarity"]
+
+
+@pytest.mark.parametrize("first,second,now", [
+    ("Ugh, olives are disgusting.", "These days I actually like olives.", "likes"),
+    ("我特别喜欢榴莲。", "我不再喜欢榴莲了。", "dislikes"),
+    ("I can't stand jazz.", "I've come to love jazz.", "likes"),
+])
+def test_a_taste_told_as_changed_supersedes_the_opposite_one(store, tmp_path, first, second, now):
+    path = write_turns(tmp_path / "taste3.jsonl", "taste3", "yan", [(3, first), (20, second)])
+    store.ingest_file(path)
+    assert store.conflicts("open") == []
+    later = t(2026, 6, 21)
+    held = {f.predicate for p in ("likes", "dislikes")
+            for f in store.as_of("user:yan", p, valid_at=later, known_at=LATER)}
+    assert held == {now}
+    before = {f.predicate for p in ("likes", "dislikes")
+              for f in store.as_of("user:yan", p, valid_at=t(2026, 6, 10), known_at=LATER)}
+    assert before == {"likes", "dislikes"} - {now}

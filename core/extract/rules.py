@@ -399,8 +399,44 @@ def _zh_step_contact_way(c: str, whole: str, when: datetime, project: bool, out:
     return False
 
 
+_TASTE_FILLER = _P["shared.taste_filler"]
+_TASTE_STOPPED = _P["shared.taste_stopped"]
+_TASTE_CAME_TO = _P["shared.taste_came_to"]
+_TASTE_CHANGE = _P["shared.taste_change"]
+_TASTE_CONSUMED = _P["shared.taste_consumed"]
+
+
+def _taste_clause(c: str, zh: bool) -> str:
+    """A clause as the likes/dislikes rules read it: adverbs they read past
+    taken out, a taste that stopped read as its negation, one that began as
+    the taste (the change itself is ``shared.taste_change``, looked for once
+    per turn)."""
+    c = _TASTE_CAME_TO.sub("", _TASTE_FILLER.sub("", c))
+    return _TASTE_STOPPED.sub("不" if zh else "don't", c).strip()
+
+
+class _TasteOut(list):
+    """The facts a likes/dislikes step adds, their objects without an eating
+    or drinking verb in front (爱吃香菜 is a liking of 香菜; 喝茶 stays whole)."""
+
+    def append(self, r: _Raw) -> None:  # type: ignore[override]
+        if r.predicate in ("likes", "dislikes"):
+            obj = _TASTE_CONSUMED.sub("", r.object)
+            if obj != r.object and len(obj) >= 2:  # 喝茶, 吃辣: a verb-object word, kept whole
+                r = _Raw(r.predicate, obj, r.polarity, r.change, r.value, r.condition)
+        super().append(r)
+
+
 def _zh_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Likes and dislikes. True stops the clause's later steps."""
+    c = _taste_clause(c, True)
+    found = _TasteOut()
+    _zh_tastes(c, when, found)
+    out.extend(found)
+    return False
+
+
+def _zh_tastes(c: str, when: datetime, out: list[_Raw]) -> None:
     add = out.append
     neg_pref = _P["zh.likes_dislikes.1"].search(c)
     if neg_pref and _P["zh.likes_dislikes.2"].search(c[:neg_pref.start()]):
@@ -459,7 +495,7 @@ def _zh_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, o
             obj = _clean(m.group("obj"), True)
             if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
                 add(_Raw(predicate, obj))
-    return False
+    return
 
 
 def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -1052,6 +1088,7 @@ def _en_step_contact_way(c: str, whole: str, when: datetime, project: bool, out:
 
 def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Likes and dislikes. True stops the clause's later steps."""
+    c = _taste_clause(c, False)
     add = out.append
     m = _P["en.likes_dislikes.1"].search(c) \
         or _P["en.likes_dislikes.2"].search(c) \
@@ -2255,12 +2292,16 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 evolving = bool(_EVOLUTION.search(text))
             if evolving:
                 r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
+        elif r.change is None and r.predicate in _TASTES and _TASTE_CHANGE.search(text):
+            # "these days I like X", "不再讨厌X了": the taste changed (it supersedes the opposite one)
+            r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
 
 
 # the predicates a change signal in the turn makes evolutions
 _EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision"))
+_TASTES = frozenset(("likes", "dislikes"))  # their own change signal: shared.taste_change
 
 
 def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
