@@ -269,9 +269,10 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
     (docs/DESIGN.md §2)."""
     scope = statement.scope
     same: list[BeliefRow] = [r for r in rows if r.scope == scope]
-    if statement.opposite is not None:
-        same = [_Opposed(r, _FLIPPED[r.polarity])
-                if r.predicate == statement.opposite else r for r in same]
+    opposite = statement.opposite
+    if opposite is not None and any(r.predicate == opposite for r in same):
+        same = [_Opposed(r, _FLIPPED[r.polarity]) if r.predicate == opposite else r
+                for r in same]
     if not statement.single_valued:
         obj = normalise_object(statement.object)
         same = [r for r in same if normalise_object(r.object) == obj]
@@ -292,7 +293,9 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
     plan = plan_change(slot_rows(rows, statement), key, statement.valid_from,
                        statement.valid_to, statement.change,
                        start_stated=statement.start_stated, told=statement.told)
-    if statement.opposite is None:
+    if statement.opposite is None or not any(
+            isinstance(r, _Opposed) for r in (*plan.retire, *plan.conflict_with,
+                                               plan.merge_into, *(p.source for p in plan.insert))):
         return plan
     return plan._replace(
         retire=tuple(map(_own, plan.retire)),

@@ -766,7 +766,8 @@ class WriteBatch:
             )
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
-        self._hash["fact"](hashed("fact", fact[:10] + fact[14:]))
+        body = fact[:10] + fact[14:]  # hashed without the stamp, and (chain.hashed) a NULL late column
+        self._hash["fact"](body if body[-1] is not None else body[:-1])
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
