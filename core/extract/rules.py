@@ -307,12 +307,16 @@ def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
         m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
     if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
+    elif not m and _P["zh.name.called_so"].search(whole) and (m := _P["zh.name.fine"].match(c.strip(" 。.!！~～"))):
+        name = m.group(1)  # "小鱼就行，朋友都这么叫"
+        if name not in _ZH_NOT_A_NAME and not _P["zh.not_a_name"].search(name) and not find_times(name, when):
+            add(_Raw("name", name))
     return False
 
 
 def _zh_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """A bare self-introduction ("我是小明", "你好，我是王磊"): the name, when the clause states nothing else."""
-    m = _P["zh.introduction"].match(c.strip(" 。.!！~～"))
+    m = _P["zh.introduction"].match(_P["zh.greeting_lead"].sub("", c.strip(" 。.!！~～")))  # "嗨～我是阿May"
     if m and not out:
         name = m.group("name")
         if not _P["zh.not_a_name"].search(name) and name not in _ZH_NOT_A_NAME and not find_times(name, when):
@@ -940,10 +944,13 @@ def _gerund(verb_phrase: str) -> str:
 _CONTACT_WAYS = RULES.maps["en.contact_ways"]
 
 
-def _en_name_ok(c: str, whole: str) -> re.Match[str] | None:
-    """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here"), once the turn names the
-    user."""
-    return _P["en.name.6"].match(c) if _P["en.name.7"].search(whole) else None
+def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
+    """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here", "but with you just Chidi is
+    good", "Siobhan here (Shiv is fine!)"), once the turn names the user; not a day or a time ("Friday works")."""
+    m = _P["en.name.6"].search(c) if _P["en.name.7"].search(whole) else None
+    if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
+        return None
+    return m
 
 
 def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -981,7 +988,7 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     m = _P["en.name.5"].match(c)
     if m:
         add(_Raw("name", m.group(1)))
-    name_ok = _en_name_ok(c, whole)
+    name_ok = _en_name_ok(c, whole, when)
     if name_ok:
         add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
     return False
@@ -2044,6 +2051,8 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
     asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
     t = text.strip().rstrip("。.!！")
+    if asked == "name" and (first := _P["shared.answer_value.name_first"].match(t)):
+        t = first.group(1)  # "Bea works, nobody uses Beatrice except my gran": the name said to do
     if asked in ("commute", "lives_in", "works_at", "allergy"):  # the value comes first: "Mostly the Overground, unless…"
         t = _P["shared.answer_value.1"].split(t)[0].rstrip("。.!！") if len(t) > 30 else t
         t = _P["en.answer_value.1"].split(t)[0]
