@@ -650,10 +650,15 @@ def _zh_step_works_at(c: str, whole: str, when: datetime, project: bool, out: li
     """The employer. True stops the clause's later steps."""
     add = out.append
     m = _P["zh.works_at.1"].search(c)
-    if m:
+    left = _P["zh.works_at.2"].search(whole)
+    start = _P["zh.works_at.start"].search(c)
+    if start and (start.group("v") == "入职" or left) and not find_times(start.group(1), when):
+        employer = _clean(start.group(1), True)  # "我从美团离职了，下周一去小红书报到": the new employer, not a plan
+        out[:] = [r for r in out if not (r.predicate == "plan" and employer in r.object)]
+        add(_Raw("works_at", employer, change="evolution"))
+    elif m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif _P["zh.works_at.2"].search(whole) \
-            and (m := _P["zh.works_at.3"].search(c)):
+    elif left and (m := _P["zh.works_at.3"].search(c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
         m = _P["zh.works_at.4"].search(c)
