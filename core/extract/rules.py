@@ -1337,7 +1337,7 @@ def _en_step_works_at(c: str, whole: str, when: datetime, project: bool, out: li
             add(_Raw("works_at", _clean(_P["en.works_at.9"].sub("", m.group(1)), False)))
         m = None if out and out[-1].predicate == "works_at" else (
             _P["en.works_at.10"].search(c)
-            or _P["en.works_at.11"].search(c)
+            or (_P["en.works_at.11"].search(c) if not _P["en.works_at.brief_stay"].search(c) else None)
             if not _P["en.works_at.12"].search(c) else None)
         if m:
             add(_Raw("works_at", m.group(1)))
