@@ -277,6 +277,8 @@ def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: li
     """Where the user lives. True stops the clause's later steps."""
     add = out.append
     m = _P["zh.lives_in.1"].search(c)
+    if m and _P["zh.lives_in.not_mine"].search(c[:m.end()]):
+        return False  # "公司搬到园区以后", "如果搬到杭州": not the user's own move
     if m:
         place = _P["zh.lives_in.2"].sub("", m.group(1)) or m.group(1)
         place = m.group(1)
@@ -963,6 +965,8 @@ def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: li
     add = out.append
     m = _P["en.lives_in.1"].search(c) \
         or _P["en.lives_in.2"].search(c)
+    if m and _P["en.lives_in.not_mine"].search(c[:m.end()]):
+        return False  # "If we ever moved to Boulder", "my parents moved to Spain": not the user's own move
     if m:
         add(_Raw("lives_in", _en_place(m.group(1), when), change="evolution"))
     elif _P["en.lives_in.3"].search(whole) and (m := _P["en.lives_in.4"].search(c)):
