@@ -277,6 +277,8 @@ def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: li
     """Where the user lives. True stops the clause's later steps."""
     add = out.append
     m = _P["zh.lives_in.1"].search(c)
+    if m and _P["zh.lives_in.not_mine"].search(c[:m.end()]):
+        return False  # "公司搬到园区以后", "如果搬到杭州": not the user's own move
     if m:
         place = _P["zh.lives_in.2"].sub("", m.group(1)) or m.group(1)
         place = m.group(1)
@@ -307,12 +309,16 @@ def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
         m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
     if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
         add(_Raw("name", _clean(m.group(1), True)))
+    elif not m and _P["zh.name.called_so"].search(whole) and (m := _P["zh.name.fine"].match(c.strip(" 。.!！~～"))):
+        name = m.group(1)  # "小鱼就行，朋友都这么叫"
+        if name not in _ZH_NOT_A_NAME and not _P["zh.not_a_name"].search(name) and not find_times(name, when):
+            add(_Raw("name", name))
     return False
 
 
 def _zh_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """A bare self-introduction ("我是小明", "你好，我是王磊"): the name, when the clause states nothing else."""
-    m = _P["zh.introduction"].match(c.strip(" 。.!！~～"))
+    m = _P["zh.introduction"].match(_P["zh.greeting_lead"].sub("", c.strip(" 。.!！~～")))  # "嗨～我是阿May"
     if m and not out:
         name = m.group("name")
         if not _P["zh.not_a_name"].search(name) and name not in _ZH_NOT_A_NAME and not find_times(name, when):
@@ -646,10 +652,15 @@ def _zh_step_works_at(c: str, whole: str, when: datetime, project: bool, out: li
     """The employer. True stops the clause's later steps."""
     add = out.append
     m = _P["zh.works_at.1"].search(c)
-    if m:
+    left = _P["zh.works_at.2"].search(whole)
+    start = _P["zh.works_at.start"].search(c)
+    if start and (start.group("v") == "入职" or left) and not find_times(start.group(1), when):
+        employer = _clean(start.group(1), True)  # "我从美团离职了，下周一去小红书报到": the new employer, not a plan
+        out[:] = [r for r in out if not (r.predicate == "plan" and employer in r.object)]
+        add(_Raw("works_at", employer, change="evolution"))
+    elif m:
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif _P["zh.works_at.2"].search(whole) \
-            and (m := _P["zh.works_at.3"].search(c)):
+    elif left and (m := _P["zh.works_at.3"].search(c)):
         add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
     else:
         m = _P["zh.works_at.4"].search(c)
@@ -940,10 +951,13 @@ def _gerund(verb_phrase: str) -> str:
 _CONTACT_WAYS = RULES.maps["en.contact_ways"]
 
 
-def _en_name_ok(c: str, whole: str) -> re.Match[str] | None:
-    """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here"), once the turn names the
-    user."""
-    return _P["en.name.6"].match(c) if _P["en.name.7"].search(whole) else None
+def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
+    """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here", "but with you just Chidi is
+    good", "Siobhan here (Shiv is fine!)"), once the turn names the user; not a day or a time ("Friday works")."""
+    m = _P["en.name.6"].search(c) if _P["en.name.7"].search(whole) else None
+    if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
+        return None
+    return m
 
 
 def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -951,6 +965,8 @@ def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: li
     add = out.append
     m = _P["en.lives_in.1"].search(c) \
         or _P["en.lives_in.2"].search(c)
+    if m and _P["en.lives_in.not_mine"].search(c[:m.end()]):
+        return False  # "If we ever moved to Boulder", "my parents moved to Spain": not the user's own move
     if m:
         add(_Raw("lives_in", _en_place(m.group(1), when), change="evolution"))
     elif _P["en.lives_in.3"].search(whole) and (m := _P["en.lives_in.4"].search(c)):
@@ -981,7 +997,7 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     m = _P["en.name.5"].match(c)
     if m:
         add(_Raw("name", m.group(1)))
-    name_ok = _en_name_ok(c, whole)
+    name_ok = _en_name_ok(c, whole, when)
     if name_ok:
         add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
     return False
@@ -1325,7 +1341,7 @@ def _en_step_works_at(c: str, whole: str, when: datetime, project: bool, out: li
             add(_Raw("works_at", _clean(_P["en.works_at.9"].sub("", m.group(1)), False)))
         m = None if out and out[-1].predicate == "works_at" else (
             _P["en.works_at.10"].search(c)
-            or _P["en.works_at.11"].search(c)
+            or (_P["en.works_at.11"].search(c) if not _P["en.works_at.brief_stay"].search(c) else None)
             if not _P["en.works_at.12"].search(c) else None)
         if m:
             add(_Raw("works_at", m.group(1)))
@@ -2044,6 +2060,8 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
     asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
     t = text.strip().rstrip("。.!！")
+    if asked == "name" and (first := _P["shared.answer_value.name_first"].match(t)):
+        t = first.group(1)  # "Bea works, nobody uses Beatrice except my gran": the name said to do
     if asked in ("commute", "lives_in", "works_at", "allergy"):  # the value comes first: "Mostly the Overground, unless…"
         t = _P["shared.answer_value.1"].split(t)[0].rstrip("。.!！") if len(t) > 30 else t
         t = _P["en.answer_value.1"].split(t)[0]
