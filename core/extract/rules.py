@@ -425,7 +425,7 @@ class _TasteOut(list):
     """The facts a likes/dislikes step adds, their objects without an eating
     or drinking verb in front (爱吃香菜 is a liking of 香菜; 喝茶 stays whole)."""
 
-    def append(self, r: _Raw) -> None:  # type: ignore[override]
+    def append(self, r: _Raw) -> None:
         if r.predicate in ("likes", "dislikes"):
             obj = _TASTE_CONSUMED.sub("", r.object)
             if obj != r.object and len(obj) >= 2:  # 喝茶, 吃辣: a verb-object word, kept whole
@@ -2060,8 +2060,8 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
     asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
     t = text.strip().rstrip("。.!！")
-    if asked == "name" and (first := _P["shared.answer_value.name_first"].match(t)):
-        t = first.group(1)  # "Bea works, nobody uses Beatrice except my gran": the name said to do
+    if asked == "name" and (named := _P["shared.answer_value.name_first"].match(t)):
+        t = named.group(1)  # "Bea works, nobody uses Beatrice except my gran": the name said to do
     if asked in ("commute", "lives_in", "works_at", "allergy"):  # the value comes first: "Mostly the Overground, unless…"
         t = _P["shared.answer_value.1"].split(t)[0].rstrip("。.!！") if len(t) > 30 else t
         t = _P["en.answer_value.1"].split(t)[0]
