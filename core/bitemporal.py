@@ -276,26 +276,30 @@ def plan_change(
             and (not start_stated or holding.valid_from == start)):
         return Plan("merge", merge_into=holding)
     told_at = start if told is None else told
+
+    def overtaken(r: SlotRow) -> bool:
+        """Heard before this stated change was told: this later word supersedes it."""
+        return start_stated and not stated(r) and r.valid_from <= told_at
+
     if (holding is not None and holding.valid_from == start and start_stated
-            and not (not stated(holding) and holding.valid_from <= told_at)):
+            and not overtaken(holding)):
         # two values said to start at the same instant: a change explains
         # neither (only a correction says which was wrong)
         return Plan("conflict", conflict_with=(holding,))
     next_change: int | None = None
-    overtaken = False
+    passed = False  # rows after `start` run through
     for r in rows:
         if r.valid_from <= start:
             continue
-        if (start_stated and not stated(r) and r.valid_from <= told_at
-                and _end_lt(r.valid_from, end)):
-            overtaken = True  # heard before this was told: this later word supersedes it
+        if overtaken(r) and _end_lt(r.valid_from, end):
+            passed = True
             continue
         next_change = r.valid_from
         break
     new_end = _earlier(end, next_change)
     if next_change is not None:
         kind = "backfill"
-    elif holding is not None or overtaken:
+    elif holding is not None or passed:
         kind = "evolution"
     else:
         kind = "insert"

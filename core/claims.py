@@ -392,15 +392,14 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
     for f in facts:
         src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
-        valid_from = to_us(turn.time)
-        stated = f.change == "evolution" and f.event_start is not None
-        if stated:
-            valid_from = to_us(f.event_start)  # type: ignore[arg-type]
+        change_at = f.event_start if f.change == "evolution" else None  # a stated start
+        valid_from = to_us(change_at if change_at is not None else turn.time)
         out.append(ClaimInput(
             subject=f.subject, predicate=f.predicate, object=f.object, source=src,
             valid_from=valid_from, value=f.value, polarity=f.polarity, scope=f.scope,
             confidence=f.confidence, change=f.change, extractor=extractor,
             event_start=to_us(f.event_start) if f.event_start else None,
-            event_end=to_us(f.event_end) if f.event_end else None, start_stated=stated,
+            event_end=to_us(f.event_end) if f.event_end else None,
+            start_stated=change_at is not None,
         ))
     return out

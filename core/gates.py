@@ -290,12 +290,10 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
     polarity, whichever predicates say it. The plan names the rows
     themselves. Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
-    plan = plan_change(slot_rows(rows, statement), key, statement.valid_from,
-                       statement.valid_to, statement.change,
+    same = slot_rows(rows, statement)
+    plan = plan_change(same, key, statement.valid_from, statement.valid_to, statement.change,
                        start_stated=statement.start_stated, told=statement.told)
-    if statement.opposite is None or not any(
-            isinstance(r, _Opposed) for r in (*plan.retire, *plan.conflict_with,
-                                               plan.merge_into, *(p.source for p in plan.insert))):
+    if not any(isinstance(r, _Opposed) for r in same):
         return plan
     return plan._replace(
         retire=tuple(map(_own, plan.retire)),

@@ -45,6 +45,18 @@ def _decision_entry(batch: WriteBatch, claim: dict[str, Any]) -> dict[str, Any]:
     return dict(row._mapping)
 
 
+def _undone_row(batch: WriteBatch, by: str, table: Any, row_id: int,
+                missing: LookupError) -> dict[str, Any]:
+    """The claim or conflict row an undo is about. Raises InvalidInput without
+    the reviewer's name, ``missing`` when there is no such row."""
+    if not by or not by.strip():
+        raise InvalidInput("an undo needs the reviewer's name")
+    found = batch.conn.execute(select(*table.c).where(table.c.id == row_id)).first()
+    if found is None:
+        raise missing
+    return dict(found._mapping)
+
+
 def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                   reason: str | None = None) -> dict[str, Any]:
     """Put a reviewed candidate back in the queue, undoing the decision's effect.
@@ -55,13 +67,9 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
     reviewer name, or the facts it asserted were changed since, so undoing
     would rewrite later decisions).
     """
-    if not by or not by.strip():
-        raise InvalidInput("an undo needs the reviewer's name")
     conn = batch.conn
-    found = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == candidate_id)).first()
-    if found is None:
-        raise CandidateNotFound(f"no review candidate with id {candidate_id}")
-    claim = dict(found._mapping)
+    claim = _undone_row(batch, by, CLAIM, candidate_id,
+                        CandidateNotFound(f"no review candidate with id {candidate_id}"))
     if claim["state"] == "pending":
         raise AlreadyDecided(f"candidate {candidate_id} is pending; there is no decision to undo")
     entry = _decision_entry(batch, claim)
@@ -180,13 +188,9 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
     conflict is not resolved), InvalidInput (no reviewer's name, or later
     writes changed the facts involved, so undoing would rewrite later decisions).
     """
-    if not by or not by.strip():
-        raise InvalidInput("an undo needs the reviewer's name")
     conn = batch.conn
-    found = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
-    if found is None:
-        raise ConflictNotFound(f"no conflict with id {conflict_id}")
-    conflict = dict(found._mapping)
+    conflict = _undone_row(batch, by, CONFLICT, conflict_id,
+                           ConflictNotFound(f"no conflict with id {conflict_id}"))
     if conflict["state"] != "resolved":
         raise AlreadyDecided(f"conflict {conflict_id} is {conflict['state']}: there is no "
                              "resolution to undo")

@@ -421,28 +421,27 @@ def _taste_clause(c: str, zh: bool) -> str:
     return _TASTE_STOPPED.sub("不" if zh else "don't", c).strip()
 
 
-class _TasteOut(list):
-    """The facts a likes/dislikes step adds, their objects without an eating
-    or drinking verb in front (爱吃香菜 is a liking of 香菜; 喝茶 stays whole)."""
-
-    def append(self, r: _Raw) -> None:
-        if r.predicate in ("likes", "dislikes"):
-            obj = _TASTE_CONSUMED.sub("", r.object)
-            if obj != r.object and len(obj) >= 2:  # 喝茶, 吃辣: a verb-object word, kept whole
-                r = _Raw(r.predicate, obj, r.polarity, r.change, r.value, r.condition)
-        super().append(r)
+def _thing_tasted(r: _Raw) -> _Raw:
+    """A like or dislike without an eating or drinking verb in front of its
+    object (爱吃香菜 is a liking of 香菜; 喝茶, 吃辣 stay whole: one character
+    after the verb is a verb-object word)."""
+    if r.predicate in ("likes", "dislikes"):
+        obj = _TASTE_CONSUMED.sub("", r.object)
+        if obj != r.object and len(obj) >= 2:
+            return _Raw(r.predicate, obj, r.polarity, r.change, r.value, r.condition)
+    return r
 
 
 def _zh_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Likes and dislikes. True stops the clause's later steps."""
-    c = _taste_clause(c, True)
-    found = _TasteOut()
-    _zh_tastes(c, when, found)
-    out.extend(found)
+    first = len(out)
+    _zh_tastes(_taste_clause(c, True), when, out)
+    out[first:] = map(_thing_tasted, out[first:])
     return False
 
 
 def _zh_tastes(c: str, when: datetime, out: list[_Raw]) -> None:
+    """The likes and dislikes of a clause as ``_taste_clause`` reads it."""
     add = out.append
     neg_pref = _P["zh.likes_dislikes.1"].search(c)
     if neg_pref and _P["zh.likes_dislikes.2"].search(c[:neg_pref.start()]):
@@ -501,7 +500,6 @@ def _zh_tastes(c: str, when: datetime, out: list[_Raw]) -> None:
             obj = _clean(m.group("obj"), True)
             if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
                 add(_Raw(predicate, obj))
-    return
 
 
 def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -2302,6 +2300,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         raws = _retire_wrong_values(text, context, raws)
     out = []
     evolving: bool | None = None  # the change signal, looked for once and only when a fact can take it
+    tasting: bool | None = None  # the same for a taste's change signal
     for r in raws:
         if is_correction and r.change is None:
             r = _Raw(r.predicate, r.object, r.polarity, "correction", r.value, r.condition)
@@ -2310,9 +2309,11 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 evolving = bool(_EVOLUTION.search(text))
             if evolving:
                 r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
-        elif r.change is None and r.predicate in _TASTES and _TASTE_CHANGE.search(text):
-            # "these days I like X", "不再讨厌X了": the taste changed (it supersedes the opposite one)
-            r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
+        elif r.change is None and r.predicate in _TASTES:
+            if tasting is None:
+                tasting = bool(_TASTE_CHANGE.search(text))
+            if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
+                r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
 
