@@ -330,26 +330,14 @@ class WriteBatch:
         if self.route_memories:
             for part in chunks(sorted({c.subject for c in claims} - self._memory_subjects)):
                 self._load_memories(part)
-        wanted: dict[str, set[str]] = defaultdict(set)
-        for c in claims:
-            for predicate in (c.predicate, self.opposite(c.predicate)):
-                if predicate is not None and (c.subject, predicate) not in self._pairs:
-                    wanted[c.subject].add(predicate)
-        for part in chunks(sorted(wanted)):
-            rows = self.conn.execute(
-                select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))
-            )
-            found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-            for row in rows:
-                found[(row[1], row[2])].append(fact_from_row(row))
-            for subject in part:
-                for predicate in wanted[subject]:
-                    self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
+        self.prefetch_pairs((c.subject, predicate) for c in claims
+                            for predicate in (c.predicate, self.opposite(c.predicate))
+                            if predicate is not None)
 
     def prefetch_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Load the current-belief rows of many (subject, predicate) pairs at
-        once (what ``prefetch`` does for claims), for an operation that
-        retires or copies rows of many slots (core.maintain)."""
+        once: those of claims about to be gated (``prefetch``), or of the
+        slots an operation retires or copies rows in (core.maintain)."""
         wanted: dict[str, set[str]] = defaultdict(set)
         for subject, predicate in pairs:
             if (subject, predicate) not in self._pairs:
