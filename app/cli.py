@@ -522,7 +522,7 @@ def cmd_maintain(store: Store, args: argparse.Namespace, settings: Settings) -> 
 
 # -------------------------------------------------------------------- recall
 _BATCH_RECALL_FIELDS = {"id", "query", "k", "at", "over", "subject", "scope", "status", "exact",
-                        "include_archived"}
+                        "include_archived", "project", "session"}
 
 
 def _stage_progress() -> Callable[[str, int, int], None] | None:
@@ -544,7 +544,9 @@ def _stage_progress() -> Callable[[str, int, int], None] | None:
 def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
     from memdesk.core.recall import Recaller, RecallWeights
 
-    return Recaller(store, embedder=getattr(args, "embedder", None) or settings.embedder,
+    chosen = getattr(args, "embedder", None)  # --embedder: both kinds
+    return Recaller(store, embedder=chosen or settings.embedder,
+                    turn_embedder=chosen or settings.turn_embedder,
                     weights=RecallWeights(**dict(settings.recall_weights)),
                     index_dir=settings.index_dir,
                     on_message=lambda m: print(f"memdesk: {m}", file=sys.stderr),
@@ -586,6 +588,10 @@ def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
             value = q.get(key)
             if value is not None and not isinstance(value, (str, list)):
                 raise InputFileError(line, f"{key} must be a string", path)
+        for key in ("project", "session"):
+            value = q.get(key)
+            if value is not None and not isinstance(value, str):
+                raise InputFileError(line, f"{key} must be a string", path)
         if not isinstance(q.get("exact", False), bool):
             raise InputFileError(line, "exact must be true or false", path)
         if not isinstance(q.get("include_archived", False), bool):
@@ -598,7 +604,8 @@ def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
                            "over": q.get("over", "memories"), "subject": q.get("subject"),
                            "scope": q.get("scope"), "status": q.get("status"),
                            "exact": q.get("exact", False),
-                           "include_archived": q.get("include_archived", False)}))
+                           "include_archived": q.get("include_archived", False),
+                           "project": q.get("project"), "session": q.get("session")}))
     return out
 
 
@@ -628,7 +635,8 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
     recaller = _recaller(store, args, settings)
     hits = recaller.search(args.query, k=args.k, at=at, exact=args.exact, over=args.over,
                            subject=args.subject, scope=args.scope, status=args.status,
-                           include_archived=args.include_archived)
+                           include_archived=args.include_archived, project=args.project,
+                           session=args.session)
     if fmt == "json":
         _dump([h.to_json() for h in hits])
     elif fmt == "prompt":
@@ -813,8 +821,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exact", action="store_true", help="exact search, skipping the index")
     p.add_argument("--over", choices=["memories", "turns"], default="memories",
                    help="memories (default) or the raw conversation turns")
-    p.add_argument("--subject", help="only this subject, e.g. user:alice")
-    p.add_argument("--scope", action="append", help="only these scopes (repeatable)")
+    p.add_argument("--subject", metavar="S",
+                   help="on behalf of a user (user:alice: her facts, memories and turns and those "
+                        "of the projects her conversations belong to, nobody else's), or exactly "
+                        "one other subject (project:atlas); without it recall is unscoped and "
+                        "every result names its subject")
+    p.add_argument("--project", metavar="P",
+                   help="with --subject user:NAME: only this one of the user's projects")
+    p.add_argument("--session", metavar="S",
+                   help="with --subject user:NAME: only this session's turns and temporary states")
+    p.add_argument("--scope", action="append",
+                   help="only claims of these scopes: global, project, session (repeatable)")
     p.add_argument("--status", action="append",
                    choices=["active", "superseded", "corrected", "retracted", "expired"],
                    help="only these statuses (repeatable; default all but expired)")
@@ -825,7 +842,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="table (default), json, or the prompt block an agent would get")
     p.add_argument("--batch", metavar="QUERIES.jsonl", help="many recalls, one JSON line each")
     p.add_argument("--embedder", choices=["use", "e5", "use+e5"],
-                   help="embedder (default $MEMDESK_EMBEDDER, config embedder=, or use)")
+                   help="embedder of memories and turns alike (default: $MEMDESK_EMBEDDER or "
+                        "config embedder= for memories, use; $MEMDESK_TURN_EMBEDDER or config "
+                        "turn_embedder= for turns, e5)")
     p.set_defaults(func=cmd_recall)
 
     p = sub.add_parser("reindex", parents=[common],

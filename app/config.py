@@ -20,8 +20,9 @@ from memdesk.core.errors import InvalidInput
 
 DEFAULT_CONFIG = Path("~/.config/memdesk/config.toml")
 DEFAULT_EMBEDDER = "use"
+DEFAULT_TURN_EMBEDDER = "e5"  # core.recall.DEFAULT_TURN_EMBEDDER (not imported: --help stays light)
 RECALL_WEIGHTS = ("relevance", "recency", "importance", "subject", "lexical", "half_life_days",
-                  "stale_factor")
+                  "stale_factor", "dense", "words")
 """Names of the recall score settings (core.recall.RecallWeights fields)."""
 
 
@@ -32,7 +33,8 @@ class Settings:
     review_threshold: float
     catalog: str | None
     db_configured: bool = True  # False: no flag, env or config named a store
-    embedder: str = DEFAULT_EMBEDDER  # recall embedder: use, e5 or use+e5
+    embedder: str = DEFAULT_EMBEDDER  # recall embedder of memories: use, e5 or use+e5
+    turn_embedder: str = DEFAULT_TURN_EMBEDDER  # recall embedder of raw turns
     index_dir: str | None = None  # recall index folder (default: beside the SQLite file)
     recall_weights: tuple[tuple[str, float], ...] = ()  # overrides of RecallWeights defaults
 
@@ -93,6 +95,8 @@ def load_settings(db: str | None = None, env: dict[str, str] | None = None,
         catalog=env.get("MEMDESK_CATALOG") or conf.get("catalog"),
         db_configured=bool(db or env.get("MEMDESK_DB") or conf.get("db")),
         embedder=embedder or env.get("MEMDESK_EMBEDDER") or conf.get("embedder") or DEFAULT_EMBEDDER,
+        turn_embedder=(embedder or env.get("MEMDESK_TURN_EMBEDDER") or conf.get("turn_embedder")
+                       or DEFAULT_TURN_EMBEDDER),
         index_dir=env.get("MEMDESK_INDEX_DIR") or conf.get("index_dir"),
         recall_weights=_recall_weights(env, conf),
     )

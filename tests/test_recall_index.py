@@ -20,6 +20,7 @@ from .recall_fixtures import HashEmbedder, topic_texts, write_turns
 
 VECTOR = RecallVectorRow.__table__
 SMALL = IndexSettings(n_trees=4, proj_dim=16, rerank=8, search_k=5_000, exact_below=20,
+                      fused_max=0,
                       rebuild_after=5, rebuild_fraction=0.0, build_jobs=1)
 
 

@@ -67,6 +67,10 @@ class IndexSettings:
     rebuild_fraction: float = 0.05
     """Rebuild once the tail holds more than max(rebuild_after, rebuild_fraction * indexed)."""
     build_jobs: int = -1
+    fused_max: int = 50_000
+    """Raw turns in scope up to this many (a person's conversations) are ranked
+    exactly, every one by both channels fused (``fusion``); above it the
+    index serves, with the word channel's anchors."""
 
     def search_k_for(self, items: int) -> int:
         if self.search_k is not None:

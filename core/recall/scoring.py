@@ -7,6 +7,10 @@
     score      = (w_relevance * relevance + w_recency * recency
                   + w_importance * importance + w_subject * subject) * status_factor
 
+Raw turns take their relevance from the fused channels instead:
+``relevance = logistic(w_dense * z(cosine) + w_words * z(bm25))`` (see
+``fusion``; weights set on the development sets, docs/DESIGN.md §4.3).
+
 ``status_factor`` is 1 for an active item and ``stale_factor`` for a memory
 whose fact was superseded, corrected, retracted or expired: recency only tilts
 (seed 000: a newer memory outranks an older one only while the recency term is
@@ -36,6 +40,8 @@ class RecallWeights:
     lexical: float = 0.25
     half_life_days: float = 30.0
     stale_factor: float = 0.5
+    dense: float = 1.0  # raw turns: weight of the dense channel's z-score (fusion)
+    words: float = 0.4  # raw turns: weight of the BM25 channel's z-score (fusion)
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.sql.elements import BindParameter
 
@@ -52,10 +52,19 @@ from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRo
 from ..store import Store
 from ..timeutil import iso, parse_time_us
 from .annoy_index import remove_index_files
+from .bm25 import Bm25Index
 from .collection import Collection, IndexReport, IndexSettings
-from .embedders import DEFAULT_EMBEDDER, Embedder, embedder_key, make_embedder
+from .embedders import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_TURN_EMBEDDER,
+    Embedder,
+    embedder_key,
+    make_embedder,
+)
+from .fusion import fuse, relevance_of
 from .intent import PredicateMatcher, SubjectMatcher, is_chinese
 from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
+from .scope import ResolvedScope, Scope, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
 
@@ -90,6 +99,7 @@ _Q_MEMORY_ROWS = (select(*_MEMORY_COLS)
                   .join(TURN, TURN.c.id == MEMORY.c.turn_id)
                   .where(MEMORY.c.id.in_(_ID_PARAMS)))
 _Q_TURN_ROWS = select(*_TURN_COLS).where(TURN.c.id.in_(_ID_PARAMS))
+_CORPUS_CACHE = 16  # word indexes kept per Recaller (one per scope recently asked for)
 _Q_FACTS_BY_CLAIM = select(*FACT.c).where(FACT.c.claim_id.in_(_ID_PARAMS))
 _ROW_KEYS = {"memories": tuple(c.name for c in _MEMORY_COLS),
              "turns": tuple(c.name for c in _TURN_COLS)}
@@ -197,6 +207,8 @@ class RecallHit:
     mentions: int = 1
     memory_ids: tuple[int, ...] = ()
     claims: tuple[dict[str, Any], ...] = ()
+    words: float = 0.0  # raw turns: the BM25 score of the turn with its neighbours
+    fused: float | None = None  # raw turns: dense and word channel fused (z-scores)
     archived: dict[str, Any] | None = None  # a memory archived by maintenance: at, reason, merged_into
 
     @property
@@ -227,6 +239,8 @@ class RecallHit:
         if self.kind == "turn":
             out["memory_ids"] = list(self.memory_ids)
             out["claims"] = [dict(c) for c in self.claims]
+            out["words"] = round(self.words, 4)
+            out["fused"] = None if self.fused is None else round(self.fused, 4)
         if self.kind == "memory":
             out["archived"] = dict(self.archived) if self.archived else None
         return out
@@ -262,6 +276,17 @@ class _Cand:
     status: str = "active"
     conflict: tuple[int, ...] = ()
     fact_ids: tuple[int, ...] = ()
+    fused: float | None = None  # raw turns: the fused channels (see fusion)
+    words: float = 0.0  # raw turns: the BM25 score
+
+
+@dataclass(frozen=True, slots=True)
+class _TurnCorpus:
+    """The turns of one scope with a word index over them (never leaves the module)."""
+
+    stamp: tuple
+    ids: np.ndarray
+    words: Bm25Index
 
 
 def _as_tuple(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -281,6 +306,7 @@ class Recaller:
     """
 
     def __init__(self, store: Store, *, embedder: Embedder | str = DEFAULT_EMBEDDER,
+                 turn_embedder: Embedder | str | None = None,
                  weights: RecallWeights | None = None, index_dir: str | Path | None = None,
                  index: IndexSettings | None = None,
                  on_message: Callable[[str], None] | None = None,
@@ -289,8 +315,13 @@ class Recaller:
         self.weights = weights or RecallWeights()
         self.index_settings = index or IndexSettings()
         self.index_dir = index_folder(store.url, index_dir)
-        self._embedder_spec = embedder
-        self._embedder: Embedder | None = embedder if not isinstance(embedder, str) else None
+        if turn_embedder is None:  # an embedder object given serves both kinds
+            turn_embedder = embedder if not isinstance(embedder, str) else DEFAULT_TURN_EMBEDDER
+        self._specs: dict[str, Embedder | str] = {"memory": embedder, "turn": turn_embedder}
+        self._embedders: dict[str, Embedder] = {
+            kind: spec for kind, spec in self._specs.items() if not isinstance(spec, str)}
+        self._corpora: dict[tuple, _TurnCorpus] = {}
+        self._conversations: dict[str, tuple[tuple, list[tuple[str, str | None]]]] = {}
         self._on_message = on_message
         self._progress = progress
         self._lock = threading.Lock()
@@ -308,10 +339,25 @@ class Recaller:
     # ------------------------------------------------------------- plumbing
     @property
     def embedder(self) -> Embedder:
+        """The embedder of memories (loaded on first use)."""
+        return self.embedder_for("memory")
+
+    @property
+    def turn_embedder(self) -> Embedder:
+        """The embedder of raw turns (loaded on first use)."""
+        return self.embedder_for("turn")
+
+    def embedder_for(self, kind: str) -> Embedder:
+        """The embedder of ``memory`` or ``turn`` items. Raises EmbedderUnavailable."""
         with self._lock:
-            if self._embedder is None:
-                self._embedder = make_embedder(str(self._embedder_spec))
-            return self._embedder
+            found = self._embedders.get(kind)
+            if found is None:
+                spec = str(self._specs[kind])
+                # the same setting for both kinds shares one loaded model
+                same = next((e for k, e in self._embedders.items()
+                             if str(self._specs[k]) == spec), None)
+                found = self._embedders[kind] = same or make_embedder(spec)
+            return found
 
     def _notify(self, message: str) -> None:
         self.messages.append(message)
@@ -321,7 +367,7 @@ class Recaller:
 
     def _collection(self, over: str) -> Collection:
         kind = _KIND[over]
-        embedder = self.embedder
+        embedder = self.embedder_for(kind)
         with self._lock:
             col = self._collections.get(kind)
             if col is None:
@@ -355,6 +401,8 @@ class Recaller:
             self._anchor_marks.clear()
             self._conflicts = None
             self._subjects = self._subjects_mark = None
+            self._corpora.clear()
+            self._conversations.clear()
 
     # ------------------------------------------------------------------ API
     def search(self, query: str, *, k: int = 10, at: int | None = None, exact: bool = False,
@@ -362,7 +410,8 @@ class Recaller:
                scope: str | Sequence[str] | None = None,
                status: str | Sequence[str] | None = None,
                since: int | None = None, until: int | None = None,
-               include_archived: bool = False) -> list[RecallHit]:
+               include_archived: bool = False, user: str | None = None,
+               project: str | None = None, session: str | None = None) -> list[RecallHit]:
         """The best ``k`` results for ``query``, best first (pinned current facts
         first, then by score; the other side of a conflict in the results is
         added next to it).
@@ -370,8 +419,14 @@ class Recaller:
         ``at`` (µs): recall as of that time: only items the store held then,
         statuses as believed then, recency measured from then. ``status``
         filters by status (default: everything but ``expired``); ``scope`` by
-        the claim's scope; ``subject`` by subject (``user:alice``); ``since`` /
-        ``until`` by the item's time. ``exact`` skips the index. Memories
+        the claim's scope; ``since`` / ``until`` by the item's time.
+
+        Who it is for (``scope.Scope``): ``subject="user:alice"`` (or
+        ``user="alice"``) recalls on alice's behalf: her facts, memories and
+        turns and those of the projects her conversations belong to, never
+        anyone else's; ``project`` and ``session`` narrow that. Another
+        subject (``project:atlas``) filters by exactly that subject. Without
+        any, recall is unscoped and every hit names its subject. ``exact`` skips the index. Memories
         maintenance archived (stale, or folded into a near duplicate) are left
         out unless ``include_archived`` (as of ``at``: those archived later
         were not archived then); their hits carry ``archived``.
@@ -380,7 +435,8 @@ class Recaller:
         """
         return self._search(query, k=k, at=at, exact=exact, over=over, subject=subject,
                             scope=scope, status=status, since=since, until=until,
-                            include_archived=include_archived)[0]
+                            include_archived=include_archived, user=user, project=project,
+                            session=session)[0]
 
     def compare(self, query: str, k: int = 10, **filters: Any) -> Comparison:
         """The same search exactly and through the index, and what the index missed."""
@@ -417,7 +473,11 @@ class Recaller:
     def status(self) -> dict[str, Any]:
         """What is loaded: per collection, items, mode and the index path."""
         collections: dict[str, Any] = {}
-        out = {"embedder": embedder_key(self.embedder) if self._embedder else str(self._embedder_spec),
+        def named(kind: str) -> str:
+            loaded = self._embedders.get(kind)
+            return embedder_key(loaded) if loaded else str(self._specs[kind])
+
+        out = {"embedder": named("memory"), "turn_embedder": named("turn"),
                "index_dir": str(self.index_dir), "collections": collections}
         for kind, col in self._collections.items():
             collections[kind] = {"items": col.size,
@@ -428,8 +488,9 @@ class Recaller:
     @staticmethod
     def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
         """The block an agent would get in its prompt: one line per result with
-        its date, confidence and text; outdated ones say so, conflicting ones
-        name their conflict."""
+        its date, confidence, subject and text (``user:carol: I live in
+        Leeds``), so a memory is never taken for someone else's; outdated ones
+        say so, conflicting ones name their conflict."""
         lines = []
         head = "Relevant memory"
         if now is not None:
@@ -447,7 +508,11 @@ class Recaller:
             if h.conflict:
                 notes.append("conflict " + ", ".join(f"#{c}" for c in h.conflict))
             note = f" ({'; '.join(notes)})" if notes else ""
-            lines.append(f"- [{date}] [{conf}] {' '.join(h.text.split())}{note}")
+            text = " ".join(h.text.split())
+            if h.subject and text.startswith(h.subject + " "):  # a fact's text names it already
+                text = text[len(h.subject) + 1:]
+            who = f"{h.subject}: " if h.subject else ""
+            lines.append(f"- [{date}] [{conf}] {who}{text}{note}")
         if len(lines) == 1:
             lines.append("- (nothing relevant)")
         return "\n".join(lines)
@@ -458,7 +523,8 @@ class Recaller:
                 scope: str | Sequence[str] | None = None,
                 status: str | Sequence[str] | None = None,
                 since: int | None = None, until: int | None = None,
-                include_archived: bool = False
+                include_archived: bool = False, user: str | None = None,
+                project: str | None = None, session: str | None = None
                 ) -> tuple[list[RecallHit], bool]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the recall query must not be empty")
@@ -474,25 +540,36 @@ class Recaller:
         scopes = _as_tuple(scope)
         if over == "turns" and (scopes or statuses):
             raise InvalidInput("scope and status filters apply to memories, not raw turns")
+        asked = Scope.of(subject, user=user, project=project, session=session)
         now = self.store.now() if at is None else at
         known_at = at
         col = self._collection(over)
         if not col.ready:
             col.vectors.ensure_table()  # the stamp reads it; stores made before it lack it
         stamp = self._stamp()
+        in_scope = self._resolve(asked, stamp)
         col.refresh(stamp)
-        q = self.embedder.embed([query], query=True)[0]
+        q = col.embedder.embed([query], query=True)[0]
         qgrams = QueryGrams.of(grams(query))
-        filters = _Filters(subject, scopes, statuses, at, since, until, include_archived)
+        filters = _Filters(in_scope, scopes, statuses, at, since, until, include_archived)
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
+        # subjects the query names ("where does alice live"): their items are
+        # candidates too, and score the subject term; a scoped recall hears
+        # only names inside its scope
+        named = [] if asked.subject else [
+            s for s in self._subject_matcher(stamp).subjects(query) if in_scope.covers_subject(s)]
+        if in_scope.scoped and not asked.subject:
+            named = [s for s in named if s != f"user:{asked.user}"]
+
+        if over == "turns":
+            fused = self._fused_turns(query, q, qgrams, k, col, filters, named, now, stamp)
+            if fused is not None:
+                return fused, False
 
         # over-fetch until k candidates pass the filters or everything was seen;
         # should near-duplicates collapse the results below k, fetch more
         n = max(2 * k, 20)
         kept: dict[int, _Cand] = {}
-        # subjects the query names ("where does alice live"): their items are
-        # candidates too, and score the subject term
-        named = [] if subject else self._subject_matcher(stamp).subjects(query)
         while True:
             hits, seen_all = self._candidates(query, q, qgrams, k, n, over, col, exact, named,
                                               filters, kept, now, known_at, conflicts, stamp)
@@ -500,8 +577,8 @@ class Recaller:
                 break
             n *= 4
         if over == "memories":
-            pinned = self._structured(query, q, subject, named, scopes, statuses, hits, now,
-                                      known_at, conflicts)
+            pinned = self._structured(query, q, in_scope, named, scopes, statuses, hits, now,
+                                      known_at, conflicts, stamp, k)
             pinned = [h for h in pinned if (since is None or h.time >= since)
                       and (until is None or h.time <= until)]
             pinned_keys = {h.key for h in pinned}
@@ -548,7 +625,8 @@ class Recaller:
             n *= 4
         for name in named[:3]:
             f = filters
-            ids = self._filtered_ids(over, _Filters(name, None, None, f.at, f.since, f.until,
+            ids = self._filtered_ids(over, _Filters(self._resolve(Scope.of(name), stamp), None,
+                                                    None, f.at, f.since, f.until,
                                                     f.include_archived))
             if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
                 cos = col.cosines(q, [i for i in ids if i not in kept])
@@ -560,6 +638,96 @@ class Recaller:
         hits = [self._hit(over, c, qgrams, now, named_set) for c in kept.values()]
         hits.sort(key=lambda h: -h.score)
         return self._collapse(col, hits, k), seen_all
+
+    # -- scope
+    def _resolve(self, asked: Scope, stamp: tuple) -> ResolvedScope:
+        """The subjects, turns and sessions ``asked`` covers, from the store's
+        turns (the user's conversations cached until the store changes).
+        Raises InvalidInput for a project or session that is not the user's."""
+        def conversations(user: str) -> list[tuple[str, str | None]]:
+            cached = self._conversations.get(user)
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+            stmt = select(TURN.c.session, TURN.c.project).distinct()
+            stmt = stmt.where(or_(TURN.c.user == user, TURN.c.user.is_(None))
+                              if user == "me" else TURN.c.user == user)
+            with self.store.engine.connect() as conn:
+                pairs = [(str(a), b) for a, b in conn.execute(stmt)]
+            if len(self._conversations) > 256:
+                self._conversations.clear()
+            self._conversations[user] = (stamp, pairs)
+            return pairs
+        return resolve(asked, conversations)
+
+    # -- raw turns: the word and the dense channel, fused
+    def _turn_corpus(self, f: _Filters, stamp: tuple) -> _TurnCorpus | None:
+        """The turns the filters admit, each with its indexed text (the turn
+        between its neighbours in the session) and a word index over them;
+        None when more than ``IndexSettings.fused_max`` turns are in play
+        (then the index path serves). Cached per scope until the store changes."""
+        key = (f.scope.subjects, f.scope.turn_users, f.scope.turn_projects, f.scope.sessions,
+               f.at, f.since, f.until)
+        cached = self._corpora.get(key)
+        if cached is not None and cached.stamp == stamp:
+            return cached
+        stmt = _turns_where(select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text), f)
+        most = self.index_settings.fused_max
+        if most <= 0:
+            return None
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(stmt.order_by(TURN.c.session, TURN.c.turn).limit(most + 1)).all()
+        if len(rows) > most:
+            return None
+        ids = [int(r[0]) for r in rows]
+        texts = []
+        for j, (_, session, number, text) in enumerate(rows):
+            parts = [text]
+            if j and rows[j - 1][1] == session and rows[j - 1][2] == number - 1:
+                parts.insert(0, rows[j - 1][3])
+            if j + 1 < len(rows) and rows[j + 1][1] == session and rows[j + 1][2] == number + 1:
+                parts.append(rows[j + 1][3])
+            texts.append("\n".join(parts))
+        corpus = _TurnCorpus(stamp, np.asarray(ids, dtype=np.int64), Bm25Index(ids, texts))
+        with self._lock:
+            if len(self._corpora) >= _CORPUS_CACHE:
+                self._corpora.pop(next(iter(self._corpora)))
+            self._corpora[key] = corpus
+        return corpus
+
+    def _fused_turns(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int,
+                     col: Collection, f: _Filters, named: list[str], now: int,
+                     stamp: tuple) -> list[RecallHit] | None:
+        """Recall over raw turns by fusing the dense channel (the cosine of
+        every turn in scope) with BM25 over the turns and their neighbours
+        (``fusion``); None when too many turns are in scope for an exact
+        pass (the index path then serves)."""
+        corpus = self._turn_corpus(f, stamp)
+        if corpus is None:
+            return None
+        if not len(corpus.ids):
+            return []
+        vectors = col.vectors_of(corpus.ids.tolist())
+        dim = col.embedder.dim
+        matrix = np.stack([vectors.get(int(i), np.zeros(dim, np.float32)) for i in corpus.ids])
+        cosines = matrix @ q
+        words = corpus.words.scores(query)
+        w = self.weights
+        fused = fuse([(cosines, w.dense), (words, w.words)])
+        order = np.argsort(-fused, kind="stable")
+        kept: dict[int, _Cand] = {}
+        named_set = set(named)
+        done, n = 0, max(3 * k, 30)
+        while True:  # more when near-duplicates collapse the results below k
+            cands = [_Cand(int(corpus.ids[j]), float(cosines[j]), "fused", fused=float(fused[j]),
+                           words=float(words[j])) for j in order[done:n]]
+            self._admit("turns", cands, f, kept, now, None, {})
+            done = n
+            hits = [self._hit("turns", c, qgrams, now, named_set) for c in kept.values()]
+            hits.sort(key=lambda h: -h.score)
+            hits = self._collapse(col, hits, k)
+            if len(hits) >= k or done >= len(order):
+                return hits
+            n *= 4
 
     # -- filters and hydration
     def _admit(self, over: str, cands: list[_Cand], f: _Filters, kept: dict[int, _Cand],
@@ -624,8 +792,8 @@ class Recaller:
         search over just those; None when the filters do not narrow by SQL."""
         if over == "memories":
             stmt = select(MEMORY.c.id).join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
-            if f.subject:
-                stmt = stmt.where(MEMORY.c.subject == f.subject)
+            if f.scope.subjects is not None:
+                stmt = stmt.where(MEMORY.c.subject.in_(sorted(f.scope.subjects)))
             if f.scopes:
                 stmt = stmt.where(CLAIM.c.scope.in_(f.scopes))
             if f.at is not None:
@@ -634,13 +802,7 @@ class Recaller:
                 stmt = stmt.where(MEMORY.c.archived_at.is_(None) if f.at is None else
                                   or_(MEMORY.c.archived_at.is_(None), MEMORY.c.archived_at > f.at))
         else:
-            stmt = select(TURN.c.id)
-            if f.subject:
-                kind, _, name = f.subject.partition(":")
-                col = TURN.c.project if kind == "project" else TURN.c.user
-                stmt = stmt.where(col == (name or f.subject))
-            if f.at is not None:
-                stmt = stmt.where(TURN.c.recorded_at <= f.at)
+            stmt = _turns_where(select(TURN.c.id), f)
         with self.store.engine.connect() as conn:
             return [int(r[0]) for r in conn.execute(stmt.limit(_FILTERED_EXACT_MAX + 1))]
 
@@ -723,6 +885,8 @@ class Recaller:
                 predicate=r["predicate"], confidence=r["confidence"], semantic=c.cosine,
                 lexical=c.lexical, subject_match=sm, status_factor=factor, channel=c.channel,
                 mentions=r["mentions"], archived=_archived(r))
+        if c.fused is not None:
+            rel = relevance_of(c.fused)
         rec = recency(r["time"], now, w)
         imp = importance(0.6 if r["speaker"] == "user" else 0.2, 1)
         src = HitSource(r["session"], r["turn"], r["speaker"], r["text"], r["time"], r["time_tz"],
@@ -733,7 +897,8 @@ class Recaller:
             kind="turn", text=r["text"], score=score(rel, rec, imp, 1.0, w, sm), relevance=rel,
             recency=rec, importance=imp, status="active", conflict=(), source=src,
             time=r["time"], tz=r["time_tz"], turn_id=c.item_id, subject=subject,
-            semantic=c.cosine, lexical=c.lexical, subject_match=sm, channel=c.channel)
+            semantic=c.cosine, lexical=c.lexical, subject_match=sm, channel=c.channel,
+            words=c.words, fused=c.fused)
 
     def _collapse(self, col: Collection, hits: list[RecallHit], k: int) -> list[RecallHit]:
         """Drop near-duplicates of a better result (same subject, cosine >= 0.95 or
@@ -810,25 +975,31 @@ class Recaller:
         self._subjects, self._subjects_mark = matcher, stamp
         return matcher
 
-    def _structured(self, query: str, q: np.ndarray, subject: str | None, named: list[str],
+    def _structured(self, query: str, q: np.ndarray, in_scope: ResolvedScope, named: list[str],
                     scopes: tuple[str, ...] | None,
                     statuses: tuple[str, ...] | None, hits: list[RecallHit], now: int,
                     known_at: int | None,
-                    conflicts: dict[int, tuple[set[int], int, str]]) -> list[RecallHit]:
-        """Current values of the predicates the query names, pinned first."""
+                    conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple,
+                    k: int) -> list[RecallHit]:
+        """Current values of the predicates the query names, pinned first: of
+        the subjects the query names, else of every subject in scope that
+        holds one ("预算多少" asked for zhou: the budget of the trip project
+        zhou's conversation set), else (unscoped) of the subjects holding one,
+        those of the best memories first, at most ``k`` subjects."""
         if statuses is not None and "active" not in statuses:
             return []
         predicates = self._predicates.predicates(query)
         if not predicates:
             return []
-        if subject:
-            subjects = [subject]
-        else:
+        if in_scope.scope.subject:
+            subjects = [in_scope.scope.subject]
+        elif named:
             subjects = list(named)
-            if not subjects:  # "where does she live": the subject of the best memories,
-                wanted = set(predicates)  # when they are about that predicate
-                subjects = list(dict.fromkeys(
-                    h.subject for h in hits[:2] if h.subject and h.predicate in wanted))
+        else:
+            wanted = set(predicates)
+            first = [h.subject for h in hits if h.subject and h.predicate in wanted
+                     and in_scope.covers_subject(h.subject)]
+            subjects = list(dict.fromkeys(first + self._holders(predicates, in_scope, now, known_at)))[:k]
         if not subjects:
             return []
         zh = is_chinese(query)
@@ -874,6 +1045,24 @@ class Recaller:
                         lexical=1.0,
                         pinned=True, channel="structured"))
         return out
+
+    def _holders(self, predicates: list[str], in_scope: ResolvedScope, now: int,
+                 known_at: int | None) -> list[str]:
+        """Subjects (in scope) with a row of one of the predicates valid at
+        ``now`` as believed at ``known_at`` (default: now), the most recently
+        recorded first (at most 50)."""
+        believed = (FACT.c.retired_at.is_(None) if known_at is None else
+                    and_(FACT.c.recorded_at <= known_at,
+                         or_(FACT.c.retired_at.is_(None), FACT.c.retired_at > known_at)))
+        stmt = (select(FACT.c.subject, func.max(FACT.c.recorded_at).label("last"))
+                .where(FACT.c.predicate.in_(predicates), believed,
+                       FACT.c.valid_from <= now,
+                       or_(FACT.c.valid_to.is_(None), FACT.c.valid_to > now))
+                .group_by(FACT.c.subject).order_by(func.max(FACT.c.recorded_at).desc()).limit(50))
+        if in_scope.subjects is not None:
+            stmt = stmt.where(FACT.c.subject.in_(sorted(in_scope.subjects)))
+        with self.store.engine.connect() as conn:
+            return [str(r[0]) for r in conn.execute(stmt)]
 
     def _with_conflict_partners(self, hits: list[RecallHit], now: int,
                                 zh: bool) -> list[RecallHit]:
@@ -927,7 +1116,7 @@ class Recaller:
 
 @dataclass(frozen=True, slots=True)
 class _Filters:
-    subject: str | None
+    scope: ResolvedScope
     scopes: tuple[str, ...] | None
     statuses: tuple[str, ...] | None
     at: int | None
@@ -937,12 +1126,12 @@ class _Filters:
 
     @property
     def narrow(self) -> bool:
-        return bool(self.subject or self.scopes or self.at is not None)
+        return bool(self.scope.scoped or self.scopes or self.at is not None)
 
     def admits(self, over: str, row: dict[str, Any]) -> bool:
         if over == "memories":
             t, created = row["time"], row["created_at"]
-            if self.subject and row["subject"] != self.subject:
+            if not self.scope.covers_memory(row["subject"], row["scope"], row["session"]):
                 return False
             if self.scopes and row["scope"] not in self.scopes:
                 return False
@@ -950,10 +1139,8 @@ class _Filters:
                 return False
         else:
             t, created = row["time"], row["recorded_at"]
-            if self.subject:
-                kind, _, name = self.subject.partition(":")
-                if (row["project"] if kind == "project" else row["user"]) != (name or self.subject):
-                    return False
+            if not self.scope.covers_turn(row["user"], row["project"], row["session"]):
+                return False
         if self.at is not None and created > self.at:
             return False
         if self.since is not None and t < self.since:
@@ -964,6 +1151,32 @@ class _Filters:
         """Whether a memory row was archived by maintenance (as of ``at``)."""
         done = row.get("archived_at")
         return done is not None and (self.at is None or done <= self.at)
+
+
+def _turns_where(stmt: Any, f: _Filters) -> Any:
+    """``stmt`` (a select from the turn table) limited to the turns the
+    filters' scope and times admit: the same rule as ``_Filters.admits``, in
+    SQL. ``user:me`` covers turns stored without a user."""
+    sc = f.scope
+    if sc.scoped:
+        if sc.turn_users is not None:
+            users = sorted(sc.turn_users)
+            cond = TURN.c.user.in_(users)
+            stmt = stmt.where(or_(cond, TURN.c.user.is_(None)) if "me" in users else cond)
+        if sc.turn_projects is not None:
+            named = sorted(p for p in sc.turn_projects if p is not None)
+            cond = TURN.c.project.in_(named)
+            stmt = stmt.where(or_(cond, TURN.c.project.is_(None)) if None in sc.turn_projects
+                              else cond)
+        if sc.sessions is not None:
+            stmt = stmt.where(TURN.c.session.in_(sorted(sc.sessions)))
+    if f.at is not None:
+        stmt = stmt.where(TURN.c.recorded_at <= f.at)
+    if f.since is not None:
+        stmt = stmt.where(TURN.c.time >= f.since)
+    if f.until is not None:
+        stmt = stmt.where(TURN.c.time <= f.until)
+    return stmt
 
 
 def _archived(row: dict[str, Any]) -> dict[str, Any] | None:
