@@ -124,6 +124,22 @@ class SubjectMatcher:
         return cls(names)
 
     def subjects(self, query: str) -> list[str]:
+        """Subjects the query names, each once, longest name first."""
+        return list(dict.fromkeys(m.target for m in self.mentions(query)))
+
+    def without_names(self, query: str) -> str:
+        """The query (folded) with the names of the subjects it names blanked
+        out: what it asks about them ("Does Carol have any animals?" →
+        "does       have any animals?"), for ranking within their items,
+        where the name itself singles out nothing."""
+        text = _fold(query)
+        for m in self.mentions(query):
+            text = text[:m.start] + " " * (m.end - m.start) + text[m.end:]
+        return text
+
+    def mentions(self, query: str) -> list[Mention]:
+        """Where the query names subjects (offsets into the folded query),
+        overlapping matches resolved to the longest."""
         text = _fold(query)
         keys = {text[i:i + 2] for i in range(len(text) - 1)}
         for word in _WORD.findall(text):
@@ -133,7 +149,7 @@ class SubjectMatcher:
         candidates = [(s, n, pat) for (s, n), pat in keyed] + self._unkeyed
         found = [Mention(s, m.start(), m.end(), n)
                  for s, n, pat in candidates for m in pat.finditer(text)]
-        return list(dict.fromkeys(m.target for m in _longest_first(found)))
+        return list(_longest_first(found))
 
 
 _WORD = re.compile(r"[a-z0-9]+")

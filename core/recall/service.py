@@ -100,6 +100,8 @@ _Q_MEMORY_ROWS = (select(*_MEMORY_COLS)
                   .where(MEMORY.c.id.in_(_ID_PARAMS)))
 _Q_TURN_ROWS = select(*_TURN_COLS).where(TURN.c.id.in_(_ID_PARAMS))
 _CORPUS_CACHE = 16  # word indexes kept per Recaller (one per scope recently asked for)
+_TOLD_TURNS = 3  # the best turns whose facts a recall over memories also returns
+_NEIGHBOUR_SHARE = 0.9  # a told turn's neighbours, at this share of its relevance
 _Q_FACTS_BY_CLAIM = select(*FACT.c).where(FACT.c.claim_id.in_(_ID_PARAMS))
 _ROW_KEYS = {"memories": tuple(c.name for c in _MEMORY_COLS),
              "turns": tuple(c.name for c in _TURN_COLS)}
@@ -207,8 +209,8 @@ class RecallHit:
     mentions: int = 1
     memory_ids: tuple[int, ...] = ()
     claims: tuple[dict[str, Any], ...] = ()
-    words: float = 0.0  # raw turns: the BM25 score of the turn with its neighbours
-    fused: float | None = None  # raw turns: dense and word channel fused (z-scores)
+    words: float = 0.0  # the BM25 score of the item's indexed text (with its neighbours)
+    fused: float | None = None  # both channels fused (z-scores); None: ranked by the index
     archived: dict[str, Any] | None = None  # a memory archived by maintenance: at, reason, merged_into
 
     @property
@@ -234,13 +236,12 @@ class RecallHit:
             "lexical": round(self.lexical, 4), "subject_match": self.subject_match,
             "status_factor": self.status_factor,
             "pinned": self.pinned, "channel": self.channel, "duplicates": self.duplicates,
-            "mentions": self.mentions,
+            "mentions": self.mentions, "words": round(self.words, 4),
+            "fused": None if self.fused is None else round(self.fused, 4),
         }
         if self.kind == "turn":
             out["memory_ids"] = list(self.memory_ids)
             out["claims"] = [dict(c) for c in self.claims]
-            out["words"] = round(self.words, 4)
-            out["fused"] = None if self.fused is None else round(self.fused, 4)
         if self.kind == "memory":
             out["archived"] = dict(self.archived) if self.archived else None
         return out
@@ -276,8 +277,8 @@ class _Cand:
     status: str = "active"
     conflict: tuple[int, ...] = ()
     fact_ids: tuple[int, ...] = ()
-    fused: float | None = None  # raw turns: the fused channels (see fusion)
-    words: float = 0.0  # raw turns: the BM25 score
+    fused: float | None = None  # the fused channels (see fusion)
+    words: float = 0.0  # the BM25 score
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,22 +562,37 @@ class Recaller:
         if in_scope.scoped and not asked.subject:
             named = [s for s in named if s != f"user:{asked.user}"]
 
-        if over == "turns":
-            fused = self._fused_turns(query, q, qgrams, k, col, filters, named, now, stamp)
-            if fused is not None:
-                return fused, False
-
-        # over-fetch until k candidates pass the filters or everything was seen;
-        # should near-duplicates collapse the results below k, fetch more
-        n = max(2 * k, 20)
-        kept: dict[int, _Cand] = {}
-        while True:
-            hits, seen_all = self._candidates(query, q, qgrams, k, n, over, col, exact, named,
-                                              filters, kept, now, known_at, conflicts, stamp)
-            if len(hits) >= k or seen_all:
-                break
-            n *= 4
+        # a person's turns (or a small store's) are all ranked, by both channels
+        # fused; beyond IndexSettings.fused_max the index brings the candidates
+        fused = (self._fused_turns(query, q, qgrams, k, col, filters, named, now, stamp)
+                 if over == "turns" else None)
+        if fused is not None:
+            hits, used = fused, False
+        else:
+            # over-fetch until k candidates pass the filters or everything was
+            # seen; should near-duplicates collapse the results below k, fetch more
+            n = max(2 * k, 20)
+            kept: dict[int, _Cand] = {}
+            while True:
+                hits, seen_all = self._candidates(query, q, qgrams, k, n, over, col, exact,
+                                                  named, filters, kept, now, known_at,
+                                                  conflicts, stamp)
+                if len(hits) >= k or seen_all:
+                    break
+                n *= 4
+            used = col.uses_index and not exact
         if over == "memories":
+            if statuses is None or "active" in statuses:
+                # "does Carol have any animals": asked among Carol's turns, without her name
+                about, content = filters, query
+                if named and not in_scope.scoped:
+                    about = replace(filters, scope=self._resolve(Scope.of(named[0]), stamp))
+                    content = self._subject_matcher(stamp).without_names(query)
+                told = self._told_facts(content, about, now, known_at, conflicts, stamp,
+                                        is_chinese(query)) if content.strip() else []
+                seen = {h.key for h in hits}
+                hits = sorted(hits + [h for h in told if h.key not in seen],
+                              key=lambda h: -h.score)
             pinned = self._structured(query, q, in_scope, named, scopes, statuses, hits, now,
                                       known_at, conflicts, stamp, k)
             pinned = [h for h in pinned if (since is None or h.time >= since)
@@ -585,7 +601,7 @@ class Recaller:
             hits = pinned + [h for h in hits if h.key not in pinned_keys]
             hits = hits[:max(k, len(pinned))]
             hits = self._with_conflict_partners(hits, now, is_chinese(query))
-        return hits, col.uses_index and not exact
+        return hits, used
 
     def _candidates(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int, n: int,
                     over: str, col: Collection, exact: bool, named: list[str],
@@ -659,34 +675,35 @@ class Recaller:
             return pairs
         return resolve(asked, conversations)
 
-    # -- raw turns: the word and the dense channel, fused
-    def _turn_corpus(self, f: _Filters, stamp: tuple) -> _TurnCorpus | None:
+    # -- raw turns: the word and the dense channel, fused over every turn in scope
+    def _turn_corpus(self, col: Collection, f: _Filters, stamp: tuple) -> _TurnCorpus | None:
         """The turns the filters admit, each with its indexed text (the turn
-        between its neighbours in the session) and a word index over them;
-        None when more than ``IndexSettings.fused_max`` turns are in play
-        (then the index path serves). Cached per scope until the store changes."""
-        key = (f.scope.subjects, f.scope.turn_users, f.scope.turn_projects, f.scope.sessions,
-               f.at, f.since, f.until)
+        between its neighbours in the session, so that "民宿吧" carries the
+        question it answers) and a word index over them. None when more than
+        ``IndexSettings.fused_max`` turns are in play: then the index path
+        serves. Cached per scope until the store changes."""
+        most = self.index_settings.fused_max
+        if most <= 0 or (not f.scope.scoped and col.size > most):
+            return None
+        key = (f.scope.subjects, f.scope.turn_users, f.scope.turn_projects,
+               f.scope.sessions, f.at, f.since, f.until, f.include_archived)
         cached = self._corpora.get(key)
         if cached is not None and cached.stamp == stamp:
             return cached
         stmt = _turns_where(select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text), f)
-        most = self.index_settings.fused_max
-        if most <= 0:
-            return None
         with self.store.engine.connect() as conn:
             rows = conn.execute(stmt.order_by(TURN.c.session, TURN.c.turn).limit(most + 1)).all()
         if len(rows) > most:
             return None
-        ids = [int(r[0]) for r in rows]
         texts = []
         for j, (_, session, number, text) in enumerate(rows):
             parts = [text]
-            if j and rows[j - 1][1] == session and rows[j - 1][2] == number - 1:
+            if j and tuple(rows[j - 1][1:3]) == (session, number - 1):
                 parts.insert(0, rows[j - 1][3])
-            if j + 1 < len(rows) and rows[j + 1][1] == session and rows[j + 1][2] == number + 1:
+            if j + 1 < len(rows) and tuple(rows[j + 1][1:3]) == (session, number + 1):
                 parts.append(rows[j + 1][3])
             texts.append("\n".join(parts))
+        ids = [int(r[0]) for r in rows]
         corpus = _TurnCorpus(stamp, np.asarray(ids, dtype=np.int64), Bm25Index(ids, texts))
         with self._lock:
             if len(self._corpora) >= _CORPUS_CACHE:
@@ -697,27 +714,25 @@ class Recaller:
     def _fused_turns(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int,
                      col: Collection, f: _Filters, named: list[str], now: int,
                      stamp: tuple) -> list[RecallHit] | None:
-        """Recall over raw turns by fusing the dense channel (the cosine of
-        every turn in scope) with BM25 over the turns and their neighbours
-        (``fusion``); None when too many turns are in scope for an exact
-        pass (the index path then serves)."""
-        corpus = self._turn_corpus(f, stamp)
+        """Every turn in scope ranked by the dense channel (its cosine) and
+        BM25 over its indexed text, fused (``fusion``), then filtered, scored
+        and collapsed like any candidate; None when too many turns are in
+        scope for an exact pass (the index path then serves)."""
+        corpus = self._turn_corpus(col, f, stamp)
         if corpus is None:
             return None
         if not len(corpus.ids):
             return []
         vectors = col.vectors_of(corpus.ids.tolist())
-        dim = col.embedder.dim
-        matrix = np.stack([vectors.get(int(i), np.zeros(dim, np.float32)) for i in corpus.ids])
-        cosines = matrix @ q
+        zero = np.zeros(col.embedder.dim, np.float32)
+        cosines = np.stack([vectors.get(int(i), zero) for i in corpus.ids]) @ q
         words = corpus.words.scores(query)
-        w = self.weights
-        fused = fuse([(cosines, w.dense), (words, w.words)])
+        fused = fuse([(cosines, self.weights.dense), (words, self.weights.words)])
         order = np.argsort(-fused, kind="stable")
         kept: dict[int, _Cand] = {}
         named_set = set(named)
         done, n = 0, max(3 * k, 30)
-        while True:  # more when near-duplicates collapse the results below k
+        while True:  # more while filters or near-duplicates leave fewer than k
             cands = [_Cand(int(corpus.ids[j]), float(cosines[j]), "fused", fused=float(fused[j]),
                            words=float(words[j])) for j in order[done:n]]
             self._admit("turns", cands, f, kept, now, None, {})
@@ -791,16 +806,11 @@ class Recaller:
         """Every item id the filters admit (subject, scope, time), for an exact
         search over just those; None when the filters do not narrow by SQL."""
         if over == "memories":
-            stmt = select(MEMORY.c.id).join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
-            if f.scope.subjects is not None:
-                stmt = stmt.where(MEMORY.c.subject.in_(sorted(f.scope.subjects)))
+            stmt = select(MEMORY.c.id)
             if f.scopes:
-                stmt = stmt.where(CLAIM.c.scope.in_(f.scopes))
-            if f.at is not None:
-                stmt = stmt.where(MEMORY.c.created_at <= f.at)
-            if not f.include_archived:
-                stmt = stmt.where(MEMORY.c.archived_at.is_(None) if f.at is None else
-                                  or_(MEMORY.c.archived_at.is_(None), MEMORY.c.archived_at > f.at))
+                stmt = stmt.join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id).where(
+                    CLAIM.c.scope.in_(f.scopes))
+            stmt = _memories_where(stmt, f)
         else:
             stmt = _turns_where(select(TURN.c.id), f)
         with self.store.engine.connect() as conn:
@@ -868,7 +878,7 @@ class Recaller:
         w = self.weights
         r = c.row
         c.lexical = lexical_score(qgrams, r["text"])
-        rel = relevance(c.cosine, c.lexical, w)
+        rel = relevance(c.cosine, c.lexical, w) if c.fused is None else relevance_of(c.fused)
         if over == "memories":
             sm = 1.0 if r["subject"] in named else 0.0
             rec = recency(min(r["time"], r["created_at"]), now, w)
@@ -884,9 +894,7 @@ class Recaller:
                 turn_id=r["turn_id"], claim_id=r["claim_id"], subject=r["subject"],
                 predicate=r["predicate"], confidence=r["confidence"], semantic=c.cosine,
                 lexical=c.lexical, subject_match=sm, status_factor=factor, channel=c.channel,
-                mentions=r["mentions"], archived=_archived(r))
-        if c.fused is not None:
-            rel = relevance_of(c.fused)
+                mentions=r["mentions"], archived=_archived(r), words=c.words, fused=c.fused)
         rec = recency(r["time"], now, w)
         imp = importance(0.6 if r["speaker"] == "user" else 0.2, 1)
         src = HitSource(r["session"], r["turn"], r["speaker"], r["text"], r["time"], r["time_tz"],
@@ -1027,23 +1035,93 @@ class Recaller:
                     # ... the chosen options before the rejected ones
                     facts = sorted(facts, key=lambda f: (f.polarity == "negative",
                                                          -semantic[f.id]))[:3]
-                for f in facts:
-                    src = sources.get(f.claim_id)
-                    hs = HitSource(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
-                                   src.kind, src.claim_id) if src else None
-                    conflict = tuple(sorted(cid for cid, (fids, _, _) in conflicts.items()
-                                            if f.id in fids))
-                    rec = recency(f.recorded_at, now, self.weights)
-                    imp = importance(f.confidence, 1)
-                    out.append(RecallHit(
-                        kind="fact", text=f"{subj} {label} {_negation(f.polarity, zh)}{f.object}",
-                        score=score(1.0, rec, imp, 1.0, self.weights), relevance=1.0,
-                        recency=rec, importance=imp, status=f.status(now, known_at),
-                        conflict=conflict, source=hs, time=f.valid_from, tz=f.tz,
-                        fact_id=f.id, claim_id=f.claim_id, subject=subj, predicate=pred,
-                        object=f.object, confidence=f.confidence, semantic=semantic[f.id],
-                        lexical=1.0,
-                        pinned=True, channel="structured"))
+                out.extend(self._fact_hit(f, label, sources.get(f.claim_id), now, known_at,
+                                          conflicts, zh, semantic=semantic[f.id])
+                           for f in facts)
+        return out
+
+    def _fact_hit(self, f: Fact, label: str, src: Any, now: int, known_at: int | None,
+                  conflicts: dict[int, tuple[set[int], int, str]], zh: bool, *,
+                  semantic: float = 1.0, relevance: float = 1.0, pinned: bool = True,
+                  channel: str = "structured") -> RecallHit:
+        """A fact as a result: "user:alice lives in 张江", with its source turn."""
+        hs = HitSource(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
+                       src.kind, src.claim_id) if src else None
+        conflict = tuple(sorted(cid for cid, (fids, _, _) in conflicts.items() if f.id in fids))
+        rec = recency(f.recorded_at, now, self.weights)
+        imp = importance(f.confidence, 1)
+        return RecallHit(
+            kind="fact", text=f"{f.subject} {label} {_negation(f.polarity, zh)}{f.object}",
+            score=score(relevance, rec, imp, 1.0, self.weights), relevance=relevance,
+            recency=rec, importance=imp, status=f.status(now, known_at), conflict=conflict,
+            source=hs, time=f.valid_from, tz=f.tz, fact_id=f.id, claim_id=f.claim_id,
+            subject=f.subject, predicate=f.predicate, object=f.object, confidence=f.confidence,
+            semantic=semantic, lexical=1.0, pinned=pinned, channel=channel)
+
+    def _told_facts(self, query: str, f: _Filters, now: int, known_at: int | None,
+                    conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple,
+                    zh: bool) -> list[RecallHit]:
+        """Facts reached through the turns that told them: the turns in scope
+        that best answer the query (both channels fused, as ``over="turns"``
+        ranks them), and the current values of the facts those turns told,
+        ranked at the turn's relevance. So "how much money do we have for
+        this?" finds the budget although it names no predicate, and "帮我订个
+        酒店" the hotel decision, whose statements are facts, not memories.
+        A value told there and changed since comes back as its current value;
+        one no longer held is left out. Empty when too many turns are in scope
+        for an exact pass."""
+        col = self._collection("turns")
+        if not col.ready:
+            col.vectors.ensure_table()
+        col.refresh(stamp)
+        q = col.embedder.embed([query], query=True)[0]
+        turn_filter = _Filters(f.scope, None, None, f.at, f.since, f.until)
+        turns = self._fused_turns(query, q, QueryGrams.of(grams(query)), _TOLD_TURNS, col,
+                                  turn_filter, [], now, stamp) or []
+        # a turn's neighbours share its relevance: the best turn is often the
+        # assistant's confirmation of the statement before it
+        told: dict[tuple[str, int], float] = {}
+        for h in turns[:_TOLD_TURNS]:
+            if h.source is None:
+                continue
+            for n in (h.source.turn - 1, h.source.turn, h.source.turn + 1):
+                key = (h.source.session, n)
+                share = 1.0 if n == h.source.turn else _NEIGHBOUR_SHARE
+                told[key] = max(told.get(key, 0.0), share * h.relevance)
+        if not told:
+            return []
+        stmt = (select(FACT.c.subject, FACT.c.predicate, FACT.c.object, TURN.c.session,
+                       TURN.c.turn)
+                .join(CLAIM, CLAIM.c.id == FACT.c.claim_id)
+                .join(TURN, TURN.c.id == CLAIM.c.turn_id)
+                .where(TURN.c.session.in_(sorted({s for s, _ in told})),
+                       TURN.c.turn.in_(sorted({n for _, n in told}))).distinct())
+        with self.store.engine.connect() as conn:
+            rows = [(str(a), str(b), str(o), (str(c), int(d)))
+                    for a, b, o, c, d in conn.execute(stmt) if (str(c), int(d)) in told]
+        best: dict[tuple[str, str], float] = {}
+        objects: dict[tuple[str, str], set[str]] = {}
+        for subj, pred, obj, turn in rows:
+            if f.scope.covers_subject(subj):
+                best[(subj, pred)] = max(best.get((subj, pred), 0.0), told[turn])
+                objects.setdefault((subj, pred), set()).add(obj)
+        out: list[RecallHit] = []
+        for (subj, pred), rel in best.items():
+            facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
+                                     if known_at is not None else now, include_expired=False)
+            if f.scopes:
+                facts = [x for x in facts if x.scope in f.scopes]
+            # a single value: what holds now, whichever was told there; of
+            # several (decisions, likes), only those the turns told
+            facts = [x for x in facts if x.single_valued or x.object in objects[(subj, pred)]]
+            if not facts:
+                continue
+            sources = self.store.sources(x.claim_id for x in facts)
+            info = self.store.catalog.get(pred)
+            label = (info.zh if zh else info.en) if info else pred
+            out.extend(self._fact_hit(x, label, sources.get(x.claim_id), now, known_at, conflicts,
+                                      zh, relevance=rel, pinned=False, channel="told")
+                       for x in facts)
         return out
 
     def _holders(self, predicates: list[str], in_scope: ResolvedScope, now: int,
@@ -1151,6 +1229,19 @@ class _Filters:
         """Whether a memory row was archived by maintenance (as of ``at``)."""
         done = row.get("archived_at")
         return done is not None and (self.at is None or done <= self.at)
+
+
+def _memories_where(stmt: Any, f: _Filters) -> Any:
+    """``stmt`` (a select from the memory table) limited by the filters'
+    subjects, ``at`` and archiving, in SQL (``_Filters.admits`` checks the rest)."""
+    if f.scope.subjects is not None:
+        stmt = stmt.where(MEMORY.c.subject.in_(sorted(f.scope.subjects)))
+    if f.at is not None:
+        stmt = stmt.where(MEMORY.c.created_at <= f.at)
+    if not f.include_archived:
+        stmt = stmt.where(MEMORY.c.archived_at.is_(None) if f.at is None else
+                          or_(MEMORY.c.archived_at.is_(None), MEMORY.c.archived_at > f.at))
+    return stmt
 
 
 def _turns_where(stmt: Any, f: _Filters) -> Any:

@@ -26,9 +26,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
+
 from memdesk.core import ManualClock, Store
 from memdesk.core.ingest import demo_files
 from memdesk.core.recall import Recaller, RecallHit
+from memdesk.core.schema import TurnRow
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "data" / "probes" / "recall.jsonl"
@@ -51,26 +54,51 @@ def matches(hit: RecallHit, targets: list[dict[str, Any]]) -> bool:
         if "object" in t and hit.kind == "fact" and hit.object == t["object"]:
             return True
         if "session" in t and hit.source is not None and hit.source.session == t["session"] \
-                and hit.source.turn == t["turn"] and hit.kind in ("memory", "fact"):
+                and hit.source.turn == t["turn"] and hit.kind in ("memory", "fact", "turn"):
             return True
     return False
 
 
+def sessions_of(store: Store) -> dict[str, str]:
+    """Each session's user (whose conversation it is)."""
+    with store.engine.connect() as conn:
+        return {s: u or "me" for s, u in conn.execute(select(TurnRow.session, TurnRow.user).distinct())}
+
+
+def leaks(hits: list[RecallHit], subject: str | None, owner: dict[str, str]) -> list[str]:
+    """The hits of a recall asked for ``user:X`` that carry someone else's
+    words (a source turn of another user's conversation) or are about another
+    user."""
+    if not subject or not subject.startswith("user:"):
+        return []
+    user = subject.split(":", 1)[1]
+    return [h.text for h in hits
+            if (h.source is not None and owner.get(h.source.session, user) != user)
+            or (h.subject or "").startswith("user:") and h.subject != subject]
+
+
 def evaluate(recaller: Recaller, probes: list[dict[str, Any]], k: int = 5) -> dict[str, Any]:
-    """hit@1, hit@5 per language, stale-first violations and misses."""
+    """hit@1, hit@5 per language and per kind, stale-first violations, scope
+    leaks (another user's memory in a recall asked for one user) and misses."""
     per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     stale_first: list[str] = []
+    leaked: list[str] = []
     misses: list[dict[str, Any]] = []
+    owner = sessions_of(recaller.store)
     started = time.perf_counter()
     for p in probes:
-        hits = recaller.search(p["query"], k=k, subject=p.get("subject"))
+        hits = recaller.search(p["query"], k=k, subject=p.get("subject"),
+                               over=p.get("over", "memories"))
         ranked = hits[:k]
         h1 = bool(ranked) and matches(ranked[0], p["expect"])
         h5 = any(matches(h, p["expect"]) for h in ranked)
         per[p["lang"]].append((h1, h5))
         per["all"].append((h1, h5))
+        per[f"kind:{p.get('kind', 'memory')}"].append((h1, h5))
         if ranked and any(s in ranked[0].text for s in p.get("stale", [])):
             stale_first.append(p["id"])
+        if leaks(hits, p.get("subject"), owner):
+            leaked.append(p["id"])
         if not h1:
             misses.append({"id": p["id"], "query": p["query"], "hit@5": h5,
                            "top": [f"{h.kind}/{h.status} {h.score:.3f} {h.text[:50]}"
@@ -78,7 +106,7 @@ def evaluate(recaller: Recaller, probes: list[dict[str, Any]], k: int = 5) -> di
     seconds = time.perf_counter() - started
     table = {lang: {"n": len(v), "hit@1": sum(a for a, _ in v) / len(v),
                     "hit@5": sum(b for _, b in v) / len(v)} for lang, v in per.items()}
-    return {"table": table, "stale_first": stale_first, "misses": misses,
+    return {"table": table, "stale_first": stale_first, "leaks": leaked, "misses": misses,
             "ms_per_query": 1000 * seconds / max(1, len(probes))}
 
 
@@ -90,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     probes = load_probes()
     print(f"probe set: {PROBES.relative_to(ROOT)} ({len(probes)} probes: "
           f"{sum(p['lang'] == 'zh' for p in probes)} zh, {sum(p['lang'] == 'en' for p in probes)} en)")
-    print(f"{'embedder':<10} {'lang':<5} {'n':>3} {'hit@1':>6} {'hit@5':>6} {'ms/query':>9}  stale first")
+    print(f"{'embedder':<10} {'lang':<16} {'n':>3} {'hit@1':>6} {'hit@5':>6} {'ms/query':>9}  stale first")
     worst = 1.0
     with tempfile.TemporaryDirectory() as tmp:
         store = build_demo_store(Path(tmp))
@@ -99,11 +127,14 @@ def main(argv: list[str] | None = None) -> int:
                 recaller = Recaller(store, embedder=spec, index_dir=Path(tmp) / f"index-{spec}")
                 recaller.search("warm up", k=1)  # embeds the store and loads the model
                 result = evaluate(recaller, probes)
-                for lang in ("zh", "en", "all"):
+                kinds = sorted(key for key in result["table"] if key.startswith("kind:"))
+                for lang in ("zh", "en", "all", *kinds):
                     row = result["table"][lang]
-                    print(f"{spec:<10} {lang:<5} {row['n']:>3} {row['hit@1']:>6.3f} {row['hit@5']:>6.3f} "
+                    print(f"{spec:<10} {lang:<16} {row['n']:>3} {row['hit@1']:>6.3f} {row['hit@5']:>6.3f} "
                           f"{result['ms_per_query']:>9.1f}  "
                           f"{', '.join(result['stale_first']) if lang == 'all' else ''}")
+                if result["leaks"]:
+                    print(f"  scope leaks: {', '.join(result['leaks'])}")
                 if spec == "use":
                     worst = min(worst, result["table"]["all"]["hit@5"])
                 if args.verbose:
