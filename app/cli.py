@@ -167,6 +167,9 @@ def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     from .demo import build_demo
 
     parts = build_demo(store)
+    # embed what recall needs now (the turns' e5 vectors take the longest),
+    # so that the first recall does not wait for them
+    _recaller(store, args, settings).reindex(progress=_stage_progress())
     if args.json:
         _dump([asdict(p) for p in parts])
         return 0

@@ -15,7 +15,9 @@ def test_probe_set_with_the_default_embedder(tmp_path):
     assert {p["lang"] for p in probes} == {"zh", "en"} and len(probes) >= 58
     store = build_demo_store(tmp_path)
     try:
-        result = evaluate(Recaller(store, index_dir=tmp_path / "idx"), probes)
+        recaller = Recaller(store, index_dir=tmp_path / "idx")
+        recaller.reindex()  # memories and turns embedded, as `memdesk demo` leaves them
+        result = evaluate(recaller, probes)
     finally:
         store.close()
     table = result["table"]

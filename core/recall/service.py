@@ -102,6 +102,7 @@ _Q_TURN_ROWS = select(*_TURN_COLS).where(TURN.c.id.in_(_ID_PARAMS))
 _CORPUS_CACHE = 16  # word indexes kept per Recaller (one per scope recently asked for)
 _TOLD_TURNS = 3  # the best turns whose facts a recall over memories also returns
 _NEIGHBOUR_SHARE = 0.9  # a told turn's neighbours, at this share of its relevance
+_TOLD_EMBED_MAX = 256  # turns a recall over memories embeds before it uses their vectors
 _Q_FACTS_BY_CLAIM = select(*FACT.c).where(FACT.c.claim_id.in_(_ID_PARAMS))
 _ROW_KEYS = {"memories": tuple(c.name for c in _MEMORY_COLS),
              "turns": tuple(c.name for c in _TURN_COLS)}
@@ -288,6 +289,7 @@ class _TurnCorpus:
     stamp: tuple
     ids: np.ndarray
     words: Bm25Index
+    keys: tuple[tuple[str, int], ...]  # (session, turn) of each
 
 
 def _as_tuple(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -335,6 +337,7 @@ class Recaller:
         self._anchor_marks: dict[str, tuple] = {}
         self._queries: dict[str, PreparedQuery] = {}
         self.messages: list[str] = []
+        self._told_notice = False
         store.on_erasure(self._forget_erased)
 
     # ------------------------------------------------------------- plumbing
@@ -676,14 +679,15 @@ class Recaller:
         return resolve(asked, conversations)
 
     # -- raw turns: the word and the dense channel, fused over every turn in scope
-    def _turn_corpus(self, col: Collection, f: _Filters, stamp: tuple) -> _TurnCorpus | None:
+    def _turn_corpus(self, f: _Filters, stamp: tuple) -> _TurnCorpus | None:
         """The turns the filters admit, each with its indexed text (the turn
         between its neighbours in the session, so that "民宿吧" carries the
         question it answers) and a word index over them. None when more than
         ``IndexSettings.fused_max`` turns are in play: then the index path
         serves. Cached per scope until the store changes."""
         most = self.index_settings.fused_max
-        if most <= 0 or (not f.scope.scoped and col.size > most):
+        if most <= 0 or (not f.scope.scoped and int(stamp[3] or 0) > most
+                         and self._more_turns_than(most)):
             return None
         key = (f.scope.subjects, f.scope.turn_users, f.scope.turn_projects,
                f.scope.sessions, f.at, f.since, f.until, f.include_archived)
@@ -704,7 +708,8 @@ class Recaller:
                 parts.append(rows[j + 1][3])
             texts.append("\n".join(parts))
         ids = [int(r[0]) for r in rows]
-        corpus = _TurnCorpus(stamp, np.asarray(ids, dtype=np.int64), Bm25Index(ids, texts))
+        corpus = _TurnCorpus(stamp, np.asarray(ids, dtype=np.int64), Bm25Index(ids, texts),
+                             tuple((str(r[1]), int(r[2])) for r in rows))
         with self._lock:
             if len(self._corpora) >= _CORPUS_CACHE:
                 self._corpora.pop(next(iter(self._corpora)))
@@ -718,7 +723,7 @@ class Recaller:
         BM25 over its indexed text, fused (``fusion``), then filtered, scored
         and collapsed like any candidate; None when too many turns are in
         scope for an exact pass (the index path then serves)."""
-        corpus = self._turn_corpus(col, f, stamp)
+        corpus = self._turn_corpus(f, stamp)
         if corpus is None:
             return None
         if not len(corpus.ids):
@@ -836,6 +841,13 @@ class Recaller:
             f = Fact(*r)
             out.setdefault(f.claim_id, []).append(f)
         return out
+
+    def _more_turns_than(self, n: int) -> bool:
+        """Whether the store holds more than ``n`` turns (counts at most n + 1)."""
+        with self.store.engine.connect() as conn:
+            found = conn.execute(select(func.count()).select_from(
+                select(TURN.c.id).limit(n + 1).subquery())).scalar()
+        return int(found or 0) > n
 
     def _stamp(self) -> tuple:
         """The store stamp (see ``_Q_STAMP``): changes whenever the store does."""
@@ -1062,32 +1074,48 @@ class Recaller:
                     conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple,
                     zh: bool) -> list[RecallHit]:
         """Facts reached through the turns that told them: the turns in scope
-        that best answer the query (both channels fused, as ``over="turns"``
-        ranks them), and the current values of the facts those turns told,
-        ranked at the turn's relevance. So "how much money do we have for
+        that best answer the query (ranked as ``over="turns"`` ranks them,
+        both channels fused; words only while more than ``_TOLD_EMBED_MAX``
+        turns wait for a vector, so that a recall over memories never waits
+        for a store's turns to be embedded), and the current values of the
+        facts those turns told, ranked at the turn's relevance. So "how much money do we have for
         this?" finds the budget although it names no predicate, and "帮我订个
         酒店" the hotel decision, whose statements are facts, not memories.
         A value told there and changed since comes back as its current value;
         one no longer held is left out. Empty when too many turns are in scope
         for an exact pass."""
+        turn_filter = _Filters(f.scope, None, None, f.at, f.since, f.until)
+        corpus = self._turn_corpus(turn_filter, stamp)
+        if corpus is None or not len(corpus.ids):
+            return []
+        words = corpus.words.scores(query)
+        channels = [(words, self.weights.words)]
         col = self._collection("turns")
         if not col.ready:
             col.vectors.ensure_table()
-        col.refresh(stamp)
-        q = col.embedder.embed([query], query=True)[0]
-        turn_filter = _Filters(f.scope, None, None, f.at, f.since, f.until)
-        turns = self._fused_turns(query, q, QueryGrams.of(grams(query)), _TOLD_TURNS, col,
-                                  turn_filter, [], now, stamp) or []
-        # a turn's neighbours share its relevance: the best turn is often the
-        # assistant's confirmation of the statement before it
+        if int(stamp[3] or 0) - col.vectors.watermark() <= _TOLD_EMBED_MAX:
+            col.refresh(stamp)  # at most a batch of new turns to embed
+            q = col.embedder.embed([query], query=True)[0]
+            vectors = col.vectors_of(corpus.ids.tolist())
+            zero = np.zeros(col.embedder.dim, np.float32)
+            channels.append((np.stack([vectors.get(int(i), zero) for i in corpus.ids]) @ q,
+                             self.weights.dense))
+        elif not self._told_notice:
+            self._told_notice = True
+            self._notify("raw turns are not embedded yet: recall over memories uses their words "
+                         "only (memdesk reindex --over turns embeds them)")
+        fused = fuse(channels)
         told: dict[tuple[str, int], float] = {}
-        for h in turns[:_TOLD_TURNS]:
-            if h.source is None:
-                continue
-            for n in (h.source.turn - 1, h.source.turn, h.source.turn + 1):
-                key = (h.source.session, n)
-                share = 1.0 if n == h.source.turn else _NEIGHBOUR_SHARE
-                told[key] = max(told.get(key, 0.0), share * h.relevance)
+        for j in np.argsort(-fused, kind="stable")[:_TOLD_TURNS]:
+            if fused[j] <= 0:  # no better than the person's typical turn
+                break
+            session, number = corpus.keys[j]
+            # a turn's neighbours share its relevance: the best turn is often
+            # the assistant's confirmation of the statement before it
+            for n in (number - 1, number, number + 1):
+                share = 1.0 if n == number else _NEIGHBOUR_SHARE
+                told[(session, n)] = max(told.get((session, n), 0.0),
+                                         share * relevance_of(float(fused[j])))
         if not told:
             return []
         stmt = (select(FACT.c.subject, FACT.c.predicate, FACT.c.object, TURN.c.session,

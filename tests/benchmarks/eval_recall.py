@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             for spec in [s.strip() for s in args.embedders.split(",") if s.strip()]:
                 recaller = Recaller(store, embedder=spec, index_dir=Path(tmp) / f"index-{spec}")
                 recaller.search("warm up", k=1)  # embeds the store and loads the model
+                recaller.search("warm up", k=1, over="turns")  # and the turns (as `memdesk demo`)
                 result = evaluate(recaller, probes)
                 kinds = sorted(key for key in result["table"] if key.startswith("kind:"))
                 for lang in ("zh", "en", "all", *kinds):
