@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 # behind in the working tree: no build/ or *.egg-info)
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "core", "app", "data")
 # evaluation sets in data/ that are read by the tests and benchmarks, not at run time
-NOT_SHIPPED = ("data/gold/", "data/probes/", "data/recall_dev/")
+NOT_SHIPPED = ("data/gold/", "data/probes/", "data/recall_dev/", "data/recall_blind/")
 SUBJECT = "user:alice"
 
 

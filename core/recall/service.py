@@ -338,6 +338,7 @@ class Recaller:
         self._queries: dict[str, PreparedQuery] = {}
         self.messages: list[str] = []
         self._told_notice = False
+        self._turn_count: tuple[tuple, bool] | None = None
         store.on_erasure(self._forget_erased)
 
     # ------------------------------------------------------------- plumbing
@@ -687,7 +688,7 @@ class Recaller:
         serves. Cached per scope until the store changes."""
         most = self.index_settings.fused_max
         if most <= 0 or (not f.scope.scoped and int(stamp[3] or 0) > most
-                         and self._more_turns_than(most)):
+                         and self._more_turns_than(most, stamp)):
             return None
         key = (f.scope.subjects, f.scope.turn_users, f.scope.turn_projects,
                f.scope.sessions, f.at, f.since, f.until, f.include_archived)
@@ -842,12 +843,17 @@ class Recaller:
             out.setdefault(f.claim_id, []).append(f)
         return out
 
-    def _more_turns_than(self, n: int) -> bool:
-        """Whether the store holds more than ``n`` turns (counts at most n + 1)."""
+    def _more_turns_than(self, n: int, stamp: tuple) -> bool:
+        """Whether the store holds more than ``n`` turns (counts at most n + 1,
+        once per store stamp)."""
+        key = (n, stamp)
+        if self._turn_count is not None and self._turn_count[0] == key:
+            return self._turn_count[1]
         with self.store.engine.connect() as conn:
             found = conn.execute(select(func.count()).select_from(
                 select(TURN.c.id).limit(n + 1).subquery())).scalar()
-        return int(found or 0) > n
+        self._turn_count = (key, int(found or 0) > n)
+        return self._turn_count[1]
 
     def _stamp(self) -> tuple:
         """The store stamp (see ``_Q_STAMP``): changes whenever the store does."""
