@@ -167,6 +167,29 @@ def _name_key(name: str) -> str | None:
     return first.group(0) if first else None
 
 
+# where one question ends and another begins: a sentence end followed by more,
+# or a connective that opens a further ask ("…？另外…", "…; also …")
+_ASK_BREAK = re.compile(r"(?<=[？?！!。；;])\s*|[，,、]?\s*(?:另外|还有|此外|顺便问一下|顺便)[，,：:]?\s*"
+                        r"|[,;]\s+(?:and\s+)?also\s+", re.IGNORECASE)
+_ASK_MIN = 4  # characters an ask needs to stand on its own (not "好吗？")
+
+
+def asks(query: str) -> list[str]:
+    """The questions a query joins, in order ("孩子哪天考试？跑鞋穿多大码？" →
+    two); the query itself when it asks one thing. A part too short to stand
+    on its own stays with the one before it."""
+    parts: list[str] = []
+    for piece in _ASK_BREAK.split(query):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if parts and len(re.sub(r"\W", "", piece)) < _ASK_MIN:
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    return parts if len(parts) > 1 else [query]
+
+
 def is_chinese(text: str) -> bool:
     """True when the text holds Chinese (or other CJK) characters."""
     return bool(_CJK.search(text))

@@ -62,7 +62,7 @@ from .embedders import (
     make_embedder,
 )
 from .fusion import fuse, relevance_of
-from .intent import PredicateMatcher, SubjectMatcher, is_chinese
+from .intent import PredicateMatcher, SubjectMatcher, asks, is_chinese
 from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
 from .scope import ResolvedScope, Scope, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
@@ -731,9 +731,15 @@ class Recaller:
             return []
         vectors = col.vectors_of(corpus.ids.tolist())
         zero = np.zeros(col.embedder.dim, np.float32)
-        cosines = np.stack([vectors.get(int(i), zero) for i in corpus.ids]) @ q
+        matrix = np.stack([vectors.get(int(i), zero) for i in corpus.ids])
+        cosines = matrix @ q
         words = corpus.words.scores(query)
         fused = fuse([(cosines, self.weights.dense), (words, self.weights.words)])
+        parts = asks(query)
+        if len(parts) > 1:  # "哪天考试？跑鞋多大码？": each ask finds its own turn
+            for part, pq in zip(parts, col.embedder.embed(parts, query=True), strict=True):
+                fused = np.maximum(fused, fuse([(matrix @ pq, self.weights.dense),
+                                                (corpus.words.scores(part), self.weights.words)]))
         order = np.argsort(-fused, kind="stable")
         kept: dict[int, _Cand] = {}
         named_set = set(named)
