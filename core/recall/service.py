@@ -586,10 +586,13 @@ class Recaller:
                 n *= 4
             used = col.uses_index and not exact
         if over == "memories":
-            if statuses is None or "active" in statuses:
-                # "does Carol have any animals": asked among Carol's turns, without her name
+            # facts told in the turns of the person asked for, or named
+            # ("does Carol have any animals": among Carol's turns, without her
+            # name); an unscoped recall naming nobody (support, debugging)
+            # goes without
+            if (statuses is None or "active" in statuses) and (in_scope.scoped or named):
                 about, content = filters, query
-                if named and not in_scope.scoped:
+                if not in_scope.scoped:
                     about = replace(filters, scope=self._resolve(Scope.of(named[0]), stamp))
                     content = self._subject_matcher(stamp).without_names(query)
                 told = self._told_facts(content, about, now, known_at, conflicts, stamp,
