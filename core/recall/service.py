@@ -595,7 +595,7 @@ class Recaller:
                 if not in_scope.scoped:
                     about = replace(filters, scope=self._resolve(Scope.of(named[0]), stamp))
                     content = self._subject_matcher(stamp).without_names(query)
-                told = self._told_facts(content, about, now, known_at, conflicts, stamp,
+                told = self._told_facts(content, q, about, now, known_at, conflicts, stamp,
                                         is_chinese(query)) if content.strip() else []
                 seen = {h.key for h in hits}
                 hits = sorted(hits + [h for h in told if h.key not in seen],
@@ -1085,7 +1085,8 @@ class Recaller:
             subject=f.subject, predicate=f.predicate, object=f.object, confidence=f.confidence,
             semantic=semantic, lexical=1.0, pinned=pinned, channel=channel)
 
-    def _told_facts(self, query: str, f: _Filters, now: int, known_at: int | None,
+    def _told_facts(self, query: str, q: np.ndarray, f: _Filters, now: int,
+                    known_at: int | None,
                     conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple,
                     zh: bool) -> list[RecallHit]:
         """Facts reached through the turns that told them: the turns in scope
@@ -1110,10 +1111,10 @@ class Recaller:
             col.vectors.ensure_table()
         if int(stamp[3] or 0) - col.vectors.watermark() <= _TOLD_EMBED_MAX:
             col.refresh(stamp)  # at most a batch of new turns to embed
-            q = col.embedder.embed([query], query=True)[0]
+            tq = col.embedder.embed([query], query=True)[0]
             vectors = col.vectors_of(corpus.ids.tolist())
             zero = np.zeros(col.embedder.dim, np.float32)
-            channels.append((np.stack([vectors.get(int(i), zero) for i in corpus.ids]) @ q,
+            channels.append((np.stack([vectors.get(int(i), zero) for i in corpus.ids]) @ tq,
                              self.weights.dense))
         elif not self._told_notice:
             self._told_notice = True
@@ -1142,29 +1143,51 @@ class Recaller:
         with self.store.engine.connect() as conn:
             rows = [(str(a), str(b), str(o), (str(c), int(d)))
                     for a, b, o, c, d in conn.execute(stmt) if (str(c), int(d)) in told]
-        best: dict[tuple[str, str], float] = {}
-        objects: dict[tuple[str, str], set[str]] = {}
+        # what each turn told, as the facts that hold now: a single value as
+        # it holds now, whichever was told there; of several (decisions,
+        # likes), only those told there
+        by_turn: dict[tuple[str, int], list[list[Fact]]] = {}
+        current: dict[tuple[str, str], list[Fact]] = {}
         for subj, pred, obj, turn in rows:
-            if f.scope.covers_subject(subj):
-                best[(subj, pred)] = max(best.get((subj, pred), 0.0), told[turn])
-                objects.setdefault((subj, pred), set()).add(obj)
-        out: list[RecallHit] = []
-        for (subj, pred), rel in best.items():
-            facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
-                                     if known_at is not None else now, include_expired=False)
-            if f.scopes:
-                facts = [x for x in facts if x.scope in f.scopes]
-            # a single value: what holds now, whichever was told there; of
-            # several (decisions, likes), only those the turns told
-            facts = [x for x in facts if x.single_valued or x.object in objects[(subj, pred)]]
-            if not facts:
+            if not f.scope.covers_subject(subj):
                 continue
-            sources = self.store.sources(x.claim_id for x in facts)
-            info = self.store.catalog.get(pred)
-            label = (info.zh if zh else info.en) if info else pred
-            out.extend(self._fact_hit(x, label, sources.get(x.claim_id), now, known_at, conflicts,
-                                      zh, relevance=rel, pinned=False, channel="told")
-                       for x in facts)
+            if (subj, pred) not in current:
+                facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
+                                         if known_at is not None else now, include_expired=False)
+                current[(subj, pred)] = [x for x in facts if not f.scopes or x.scope in f.scopes]
+            held = [x for x in current[(subj, pred)] if x.single_valued or x.object == obj]
+            if held:
+                by_turn.setdefault(turn, []).append(held)
+        if not by_turn:
+            return []
+        # a turn may tell several facts ("I'm Carol, I live in Hackney and work
+        # at Monzo"): it answers the query with the one whose statement is
+        # closest to it
+        labels = {}
+        for told_facts in by_turn.values():
+            for held in told_facts:
+                info = self.store.catalog.get(held[0].predicate)
+                labels[id(held)] = (info.zh if zh else info.en) if info else held[0].predicate
+        options = [held for told_facts in by_turn.values() for held in told_facts]
+        texts = [f"{labels[id(h)]} {' '.join(x.object for x in h)}" for h in options]
+        closeness = dict(zip(map(id, options), (self.embedder.embed(texts) @ q).tolist(),
+                             strict=True))
+        chosen: dict[int, tuple[list[Fact], float]] = {}
+        for turn, told_facts in by_turn.items():
+            held = max(told_facts, key=lambda h: closeness[id(h)])
+            rel = told[turn]
+            if id(held) not in chosen or chosen[id(held)][1] < rel:
+                chosen[id(held)] = (held, rel)
+        out: list[RecallHit] = []
+        seen: set[int] = set()
+        for held, rel in chosen.values():
+            sources = self.store.sources(x.claim_id for x in held)
+            for x in held:
+                if x.id not in seen:
+                    seen.add(x.id)
+                    out.append(self._fact_hit(x, labels[id(held)], sources.get(x.claim_id), now,
+                                              known_at, conflicts, zh, relevance=rel,
+                                              pinned=False, channel="told"))
         return out
 
     def _holders(self, predicates: list[str], in_scope: ResolvedScope, now: int,
