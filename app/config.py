@@ -22,7 +22,7 @@ DEFAULT_CONFIG = Path("~/.config/memdesk/config.toml")
 DEFAULT_EMBEDDER = "use"
 DEFAULT_TURN_EMBEDDER = "e5"  # core.recall.DEFAULT_TURN_EMBEDDER (not imported: --help stays light)
 RECALL_WEIGHTS = ("relevance", "recency", "importance", "subject", "lexical", "half_life_days",
-                  "stale_factor", "dense", "words")
+                  "stale_factor", "dense", "words", "dated")
 """Names of the recall score settings (core.recall.RecallWeights fields)."""
 
 

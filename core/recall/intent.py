@@ -190,6 +190,19 @@ def asks(query: str) -> list[str]:
     return parts if len(parts) > 1 else [query]
 
 
+# a question that asks for a time: when something happened, is due, or how long
+_WHEN = re.compile(
+    r"\bwhen\b|\bwhat (?:day|date|time|year|month)\b|\bwhich (?:day|date|month|year|week)\b"
+    r"|\bhow long\b|\bhow many (?:days|weeks|months|years)\b|\bsince when\b|\bby when\b"
+    r"|什么时候|啥时候|何时|哪天|哪一天|哪日|几号|几月|哪个月|哪年|哪一年|星期几|周几|礼拜几|几点|多久|多长时间|多少天",
+    re.IGNORECASE)
+
+
+def asks_when(query: str) -> bool:
+    """Whether the query asks for a time ("when did I move?", "我哪天回来？")."""
+    return bool(_WHEN.search(_fold(query)))
+
+
 def is_chinese(text: str) -> bool:
     """True when the text holds Chinese (or other CJK) characters."""
     return bool(_CJK.search(text))

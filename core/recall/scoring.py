@@ -42,6 +42,7 @@ class RecallWeights:
     stale_factor: float = 0.5
     dense: float = 1.0  # raw turns: weight of the dense channel's z-score (fusion)
     words: float = 0.4  # raw turns: weight of the BM25 channel's z-score (fusion)
+    dated: float = 1.5  # raw turns: added to the fused score of a turn naming a day, for "when" questions
 
     def __post_init__(self) -> None:
         for f in fields(self):

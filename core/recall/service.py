@@ -47,10 +47,11 @@ from sqlalchemy.sql.elements import BindParameter
 
 from ..db import PreparedQuery
 from ..errors import InvalidInput
+from ..extract.times import find_times
 from ..records import STATUSES, Fact
 from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
 from ..store import Store
-from ..timeutil import iso, parse_time_us
+from ..timeutil import from_us, iso, parse_time_us
 from .annoy_index import remove_index_files
 from .bm25 import Bm25Index
 from .collection import Collection, IndexReport, IndexSettings
@@ -62,7 +63,7 @@ from .embedders import (
     make_embedder,
 )
 from .fusion import fuse, relevance_of
-from .intent import PredicateMatcher, SubjectMatcher, asks, is_chinese
+from .intent import PredicateMatcher, SubjectMatcher, asks, asks_when, is_chinese
 from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
 from .scope import ResolvedScope, Scope, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
@@ -290,6 +291,18 @@ class _TurnCorpus:
     ids: np.ndarray
     words: Bm25Index
     keys: tuple[tuple[str, int], ...]  # (session, turn) of each
+    said: tuple[tuple[str, int, int], ...]  # (text, time µs, offset minutes) of each
+    _dated: list[np.ndarray] = field(default_factory=list)
+
+    def dated(self) -> np.ndarray:
+        """1 for each turn whose text names a day ("next Friday", 5月13日,
+        上周末: ``extract.times.find_times`` against the turn's own time),
+        else 0; worked out on first use and kept."""
+        if not self._dated:
+            self._dated.append(np.fromiter(
+                (1.0 if find_times(text, from_us(t, tz)) else 0.0 for text, t, tz in self.said),
+                np.float64, len(self.said)))
+        return self._dated[0]
 
 
 def _as_tuple(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
@@ -698,13 +711,14 @@ class Recaller:
         cached = self._corpora.get(key)
         if cached is not None and cached.stamp == stamp:
             return cached
-        stmt = _turns_where(select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text), f)
+        stmt = _turns_where(select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text,
+                                   TURN.c.time, TURN.c.time_tz), f)
         with self.store.engine.connect() as conn:
             rows = conn.execute(stmt.order_by(TURN.c.session, TURN.c.turn).limit(most + 1)).all()
         if len(rows) > most:
             return None
         texts = []
-        for j, (_, session, number, text) in enumerate(rows):
+        for j, (_, session, number, text, _, _) in enumerate(rows):
             parts = [text]
             if j and tuple(rows[j - 1][1:3]) == (session, number - 1):
                 parts.insert(0, rows[j - 1][3])
@@ -713,7 +727,8 @@ class Recaller:
             texts.append("\n".join(parts))
         ids = [int(r[0]) for r in rows]
         corpus = _TurnCorpus(stamp, np.asarray(ids, dtype=np.int64), Bm25Index(ids, texts),
-                             tuple((str(r[1]), int(r[2])) for r in rows))
+                             tuple((str(r[1]), int(r[2])) for r in rows),
+                             tuple((str(r[3]), int(r[4]), int(r[5] or 0)) for r in rows))
         with self._lock:
             if len(self._corpora) >= _CORPUS_CACHE:
                 self._corpora.pop(next(iter(self._corpora)))
@@ -738,6 +753,8 @@ class Recaller:
         cosines = matrix @ q
         words = corpus.words.scores(query)
         fused = fuse([(cosines, self.weights.dense), (words, self.weights.words)])
+        if self.weights.dated and asks_when(query):  # "when did I move?": the turns that date it
+            fused = fused + self.weights.dated * corpus.dated()
         parts = asks(query)
         if len(parts) > 1:  # "哪天考试？跑鞋多大码？": each ask finds its own turn
             for part, pq in zip(parts, col.embedder.embed(parts, query=True), strict=True):

@@ -26,12 +26,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from memdesk.core import ManualClock, Store
 from memdesk.core.ingest import demo_files
 from memdesk.core.recall import Recaller, RecallHit
 from memdesk.core.schema import TurnRow
+from sqlalchemy import select
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBES = ROOT / "data" / "probes" / "recall.jsonl"

@@ -83,13 +83,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turn-embedder", default=None, help="embedder of turns (default: e5)")
     ap.add_argument("--dense", type=float, default=None, help="weight of the dense channel")
     ap.add_argument("--words", type=float, default=None, help="weight of the BM25 channel")
+    ap.add_argument("--dated", type=float, default=None,
+                    help="bonus of a turn naming a day when the question asks when")
     ap.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     ap.add_argument("--keep", metavar="DIR", help="keep each set's store (and its vectors) in "
                     "DIR and reuse it on the next run (tuning without re-embedding)")
     args = ap.parse_args(argv)
     # only what is asked for is passed on, so the script also measures older code
     options: dict[str, Any] = {}
-    chosen = {name: value for name, value in (("dense", args.dense), ("words", args.words))
+    chosen = {name: value for name, value in
+              (("dense", args.dense), ("words", args.words), ("dated", args.dated))
               if value is not None}
     if chosen:
         options["weights"] = RecallWeights(**chosen)
