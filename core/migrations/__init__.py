@@ -10,14 +10,15 @@ no ``alembic_version`` table: their ``store_meta.schema_version`` 1 means 0001.
 
 from __future__ import annotations
 
+import ast
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, inspect, select
+from sqlalchemy import Connection, Engine, inspect, select, text
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 HERE = Path(__file__).resolve().parent
 LEGACY = {1: "0001"}  # store_meta.schema_version of stores without alembic_version
@@ -25,6 +26,8 @@ LEGACY = {1: "0001"}  # store_meta.schema_version of stores without alembic_vers
 
 def config(url: str | None = None) -> Config:
     """An Alembic configuration for this package's scripts (and ``url``)."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(HERE))
     cfg.set_main_option("path_separator", "os")
@@ -34,17 +37,38 @@ def config(url: str | None = None) -> Config:
 
 
 @lru_cache(maxsize=1)
+def _revisions() -> dict[str, str | None]:
+    """Each script's ``revision`` and its ``down_revision``, read from the
+    scripts' source (the two module-level assignments Alembic reads), so that
+    opening a store does not import Alembic: about 0.2 s of every command's
+    start. ``tests/test_migrations.py`` checks this against Alembic's own
+    reading."""
+    out: dict[str, str | None] = {}
+    for path in sorted((HERE / "versions").glob("[0-9]*.py")):
+        values: dict[str, str | None] = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name) \
+                    and node.targets[0].id in ("revision", "down_revision") \
+                    and isinstance(node.value, ast.Constant):
+                values[node.targets[0].id] = node.value.value
+        out[str(values["revision"])] = values.get("down_revision")
+    return out
+
+
+@lru_cache(maxsize=1)
 def head() -> str:
-    """The newest revision this code knows."""
-    rev = ScriptDirectory.from_config(config()).get_current_head()
-    assert rev is not None, "the migration scripts have one head"
-    return rev
+    """The newest revision this code knows (the one no script revises)."""
+    revisions = _revisions()
+    heads = set(revisions) - {down for down in revisions.values() if down}
+    assert len(heads) == 1, f"the migration scripts have one head, not {sorted(heads)}"
+    return heads.pop()
 
 
 @lru_cache(maxsize=1)
 def known() -> frozenset[str]:
     """Every revision this code knows."""
-    return frozenset(s.revision for s in ScriptDirectory.from_config(config()).walk_revisions())
+    return frozenset(_revisions())
 
 
 def current(conn: Connection) -> str | None:
@@ -52,9 +76,9 @@ def current(conn: Connection) -> str | None:
     from before Alembic), None for a database with no memdesk store."""
     tables = set(inspect(conn).get_table_names())
     if "alembic_version" in tables:
-        rev = MigrationContext.configure(conn).get_current_revision()
+        rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
         if rev is not None:
-            return rev
+            return str(rev)
     if "store_meta" not in tables:
         return None
     from ..schema import StoreMeta
@@ -67,6 +91,8 @@ def current(conn: Connection) -> str | None:
 
 def stamp(conn: Connection, revision: str = "head") -> None:
     """Record in ``conn``'s transaction that the store is at ``revision``."""
+    from alembic import command
+
     cfg = config()
     cfg.attributes["connection"] = conn
     command.stamp(cfg, revision)
@@ -74,6 +100,9 @@ def stamp(conn: Connection, revision: str = "head") -> None:
 
 def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
     """Upgrade the store to ``revision`` in one transaction. Returns (from, to)."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     with engine.begin() as conn:
         before = current(conn)
         cfg = config()
@@ -88,4 +117,4 @@ def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
 def _has_version_table(conn: Connection) -> bool:
     if "alembic_version" not in inspect(conn).get_table_names():
         return False
-    return MigrationContext.configure(conn).get_current_revision() is not None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar() is not None
