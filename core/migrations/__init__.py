@@ -50,7 +50,8 @@ def _revisions() -> dict[str, str | None]:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], ast.Name) \
                     and node.targets[0].id in ("revision", "down_revision") \
-                    and isinstance(node.value, ast.Constant):
+                    and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str | None):
                 values[node.targets[0].id] = node.value.value
         out[str(values["revision"])] = values.get("down_revision")
     return out

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ _EMPTY = "\x00"  # the token of an item with no words (bm25s needs one per docum
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer() -> Any:
     import Stemmer  # PyStemmer: Snowball stemmers in C
 
     return Stemmer.Stemmer("english")
