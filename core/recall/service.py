@@ -284,6 +284,19 @@ class _Cand:
 
 
 @dataclass(frozen=True, slots=True)
+class _Told:
+    """Facts one turn told, as they hold now, and how they read (never leaves the module)."""
+
+    turn: tuple[str, int]  # (session, turn)
+    facts: tuple[Fact, ...]
+    label: str  # the predicate's label in the query's language
+
+    @property
+    def statement(self) -> str:
+        return f"{self.label} {' '.join(x.object for x in self.facts)}"
+
+
+@dataclass(frozen=True, slots=True)
 class _TurnCorpus:
     """The turns of one scope with a word index over them (never leaves the module)."""
 
@@ -1163,8 +1176,8 @@ class Recaller:
         # what each turn told, as the facts that hold now: a single value as
         # it holds now, whichever was told there; of several (decisions,
         # likes), only those told there
-        by_turn: dict[tuple[str, int], list[list[Fact]]] = {}
         current: dict[tuple[str, str], list[Fact]] = {}
+        options: list[_Told] = []  # what each turn told, as the facts that hold now
         for subj, pred, obj, turn in rows:
             if not f.scope.covers_subject(subj):
                 continue
@@ -1172,39 +1185,33 @@ class Recaller:
                 facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
                                          if known_at is not None else now, include_expired=False)
                 current[(subj, pred)] = [x for x in facts if not f.scopes or x.scope in f.scopes]
-            held = [x for x in current[(subj, pred)] if x.single_valued or x.object == obj]
+            held = tuple(x for x in current[(subj, pred)] if x.single_valued or x.object == obj)
             if held:
-                by_turn.setdefault(turn, []).append(held)
-        if not by_turn:
+                info = self.store.catalog.get(pred)
+                options.append(_Told(turn, held, (info.zh if zh else info.en) if info else pred))
+        if not options:
             return []
         # a turn may tell several facts ("I'm Carol, I live in Hackney and work
         # at Monzo"): it answers the query with the one whose statement is
         # closest to it
-        labels = {}
-        for told_facts in by_turn.values():
-            for held in told_facts:
-                info = self.store.catalog.get(held[0].predicate)
-                labels[id(held)] = (info.zh if zh else info.en) if info else held[0].predicate
-        options = [held for told_facts in by_turn.values() for held in told_facts]
-        texts = [f"{labels[id(h)]} {' '.join(x.object for x in h)}" for h in options]
-        closeness = dict(zip(map(id, options), (self.embedder.embed(texts) @ q).tolist(),
-                             strict=True))
-        chosen: dict[int, tuple[list[Fact], float]] = {}
-        for turn, told_facts in by_turn.items():
-            held = max(told_facts, key=lambda h: closeness[id(h)])
-            rel = told[turn]
-            if id(held) not in chosen or chosen[id(held)][1] < rel:
-                chosen[id(held)] = (held, rel)
+        closeness = self.embedder.embed([o.statement for o in options]) @ q
+        best: dict[tuple[str, int], int] = {}
+        for j, o in enumerate(options):
+            if o.turn not in best or closeness[j] > closeness[best[o.turn]]:
+                best[o.turn] = j
         out: list[RecallHit] = []
-        seen: set[int] = set()
-        for held, rel in chosen.values():
-            sources = self.store.sources(x.claim_id for x in held)
-            for x in held:
-                if x.id not in seen:
-                    seen.add(x.id)
-                    out.append(self._fact_hit(x, labels[id(held)], sources.get(x.claim_id), now,
-                                              known_at, conflicts, zh, relevance=rel,
-                                              pinned=False, channel="told"))
+        placed: dict[int, int] = {}  # fact id → its position in out
+        for turn, j in best.items():
+            o, rel = options[j], told[turn]
+            sources = self.store.sources(x.claim_id for x in o.facts)
+            for x in o.facts:
+                hit = self._fact_hit(x, o.label, sources.get(x.claim_id), now, known_at,
+                                     conflicts, zh, relevance=rel, pinned=False, channel="told")
+                if x.id not in placed:
+                    placed[x.id] = len(out)
+                    out.append(hit)
+                elif out[placed[x.id]].relevance < rel:  # told by two turns: the better one
+                    out[placed[x.id]] = hit
         return out
 
     def _holders(self, predicates: list[str], in_scope: ResolvedScope, now: int,
