@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     from .claims import ClaimInput, SourceRef, read_claims
     from .errors import EmbedderUnavailable
     from .maintain import MaintenancePlan, MaintenanceReport, parse_age
+    from .memory import Memory, Remembered
     from .recall import (
         Comparison,
         Embedder,
@@ -66,6 +67,8 @@ __all__ = [
     "read_claims",
     # maintenance
     "MaintenancePlan", "MaintenanceReport", "parse_age",
+    # the agent's door
+    "Memory", "Remembered",
     # recall
     "Comparison", "Embedder", "EmbedderUnavailable", "HitSource", "IndexReport", "IndexSettings",
     "RecallHit", "RecallWeights", "Recaller", "make_embedder",
@@ -88,6 +91,7 @@ _LAZY = {
     "HitSource": "recall", "Embedder": "recall", "make_embedder": "recall",
     "EmbedderUnavailable": "errors",
     "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",
+    "Memory": "memory", "Remembered": "memory",
 }
 
 

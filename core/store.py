@@ -621,6 +621,32 @@ class Store:
                                    skip_if_unchanged=True)
             return summary
 
+    def ingest_turns(self, turns: Sequence[Any], *, extractor: Any = None,
+                     actor: str = "ingest", origin: str = "api") -> dict[str, Any]:
+        """Ingest conversation turns held in memory (``pipeline.Turn``s) exactly
+        as ``ingest_file`` ingests a file's lines, in one transaction: stored
+        raw, claims extracted and gated; a turn already stored with the same
+        text adds nothing. ``origin`` names where they came from in the audit.
+
+        Raises InvalidInput for a turn that contradicts a stored one (same
+        session and number, other text): nothing is written.
+        """
+        from .ingest import RuleExtractor, ingest_turns
+
+        extractor = extractor or RuleExtractor()
+        numbered = list(enumerate(turns, 1))
+        try:
+            with _gc_paused(), self._write() as batch:
+                batch.route_memories = True
+                counts = ingest_turns(batch, numbered, extractor, origin)
+                summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name}
+                batch.record_operation(actor, "ingest", reason=f"ingest from {origin}",
+                                       detail={"origin": origin, "summary": summary},
+                                       skip_if_unchanged=True)
+                return summary
+        except InputFileError as exc:  # the "line" is the turn's position in the call
+            raise InvalidInput(f"turn {exc.line}: {exc.detail}") from None
+
     def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:
         """Withdraw a current-belief row (it was never true and has no replacement).
 
