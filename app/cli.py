@@ -651,6 +651,24 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
     return 0
 
 
+def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    from memdesk.core import Memory
+
+    from .mcp_server import serve
+
+    if args.transport == "http" and args.host not in ("127.0.0.1", "localhost", "::1"):
+        raise UserError("the HTTP transport listens on loopback only (127.0.0.1) until "
+                        "authentication exists; use --host 127.0.0.1")
+    memory = Memory(store, _recaller(store, args, settings))
+    where = ("stdio" if args.transport == "stdio"
+             else f"http://{args.host}:{args.port}/mcp")
+    print(f"memdesk: MCP server on {where} for {store.safe_url}"
+          + (f", user {args.user} only" if args.user else ""), file=sys.stderr)
+    serve(memory, transport="stdio" if args.transport == "stdio" else "http", host=args.host,
+          port=args.port, user=args.user)
+    return 0
+
+
 def cmd_reindex(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     recaller = _recaller(store, args, settings)
     reports = [r.to_dict() for r in recaller.reindex(over=None if args.over == "all" else args.over,
@@ -849,6 +867,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "config embedder= for memories, use; $MEMDESK_TURN_EMBEDDER or config "
                         "turn_embedder= for turns, e5)")
     p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("mcp", parents=[common],
+                       help="serve the store to agents over the Model Context Protocol "
+                            "(stdio or streamable HTTP); agents can never approve, reject "
+                            "or resolve")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                   help="stdio (default: a desktop client starts the server) or http "
+                        "(streamable HTTP, loopback only)")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP address (loopback only)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--user", metavar="NAME",
+                   help="serve this one user only (otherwise every call names its user)")
+    p.add_argument("--embedder", choices=["use", "e5", "use+e5"],
+                   help="embedder of memories and turns alike (default: settings)")
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("reindex", parents=[common],
                        help="embed what lacks a vector and rebuild the recall index")

@@ -26,13 +26,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from .claims import ClaimInput
 from .clock import Clock
 from .errors import InvalidInput
 from .ingest import turn_from_dict
 from .pipeline import Turn
 from .recall import Recaller, RecallHit
 from .recall.embedders import DEFAULT_EMBEDDER, Embedder
-from .records import AuditReport, Fact
+from .records import AuditReport, Candidate, Fact
 from .schema import TurnRow
 from .store import Store
 from .timeutil import from_us, iso, to_us
@@ -190,6 +191,50 @@ class Memory:
         number = int(last[0]) if last and last[0] is not None else 0
         when = from_us(int(last[1]), tz) if last and last[1] is not None else None
         return number, when, [(str(s), str(t)) for s, t, _ in reversed(rows)][-n:] if n else []
+
+    def propose(self, predicate: str, object: str, *, session: str, turn: int,
+                user: str | None = None, subject: str | None = None,
+                polarity: str = "positive", scope: str = "global",
+                confidence: float = 0.5, valid_from: datetime | None = None) -> Candidate:
+        """Propose a fact the agent inferred from a stored turn (``session``,
+        ``turn``: its provenance). It always waits in the review queue for a
+        person (the review gate holds every agent inference); the agent can
+        neither approve nor reject it. ``valid_from`` defaults to the turn's
+        time. Returns the candidate (``state`` "pending", or "merged" when the
+        store already believes it).
+
+        Raises InvalidInput for a bad field or a turn that is not stored
+        (nothing is written).
+        """
+        if (user is None) == (subject is None):
+            raise InvalidInput("propose needs either a user or a subject")
+        if valid_from is not None and (not isinstance(valid_from, datetime)
+                                       or valid_from.utcoffset() is None):
+            raise InvalidInput("valid_from must be a timezone-aware datetime")
+        with self.store.engine.connect() as conn:
+            row = conn.execute(select(_TURN.c.speaker, _TURN.c.text, _TURN.c.time,
+                                      _TURN.c.time_tz)
+                               .where(_TURN.c.session == session, _TURN.c.turn == turn)).first()
+        if row is None:
+            raise InvalidInput(f"no stored turn {turn} in session {session!r}: remember the "
+                               "conversation first, then propose from its turn")
+        speaker, text, time, tz = row
+        line = {"subject": subject or f"user:{user}", "predicate": predicate, "object": object,
+                "polarity": polarity, "scope": scope, "confidence": confidence,
+                "valid_from": iso_of(valid_from) if valid_from is not None
+                else iso(int(time), int(tz or 0)),
+                "source": {"session": session, "turn": int(turn), "text": str(text),
+                           "time": iso(int(time), int(tz or 0)), "speaker": str(speaker),
+                           "kind": "agent_inferred"}}
+        claim = ClaimInput.from_dict(line)
+        self.store.import_claims([claim], actor="agent", origin=f"Memory.propose ({session})")
+        found = [c for c in self.store.review_list("all")
+                 if c.source.session == session and c.source.turn == turn
+                 and (c.subject, c.predicate, c.object) == (claim.subject, claim.predicate,
+                                                             claim.object)]
+        if not found:
+            raise InvalidInput("the proposal was not recorded (a duplicate of a decided one?)")
+        return found[-1]
 
     # ------------------------------------------------------------- reading
     def recall(self, query: str, *, user: str | None = None, project: str | None = None,

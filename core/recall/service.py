@@ -469,6 +469,14 @@ class Recaller:
                             include_archived=include_archived, user=user, project=project,
                             session=session)[0]
 
+    def resolve_scope(self, subject: str | None = None, *, user: str | None = None,
+                      project: str | None = None, session: str | None = None) -> ResolvedScope:
+        """What a recall with these arguments covers (``scope.ResolvedScope``:
+        its subjects, turns and sessions), as the store stands now. Raises
+        InvalidInput like ``search``."""
+        return self._resolve(Scope.of(subject, user=user, project=project, session=session),
+                             self._stamp())
+
     def compare(self, query: str, k: int = 10, **filters: Any) -> Comparison:
         """The same search exactly and through the index, and what the index missed."""
         exact_hits, _ = self._search(query, k=k, exact=True, **filters)

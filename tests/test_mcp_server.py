@@ -1,0 +1,192 @@
+"""``memdesk mcp`` driven the way a client drives it: the server started as a
+subprocess and spoken to with the official SDK's own client, over stdio and
+once over streamable HTTP on a loopback port."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from memdesk.core import Store
+from sqlalchemy import text
+
+mcp = pytest.importorskip("mcp")
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+ZH = [{"role": "user", "content": "我叫周敏，住在杭州西湖区", "time": "2026-05-01T10:00:00+08:00"},
+      {"role": "assistant", "content": "好的，记住了。", "time": "2026-05-01T10:01:00+08:00"},
+      {"role": "user", "content": "这次出游预算两万元", "time": "2026-05-02T10:00:00+08:00"},
+      {"role": "user", "content": "我上周末搬到张江了", "time": "2026-05-20T10:00:00+08:00"}]
+EN = [{"role": "user", "content": "Hi, I'm Bob. I live in Friedrichshain.",
+       "time": "2026-05-01T09:00:00+02:00"},
+      {"role": "user", "content": "I'm allergic to shellfish.", "time": "2026-05-01T09:05:00+02:00"}]
+
+
+def server(db: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "memdesk.app.cli", "--db", str(db), "mcp", *extra])
+
+
+def data(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+def counts(db: Path) -> tuple[int, int, int]:
+    with Store.open(db) as store, store.engine.connect() as conn:
+        return tuple(conn.execute(text(q)).scalar() for q in (
+            "SELECT count(*) FROM turn", "SELECT count(*) FROM claim WHERE state = 'pending'",
+            "SELECT count(*) FROM conflict WHERE state = 'open'"))
+
+
+async def test_an_agent_remembers_recalls_reads_and_proposes_over_stdio(tmp_path):
+    db = tmp_path / "m.db"
+    async with Client(server(db)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == {"remember", "recall", "facts", "audit", "propose_fact"}
+        for name in ("remember", "propose_fact"):
+            assert "never approve, reject or resolve" in tools[name].description
+        assert tools["recall"].input_schema["properties"]["query"]["type"] == "string"
+
+        got = data(await client.call_tool("remember", {"messages": ZH, "user": "zhou",
+                                                       "project": "trip"}))
+        assert got["turns"] == [1, 2, 3, 4] and got["asserted"] >= 3
+        data(await client.call_tool("remember", {"messages": EN, "user": "bob"}))
+        again = data(await client.call_tool("remember", {"messages": ZH, "user": "zhou",
+                                                         "project": "trip"}))
+        assert again["already_stored"] == 4 and again["turns"] == []
+
+        found = data(await client.call_tool("recall", {"query": "预算多少", "user": "zhou"}))
+        assert "project:trip: " in found["prompt"]
+        assert found["results"][0]["object"] == "20000 CNY"
+        assert all("Friedrichshain" not in r["text"] for r in found["results"])
+
+        now = data(await client.call_tool("facts", {"user": "zhou", "predicate": "lives_in"}))
+        assert [f["object"] for f in now["facts"]] == ["张江"]
+        then = data(await client.call_tool("facts", {
+            "user": "zhou", "predicate": "lives_in", "valid_at": "2026-05-10T12:00:00+08:00",
+            "known_at": "2026-05-10T12:00:00+08:00"}))
+        assert [f["object"] for f in then["facts"]] == ["杭州西湖区"]
+        chain = data(await client.call_tool("audit", {"subject": "user:zhou",
+                                                      "predicate": "lives_in", "object": "张江"}))
+        assert chain["chain"][0]["step"] == "turn"
+
+        proposed = data(await client.call_tool("propose_fact", {
+            "predicate": "likes", "object": "熊猫", "user": "zhou", "session": "zhou-chat",
+            "turn": 1}))
+        assert proposed["state"] == "pending" and any("agent" in r for r in proposed["reasons"])
+    turns, pending, _ = counts(db)
+    assert turns == 6 and pending == 1  # the proposal waits for a person
+
+
+@pytest.mark.parametrize("tool, arguments, message", [
+    ("remember", {"messages": [{"role": "system", "content": "x"}], "user": "zhou"},
+     "role must be user or assistant"),
+    ("remember", {"messages": [{"role": "user", "content": "hi"}]}, "name the user"),
+    ("recall", {"query": "", "user": "zhou"}, "must not be empty"),
+    ("recall", {"query": "x", "user": "zhou", "k": 0}, "k must be"),
+    ("facts", {"user": "zhou", "valid_at": "yesterday"}, "valid_at"),
+    ("audit", {"subject": "user:zhou", "predicate": "lives_in", "object": "火星"}, "no"),
+    ("propose_fact", {"predicate": "likes", "object": "x", "user": "zhou", "session": "nope",
+                      "turn": 9}, "no stored turn"),
+    ("recall", {"query": "x", "user": "zhou", "over": "everything"}, "over must be"),
+])
+async def test_bad_arguments_are_mcp_errors_and_write_nothing(tmp_path, tool, arguments, message):
+    db = tmp_path / "m.db"
+    async with Client(server(db)) as client:
+        data(await client.call_tool("remember", {"messages": ZH[:1], "user": "zhou"}))
+        before = counts(db)
+        result = await client.call_tool(tool, arguments)
+        assert result.is_error and message in result.content[0].text, result.content[0].text
+        assert counts(db) == before
+        # the server still serves
+        assert data(await client.call_tool("facts", {"user": "zhou"}))["facts"]
+
+
+async def test_a_server_for_one_user_never_serves_another(tmp_path):
+    db = tmp_path / "m.db"
+    async with Client(server(db)) as client:  # an unbound server, to fill the store
+        data(await client.call_tool("remember", {"messages": ZH, "user": "zhou", "project": "trip"}))
+        data(await client.call_tool("remember", {"messages": EN, "user": "bob"}))
+    async with Client(server(db, "--user", "bob")) as client:
+        for tool, arguments in [("recall", {"query": "预算", "user": "zhou"}),
+                                ("facts", {"user": "zhou"}),
+                                ("facts", {"subject": "project:trip"}),
+                                ("audit", {"subject": "user:zhou", "predicate": "lives_in"}),
+                                ("remember", {"messages": EN, "user": "zhou"})]:
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error, (tool, arguments)
+        mine = data(await client.call_tool("recall", {"query": "预算 where do I live"}))
+        assert mine["results"] and all(r["subject"] == "user:bob" for r in mine["results"])
+
+
+async def test_no_tool_changes_a_decision(tmp_path):
+    """Whatever an agent calls, a pending candidate stays pending and an open
+    conflict stays open: only people decide."""
+    db = tmp_path / "m.db"
+    conflicting = [{"role": "user", "content": "I work at Monzo", "time": "2026-05-01T09:00:00+01:00"},
+                   {"role": "user", "content": "I work at Revolut", "time": "2026-05-03T09:00:00+01:00"}]
+    async with Client(server(db)) as client:
+        data(await client.call_tool("remember", {"messages": conflicting, "user": "carol"}))
+        data(await client.call_tool("propose_fact", {"predicate": "likes", "object": "tea",
+                                                     "user": "carol", "session": "carol-chat",
+                                                     "turn": 1}))
+        _, pending, open_conflicts = counts(db)
+        assert pending >= 1 and open_conflicts == 1
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert not names & {"approve", "reject", "resolve", "review", "retract", "erase"}
+        for tool, arguments in [("remember", {"messages": conflicting, "user": "carol"}),
+                                ("propose_fact", {"predicate": "works_at", "object": "Monzo",
+                                                  "user": "carol", "session": "carol-chat",
+                                                  "turn": 1, "confidence": 1.0}),
+                                ("recall", {"query": "where does she work", "user": "carol"})]:
+            await client.call_tool(tool, arguments)
+        with Store.open(db) as store, store.engine.connect() as conn:
+            states = {r[0] for r in conn.execute(text("SELECT state FROM conflict"))}
+            decided = conn.execute(text("SELECT count(*) FROM claim WHERE decided_by IS NOT NULL")).scalar()
+        assert states == {"open"} and decided == 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_streamable_http_on_a_loopback_port(tmp_path):
+    db = tmp_path / "m.db"
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "memdesk.app.cli", "--db", str(db), "mcp",
+                             "--transport", "http", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if proc.poll() is not None:
+                pytest.fail(proc.stderr.read().decode() if proc.stderr else "server exited")
+            time.sleep(0.2)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            data(await client.call_tool("remember", {"messages": EN, "user": "bob"}))
+            found = data(await client.call_tool("recall", {"query": "what am I allergic to",
+                                                           "user": "bob"}))
+            assert any("shellfish" in r["text"] for r in found["results"])
+            bad = await client.call_tool("recall", {"query": "", "user": "bob"})
+            assert bad.is_error
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_http_refuses_an_address_other_than_loopback(tmp_path, capsys):
+    from memdesk.app.cli import main
+
+    assert main(["--db", str(tmp_path / "m.db"), "mcp", "--transport", "http",
+                 "--host", "0.0.0.0"]) == 1
+    assert "loopback only" in capsys.readouterr().err
