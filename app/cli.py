@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, astuple, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
@@ -78,8 +79,25 @@ class UserError(Exception):
 
 
 def _time_arg(text: str | None, flag: str) -> int | None:
+    """A time flag's value in µs. A bare day (2026-06-14) is read as the end of
+    that day in this machine's timezone, and the reading is said on stderr; a
+    time without an offset stays an error (DESIGN §6: never a guess)."""
     if text is None or text == "now":
         return None
+    if len(text) == 10 and text[4] == "-" and text[7] == "-":
+        from datetime import date, datetime, time
+
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            raise UserError(f"{flag}: not a date: {text!r}") from None
+        local = datetime.now().astimezone().tzinfo
+        end = datetime.combine(day, time(23, 59, 59, 999999), tzinfo=local)
+        print(f"memdesk: {flag} {text} read as {end.isoformat(timespec='seconds')}, the end of "
+              "that day in this machine's timezone", file=sys.stderr)
+        from memdesk.core.timeutil import to_us
+
+        return to_us(end)
     try:
         return parse_time_us(text, flag)
     except InvalidInput as exc:
@@ -175,10 +193,11 @@ def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
         return 0
     print(table(["file", "turns", "facts", "merged", "queued", "conflicts", "memories"],
                 [astuple(p) for p in parts]))
+    db = f"memdesk --db {settings.db}" if settings.db_configured else "memdesk"
     print(f"\ndemo store ready: {store.safe_url} (rerunning adds nothing). Try:\n"
-          "  memdesk facts --subject user:alice --valid-at 2026-03-10T12:00:00+08:00\n"
-          "  memdesk audit --subject user:alice --predicate lives_in --object 张江\n"
-          "  memdesk review list\n  memdesk conflicts")
+          f"  {db} facts --subject user:alice --valid-at 2026-03-10T12:00:00+08:00\n"
+          f"  {db} audit --subject user:alice --predicate lives_in --object 张江\n"
+          f"  {db} review list\n  {db} conflicts")
     return 0
 
 
@@ -971,6 +990,37 @@ def _app_store(settings: Settings) -> str:
     return str(path)
 
 
+CREATING = {"ingest", "import", "demo", "restore", "mcp", "app"}
+"""Commands that may create the store they are pointed at; the others need
+one (a mistyped --db must not answer "no facts" from a new empty store)."""
+
+
+def _new_sqlite_file(db: str) -> Path | None:
+    """The SQLite file ``db`` names when it does not exist yet (None for a
+    server URL or an existing file)."""
+    if "://" in db and not db.startswith("sqlite:///"):
+        return None
+    path = Path(db.removeprefix("sqlite:///")).expanduser()
+    return None if path.exists() or str(path) == ":memory:" else path
+
+
+def _remove_empty_store(path: Path) -> None:
+    """Delete a store file this command created when the command failed and
+    left it without a single turn or claim (nothing is lost: it holds only
+    the schema)."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(path) as conn:
+            used = sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                       for t in ("turn", "claim"))
+    except sqlite3.Error:
+        return
+    if used == 0:
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+            leftover.unlink(missing_ok=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -985,8 +1035,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
         from memdesk.core import Store
 
-        with Store.open(settings.db, catalog=settings.catalog, review_threshold=threshold) as store:
-            return args.func(store, args, settings)
+        new_file = _new_sqlite_file(settings.db)
+        if new_file is not None and args.command not in CREATING:
+            raise UserError(f"no memdesk store at {new_file}: check --db, or make one with "
+                            "`memdesk --db PATH ingest FILE`, `import FILE` or `demo`")
+        done = False
+        try:
+            with Store.open(settings.db, catalog=settings.catalog,
+                            review_threshold=threshold) as store:
+                code = args.func(store, args, settings)
+                done = code == 0
+                return code
+        finally:
+            if new_file is not None and not done:
+                _remove_empty_store(new_file)
+    except IsADirectoryError as exc:
+        print(f"memdesk: error: {exc.filename} is a folder, not a file", file=sys.stderr)
+        return EXIT_ERROR
     except (UserError, MemdeskError) as exc:
         print(f"memdesk: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -25,7 +25,13 @@ from types import MethodType
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from sqlalchemy import bindparam, func, or_, select, text, update
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import (
+    DatabaseError,
+    DBAPIError,
+    IntegrityError,
+    OperationalError,
+    ProgrammingError,
+)
 from sqlmodel import SQLModel
 
 from . import gates, migrations, parallel_parse
@@ -187,6 +193,9 @@ class Store:
         except OperationalError as exc:
             store.close()
             raise StoreError(f"cannot open the store at {store.safe_url}: {exc.orig}") from None
+        except DatabaseError as exc:  # e.g. a file that is not a database at all
+            store.close()
+            raise StoreError(f"{store.safe_url} is not a memdesk store: {exc.orig}") from None
         except BaseException:
             store.close()
             raise
