@@ -1001,7 +1001,9 @@ def _new_sqlite_file(db: str) -> Path | None:
     if "://" in db and not db.startswith("sqlite:///"):
         return None
     path = Path(db.removeprefix("sqlite:///")).expanduser()
-    return None if path.exists() or str(path) == ":memory:" else path
+    if path.exists() or str(path) == ":memory:" or not path.parent.is_dir():
+        return None  # (a missing folder: Store.open names it)
+    return path
 
 
 def _remove_empty_store(path: Path) -> None:

@@ -135,7 +135,7 @@ def test_cli_error_goes_to_stderr_with_line_number(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["facts", "--json"], "needs --subject"),
-    (["facts", "--subject", "user:a", "--valid-at", "2026-03-01"], "no UTC offset"),
+    (["facts", "--subject", "user:a", "--valid-at", "2026-03-01T10:00"], "no UTC offset"),
     (["audit", "--subject", "user:a", "--predicate", "lives_in", "--object", "x"], "was never"),
     (["review", "approve", "42", "--by", "lin"], "no review candidate"),
     (["review", "reject", "42", "--by", "lin", "--reason", "x"], "no review candidate"),
@@ -143,6 +143,7 @@ def test_cli_error_goes_to_stderr_with_line_number(tmp_path, capsys):
     (["import", "/nonexistent/file.jsonl"], "no such file"),
 ])
 def test_cli_user_mistakes(tmp_path, capsys, argv, message):
+    Store.open(tmp_path / "m.db").close()  # read commands need an existing store
     code, out, err = run(capsys, "--db", tmp_path / "m.db", *argv)
     assert code == 1 and message in err and "Traceback" not in err
 
