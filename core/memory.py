@@ -34,12 +34,13 @@ from .pipeline import Turn
 from .recall import Recaller, RecallHit
 from .recall.embedders import DEFAULT_EMBEDDER, Embedder
 from .records import AuditReport, Candidate, Fact
-from .schema import TurnRow
+from .schema import ClaimRow, TurnRow
 from .store import Store
-from .timeutil import from_us, iso, to_us
+from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
 
 ROLES = {"user": "user", "assistant": "assistant"}
 _TURN = TurnRow.__table__
+_CLAIM = ClaimRow.__table__
 _STEP = timedelta(microseconds=1)
 
 
@@ -162,8 +163,6 @@ class Memory:
         when = message.get("time")
         if when is not None:
             if isinstance(when, str):
-                from .timeutil import parse_time
-
                 try:
                     when = parse_time(when, "time")
                 except InvalidInput as exc:
@@ -228,13 +227,14 @@ class Memory:
                            "kind": "agent_inferred"}}
         claim = ClaimInput.from_dict(line)
         self.store.import_claims([claim], actor="agent", origin=f"Memory.propose ({session})")
-        found = [c for c in self.store.review_list("all")
-                 if c.source.session == session and c.source.turn == turn
-                 and (c.subject, c.predicate, c.object) == (claim.subject, claim.predicate,
-                                                             claim.object)]
-        if not found:
+        with self.store.engine.connect() as conn:  # its row: one per (turn, claim key)
+            claim_id = conn.execute(
+                select(_CLAIM.c.id).join(_TURN, _TURN.c.id == _CLAIM.c.turn_id)
+                .where(_TURN.c.session == session, _TURN.c.turn == turn,
+                       _CLAIM.c.claim_key == claim.key)).scalar()
+        if claim_id is None:
             raise InvalidInput("the proposal was not recorded (a duplicate of a decided one?)")
-        return found[-1]
+        return self.store.candidate(int(claim_id))
 
     # ------------------------------------------------------------- reading
     def recall(self, query: str, *, user: str | None = None, project: str | None = None,
@@ -276,7 +276,7 @@ class Memory:
 
 def iso_of(when: datetime) -> str:
     """An aware datetime as ISO 8601 with its offset (microseconds kept)."""
-    return iso(to_us(when), int((when.utcoffset() or timedelta()).total_seconds() // 60)) or ""
+    return iso(to_us(when), offset_minutes(when)) or ""
 
 
 def _us(value: datetime | None, what: str) -> int | None:

@@ -756,6 +756,14 @@ class Recaller:
             self._corpora[key] = corpus
         return corpus
 
+    @staticmethod
+    def _corpus_vectors(col: Collection, corpus: _TurnCorpus) -> np.ndarray:
+        """The stored vectors of the corpus's turns, one row per turn in its
+        order (zeros for a turn without one yet)."""
+        vectors = col.vectors_of(corpus.ids.tolist())
+        zero = np.zeros(col.embedder.dim, np.float32)
+        return np.stack([vectors.get(int(i), zero) for i in corpus.ids])
+
     def _fused_turns(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int,
                      col: Collection, f: _Filters, named: list[str], now: int,
                      stamp: tuple) -> list[RecallHit] | None:
@@ -768,9 +776,7 @@ class Recaller:
             return None
         if not len(corpus.ids):
             return []
-        vectors = col.vectors_of(corpus.ids.tolist())
-        zero = np.zeros(col.embedder.dim, np.float32)
-        matrix = np.stack([vectors.get(int(i), zero) for i in corpus.ids])
+        matrix = self._corpus_vectors(col, corpus)
         cosines = matrix @ q
         words = corpus.words.scores(query)
         fused = fuse([(cosines, self.weights.dense), (words, self.weights.words)])
@@ -1128,11 +1134,12 @@ class Recaller:
                     conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple,
                     zh: bool) -> list[RecallHit]:
         """Facts reached through the turns that told them: the turns in scope
-        that best answer the query (ranked as ``over="turns"`` ranks them,
-        both channels fused; words only while more than ``_TOLD_EMBED_MAX``
-        turns wait for a vector, so that a recall over memories never waits
-        for a store's turns to be embedded), and the current values of the
-        facts those turns told, ranked at the turn's relevance. So "how much money do we have for
+        that best answer the query (the two channels of ``over="turns"``
+        fused, without its "when" raise and its split of joined asks; words
+        only while more than ``_TOLD_EMBED_MAX`` turns wait for a vector, so
+        that a recall over memories never waits for a store's turns to be
+        embedded), and the current values of the facts those turns told,
+        ranked at the turn's relevance. So "how much money do we have for
         this?" finds the budget although it names no predicate, and "帮我订个
         酒店" the hotel decision, whose statements are facts, not memories.
         A value told there and changed since comes back as its current value;
@@ -1150,10 +1157,7 @@ class Recaller:
         if int(stamp[3] or 0) - col.vectors.watermark() <= _TOLD_EMBED_MAX:
             col.refresh(stamp)  # at most a batch of new turns to embed
             tq = col.embedder.embed([query], query=True)[0]
-            vectors = col.vectors_of(corpus.ids.tolist())
-            zero = np.zeros(col.embedder.dim, np.float32)
-            channels.append((np.stack([vectors.get(int(i), zero) for i in corpus.ids]) @ tq,
-                             self.weights.dense))
+            channels.append((self._corpus_vectors(col, corpus) @ tq, self.weights.dense))
         elif not self._told_notice:
             self._told_notice = True
             self._notify("raw turns are not embedded yet: recall over memories uses their words "
