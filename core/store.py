@@ -711,12 +711,16 @@ class Store:
         )
 
     def review_list(self, state: str = "pending", *, limit: int | None = None,
-                    offset: int = 0, after: tuple[float, int] | None = None) -> list[Candidate]:
-        """Candidates in a state (pending by default), lowest confidence first.
+                    offset: int = 0, after: tuple[float, int] | None = None,
+                    subject: str | None = None) -> list[Candidate]:
+        """Candidates in a state (pending by default), lowest confidence first;
+        with ``subject``, that subject's only.
 
         ``after`` = (confidence, id) of the last candidate already shown pages
         by key, which stays correct while candidates leave the queue."""
         stmt = self._candidate_stmt().order_by(CLAIM.c.confidence, CLAIM.c.id).offset(offset)
+        if subject is not None:
+            stmt = stmt.where(CLAIM.c.subject == subject)
         if after is not None:
             stmt = stmt.where(or_(CLAIM.c.confidence > after[0],
                                   (CLAIM.c.confidence == after[0]) & (CLAIM.c.id > after[1])))
@@ -727,11 +731,13 @@ class Store:
         with self.engine.connect() as conn:
             return [self._candidate(r) for r in conn.execute(stmt)]
 
-    def review_count(self, state: str = "pending") -> int:
-        """How many candidates are in ``state``."""
+    def review_count(self, state: str = "pending", *, subject: str | None = None) -> int:
+        """How many candidates are in ``state`` (``subject``'s only, if given)."""
+        stmt = select(func.count()).select_from(CLAIM).where(CLAIM.c.state == state)
+        if subject is not None:
+            stmt = stmt.where(CLAIM.c.subject == subject)
         with self.engine.connect() as conn:
-            return conn.execute(select(func.count()).select_from(CLAIM).where(
-                CLAIM.c.state == state)).scalar_one()
+            return conn.execute(stmt).scalar_one()
 
     def candidate(self, candidate_id: int) -> Candidate:
         """One claim by id. Raises CandidateNotFound."""
@@ -1294,6 +1300,36 @@ class Store:
         return sorted([*steps, *added], key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7)))
 
     # ------------------------------------------------------------ app reads
+    def change_stamp(self) -> tuple[Any, ...]:
+        """A value that changes whenever a write commits, from any process:
+        the store_meta row every write transaction updates (transaction
+        time, the audit chain's head, the erasure count). One primary-key
+        read: cheap enough to poll every second."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(META.c.last_tx, META.c.audit_last, META.c.audit_head,
+                                      META.c.erasures).where(META.c.id == 1)).first()
+        return tuple(row) if row is not None else ()
+
+    def first_recorded(self, subject: str | None = None) -> int | None:
+        """When the store first recorded anything (µs): a fact, a memory, or
+        a turn; with ``subject``, anything about that subject (a user's own
+        turns too). None when it holds nothing of the kind."""
+        user = subject[5:] if subject and subject.startswith("user:") else None
+        firsts = []
+        with self.engine.connect() as conn:
+            for table, column in ((FACT, FACT.c.recorded_at), (MEMORY, MEMORY.c.created_at)):
+                stmt = select(func.min(column))
+                if subject is not None:
+                    stmt = stmt.where(table.c.subject == subject)
+                firsts.append(conn.execute(stmt).scalar())
+            if subject is None or user is not None:
+                stmt = select(func.min(TURN.c.recorded_at))
+                if user is not None:
+                    stmt = stmt.where(TURN.c.user == user)
+                firsts.append(conn.execute(stmt).scalar())
+        found = [int(t) for t in firsts if t is not None]
+        return min(found) if found else None
+
     def conversation(self, session: str, around: int | None = None,
                      radius: int = 4) -> list[TurnRecord]:
         """The raw turns of a session in order; with ``around``, only the turns

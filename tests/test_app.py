@@ -430,8 +430,9 @@ async def test_recall_debugger_toggles_exact_turns_at_and_prompt(db):
 async def test_fast_table_draws_what_datatable_draws():
     """FastTable (the review, conflicts and recall tables) draws its own cells
     and caches its rows; every line must match DataTable's, through cursor
-    moves, removed, added, changed and sorted rows, and cells cropped to
-    their column (wide characters too)."""
+    moves, removed, added, changed and sorted rows, styled cells and wide
+    characters. (Cells wider than their column differ on purpose: FastTable
+    ends them in "…", see the next test.)"""
     from memdesk.app.ui.widgets.fast_table import FastTable
     from rich.text import Text
     from textual.app import App
@@ -443,7 +444,7 @@ async def test_fast_table_draws_what_datatable_draws():
             for cls in (DataTable, FastTable):
                 table = cls(cursor_type="row", zebra_stripes=True)
                 table.add_column("id", key="id")
-                table.add_column("object", key="obj", width=7)  # crops
+                table.add_column("object", key="obj", width=20)
                 table.add_column("styled", key="styled")
                 for i, v in enumerate(values):
                     table.add_row(Text(str(i)), Text(v), Text(v, style="bold") if i % 3 else Text(v),
@@ -512,3 +513,44 @@ async def test_full_garbage_collections_wait_for_the_user_to_pause(db):
         app._collect_when_idle()
         assert gc.get_count()[2] == 0
     assert gc.get_threshold() == before
+
+
+async def test_fast_table_fits_its_width_and_ends_cut_cells_in_an_ellipsis():
+    """The flexible column gives way so that every column stays on screen, a
+    cut cell ends in "…" by display width (CJK counts double), and the
+    column widens again when the table does."""
+    from memdesk.app.ui.widgets.fast_table import FastTable
+    from rich.cells import cell_len
+    from rich.text import Text
+    from textual.app import App
+
+    from tests.app_screen import screen_lines
+
+    long_en = "she moved from Xujiahui to Zhangjiang in the spring, the renovation is done"
+    long_zh = "我上个月已经从徐家汇搬到张江了，厨房翻新也结束了，预算上限改成八千元"
+
+    class One(App):
+        def compose(self):
+            table = FastTable(cursor_type="row", flex=("text",))
+            for name in ("id", "text", "kind", "index"):
+                table.add_column(name, key=name)
+            table.add_row(*map(Text, ("1", long_en, "user_explicit", "found")), key="1")
+            table.add_row(Text("2"), Text(long_zh, style="dim"), Text("agent_inferred"),
+                          Text("missed", style="red"), key="2")
+            yield table
+
+    for width in (60, 80):
+        app = One()
+        async with app.run_test(size=(width, 8)) as pilot:
+            await pilot.pause()
+            lines = screen_lines(app)
+            body = lines[1:3]
+            assert all(cell_len(line) <= width for line in lines)
+            assert "found" in body[0] and "user_explicit" in body[0], body
+            assert "missed" in body[1] and "agent_inferred" in body[1], body
+            assert "…" in body[0] and "…" in body[1]
+        wide = One()
+        async with wide.run_test(size=(200, 8)) as pilot:
+            await pilot.pause()
+            body = screen_lines(wide)[1:3]
+            assert long_en in body[0] and long_zh in body[1] and "…" not in "".join(body)

@@ -9,9 +9,10 @@ from memdesk.core import Candidate
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import var
 from textual.screen import Screen
 
-from .commands import MemdeskCommands
+from .commands import MemdeskCommands, SystemCommandsAfter
 from .screens.audit import AuditScreen
 from .screens.conflicts import ConflictsScreen
 from .screens.modals import EditScreen, PromptScreen
@@ -20,6 +21,7 @@ from .screens.recall import RecallScreen
 from .screens.review import ReviewScreen
 from .screens.timeline import TimelineScreen
 from .service import MemdeskService, Overview
+from .text import plural
 from .widgets.timeline_chart import TimelineChart
 
 SCREENS_IN_ORDER = ("timeline", "conflicts", "review", "recall", "audit")
@@ -40,7 +42,8 @@ class MemdeskApp(App[None]):
         "recall": RecallScreen,
         "audit": AuditScreen,
     }
-    COMMANDS = App.COMMANDS | {MemdeskCommands}
+    COMMANDS = {MemdeskCommands, SystemCommandsAfter}
+    SCREENS_IN_ORDER = SCREENS_IN_ORDER
     BINDINGS = [
         Binding("1", "switch_mode('timeline')", "Timeline", show=False, id="app.timeline"),
         Binding("2", "switch_mode('conflicts')", "Conflicts", show=False, id="app.conflicts"),
@@ -51,8 +54,8 @@ class MemdeskApp(App[None]):
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("q", "quit", "Quit", show=False, id="app.quit"),
     ]
-    # the screen keys live in the title so the footer stays short (cheaper to redraw)
-    NAV = "1 timeline · 2 conflicts · 3 review · 4 recall · 5 audit · g subject · q quit"
+    overview: var[Overview | None] = var(None)
+    """The header's counts; the header redraws whenever they change."""
 
     def __init__(self, service: MemdeskService, *, start: str = "timeline",
                  subject: str | None = None) -> None:
@@ -62,10 +65,10 @@ class MemdeskApp(App[None]):
         self.service = service
         self.start = start
         self.subject: str | None = subject
+        self.review_subject = subject  # a subject asked for on start also narrows the review queue
         self.audit_target: tuple[str, str, str | None] | None = None
         self.focus_candidate: int | None = None  # set by the command palette
         self.focus_conflict: int | None = None
-        self.overview: Overview | None = None
         self.theme = "textual-dark"
         self._gc_thresholds: tuple[int, int, int] | None = None  # set while full collections wait for idle
         self._last_input = time.monotonic()
@@ -80,7 +83,7 @@ class MemdeskApp(App[None]):
         self.install_screen(self._edit_dialog, "memdesk-edit")
         self.install_screen(self._subject_picker, "memdesk-subject-picker")
         self.install_screen(self._help_dialog, "memdesk-help")
-        self.title = f"memdesk   {self.NAV}"
+        self.title = "memdesk"
         self.sub_title = f"reviewer {self.service.reviewer}"
         self.load_overview()
 
@@ -93,7 +96,7 @@ class MemdeskApp(App[None]):
         first_time = self.overview is None
         self.overview = overview
         self.sub_title = (f"reviewer {overview.reviewer} · {overview.pending} pending · "
-                          f"{overview.open_conflicts} conflicts · {overview.store}")
+                          f"{plural(overview.open_conflicts, 'conflict')} · {overview.store}")
         if first_time:
             if self.subject is None:
                 self.subject = overview.first_subject

@@ -1,5 +1,11 @@
-"""Command palette provider: jump to a subject, a predicate (on the current
-subject's timeline), a pending candidate or an open conflict."""
+"""Command palette: jump to a subject, a predicate (on the current subject's
+timeline), a pending candidate or an open conflict; Textual's own commands
+(theme, keys, quit…) come after those.
+
+Textual lists the opening suggestions of all providers in the order they
+arrive, and its own provider answers first, so memdesk's provider lists
+Textual's commands itself, after its own, and ``SystemCommandsAfter``
+answers searches only."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.system_commands import SystemCommandsProvider
 
 if TYPE_CHECKING:
     from .app import MemdeskApp
@@ -59,3 +66,16 @@ class MemdeskCommands(Provider):
     async def discover(self) -> Hits:
         for text, help_text, callback in self.entries[:40]:
             yield DiscoveryHit(text, callback, help=help_text)
+        for name, help_text, callback, shown in sorted(
+                self.app.get_system_commands(self.screen), key=lambda command: command[0]):
+            if shown:
+                yield DiscoveryHit(name, callback, help=help_text)
+
+
+class SystemCommandsAfter(SystemCommandsProvider):
+    """Textual's own commands, found by searching; their opening suggestions
+    are listed by ``MemdeskCommands`` after memdesk's."""
+
+    async def discover(self) -> Hits:
+        return
+        yield  # an async generator that yields nothing

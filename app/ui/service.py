@@ -22,8 +22,14 @@ from memdesk.core import (
     TurnRecord,
 )
 from memdesk.core.recall import Recaller, RecallHit
+from memdesk.core.timeutil import iso
 
 REVIEW_PAGE = 60
+
+
+def iso_day(us: int) -> str:
+    """A stored time as its UTC day."""
+    return (iso(us) or "")[:10]
 CONFLICT_PAGE = 500
 
 
@@ -73,6 +79,7 @@ class RecallView:
     missed: tuple[RecallHit, ...]
     prompt: str
     message: str = ""
+    subject: str | None = None  # the scope it ran in (None: everyone)
 
 
 @dataclass(frozen=True)
@@ -134,9 +141,11 @@ class MemdeskService:
         return FactDetail(data, report)
 
     def review_page(self, after: tuple[float, int] | None = None,
-                    limit: int = REVIEW_PAGE) -> ReviewPage:
-        items = self.store.review_list("pending", limit=limit + 1, after=after)
-        return ReviewPage(tuple(items[:limit]), self.store.review_count(), len(items) > limit)
+                    limit: int = REVIEW_PAGE, subject: str | None = None) -> ReviewPage:
+        """A page of the pending queue (``subject``'s candidates only, if given)."""
+        items = self.store.review_list("pending", limit=limit + 1, after=after, subject=subject)
+        return ReviewPage(tuple(items[:limit]), self.store.review_count(subject=subject),
+                          len(items) > limit)
 
     def candidate_context(self, candidate_id: int, radius: int = 4) -> CandidateContext:
         """Raises CandidateNotFound."""
@@ -153,19 +162,41 @@ class MemdeskService:
         return self.store.audit(subject, predicate, obj or None)
 
     def recall(self, query: str, *, exact: bool = False, over: str = "memories",
-               at: int | None = None, k: int = 10) -> RecallView:
-        """Run a recall. In index mode the exact search runs too, so the view can
-        show what the index missed. Raises InvalidInput, EmbedderUnavailable."""
+               at: int | None = None, k: int = 10, subject: str | None = None) -> RecallView:
+        """Run a recall (for ``subject`` only, if given: a user's scope covers
+        their projects). In index mode the exact search runs too, so the view
+        can show what the index missed. No result as of a time before anything
+        was recorded says so. Raises InvalidInput, EmbedderUnavailable."""
         seen = len(self.recaller.messages)
         if exact:
-            hits = tuple(self.recaller.search(query, k=k, at=at, exact=True, over=over))
+            hits = tuple(self.recaller.search(query, k=k, at=at, exact=True, over=over,
+                                              subject=subject))
             missed: tuple = ()
         else:
-            comparison = self.recaller.compare(query, k, at=at, over=over)
+            comparison = self.recaller.compare(query, k, at=at, over=over, subject=subject)
             hits, missed = comparison.index, comparison.missed
         prompt = self.recaller.render_prompt(hits, at if at is not None else self.store.now())
-        notes = "; ".join(self.recaller.messages[seen:])
-        return RecallView(query, exact, over, hits, missed, prompt, notes)
+        notes = list(self.recaller.messages[seen:])
+        if not hits and at is not None:
+            notes.append(self.before_first_record(at, subject))
+        return RecallView(query, exact, over, hits, missed, prompt, "; ".join(n for n in notes if n),
+                          subject)
+
+    def before_first_record(self, at: int, subject: str | None) -> str:
+        """Why a recall as of ``at`` can find nothing, when it is before the
+        first record (of ``subject``); else ""."""
+        first = self.store.first_recorded(subject)
+        whose = f"about {subject} " if subject else ""
+        if first is None:
+            return f"the store holds nothing {whose}yet"
+        if at < first:
+            return (f"nothing {whose}was recorded before {iso_day(first)}: recall as of "
+                    f"{iso_day(at)} comes before the first record")
+        return ""
+
+    def turn_context(self, session: str, turn: int, radius: int = 2) -> tuple[TurnRecord, ...]:
+        """The turns around ``turn`` of ``session`` (the source of a result)."""
+        return tuple(self.store.conversation(session, turn, radius))
 
     # --------------------------------------------------------------- writes
     def approve(self, candidate_id: int, edits: dict[str, Any] | None = None) -> dict[str, Any]:

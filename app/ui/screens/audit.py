@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Header, Input, Label, Tree
+from textual.widgets import Input, Label, Tree
 
 from ...tables import start_phrase
+from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, when
 
@@ -70,7 +71,7 @@ class AuditScreen(MemdeskScreen):
         self.shown: tuple[str, str, str | None] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield DeskHeader()
         with Horizontal(classes="bar", id="audit-form"):
             yield Input(placeholder="subject (user:alice)", id="audit-subject")
             yield Input(placeholder="predicate (lives_in)", id="audit-predicate")

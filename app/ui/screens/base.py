@@ -3,15 +3,19 @@ formatting helpers for times and facts."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, cast
 
 from memdesk.core import MemdeskError
 from rich.text import Text
+from textual import events
 from textual.message import Message
 from textual.screen import Screen
 
 if TYPE_CHECKING:
+    from memdesk.core import TurnRecord
+
     from ..app import MemdeskApp
     from ..service import MemdeskService
 
@@ -24,8 +28,16 @@ class Failed(Message):
         super().__init__()
 
 
+NARROW = 100
+"""Below this many columns a screen is ``narrow``: side-by-side panels stack
+(the stylesheet's ``.narrow`` rules)."""
+
+
 class MemdeskScreen(Screen):
     """Base for the five screens."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW, "narrow")
 
     @property
     def memdesk(self) -> MemdeskApp:
@@ -59,3 +71,16 @@ def when(us: int | None, tz: int = 0, minutes: bool = True) -> str:
     zone = timezone(timedelta(minutes=tz)) if tz else UTC
     fmt = "%Y-%m-%d %H:%M" if minutes else "%Y-%m-%d"
     return datetime.fromtimestamp(us / 1e6, zone).strftime(fmt)
+
+
+def conversation_text(turns: Iterable[TurnRecord], mark: int) -> Text:
+    """Turns of one conversation, one per line: number, time, speaker, text;
+    turn ``mark`` (the source of what is shown) highlighted and pointed at."""
+    out = Text()
+    for t in turns:
+        marked = t.turn == mark
+        style = "bold reverse" if marked else ("" if t.speaker == "user" else "dim")
+        out.append(f"{'▶' if marked else ' '} #{t.turn:<3} {when(t.time, t.tz)} {t.speaker:<9} ",
+                   style="cyan" if marked else "dim")
+        out.append(t.text + "\n", style=style)
+    return out

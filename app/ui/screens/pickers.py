@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -93,6 +95,22 @@ class SubjectPicker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+def help_text(sections: list[tuple[str, list[tuple[str, str]]]]) -> Group:
+    """The help screen's body: a titled block of keys per section, each
+    description wrapping beside its key. Built from Text, not markup, so keys
+    such as ``[`` show as themselves."""
+    parts: list[Table | Text] = []
+    for title, keys in sections:
+        parts.append(Text(title, style="bold underline"))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True, style="bold")
+        grid.add_column()
+        for key, description in keys:
+            grid.add_row(Text("  " + key), Text(description))
+        parts.extend((grid, Text("")))
+    return Group(*parts[:-1])
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key binding of the app and of the screen it was opened from."""
 
@@ -103,15 +121,10 @@ class HelpScreen(ModalScreen[None]):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        lines = []
-        for title, keys in self.sections:
-            lines.append(f"[b u]{title}[/]")
-            lines.extend(f"  [b]{escape(k):<12}[/b] {escape(d)}" for k, d in keys)
-            lines.append("")
         with Vertical(classes="dialog help"):
             yield Label("memdesk keys", classes="dialog-title")
             with VerticalScroll():
-                yield Static("\n".join(lines), id="help-body")
+                yield Static(help_text(self.sections), id="help-body")
             yield Label("escape closes", classes="dim")
 
     def action_close(self) -> None:

@@ -1,11 +1,15 @@
 """Recall debugger: run a query, see ranked results with their score
 breakdown, compare index and exact search (and which results the index
 missed), switch between memories and raw turns, recall as of a past time,
-and preview the block an agent would get in its prompt."""
+for everyone or for the current subject, and preview the block an agent
+would get in its prompt. The detail pane shows the selected result whole:
+its text, how its score was made, and its source turn in its conversation."""
 
 from __future__ import annotations
 
-from memdesk.core import InvalidInput, parse_time_us
+from dataclasses import asdict
+
+from memdesk.core import InvalidInput, TurnRecord, parse_time_us
 from memdesk.core.recall import RecallHit
 from rich.text import Text
 from textual import on, work
@@ -13,13 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Header, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from ..service import RecallView
+from ..text import plural
+from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
-from .base import MemdeskScreen, cells
-
+from .base import MemdeskScreen, cells, conversation_text, when
 
 class RecallDone(Message):
     def __init__(self, view: RecallView) -> None:
@@ -27,14 +32,82 @@ class RecallDone(Message):
         super().__init__()
 
 
+class SourceLoaded(Message):
+    def __init__(self, key: tuple[str, int], turns: tuple[TurnRecord, ...]) -> None:
+        self.key = key
+        self.turns = turns
+        super().__init__()
+
+
+def score_text(hit: RecallHit, weights: dict[str, float]) -> Text:
+    """How the score was made: each part with its weight, and the sum when
+    the parts add up to it (pinned values and fused turn scores do not)."""
+    parts = [("relevance", hit.relevance, weights.get("relevance", 0.0)),
+             ("recency", hit.recency, weights.get("recency", 0.0)),
+             ("importance", hit.importance, weights.get("importance", 0.0)),
+             ("subject", hit.subject_match, weights.get("subject", 0.0))]
+    total = sum(value * weight for _, value, weight in parts) * hit.status_factor
+    out = Text()
+    out.append(f"score {hit.score:.3f}", style="bold")
+    out.append(" = (" if abs(total - hit.score) < 1e-3 else "   from (")
+    out.append(" + ".join(f"{w:g}×{name} {v:.3f}" for name, v, w in parts))
+    out.append(f") × status {hit.status_factor:g}\n")
+    out.append(f"relevance: semantic {hit.semantic:.3f} · lexical {hit.lexical:.3f}"
+               + (f" · words {hit.words:.2f}" if hit.words else "")
+               + f" · found by {hit.channel}"
+               + (" · pinned: the current value of a predicate the query names" if hit.pinned
+                  else "") + "\n", style="dim")
+    facts = [f"mentions {hit.mentions}"]
+    if hit.confidence is not None:
+        facts.append(f"confidence {hit.confidence:.2f}")
+    if hit.duplicates:
+        facts.append(f"{plural(hit.duplicates, 'duplicate')} folded in")
+    if hit.conflict:
+        facts.append("open conflict " + ", ".join(map(str, hit.conflict)))
+    out.append(" · ".join(facts) + "\n", style="dim")
+    return out
+
+
+def hit_text(rank: str, hit: RecallHit, index: str, weights: dict[str, float],
+             turns: tuple[TurnRecord, ...] | None) -> Text:
+    """The detail pane for one result: what it is, its whole text, its score
+    breakdown, its source turn among the turns around it (None: loading)."""
+    out = Text()
+    what = f"#{rank} {hit.kind} · {hit.status}"
+    if hit.subject:
+        what += f" · {hit.subject}"
+    if hit.predicate:
+        what += f" · {hit.predicate} = {hit.object}"
+    out.append(what, style="bold")
+    if index:
+        out.append(f"  [{index} by the index]" if index == "found" else "  [missed by the index]",
+                   style="green" if index == "found" else "red")
+    out.append("\n")
+    out.append(hit.text + "\n\n")
+    out.append_text(score_text(hit, weights))
+    src = hit.source
+    if src is None:
+        out.append("no source turn (a fact imported without one)", style="dim")
+        return out
+    out.append(f"\nsource {src.session}#{src.turn} · {src.speaker} · {when(src.time, src.tz)} · "
+               f"{src.kind}\n", style="bold underline")
+    if turns is None:
+        out.append(f"  {src.text}\n", style="italic")
+    else:
+        out.append_text(conversation_text(turns, src.turn))
+    return out
+
+
 class RecallScreen(MemdeskScreen):
-    """Query box, ranked results with score columns, and the prompt preview."""
+    """Query box, ranked results with score columns, the selected result in
+    the detail pane (or the prompt preview in its place)."""
 
     BINDINGS = [
         Binding("slash", "focus_query", "Query", id="recall.query"),
         Binding("escape", "leave_input", "Results", show=False, id="recall.results"),
         Binding("x", "toggle_exact", "Exact/index", id="recall.exact"),
         Binding("o", "toggle_over", "Memories/turns", id="recall.over"),
+        Binding("s", "toggle_scope", "Subject/everyone", id="recall.scope"),
         Binding("t", "focus_at", "At…", id="recall.at"),
         Binding("v", "toggle_prompt", "Prompt block", id="recall.prompt"),
         Binding("p", "audit", "Audit", id="recall.audit"),
@@ -42,26 +115,33 @@ class RecallScreen(MemdeskScreen):
         Binding("k", "cursor(-1)", "Up", show=False, id="recall.up"),
     ]
 
+    COLUMNS = ("#", "score", "relev", "kind", "status", "subject", "text", "confl", "index")
+    """The table's columns (the rest of the breakdown is in the detail pane)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.exact = False
         self.over = "memories"
         self.at: int | None = None
+        self.scope: str | None = None  # recall for this subject only; None = everyone
         self.view: RecallView | None = None
+        self.rows: list[tuple[str, RecallHit, str]] = []  # (rank, hit, index mark) per table row
+        self.sources: dict[tuple[str, int], tuple[TurnRecord, ...]] = {}  # until the next query
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield DeskHeader()
         with Horizontal(classes="bar"):
-            yield Input(placeholder="ask what the agent would ask, e.g. 预算上限是多少 / where does she live",
-                        id="recall-query")
-            yield Input(placeholder="at (YYYY-MM-DD…, empty = now)", id="recall-at")
+            yield Input(placeholder="ask: 预算上限是多少 / where does she live", id="recall-query")
+            yield Input(placeholder="at YYYY-MM-DD (empty: now)", id="recall-at")
         yield Label("", id="recall-mode")
         with Vertical():
-            table = FastTable(id="recall-table", cursor_type="row", zebra_stripes=True)
-            for name in ("#", "score", "relev", "recency", "import", "kind", "status", "text",
-                         "source", "conflict", "index"):
+            table = FastTable(id="recall-table", cursor_type="row", zebra_stripes=True,
+                              flex=("text", "subject"))
+            for name in self.COLUMNS:
                 table.add_column(name, key=name)
             yield table
+            yield Static("run a query (/) to see results; the selected one is shown here whole",
+                         id="recall-detail", classes="panel")
             yield Static("", id="recall-prompt", classes="panel")
         yield KeyBar()
 
@@ -72,51 +152,101 @@ class RecallScreen(MemdeskScreen):
 
     def _mode(self) -> None:
         at = "now" if self.at is None else self.query_one("#recall-at", Input).value
-        self.query_one("#recall-mode", Label).update(
-            f"search: [b]{'exact' if self.exact else 'index'}[/b] (x) · over: [b]{self.over}[/b] (o)"
-            f" · at: [b]{at}[/b] (t) · prompt block (v) · / types a query, escape leaves it")
+        line = Text()
+        for label, value, key in (("search", "exact" if self.exact else "index", "x"),
+                                  ("over", self.over, "o"),
+                                  ("for", self.scope or "everyone", "s"), ("at", at, "t")):
+            line.append(f"{label} ")
+            line.append(value, style="bold")
+            line.append(f" ({key}) · ")
+        line.append("prompt block (v) · / types a query", style="dim")
+        self.query_one("#recall-mode", Label).update(line)
 
     # ---------------------------------------------------------------- run
     def run_query(self) -> None:
         query = self.query_one("#recall-query", Input).value.strip()
         if not query:
             return
-        self.query_one("#recall-mode", Label).update(f"searching {query!r} …")
-        self.search(query, self.exact, self.over, self.at)
+        self.query_one("#recall-mode", Label).update(Text(f"searching {query!r} …"))
+        self.search(query, self.exact, self.over, self.at, self.scope)
 
     @work(thread=True, exclusive=True, group="recall")
-    def search(self, query: str, exact: bool, over: str, at: int | None) -> None:
+    def search(self, query: str, exact: bool, over: str, at: int | None,
+               subject: str | None) -> None:
         try:
-            self.post_message(RecallDone(self.service.recall(query, exact=exact, over=over, at=at)))
+            self.post_message(RecallDone(self.service.recall(query, exact=exact, over=over, at=at,
+                                                             subject=subject)))
+        except Exception as exc:  # noqa: BLE001
+            self.report(exc)
+
+    @work(thread=True, exclusive=True, group="recall-source")
+    def fetch_source(self, session: str, turn: int) -> None:
+        try:
+            self.post_message(SourceLoaded((session, turn), self.service.turn_context(session, turn)))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
     def on_recall_done(self, message: RecallDone) -> None:
         self.view = view = message.view
+        self.sources.clear()
+        self.rows = [(str(i), hit, "" if view.exact else "found")
+                     for i, hit in enumerate(view.hits, 1)]
+        self.rows += [("–", hit, "missed") for hit in view.missed]
         table = self.query_one(DataTable)
         table.clear()
-        for i, hit in enumerate(view.hits, 1):
-            self._row(table, str(i), hit, "" if view.exact else "found")
-        for hit in view.missed:
-            self._row(table, "–", hit, "missed")
+        for rank, hit, index in self.rows:
+            table.add_row(*self._cells(rank, hit, index))
         self._mode()
-        note = (f"{len(view.hits)} results"
+        note = (plural(len(view.hits), "result")
                 + ("" if view.exact else f" · the index missed {len(view.missed)} of the exact top "
                    f"{len(view.hits)}") + (f" · {view.message}" if view.message else ""))
         self.notify(note, timeout=3)
         self.query_one("#recall-prompt", Static).update(Text(view.prompt))
+        if not self.rows:
+            self.query_one("#recall-detail", Static).update(
+                Text(f"no results for {view.query!r}" + (f": {view.message}" if view.message
+                                                          else "")))
+        else:
+            self._show_detail()
 
     @staticmethod
-    def _row(table: DataTable, rank: str, hit: RecallHit, index: str) -> None:
-        src = hit.source
+    def _cells(rank: str, hit: RecallHit, index: str) -> list[Text]:
         stale = index == "missed" or hit.status not in ("active", "pending")
-        table.add_row(*cells(
-            rank, f"{hit.score:.3f}", f"{hit.relevance:.3f}", f"{hit.recency:.3f}",
-            f"{hit.importance:.3f}", hit.kind + (" ★" if hit.pinned else ""), hit.status,
-            Text(" ".join(hit.text.split())[:44], style="dim" if stale else ""),
-            f"{src.session}#{src.turn}" if src else "",
+        return cells(
+            rank, f"{hit.score:.3f}", f"{hit.relevance:.3f}", hit.kind + (" ★" if hit.pinned else ""),
+            hit.status, hit.subject or "",
+            Text(" ".join(hit.text.split()), style="dim" if stale else ""),
             ",".join(map(str, hit.conflict)),
-            Text(index, style="red" if index == "missed" else "green")))
+            Text(index, style="red" if index == "missed" else "green"))
+
+    @property
+    def current(self) -> tuple[str, RecallHit, str] | None:
+        row = self.query_one(DataTable).cursor_row
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    @on(DataTable.RowHighlighted)
+    def highlighted(self) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        """The selected result, whole; its source conversation is fetched once."""
+        current = self.current
+        if current is None:
+            return
+        rank, hit, index = current
+        weights = asdict(self.service.recaller.weights)
+        src = hit.source
+        turns = self.sources.get((src.session, src.turn)) if src else ()
+        self.query_one("#recall-detail", Static).update(hit_text(rank, hit, index, weights, turns))
+        if src is not None and turns is None:
+            self.fetch_source(src.session, src.turn)
+
+    def on_source_loaded(self, message: SourceLoaded) -> None:
+        self.sources[message.key] = message.turns
+        current = self.current
+        if current is not None and current[1].source is not None and (
+                current[1].source.session, current[1].source.turn) == message.key:
+            self._show_detail()
 
     # ------------------------------------------------------------- actions
     @on(Input.Submitted, "#recall-query")
@@ -161,8 +291,19 @@ class RecallScreen(MemdeskScreen):
         self._mode()
         self.run_query()
 
+    def action_toggle_scope(self) -> None:
+        """Recall for the current subject only (g picks another), or for everyone."""
+        subject = self.memdesk.subject
+        if self.scope is None and not subject:
+            self.notify("no subject chosen yet: g picks one", severity="warning")
+            return
+        self.scope = None if self.scope else subject
+        self._mode()
+        self.run_query()
+
     def action_toggle_prompt(self) -> None:
-        self.query_one("#recall-prompt", Static).toggle_class("shown")
+        shown = self.query_one("#recall-prompt", Static).toggle_class("shown").has_class("shown")
+        self.query_one("#recall-detail", Static).set_class(shown, "hidden")
 
     def action_cursor(self, step: int) -> None:
         table = self.query_one(DataTable)
@@ -170,13 +311,11 @@ class RecallScreen(MemdeskScreen):
             table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + step)))
 
     def action_audit(self) -> None:
-        if self.view is None:
+        current = self.current
+        if current is None:
             return
-        row = self.query_one(DataTable).cursor_row
-        hits = list(self.view.hits) + list(self.view.missed)
-        if 0 <= row < len(hits):
-            hit = hits[row]
-            if hit.subject and hit.predicate:
-                self.memdesk.open_audit(hit.subject, hit.predicate, hit.object)
-            else:
-                self.notify("this result is not linked to a fact", severity="warning")
+        hit = current[1]
+        if hit.subject and hit.predicate:
+            self.memdesk.open_audit(hit.subject, hit.predicate, hit.object)
+        else:
+            self.notify("this result is not linked to a fact", severity="warning")

@@ -1,6 +1,12 @@
 """Review queue: pending candidates, lowest confidence first, each with its
 source turn inside the surrounding conversation. Approve, reject with a
-reason, edit then approve, skip, undo the last decision."""
+reason, edit then approve, skip, undo the last decision; show one subject's
+candidates only (``f``, or ``memdesk app --subject``).
+
+The context panel always shows the candidate under the cursor: every change
+to the table (a decision, an undo, a reload) ends in ``_sync``, because a
+cursor that stays on the same row index posts no highlight event although
+the row under it changed."""
 
 from __future__ import annotations
 
@@ -13,12 +19,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Header, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from ..service import CandidateContext, ReviewPage
 from ..widgets.fast_table import FastTable
+from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
-from .base import MemdeskScreen, cells, when
+from .base import MemdeskScreen, cells, conversation_text, when
 
 PREFETCH_MARGIN = 20
 
@@ -63,6 +70,8 @@ class Decision:
 
 
 def context_text(ctx: CandidateContext) -> Text:
+    """The context panel: the candidate, why it waits, the turn it came from
+    (first, so it is in view on a small screen), then the conversation around it."""
     c = ctx.candidate
     out = Text()
     out.append(f"candidate {c.id}  ", style="bold")
@@ -70,14 +79,12 @@ def context_text(ctx: CandidateContext) -> Text:
     out.append(f"   {c.polarity} · {c.scope} · confidence {c.confidence:.2f} · "
                f"{c.source.kind} · {c.source.extractor}\n")
     out.append("why it waits: " + "; ".join(c.reasons) + "\n", style="yellow")
-    out.append(f"valid from {when(c.valid_from, c.source.tz)}\n\n")
+    out.append(f"valid from {when(c.valid_from, c.source.tz)}\n")
+    out.append(f"said in #{c.source.turn} ({c.source.speaker}, "
+               f"{when(c.source.time, c.source.tz)}): ", style="cyan")
+    out.append(c.source.text + "\n\n", style="bold")
     out.append(f"conversation {c.source.session}\n", style="bold underline")
-    for t in ctx.turns:
-        mark = t.turn == c.source.turn
-        style = "bold reverse" if mark else ("" if t.speaker == "user" else "dim")
-        out.append(f"{'▶' if mark else ' '} #{t.turn:<3} {when(t.time, t.tz)} {t.speaker:<9} ",
-                   style="cyan" if mark else "dim")
-        out.append(t.text + "\n", style=style)
+    out.append_text(conversation_text(ctx.turns, c.source.turn))
     return out
 
 
@@ -90,6 +97,7 @@ class ReviewScreen(MemdeskScreen):
         Binding("e", "edit", "Edit+approve", id="review.edit"),
         Binding("s", "skip", "Skip", id="review.skip"),
         Binding("u", "undo", "Undo", id="review.undo"),
+        Binding("f", "filter", "Subject only/all", id="review.filter"),
         Binding("p", "audit", "Audit", id="review.audit"),
         Binding("r", "reload", "Reload", id="review.reload"),
         Binding("j", "cursor(1)", "Down", show=False, id="review.down"),
@@ -104,12 +112,15 @@ class ReviewScreen(MemdeskScreen):
         self.loading = False
         self.undo_stack: list[Decision] = []
         self.last = ""  # what the last decision did, shown in the count line
+        self.subject_filter: str | None = None  # show this subject's candidates only
+        self.shown: int | None = None  # the candidate the context panel shows
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield DeskHeader()
         yield Label("", id="review-count", classes="bar")
-        with Horizontal():
-            table = FastTable(id="review-table", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="review-body"):
+            table = FastTable(id="review-table", cursor_type="row", zebra_stripes=True,
+                              flex=("object", "subject"))
             table.add_column("id", key="id")
             table.add_column("conf", key="conf")
             table.add_column("subject", key="subject")
@@ -123,6 +134,7 @@ class ReviewScreen(MemdeskScreen):
     def on_mount(self) -> None:
         for widget in self.query(DataTable):  # none if the app closes while this screen is built
             widget.focus()
+        self.subject_filter = self.memdesk.review_subject
         self.fetch(None, append=False)
 
     def on_screen_resume(self) -> None:
@@ -133,7 +145,8 @@ class ReviewScreen(MemdeskScreen):
     @work(thread=True, exclusive=True, group="review-page")
     def fetch(self, after: tuple[float, int] | None, append: bool) -> None:
         try:
-            self.post_message(PageLoaded(self.service.review_page(after), append))
+            self.post_message(PageLoaded(
+                self.service.review_page(after, subject=self.subject_filter), append))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
@@ -159,8 +172,7 @@ class ReviewScreen(MemdeskScreen):
         self._count()
         if self.memdesk.focus_candidate is not None:
             self._jump(self.memdesk.focus_candidate)
-        elif not message.append:
-            self._show_current()
+        self._sync()
 
     def _add_rows(self, items: list[Candidate]) -> None:
         table = self.query_one(DataTable)
@@ -176,9 +188,13 @@ class ReviewScreen(MemdeskScreen):
             table.move_cursor(row=min(row, len(self.items) - 1))
 
     def _count(self) -> None:
-        self.query_one("#review-count", Label).update(
-            f"[b]{self.total}[/b] pending, lowest confidence first · {len(self.items)} loaded · "
-            f"decided this sitting: {len(self.undo_stack)}" + (f" · {self.last}" if self.last else ""))
+        whose = (f" for {self.subject_filter} (f shows all)" if self.subject_filter
+                 else "")
+        line = Text.assemble((str(self.total), "bold"),
+                             f" pending{whose}, lowest confidence first · "
+                             f"{len(self.items)} loaded · decided this sitting: "
+                             f"{len(self.undo_stack)}" + (f" · {self.last}" if self.last else ""))
+        self.query_one("#review-count", Label).update(line)
 
     def _jump(self, candidate_id: int) -> None:
         for i, c in enumerate(self.items):
@@ -192,17 +208,28 @@ class ReviewScreen(MemdeskScreen):
         row = self.query_one(DataTable).cursor_row
         return self.items[row] if 0 <= row < len(self.items) else None
 
-    def _show_current(self) -> None:
+    def _sync(self) -> None:
+        """Bring the context panel to the candidate under the cursor (fetched
+        only when that is another candidate than the one shown)."""
         cand = self.current
         panel = self.query_one("#review-context", Static)
         if cand is None:
-            panel.update("the review queue is empty" if not self.more else "")
+            self.shown = None
+            if self.more:
+                panel.update("")
+            elif self.subject_filter:
+                panel.update(f"nothing of {self.subject_filter} waits for review · "
+                             "f shows every subject's candidates")
+            else:
+                panel.update("the review queue is empty: candidates come from ingest and "
+                             "import when a gate holds a claim for a person to decide")
             return
-        self.fetch_context(cand.id)
+        if cand.id != self.shown:
+            self.fetch_context(cand.id)
 
     @on(DataTable.RowHighlighted)
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_current()
+        self._sync()
         if (self.more and not self.loading and self.items
                 and event.cursor_row >= len(self.items) - PREFETCH_MARGIN):
             self.loading = True
@@ -212,6 +239,7 @@ class ReviewScreen(MemdeskScreen):
     def on_context_loaded(self, message: ContextLoaded) -> None:
         cand = self.current
         if cand is not None and cand.id == message.context.candidate.id:
+            self.shown = cand.id
             self.query_one("#review-context", Static).update(context_text(message.context))
 
     # ------------------------------------------------------------ decisions
@@ -227,7 +255,7 @@ class ReviewScreen(MemdeskScreen):
         if self.items:
             table.move_cursor(row=min(row, len(self.items) - 1))
         self.total = max(self.total - 1, 0)
-        self._show_current()
+        self._sync()
         return cand, row
 
     @work(thread=True, group="decide")
@@ -322,6 +350,7 @@ class ReviewScreen(MemdeskScreen):
         table.move_cursor(row=self.items.index(cand))
         self.last = f"undone: #{cand.id} is pending again"
         self._count()
+        self._sync()
         self.memdesk.refresh_overview()
 
     def action_audit(self) -> None:
@@ -330,4 +359,10 @@ class ReviewScreen(MemdeskScreen):
             self.memdesk.open_audit(cand.subject, cand.predicate, None)
 
     def action_reload(self) -> None:
+        self.fetch(None, append=False)
+
+    def action_filter(self) -> None:
+        """Show only the current subject's candidates, or everyone's again."""
+        subject = self.memdesk.subject
+        self.subject_filter = None if self.subject_filter or not subject else subject
         self.fetch(None, append=False)

@@ -18,6 +18,15 @@ styled or multi-line cells, rows taller than one line) goes through
 DataTable's own code. Styles are computed once per repaint instead of once per
 line. ``tests/test_app.py`` checks the cells against DataTable's own output.
 
+Two things it does that DataTable does not:
+
+* **columns fit the table's width**: the columns named ``flex`` share what the
+  others leave of the width (in proportion to their content, none narrower
+  than its label), so the last columns are never pushed off screen; the table
+  refits when it is resized or its content changes;
+* **a cell wider than its column ends in "…"**, cut by display width (a CJK
+  character takes two cells), instead of being cropped mid-word.
+
 Textual is pinned (8.2.8): the methods overridden here are DataTable's
 private rendering methods of that version.
 """
@@ -27,28 +36,63 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual._segment_tools import line_crop
 from textual.cache import LRUCache
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import DataTable
+
+from ..text import ellipsize
 
 T = TypeVar("T")
 
 
+MIN_FLEX = 6
+"""No flexible column gets narrower than this (or its label)."""
+
+
 def plain_line(cell: object) -> str | None:
-    """The text of a cell that can be drawn without Rich's pipeline, else None."""
-    if (type(cell) is not Text or cell._spans or cell.style or cell.justify is not None
-            or cell.overflow is not None or cell.no_wrap is False):
+    """The text of a cell that can be drawn without Rich's pipeline, else None:
+    a one-line Text without spans (a style of its own is fine)."""
+    if (type(cell) is not Text or cell._spans or cell.justify is not None
+            or cell.overflow not in (None, "ellipsis") or cell.no_wrap is False):
         return None
     plain = cell.plain
     if "\n" in plain or "\t" in plain or "\r" in plain:
         return None
     return plain
+
+
+def flex_widths(available: int, natural: dict[str, int], flex: tuple[str, ...],
+                minimum: dict[str, int]) -> dict[str, int]:
+    """Content widths for the ``flex`` columns when the columns' ``natural``
+    content widths (padding excluded) do not fit in ``available`` cells of
+    content. The flexible columns share what the others leave, fairly: one
+    that needs less than an equal share keeps its natural width and the rest
+    is shared by the others (so a short subject column stays whole while a
+    long text column gives way); none goes below its ``minimum``. Empty when
+    everything fits."""
+    if sum(natural.values()) <= available or not flex:
+        return {}
+    room = available - sum(w for k, w in natural.items() if k not in flex)
+    widths: dict[str, int] = {}
+    left = sorted(flex, key=lambda k: natural.get(k, 0))
+    while left:
+        share = room // len(left)
+        key = left[0]
+        if natural.get(key, 0) <= share:  # needs less than its share: keeps what it needs
+            widths[key] = natural.get(key, 0)
+        else:  # every column left needs more: they split the room evenly
+            for i, key in enumerate(left):
+                widths[key] = share + (1 if i < room - share * len(left) else 0)
+            break
+        room -= widths[key]
+        left.pop(0)
+    return {k: max(w, minimum.get(k, MIN_FLEX)) for k, w in widths.items()}
 
 
 class FastTable(DataTable):
@@ -57,10 +101,49 @@ class FastTable(DataTable):
     _pass_styles: dict[object, Any] | None = None  # set while a repaint runs
     _content_version = 0  # bumped whenever a cell's value changes
 
-    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+    def __init__(self, *args, flex: tuple[str, ...] = (), **kwargs) -> None:  # noqa: ANN002, ANN003
         self._body_lines: LRUCache[tuple, Strip] = LRUCache(1024)  # DataTable's init clears it
         self._removed: dict[object, int] = {}  # row key -> times removed
+        self.flex = flex  # keys of the columns that give way when the table is too narrow
         super().__init__(*args, **kwargs)
+
+    # ------------------------------------------------------------- fitting
+    def _update_dimensions(self, new_rows) -> None:  # noqa: ANN001
+        super()._update_dimensions(new_rows)
+        self.fit_columns()
+
+    def on_resize(self) -> None:
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Give the flexible columns what the others leave of the width (see
+        the module docstring); every column keeps its content width when all fit."""
+        if not self.flex or not self.columns:
+            return
+        pad = 2 * self.cell_padding
+        # the vertical scrollbar's room is kept free: it comes and goes with the
+        # rows, and its coming does not resize the table (no refit would follow)
+        available = self.size.width - self.styles.scrollbar_size_vertical
+        if available <= 0:
+            return
+        columns = self.ordered_columns
+        natural = {str(c.key.value): c.content_width for c in columns}
+        minimum = {str(c.key.value): max(MIN_FLEX, cell_len(c.label.plain)) for c in columns}
+        widths = flex_widths(available - pad * len(columns) - self._row_label_column_width,
+                             natural, self.flex, minimum)
+        changed = False
+        for column in columns:
+            width = widths.get(str(column.key.value))
+            auto, target = (True, column.width) if width is None else (False, width)
+            if column.auto_width != auto or column.width != target:
+                column.auto_width, column.width = auto, target
+                changed = True
+        if changed:
+            self._clear_caches()
+            self.virtual_size = Size(
+                sum(c.get_render_width(self) for c in columns) + self._row_label_column_width,
+                self.virtual_size.height)
+            self.refresh()
 
     def _clear_caches(self) -> None:
         super()._clear_caches()
@@ -190,11 +273,13 @@ class FastTable(DataTable):
                  + component_style + post_style)
         inner = width - 2 * self.cell_padding
         if cell_len(text) > inner:
-            text = set_cell_size(text, inner)
+            text = ellipsize(text, inner)
         pad = " " * self.cell_padding
         line = [Segment(pad, style)] if pad else []
         if text:
-            line.append(Segment(text, style))
+            own = cell.style  # type: ignore[union-attr]
+            line.append(Segment(text, style + (own if isinstance(own, Style) else Style.parse(own))
+                                if own else style))
         fill = inner - cell_len(text)
         if fill:
             line.append(Segment(" " * fill, style))
