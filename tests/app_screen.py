@@ -4,6 +4,9 @@ and a way to wait until the app is quiet."""
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
 from textual.app import App
 from textual.strip import Strip
 
@@ -26,3 +29,10 @@ def screen_lines(app: App) -> list[str]:
 def screen_text(app: App) -> str:
     """``screen_lines`` joined by newlines."""
     return "\n".join(screen_lines(app))
+
+
+def plain(renderable: object, width: int = 100) -> str:
+    """A rich renderable as the plain text it prints at ``width``."""
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()

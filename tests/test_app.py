@@ -14,13 +14,15 @@ from memdesk.app.ui.app import FULL_GC_NEVER
 from memdesk.app.ui.commands import MemdeskCommands
 from memdesk.app.ui.screens.audit import AuditScreen
 from memdesk.app.ui.screens.conflicts import ConflictsScreen
-from memdesk.app.ui.screens.pickers import HelpScreen
+from memdesk.app.ui.screens.pickers import HelpScreen, help_text
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.screens.timeline import TimelineScreen
 from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
 from memdesk.core import ManualClock, Store
 from memdesk.core.timeutil import to_us
 from textual.widgets import DataTable, Input, Tree
+
+from tests.app_screen import plain
 
 
 @pytest.fixture(scope="session")
@@ -366,12 +368,13 @@ async def test_every_screen_reachable_by_number_and_help_lists_keys(db):
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one("#help-body").render())
+        text = plain(help_text(app.help_sections()))
         for word in ("Approve", "It changed", "Existing was wrong", "Known at", "Exact/index",
-                     "Undo"):
+                     "Undo", "Subject/everyone", "Subject only/all"):
             assert word in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+
 
 
 def test_layout_packs_without_overlap_and_dims_retired_rows(db):

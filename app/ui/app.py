@@ -28,6 +28,9 @@ SCREENS_IN_ORDER = ("timeline", "conflicts", "review", "recall", "audit")
 FULL_GC_NEVER = 1_000_000_000  # gc threshold2: no automatic full collections (see _freeze_heap)
 IDLE_GC_CHECK_S = 0.5
 IDLE_GC_AFTER_S = 1.0
+CHANGE_POLL_S = 1.0
+"""How often the app reads the store's change stamp (one primary-key read, in
+a worker): a write from another process shows within about this long."""
 
 
 class MemdeskApp(App[None]):
@@ -56,6 +59,9 @@ class MemdeskApp(App[None]):
     ]
     overview: var[Overview | None] = var(None)
     """The header's counts; the header redraws whenever they change."""
+    changes: var[int] = var(0)
+    """How many times the store was seen to change since the app started;
+    screens watch it and bring themselves up to date (``store_changed``)."""
 
     def __init__(self, service: MemdeskService, *, start: str = "timeline",
                  subject: str | None = None) -> None:
@@ -72,6 +78,7 @@ class MemdeskApp(App[None]):
         self.theme = "textual-dark"
         self._gc_thresholds: tuple[int, int, int] | None = None  # set while full collections wait for idle
         self._last_input = time.monotonic()
+        self._stamp: tuple | None = None  # the store's change stamp as last read
         self._prompt_dialog = PromptScreen()
         self._edit_dialog = EditScreen()
         self._subject_picker = SubjectPicker()
@@ -86,11 +93,32 @@ class MemdeskApp(App[None]):
         self.title = "memdesk"
         self.sub_title = f"reviewer {self.service.reviewer}"
         self.load_overview()
+        self.check_changes()  # the first read sets the baseline
+        self.set_interval(CHANGE_POLL_S, self._poll_changes)
 
     @work(thread=True, exclusive=True, group="overview")
     def load_overview(self) -> None:
         overview = self.service.overview()
         self.call_from_thread(self._overview_loaded, overview)
+
+    # ------------------------------------------------------ live refresh
+    def _poll_changes(self) -> None:
+        if not any(w.group == "stamp" and not w.is_finished for w in self.workers):
+            self.check_changes()
+
+    @work(thread=True, exclusive=True, group="stamp")
+    def check_changes(self) -> None:
+        """Read the store's change stamp; a new one means someone wrote."""
+        stamp = self.service.change_stamp()
+        self.call_from_thread(self._stamp_read, stamp)
+
+    def _stamp_read(self, stamp: tuple) -> None:
+        if stamp == self._stamp:
+            return
+        first, self._stamp = self._stamp is None, stamp
+        if not first:
+            self.load_overview()
+            self.changes += 1
 
     def _overview_loaded(self, overview: Overview) -> None:
         first_time = self.overview is None

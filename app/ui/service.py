@@ -118,6 +118,10 @@ class MemdeskService:
             return Path(url.database).name
         return self.store.safe_url
 
+    def change_stamp(self) -> tuple:
+        """Changes whenever a write commits, from any process (one cheap read)."""
+        return self.store.change_stamp()
+
     def conflict_count(self) -> int:
         return self.store.conflict_count("open")
 

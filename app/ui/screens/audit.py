@@ -20,8 +20,9 @@ from .base import MemdeskScreen, when
 
 
 class AuditLoaded(Message):
-    def __init__(self, report: AuditReport) -> None:
+    def __init__(self, report: AuditReport, quiet: bool = False) -> None:
         self.report = report
+        self.quiet = quiet  # a reload after the store changed: focus stays where it is
         super().__init__()
 
 
@@ -96,10 +97,15 @@ class AuditScreen(MemdeskScreen):
         self.query_one("#audit-status", Label).update(f"loading {subject} {predicate} …")
         self.fetch(subject, predicate, obj)
 
+    def store_changed(self) -> None:
+        """Load the chain shown again (it may have grown), without moving focus."""
+        if self.shown:
+            self.fetch(*self.shown, quiet=True)
+
     @work(thread=True, exclusive=True, group="audit")
-    def fetch(self, subject: str, predicate: str, obj: str | None) -> None:
+    def fetch(self, subject: str, predicate: str, obj: str | None, quiet: bool = False) -> None:
         try:
-            self.post_message(AuditLoaded(self.service.audit(subject, predicate, obj)))
+            self.post_message(AuditLoaded(self.service.audit(subject, predicate, obj), quiet))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
@@ -108,8 +114,12 @@ class AuditScreen(MemdeskScreen):
         self.query_one("#audit-status", Label).update(
             f"{len(r.chain)} steps · fact {r.fact['id']} · status {r.fact['status']}")
         tree = self.query_one(Tree)
+        line = tree.cursor_line
         fill_tree(tree, r)
-        tree.focus()
+        if message.quiet:
+            tree.cursor_line = line
+        else:
+            tree.focus()
 
     @on(Input.Submitted)
     def submitted(self) -> None:

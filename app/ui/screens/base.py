@@ -36,8 +36,36 @@ NARROW = 100
 class MemdeskScreen(Screen):
     """Base for the five screens."""
 
+    stale = False
+    """The store changed while this screen was not shown: catch up on resume."""
+
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW, "narrow")
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "changes", self._store_changed, init=False)
+
+    def _store_changed(self) -> None:
+        if self.is_current:
+            self.store_changed()
+        else:
+            self.stale = True
+
+    def on_screen_resume(self) -> None:
+        """Shown again: catch up if the store changed while it was hidden
+        (Textual calls this besides the screen's own handler)."""
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        """Bring the screen up to date if the store changed while it was hidden."""
+        if self.stale:
+            self.stale = False
+            self.store_changed()
+
+    def store_changed(self) -> None:
+        """Someone wrote to the store (another process, another reviewer, this
+        app): reload what is shown, keeping the cursor, the focus and anything
+        half-typed. Screens override it."""
 
     @property
     def memdesk(self) -> MemdeskApp:

@@ -26,9 +26,11 @@ from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, cells, conversation_text, when
 
+
 class RecallDone(Message):
-    def __init__(self, view: RecallView) -> None:
+    def __init__(self, view: RecallView, quiet: bool = False) -> None:
         self.view = view
+        self.quiet = quiet  # a rerun after the store changed: no notice, the cursor stays
         super().__init__()
 
 
@@ -77,7 +79,7 @@ def hit_text(rank: str, hit: RecallHit, index: str, weights: dict[str, float],
     if hit.subject:
         what += f" · {hit.subject}"
     if hit.predicate:
-        what += f" · {hit.predicate} = {hit.object}"
+        what += f" · {hit.predicate}" + (f" = {hit.object}" if hit.object is not None else "")
     out.append(what, style="bold")
     if index:
         out.append(f"  [{index} by the index]" if index == "found" else "  [missed by the index]",
@@ -170,12 +172,19 @@ class RecallScreen(MemdeskScreen):
         self.query_one("#recall-mode", Label).update(Text(f"searching {query!r} …"))
         self.search(query, self.exact, self.over, self.at, self.scope)
 
+    def store_changed(self) -> None:
+        """Run the last search again, as it was (whatever is half-typed in
+        the query box stays there), keeping the cursor on its result."""
+        v = self.view
+        if v is not None:
+            self.search(v.query, v.exact, v.over, self.at, v.subject, quiet=True)
+
     @work(thread=True, exclusive=True, group="recall")
     def search(self, query: str, exact: bool, over: str, at: int | None,
-               subject: str | None) -> None:
+               subject: str | None, quiet: bool = False) -> None:
         try:
             self.post_message(RecallDone(self.service.recall(query, exact=exact, over=over, at=at,
-                                                             subject=subject)))
+                                                             subject=subject), quiet))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
@@ -189,14 +198,24 @@ class RecallScreen(MemdeskScreen):
     def on_recall_done(self, message: RecallDone) -> None:
         self.view = view = message.view
         self.sources.clear()
+        table = self.query_one(DataTable)
+        current = self.current
+        row = table.cursor_row
         self.rows = [(str(i), hit, "" if view.exact else "found")
                      for i, hit in enumerate(view.hits, 1)]
         self.rows += [("–", hit, "missed") for hit in view.missed]
-        table = self.query_one(DataTable)
         table.clear()
         for rank, hit, index in self.rows:
             table.add_row(*self._cells(rank, hit, index))
+        if message.quiet and self.rows:
+            keys = [hit.key for _, hit, _ in self.rows]
+            target = keys.index(current[1].key) if current and current[1].key in keys else row
+            table.move_cursor(row=max(0, min(target, len(self.rows) - 1)))
         self._mode()
+        if message.quiet:
+            self._show_detail()
+            self.query_one("#recall-prompt", Static).update(Text(view.prompt))
+            return
         note = (plural(len(view.hits), "result")
                 + ("" if view.exact else f" · the index missed {len(view.missed)} of the exact top "
                    f"{len(view.hits)}") + (f" · {view.message}" if view.message else ""))
@@ -271,6 +290,7 @@ class RecallScreen(MemdeskScreen):
                 return
         self._mode()
         self.run_query()
+        self.query_one(DataTable).focus()
 
     def action_focus_query(self) -> None:
         self.query_one("#recall-query", Input).focus()

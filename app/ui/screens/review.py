@@ -21,9 +21,9 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
-from ..service import CandidateContext, ReviewPage
-from ..widgets.fast_table import FastTable
+from ..service import REVIEW_PAGE, CandidateContext, ReviewPage
 from ..widgets.desk_header import DeskHeader
+from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
 from .base import MemdeskScreen, cells, conversation_text, when
 
@@ -33,7 +33,7 @@ PREFETCH_MARGIN = 20
 class PageLoaded(Message):
     def __init__(self, page: ReviewPage, append: bool) -> None:
         self.page = page
-        self.append = append
+        self.append = append  # a next page; else the queue from its start
         super().__init__()
 
 
@@ -114,6 +114,7 @@ class ReviewScreen(MemdeskScreen):
         self.last = ""  # what the last decision did, shown in the count line
         self.subject_filter: str | None = None  # show this subject's candidates only
         self.shown: int | None = None  # the candidate the context panel shows
+        self.deciding: set[int] = set()  # decisions sent, not yet confirmed by the store
 
     def compose(self) -> ComposeResult:
         yield DeskHeader()
@@ -143,10 +144,11 @@ class ReviewScreen(MemdeskScreen):
 
     # ---------------------------------------------------------------- data
     @work(thread=True, exclusive=True, group="review-page")
-    def fetch(self, after: tuple[float, int] | None, append: bool) -> None:
+    def fetch(self, after: tuple[float, int] | None, append: bool,
+              limit: int = REVIEW_PAGE) -> None:
         try:
             self.post_message(PageLoaded(
-                self.service.review_page(after, subject=self.subject_filter), append))
+                self.service.review_page(after, limit, subject=self.subject_filter), append))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
@@ -161,14 +163,15 @@ class ReviewScreen(MemdeskScreen):
         self.loading = False
         page = message.page
         known = {c.id for c in self.items} if message.append else set()
-        new = [c for c in page.items if c.id not in known]
+        new = [c for c in page.items if c.id not in known and c.id not in self.deciding]
         if message.append:
             self.items.extend(new)
             self._add_rows(new)
-        else:
-            self.items = list(page.items)
-            self._rebuild(0)
-        self.total, self.more = page.total, page.more
+        elif [(c.id, c.confidence) for c in new] != [(c.id, c.confidence) for c in self.items]:
+            self._replace(new)
+        # a candidate whose decision is in flight is still counted by the store
+        self.total = max(page.total - sum(c.id in self.deciding for c in page.items), 0)
+        self.more = page.more
         self._count()
         if self.memdesk.focus_candidate is not None:
             self._jump(self.memdesk.focus_candidate)
@@ -180,12 +183,18 @@ class ReviewScreen(MemdeskScreen):
             table.add_row(*cells(c.id, f"{c.confidence:.2f}", c.subject, c.predicate, c.object,
                                  c.source.kind), key=str(c.id))
 
-    def _rebuild(self, row: int) -> None:
+    def _replace(self, items: list[Candidate]) -> None:
+        """Show ``items`` instead; the cursor stays on the candidate it was
+        on, or at its place when that one is gone."""
         table = self.query_one(DataTable)
+        current, row = self.current, table.cursor_row
+        self.items = items
         table.clear()
-        self._add_rows(self.items)
-        if self.items:
-            table.move_cursor(row=min(row, len(self.items) - 1))
+        self._add_rows(items)
+        if items:
+            ids = [c.id for c in items]
+            target = ids.index(current.id) if current is not None and current.id in ids else row
+            table.move_cursor(row=max(0, min(target, len(items) - 1)))
 
     def _count(self) -> None:
         whose = (f" for {self.subject_filter} (f shows all)" if self.subject_filter
@@ -251,6 +260,7 @@ class ReviewScreen(MemdeskScreen):
         table = self.query_one(DataTable)
         row = table.cursor_row
         self.items.pop(row)
+        self.deciding.add(cand.id)
         table.remove_row(str(cand.id))
         if self.items:
             table.move_cursor(row=min(row, len(self.items) - 1))
@@ -261,6 +271,8 @@ class ReviewScreen(MemdeskScreen):
     @work(thread=True, group="decide")
     def decide(self, cand: Candidate, verdict: str, reason: str | None = None,
                edits: dict | None = None) -> None:
+        """Send a decision (the row already left the table; ``deciding``
+        keeps a reload from bringing it back before the store confirms)."""
         try:
             if verdict == "rejected":
                 self.service.reject(cand.id, reason or "")
@@ -275,6 +287,7 @@ class ReviewScreen(MemdeskScreen):
             self.post_message(Decided(cand, verdict, "", error=str(exc)))
 
     def on_decided(self, message: Decided) -> None:
+        self.deciding.discard(message.candidate.id)
         if message.error:
             self.notify(f"#{message.candidate.id}: {message.error}", severity="error", timeout=8)
             self.fetch(None, append=False)
@@ -359,7 +372,13 @@ class ReviewScreen(MemdeskScreen):
             self.memdesk.open_audit(cand.subject, cand.predicate, None)
 
     def action_reload(self) -> None:
-        self.fetch(None, append=False)
+        self.store_changed()
+
+    def store_changed(self) -> None:
+        """Reload as many candidates as are loaded, from the queue's start;
+        the table is rebuilt only if they differ, and the cursor stays on its
+        candidate (a dialog open over the screen is not touched)."""
+        self.fetch(None, append=False, limit=max(REVIEW_PAGE, len(self.items)))
 
     def action_filter(self) -> None:
         """Show only the current subject's candidates, or everyone's again."""
