@@ -84,24 +84,15 @@ def _time_arg(text: str | None, flag: str) -> int | None:
     time without an offset stays an error (DESIGN §6: never a guess)."""
     if text is None or text == "now":
         return None
-    if len(text) == 10 and text[4] == "-" and text[7] == "-":
-        from datetime import date, datetime, time
+    from memdesk.core.timeutil import read_moment
 
-        try:
-            day = date.fromisoformat(text)
-        except ValueError:
-            raise UserError(f"{flag}: not a date: {text!r}") from None
-        local = datetime.now().astimezone().tzinfo
-        end = datetime.combine(day, time(23, 59, 59, 999999), tzinfo=local)
-        print(f"memdesk: {flag} {text} read as {end.isoformat(timespec='seconds')}, the end of "
-              "that day in this machine's timezone", file=sys.stderr)
-        from memdesk.core.timeutil import to_us
-
-        return to_us(end)
     try:
-        return parse_time_us(text, flag)
+        us, note = read_moment(text, flag)
     except InvalidInput as exc:
         raise UserError(str(exc)) from None
+    if note:
+        print(f"memdesk: {note}", file=sys.stderr)
+    return us
 
 
 def _dump(data: Any) -> None:

@@ -5,7 +5,7 @@ PostgreSQL. Offsets are kept separately (minutes east of UTC) for display.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 from .errors import InvalidInput
 
@@ -63,3 +63,24 @@ def iso(us: int | None, offset_min: int = 0) -> str | None:
 def parse_time_us(text: str, what: str = "time") -> int:
     """parse_time then to_us. Raises InvalidInput."""
     return to_us(parse_time(text, what))
+
+
+def read_moment(text: str, what: str = "time",
+                zone: tzinfo | None = None) -> tuple[int, str | None]:
+    """A moment typed by a person, in µs, and how it was read. A bare day
+    (2026-06-14) means the end of that day in ``zone`` (default: this
+    machine's timezone), and the note says so; anything else must be a full
+    ISO 8601 time with its offset, as for ``parse_time`` (note None).
+    Raises InvalidInput."""
+    text = text.strip()
+    if len(text) == 10 and text[4] == "-" and text[7] == "-":
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            raise InvalidInput(f"{what}: not a date: {text!r}") from None
+        where = zone or datetime.now().astimezone().tzinfo
+        end = datetime.combine(day, time(23, 59, 59, 999999), tzinfo=where)
+        place = "this machine's timezone" if zone is None else f"UTC{end.isoformat()[-6:]}"
+        return to_us(end), (f"{what} {text} read as {end.isoformat(timespec='seconds')}, "
+                            f"the end of that day in {place}")
+    return parse_time_us(text, what), None

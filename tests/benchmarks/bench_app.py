@@ -3,6 +3,7 @@
     python -m tests.benchmarks.bench_app                      # 100k subjects (1M rows)
     python -m tests.benchmarks.bench_app --subjects 5000      # quick run
     python -m tests.benchmarks.bench_app --keep /tmp/big      # keep (and reuse) the store
+    python -m tests.benchmarks.bench_app --writer             # another process writes meanwhile
 
 Prints, for the big store and, as the same-run baseline, for the small demo store:
   * first screen: from creating the app to the timeline drawn with the first
@@ -15,6 +16,10 @@ Prints, for the big store and, as the same-run baseline, for the small demo stor
     and the help, switching screens, stepping "known at", opening the subject
     picker and typing.
 The app runs headless (Textual's ``run_test``) at 140x42, as in the snapshots.
+Its live refresh (a worker reading the store's change stamp every second)
+runs throughout. With ``--writer``, another process adds a pending candidate
+every half second during the scripted session, so the open screens reload
+while the reviewer works; the run reports how many writes it saw.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -117,18 +123,41 @@ async def wait_for(pilot, condition, timeout: float = 30.0) -> float:  # noqa: A
     return time.perf_counter() - t0
 
 
-async def measure(source: Path) -> dict[str, float]:
-    """Run the scripted session on a copy of ``source`` (the session writes)."""
+WRITE_EVERY_S = 0.5
+
+
+def write_loop(db: Path) -> None:
+    """Another process's writes: a pending candidate every ``WRITE_EVERY_S``
+    until killed (run as ``python -m tests.benchmarks.bench_app --write-loop DB``)."""
+    folder = Path(tempfile.mkdtemp(prefix="memdesk-bench-writer-"))
+    with Store.open(db) as store:
+        for i in range(1_000_000):
+            path = folder / "one.jsonl"
+            text = f"我还养了一只鹦鹉，叫{i}号"
+            path.write_text(json.dumps({
+                "subject": f"user:w{i:06d}", "predicate": "pet", "object": f"鹦鹉（{i}号）",
+                "valid_from": "2026-05-02T10:00:00+08:00", "confidence": 0.2,
+                "source": {"session": f"writer{i:06d}", "turn": 1, "speaker": "user",
+                           "kind": "user_explicit", "text": text,
+                           "time": "2026-05-02T10:00:00+08:00"},
+                "extractor": "bench-writer@1"}, ensure_ascii=False) + "\n", encoding="utf-8")
+            store.import_file(path)
+            time.sleep(WRITE_EVERY_S)
+
+
+async def measure(source: Path, writer: bool = False) -> dict[str, float]:
+    """Run the scripted session on a copy of ``source`` (the session writes;
+    with ``writer``, another process writes too)."""
     folder = Path(tempfile.mkdtemp(prefix="memdesk-bench-app-"))
     db = folder / source.name
     shutil.copy(source, db)
     try:
-        return await _measure(db)
+        return await _measure(db, writer)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _measure(db: Path) -> dict[str, float]:
+async def _measure(db: Path, writer: bool) -> dict[str, float]:
     out: dict[str, float] = {}
     t0 = time.perf_counter()
     store = Store.open(db, clock=ManualClock(DEMO_NOW))
@@ -144,6 +173,9 @@ async def _measure(db: Path) -> dict[str, float]:
 
         await wait_for(pilot, timeline_drawn)
         out["first_screen_s"] = time.perf_counter() - t0
+        other = (subprocess.Popen([sys.executable, "-m", "tests.benchmarks.bench_app",
+                                   "--write-loop", str(db)]) if writer else None)
+        seen_changes = getattr(app, "changes", 0)
         # the app builds the other screens in the background right after start
         dog.start()
         await asyncio.sleep(2.0)
@@ -181,8 +213,12 @@ async def _measure(db: Path) -> dict[str, float]:
         await pilot.press(*"user:u00012")
         await press("enter")
         await asyncio.sleep(0.3)
+        if other is not None:
+            other.kill()
+            other.wait()
         await app.workers.wait_for_complete()
         dog.stop()
+        out["changes_seen"] = getattr(app, "changes", 0) - seen_changes
         out["max_loop_block_ms"] = max(dog.lags) * 1000
         out["p99_loop_block_ms"] = statistics.quantiles(dog.lags, n=100)[98] * 1000
         out["key_p50_ms"] = statistics.median(presses) * 1000
@@ -199,7 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--subjects", type=int, default=100_000, help="10 fact rows each (default 100k)")
     ap.add_argument("--keep", metavar="DIR", help="build the big store in DIR and reuse it next time")
     ap.add_argument("--no-baseline", action="store_true", help="skip the demo-store baseline run")
+    ap.add_argument("--writer", action="store_true",
+                    help="another process adds a candidate every half second during the session")
+    ap.add_argument("--write-loop", metavar="DB", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.write_loop:
+        write_loop(args.write_loop)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -208,9 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         with Store.open(big) as store:
             rows = store.engine.connect().exec_driver_sql("SELECT count(*) FROM fact").scalar()
             pending = store.review_count()
-        base = None if args.no_baseline else asyncio.run(measure(small))
+        base = None if args.no_baseline else asyncio.run(measure(small, args.writer))
         load_before = os.getloadavg()
-        result = asyncio.run(measure(big))
+        result = asyncio.run(measure(big, args.writer))
         load_after = os.getloadavg()
     print(f"big store: {rows:,} fact rows, {pending:,} pending candidates; baseline: the demo store")
     print(f"load average (1 min) before / after the big-store run: {load_before[0]:.2f} / "
@@ -225,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{targets.get(key, '')}")
     print(f"keys pressed per run: {result['keys']}; key_* = time for Pilot to deliver and "
           "process a key (includes Pilot's own waiting)")
+    print(f"store changes the app saw and refreshed for during the session: "
+          f"{result['changes_seen']:.0f} (big), {base.get('changes_seen', float('nan')):.0f} (demo)"
+          + (" — another process wrote every "
+             f"{WRITE_EVERY_S} s" if args.writer else " — its own decisions only"))
     print("loop block while a key was processed (big store), worst keys first:")
     print(f"  {'key':<22} {'presses':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for key, (p50, p99, top, n) in sorted(result["per_key"].items(), key=lambda kv: -kv[1][2]):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from memdesk.core import InvalidInput, TurnRecord, parse_time_us
+from memdesk.core import InvalidInput, TurnRecord
 from memdesk.core.recall import RecallHit
+from memdesk.core.timeutil import read_moment
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -279,15 +280,13 @@ class RecallScreen(MemdeskScreen):
         if not text or text == "now":
             self.at = None
         else:
-            if len(text) == 10:
-                text += "T23:59:59"
-            if text[-6] not in "+-" and not text.endswith("Z"):
-                text += "+00:00"
-            try:
-                self.at = parse_time_us(text, "at")
+            try:  # a bare day: the end of it here, as on the command line
+                self.at, note = read_moment(text, "at")
             except InvalidInput as exc:
                 self.notify(str(exc), severity="error")
                 return
+            if note:
+                self.notify(note, timeout=4)
         self._mode()
         self.run_query()
         self.query_one(DataTable).focus()
