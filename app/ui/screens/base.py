@@ -28,8 +28,8 @@ class Failed(Message):
         super().__init__()
 
 
-NARROW = 100
-"""Below this many columns a screen is ``narrow``: side-by-side panels stack
+NARROW = 120
+"""Below this many columns (100x30 and smaller) a screen is ``narrow``: side-by-side panels stack
 (the stylesheet's ``.narrow`` rules)."""
 
 
