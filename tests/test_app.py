@@ -14,6 +14,7 @@ from memdesk.app.ui.app import FULL_GC_NEVER
 from memdesk.app.ui.commands import MemdeskCommands
 from memdesk.app.ui.screens.audit import AuditScreen
 from memdesk.app.ui.screens.conflicts import ConflictsScreen
+from memdesk.app.ui.screens.modals import ConfirmScreen
 from memdesk.app.ui.screens.pickers import HelpScreen, help_text
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.screens.timeline import TimelineScreen
@@ -164,12 +165,14 @@ async def test_conflict_resolution_closes_it_in_the_store(db, key, answer, resol
         assert isinstance(screen, ConflictsScreen)
         conflict = screen.current
         assert len(screen.query(".side")) == len(conflict.facts) >= 2
-        await pilot.press(key)
+        await pilot.press(key)  # asks first: what the choice does, enter takes it
         await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
         if answer is not None:
             await pilot.press(*answer)
-            await pilot.press("enter")
-            await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
         assert conflict.id not in [c.id for c in screen.items]
     with reopen(db) as store:
         done = store.conflict(conflict.id)
@@ -229,7 +232,7 @@ async def test_conflicts_undo_reopens_the_last_resolution(db):
         with reopen(db) as store:
             before = [(f.object, f.valid_from, f.valid_to)
                       for f in store.current(conflict.subject, conflict.predicate)]
-        await pilot.press("c")
+        await pilot.press("c", "enter")
         await settle(pilot)
         assert conflict.id not in [c.id for c in screen.items]
         with reopen(db) as store:

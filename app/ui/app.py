@@ -15,7 +15,7 @@ from textual.screen import Screen
 from .commands import MemdeskCommands, SystemCommandsAfter
 from .screens.audit import AuditScreen
 from .screens.conflicts import ConflictsScreen
-from .screens.modals import EditScreen, PromptScreen
+from .screens.modals import Confirmation, ConfirmScreen, EditScreen, PromptScreen
 from .screens.pickers import HelpScreen, SubjectPicker
 from .screens.recall import RecallScreen
 from .screens.review import ReviewScreen
@@ -81,6 +81,7 @@ class MemdeskApp(App[None]):
         self._stamp: tuple | None = None  # the store's change stamp as last read
         self._prompt_dialog = PromptScreen()
         self._edit_dialog = EditScreen()
+        self._confirm_dialog = ConfirmScreen()
         self._subject_picker = SubjectPicker()
         self._help_dialog = HelpScreen(self.help_sections())
 
@@ -88,6 +89,7 @@ class MemdeskApp(App[None]):
         # installed dialogs stay alive between uses instead of being rebuilt each time
         self.install_screen(self._prompt_dialog, "memdesk-prompt")
         self.install_screen(self._edit_dialog, "memdesk-edit")
+        self.install_screen(self._confirm_dialog, "memdesk-confirm")
         self.install_screen(self._subject_picker, "memdesk-subject-picker")
         self.install_screen(self._help_dialog, "memdesk-help")
         self.title = "memdesk"
@@ -135,6 +137,10 @@ class MemdeskApp(App[None]):
         """The app's one prompt dialog, set to ``question`` (push it with a callback)."""
         return self._prompt_dialog.ask(question, placeholder, required)
 
+    def confirm(self, confirmation: Confirmation) -> ConfirmScreen:
+        """The app's one confirm dialog, set to ``confirmation`` (push it with a callback)."""
+        return self._confirm_dialog.ask(confirmation)
+
     def edit_form(self, candidate: Candidate) -> EditScreen:
         """The app's one edit form, set to ``candidate`` (push it with a callback)."""
         return self._edit_dialog.edit(candidate)
@@ -161,8 +167,8 @@ class MemdeskApp(App[None]):
                     screen._css_update_count = self._css_update_count
                 self.set_timer(0.05, self._warm_up)
                 return
-        for dialog in (self._prompt_dialog, self._edit_dialog, self._subject_picker,
-                       self._help_dialog):
+        for dialog in (self._prompt_dialog, self._edit_dialog, self._confirm_dialog,
+                       self._subject_picker, self._help_dialog):
             if not dialog.is_running:  # composed now, shown later (as push_screen would)
                 self._get_screen(dialog)
                 self._load_screen_css(dialog)

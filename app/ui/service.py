@@ -14,10 +14,12 @@ from typing import Any
 
 from memdesk.core import (
     AuditReport,
+    AuditStep,
     Candidate,
     Conflict,
     Fact,
     FactNotFound,
+    Source,
     Store,
     TurnRecord,
 )
@@ -31,6 +33,8 @@ def iso_day(us: int) -> str:
     """A stored time as its UTC day."""
     return (iso(us) or "")[:10]
 CONFLICT_PAGE = 500
+CONFLICT_CONTEXT = 2
+"""Turns shown before and after each side's source turn in the conflict detail."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,77 @@ class RecallView:
     prompt: str
     message: str = ""
     subject: str | None = None  # the scope it ran in (None: everyone)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One write-time gate's result for a claim (``note`` says why or which row)."""
+
+    gate: str
+    result: str
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ConflictSide:
+    """One side of a conflict: an existing fact (``fact_id`` set) or the
+    incoming claim (``fact_id`` None, ``recorded_at`` None, ``status`` the
+    claim's state). Times in µs UTC, shown in ``tz`` (minutes east of UTC)."""
+
+    fact_id: int | None
+    claim_id: int
+    object: str
+    value_json: str | None
+    polarity: str
+    scope: str
+    valid_from: int
+    valid_to: int | None
+    recorded_at: int | None
+    status: str
+    confidence: float
+    kind: str
+    extractor: str
+    mentions: int
+    tz: int
+    source: Source | None
+    turns: tuple[TurnRecord, ...]
+    gates: tuple[GateResult, ...]
+    reasons: tuple[str, ...]
+
+    @property
+    def incoming(self) -> bool:
+        return self.fact_id is None
+
+
+@dataclass(frozen=True)
+class ConflictDetail:
+    """A conflict and its sides (existing facts first, the incoming claim
+    last); ``tz`` is the incoming claim's offset, which the conflict's own
+    times (when it was opened) are shown in."""
+
+    conflict: Conflict
+    sides: tuple[ConflictSide, ...]
+    tz: int
+
+
+def gates_by_claim(chain: tuple[AuditStep, ...]) -> dict[int, tuple[GateResult, ...]]:
+    """The gate results in an audit chain, by claim id. A chain gives each
+    claim an "extraction" step (naming the claim) followed, at the same
+    instant, by its "gates" step; several claims extracted at one instant are
+    paired in order."""
+    out: dict[int, tuple[GateResult, ...]] = {}
+    waiting: list[int] = []  # claims extracted at the current instant, without their gates yet
+    at: int | None = None
+    for step in chain:
+        if step.at != at:
+            waiting, at = [], step.at
+        if step.step == "extraction" and isinstance(step.detail.get("claim_id"), int):
+            waiting.append(step.detail["claim_id"])
+        elif step.step == "gates" and waiting:
+            out[waiting.pop(0)] = tuple(
+                GateResult(str(g.get("gate")), str(g.get("result")), g.get("note"))
+                for g in step.detail.get("gates", ()))
+    return out
 
 
 @dataclass(frozen=True)
@@ -230,3 +305,56 @@ class MemdeskService:
         self.store.undo_resolution(conflict_id, by=self.reviewer)
         return self.store.conflict(conflict_id)
 
+
+    # ----- conflicts (detail pane)
+    def conflict_detail(self, conflict_id: int, radius: int = CONFLICT_CONTEXT) -> ConflictDetail:
+        """One conflict with each side in full: the existing facts, then the
+        incoming claim, each with its score, the gates it passed (as the
+        store recorded them) and the conversation within ``radius`` turns of
+        its source turn. Raises ConflictNotFound, CandidateNotFound."""
+        conflict = self.store.conflict(conflict_id)
+        claim = self.store.candidate(conflict.claim_id)
+        facts: list[Fact] = []
+        for fact_id in conflict.fact_ids:
+            try:
+                facts.append(self.store.fact(fact_id))
+            except FactNotFound:  # erased since: the conflict lists what is left
+                continue
+        claim_ids = [f.claim_id for f in facts] + [claim.id]
+        sources = self.store.sources(claim_ids[:-1])
+        mentions = self.store.mentions(claim_ids)
+        now = self.store.now()
+        sides: list[ConflictSide] = []
+        for fact in facts:
+            source = sources.get(fact.claim_id)
+            sides.append(ConflictSide(
+                fact_id=fact.id, claim_id=fact.claim_id, object=fact.object,
+                value_json=fact.value_json, polarity=fact.polarity, scope=fact.scope,
+                valid_from=fact.valid_from, valid_to=fact.valid_to, recorded_at=fact.recorded_at,
+                status=fact.status(now), confidence=fact.confidence, kind=fact.source_kind,
+                extractor=fact.extractor, mentions=mentions.get(fact.claim_id, 1), tz=fact.tz,
+                source=source, turns=self._turns_around(source, radius),
+                gates=self._fact_gates(fact), reasons=()))
+        source = claim.source
+        sides.append(ConflictSide(
+            fact_id=None, claim_id=claim.id, object=claim.object, value_json=claim.value_json,
+            polarity=claim.polarity, scope=claim.scope, valid_from=claim.valid_from,
+            valid_to=claim.valid_to, recorded_at=None, status=claim.state,
+            confidence=claim.confidence, kind=claim.source.kind, extractor=claim.source.extractor,
+            mentions=mentions.get(claim.id, 1), tz=claim.source.tz, source=source,
+            turns=self._turns_around(source, radius), gates=(), reasons=claim.reasons))
+        return ConflictDetail(conflict, tuple(sides), claim.source.tz)
+
+    def _turns_around(self, source: Source | None, radius: int) -> tuple[TurnRecord, ...]:
+        if source is None:
+            return ()
+        return tuple(self.store.conversation(source.session, source.turn, radius))
+
+    def _fact_gates(self, fact: Fact) -> tuple[GateResult, ...]:
+        """The gate results recorded for the claim behind ``fact``, read from
+        its audit chain (empty when the store kept none)."""
+        try:
+            report = self.store.audit(fact.subject, fact.predicate, fact.object)
+        except FactNotFound:
+            return ()
+        return gates_by_claim(report.chain).get(fact.claim_id, ())

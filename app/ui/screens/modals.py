@@ -1,16 +1,22 @@
-"""Small dialogs: a one-line prompt (reject reason, scope) and the edit form."""
+"""Small dialogs: a one-line prompt (reject reason), the confirm dialog (a
+choice's effect shown before it is taken, with an optional line of text such
+as a scope or a reason) and the edit form. Titles and hints wrap to the
+dialog's width, and every dialog fits an 80x24 terminal."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from memdesk.core import Candidate
+from rich.console import RenderableType
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Select
+from textual.widgets import Input, Label, Select, Static
 
 POLARITIES = ("positive", "negative", "neutral")
 SCOPES = ("global", "project", "session")
@@ -60,6 +66,123 @@ class PromptScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """What the confirm dialog asks. ``effect(answer)`` draws what confirming
+    does (drawn again as the answer is typed). With ``question`` set, a line
+    of text is asked too: ``required`` refuses an empty one, ``check(answer)``
+    says why an answer is refused (or None). ``error``: why this cannot be
+    confirmed at all (shown; enter then does nothing)."""
+
+    title: str
+    effect: Callable[[str], RenderableType]
+    question: str | None = None
+    placeholder: str = ""
+    required: bool = False
+    check: Callable[[str], str | None] | None = None
+    error: str | None = None
+
+
+class ConfirmScreen(ModalScreen[str | None]):
+    """Show what a choice would do and take it only on enter: returns the
+    typed answer ("" when nothing is asked), or None when escape cancels.
+
+    The app keeps one installed instance and re-asks it (``ask``)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
+                Binding("enter", "confirm", "Confirm", id="confirm.confirm")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = Confirmation("", lambda _answer: "")
+        self.error: str | None = None
+
+    def ask(self, confirmation: Confirmation) -> ConfirmScreen:
+        """Set what the dialog asks the next time it is shown; returns itself."""
+        self.asked = confirmation
+        self.error = confirmation.error
+        return self  # the widgets are filled when the dialog is shown (on_screen_resume)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="confirm-dialog"):
+            yield Label("", classes="dialog-title", id="confirm-title")
+            with VerticalScroll(id="confirm-body"):
+                yield Static("", id="confirm-effect")
+            yield Label("", id="confirm-error")
+            yield Label("", id="confirm-question")
+            yield Input(id="confirm-input")
+            yield Label("", classes="dim", id="confirm-hint")
+
+    @property
+    def answer(self) -> str:
+        """The text typed so far ("" when nothing is asked)."""
+        return self.query_one(Input).value.strip() if self.asked.question else ""
+
+    def _reset(self) -> None:
+        asked = self.asked
+        self.query_one("#confirm-title", Label).update(asked.title)
+        field = self.query_one(Input)
+        field.placeholder, field.value = asked.placeholder, ""
+        for widget in (field, self.query_one("#confirm-question", Label)):
+            widget.display = asked.question is not None
+        self.query_one("#confirm-question", Label).update(asked.question or "")
+        self._show()
+
+    def _show(self) -> None:
+        """Draw the effect for the answer typed so far, the error and the hint."""
+        self.query_one("#confirm-effect", Static).update(self.asked.effect(self.answer))
+        error = self.query_one("#confirm-error", Label)
+        error.display = self.error is not None
+        error.update(f"this cannot be done now: {self.error}" if self.error else "")
+        if self.error is not None:
+            hint = "escape closes · nothing is written"
+        elif self.asked.question is not None:
+            hint = "type the answer, enter confirms · escape cancels, nothing is written"
+        else:
+            hint = "enter confirms · escape cancels, nothing is written"
+        self.query_one("#confirm-hint", Label).update(hint)
+
+    def withdraw(self, reason: str) -> None:
+        """The choice cannot be taken any more (``reason`` says why): say so and
+        refuse enter, keeping whatever was typed."""
+        self.error = reason
+        if self.is_mounted:
+            self._show()
+
+    def on_screen_resume(self) -> None:
+        self._reset()
+        if self.asked.question is not None and self.error is None:
+            self.query_one(Input).focus()
+        else:
+            self.query_one("#confirm-body", VerticalScroll).focus()
+
+    @on(Input.Changed)
+    def changed(self) -> None:
+        self.query_one("#confirm-effect", Static).update(self.asked.effect(self.answer))
+
+    @on(Input.Submitted)
+    def submitted(self) -> None:
+        self.action_confirm()
+
+    def action_confirm(self) -> None:
+        if self.error is not None:
+            self.notify(f"this cannot be done now: {self.error} (escape closes)",
+                        severity="warning")
+            return
+        answer = self.answer
+        if self.asked.required and not answer:
+            self.notify("this needs an answer (escape cancels)", severity="warning")
+            return
+        refused = self.asked.check(answer) if self.asked.check else None
+        if refused:
+            self.notify(refused, severity="warning")
+            return
+        self.dismiss(answer)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class EditScreen(ModalScreen[dict | None]):
     """Edit a candidate before approving it. Returns the changed fields only.
 
@@ -85,12 +208,15 @@ class EditScreen(ModalScreen[dict | None]):
             yield Input(id="edit-object")
             yield Label("value (JSON, e.g. {\"amount\": 5000, \"currency\": \"CNY\"}, or empty)")
             yield Input(id="edit-value")
-            yield Label("polarity")
-            yield Select([(p, p) for p in POLARITIES], value=POLARITIES[0], allow_blank=False,
-                         id="edit-polarity")
-            yield Label("scope")
-            yield Select([(s, s) for s in SCOPES], value=SCOPES[0], allow_blank=False,
-                         id="edit-scope")
+            with Horizontal(id="edit-choices"):  # side by side: the form fits 24 rows
+                with Vertical():
+                    yield Label("polarity")
+                    yield Select([(p, p) for p in POLARITIES], value=POLARITIES[0],
+                                 allow_blank=False, id="edit-polarity")
+                with Vertical():
+                    yield Label("scope")
+                    yield Select([(s, s) for s in SCOPES], value=SCOPES[0], allow_blank=False,
+                                 id="edit-scope")
             yield Label("ctrl+s (or enter in a text field) approves the edited fact · escape cancels",
                         classes="dim")
 
