@@ -349,3 +349,31 @@ async def test_live_refresh_reaches_a_screen_that_was_hidden(db, tmp_path):
         await pilot.press("3")
         await settle(pilot)
         assert any(c.subject == "user:late" for c in screen.items)
+
+
+# ----------------------------------------------------------------- key bar
+def test_key_bar_leaves_out_whole_keys_and_points_to_help():
+    from memdesk.app.ui.widgets.keybar import key_line
+
+    keys = [(k, d, True) for k, d in (("a", "Approve"), ("x", "Reject"), ("e", "Edit+approve"),
+                                      ("s", "Skip"), ("u", "Undo"), ("?", "Help"))]
+    full = key_line(keys, 200).plain
+    assert "Edit+approve" in full and "more keys" not in full
+    for width in range(20, len(full)):
+        line = key_line(keys, width).plain
+        assert cell_len(line) <= width and line.endswith(" ?  more keys ")
+        words = line.split()
+        for key, description, _ in keys[:-1]:  # each key shown whole or not at all
+            assert (description in words) == (f" {key}  {description} " in line)
+
+
+@sizes
+async def test_key_bar_fits_every_screen(db, size):
+    app = demo_app(db, start="conflicts")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in ("2", "3", "4", "5", "1"):
+            await pilot.press(key)
+            await settle(pilot)
+            bottom = screen_lines(app)[-1].rstrip()
+            assert bottom.endswith("Help") or bottom.endswith("more keys"), bottom
