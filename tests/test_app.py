@@ -16,7 +16,7 @@ from memdesk.app.ui.screens.audit import AuditScreen
 from memdesk.app.ui.screens.conflicts import ConflictsScreen
 from memdesk.app.ui.screens.pickers import HelpScreen
 from memdesk.app.ui.screens.review import ReviewScreen
-from memdesk.app.ui.screens.timeline import TimelineScreen
+from memdesk.app.ui.screens.timeline import FactPanel, TimelineScreen
 from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
 from memdesk.core import ManualClock, Store
 from memdesk.core.timeutil import to_us
@@ -279,7 +279,7 @@ async def test_timeline_interval_details_and_jump_to_audit(db):
         await pilot.press("l")
         await settle(pilot)
         fact = chart.selected_fact
-        detail = str(app.screen.query_one("#fact-detail").render())
+        detail = str(app.screen.query_one(FactPanel).render())
         assert f"fact {fact.id}" in detail and "provenance" in detail
         await pilot.press("p")
         await settle(pilot)

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Header, Input, Label, Static
 
@@ -134,7 +134,7 @@ SELECT_HINT = "select an interval (arrows or h/j/k/l) to see its details and pro
 
 
 class FactPanel(Static):
-    """The details panel: redraws its fact for its width."""
+    """The details panel's text (in a scrolling box): redraws its fact for its width."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(SELECT_HINT, id=id, classes=classes)
@@ -181,7 +181,8 @@ class TimelineScreen(MemdeskScreen):
             yield Label("", id="timeline-subject")
             yield Input(placeholder=KNOWN_AT_HINTS[0], id="known-at")
         yield TimelineChart(id="timeline-chart")
-        yield FactPanel(id="fact-detail", classes="panel")
+        with VerticalScroll(id="fact-detail", classes="panel"):
+            yield FactPanel(id="fact-text")
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -125,6 +125,22 @@ def label_width(total: int) -> int:
     return max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, total // 4))
 
 
+def _calendar(start: int, end: int, tz: int, days: int = 0, months: int = 0) -> list[int]:
+    """Local midnights from ``start`` to ``end``: every ``days``-th day (7:
+    Mondays), or the first day of every ``months``-th month (12: of years)."""
+    zone = _zone(tz)
+    first = datetime.fromtimestamp(start / 1e6, zone).date()
+    last = datetime.fromtimestamp(end / 1e6, zone).date()
+    if days:
+        found = [first + timedelta(n) for n in range((last - first).days + 1)]
+        found = [d for d in found if (d.toordinal() - 1) % days == 0]  # ordinal 1 is a Monday
+    else:
+        span = range(first.year * 12 + first.month - 1, last.year * 12 + last.month)
+        found = [date(m // 12, m % 12 + 1, 1) for m in span if m % months == 0]
+    out = (int(datetime.combine(d, time(), zone).timestamp() * 1_000_000) for d in found)
+    return [t for t in out if start <= t <= end]
+
+
 def ticks(start: int, end: int, width: int, tz: int) -> list[int]:
     """Calendar times (local midnights: whole days, Mondays, first days of
     months or years) between ``start`` and ``end``, spaced so that a date label
@@ -132,24 +148,11 @@ def ticks(start: int, end: int, width: int, tz: int) -> list[int]:
     if width <= 0 or end <= start:
         return []
     room = (DATE_CELLS + TICK_GAP) * (end - start) / width  # µs one label takes
-    zone = _zone(tz)
-    first = datetime.fromtimestamp(start / 1e6, zone).date()
-    last = datetime.fromtimestamp(end / 1e6, zone).date()
-
-    def us(d: date) -> int:
-        return int(datetime.combine(d, time(), zone).timestamp() * 1_000_000)
-
-    days: list[date]
     day_step = next((s for s in DAY_STEPS if s * DAY_US >= room), None)
-    month_step = next((s for s in MONTH_STEPS if s * 28 * DAY_US >= room), None)  # 28: the shortest month
     if day_step is not None:
-        days = [first + timedelta(n) for n in range((last - first).days + 1)]
-        days = [d for d in days if (d.toordinal() - 1) % day_step == 0]  # ordinal 1 is a Monday
-    else:
-        step = month_step or 12 * -(-int(room) // (365 * DAY_US))  # whole years
-        months = range(first.year * 12 + first.month - 1, last.year * 12 + last.month)
-        days = [date(m // 12, m % 12 + 1, 1) for m in months if m % step == 0]
-    return [t for t in map(us, days) if start <= t <= end]
+        return _calendar(start, end, tz, days=day_step)
+    month_step = next((s for s in MONTH_STEPS if s * 28 * DAY_US >= room), None)  # 28: the shortest month
+    return _calendar(start, end, tz, months=month_step or 12 * -(-int(room) // (365 * DAY_US)))
 
 
 def marker(chart: Chart, width: int) -> tuple[int, str]:
@@ -172,16 +175,25 @@ def axis_line(chart: Chart, width: int, tz: int) -> str:
     mark_at, mark = marker(chart, width)
     cells[mark_at] = mark
     taken = [(mark_at, mark_at + 1)]
-    for t in ticks(chart.start, chart.end, width, tz):
-        label = _date(t, tz)
-        pos = _column(chart, width, t)
-        end = pos + cell_len(label)
-        if pos < 0 or end > width:
-            continue
-        if any(pos < b + TICK_GAP - 1 and a < end + TICK_GAP - 1 for a, b in taken):
-            continue  # would touch another label or the marker
-        cells[pos:end] = list(label)
-        taken.append((pos, end))
+
+    def place(times: list[int], most: int) -> None:
+        for t in times:
+            if len(taken) > most:
+                return
+            label = _date(t, tz)
+            pos = _column(chart, width, t)
+            end = pos + cell_len(label)
+            if pos < 0 or end > width:
+                continue
+            if any(pos < b + TICK_GAP - 1 and a < end + TICK_GAP - 1 for a, b in taken):
+                continue  # would touch another label or the marker
+            cells[pos:end] = list(label)
+            taken.append((pos, end))
+
+    place(ticks(chart.start, chart.end, width, tz), width)
+    if len(taken) == 1:  # none of the spaced ticks fits: one label at any midnight that does
+        long = chart.end - chart.start > 366 * DAY_US
+        place(_calendar(chart.start, chart.end, tz, days=0 if long else 1, months=1), 1)
     return "".join(cells)
 
 
