@@ -84,32 +84,33 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
     f = detail.fact
     width = max(width, 20)
     status = f["status"]
+    src = f.get("source") or {}
     parts = [Text(f"fact {f['id']}", style="bold"),
              Text(f"{f['predicate']} = {'¬' if f['polarity'] == 'negative' else ''}{f['object']}",
                   style="bold"),
              Text(f"[{status}]", style="green" if status == "active" else "yellow")]
+    if src:
+        parts.append(Text(f"from {src['session']}#{src['turn']}", style="dim"))
     start = {"stated": "start stated", "heard": "start only heard"}.get(f.get("start") or "",
                                                                      "start not recorded")
     times = [Text(f"valid {short_time(f['valid_from'])} → {short_time(f['valid_to'])}"),
-             Text(f"({start})", style="dim")]
+             Text(f"({start})", style="dim"),
+             Text(f"recorded {short_time(f['recorded_at'])}")]
+    if f.get("retired_at"):
+        times.append(Text(f"retired {short_time(f['retired_at'])} ({f.get('retire_reason')})",
+                          style="yellow"))
+    elif f.get("expires_at"):
+        times.append(Text(f"expires {short_time(f['expires_at'])}", style="dim"))
     event = f.get("event_time")
     if event:
         end = f"–{short_time(event['end'])}" if event.get("end") else ""
         due = event["start"] != f["valid_from"]  # a todo's or plan's own time: when it is due
         times.append(Text(f"{'due' if due else 'event'} {short_time(event['start'])}{end}",
                           style="bold" if due else ""))
-    times.append(Text(f"recorded {short_time(f['recorded_at'])}"))
-    if f.get("retired_at"):
-        times.append(Text(f"retired {short_time(f['retired_at'])} ({f.get('retire_reason')})",
-                          style="yellow"))
-    elif f.get("expires_at"):
-        times.append(Text(f"expires {short_time(f['expires_at'])}", style="dim"))
-    src = f.get("source") or {}
     mentions = f.get("mentions", 1)
-    more = [Text(f"{f['polarity']} · {f['scope']} · confidence {f['confidence']:.2f}"),
+    more = [Text(f"{f['polarity']} · {f['scope']} · confidence {f['confidence']:.2f}"
+                 + (f" · {src['kind']}" if src else "")),
             Text(f"{f['extractor']} · {plural(mentions, 'mention')}")]
-    if src:
-        more.append(Text(f"from {src['session']}#{src['turn']} ({src['kind']})"))
     out = Text()
     lines = _flow(parts, width, "  ") + _flow(times, width, "   ") + _flow(more, width, "   ")
     if detail.audit is not None and detail.audit.chain:
