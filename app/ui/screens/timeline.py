@@ -111,7 +111,6 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
     more = [Text(f"{f['polarity']} · {f['scope']} · confidence {f['confidence']:.2f}"
                  + (f" · {src['kind']}" if src else "")),
             Text(f"{f['extractor']} · {plural(mentions, 'mention')}")]
-    out = Text()
     lines = _flow(parts, width, "  ") + _flow(times, width, "   ") + _flow(more, width, "   ")
     if detail.audit is not None and detail.audit.chain:
         lines.append(Text(ellipsize("provenance (p: the whole chain in the audit screen)", width),
