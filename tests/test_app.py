@@ -17,7 +17,7 @@ from memdesk.app.ui.screens.conflicts import ConflictsScreen
 from memdesk.app.ui.screens.modals import ConfirmScreen
 from memdesk.app.ui.screens.pickers import HelpScreen, help_text
 from memdesk.app.ui.screens.review import ReviewScreen
-from memdesk.app.ui.screens.timeline import TimelineScreen
+from memdesk.app.ui.screens.timeline import FactPanel, TimelineScreen
 from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
 from memdesk.core import ManualClock, Store
 from memdesk.core.timeutil import to_us
@@ -284,7 +284,7 @@ async def test_timeline_interval_details_and_jump_to_audit(db):
         await pilot.press("l")
         await settle(pilot)
         fact = chart.selected_fact
-        detail = str(app.screen.query_one("#fact-detail").render())
+        detail = str(app.screen.query_one(FactPanel).render())
         assert f"fact {fact.id}" in detail and "provenance" in detail
         await pilot.press("p")
         await settle(pilot)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from memdesk.core import InvalidInput, parse_time_us
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Header, Input, Label, Static
 
 from ..service import FactDetail, TimelineData
+from ..text import ellipsize, plural, short_time
 from ..widgets.keybar import KeyBar
 from ..widgets.timeline_chart import TimelineChart
 from .base import MemdeskScreen, when
@@ -36,36 +38,123 @@ def change_points(data: TimelineData) -> list[int]:
     return sorted(points)
 
 
-def fact_text(detail: FactDetail) -> Text:
-    """The details panel: the row's fields, its source turn and its provenance chain."""
+KNOWN_AT_HINTS = (
+    "known at (YYYY-MM-DD, or empty for now)",
+    "known at YYYY-MM-DD (empty: now)",
+    "known at YYYY-MM-DD",
+    "known at",
+)
+"""The "known at" input's placeholder, longest first: the longest that fits is shown."""
+KNOWN_AT_VALUE = "YYYY-MM-DD HH:MM"  # what the input shows once a time is set
+
+
+def known_at_fit(bar_width: int, gutter: int) -> tuple[str, int]:
+    """The placeholder and the width of the "known at" input on a bar
+    ``bar_width`` cells wide (``gutter`` = the input's border and padding): the
+    longest hint whose input takes at most half the bar, the input as wide as
+    that hint or a set time needs (plus the cursor's cell)."""
+    room = max(bar_width // 2 - gutter - 1, 0)
+    hint = next((h for h in KNOWN_AT_HINTS if cell_len(h) <= room), KNOWN_AT_HINTS[-1])
+    return hint, max(cell_len(hint), cell_len(KNOWN_AT_VALUE)) + 1 + gutter
+
+
+def _flow(parts: list[Text], width: int, sep: str = "  ") -> list[Text]:
+    """``parts`` on as few lines of ``width`` cells as they fit on whole, in
+    order; a part wider than a line is cut with an ellipsis."""
+    lines: list[Text] = []
+    line = Text()
+    for part in parts:
+        if part.cell_len > width:
+            part = Text(ellipsize(part.plain, width), style=part.style)
+        if line.plain and line.cell_len + cell_len(sep) + part.cell_len > width:
+            lines.append(line)
+            line = Text()
+        if line.plain:
+            line.append(sep)
+        line.append_text(part)
+    if line.plain:
+        lines.append(line)
+    return lines
+
+
+def fact_text(detail: FactDetail, width: int = 100) -> Text:
+    """The details panel, ``width`` cells wide: the row's fields on a few lines,
+    then its provenance chain, one line a step (long texts cut: the audit
+    screen, ``p``, shows the whole chain)."""
     f = detail.fact
-    out = Text()
-    out.append(f"fact {f['id']}  ", style="bold")
-    out.append(f"{f['subject']}  {f['predicate']} = {f['object']}", style="bold")
-    out.append(f"   [{f['status']}]\n", style="yellow" if f["status"] != "active" else "green")
-    start = {"stated": "stated", "heard": "only heard (held since some time before then)"}.get(
-        f.get("start") or "", "not recorded")
-    out.append(f"valid    {(f['valid_from'] or '')[:16]} → {(f['valid_to'] or '…')[:16]}"
-               f"   start {start}\n")
-    event = f.get("event_time")
-    if event or f.get("expires_at"):
-        span = (f"{(event['start'] or '')[:16]} → {(event['end'] or '')[:16]}" if event else "—")
-        out.append(f"due      {span}   expires {(f.get('expires_at') or 'never')[:16]}\n")
-    out.append(f"recorded {(f['recorded_at'] or '')[:16]}   retired {(f['retired_at'] or '—')[:16]}"
-               f"{'  (' + f['retire_reason'] + ')' if f.get('retire_reason') else ''}\n")
-    out.append(f"polarity {f['polarity']}   scope {f['scope']}   confidence "
-               f"{f['confidence']:.2f}   extractor {f['extractor']}   mentions {f.get('mentions', 1)}\n")
-    src = f.get("source")
+    width = max(width, 20)
+    status = f["status"]
+    src = f.get("source") or {}
+    parts = [Text(f"fact {f['id']}", style="bold"),
+             Text(f"{f['predicate']} = {'¬' if f['polarity'] == 'negative' else ''}{f['object']}",
+                  style="bold"),
+             Text(f"[{status}]", style="green" if status == "active" else "yellow")]
     if src:
-        out.append(f"source   {src['session']}#{src['turn']} {src['kind']} "
-                   f"{(src['time'] or '')[:16]}: ", style="")
-        out.append(f"“{src['text']}”\n", style="italic")
-    if detail.audit is not None:
-        out.append("\nprovenance\n", style="bold underline")
+        parts.append(Text(f"from {src['session']}#{src['turn']}", style="dim"))
+    start = {"stated": "start stated", "heard": "start only heard"}.get(f.get("start") or "",
+                                                                     "start not recorded")
+    times = [Text(f"valid {short_time(f['valid_from'])} → {short_time(f['valid_to'])}"),
+             Text(f"({start})", style="dim"),
+             Text(f"recorded {short_time(f['recorded_at'])}")]
+    if f.get("retired_at"):
+        times.append(Text(f"retired {short_time(f['retired_at'])} ({f.get('retire_reason')})",
+                          style="yellow"))
+    elif f.get("expires_at"):
+        times.append(Text(f"expires {short_time(f['expires_at'])}", style="dim"))
+    event = f.get("event_time")
+    if event:
+        end = f"–{short_time(event['end'])}" if event.get("end") else ""
+        due = event["start"] != f["valid_from"]  # a todo's or plan's own time: when it is due
+        times.append(Text(f"{'due' if due else 'event'} {short_time(event['start'])}{end}",
+                          style="bold" if due else ""))
+    mentions = f.get("mentions", 1)
+    more = [Text(f"{f['polarity']} · {f['scope']} · confidence {f['confidence']:.2f}"
+                 + (f" · {src['kind']}" if src else "")),
+            Text(f"{f['extractor']} · {plural(mentions, 'mention')}")]
+    lines = _flow(parts, width, "  ") + _flow(times, width, "   ") + _flow(more, width, "   ")
+    if detail.audit is not None and detail.audit.chain:
+        lines.append(Text(ellipsize("provenance (p: the whole chain in the audit screen)", width),
+                          style="bold"))
+        previous = ""
         for step in detail.audit.chain:
-            out.append(f"  {when(step.at, step.tz)}  {step.step:<10} ", style="cyan")
-            out.append(f"{step.actor}: {step.summary}\n")
+            at = when(step.at, step.tz)
+            shown = at if at != previous else " " * cell_len(at)
+            previous = at
+            line = Text(f"{shown}  ", style="cyan")
+            line.append(f"{step.step:<10} ", style="cyan")
+            rest = width - line.cell_len
+            line.append(ellipsize(f"{step.actor}: {step.summary}", rest))
+            lines.append(line)
+    out = Text("\n").join(lines)
+    out.no_wrap = True
     return out
+
+
+SELECT_HINT = "select an interval (arrows or h/j/k/l) to see its details and provenance"
+
+
+class FactPanel(Static):
+    """The details panel's text (in a scrolling box): redraws its fact for its width."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(SELECT_HINT, id=id, classes=classes)
+        self.detail: FactDetail | None = None
+
+    def show(self, detail: FactDetail) -> None:
+        self.detail = detail
+        self._draw()
+
+    def clear(self, hint: str = SELECT_HINT) -> None:
+        """No fact to show (nothing drawn at the "known at" time)."""
+        self.detail = None
+        self.update(hint)
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.detail is not None:
+            self.update(fact_text(self.detail, self.scrollable_content_region.width or 100))
 
 
 class TimelineScreen(MemdeskScreen):
@@ -90,16 +179,28 @@ class TimelineScreen(MemdeskScreen):
         yield Header()
         with Horizontal(id="timeline-bar", classes="bar"):
             yield Label("", id="timeline-subject")
-            yield Input(placeholder="known at (YYYY-MM-DD, or empty for now)", id="known-at")
-        with VerticalScroll(id="timeline-scroll"):
-            yield TimelineChart(id="chart")
-        yield Static("select an interval (arrows or h/j/k/l) to see its details and provenance",
-                     id="fact-detail", classes="panel")
+            yield Input(placeholder=KNOWN_AT_HINTS[0], id="known-at")
+        yield TimelineChart(id="timeline-chart")
+        with VerticalScroll(id="fact-detail", classes="panel"):
+            yield FactPanel(id="fact-text")
         yield KeyBar()
 
     def on_mount(self) -> None:
         for widget in self.query(TimelineChart):  # none if the app closes while this screen is built
             widget.focus()
+        self._fit_known_at()
+
+    def on_resize(self) -> None:
+        self._fit_known_at()
+
+    def _fit_known_at(self) -> None:
+        """Size the "known at" input and pick a placeholder that fits it whole."""
+        for field in self.query("#known-at").results(Input):
+            bar = self.query_one("#timeline-bar")
+            hint, width = known_at_fit(self.size.width - bar.styles.gutter.width,
+                                       field.styles.gutter.width)
+            field.placeholder = hint
+            field.styles.width = width
 
     def on_screen_resume(self) -> None:
         subject = self.memdesk.subject
@@ -135,7 +236,16 @@ class TimelineScreen(MemdeskScreen):
         if self.data is None:
             return
         known = self.known_at if self.known_at is not None else self.data.now
-        self.query_one(TimelineChart).show(self.data.rows, known, self.data.now)
+        chart = self.query_one(TimelineChart)
+        chart.show(self.data.rows, known, self.data.now)
+        if chart.selected_fact is None:
+            self.query_one(FactPanel).clear("nothing was known about this subject at that time: "
+                                            "] or n steps forward")
+        if not self.query_one("#known-at", Input).has_focus:  # a reload keeps what is being typed
+            self._show_known_at()
+
+    def _show_known_at(self) -> None:
+        """The "known at" input shows the time replayed (empty for now)."""
         self.query_one("#known-at", Input).value = (
             "" if self.known_at is None else when(self.known_at, self._tz(), minutes=True))
 
@@ -147,7 +257,10 @@ class TimelineScreen(MemdeskScreen):
         self.load_fact(message.fact.id)
 
     def on_fact_loaded(self, message: FactLoaded) -> None:
-        self.query_one("#fact-detail", Static).update(fact_text(message.detail))
+        panel = self.query_one(FactPanel)
+        selected = self.query_one(TimelineChart).selected_fact
+        if selected is None or selected.id == message.detail.fact["id"]:  # not a stale answer
+            panel.show(message.detail)
 
     # ------------------------------------------------------------- actions
     def action_known_step(self, direction: int) -> None:
@@ -181,7 +294,7 @@ class TimelineScreen(MemdeskScreen):
         else:
             if len(text) == 10:  # a day: what was believed at the end of it
                 text += "T23:59:59"
-            if "+" not in text[10:] and not text.endswith("Z"):
+            if "+" not in text[10:] and "-" not in text[10:] and not text.endswith("Z"):
                 tz = self._tz()
                 text += f"{'+' if tz >= 0 else '-'}{abs(tz) // 60:02d}:{abs(tz) % 60:02d}"
             try:
@@ -190,6 +303,7 @@ class TimelineScreen(MemdeskScreen):
                 self.notify(str(exc), severity="error")
                 return
         self.redraw()
+        self._show_known_at()
         self.query_one(TimelineChart).focus()
 
     def action_leave_input(self) -> None:
