@@ -7,6 +7,7 @@ its conflict. Each action is checked in the store afterwards."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -81,7 +82,19 @@ def on_screen(app, widget: Widget) -> bool:
 
 # ------------------------------------------------------------ 1. opened
 @pytest.mark.parametrize("size", SIZES)
-async def test_opened_is_when_the_conflict_opened_in_its_source_offset(db, size):
+async def test_opened_is_when_the_conflict_opened_in_its_source_offset(db, size, tmp_path):
+    # a claim about January arrives later (the demo replays its conversations
+    # as they happened, so its own conflicts open when their turn is said)
+    late = tmp_path / "late.jsonl"
+    late.write_text(json.dumps({
+        "subject": "user:carol", "predicate": "lives_in", "object": "Bristol",
+        "valid_from": "2026-01-10T09:00:00+00:00", "confidence": 0.95,
+        "source": {"session": "late-import", "turn": 1, "speaker": "user",
+                   "kind": "user_explicit", "text": "I lived in Bristol in January",
+                   "time": "2026-01-10T09:00:00+00:00"},
+        "extractor": "late@1"}) + "\n", encoding="utf-8")
+    with reopen(db) as store:
+        assert store.import_file(late).to_dict()["conflicts"] == 1
     app = demo_app(db, start="conflicts")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)

@@ -132,6 +132,11 @@ class MemdeskApp(App[None]):
                 self.subject = overview.first_subject
             self.switch_mode(self.start)
             self.set_timer(0.2, self._warm_up)
+        elif self.subject is None and overview.first_subject:
+            # the store was empty and someone wrote: there is a subject to show now
+            self.subject = overview.first_subject
+            if self.current_mode == "timeline":
+                self.screen.on_screen_resume()  # type: ignore[attr-defined]
 
     def prompt(self, question: str, placeholder: str = "", required: bool = True) -> PromptScreen:
         """The app's one prompt dialog, set to ``question`` (push it with a callback)."""

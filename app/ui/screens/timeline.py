@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from memdesk.core import InvalidInput, parse_time_us
+from datetime import timedelta, timezone
+
+from memdesk.core import InvalidInput
+from memdesk.core.timeutil import read_moment
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
@@ -11,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Header, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from ..service import FactDetail, TimelineData
 from ..text import ellipsize, plural, short_time
+from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
 from ..widgets.timeline_chart import TimelineChart
 from .base import MemdeskScreen, when
@@ -176,7 +180,7 @@ class TimelineScreen(MemdeskScreen):
         self.known_at: int | None = None  # None = now
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield DeskHeader()
         with Horizontal(id="timeline-bar", classes="bar"):
             yield Label("", id="timeline-subject")
             yield Input(placeholder=KNOWN_AT_HINTS[0], id="known-at")
@@ -292,16 +296,19 @@ class TimelineScreen(MemdeskScreen):
         if not text or text == "now":
             self.known_at = None
         else:
-            if len(text) == 10:  # a day: what was believed at the end of it
-                text += "T23:59:59"
-            if "+" not in text[10:] and "-" not in text[10:] and not text.endswith("Z"):
-                tz = self._tz()
-                text += f"{'+' if tz >= 0 else '-'}{abs(tz) // 60:02d}:{abs(tz) % 60:02d}"
-            try:
-                self.known_at = parse_time_us(text, "known at")
+            tz = self._tz()
+            zone = timezone(timedelta(minutes=tz))
+            if len(text) > 10 and not any(c in text[10:] for c in "+-Z"):
+                # a time as this box shows it: in the subject's offset
+                text = text.replace(" ", "T") + f"{'+' if tz >= 0 else '-'}" \
+                    f"{abs(tz) // 60:02d}:{abs(tz) % 60:02d}"
+            try:  # a bare day: what was believed at the end of it, in the subject's offset
+                self.known_at, note = read_moment(text, "known at", zone)
             except InvalidInput as exc:
                 self.notify(str(exc), severity="error")
                 return
+            if note:
+                self.notify(note, timeout=4)
         self.redraw()
         self._show_known_at()
         self.query_one(TimelineChart).focus()
@@ -317,3 +324,8 @@ class TimelineScreen(MemdeskScreen):
     def action_reload(self) -> None:
         if self.data is not None:
             self.load(self.data.subject)
+
+    def store_changed(self) -> None:
+        """Someone wrote: reload the subject's rows (cursor, known-at time and
+        whatever is typed in the known-at box stay)."""
+        self.action_reload()
