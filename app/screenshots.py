@@ -1,5 +1,6 @@
 """Regenerate ``screenshots/*.svg``: every screen of the app on the demo store,
-at a fixed terminal size and a fixed clock, so the output is deterministic.
+at fixed terminal sizes (140x42, and 80x24 / 100x30 for the main screens)
+and a fixed clock, so the output is deterministic.
 
 Run: ``python -m memdesk.app.screenshots [--out screenshots]``.
 The same scenes drive the snapshot tests (tests/test_app_snapshots.py).
@@ -28,6 +29,10 @@ from .ui.app import MemdeskApp
 from .ui.service import MemdeskService
 
 SIZE = (140, 42)
+SIZES = ((80, 24), (100, 30), (140, 42))
+"""Every scene is snapshot-tested at these sizes; the README shows 140x42,
+and ``SMALL`` the small sizes of the screens people use most."""
+SMALL = {"timeline", "conflicts", "review", "recall"}
 DEMO_NOW = datetime.fromisoformat("2026-06-01T09:00:00+08:00")
 REVIEWER = "demo-reviewer"
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
@@ -115,16 +120,21 @@ SCENES = (
 )
 
 
-async def take(scene: Scene, store_path: Path, out: Path) -> Path:
-    """Run one scene on a copy of the demo store and save its SVG."""
+def shot_name(scene: Scene, size: tuple[int, int]) -> str:
+    """``timeline.svg`` at 140x42, ``timeline-80x24.svg`` at another size."""
+    return f"{scene.name}.svg" if size == SIZE else f"{scene.name}-{size[0]}x{size[1]}.svg"
+
+
+async def take(scene: Scene, store_path: Path, out: Path, size: tuple[int, int] = SIZE) -> Path:
+    """Run one scene on a copy of the demo store at ``size`` and save its SVG."""
     work = Path(tempfile.mkdtemp(prefix="memdesk-shot-"))
     try:
         db = work / "demo.db"
         shutil.copy(store_path, db)
         app = demo_app(db, **scene.kwargs)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await scene.prepare(pilot)
-            target = out / f"{scene.name}.svg"
+            target = out / shot_name(scene, size)
             app.save_screenshot(filename=target.name, path=str(out))
         app.service.store.close()
         return target
@@ -141,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memdesk-demo-") as tmp:
         store_path = build_demo_store(Path(tmp) / "demo.db")
         for scene in SCENES:
-            path = asyncio.run(take(scene, store_path, args.out))
-            print(f"wrote {path}", file=sys.stderr)
+            for size in SIZES if scene.name in SMALL else (SIZE,):
+                path = asyncio.run(take(scene, store_path, args.out, size))
+                print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,6 @@
 """Snapshots of every screen (pytest-textual-snapshot), from the same scenes
-as ``python -m app.screenshots``: the demo store, a fixed clock, 140x42.
+as ``python -m app.screenshots``: the demo store, a fixed clock, at 80x24,
+100x30 and 140x42.
 
 After an intended change to the look of a screen, review the new SVGs and run
 ``pytest tests/test_app_snapshots.py --snapshot-update``.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from memdesk.app.screenshots import SCENES, SIZE, build_demo_store, demo_app
+from memdesk.app.screenshots import SCENES, SIZES, build_demo_store, demo_app
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +25,13 @@ def _plain_env(monkeypatch):
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
 
 
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])
-def test_screen_snapshot(scene, demo_db, tmp_path, snap_compare):
+def test_screen_snapshot(scene, size, demo_db, tmp_path, snap_compare):
     db = tmp_path / "demo.db"
     shutil.copy(demo_db, db)
     app = demo_app(db, **scene.kwargs)
     try:
-        assert snap_compare(app, terminal_size=SIZE, run_before=scene.prepare)
+        assert snap_compare(app, terminal_size=size, run_before=scene.prepare)
     finally:
         app.service.store.close()
