@@ -9,7 +9,7 @@ from memdesk.core import InvalidInput
 from memdesk.core.timeutil import read_moment
 from rich.cells import cell_len
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -194,7 +194,8 @@ class TimelineScreen(MemdeskScreen):
             widget.focus()
         self._fit_known_at()
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        # (Textual also calls MemdeskScreen.on_resize, which sets ``narrow``)
         self._fit_known_at()
 
     def _fit_known_at(self) -> None:
