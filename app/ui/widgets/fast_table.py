@@ -106,6 +106,8 @@ class FastTable(DataTable):
         self._removed: dict[object, int] = {}  # row key -> times removed
         self.flex = flex  # keys of the columns that give way when the table is too narrow
         super().__init__(*args, **kwargs)
+        if flex:  # the columns always fit: no horizontal scrollbar to take a line
+            self.styles.overflow_x = "hidden"
 
     # ------------------------------------------------------------- fitting
     def _update_dimensions(self, new_rows) -> None:  # noqa: ANN001
