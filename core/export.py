@@ -46,6 +46,7 @@ from sqlmodel import SQLModel
 
 from .claims import iter_jsonl
 from .errors import InputFileError, StoreError
+from .failpoints import point
 from .schema import SCHEMA_VERSION
 from .writer import CHUNK, lock_store
 
@@ -258,6 +259,7 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
     try:
         with engine.begin() as conn:
             lock_store(conn)
+            point("tx.begin")
             tables = export_tables(True)
             for table in tables:
                 if table.name == META_TABLE:
@@ -288,6 +290,7 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
                 if order[table] > current:
                     if current >= 0:
                         _insert(conn, loaders[tables[current].name])
+                        point("restore.table")
                     current = order[table]
                 loader = loaders[table]
                 try:
@@ -305,6 +308,7 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
                                          f"row(s), the file holds {got} (cut off?)", name)
             if engine.dialect.name == "postgresql":
                 _reset_sequences(conn, tables)
+            point("tx.commit")
             return {t.name: loaders[t.name].count for t in tables}
     except InputFileError:
         raise

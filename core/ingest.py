@@ -27,6 +27,7 @@ from .errors import (
     TurnMismatch,
 )
 from .extract.rules import extract
+from .failpoints import point
 from .pipeline import Turn
 from .resources import data_path
 from .sensitive import has_sensitive
@@ -177,6 +178,7 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
             counts["turns_with_facts"] += 1
         else:
             counts["dropped"] += 1
+        point("ingest.turn")
         if progress is not None and counts["turns"] % PROGRESS_EVERY == 0:
             progress(counts["turns"], len(numbered))
     if progress is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import multiprocessing
+import os
 import pickle
 from collections.abc import Iterator
 from operator import attrgetter
@@ -20,6 +21,7 @@ from typing import Any, NamedTuple
 
 from .claims import ClaimInput, iter_claims
 from .errors import InputFileError
+from .lifeline import ORPHANED_EXIT, end_with_parent
 
 CHUNK_LINES = 20_000
 PARALLEL_MIN_BYTES = 8 * 2**20  # below this, starting a process does not pay off
@@ -100,7 +102,13 @@ def pickle_flat(message: Any) -> memoryview:
     return buffer.getbuffer()
 
 
-def _worker(path: str, conn) -> None:  # pragma: no cover - runs in the child process
+def _worker(path: str, conn, parent_end, parent_pid: int) -> None:  # pragma: no cover - child
+    """The parsing process. It first closes the reading end of the pipe it
+    inherited from the fork (else, with its parent dead, a full pipe would
+    block it forever: it would hold the reading end itself) and ties its life
+    to its parent's (``lifeline``); a parent gone mid-send ends it too."""
+    parent_end.close()
+    end_with_parent(parent_pid)
     chunk: list[tuple[int, tuple]] = []
     try:
         for number, claim in iter_claims(path):
@@ -113,6 +121,8 @@ def _worker(path: str, conn) -> None:  # pragma: no cover - runs in the child pr
         conn.send(("done", None))
     except InputFileError as exc:
         conn.send(("error", (exc.line, exc.detail)))
+    except (BrokenPipeError, ConnectionResetError):
+        os._exit(ORPHANED_EXIT)  # nobody listens any more
     except OSError as exc:
         conn.send(("oserror", (exc.errno, exc.strerror, exc.filename)))
     finally:
@@ -133,7 +143,8 @@ class ClaimChunks:
         self.name = str(path)
         ctx = multiprocessing.get_context("fork")
         self._conn, child = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_worker, args=(self.name, child), daemon=True)
+        self._proc = ctx.Process(target=_worker, args=(self.name, child, self._conn, os.getpid()),
+                                 daemon=True)
         self._proc.start()
         child.close()
         self._done = False  # the worker sent everything and is ending by itself

@@ -55,6 +55,7 @@ from .errors import (
     StoreError,
     TurnMismatch,
 )
+from .failpoints import point
 from .gates import Outcome, Resolution, Statement
 from .parallel_parse import ParsedClaim
 from .records import (
@@ -495,8 +496,11 @@ class Store:
             with self.engine.begin() as conn:
                 batch = WriteBatch(conn, self.catalog, self.review_threshold,
                                    wall_us=now_us(SystemClock()), insert_sql=self._insert_sql)
+                point("tx.begin")
                 yield batch
                 batch.finish()
+                point("tx.commit")
+            point("tx.committed")
         except DBAPIError as exc:  # locked, refused, out of range…: rolled back, said plainly
             raise StoreError(f"the store could not complete the write: {exc.orig}; "
                              "nothing was saved") from None
@@ -525,9 +529,12 @@ class Store:
                 batch = WriteBatch(conn, self.catalog, self.review_threshold,
                                    wall_us=now_us(SystemClock()), insert_sql=self._insert_sql,
                                    process=process)
+                point("tx.begin")
                 yield batch
                 batch.finish()
+            point("tx.commit")
             process.commit()
+            point("tx.committed")
         except DBAPIError as exc:
             raise StoreError(f"the store could not complete the write: {exc.orig}") from None
         finally:
@@ -592,6 +599,7 @@ class Store:
                        path: str, actor: str, elsewhere: bool = False) -> ImportSummary:
         with self._write_elsewhere() if elsewhere else self._write() as batch:
             for numbered in numbered_chunks:
+                point("import.chunk")
                 batch.prefetch([c for _, c in numbered])
                 for line, claim in numbered:
                     try:

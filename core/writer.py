@@ -54,6 +54,7 @@ from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import Decision, Outcome, Statement, admit, append_steps, encode_steps
+from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
 from .schema import (
@@ -844,7 +845,8 @@ class WriteProcess:
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-c", f"from {__name__} import serve_writes; serve_writes()"],
+                [sys.executable, "-c",
+                 f"from {__name__} import serve_writes; serve_writes({os.getpid()})"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         except OSError as exc:
             raise WriterUnavailable(f"cannot start a writer process: {exc}") from None
@@ -927,9 +929,13 @@ def get_message(stream: BinaryIO) -> Any:
     return pickle.loads(data)
 
 
-def serve_writes() -> None:
+def serve_writes(parent_pid: int | None = None) -> None:
     """The writer process's main loop (see WriteProcess): requests arrive
-    on stdin, replies leave on stdout (see ``put_message``)."""
+    on stdin, replies leave on stdout (see ``put_message``). It ends with
+    ``parent_pid``, the importing process (``lifeline``): a transaction
+    abandoned that way is rolled back by the database."""
+    if parent_pid is not None:
+        end_with_parent(parent_pid)
     gc.disable()  # the rows received are acyclic and short-lived
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the importer, which closes stdin
     requests, replies = sys.stdin.buffer, sys.stdout.buffer

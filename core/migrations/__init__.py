@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, select, text
 
+from ..failpoints import point
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -112,6 +114,7 @@ def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str]:
             command.stamp(cfg, before)
         command.upgrade(cfg, revision)
         after = MigrationContext.configure(conn).get_current_revision()
+        point("tx.commit")
     return before, after or revision
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from alembic import context
 from memdesk.core import schema  # noqa: F401 - registers the tables
 from memdesk.core.db import make_engine
+from memdesk.core.failpoints import point
 from sqlmodel import SQLModel
 
 config = context.config
@@ -15,7 +16,8 @@ config = context.config
 def run() -> None:
     conn = config.attributes.get("connection")
     if conn is not None:
-        context.configure(connection=conn, target_metadata=SQLModel.metadata)
+        context.configure(connection=conn, target_metadata=SQLModel.metadata,
+                          on_version_apply=lambda **_: point("upgrade.step"))
         with context.begin_transaction():
             context.run_migrations()
         return

@@ -51,6 +51,7 @@ from typing import Final
 import numpy as np
 from annoy import AnnoyIndex
 
+from ..failpoints import point
 from .vectors import VectorBlock
 
 FORMAT = 5  # 5: the manifest records the store's erasure count
@@ -489,7 +490,9 @@ def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim
         tmp_manifest.write_text(json.dumps(manifest.to_dict(), indent=1), encoding="utf-8")
         _fsync(tmp_manifest)
         for part in names:
+            point("index.rename")
             os.replace(tmp[part], files.part(part))
+        point("index.rename")
         os.replace(tmp_manifest, files.manifest)
         stale = shards
         while files.part(f"annoy{stale}").exists():  # forests of an earlier build with more shards

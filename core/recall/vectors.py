@@ -18,6 +18,7 @@ from sqlalchemy import Engine, Executable, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..clock import SystemClock, now_us
+from ..failpoints import point
 from ..schema import FactRow, MemoryRow, RecallVectorRow, TurnRow
 from .embedders import Embedder
 
@@ -143,6 +144,8 @@ class VectorStore:
                     for (i, _), v in zip(part, vecs, strict=True)]
             with self.engine.begin() as conn:
                 self._insert(conn, rows)
+                point("vectors.commit")
+            point("vectors.committed")
             done += len(part)
             if progress is not None:
                 progress(f"embedding {self.kind}s", done, total)
