@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -347,6 +348,12 @@ def _source(data: Any) -> SourceRef:
 # (the command line, the Store and Memory APIs, the MCP tools) checks them here
 # before the value reaches a query or a write.
 
+def check_storable(text: str, label: str) -> str:
+    """``text`` unchanged (kept verbatim, unlike the stripped checks below) if
+    a database can store it: no NUL character, no lone surrogate. Raises InvalidInput."""
+    return _clean(text, label)
+
+
 def check_name(value: Any, label: str, *, limit: int = MAX_NAME) -> str:
     """A required name (a reviewer, a session, a user), stripped: a non-empty
     string of at most ``limit`` characters a database can store.
@@ -442,6 +449,9 @@ def decode_json(text: str, label: str) -> Any:
     except RecursionError:
         raise InvalidInput(f"{label} is nested too deeply (at most 32 levels)") from None
     except ValueError as exc:  # NaN, Infinity, a number too long
+        if "integer string conversion" in str(exc):
+            raise InvalidInput(f"{label} holds a whole number too long to read "
+                               f"(more than {sys.get_int_max_str_digits()} digits)") from None
         raise InvalidInput(f"{label} must be plain JSON: {exc}") from None
     _check_value(value)
     return value

@@ -676,13 +676,19 @@ class Store:
         raw, claims extracted and gated; a turn already stored with the same
         text adds nothing. ``origin`` names where they came from in the audit.
 
-        Raises InvalidInput for a turn that contradicts a stored one (same
-        session and number, other text): nothing is written.
+        Raises InvalidInput for a turn that breaks the rules of a conversation
+        line or contradicts a stored one (same session and number, other
+        text): nothing is written.
         """
-        from .ingest import RuleExtractor, ingest_turns
+        from .ingest import RuleExtractor, checked_turn, ingest_turns
 
         extractor = extractor or RuleExtractor()
-        numbered = list(enumerate(turns, 1))
+        numbered = []
+        for position, turn in enumerate(turns, 1):
+            try:
+                numbered.append((position, checked_turn(turn)))
+            except InvalidInput as exc:
+                raise InvalidInput(f"turn {position}: {exc}") from None
         try:
             with _gc_paused(), self._write() as batch:
                 batch.route_memories = True

@@ -45,7 +45,7 @@ from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.sql.elements import BindParameter
 
-from ..claims import check_moment, check_scope
+from ..claims import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
 from ..extract.times import find_times
@@ -572,6 +572,7 @@ class Recaller:
                 ) -> tuple[list[RecallHit], bool]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the recall query must not be empty")
+        check_text(query, "the recall query")  # no NUL, no lone surrogate: the embedders take text
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInput(f"k must be a whole number >= 1, got {k!r}")
         if over not in OVER:
