@@ -469,7 +469,7 @@ def edited_claim(line: Mapping[str, Any], edits: Any) -> ClaimInput:
         raise InvalidInput(f"edits must be a non-empty mapping of field to value, got {edits!r}")
     unknown = [k for k in edits if k not in EDITABLE]
     if unknown:
-        names = ", ".join(repr(k) if not isinstance(k, str) else k for k in unknown)
+        names = ", ".join(k if isinstance(k, str) and k.isidentifier() else repr(k) for k in unknown)
         raise InvalidInput(f"cannot edit {names}; editable: {', '.join(EDITABLE)}")
     for key, value in edits.items():
         blank = value is None or (isinstance(value, str) and not value.strip())
