@@ -1065,6 +1065,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memdesk: interrupted; nothing was written by the unfinished command", file=sys.stderr)
         return 130
+    except ImportError as exc:  # an optional package (mcp, textual, …) this command needs
+        return _fail(f"this command needs the Python package {exc.name or exc}, which is not "
+                     "installed here")
     except Exception as exc:  # noqa: BLE001 - the last guard: a user never sees a traceback
         if os.environ.get("MEMDESK_DEBUG"):
             raise

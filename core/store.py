@@ -398,7 +398,8 @@ class Store:
         """Rows believed at ``known_at`` to hold at ``valid_at`` (both default to now).
 
         Facts whose TTL has run out by ``valid_at`` are dropped unless
-        ``include_expired``.
+        ``include_expired``. Raises InvalidInput for a malformed subject,
+        predicate or time.
         """
         subject, predicate = _slot(subject, predicate)
         now = self.now() if valid_at is None or known_at is None else 0
@@ -969,7 +970,7 @@ class Store:
         name, a ``scope`` that is malformed, missing for "both" or given for
         another choice.
         """
-        self._check_resolution(conflict_id, keep, scope)
+        scope = self._check_resolution(conflict_id, keep, scope)
         by = check_name(by, "by (the reviewer's name)")
         reason = check_text(reason, "reason")
         with self._write() as batch:
@@ -1026,8 +1027,9 @@ class Store:
         return self.conflict(conflict_id)
 
     @staticmethod
-    def _check_resolution(conflict_id: Any, keep: Any, scope: Any) -> None:
-        """Check a resolution's id, choice and scope. Raises InvalidInput."""
+    def _check_resolution(conflict_id: Any, keep: Any, scope: Any) -> str | None:
+        """Check a resolution's id, choice and scope; the scope, stripped.
+        Raises InvalidInput."""
         check_id(conflict_id, "conflict id")
         if not isinstance(keep, str) or keep not in RESOLUTIONS:
             raise InvalidInput(f"keep must be one of {', '.join(RESOLUTIONS)}, got {keep!r}")
@@ -1036,10 +1038,11 @@ class Store:
                 raise InvalidInput("keep=both needs a scope (global, project or session, "
                                    "optionally ':NAME') other than the conflict's, for the "
                                    "incoming value to hold in")
-            check_scope(scope)
-        elif scope is not None:
+            return check_scope(scope)
+        if scope is not None:
             raise InvalidInput(f"a scope ({scope!r}) only goes with keep=both; keep={keep} "
                                "takes none")
+        return None
 
     def resolution_preview(self, conflict_id: int) -> list[dict[str, Any]]:
         """What each resolution of an open conflict would do to its timeline,

@@ -468,6 +468,8 @@ def test_cli_says_os_errors_and_unexpected_exceptions_in_one_line(seeded, store_
                       (RuntimeError("first line\nsecond line"),
                        "unexpected RuntimeError: first line / second line (a bug in memdesk"),
                       (RecursionError("maximum recursion depth exceeded"), "unexpected RecursionError"),
+                      (ModuleNotFoundError("No module named 'mcp'", name="mcp"),
+                       "this command needs the Python package mcp, which is not installed"),
                       (OperationalError("SELECT 1", {}, Exception("server closed the connection\n"
                                                                   "unexpectedly")),
                        "the store failed: server closed the connection / unexpectedly")]:
