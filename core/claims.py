@@ -358,8 +358,7 @@ def check_name(value: Any, label: str, *, limit: int = MAX_NAME) -> str:
     """A required name (a reviewer, a session, a user), stripped: a non-empty
     string of at most ``limit`` characters a database can store.
     Raises InvalidInput saying what is wrong."""
-    text = check_text(value, label, required=True)
-    assert text is not None
+    text = check_required_text(value, label)
     if len(text) > limit:
         raise InvalidInput(f"{label} is longer than {limit} characters")
     return text
@@ -381,6 +380,14 @@ def check_text(value: Any, label: str, *, required: bool = False) -> str | None:
             raise InvalidInput(f"{label} must not be empty")
         return None
     return _clean(text, label)
+
+
+def check_required_text(value: Any, label: str) -> str:
+    """Required free text (a rejection's reason, an object), stripped: ``check_text``
+    with ``required``. Raises InvalidInput."""
+    text = check_text(value, label, required=True)
+    assert text is not None  # required: never None
+    return text
 
 
 def check_subject(value: Any, label: str = "subject") -> str:

@@ -47,6 +47,7 @@ from .claims import (
     check_moment,
     check_name,
     check_predicate,
+    check_required_text,
     check_scope,
     check_subject,
     check_text,
@@ -710,7 +711,7 @@ class Store:
         """
         fact_id = check_id(fact_id, "fact id")
         by = check_name(by, "by (the reviewer's name)")
-        reason = check_text(reason, "reason (why the fact is retracted)", required=True)
+        reason = check_required_text(reason, "reason (why the fact is retracted)")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             row = batch.conn.execute(select(*FACT.c).where(FACT.c.id == fact_id)).first()
@@ -867,7 +868,7 @@ class Store:
         turn = {"session": row["session"], "turn": row["turn_no"], "speaker": row["speaker"],
                 "text": row["text"], "time": row["time"], "time_tz": row["time_tz"]}
         try:
-            claim = edited_claim(claim_line(row, turn), edits)
+            claim = edited_claim(claim_line(dict(row), turn), edits)
         except InvalidInput as exc:
             raise InvalidInput(f"candidate {candidate_id}: {exc}") from None
         columns = {"object": claim.object, "value": claim.value_json, "polarity": claim.polarity,
@@ -883,7 +884,7 @@ class Store:
         """
         candidate_id = check_id(candidate_id, "candidate id")
         by = check_name(by, "by (the reviewer's name)")
-        reason = check_text(reason, "reason (why the candidate is rejected)", required=True)
+        reason = check_required_text(reason, "reason (why the candidate is rejected)")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "rejected", by, reason)
@@ -1136,7 +1137,7 @@ class Store:
         subject = check_subject(subject)
         predicate = check_predicate(predicate)
         if object is not None:
-            object = check_text(object, "object", required=True)
+            object = check_required_text(object, "object")
         rows = self.history(subject, predicate)
         if object is None:
             now_rows = self.as_of(subject, predicate)
