@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, astuple, replace
@@ -227,7 +228,7 @@ _BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "all
 
 def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     if args.batch:
-        from memdesk.core.claims import iter_jsonl
+        from memdesk.core.claims import check_predicate, check_subject, iter_jsonl
 
         queries = []
         for line, q in iter_jsonl(args.batch):
@@ -236,15 +237,18 @@ def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int
             unknown = sorted(set(q) - _BATCH_FACT_FIELDS)
             if unknown:
                 raise InputFileError(line, f"unknown field(s): {', '.join(unknown)}", args.batch)
-            if not isinstance(q.get("subject"), str) or not q["subject"]:
+            if q.get("subject") is None:
                 raise InputFileError(line, "missing required field 'subject'", args.batch)
+            if not isinstance(q.get("all", False), bool):
+                raise InputFileError(line, "all must be true or false", args.batch)
             try:
+                subject = check_subject(q["subject"])
+                predicate = check_predicate(q["predicate"]) if q.get("predicate") is not None else None
                 va = parse_time_us(q["valid_at"], "valid_at") if q.get("valid_at") else None
                 ka = parse_time_us(q["known_at"], "known_at") if q.get("known_at") else None
             except InvalidInput as exc:
                 raise InputFileError(line, str(exc), args.batch) from None
-            queries.append((q.get("id", line), q["subject"], q.get("predicate"), va, ka,
-                            bool(q.get("all"))))
+            queries.append((q.get("id", line), subject, predicate, va, ka, q.get("all", False)))
         for qid, subject, predicate, va, ka, all_rows in queries:
             results = _facts_query(store, subject, predicate, va, ka, all_rows)
             if args.json:
@@ -289,17 +293,22 @@ def _candidates_table(rows: list[dict]) -> str:
 
 
 def _edits(pairs: Sequence[str]) -> dict[str, Any]:
+    """The ``--edit FIELD=VALUE`` pairs as the edits ``Store.approve`` takes
+    (which checks the edited candidate as a whole). ``value`` is JSON; an empty
+    or ``null`` valid_to or change clears it. Raises UserError for a pair
+    without ``=`` or a field given twice, InvalidInput for bad JSON."""
+    from memdesk.core.claims import decode_json
+
     edits: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
             raise UserError(f"--edit takes FIELD=VALUE, got {pair!r}")
         key, raw = pair.split("=", 1)
         key = key.strip()
+        if key in edits:
+            raise UserError(f"--edit {key}= is given twice; give each field once")
         if key == "value":
-            try:
-                edits[key] = json.loads(raw)
-            except json.JSONDecodeError:
-                raise UserError(f"--edit value= must be JSON, got {raw!r}") from None
+            edits[key] = decode_json(raw, "--edit value=")
         else:
             edits[key] = None if raw in ("", "null") and key in ("valid_to", "change") else raw
     return edits
@@ -1043,19 +1052,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             if new_file is not None and not done:
                 _remove_empty_store(new_file)
     except IsADirectoryError as exc:
-        print(f"memdesk: error: {exc.filename} is a folder, not a file", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(f"{exc.filename} is a folder, not a file")
     except (UserError, MemdeskError) as exc:
-        print(f"memdesk: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(str(exc))
     except FileNotFoundError as exc:
-        print(f"memdesk: error: no such file: {exc.filename}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(f"no such file: {exc.filename}")
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # permission denied, a full disk, …
+        where = f": {exc.filename}" if exc.filename else ""
+        return _fail(f"{exc.strerror or exc}{where}")
     except KeyboardInterrupt:
         print("memdesk: interrupted; nothing was written by the unfinished command", file=sys.stderr)
         return 130
+    except ImportError as exc:  # an optional package (mcp, textual, …) this command needs
+        return _fail(f"this command needs the Python package {exc.name or exc}, which is not "
+                     "installed here")
+    except Exception as exc:  # noqa: BLE001 - the last guard: a user never sees a traceback
+        if os.environ.get("MEMDESK_DEBUG"):
+            raise
+        return _fail(_unexpected(exc))
+
+
+def _fail(message: str) -> int:
+    """Say ``message`` on stderr as one ``memdesk: error:`` line; the exit code."""
+    line = " / ".join(part.strip() for part in str(message).splitlines() if part.strip())
+    print(f"memdesk: error: {line}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _unexpected(exc: Exception) -> str:
+    """The message for an exception no command maps: the database driver's
+    failure said as such, anything else named as the bug it is."""
+    if type(exc).__module__.partition(".")[0] == "sqlalchemy":
+        return f"the store failed: {getattr(exc, 'orig', None) or exc}"
+    return (f"unexpected {type(exc).__name__}: {exc} (a bug in memdesk: please report it; "
+            "MEMDESK_DEBUG=1 shows the traceback)")
 
 
 if __name__ == "__main__":

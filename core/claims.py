@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +22,10 @@ from .bitemporal import CHANGES, canonical_json
 from .catalog import is_predicate_id
 from .errors import InputFileError, InvalidInput
 from .pipeline import ExtractedFact, SourceRef, Turn
-from .timeutil import offset_minutes, parse_time, to_us
+from .timeutil import iso, offset_minutes, parse_time, to_us
 
 MAX_TURN = 2**31 - 1  # turn numbers are 32-bit integers in the store
+MAX_ID = 2**63 - 1  # row ids and counts are 64-bit integers in the store
 MAX_NAME = 200  # identifiers that are indexed (subject, scope, session, …): PostgreSQL
 # refuses index entries of more than about 2.7 kB, and no name needs that much
 POLARITIES = ("positive", "negative", "neutral")
@@ -35,6 +39,9 @@ _TOP_FIELDS = {
     "event_time", "sensitive",
 }
 _SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
+EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
+"""The fields of a candidate a reviewer may change before approving it."""
+_CLEARABLE = ("value", "valid_to", "change")  # the editable fields that may be set to null
 
 
 @dataclass(frozen=True)
@@ -99,10 +106,19 @@ class ClaimInput:
 
     @classmethod
     def from_dict(cls, data: Any) -> ClaimInput:
-        """Validate one import line (already JSON-decoded).
+        """Validate one import line (already JSON-decoded), or the same fields
+        given from code (an extractor's output, an agent's proposal).
 
         Raises InvalidInput naming the field at fault.
         """
+        claim = cls._from_line(data)
+        _check_storable(claim)  # lines read by iter_jsonl were screened for these already
+        return claim
+
+    @classmethod
+    def _from_line(cls, data: Any) -> ClaimInput:
+        """``from_dict`` for a line ``iter_jsonl`` decoded (its text screened
+        for lone surrogates). Raises InvalidInput naming the field at fault."""
         if not isinstance(data, dict):
             raise InvalidInput("expected a JSON object")
         if not _TOP_FIELDS.issuperset(data):
@@ -120,7 +136,7 @@ class ClaimInput:
         valid_to = _time(data, "valid_to")
         start = valid_from if valid_from is not None else source.time
         if valid_to is not None and valid_to <= start:
-            raise InvalidInput("valid_to must be after valid_from")
+            raise InvalidInput(_inverted(data, valid_to, start))
         polarity = _choice(data, "polarity", POLARITIES, "positive")
         default_scope = "project" if subject.startswith("project:") else "global"
         scope = _text(data, "scope", limit=MAX_NAME) or default_scope
@@ -130,7 +146,7 @@ class ClaimInput:
         if confidence is None:
             confidence = 1.0
         if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-            raise InvalidInput("confidence must be a number between 0 and 1")
+            raise InvalidInput(f"confidence must be a number between 0 and 1, got {confidence!r}")
         if not 0.0 <= float(confidence) <= 1.0:
             raise InvalidInput(f"confidence must be between 0 and 1, got {confidence}")
         change = data.get("change")
@@ -162,9 +178,50 @@ class ClaimInput:
 
 
 def _clean(text: str, label: str) -> str:
+    """``text`` if a database can store it: no NUL character, no lone UTF-16
+    surrogate (what undecodable bytes in a command line become). Raises InvalidInput."""
     if "\x00" in text:
         raise InvalidInput(f"{label} contains a NUL character")
+    return _encodable(text, label)
+
+
+def _encodable(text: str, label: str) -> str:
+    """``text`` unless it holds a lone UTF-16 surrogate. Raises InvalidInput."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"{label} contains a lone surrogate (invalid Unicode), "
+                               "which cannot be stored") from None
     return text
+
+
+def _check_storable(claim: ClaimInput) -> None:
+    """Refuse a validated claim whose text holds a lone UTF-16 surrogate
+    (``_text`` lets them through on its fast path: the lines of a file are
+    screened for them as they are decoded). Raises InvalidInput naming the field."""
+    source = claim.source
+    for label, text in (("subject", claim.subject), ("predicate", claim.predicate),
+                        ("object", claim.object), ("scope", claim.scope),
+                        ("extractor", claim.extractor), ("source.session", source.session),
+                        ("source.text", source.text), ("source.speaker", source.speaker)):
+        _encodable(text, label)
+    if claim.value_json is not None:
+        _encodable(claim.value_json, "value")
+
+
+def _inverted(data: dict, valid_to: int, start: int) -> str:
+    """The message for a valid interval that does not end after it starts,
+    naming both ends as they were written."""
+    end = data.get("valid_to")
+    begin = data.get("valid_from")
+    if begin is None:
+        told = (data.get("source") or {}).get("time")
+        begin_text = f"valid_from (the source time, {told})"
+    else:
+        begin_text = f"valid_from {begin}"
+    how = "is before" if valid_to < start else "is the same instant as"
+    return f"valid_to {end} {how} {begin_text}: an interval must end after it starts"
 
 
 def _text(data: dict, key: str, *, required: bool = False, label: str | None = None,
@@ -225,23 +282,35 @@ def _choice(data: dict, key: str, choices: tuple[str, ...], default: str) -> str
     return value
 
 
+_MAX_INT_BITS = 14_000  # about 4,200 digits: Python writes no longer int as text by default
+
+
 def _check_value(value: Any, depth: int = 0) -> None:
-    """Accept plain JSON (no NUL characters, nesting at most 32 deep)."""
+    """Accept plain JSON (no NUL characters, nesting at most 32 deep, finite
+    numbers, text keys). Raises InvalidInput."""
     if depth > 32:
-        raise InvalidInput("value is nested too deeply")
-    if value is None or isinstance(value, bool | int | float):
+        raise InvalidInput("value is nested too deeply (at most 32 levels)")
+    if value is None or isinstance(value, bool):
         return
-    if isinstance(value, str):
+    if isinstance(value, int):
+        if value.bit_length() > _MAX_INT_BITS:
+            raise InvalidInput("value holds a whole number too long to write as JSON text")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInput(f"value must be plain JSON: {value} is not a JSON number")
+    elif isinstance(value, str):
         _clean(value, "value")
     elif isinstance(value, list):
         for item in value:
             _check_value(item, depth + 1)
     elif isinstance(value, dict):
         for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidInput(f"value must be plain JSON: object keys are text, got {key!r}")
             _clean(key, "value")
             _check_value(item, depth + 1)
     else:
-        raise InvalidInput("value must be plain JSON")
+        raise InvalidInput(f"value must be plain JSON, got {type(value).__name__}")
 
 
 def _source(data: Any) -> SourceRef:
@@ -271,6 +340,172 @@ def _source(data: Any) -> SourceRef:
     source.__dict__.update(session=session, turn=turn, text=text, time=time, tz=tz,
                            speaker=speaker, kind=kind)
     return source
+
+
+# ------------------------------------------------- single values, checked alike
+# The rules an import line's fields follow, for the same values given one at a
+# time (a reviewer's name, a reason, a subject to look up, an id): every door
+# (the command line, the Store and Memory APIs, the MCP tools) checks them here
+# before the value reaches a query or a write.
+
+def check_storable(text: str, label: str) -> str:
+    """``text`` unchanged (kept verbatim, unlike the stripped checks below) if
+    a database can store it: no NUL character, no lone surrogate. Raises InvalidInput."""
+    return _clean(text, label)
+
+
+def check_name(value: Any, label: str, *, limit: int = MAX_NAME) -> str:
+    """A required name (a reviewer, a session, a user), stripped: a non-empty
+    string of at most ``limit`` characters a database can store.
+    Raises InvalidInput saying what is wrong."""
+    text = check_required_text(value, label)
+    if len(text) > limit:
+        raise InvalidInput(f"{label} is longer than {limit} characters")
+    return text
+
+
+def check_text(value: Any, label: str, *, required: bool = False) -> str | None:
+    """Free text (a reason, a note), stripped; None (or blank) gives None
+    unless ``required``. Raises InvalidInput for a value that is not text, holds
+    a NUL character or a lone surrogate, or is missing or blank when required."""
+    if value is None:
+        if required:
+            raise InvalidInput(f"{label} is required")
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{label} must be a string, got {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        if required:
+            raise InvalidInput(f"{label} must not be empty")
+        return None
+    return _clean(text, label)
+
+
+def check_required_text(value: Any, label: str) -> str:
+    """Required free text (a rejection's reason, an object), stripped: ``check_text``
+    with ``required``. Raises InvalidInput."""
+    text = check_text(value, label, required=True)
+    assert text is not None  # required: never None
+    return text
+
+
+def check_subject(value: Any, label: str = "subject") -> str:
+    """A subject as import lines write it (``user:NAME``, ``project:NAME``).
+    Raises InvalidInput."""
+    subject = check_name(value, label)
+    if not _SUBJECT.match(subject):
+        raise InvalidInput(f"{label} must look like 'user:NAME' or 'project:NAME', got {subject!r}")
+    return subject
+
+
+def check_predicate(value: Any, label: str = "predicate") -> str:
+    """A predicate id (snake_case, e.g. lives_in). Raises InvalidInput."""
+    predicate = check_name(value, label)
+    if not is_predicate_id(predicate):
+        raise InvalidInput(f"{label} must be a snake_case id like lives_in, got {predicate!r}")
+    return predicate
+
+
+def check_scope(value: Any, label: str = "scope") -> str:
+    """A scope: global, project or session, optionally ``:NAME``. Raises InvalidInput."""
+    scope = check_name(value, label)
+    if not SCOPE_PATTERN.match(scope):
+        raise InvalidInput(f"{label} must be global, project or session (optionally ':NAME'), "
+                           f"got {scope!r}")
+    return scope
+
+
+def check_id(value: Any, label: str = "id") -> int:
+    """A row id: a whole number from 1 to 2^63 - 1 (the store's integers).
+    Raises InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+        raise InvalidInput(f"{label} must be a whole number from 1 to {MAX_ID}, got {value!r}")
+    return value
+
+
+def check_count(value: Any, label: str) -> int:
+    """A count or offset: a whole number from 0 to 2^63 - 1. Raises InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ID:
+        raise InvalidInput(f"{label} must be a whole number from 0 to {MAX_ID}, got {value!r}")
+    return value
+
+
+_FIRST_US = to_us(datetime.min.replace(tzinfo=UTC))
+_LAST_US = to_us(datetime.max.replace(tzinfo=UTC))
+
+
+def check_moment(value: Any, label: str) -> int:
+    """A time already in microseconds since the epoch: a whole number within
+    the calendar (years 1 to 9999). Raises InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int) or not _FIRST_US <= value <= _LAST_US:
+        raise InvalidInput(f"{label} must be microseconds since the epoch within years 1 to "
+                           f"9999 (or an aware datetime), got {value!r}")
+    return value
+
+
+def decode_json(text: str, label: str) -> Any:
+    """A value written as JSON text, held to the rules of an import line's
+    ``value`` (no NaN or Infinity, no NUL, nesting at most 32 deep).
+    Raises InvalidInput saying what is wrong."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{label} must be JSON ({exc.msg} at column {exc.colno}), "
+                           f"got {text[:80]!r}") from None
+    except RecursionError:
+        raise InvalidInput(f"{label} is nested too deeply (at most 32 levels)") from None
+    except ValueError as exc:  # NaN, Infinity, a number too long
+        if "integer string conversion" in str(exc):
+            raise InvalidInput(f"{label} holds a whole number too long to read "
+                               f"(more than {sys.get_int_max_str_digits()} digits)") from None
+        raise InvalidInput(f"{label} must be plain JSON: {exc}") from None
+    _check_value(value)
+    return value
+
+
+def edited_claim(line: Mapping[str, Any], edits: Any) -> ClaimInput:
+    """The claim that import line ``line`` (a stored candidate written as one,
+    see ``Store.approve``) becomes with a reviewer's ``edits`` ({field: value}
+    of EDITABLE fields, times as ISO 8601 text with an offset), validated as a
+    whole exactly as an import line is: an edit that makes the valid interval
+    end before it starts, or any field invalid, is refused.
+
+    Raises InvalidInput saying which edit is wrong and what is allowed."""
+    if not isinstance(edits, Mapping) or not edits:
+        raise InvalidInput(f"edits must be a non-empty mapping of field to value, got {edits!r}")
+    unknown = [k for k in edits if k not in EDITABLE]
+    if unknown:
+        names = ", ".join(k if isinstance(k, str) and k.isidentifier() else repr(k) for k in unknown)
+        raise InvalidInput(f"cannot edit {names}; editable: {', '.join(EDITABLE)}")
+    for key, value in edits.items():
+        blank = value is None or (isinstance(value, str) and not value.strip())
+        if blank and key not in _CLEARABLE:
+            raise InvalidInput(f"{key} cannot be empty; only {', '.join(_CLEARABLE)} may be "
+                               "cleared (set to null)")
+    return ClaimInput.from_dict({**line, **edits})
+
+
+def claim_line(claim: Mapping[str, Any], turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored claim row and its turn row written back as an import line
+    (times in their own offsets), for ``edited_claim``."""
+    tz = int(claim.get("tz") or 0)
+    line: dict[str, Any] = {
+        "subject": claim["subject"], "predicate": claim["predicate"], "object": claim["object"],
+        "value": None if claim["value"] is None else json.loads(claim["value"]),
+        "polarity": claim["polarity"], "scope": claim["scope"],
+        "valid_from": iso(claim["valid_from"], tz), "valid_to": iso(claim["valid_to"], tz),
+        "confidence": claim["confidence"], "change": claim["change"],
+        "extractor": claim["extractor"], "single_valued": bool(claim["single_valued"]),
+        "sensitive": bool(claim["sensitive"]),
+        "source": {"session": turn["session"], "turn": turn["turn"], "speaker": turn["speaker"],
+                   "kind": claim["source_kind"], "text": turn["text"],
+                   "time": iso(turn["time"], int(turn.get("time_tz") or 0))},
+    }
+    if claim.get("event_start") is not None or claim.get("event_end") is not None:
+        line["event_time"] = {"start": iso(claim.get("event_start"), tz),
+                              "end": iso(claim.get("event_end"), tz)}
+    return line
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -341,7 +576,7 @@ def iter_claims(path: str | Path) -> Iterator[tuple[int, ClaimInput]]:
     turns: dict[tuple[str, int], tuple[int, SourceRef]] = {}
     for number, data in iter_jsonl(path):
         try:
-            claim = ClaimInput.from_dict(data)
+            claim = ClaimInput._from_line(data)
         except InvalidInput as exc:
             raise InputFileError(number, export_hint(data) or str(exc), name) from None
         turn_conflict(turns, number, claim, name)

@@ -12,13 +12,23 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from sqlalchemy import select
 
-from .claims import MAX_NAME, MAX_TURN, ClaimInput, SourceRef, export_hint, iter_jsonl, to_claims
+from .claims import (
+    MAX_NAME,
+    MAX_TURN,
+    ClaimInput,
+    SourceRef,
+    check_storable,
+    export_hint,
+    iter_jsonl,
+    to_claims,
+)
 from .errors import (
     ExtractorUnavailable,
     InputFileError,
@@ -75,8 +85,10 @@ def turn_from_dict(data: Any) -> Turn:
         raise InvalidInput("session must be a non-empty string")
     if len(session.strip()) > MAX_NAME:
         raise InvalidInput(f"session is longer than {MAX_NAME} characters")
+    check_storable(session, "session")
     if not isinstance(text, str) or "\x00" in text:
         raise InvalidInput("text must be a string without NUL characters")
+    check_storable(text, "text")  # a lone surrogate (from code: file lines are screened)
     number = data["turn"]
     if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_TURN:
         raise InvalidInput(f"turn must be a whole number from 0 to {MAX_TURN}")
@@ -92,6 +104,19 @@ def turn_from_dict(data: Any) -> Turn:
             raise InvalidInput(f"{key} is longer than {MAX_NAME} characters")
     return Turn(session=session.strip(), turn=number, speaker=data["speaker"],
                 time=parse_time(data["time"], "time"), text=text, user=user, project=project)
+
+
+def checked_turn(turn: Any) -> Turn:
+    """A ``Turn`` given from code, held to the rules of a conversation line
+    (``turn_from_dict``); its time object is kept as given. Raises InvalidInput."""
+    if not isinstance(turn, Turn):
+        raise InvalidInput(f"expected a Turn, got {type(turn).__name__}")
+    if not isinstance(turn.time, datetime) or turn.time.utcoffset() is None:
+        raise InvalidInput(f"time must be a timezone-aware datetime, got {turn.time!r}")
+    line = {"session": turn.session, "turn": turn.turn, "speaker": turn.speaker,
+            "time": turn.time.isoformat(), "text": turn.text, "user": turn.user,
+            "project": turn.project}
+    return replace(turn_from_dict(line), time=turn.time)
 
 
 def iter_turns(path: str | Path) -> Iterator[tuple[int, Turn]]:

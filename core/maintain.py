@@ -83,12 +83,14 @@ STALE_PREFIX = "stale: "
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400}
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _US = 1_000_000
+MAX_AGE_DAYS = 3_652_059  # the calendar's whole span (years 1 to 9999): any older is no time
 
 
 def parse_age(value: str | int | timedelta) -> int:
     """An age in microseconds from ``90d``, ``12h``, ``30m``, ``45s``, ``2w``
     (or ``0``), a timedelta, or an int already in microseconds.
-    Raises InvalidInput for anything else or a negative age."""
+    Raises InvalidInput for anything else, a negative age, or one longer than
+    the calendar (MAX_AGE_DAYS)."""
     if isinstance(value, timedelta):
         us = int(value.total_seconds() * _US)
     elif isinstance(value, bool):
@@ -106,6 +108,9 @@ def parse_age(value: str | int | timedelta) -> int:
         us = int(float(m.group(1)) * _UNITS[m.group(2).lower()] * _US)
     if us < 0:
         raise InvalidInput(f"an age cannot be negative: {value!r}")
+    if us > MAX_AGE_DAYS * _UNITS["d"] * _US:
+        raise InvalidInput(f"an age can be at most {MAX_AGE_DAYS}d (the calendar's whole span), "
+                           f"got {value!r}")
     return us
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from .claims import ClaimInput
+from .claims import MAX_TURN, ClaimInput, check_name, check_subject
 from .clock import Clock
 from .errors import InvalidInput
 from .ingest import turn_from_dict
@@ -112,11 +112,12 @@ class Memory:
         numbered turn that contradicts a stored one, or a bad name: nothing is
         written.
         """
-        if not isinstance(user, str) or not user.strip():
+        if user is None:
             raise InvalidInput("remember needs the user the conversation is with")
+        user = check_name(user, "user")
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
             raise InvalidInput("messages must be a list of {role, content} objects")
-        session = session if session is not None else f"{user.strip()}-chat"
+        session = check_name(session, "session") if session is not None else f"{user}-chat"
         last_turn, last_time, tail = self._session_tail(session, len(messages))
         drafts = [self._draft(i, m) for i, m in enumerate(messages, 1)]
         skip = _already_ended_with(tail, drafts) if all(d["turn"] is None for d in drafts) else 0
@@ -207,6 +208,10 @@ class Memory:
         """
         if (user is None) == (subject is None):
             raise InvalidInput("propose needs either a user or a subject")
+        subject = check_subject(subject if subject is not None else f"user:{check_name(user, 'user')}")
+        session = check_name(session, "session")
+        if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= MAX_TURN:
+            raise InvalidInput(f"turn must be a whole number from 0 to {MAX_TURN}, got {turn!r}")
         if valid_from is not None and (not isinstance(valid_from, datetime)
                                        or valid_from.utcoffset() is None):
             raise InvalidInput("valid_from must be a timezone-aware datetime")
@@ -218,7 +223,7 @@ class Memory:
             raise InvalidInput(f"no stored turn {turn} in session {session!r}: remember the "
                                "conversation first, then propose from its turn")
         speaker, text, time, tz = row
-        line = {"subject": subject or f"user:{user}", "predicate": predicate, "object": object,
+        line = {"subject": subject, "predicate": predicate, "object": object,
                 "polarity": polarity, "scope": scope, "confidence": confidence,
                 "valid_from": iso_of(valid_from) if valid_from is not None
                 else iso(int(time), int(tz or 0)),
@@ -261,16 +266,18 @@ class Memory:
         """What the store believes of a subject (``user="alice"`` is
         ``user:alice``): the rows holding at ``valid_at`` as believed at
         ``known_at`` (both default to now), expired ones left out.
-        Raises InvalidInput without a subject."""
+        Raises InvalidInput without a subject, or for a malformed one."""
         if (user is None) == (subject is None):
             raise InvalidInput("facts needs either a user or a subject")
-        return self.store.as_of(subject or f"user:{user}", predicate,
+        about = subject if subject is not None else f"user:{check_name(user, 'user')}"
+        return self.store.as_of(about, predicate,
                                 valid_at=_us(valid_at, "valid_at"),
                                 known_at=_us(known_at, "known_at"), include_expired=False)
 
     def audit(self, subject: str, predicate: str, object: str | None = None) -> AuditReport:
         """Since when, and why, the store believes a value: the provenance chain
-        from the turn to the fact. Raises FactNotFound."""
+        from the turn to the fact. Raises FactNotFound, InvalidInput for a
+        malformed subject, predicate or object."""
         return self.store.audit(subject, predicate, object)
 
 

@@ -35,11 +35,26 @@ from sqlalchemy.exc import (
 from sqlmodel import SQLModel
 
 from . import gates, migrations, parallel_parse
-from .bitemporal import canonical_json, normalise_object
+from .bitemporal import normalise_object
 from .catalog import Catalog
 from .chain import GENESIS, VerifyReport
 from .chain import verify as verify_chain
-from .claims import POLARITIES, SCOPE_PATTERN, ClaimInput, read_claims
+from .claims import (
+    EDITABLE,
+    ClaimInput,
+    check_count,
+    check_id,
+    check_moment,
+    check_name,
+    check_predicate,
+    check_required_text,
+    check_scope,
+    check_subject,
+    check_text,
+    claim_line,
+    edited_claim,
+    read_claims,
+)
 from .clock import Clock, SystemClock, now_us
 from .db import PreparedQuery, make_engine, normalise_url
 from .erase import ErasureReport, erase_subject
@@ -70,7 +85,7 @@ from .records import (
     TurnRecord,
 )
 from .schema import SCHEMA_VERSION
-from .timeutil import iso, parse_time_us, to_us
+from .timeutil import iso, to_us
 from .undo import RESOLUTION_UNDOES, undo_decision, undo_resolution
 from .writer import (
     AUDIT,
@@ -95,15 +110,22 @@ DEFAULT_REVIEW_THRESHOLD = 0.75
 # audit columns shown in provenance chains (``rows`` of a bulk import can be megabytes)
 _AUDIT_SHOWN = tuple(c for c in AUDIT.c if c.name not in ("rows", "hash"))
 RESOLUTIONS = tuple(str(r) for r in Resolution)
-_EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
+_EDITABLE = EDITABLE
 
 
-def _as_us(value: datetime | int | None, default: int) -> int:
+def _as_us(value: datetime | int | None, default: int, what: str = "time") -> int:
+    """A time argument in µs: None gives ``default``; an int must lie within
+    the calendar, a datetime must carry its offset. Raises InvalidInput."""
     if value is None:
         return default
-    if isinstance(value, int):
-        return value
-    return to_us(value)
+    if isinstance(value, datetime):
+        return to_us(value)
+    return check_moment(value, what)
+
+
+def _slot(subject: str, predicate: str | None) -> tuple[str, str | None]:
+    """A (subject, predicate) to look up, checked as import lines are. Raises InvalidInput."""
+    return check_subject(subject), None if predicate is None else check_predicate(predicate)
 
 
 @contextmanager
@@ -297,6 +319,7 @@ class Store:
         ``by``, SubjectNotFound when nothing is stored about it, StoreError when
         the store fails verification beforehand.
         """
+        subject, by = check_name(subject, "subject"), check_name(by, "by (who performs the erasure)")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))
             report = erase_subject(batch, subject, by=by)
@@ -377,11 +400,13 @@ class Store:
         """Rows believed at ``known_at`` to hold at ``valid_at`` (both default to now).
 
         Facts whose TTL has run out by ``valid_at`` are dropped unless
-        ``include_expired``.
+        ``include_expired``. Raises InvalidInput for a malformed subject,
+        predicate or time.
         """
+        subject, predicate = _slot(subject, predicate)
         now = self.now() if valid_at is None or known_at is None else 0
-        v = _as_us(valid_at, now)
-        k = _as_us(known_at, now)
+        v = _as_us(valid_at, now, "valid_at")
+        k = _as_us(known_at, now, "known_at")
         if predicate is None:
             rows = self._q_asof.run(self._raw(), subject=subject, valid_at=v, known_at=k)
         else:
@@ -399,22 +424,26 @@ class Store:
             return [fact_from_row(r) for r in conn.execute(stmt)]
 
     def current(self, subject: str, predicate: str | None = None) -> list[Fact]:
-        """Current belief: every row not retired, whatever its valid time."""
+        """Current belief: every row not retired, whatever its valid time.
+        Raises InvalidInput for a malformed subject or predicate."""
+        subject, predicate = _slot(subject, predicate)
         where = [FACT.c.subject == subject, FACT.c.retired_at.is_(None)]
         if predicate is not None:
             where.append(FACT.c.predicate == predicate)
         return self._select_facts(*where)
 
     def history(self, subject: str, predicate: str | None = None) -> list[Fact]:
-        """Every row ever recorded for the subject (and predicate), retired ones too."""
+        """Every row ever recorded for the subject (and predicate), retired ones
+        too. Raises InvalidInput for a malformed subject or predicate."""
+        subject, predicate = _slot(subject, predicate)
         where = [FACT.c.subject == subject]
         if predicate is not None:
             where.append(FACT.c.predicate == predicate)
         return self._select_facts(*where)
 
     def fact(self, fact_id: int) -> Fact:
-        """One row by id. Raises FactNotFound."""
-        rows = self._select_facts(FACT.c.id == fact_id)
+        """One row by id. Raises FactNotFound, InvalidInput for a malformed id."""
+        rows = self._select_facts(FACT.c.id == check_id(fact_id, "fact id"))
         if not rows:
             raise FactNotFound(f"no fact with id {fact_id}")
         return rows[0]
@@ -657,13 +686,19 @@ class Store:
         raw, claims extracted and gated; a turn already stored with the same
         text adds nothing. ``origin`` names where they came from in the audit.
 
-        Raises InvalidInput for a turn that contradicts a stored one (same
-        session and number, other text): nothing is written.
+        Raises InvalidInput for a turn that breaks the rules of a conversation
+        line or contradicts a stored one (same session and number, other
+        text): nothing is written.
         """
-        from .ingest import RuleExtractor, ingest_turns
+        from .ingest import RuleExtractor, checked_turn, ingest_turns
 
         extractor = extractor or RuleExtractor()
-        numbered = list(enumerate(turns, 1))
+        numbered = []
+        for position, turn in enumerate(turns, 1):
+            try:
+                numbered.append((position, checked_turn(turn)))
+            except InvalidInput as exc:
+                raise InvalidInput(f"turn {position}: {exc}") from None
         try:
             with _gc_paused(), self._write() as batch:
                 batch.route_memories = True
@@ -680,10 +715,11 @@ class Store:
         """Withdraw a current-belief row (it was never true and has no replacement).
 
         Raises FactNotFound, FactRetired if it is no longer current, InvalidInput
-        without a reason.
+        for a malformed id, without a reason or the reviewer's name.
         """
-        if not reason.strip():
-            raise InvalidInput("a retraction needs a reason")
+        fact_id = check_id(fact_id, "fact id")
+        by = check_name(by, "by (the reviewer's name)")
+        reason = check_required_text(reason, "reason (why the fact is retracted)")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             row = batch.conn.execute(select(*FACT.c).where(FACT.c.id == fact_id)).first()
@@ -725,7 +761,13 @@ class Store:
         with ``subject``, that subject's only.
 
         ``after`` = (confidence, id) of the last candidate already shown pages
-        by key, which stays correct while candidates leave the queue."""
+        by key, which stays correct while candidates leave the queue.
+        Raises InvalidInput for a negative limit or offset, a malformed subject."""
+        offset = check_count(offset, "offset")
+        if limit is not None:
+            limit = check_count(limit, "limit")
+        if subject is not None:
+            subject = check_subject(subject)
         stmt = self._candidate_stmt().order_by(CLAIM.c.confidence, CLAIM.c.id).offset(offset)
         if subject is not None:
             stmt = stmt.where(CLAIM.c.subject == subject)
@@ -740,7 +782,10 @@ class Store:
             return [self._candidate(r) for r in conn.execute(stmt)]
 
     def review_count(self, state: str = "pending", *, subject: str | None = None) -> int:
-        """How many candidates are in ``state`` (``subject``'s only, if given)."""
+        """How many candidates are in ``state`` (``subject``'s only, if given).
+        Raises InvalidInput for a malformed subject."""
+        if subject is not None:
+            subject = check_subject(subject)
         stmt = select(func.count()).select_from(CLAIM).where(CLAIM.c.state == state)
         if subject is not None:
             stmt = stmt.where(CLAIM.c.subject == subject)
@@ -748,7 +793,8 @@ class Store:
             return conn.execute(stmt).scalar_one()
 
     def candidate(self, candidate_id: int) -> Candidate:
-        """One claim by id. Raises CandidateNotFound."""
+        """One claim by id. Raises CandidateNotFound, InvalidInput for a malformed id."""
+        candidate_id = check_id(candidate_id, "candidate id")
         with self.engine.connect() as conn:
             row = conn.execute(self._candidate_stmt().where(CLAIM.c.id == candidate_id)).first()
         if row is None:
@@ -758,8 +804,6 @@ class Store:
     def _take_pending(self, batch: WriteBatch, candidate_id: int, new_state: str, by: str,
                       reason: str | None, edits: dict | None = None) -> dict:
         """Atomically move a pending claim to ``new_state``; the loser of a race gets AlreadyDecided."""
-        if not by or not by.strip():
-            raise InvalidInput("a decision needs the reviewer's name")
         values: dict[str, Any] = dict(state=new_state, decided_by=by, decided_at=batch.tx,
                                       decision_reason=reason)
         if edits:
@@ -783,9 +827,13 @@ class Store:
 
         Returns {"candidate", "outcome", "fact_id", "conflict_id"}. Raises
         CandidateNotFound, AlreadyDecided (someone decided first), InvalidInput
-        for bad edits.
+        for bad edits (the edited claim is checked as a whole, as an import
+        line is), a malformed id, note or reviewer name; nothing is written then.
         """
-        clean = self._check_edits(edits) if edits else None
+        candidate_id = check_id(candidate_id, "candidate id")
+        by = check_name(by, "by (the reviewer's name)")
+        note = check_text(note, "note")
+        clean = self._check_edits(candidate_id, edits) if edits else None
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "approved", by, note, edits)
@@ -809,41 +857,42 @@ class Store:
                 "outcome": decision.plan.kind if state == "approved" else state,
                 "fact_id": claim["fact_id"], "conflict_id": conflict_id}
 
-    def _check_edits(self, edits: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(edits) - set(_EDITABLE))
-        if unknown:
-            raise InvalidInput(f"cannot edit {', '.join(unknown)}; editable: {', '.join(_EDITABLE)}")
-        out: dict[str, Any] = {}
-        for key, value in edits.items():
-            if key == "object":
-                if not isinstance(value, str) or not value.strip():
-                    raise InvalidInput("object must be a non-empty string")
-                out["object"] = value.strip()
-            elif key == "value":
-                out["value"] = canonical_json(value)
-            elif key == "polarity":
-                if value not in POLARITIES:
-                    raise InvalidInput(f"polarity must be one of {', '.join(POLARITIES)}")
-                out["polarity"] = value
-            elif key == "scope":
-                if not isinstance(value, str) or not SCOPE_PATTERN.match(value):
-                    raise InvalidInput("scope must be global, project or session")
-                out["scope"] = value
-            elif key in ("valid_from", "valid_to"):
-                out[key] = None if value is None and key == "valid_to" else parse_time_us(value, key)
-            elif key == "change":
-                if value not in (None, "evolution", "correction"):
-                    raise InvalidInput("change must be evolution, correction or null")
-                out["change"] = value
-        return out
+    def _check_edits(self, candidate_id: int, edits: Any) -> dict[str, Any]:
+        """The claim columns a reviewer's ``edits`` set on pending candidate
+        ``candidate_id``: the candidate with the edits applied is validated as
+        a whole by ``claims.edited_claim``, as an import line is (an interval
+        that ends before it starts, a bad scope, polarity, time or value is
+        refused), before anything is written.
+
+        Raises CandidateNotFound, InvalidInput naming the edit at fault."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(*CLAIM.c, TURN.c.session, TURN.c.turn.label("turn_no"),
+                                        TURN.c.speaker, TURN.c.text, TURN.c.time, TURN.c.time_tz)
+                                 .join(TURN, TURN.c.id == CLAIM.c.turn_id)
+                                 .where(CLAIM.c.id == candidate_id)).first()
+        if found is None:
+            raise CandidateNotFound(f"no review candidate with id {candidate_id}")
+        row = found._mapping
+        turn = {"session": row["session"], "turn": row["turn_no"], "speaker": row["speaker"],
+                "text": row["text"], "time": row["time"], "time_tz": row["time_tz"]}
+        try:
+            claim = edited_claim(claim_line(dict(row), turn), edits)
+        except InvalidInput as exc:
+            raise InvalidInput(f"candidate {candidate_id}: {exc}") from None
+        columns = {"object": claim.object, "value": claim.value_json, "polarity": claim.polarity,
+                   "scope": claim.scope, "valid_from": claim.valid_from,
+                   "valid_to": claim.valid_to, "change": claim.change}
+        return {key: columns[key] for key in edits}
 
     def reject(self, candidate_id: int, *, by: str, reason: str) -> Candidate:
         """Reject a pending candidate; it is kept with the reason.
 
-        Raises CandidateNotFound, AlreadyDecided, InvalidInput without a reason.
+        Raises CandidateNotFound, AlreadyDecided, InvalidInput without a reason
+        or the reviewer's name, or for a malformed id.
         """
-        if not reason or not reason.strip():
-            raise InvalidInput("a rejection needs a reason")
+        candidate_id = check_id(candidate_id, "candidate id")
+        by = check_name(by, "by (the reviewer's name)")
+        reason = check_required_text(reason, "reason (why the candidate is rejected)")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "rejected", by, reason)
@@ -856,7 +905,11 @@ class Store:
     def conflicts(self, state: str = "open", *, limit: int | None = None,
                   offset: int = 0) -> list[Conflict]:
         """Conflicts in a state ("open", "resolved" or "all"), oldest first, with
-        the facts involved and the incoming claim; ``limit``/``offset`` page them."""
+        the facts involved and the incoming claim; ``limit``/``offset`` page them.
+        Raises InvalidInput for a negative limit or offset."""
+        offset = check_count(offset, "offset")
+        if limit is not None:
+            limit = check_count(limit, "limit")
         stmt = select(*CONFLICT.c).order_by(CONFLICT.c.id).offset(offset).limit(limit)
         if state != "all":
             stmt = stmt.where(CONFLICT.c.state == state)
@@ -865,7 +918,8 @@ class Store:
         return self._conflict_records(rows)
 
     def conflict(self, conflict_id: int) -> Conflict:
-        """One conflict by id. Raises ConflictNotFound."""
+        """One conflict by id. Raises ConflictNotFound, InvalidInput for a malformed id."""
+        conflict_id = check_id(conflict_id, "conflict id")
         with self.engine.connect() as conn:
             row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
         if row is None:
@@ -920,12 +974,14 @@ class Store:
         keep="neither": the existing facts are retracted and the claim rejected.
 
         Every resolution can be undone (``undo_resolution``).
-        Raises ConflictNotFound, AlreadyDecided, InvalidInput.
+        Raises ConflictNotFound, AlreadyDecided, InvalidInput (checked before
+        anything is written) for a malformed id, ``keep``, reason or reviewer
+        name, a ``scope`` that is malformed, missing for "both" or given for
+        another choice.
         """
-        if keep not in RESOLUTIONS:
-            raise InvalidInput(f"keep must be one of {', '.join(RESOLUTIONS)}")
-        if not by or not by.strip():
-            raise InvalidInput("a resolution needs the reviewer's name")
+        scope = self._check_resolution(conflict_id, keep, scope)
+        by = check_name(by, "by (the reviewer's name)")
+        reason = check_text(reason, "reason")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             conn = batch.conn
@@ -979,6 +1035,24 @@ class Store:
                                            "claim_before": before})
         return self.conflict(conflict_id)
 
+    @staticmethod
+    def _check_resolution(conflict_id: Any, keep: Any, scope: Any) -> str | None:
+        """Check a resolution's id, choice and scope; the scope, stripped.
+        Raises InvalidInput."""
+        check_id(conflict_id, "conflict id")
+        if not isinstance(keep, str) or keep not in RESOLUTIONS:
+            raise InvalidInput(f"keep must be one of {', '.join(RESOLUTIONS)}, got {keep!r}")
+        if keep == "both":
+            if scope is None:
+                raise InvalidInput("keep=both needs a scope (global, project or session, "
+                                   "optionally ':NAME') other than the conflict's, for the "
+                                   "incoming value to hold in")
+            return check_scope(scope)
+        if scope is not None:
+            raise InvalidInput(f"a scope ({scope!r}) only goes with keep=both; keep={keep} "
+                               "takes none")
+        return None
+
     def resolution_preview(self, conflict_id: int) -> list[dict[str, Any]]:
         """What each resolution of an open conflict would do to its timeline,
         as things stand now: a dry run of the gates (``core.gates.outlooks``),
@@ -990,8 +1064,10 @@ class Store:
         valid_from, valid_to, reason``) and ``text`` (all of it on one line).
         Times are in the incoming claim's offset. Nothing is written.
 
-        Raises ConflictNotFound, AlreadyDecided when the conflict is not open.
+        Raises ConflictNotFound, AlreadyDecided when the conflict is not open,
+        InvalidInput for a malformed id.
         """
+        conflict_id = check_id(conflict_id, "conflict id")
         with self.engine.connect() as conn:
             row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
             if row is None:
@@ -1027,9 +1103,12 @@ class Store:
         by new rows only (see ``core.undo.undo_resolution``).
 
         Returns {"conflict", "undone", "retired", "restored"}. Raises
-        ConflictNotFound, AlreadyDecided (not resolved), InvalidInput (no name,
-        or later writes changed the facts involved).
+        ConflictNotFound, AlreadyDecided (not resolved), InvalidInput (a
+        malformed id or reason, no name, or later writes changed the facts involved).
         """
+        conflict_id = check_id(conflict_id, "conflict id")
+        by = check_name(by, "by (the reviewer's name)")
+        reason = check_text(reason, "reason")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             return undo_resolution(batch, conflict_id, by=by, reason=reason)
@@ -1060,8 +1139,13 @@ class Store:
         """When did the store decide that (subject, predicate) is ``object``, and why?
 
         Without ``object``, the value believed now. Raises FactNotFound when no
-        row ever held that value.
+        row ever held that value, InvalidInput for a malformed subject,
+        predicate or object.
         """
+        subject = check_subject(subject)
+        predicate = check_predicate(predicate)
+        if object is not None:
+            object = check_required_text(object, "object")
         rows = self.history(subject, predicate)
         if object is None:
             now_rows = self.as_of(subject, predicate)
@@ -1202,13 +1286,17 @@ class Store:
         after changes nothing). ``dry_run`` only reports, and takes no lock.
         ``subject`` limits it to one subject. ``progress(done, total)`` per stage.
 
-        Raises InvalidInput for a bad age, similarity or actor.
+        Raises InvalidInput for a bad age, similarity, subject or actor.
         """
         from .maintain import maintain, parse_age
 
         age = parse_age(older_than)
-        if not by or not by.strip():
-            raise InvalidInput("maintenance needs an actor name (by=)")
+        by = check_name(by, "by (the actor in the audit entry)")
+        if subject is not None:
+            subject = check_subject(subject)
+        if (isinstance(similarity, bool) or not isinstance(similarity, int | float)
+                or not 0.0 < similarity <= 1.0):
+            raise InvalidInput(f"similarity must be a number above 0 and at most 1, got {similarity!r}")
         routed = [p.id for p in self.catalog if p.routing in ("vector", "both")]
         if dry_run:
             with self.engine.connect() as conn:
@@ -1383,8 +1471,12 @@ class Store:
         """Undo a review decision: the candidate goes back to the queue and the
         decision's effect is reversed by new rows (see ``core.undo``).
 
-        Raises CandidateNotFound, AlreadyDecided, InvalidInput.
+        Raises CandidateNotFound, AlreadyDecided, InvalidInput (a malformed id
+        or reason, no name, or later writes changed the facts involved).
         """
+        candidate_id = check_id(candidate_id, "candidate id")
+        by = check_name(by, "by (the reviewer's name)")
+        reason = check_text(reason, "reason")
         with self._write() as batch:
             batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             return undo_decision(batch, candidate_id, by=by, reason=reason)

@@ -12,16 +12,19 @@ import contextlib
 import io
 import json
 import tempfile
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdesk.app.cli import main
-from memdesk.core import InputFileError, Store
-from memdesk.core.claims import read_claims
+from memdesk.core import InputFileError, InvalidInput, Store
+from memdesk.core.bitemporal import canonical_json
+from memdesk.core.claims import EDITABLE, SCOPE_PATTERN, read_claims
 from memdesk.core.ingest import iter_turns
-from memdesk.core.writer import AUDIT, CLAIM, FACT, MEMORY, TURN
+from memdesk.core.timeutil import parse_time_us, to_us
+from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from sqlalchemy import func, select
 
 GOOD_TURN = {"session": "fz", "turn": 1, "speaker": "user", "time": "2026-03-01T10:00:00+08:00",
@@ -305,3 +308,382 @@ def test_any_text_ingests_verbatim(tmp_path, texts):
     assert rc == 0, err
     with Store.open(db) as store:
         assert [t.text for t in store.conversation("fz")][start:] == texts
+
+
+# ------------------------------------------- review edits and conflict resolutions
+# Random ``--edit FIELD=VALUE`` sets on pending candidates and random resolve
+# arguments on open conflicts, through the command line and through the Store
+# API. Each set is built from parts known good or bad, so the test knows which
+# it is: every bad one is refused (one line and exit 1, or InvalidInput) with
+# nothing written; every good one takes effect as asked.
+REVIEW_FROM = datetime(2026, 3, 10, 10, 0, tzinfo=timezone(timedelta(hours=8)))
+REVIEW_OBJECT = "thing"
+OFFSETS = [UTC, timezone(timedelta(hours=8)), timezone(timedelta(hours=-5)),
+           timezone(timedelta(hours=5, minutes=45)), timezone(timedelta(hours=-9, minutes=-30))]
+BAD_SCOPES = ["", "   ", "bogus", "Global", "global:", "session: x", "session:" + "x" * 300,
+              "session:a\x00", "session:\ud800", "project:"]
+GOOD_SCOPES = ["global", "project", "session", "session:trip", "project:atlas", "global:team",
+               "session:'; DROP TABLE fact; --"]
+clean_text = st.text(alphabet=st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
+                     min_size=1, max_size=30).filter(lambda t: t.strip())
+unstorable = st.sampled_from(["a\x00b", "\x00", "x\ud800y", "\udcff", "\udfff tail"])
+plain_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**30, 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False) | clean_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(clean_text, inner, max_size=3),
+    max_leaves=8)
+aware_times = st.builds(lambda d, tz: d.replace(tzinfo=tz),
+                        st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 1, 1)),
+                        st.sampled_from(OFFSETS))
+later = st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(days=3650))
+not_later = st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=3650))
+bad_time_text = (naive_times | huge | st.text(max_size=30).filter(lambda t: not _is_time(t))
+                 | st.sampled_from(["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-12:00",
+                                    "2026-02-30T10:00:00+08:00", "2026-03-01T25:00:00+08:00"]))
+
+
+def _text_of(when: datetime, tz) -> str:
+    return when.astimezone(tz).isoformat()
+
+
+@st.composite
+def interval_edits(draw, cli: bool) -> tuple[dict, bool]:
+    """valid_from / valid_to edits and whether the interval they make with the
+    candidate's stored valid_from (REVIEW_FROM, open end) is valid."""
+    kind = draw(st.sampled_from(["from", "to", "both", "clear", "inverted_to", "inverted_both",
+                                 "bad_from", "bad_to"]))
+    tz = draw(st.sampled_from(OFFSETS))
+    if kind == "from":
+        return {"valid_from": draw(aware_times).isoformat()}, True
+    if kind == "to":
+        return {"valid_to": _text_of(REVIEW_FROM + draw(later), tz)}, True
+    if kind == "both":
+        start = draw(aware_times)
+        return {"valid_from": start.isoformat(), "valid_to": _text_of(start + draw(later), tz)}, True
+    if kind == "clear":
+        return {"valid_to": draw(st.sampled_from(["", "null"])) if cli else None}, True
+    if kind == "inverted_to":  # before (or at) the candidate's own valid_from
+        return {"valid_to": _text_of(REVIEW_FROM - draw(not_later), tz)}, False
+    if kind == "inverted_both":
+        start = draw(aware_times)
+        return {"valid_from": start.isoformat(), "valid_to": _text_of(start - draw(not_later), tz)}, False
+    bad = bad_time_text if cli else (bad_time_text | non_string.filter(lambda v: v is not None))
+    if kind == "bad_from":
+        return {"valid_from": draw(bad | st.just(None if not cli else ""))}, False
+    return {"valid_to": draw(bad.filter(lambda v: v not in ("", "null")))}, False
+
+
+def _field_values(cli: bool) -> dict[str, tuple[st.SearchStrategy, st.SearchStrategy]]:
+    """Per editable field: (good values, bad values), as API values or as the
+    text after ``FIELD=`` on the command line."""
+    wrong_type = non_string.filter(lambda v: v is not None)
+    objects = (clean_text | st.sampled_from(SQL_LIKE + ["x" * 5000]),
+               st.sampled_from(["", "   "]) | unstorable | (st.nothing() if cli else wrong_type))
+    if cli:
+        values = (plain_json.map(lambda v: json.dumps(v, ensure_ascii=False)),
+                  st.sampled_from(["NaN", "Infinity", "-Infinity", "[1,", "{'a': 1}", "",
+                                   "[" * 40 + "]" * 40, "9" * 5000, "1e999", '"\\u0000"',
+                                   '{"\\u0000": 1}', '"\\ud800"', "[1] x", "{\"a\": 1e400}"]))
+    else:
+        values = (plain_json,
+                  st.sampled_from([float("nan"), float("inf"), -float("inf"), {1: "a"},
+                                   {"k": "\x00"}, "\ud800", b"bytes", {1, 2}, 10**5000,
+                                   [float("nan")], {"a": {"b": object()}}])
+                  | st.integers(34, 60).map(lambda n: json.loads("[" * n + "]" * n)))
+    polarities = (st.sampled_from(["positive", "negative", "neutral"]),
+                  st.text(max_size=10).filter(lambda t: t not in ("positive", "negative", "neutral"))
+                  | (st.nothing() if cli else any_json.filter(
+                      lambda v: v not in ("positive", "negative", "neutral"))))
+    scopes = (st.sampled_from(GOOD_SCOPES),
+              st.sampled_from(BAD_SCOPES) | st.text(max_size=12).filter(
+                  lambda t: not SCOPE_PATTERN.match(t.strip())) | (st.nothing() if cli else wrong_type))
+    changes = (st.sampled_from(["", "null", "evolution", "correction"] if cli
+                               else [None, "evolution", "correction"]),
+               st.text(max_size=12).filter(lambda t: t not in ("", "null", "evolution", "correction"))
+               | (st.nothing() if cli else any_json.filter(
+                   lambda v: v not in (None, "evolution", "correction"))))
+    return {"object": objects, "value": values, "polarity": polarities, "scope": scopes,
+            "change": changes}
+
+
+mostly_good = st.sampled_from([True, True, True, False])
+unknown_fields = st.sampled_from(["confidence", "subject", "predicate", "source", "sensitive",
+                                  "Object", "valid-from", "turn", "state", "fact_id"]) | st.text(
+    min_size=1, max_size=8).filter(lambda k: k.strip() not in EDITABLE and "=" not in k)
+
+
+@st.composite
+def edit_plan(draw, cli: bool) -> tuple[list[tuple[str, object]], bool]:
+    """A set of edits as (field, value) pairs in order, and whether all of it is valid."""
+    values = _field_values(cli)
+    pairs: list[tuple[str, object]] = []
+    ok = True
+    for name in draw(st.lists(st.sampled_from(sorted(values)), unique=True, max_size=4)):
+        good, bad = values[name]
+        fine = draw(mostly_good)
+        pairs.append((name, draw(good if fine else bad)))
+        ok &= fine
+    if draw(st.booleans()):
+        times, fine = draw(interval_edits(cli))
+        pairs.extend(times.items())
+        ok &= fine
+    if draw(st.sampled_from([False] * 7 + [True])):
+        pairs.append((draw(unknown_fields), draw(clean_text)))
+        ok = False
+    if cli and pairs and draw(st.sampled_from([False] * 9 + [True])):
+        pairs.append((pairs[0][0], pairs[0][1]))  # the same field twice
+        ok = False
+    if not pairs:
+        pairs.append(("object", draw(clean_text)))
+    return pairs, ok
+
+
+def _edit_argv(pairs: list[tuple[str, object]]) -> list[str]:
+    return [f"--edit={name}={value}" for name, value in pairs]
+
+
+def _decision_lines(pending: int, conflicts: int) -> list[str]:
+    """Import lines for ``pending`` candidates waiting in review (one subject
+    each, valid from REVIEW_FROM) and ``conflicts`` open conflicts (a value
+    from January, another from February, no change signal)."""
+    def line(subject, predicate, obj, session, turn, told, valid_from, confidence):
+        return _line({"subject": subject, "predicate": predicate, "object": obj,
+                      "confidence": confidence, "valid_from": valid_from,
+                      "source": {"session": session, "turn": turn, "speaker": "user",
+                                 "kind": "user_explicit", "time": told,
+                                 "text": f"{subject} {predicate} {obj}"}})
+    out = [line(f"user:p{i}", "likes", REVIEW_OBJECT, "fz-review", i, "2026-03-18T09:30:00+08:00",
+                REVIEW_FROM.isoformat(), 0.5) for i in range(pending)]
+    for i in range(conflicts):
+        out.append(line(f"user:c{i}", "lives_in", f"Old {i}", "fz-conflict", 2 * i,
+                        "2026-01-05T10:00:00+08:00", "2026-01-01T00:00:00+08:00", 0.95))
+        out.append(line(f"user:c{i}", "lives_in", f"New {i}", "fz-conflict", 2 * i + 1,
+                        "2026-02-05T10:00:00+08:00", "2026-02-01T00:00:00+08:00", 0.95))
+    return out
+
+
+def _seed_decisions(store: Store, folder: Path, pending: int = 0, conflicts: int = 0) -> None:
+    path = folder / "decisions.jsonl"
+    path.write_text("\n".join(_decision_lines(pending, conflicts)) + "\n", encoding="utf-8")
+    summary = store.import_file(path)
+    assert summary.queued == pending and summary.conflicts == conflicts
+
+
+def _written(store: Store) -> tuple:
+    """What any write changes: the store's change stamp and every table's row count."""
+    with store.engine.connect() as conn:
+        counts = tuple(conn.execute(select(func.count()).select_from(t)).scalar_one()
+                       for t in (TURN, CLAIM, FACT, MEMORY, AUDIT, CONFLICT))
+    return store.change_stamp(), counts
+
+
+def _one_error_line(err: str) -> None:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memdesk: error: "), err[:500]
+    assert "Traceback" not in err
+
+
+def _expect_edited(store: Store, fact_id: int, pairs: list[tuple[str, object]], cli: bool) -> None:
+    """The approved fact carries every edit."""
+    fact = store.fact(fact_id)
+    asked = dict(pairs)
+    assert fact.object == str(asked.get("object", REVIEW_OBJECT)).strip()
+    assert fact.polarity == asked.get("polarity", "positive")
+    assert fact.scope == asked.get("scope", "global")
+    start = asked.get("valid_from")
+    assert fact.valid_from == (parse_time_us(start) if start else to_us(REVIEW_FROM))
+    end = asked.get("valid_to")
+    assert fact.valid_to == (parse_time_us(end) if end not in (None, "", "null") else None)
+    if "value" in asked:
+        value = json.loads(asked["value"]) if cli else asked["value"]
+        assert fact.value_json == canonical_json(value)
+
+
+def test_random_edits_on_pending_candidates_through_the_cli(store_url, tmp_path):
+    with Store.open(store_url) as store:
+        _seed_decisions(store, tmp_path, pending=90)
+        pool = [c.id for c in store.review_list()]
+        seen = {"good": 0, "bad": 0}
+
+        @settings(max_examples=70, deadline=None, derandomize=True, suppress_health_check=QUIET)
+        @given(plan=edit_plan(cli=True))
+        def check(plan):
+            pairs, ok = plan
+            cid = pool[seen["good"]]
+            before = _written(store)
+            rc, err = _run(["--db", store_url, "review", "approve", str(cid), "--by=fuzz",
+                            *_edit_argv(pairs)])
+            if ok:
+                assert (rc, err) == (0, ""), (pairs, err)
+                decided = store.candidate(cid)
+                assert decided.state == "approved" and decided.fact_id
+                _expect_edited(store, decided.fact_id, pairs, cli=True)
+                seen["good"] += 1
+            else:
+                assert rc == 1, (pairs, err)
+                _one_error_line(err)
+                assert _written(store) == before, pairs
+                assert store.candidate(cid).state == "pending"
+                seen["bad"] += 1
+
+        check()
+        assert seen["good"] >= 15 and seen["bad"] >= 25, seen
+        assert store.verify().ok
+
+
+def test_random_edits_on_pending_candidates_through_the_store_api(store, tmp_path):
+    _seed_decisions(store, tmp_path, pending=110)
+    pool = [c.id for c in store.review_list()]
+    seen = {"good": 0, "bad": 0}
+
+    @settings(max_examples=90, deadline=None, derandomize=True, suppress_health_check=QUIET)
+    @given(plan=edit_plan(cli=False))
+    def check(plan):
+        pairs, ok = plan
+        cid = pool[seen["good"]]
+        edits = dict(pairs)
+        before = _written(store)
+        if ok:
+            result = store.approve(cid, by="fuzz", edits=edits)
+            assert store.candidate(cid).state == "approved" and result["fact_id"], (edits, result)
+            _expect_edited(store, result["fact_id"], pairs, cli=False)
+            seen["good"] += 1
+        else:
+            with pytest.raises(InvalidInput) as refused:
+                store.approve(cid, by="fuzz", edits=edits)
+            assert "\n" not in str(refused.value)
+            assert _written(store) == before, edits
+            assert store.candidate(cid).state == "pending"
+            seen["bad"] += 1
+
+    check()
+    assert seen["good"] >= 20 and seen["bad"] >= 30, seen
+    assert store.verify().ok
+
+
+RESOLVE_KEEPS = ("existing", "incoming", "changed", "both", "neither")
+GOOD_BOTH_SCOPES = [s for s in GOOD_SCOPES if s != "global"]  # the conflicts' own scope is global
+
+
+@st.composite
+def resolve_plan(draw, cli: bool) -> tuple[dict, str]:
+    """Arguments for resolving an open conflict (keep, scope, reason, by, id)
+    and what must happen: "ok", "refused" (InvalidInput, exit 1) or "usage"
+    (the command line's parser refuses it, exit 2)."""
+    verdict = "ok"
+    keep = draw(st.sampled_from(RESOLVE_KEEPS))
+    if draw(st.sampled_from([False] * 9 + [True])):
+        keep = draw(st.text(max_size=10).filter(lambda k: k not in RESOLVE_KEEPS)
+                    | (st.nothing() if cli else any_json.filter(lambda k: k not in RESOLVE_KEEPS)))
+        verdict = "usage" if cli else "refused"
+    scope = None
+    if keep == "both":
+        if draw(mostly_good):
+            scope = draw(st.sampled_from(GOOD_BOTH_SCOPES))
+        else:
+            scope = draw(st.sampled_from([None, "global"] + BAD_SCOPES))
+            verdict = "refused" if verdict == "ok" else verdict
+    elif draw(st.sampled_from([False] * 3 + [True])):
+        scope = draw(st.sampled_from(GOOD_SCOPES + BAD_SCOPES[2:]))  # a scope without keep=both
+        verdict = "refused" if verdict == "ok" else verdict
+    reason = None
+    if draw(st.booleans()):
+        if draw(mostly_good):
+            reason = draw(st.sampled_from(["", "   "]) | clean_text | st.sampled_from(HOSTILE_VALID[:9]))
+        else:
+            reason = draw(unstorable | (st.nothing() if cli else st.sampled_from([1, ["why"], b"x"])))
+            verdict = "refused" if verdict == "ok" else verdict
+    by = "fuzz"
+    if draw(st.sampled_from([False] * 3 + [True])):
+        if draw(mostly_good):
+            by = draw(clean_text)
+        else:
+            by = draw(st.sampled_from(["   ", "x" * 201]) | unstorable
+                      | (st.nothing() if cli else st.sampled_from(["", None, 7, ["me"]])))
+            verdict = "refused" if verdict == "ok" else verdict
+    bad_id = None  # or (the id to give instead of the conflict's,)
+    if draw(st.sampled_from([False] * 6 + [True])):
+        if cli:
+            bad_id = (draw(st.sampled_from(["0", "-1", "99999999999999999999", "abc", "1.5"])),)
+            verdict = "usage" if bad_id[0] in ("abc", "1.5") else verdict
+        else:
+            bad_id = (draw(st.sampled_from(["1", 1.0, True, 0, -1, 2**63, None])),)
+        verdict = "refused" if verdict == "ok" else verdict
+    return {"keep": keep, "scope": scope, "reason": reason, "by": by, "bad_id": bad_id}, verdict
+
+
+def test_random_resolutions_of_open_conflicts_through_the_cli(store_url, tmp_path):
+    with Store.open(store_url) as store:
+        _seed_decisions(store, tmp_path, conflicts=70)
+        pool = [c.id for c in store.conflicts("open")]
+        seen = {"ok": 0, "refused": 0, "usage": 0}
+
+        @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=QUIET)
+        @given(plan=resolve_plan(cli=True))
+        def check(plan):
+            args, verdict = plan
+            kid = pool[seen["ok"]]
+            argv = ["--db", store_url, "conflicts", "resolve",
+                    args["bad_id"][0] if args["bad_id"] else str(kid),
+                    f"--keep={args['keep']}", f"--by={args['by']}"]  # "--by=-x": a value, not a flag
+            if args["scope"] is not None:
+                argv.append(f"--scope={args['scope']}")
+            if args["reason"] is not None:
+                argv.append(f"--reason={args['reason']}")
+            before = _written(store)
+            if verdict == "usage":
+                with pytest.raises(SystemExit) as parsed:
+                    _run(argv)
+                assert parsed.value.code == 2
+            else:
+                rc, err = _run(argv)
+                if verdict == "ok":
+                    assert (rc, err) == (0, ""), (args, err)
+                    done = store.conflict(kid)
+                    assert done.state == "resolved" and done.resolution == args["keep"]
+                else:
+                    assert rc == 1, (args, err)
+                    _one_error_line(err)
+            if verdict != "ok":
+                assert _written(store) == before, args
+                assert store.conflict(kid).state == "open"
+            seen[verdict] += 1
+
+        check()
+        assert seen["ok"] >= 15 and seen["refused"] >= 15, seen
+        assert store.verify().ok
+
+
+def test_random_resolutions_of_open_conflicts_through_the_store_api(store, tmp_path):
+    _seed_decisions(store, tmp_path, conflicts=90)
+    pool = [c.id for c in store.conflicts("open")]
+    seen = {"ok": 0, "refused": 0}
+
+    @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=QUIET)
+    @given(plan=resolve_plan(cli=False))
+    def check(plan):
+        args, verdict = plan
+        kid = pool[seen["ok"]]
+        target = args["bad_id"][0] if args["bad_id"] else kid
+
+        def resolve():
+            return store.resolve_conflict(target, args["keep"], by=args["by"],
+                                          reason=args["reason"], scope=args["scope"])
+
+        before = _written(store)
+        if verdict == "ok":
+            done = resolve()
+            assert done.state == "resolved" and done.resolution == args["keep"]
+            if args["keep"] == "both":
+                assert any(f.scope == args["scope"] for f in store.current(done.subject, "lives_in"))
+        else:
+            with pytest.raises(InvalidInput) as refused:
+                resolve()
+            assert "\n" not in str(refused.value)
+            assert _written(store) == before, args
+            assert store.conflict(kid).state == "open"
+        seen[verdict] += 1
+
+    check()
+    assert seen["ok"] >= 20 and seen["refused"] >= 20, seen
+    assert store.verify().ok

@@ -66,7 +66,9 @@ BAD_LINES = [
     (variant(predicate="Lives In"), "snake_case"),
     (variant(subject="alice"), "subject must look like"),
     (variant(**{"source.turn": "18"}), "source.turn must be a whole number"),
-    (variant(valid_to="2026-03-01T00:00:00+08:00"), "valid_to must be after valid_from"),
+    (variant(valid_to="2026-03-01T00:00:00+08:00"),
+     "valid_to 2026-03-01T00:00:00+08:00 is before valid_from 2026-03-14T00:00:00+08:00: "
+     "an interval must end after it starts"),
     (variant(extra_field=1), "unknown field"),
     (variant(object="a\u0000b"), "NUL"),
 ]

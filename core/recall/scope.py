@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..claims import check_name, check_subject
 from ..errors import InvalidInput
 
 USER_PREFIX = "user:"
@@ -47,16 +48,14 @@ class Scope:
         """The scope of recall arguments: ``subject="user:alice"`` (or
         ``user="alice"``) is alice's scope; another subject is an exact filter.
 
-        Raises InvalidInput for a blank value, a user given twice differently,
-        or a project or session without a user."""
+        Raises InvalidInput for a blank or malformed value (a subject must
+        look like ``user:NAME`` or ``project:NAME``), a user given twice
+        differently, or a project or session without a user."""
         def clean(name: str, value: str | None) -> str | None:
-            if value is None:
-                return None
-            if not isinstance(value, str) or not value.strip():
-                raise InvalidInput(f"{name} must be a non-empty string, got {value!r}")
-            return value.strip()
+            return None if value is None else check_name(value, name)
 
-        subject, user = clean("subject", subject), clean("user", user)
+        subject = None if subject is None else check_subject(subject)
+        user = clean("user", user)
         project, session = clean("project", project), clean("session", session)
         if user is not None and user.startswith(USER_PREFIX):
             user = user[len(USER_PREFIX):]

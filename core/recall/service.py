@@ -45,6 +45,7 @@ from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.sql.elements import BindParameter
 
+from ..claims import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
 from ..extract.times import find_times
@@ -318,10 +319,14 @@ class _TurnCorpus:
         return self._dated[0]
 
 
-def _as_tuple(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+def _as_tuple(value: str | Sequence[str] | None, label: str) -> tuple[str, ...] | None:
+    """A filter given as one string or a list of them, blanks dropped (None: no
+    filter). Raises InvalidInput for anything but strings."""
     if value is None:
         return None
-    items = (value,) if isinstance(value, str) else tuple(value)
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(v, str) for v in items):
+        raise InvalidInput(f"{label} must be a string or a list of strings, got {value!r}")
     return tuple(v.strip() for v in items if v and v.strip()) or None
 
 
@@ -567,16 +572,22 @@ class Recaller:
                 ) -> tuple[list[RecallHit], bool]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the recall query must not be empty")
+        check_text(query, "the recall query")  # no NUL, no lone surrogate: the embedders take text
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInput(f"k must be a whole number >= 1, got {k!r}")
         if over not in OVER:
             raise InvalidInput(f"over must be one of {', '.join(OVER)}, got {over!r}")
-        statuses = _as_tuple(status)
+        statuses = _as_tuple(status, "status")
         if statuses is not None:
             bad = [s for s in statuses if s not in STATUSES]
             if bad:
                 raise InvalidInput(f"unknown status {bad[0]!r}: use {', '.join(STATUSES)}")
-        scopes = _as_tuple(scope)
+        scopes = _as_tuple(scope, "scope")
+        if scopes is not None:
+            scopes = tuple(check_scope(s, "scope filter") for s in scopes)
+        for label, moment in (("at", at), ("since", since), ("until", until)):
+            if moment is not None:
+                check_moment(moment, label)
         if over == "turns" and (scopes or statuses):
             raise InvalidInput("scope and status filters apply to memories, not raw turns")
         asked = Scope.of(subject, user=user, project=project, session=session)
