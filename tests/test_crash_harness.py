@@ -312,6 +312,8 @@ async def _remember(db: Path, env: dict[str, str] | None = None) -> bool:
 
 async def test_mcp_server_killed_during_remember(tmp_path):
     reference = tmp_path / "reference.db"
+    with Store.open(reference):
+        pass  # an existing store, as for the killed runs: the same moments to kill at
     trace_file = tmp_path / "points.txt"
     assert await _remember(reference, {"MEMDESK_TRACE_POINTS": str(trace_file)})
     want = content(reference)
