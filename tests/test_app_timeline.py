@@ -413,7 +413,9 @@ def test_every_subject_has_a_history_to_step_through(db):
         assert all(a != b for a, b in zip(beliefs, beliefs[1:], strict=False)), subject
 
 
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+# stepping does not depend on the size (the layout at each size is tested above):
+# every subject at 80x24 only, where the chart has the least room
+@pytest.mark.parametrize("size", SIZES[:1], ids=[f"{w}x{h}" for w, h in SIZES[:1]])
 async def test_known_at_steps_through_each_subjects_history(db, size):
     subjects = list(histories(db))
     app = demo_app(db, subject=subjects[0])
