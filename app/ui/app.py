@@ -151,8 +151,8 @@ class MemdeskApp(App[None]):
         return self._edit_dialog.edit(candidate)
 
     def _warm_up(self) -> None:
-        """Build one not-yet-visited screen (then the dialogs: prompt, edit
-        form, subject picker, help), then come back for the next: the first
+        """Build one not-yet-visited screen (then the dialogs: prompt,
+        confirmation, subject picker, help), then come back for the next: the first
         visit to a screen or dialog then costs no more than later ones. (Textual
         composes a mode's screen on first use; ``_init_mode`` does just that
         without showing it. textual is pinned, so these private names are stable.)
@@ -172,8 +172,11 @@ class MemdeskApp(App[None]):
                     screen._css_update_count = self._css_update_count
                 self.set_timer(0.05, self._warm_up)
                 return
-        for dialog in (self._prompt_dialog, self._edit_dialog, self._confirm_dialog,
-                       self._subject_picker, self._help_dialog):
+        # not the edit form: its Select widgets, composed this way while the app
+        # was closing, once ran their mount handler before their own children
+        # existed (a NoMatches in Select._on_mount); it is composed when first shown
+        for dialog in (self._prompt_dialog, self._confirm_dialog, self._subject_picker,
+                       self._help_dialog):
             if not dialog.is_running:  # composed now, shown later (as push_screen would)
                 self._get_screen(dialog)
                 self._load_screen_css(dialog)
