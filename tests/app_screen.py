@@ -5,7 +5,10 @@ and a way to wait until the app is quiet."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
+from memdesk.app.screenshots import DEMO_NOW
+from memdesk.core import ManualClock, Store
 from rich.console import Console
 from textual.app import App
 from textual.strip import Strip
@@ -36,3 +39,8 @@ def plain(renderable: object, width: int = 100) -> str:
     console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
     console.print(renderable)
     return console.export_text()
+
+
+def reopen(db: Path) -> Store:
+    """The store at ``db`` with the demo's fixed clock (to check what the app wrote)."""
+    return Store.open(db, clock=ManualClock(DEMO_NOW))

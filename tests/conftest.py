@@ -4,8 +4,10 @@ on a throwaway PostgreSQL server; ``-m 'not postgres'`` skips the latter."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from memdesk.core import ManualClock, Store
@@ -46,3 +48,20 @@ def clock() -> ManualClock:
 def store(store_url, clock) -> Iterator[Store]:
     with Store.open(store_url, clock=clock) as s:
         yield s
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    """The demo store with the screenshots' fixed clock, built once per test
+    session (per worker); tests that write get a copy (``db``)."""
+    from memdesk.app.screenshots import build_demo_store
+
+    return build_demo_store(tmp_path_factory.mktemp("demo") / "demo.db")
+
+
+@pytest.fixture
+def db(demo_db, tmp_path) -> Path:
+    """A copy of the demo store of this test's own."""
+    target = tmp_path / "demo.db"
+    shutil.copy(demo_db, target)
+    return target

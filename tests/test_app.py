@@ -4,12 +4,10 @@ action is checked in the store afterwards."""
 from __future__ import annotations
 
 import gc
-import shutil
 import time
-from pathlib import Path
 
 import pytest
-from memdesk.app.screenshots import DEMO_NOW, REVIEWER, SIZE, build_demo_store, demo_app, settle
+from memdesk.app.screenshots import DEMO_NOW, REVIEWER, SIZE, demo_app, settle
 from memdesk.app.ui.app import FULL_GC_NEVER
 from memdesk.app.ui.commands import MemdeskCommands
 from memdesk.app.ui.screens.audit import AuditScreen
@@ -19,27 +17,10 @@ from memdesk.app.ui.screens.pickers import HelpScreen, help_text
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.screens.timeline import FactPanel, TimelineScreen
 from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
-from memdesk.core import ManualClock, Store
 from memdesk.core.timeutil import to_us
 from textual.widgets import DataTable, Input, Tree
 
-from tests.app_screen import plain
-
-
-@pytest.fixture(scope="session")
-def demo_db(tmp_path_factory) -> Path:
-    return build_demo_store(tmp_path_factory.mktemp("demo") / "demo.db")
-
-
-@pytest.fixture
-def db(demo_db, tmp_path) -> Path:
-    target = tmp_path / "demo.db"
-    shutil.copy(demo_db, target)
-    return target
-
-
-def reopen(db: Path) -> Store:
-    return Store.open(db, clock=ManualClock(DEMO_NOW))
+from tests.app_screen import plain, reopen
 
 
 async def test_first_screen_is_the_timeline_of_the_first_subject(db):

@@ -8,11 +8,10 @@ its conflict. Each action is checked in the store afterwards."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from memdesk.app.screenshots import DEMO_NOW, REVIEWER, build_demo_store, demo_app, settle
+from memdesk.app.screenshots import DEMO_NOW, REVIEWER, demo_app, settle
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.screens.base import when
 from memdesk.app.ui.screens.conflicts import EMPTY_TEXT, ConflictsScreen
@@ -25,26 +24,10 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
-from .app_screen import SIZES, plain, screen_lines, screen_text
+from .app_screen import SIZES, plain, reopen, screen_lines, screen_text
 from .helpers import claim, day
 
 CHOICES = {"e": "existing", "c": "changed", "i": "incoming", "b": "both", "x": "neither"}
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory) -> Path:
-    return build_demo_store(tmp_path_factory.mktemp("conflicts") / "demo.db")
-
-
-@pytest.fixture
-def db(demo_db, tmp_path) -> Path:
-    target = tmp_path / "demo.db"
-    shutil.copy(demo_db, target)
-    return target
-
-
-def reopen(db: Path) -> Store:
-    return Store.open(db, clock=ManualClock(DEMO_NOW))
 
 
 def flat(text: str) -> str:

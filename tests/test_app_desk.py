@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from memdesk.app.screenshots import REVIEWER, build_demo_store, demo_app, settle
+from memdesk.app.screenshots import REVIEWER, demo_app, settle
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.commands import MemdeskCommands
 from memdesk.app.ui.screens.modals import EditScreen, PromptScreen
@@ -33,18 +32,6 @@ from tests.app_screen import SIZES, plain, screen_lines, screen_text
 ROOT = Path(__file__).resolve().parent.parent
 SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
 sizes = pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory) -> Path:
-    return build_demo_store(tmp_path_factory.mktemp("desk") / "demo.db")
-
-
-@pytest.fixture
-def db(demo_db, tmp_path) -> Path:
-    path = tmp_path / "demo.db"
-    shutil.copy(demo_db, path)
-    return path
 
 
 def fits(app, size) -> None:  # noqa: ANN001

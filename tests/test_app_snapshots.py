@@ -11,12 +11,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from memdesk.app.screenshots import SCENES, SIZES, build_demo_store, demo_app
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory):
-    return build_demo_store(tmp_path_factory.mktemp("snapdemo") / "demo.db")
+from memdesk.app.screenshots import SCENES, SIZES, demo_app
 
 
 @pytest.fixture(autouse=True)

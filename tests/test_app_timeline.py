@@ -7,13 +7,12 @@ that keep the user's place."""
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from memdesk.app.demo import build_demo, stretches
-from memdesk.app.screenshots import DEMO_NOW, build_demo_store, demo_app, settle
+from memdesk.app.screenshots import demo_app, settle
 from memdesk.app.ui.screens.timeline import (
     KNOWN_AT_HINTS,
     FactPanel,
@@ -32,32 +31,16 @@ from memdesk.app.ui.widgets.timeline_chart import (
     legend_line,
     ticks,
 )
-from memdesk.core import Fact, ManualClock, Store
+from memdesk.core import Fact
 from memdesk.core.ingest import demo_files
 from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from .app_screen import SIZES, screen_lines, screen_text
+from .app_screen import SIZES, reopen, screen_lines, screen_text
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 MARKERS = ("▼", "◀", "▶")
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory) -> Path:
-    return build_demo_store(tmp_path_factory.mktemp("timeline") / "demo.db")
-
-
-@pytest.fixture
-def db(demo_db, tmp_path) -> Path:
-    target = tmp_path / "demo.db"
-    shutil.copy(demo_db, target)
-    return target
-
-
-def reopen(db: Path) -> Store:
-    return Store.open(db, clock=ManualClock(DEMO_NOW))
 
 
 def histories(db: Path) -> dict[str, tuple[Fact, ...]]:
