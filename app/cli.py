@@ -673,18 +673,85 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
 def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     from memdesk.core import Memory
 
-    from .mcp_server import serve
+    from .http_guard import GuardSettings, check_rate
+    from .mcp_server import is_loopback, serve
 
-    if args.transport == "http" and args.host not in ("127.0.0.1", "localhost", "::1"):
-        raise UserError("the HTTP transport listens on loopback only (127.0.0.1) until "
-                        "authentication exists; use --host 127.0.0.1")
+    http = args.transport == "http"
+    guard = GuardSettings()
+    tls = None
+    if http:
+        if (args.tls_cert is None) != (args.tls_key is None):
+            raise UserError("give both --tls-cert and --tls-key, or neither")
+        tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
+        try:
+            guard = GuardSettings(max_body=args.max_body,
+                                  token_rate=check_rate(args.rate, "--rate"),
+                                  address_rate=check_rate(args.address_rate, "--address-rate"),
+                                  session_rate=check_rate(args.session_rate, "--session-rate"))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        if args.max_body < 1024:
+            raise UserError("--max-body must be at least 1024 bytes")
+        active = store.tokens(include_revoked=False)
+        if not is_loopback(args.host) and not active:
+            raise UserError(f"refusing to listen on {args.host} without authentication: no "
+                            "active token in the store. Create one with `memdesk tokens create "
+                            "--name NAME --user USER`, or listen on 127.0.0.1")
+        if not active:
+            print("memdesk: no active token in the store: every request will be refused "
+                  "(create one with `memdesk tokens create --name NAME --user USER`)",
+                  file=sys.stderr)
+        if not is_loopback(args.host) and tls is None:
+            print("memdesk: warning: tokens travel in clear over plain HTTP; use --tls-cert "
+                  "and --tls-key, or put the server behind a TLS proxy", file=sys.stderr)
     memory = Memory(store, _recaller(store, args, settings))
-    where = ("stdio" if args.transport == "stdio"
-             else f"http://{args.host}:{args.port}/mcp")
+    where = ("stdio" if not http
+             else f"{'https' if tls else 'http'}://{args.host}:{args.port}/mcp, bearer tokens "
+                  "required")
     print(f"memdesk: MCP server on {where} for {store.safe_url}"
           + (f", user {args.user} only" if args.user else ""), file=sys.stderr)
-    serve(memory, transport="stdio" if args.transport == "stdio" else "http", host=args.host,
-          port=args.port, user=args.user)
+    serve(memory, transport="http" if http else "stdio", host=args.host, port=args.port,
+          user=args.user, guard=guard, tls=tls)
+    return 0
+
+
+def cmd_tokens(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    by = getattr(args, "by", None) or settings.reviewer
+    if args.action == "create":
+        token, secret = store.create_token(args.name, users=args.user, projects=args.project or (),
+                                           read_only=args.read_only, by=by)
+        if args.json:
+            _dump({**token.to_dict(), "secret": secret})
+        else:
+            print(f"token {token.id} ({token.name}) for "
+                  + ", ".join([f"user:{u}" for u in token.users]
+                              + [f"project:{p}" for p in token.projects])
+                  + (", read-only" if token.read_only else ""))
+            print(f"secret (shown once, the store keeps only its hash):\n{secret}")
+            print("agents send it as `Authorization: Bearer <secret>` to memdesk mcp "
+                  "--transport http")
+        return 0
+    if args.action == "revoke":
+        token = store.revoke_token(args.id, by=by, reason=args.reason)
+        if args.json:
+            _dump(token.to_dict())
+        else:
+            print(f"{token.label} revoked by {token.revoked_by} at {iso(token.revoked_at)}: "
+                  "refused from the next request on")
+        return 0
+    found = store.tokens(include_revoked=args.all)
+    if args.json:
+        _dump([t.to_dict() for t in found])
+        return 0
+    if not found:
+        print("no active tokens" + ("" if args.all else " (--all shows revoked ones)"))
+        return 0
+    print(table(["id", "name", "users", "projects", "access", "created", "revoked"],
+                [[t.id, t.name, ", ".join(t.users), ", ".join(t.projects) or "-",
+                  "read" if t.read_only else "read+write",
+                  f"{iso(t.created_at)} by {t.created_by}",
+                  f"{iso(t.revoked_at)} by {t.revoked_by}" if t.revoked_at else "-"]
+                 for t in found]))
     return 0
 
 
@@ -893,14 +960,47 @@ def build_parser() -> argparse.ArgumentParser:
                             "or resolve")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                    help="stdio (default: a desktop client starts the server) or http "
-                        "(streamable HTTP, loopback only)")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP address (loopback only)")
+                        "(streamable HTTP; every request needs a bearer token, see "
+                        "`memdesk tokens`)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="HTTP address (default 127.0.0.1; another address needs an active token)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this certificate (PEM)")
+    p.add_argument("--tls-key", metavar="FILE", help="the certificate's private key (PEM)")
+    p.add_argument("--rate", default="30/second", metavar="N/PERIOD",
+                   help="requests per token (default 30/second); past it: 429")
+    p.add_argument("--address-rate", default="120/second", metavar="N/PERIOD",
+                   help="requests per client address (default 120/second)")
+    p.add_argument("--session-rate", default="10/minute", metavar="N/PERIOD",
+                   help="new MCP sessions per token (default 10/minute)")
+    p.add_argument("--max-body", type=int, default=1 << 20, metavar="BYTES",
+                   help="largest request body (default 1048576); larger: 413")
     p.add_argument("--user", metavar="NAME",
                    help="serve this one user only (otherwise every call names its user)")
     p.add_argument("--embedder", choices=["use", "e5", "use+e5"],
                    help="embedder of memories and turns alike (default: settings)")
     p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("tokens", parents=[common],
+                       help="bearer tokens of the HTTP door (memdesk mcp --transport http): "
+                            "create, list, revoke")
+    tsub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    r = tsub.add_parser("create", parents=[common],
+                        help="issue a token bound to users (and projects); prints its secret once")
+    r.add_argument("--name", required=True, help="what the token is for (alice-laptop)")
+    r.add_argument("--user", action="append", required=True, metavar="NAME",
+                   help="a user the token may read and write (repeat for several)")
+    r.add_argument("--project", action="append", metavar="NAME",
+                   help="a project the token may read and write (repeat; default none)")
+    r.add_argument("--read-only", action="store_true", help="the token may only read")
+    r.add_argument("--by", help="who issues it, for the audit (default: the reviewer name)")
+    r = tsub.add_parser("list", parents=[common], help="the tokens (never their secrets)")
+    r.add_argument("--all", action="store_true", help="revoked ones too")
+    r = tsub.add_parser("revoke", parents=[common], help="refuse a token from the next request on")
+    r.add_argument("id", type=int, help="the token's id (memdesk tokens list)")
+    r.add_argument("--reason", required=True, help="why (kept in the audit)")
+    r.add_argument("--by", help="who revokes it, for the audit (default: the reviewer name)")
+    p.set_defaults(func=cmd_tokens)
 
     p = sub.add_parser("reindex", parents=[common],
                        help="embed what lacks a vector and rebuild the recall index")
@@ -1038,7 +1138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memdesk.core import Store
 
         new_file = _new_sqlite_file(settings.db)
-        if new_file is not None and args.command not in CREATING:
+        creates = args.command in CREATING or (args.command, getattr(args, "action", None)) \
+            == ("tokens", "create")  # the first token of a team's new store
+        if new_file is not None and not creates:
             raise UserError(f"no memdesk store at {new_file}: check --db, or make one with "
                             "`memdesk --db PATH ingest FILE`, `import FILE` or `demo`")
         done = False

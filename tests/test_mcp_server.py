@@ -1,13 +1,10 @@
 """``memdesk mcp`` driven the way a client drives it: the server started as a
-subprocess and spoken to with the official SDK's own client, over stdio and
-once over streamable HTTP on a loopback port."""
+subprocess and spoken to with the official SDK's own client, over stdio.
+The HTTP door, with its tokens, is tested in ``tests/test_mcp_auth.py``."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -149,44 +146,3 @@ async def test_no_tool_changes_a_decision(tmp_path):
             states = {r[0] for r in conn.execute(text("SELECT state FROM conflict"))}
             decided = conn.execute(text("SELECT count(*) FROM claim WHERE decided_by IS NOT NULL")).scalar()
         assert states == {"open"} and decided == 0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def test_streamable_http_on_a_loopback_port(tmp_path):
-    db = tmp_path / "m.db"
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "memdesk.app.cli", "--db", str(db), "mcp",
-                             "--transport", "http", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None:
-                pytest.fail(proc.stderr.read().decode() if proc.stderr else "server exited")
-            time.sleep(0.2)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-            data(await client.call_tool("remember", {"messages": EN, "user": "bob"}))
-            found = data(await client.call_tool("recall", {"query": "what am I allergic to",
-                                                           "user": "bob"}))
-            assert any("shellfish" in r["text"] for r in found["results"])
-            bad = await client.call_tool("recall", {"query": "", "user": "bob"})
-            assert bad.is_error
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def test_http_refuses_an_address_other_than_loopback(tmp_path, capsys):
-    from memdesk.app.cli import main
-
-    assert main(["--db", str(tmp_path / "m.db"), "mcp", "--transport", "http",
-                 "--host", "0.0.0.0"]) == 1
-    assert "loopback only" in capsys.readouterr().err

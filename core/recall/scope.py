@@ -9,7 +9,8 @@ which projects and sessions that person's conversations belong to:
   (``project:renovation``), and nothing of anyone else: another user's
   facts, memories and turns are never in it;
 * a ``project`` narrows the projects covered to that one (it must be one of
-  the user's); a ``session`` narrows the session-scoped memories (temporary
+  the user's); ``within`` (the projects a door token reaches) narrows them
+  to those; a ``session`` narrows the session-scoped memories (temporary
   states such as "I'm in a meeting") to that session, and the turns to it;
 * any other subject (``project:atlas`` on its own, ``pet:biscuit``) is an
   exact subject filter, for support staff and developers;
@@ -41,10 +42,12 @@ class Scope:
     subject: str | None = None
     project: str | None = None
     session: str | None = None
+    within: frozenset[str] | None = None
 
     @classmethod
     def of(cls, subject: str | None = None, *, user: str | None = None,
-           project: str | None = None, session: str | None = None) -> Scope:
+           project: str | None = None, session: str | None = None,
+           within: Iterable[str] | None = None) -> Scope:
         """The scope of recall arguments: ``subject="user:alice"`` (or
         ``user="alice"``) is alice's scope; another subject is an exact filter.
 
@@ -75,10 +78,14 @@ class Scope:
                                    f"({user!r}, {subject!r})")
         if project is not None and project.startswith(PROJECT_PREFIX):
             project = project[len(PROJECT_PREFIX):]
-        if (project or session) and user is None:
+        if (project or session or within is not None) and user is None:
             raise InvalidInput("a project or session narrows a user's recall: name the user "
                                "(subject user:NAME)")
-        return cls(user=user, subject=exact, project=project, session=session)
+        if isinstance(within, str):
+            raise InvalidInput("within must be a list of project names, not one string")
+        reach = None if within is None else frozenset(
+            p.removeprefix(PROJECT_PREFIX) for p in (check_name(p, "project") for p in within))
+        return cls(user=user, subject=exact, project=project, session=session, within=reach)
 
     @property
     def scoped(self) -> bool:
@@ -149,6 +156,10 @@ def resolve(scope: Scope, conversations: Conversations) -> ResolvedScope:
         if scope.project not in projects:
             raise InvalidInput(f"user:{scope.user} has no conversation in project:{scope.project}")
         projects = {scope.project}
+    if scope.within is not None:
+        if scope.project is not None and scope.project not in scope.within:
+            raise InvalidInput(f"project:{scope.project} is out of reach of this recall")
+        projects &= scope.within
     chosen: frozenset[str] | None = None
     if scope.session is not None:
         if scope.session not in sessions:
@@ -156,8 +167,8 @@ def resolve(scope: Scope, conversations: Conversations) -> ResolvedScope:
         chosen = frozenset({scope.session})
     subjects = frozenset({USER_PREFIX + scope.user} | {PROJECT_PREFIX + p for p in projects})
     turn_projects: frozenset[str | None] | None = None
-    if scope.project is not None:
-        turn_projects = frozenset({None, scope.project})
+    if scope.project is not None or scope.within is not None:
+        turn_projects = frozenset({None, *projects})
     return ResolvedScope(scope, subjects, frozenset({scope.user}), turn_projects, chosen)
 
 

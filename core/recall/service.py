@@ -76,6 +76,8 @@ CLAIM = ClaimRow.__table__
 FACT = FactRow.__table__
 CONFLICT = ConflictRow.__table__
 
+MAX_K = 1000  # results one recall may ask for
+MAX_QUERY = 10_000  # characters of a query (the embedders read far fewer)
 OVER = ("memories", "turns")
 _KIND = {"memories": "memory", "turns": "turn"}
 _DUP_COSINE = 0.95
@@ -447,7 +449,8 @@ class Recaller:
                status: str | Sequence[str] | None = None,
                since: int | None = None, until: int | None = None,
                include_archived: bool = False, user: str | None = None,
-               project: str | None = None, session: str | None = None) -> list[RecallHit]:
+               project: str | None = None, session: str | None = None,
+               within: Iterable[str] | None = None) -> list[RecallHit]:
         """The best ``k`` results for ``query``, best first (pinned current facts
         first, then by score; the other side of a conflict in the results is
         added next to it).
@@ -462,7 +465,8 @@ class Recaller:
         turns and those of the projects her conversations belong to, never
         anyone else's; ``project`` and ``session`` narrow that. Another
         subject (``project:atlas``) filters by exactly that subject. Without
-        any, recall is unscoped and every hit names its subject. ``exact`` skips the index. Memories
+        any, recall is unscoped and every hit names its subject. ``within``:
+        only these of the user's projects (what a door token reaches). ``exact`` skips the index. Memories
         maintenance archived (stale, or folded into a near duplicate) are left
         out unless ``include_archived`` (as of ``at``: those archived later
         were not archived then); their hits carry ``archived``.
@@ -472,15 +476,16 @@ class Recaller:
         return self._search(query, k=k, at=at, exact=exact, over=over, subject=subject,
                             scope=scope, status=status, since=since, until=until,
                             include_archived=include_archived, user=user, project=project,
-                            session=session)[0]
+                            session=session, within=within)[0]
 
     def resolve_scope(self, subject: str | None = None, *, user: str | None = None,
-                      project: str | None = None, session: str | None = None) -> ResolvedScope:
+                      project: str | None = None, session: str | None = None,
+                      within: Iterable[str] | None = None) -> ResolvedScope:
         """What a recall with these arguments covers (``scope.ResolvedScope``:
         its subjects, turns and sessions), as the store stands now. Raises
         InvalidInput like ``search``."""
-        return self._resolve(Scope.of(subject, user=user, project=project, session=session),
-                             self._stamp())
+        return self._resolve(Scope.of(subject, user=user, project=project, session=session,
+                                      within=within), self._stamp())
 
     def compare(self, query: str, k: int = 10, **filters: Any) -> Comparison:
         """The same search exactly and through the index, and what the index missed."""
@@ -568,13 +573,15 @@ class Recaller:
                 status: str | Sequence[str] | None = None,
                 since: int | None = None, until: int | None = None,
                 include_archived: bool = False, user: str | None = None,
-                project: str | None = None, session: str | None = None
-                ) -> tuple[list[RecallHit], bool]:
+                project: str | None = None, session: str | None = None,
+                within: Iterable[str] | None = None) -> tuple[list[RecallHit], bool]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the recall query must not be empty")
         check_text(query, "the recall query")  # no NUL, no lone surrogate: the embedders take text
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise InvalidInput(f"k must be a whole number >= 1, got {k!r}")
+        if len(query) > MAX_QUERY:
+            raise InvalidInput(f"the recall query is longer than {MAX_QUERY} characters")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
         if over not in OVER:
             raise InvalidInput(f"over must be one of {', '.join(OVER)}, got {over!r}")
         statuses = _as_tuple(status, "status")
@@ -590,7 +597,7 @@ class Recaller:
                 check_moment(moment, label)
         if over == "turns" and (scopes or statuses):
             raise InvalidInput("scope and status filters apply to memories, not raw turns")
-        asked = Scope.of(subject, user=user, project=project, session=session)
+        asked = Scope.of(subject, user=user, project=project, session=session, within=within)
         now = self.store.now() if at is None else at
         known_at = at
         col = self._collection(over)

@@ -1,0 +1,255 @@
+"""The HTTP door attacked on a loopback port: a seeded store, a real
+``memdesk mcp --transport http`` process, and the requests an attacker would
+try. Shared by ``tests/test_mcp_auth.py`` (which asserts) and
+``tests/benchmarks/bench_mcp_auth.py`` (which prints the figures).
+
+The store holds two people: alice (sessions ``alice-chat`` and, in project
+atlas, ``alice-atlas``) and bob (``bob-chat``, project ``bobco``), with
+memories each could be asked about. Tokens: ``alice`` (alice, project atlas),
+``alice_ro`` (alice, read-only), ``bob`` (bob), ``revoked`` (alice, revoked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+from memdesk.core import ManualClock, Memory, Store
+from sqlalchemy import text
+
+ALICE = [{"role": "user", "content": "I live in Leeds and I'm allergic to peanuts.",
+          "time": "2026-05-01T09:00:00+01:00"},
+         {"role": "user", "content": "My phone number is 07700 900123.",
+          "time": "2026-05-01T09:01:00+01:00"}]
+ALICE_ATLAS = [{"role": "user", "content": "Atlas budget is 15000 USD.",
+                "time": "2026-05-02T09:00:00+01:00"}]
+BOB = [{"role": "user", "content": "Hi, I'm Bob. I live in Friedrichshain.",
+        "time": "2026-05-01T09:00:00+02:00"},
+       {"role": "user", "content": "I'm allergic to shellfish.", "time": "2026-05-01T09:05:00+02:00"},
+       {"role": "user", "content": "My budget for the trip is 2000 euros.",
+        "time": "2026-05-01T09:06:00+02:00"}]
+BOB_WORDS = ("Friedrichshain", "shellfish", "2000", "Bob")
+MEMORY_TABLES = ("turn", "claim", "fact", "memory", "conflict", "recall_vector", "access_token")
+SEEDED_AT = datetime.fromisoformat("2026-05-03T00:00:00+00:00")
+PROTOCOL = "2025-11-25"  # the handshake era, where MCP sessions have ids
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def seed(db: Path | str) -> dict[str, str]:
+    """Fill a store with alice's and bob's conversations and issue the tokens;
+    returns the secrets by token name."""
+    with Memory.open(db, clock=ManualClock(SEEDED_AT)) as memory:
+        memory.remember(ALICE, user="alice", session="alice-chat")
+        memory.remember(ALICE_ATLAS, user="alice", session="alice-atlas", project="atlas")
+        memory.remember(BOB, user="bob", session="bob-chat", project="bobco")
+        store = memory.store
+        out = {}
+        for name, users, projects, ro in (("alice", ["alice"], ["atlas"], False),
+                                          ("alice_ro", ["alice"], [], True),
+                                          ("bob", ["bob"], ["bobco"], False),
+                                          ("revoked", ["alice"], [], False)):
+            token, secret = store.create_token(name, users=users, projects=projects,
+                                               read_only=ro, by="admin")
+            out[name] = secret
+        store.revoke_token(4, by="admin", reason="laptop lost")
+    return out
+
+
+def counts(db: Path | str) -> dict[str, int]:
+    """Rows per table that memory lives in, and audit entries by action."""
+    with Store.open(db) as store, store.engine.connect() as conn:
+        out = {t: int(conn.execute(text(f"SELECT count(*) FROM {t}")).scalar() or 0)
+               for t in MEMORY_TABLES}
+        for action, n in conn.execute(text("SELECT action, count(*) FROM audit_log "
+                                           "GROUP BY action")):
+            out[f"audit:{action}"] = int(n)
+    return out
+
+
+@dataclass
+class Door:
+    """A running ``memdesk mcp --transport http`` and what it was started with."""
+
+    db: Path | str
+    port: int
+    secrets: dict[str, str]
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def stop(self) -> str:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+def start(db: Path | str, secrets_by_name: dict[str, str], *extra: str, log: Path,
+          timeout: float = 90) -> Door:
+    """Start the server on a free loopback port and wait until it answers;
+    its stderr goes to ``log``."""
+    port = free_port()
+    with log.open("wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memdesk.app.cli", "--db", str(db), "mcp", "--transport",
+             "http", "--port", str(port), *extra],
+            stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    door = Door(db, port, secrets_by_name, proc, log)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not door.alive:
+            raise RuntimeError(f"the server exited: {door.stop()}")
+        try:
+            httpx2.get(door.url, timeout=1)
+            return door
+        except httpx2.TransportError:
+            time.sleep(0.2)
+    door.stop()
+    raise RuntimeError("the server did not answer in time")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a tool call came back with."""
+
+    error: bool
+    text: str
+    data: Any = None
+
+
+async def call(door: Door, secret: str | None, tool: str, args: dict[str, Any],
+               client: str = "attack-probe") -> Answer:
+    """One tool call through the SDK's client, with ``secret`` as the bearer token."""
+    headers = {"Authorization": f"Bearer {secret}"} if secret is not None else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        async with Client(streamable_http_client(door.url, http_client=http),
+                          client_info=Implementation(name=client, version="1.0")) as c:
+            result = await c.call_tool(tool, args)
+    body = result.content[0].text if result.content else ""
+    return Answer(bool(result.is_error), body, result.structured_content)
+
+
+async def calls(door: Door, secret: str, batch: Sequence[tuple[str, dict[str, Any]]],
+                client: str = "attack-probe") -> list[Answer]:
+    """Several tool calls over one connection."""
+    headers = {"Authorization": f"Bearer {secret}"}
+    out = []
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        async with Client(streamable_http_client(door.url, http_client=http),
+                          client_info=Implementation(name=client, version="1.0")) as c:
+            for tool, args in batch:
+                result = await c.call_tool(tool, args)
+                body = result.content[0].text if result.content else ""
+                out.append(Answer(bool(result.is_error), body, result.structured_content))
+    return out
+
+
+def rpc(method: str, params: dict[str, Any] | None = None, ident: int = 1) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
+                       "params": params or {}}).encode()
+
+
+INITIALIZE = rpc("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
+                                "clientInfo": {"name": "raw-probe", "version": "1"}})
+JSON_HEADERS = {"content-type": "application/json",
+                "accept": "application/json, text/event-stream"}
+
+
+def post(door: Door, body: Any, headers: dict[str, str] | None = None,
+         secret: str | None = None, timeout: float = 30) -> httpx2.Response:
+    """One raw POST to the endpoint (``body``: bytes, or an iterator of them
+    to send without a Content-Length)."""
+    h: dict[str, Any] = dict(JSON_HEADERS)
+    if secret is not None:
+        h["authorization"] = f"Bearer {secret}".encode()
+    h.update(headers or {})
+    return httpx2.post(door.url, content=body, headers=h, timeout=timeout)
+
+
+def open_session(door: Door, secret: str) -> str:
+    """A handshake-era MCP session opened with ``secret``: its id."""
+    r = post(door, INITIALIZE, secret=secret)
+    assert r.status_code == 200, r.text
+    sid = r.headers["mcp-session-id"]
+    post(door, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+         headers={"mcp-session-id": sid, "mcp-protocol-version": PROTOCOL}, secret=secret)
+    return sid
+
+
+def wrong_secrets() -> list[str | None]:
+    """Credentials that must all be refused: none, empty, malformed, the
+    right shape with the wrong secret, a near miss of a real one."""
+    return [None, "mdk_", "mdk_" + "A" * 43, "mdk_" + secrets.token_urlsafe(32),
+            "not-a-token", "mdk_" + secrets.token_urlsafe(32) + "x", "' OR 1=1 --",
+            "mdk_" + "é" * 43]
+
+
+@dataclass
+class Flood:
+    """What a flood of requests got back."""
+
+    sent: int
+    seconds: float
+    statuses: dict[int, int] = field(default_factory=dict)
+
+
+async def flood(door: Door, secret: str | None, n: int, concurrency: int = 8,
+                body: bytes = INITIALIZE) -> Flood:
+    """``n`` POSTs as fast as ``concurrency`` connections allow."""
+    headers = dict(JSON_HEADERS)
+    if secret is not None:
+        headers["authorization"] = f"Bearer {secret}"
+    statuses: dict[int, int] = {}
+    queue = list(range(n))
+    start_at = time.perf_counter()
+
+    async def worker(http: httpx2.AsyncClient) -> None:
+        while queue:
+            queue.pop()
+            try:
+                r = await http.post(door.url, content=body, headers=headers)
+                status = r.status_code
+            except httpx2.TransportError:
+                status = 0
+            statuses[status] = statuses.get(status, 0) + 1
+
+    async with httpx2.AsyncClient(timeout=30,
+                                  limits=httpx2.Limits(max_connections=concurrency)) as http:
+        await asyncio.gather(*(worker(http) for _ in range(concurrency)))
+    return Flood(n, time.perf_counter() - start_at, statuses)
+
+
+def rss_mb(pid: int) -> float:
+    import psutil
+
+    return float(psutil.Process(pid).memory_info().rss) / 2**20
