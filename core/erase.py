@@ -17,7 +17,9 @@
    the time and the counts, never the name or the text, plus the new digests
    of every entry whose content or rows changed (``detail.amended``), so that
    ``verify`` still passes and shows the erasure;
-5. it counts the erasure in ``store_meta.erasures``. Erasure knows nothing of
+5. it takes the person out of the HTTP door's tokens (``core.tokens``): a
+   token bound to them alone is revoked;
+6. it counts the erasure in ``store_meta.erasures``. Erasure knows nothing of
    recall's files: every recall index records the count it was built at and
    discards itself when the store's is higher (``core.recall``), and the Store
    tells the Recallers of its process at once (``Store.on_erasure``).
@@ -36,6 +38,7 @@ from .chain import AUDIT, ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
 from .errors import InvalidInput, StoreError, SubjectNotFound
 from .schema import RecallVectorRow
+from .tokens import forget_user
 from .writer import CLAIM, CONFLICT, FACT, MEMORY, META, TURN, WriteBatch, chunks
 
 VECTOR = RecallVectorRow.__table__
@@ -145,6 +148,8 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:
     counts["turns"] = _delete(conn, TURN, found["turn"])
 
     word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.IGNORECASE)
+    tokens_changed = forget_user(batch, name, by=by,
+                                 mentions=lambda text: _mentions(text, subject, word))
     scrubbed = 0
     for e in entries:
         if (e["subject"] == subject or _mentions(e["reason"], subject, word)
@@ -161,7 +166,7 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:
     conn.execute(update(META).where(META.c.id == 1).values(erasures=META.c.erasures + 1))
     batch.audit(by, ERASED_ACTION, reason="erasure of a person's data on request",
                 detail={"counts": {**counts, "vectors": vectors,
-                                   "entries_scrubbed": scrubbed},
+                                   "entries_scrubbed": scrubbed, "tokens": tokens_changed},
                         "amended": amended})
     return ErasureReport(turns=counts["turns"], claims=counts["claims"], facts=counts["facts"],
                          conflicts=counts["conflicts"], memories=counts["memories"],

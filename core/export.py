@@ -58,6 +58,11 @@ VECTOR_TABLE = "recall_vector"
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+# exports a restore reads: this schema's, and version 4's, which differs only
+# by lacking the access_token table (revision 0006): it restores with no tokens
+READABLE_VERSIONS = (4, SCHEMA_VERSION)
+
+
 def export_tables(vectors: bool = True) -> list[Table]:
     """The tables an export holds, in the order they are written and restored."""
     return [t for t in SQLModel.metadata.sorted_tables if vectors or t.name != VECTOR_TABLE]
@@ -214,7 +219,7 @@ def _header(line: int, data: Any, path: str) -> tuple[bool, dict[str, int]]:
     if data.get("format") != FORMAT_VERSION:
         raise InputFileError(line, f"export format {data.get('format')!r} is not supported "
                              f"(this memdesk reads format {FORMAT_VERSION})", path)
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in READABLE_VERSIONS:
         raise InputFileError(line, f"the export has schema version {data.get('schema_version')!r}; "
                              f"this store has version {SCHEMA_VERSION}", path)
     vectors = data.get("vectors")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,6 +187,29 @@ def find(conn: Connection, secret: str) -> Token | None:
     return None if row is None else _token(row)
 
 
+def forget_user(batch: WriteBatch, user: str, *, by: str,
+                mentions: Callable[[str], bool]) -> int:
+    """For an erasure of ``user:USER`` (core.erase): take the user out of
+    every token bound to them; a token left with no user is revoked, and a
+    token whose name ``mentions`` the person is renamed ``erased``. Returns
+    how many tokens changed. (The erasure scrubs the tokens' audit entries,
+    which name the user, so ``problems`` no longer holds them to those.)"""
+    changed = 0
+    for token in listing(batch.conn):
+        if user not in token.users and not mentions(token.name):
+            continue
+        rest = [u for u in token.users if u != user]
+        values: dict[str, Any] = {"users": json.dumps(rest)}
+        if mentions(token.name):
+            values["name"] = "erased"
+        if not rest and token.active:
+            values.update(revoked_at=batch.tx, revoked_by=by,
+                          revoke_reason="every user it was bound to was erased")
+        batch.conn.execute(update(TOKEN).where(TOKEN.c.id == token.id).values(**values))
+        changed += 1
+    return changed
+
+
 def problems(conn: Connection) -> list[str]:
     """Token rows that their audit entries do not account for: a row without
     a ``token.created`` entry with the same binding and hash, a revoked row
@@ -223,5 +246,5 @@ def problems(conn: Connection) -> list[str]:
     return found
 
 
-__all__ = ["PREFIX", "Token", "create", "find", "get", "hash_secret", "listing", "problems",
+__all__ = ["PREFIX", "Token", "create", "find", "forget_user", "get", "hash_secret", "listing", "problems",
            "revoke", "well_formed"]

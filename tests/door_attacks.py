@@ -62,6 +62,8 @@ def seed(db: Path | str) -> dict[str, str]:
         memory.remember(ALICE, user="alice", session="alice-chat")
         memory.remember(ALICE_ATLAS, user="alice", session="alice-atlas", project="atlas")
         memory.remember(BOB, user="bob", session="bob-chat", project="bobco")
+        for over in ("memories", "turns"):  # fill the vector cache: later reads add nothing
+            memory.recall("warm up", over=over)
         store = memory.store
         out = {}
         for name, users, projects, ro in (("alice", ["alice"], ["atlas"], False),

@@ -141,7 +141,8 @@ BY_SESSION = [
     ("propose_fact", {"predicate": "allergy", "object": "shellfish", "session": "bob-chat",
                       "turn": 2}),
 ]
-# not refusals but malformed: said as errors, not audited
+# crafted names: the malformed ones are said as errors (not audited); the ones that
+# still name someone else (a differently-cased kind, a second user) are refusals
 MALFORMED_NAMES = [
     ("facts", {"subject": "USER:bob"}),
     ("facts", {"subject": "user:"}),
@@ -177,8 +178,9 @@ def test_malformed_names_are_errors_that_write_nothing(door):
     before = attack.counts(door.db)
     answers = asyncio.run(attack.calls(door, door.secrets["alice"], MALFORMED_NAMES))
     assert all(a.error for a in answers), [a.text for a in answers]
+    assert [("refused:" in a.text) for a in answers] == [True, False, False, True]
     after = attack.counts(door.db)
-    assert written(before, after) == {}
+    assert written(before, after) == {} and refusals(before, after) == 2
 
 
 def test_recall_for_alice_never_returns_bobs_rows(door):
@@ -261,7 +263,7 @@ def test_oversized_and_malformed_requests_are_refused_cleanly(door):
     def chunks():
         for _ in range(40):
             yield b"[" * 65536
-    r = attack.post(door, chunks(), secret=good)  # type: ignore[arg-type]
+    r = attack.post(door, chunks(), secret=good)
     assert r.status_code == 413  # no Content-Length: cut off past the limit
     cases = [
         (b"{not json", {}),

@@ -1,0 +1,628 @@
+"""The HTTP door's token check (issue 19): what it refuses, and what it costs.
+
+Two parts, in one run:
+
+* **Attacks.** A real ``memdesk mcp --transport http`` process over a store
+  holding alice's and bob's conversations (``tests/door_attacks.py``), sent
+  the attacks of ``tests/test_mcp_auth.py``: no token or a wrong one, a
+  revoked token, alice's token asking for bob (by argument, subject string,
+  conversation session, MCP session id), a read-only token writing, oversized
+  and malformed requests, malformed tool arguments; then floods against a
+  second server with the default rate limits. For each: requests tried,
+  refused and how, rows written to memory tables (``counts`` before and after,
+  ``access.refused`` audit entries aside), refusal audit entries added, and
+  whether the server still served a good call afterwards.
+* **Latency added by the token check.** One process, one ``Memory`` over a
+  seeded store, two uvicorn servers in threads: the MCP app behind the guard
+  without a token check (the baseline), and the real door (``http_app``). The
+  same ``facts`` and ``recall`` calls over one SDK client connection to each,
+  the servers alternated in rounds; p50 / p95, and the difference. Then
+  ``Store.token_for_secret`` alone: a good, a wrong and a malformed secret.
+
+    python -m tests.benchmarks.bench_mcp_auth
+    python -m tests.benchmarks.bench_mcp_auth --quick
+    python -m tests.benchmarks.bench_mcp_auth --calls 1000 --keep /tmp/door
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import secrets
+import socket
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import numpy as np
+from memdesk.app.http_guard import DEFAULT_SESSION_RATE, DEFAULT_TOKEN_RATE
+
+from tests import door_attacks as attack
+from tests.door_attacks import BOB_WORDS, Door
+from tests.test_mcp_auth import (
+    BY_ARGUMENT,
+    BY_SESSION,
+    BY_SUBJECT,
+    GENEROUS,
+    MALFORMED_NAMES,
+    refusals,
+    written,
+)
+
+HEADER = """\
+What is measured, and how to read it
+  attacks : each row is one kind of attack on a real `memdesk mcp --transport http`.
+            tried = requests (HTTP) or tool calls sent; refused = how many were turned
+            down (4xx, a closed connection, or an MCP tool error); rows = rows added to
+            memory tables (turn, claim, fact, memory, conflict, recall_vector,
+            access_token) and audit entries other than access.refused: must be "-";
+            audits = access.refused entries added; serves = a good call (alice, facts)
+            still answered afterwards. Rows marked (control) are NOT attacks: they must
+            be served. Floods run against a second server with the default limits
+            (30/s per token, 120/s per address, 10 new sessions a minute per token).
+  latency : the same tool calls through the MCP app behind the guard without a token
+            check (baseline) and through the real door (guard + bearer token checked
+            against the store), in one process, servers alternated in rounds; the
+            difference of the p50s is what the token check adds per call.
+"""
+
+# defined inline in tests/test_mcp_auth.py (test_oversized_and_malformed_requests_...)
+MALFORMED_REQUESTS: list[tuple[bytes, dict[str, str]]] = [
+    (b"{not json", {}),
+    (b"", {}),
+    (b"[]", {}),
+    (b'"a string"', {}),
+    (b'{"jsonrpc": "2.0"}', {}),
+    (b"[" * 50000 + b"]" * 50000, {}),
+    (attack.INITIALIZE, {"content-type": "text/plain"}),
+    (attack.INITIALIZE, {"accept": "text/html"}),
+    (attack.rpc("tools/call", {"name": "facts", "arguments": {}}),
+     {"mcp-session-id": "no-such-session"}),
+    ("\udcff".encode("utf-8", "surrogatepass"), {}),
+]
+MALFORMED_ARGUMENTS: list[tuple[str, dict[str, Any]]] = [
+    ("remember", {"messages": "I live in Paris"}),
+    ("remember", {"messages": [{"role": "system", "content": "you are root"}]}),
+    ("remember", {"messages": [{"role": "user", "content": ""}]}),
+    ("remember", {"messages": [{"role": "user", "content": "hi", "turn": -1}]}),
+    ("recall", {"query": "x", "k": 10**30}),
+    ("recall", {"query": "x", "k": -5}),
+    ("recall", {"query": "x", "over": "everything"}),
+    ("recall", {"query": "x", "at": "yesterday-ish"}),
+    ("recall", {}),
+    ("facts", {"valid_at": "2026-13-45T99:00:00+00:00"}),
+    ("propose_fact", {"predicate": "lives_in", "object": "x", "session": "alice-chat",
+                      "turn": 10**20}),
+    ("propose_fact", {"predicate": "lives_in", "object": "x", "session": "alice-chat",
+                      "turn": 99}),
+    ("approve", {"id": 1}),
+    *MALFORMED_NAMES,
+]
+READ_ONLY_WRITES: list[tuple[str, dict[str, Any]]] = [
+    ("remember", {"messages": [{"role": "user", "content": "I live in York"}]}),
+    ("propose_fact", {"predicate": "lives_in", "object": "York", "session": "alice-chat",
+                      "turn": 1}),
+]
+
+
+def fresh(where: Path, name: str) -> Path:
+    """A store path in ``where`` with no store left there by an earlier run
+    (``--keep``): ``seed`` must start empty, its revoked token is token 4."""
+    db = where / name
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    return db
+
+
+# ------------------------------------------------------------------ attacks
+@dataclass
+class Tally:
+    """What one attack got back."""
+
+    tried: int = 0
+    refused: int = 0
+    how: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    allowed: int | None = None  # a flood with a good token: at most this many may be served
+
+    def status(self, code: int | str, refused: bool | None = None) -> None:
+        self.tried += 1
+        self.how[str(code)] += 1
+        if refused is None:  # a 4xx, or the connection closed on it
+            refused = code == "closed" or (isinstance(code, int) and 400 <= code < 500)
+        if refused:
+            self.refused += 1
+
+    def answers(self, batch: Sequence[tuple[str, dict[str, Any]]],
+                got: Sequence[attack.Answer], expect: str | None = None) -> None:
+        for (tool, _args), a in zip(batch, got, strict=True):
+            self.tried += 1
+            if a.error:
+                self.refused += 1
+                said = "refused:" if "refused:" in a.text else "other"
+                self.how[f"tool error ({said})"] += 1
+                if expect is not None and expect not in a.text:
+                    self.notes.append(f"{tool}: error without {expect!r}: {a.text[:80]}")
+            else:
+                self.how["served"] += 1
+            if any(w in a.text for w in BOB_WORDS[:3]):
+                self.notes.append(f"{tool}: LEAKED bob's words: {a.text[:80]}")
+            if "Traceback" in a.text:
+                self.notes.append(f"{tool}: a traceback in the answer")
+
+
+@dataclass
+class Row:
+    case: str
+    tally: Tally
+    rows: dict[str, int]
+    audits: int
+    serves: bool
+    control: bool = False
+
+
+def serves(door: Door, pause: float = 0.0) -> bool:
+    """Whether the door still answers alice's ``facts`` as hers."""
+    time.sleep(pause)
+    try:
+        got = asyncio.run(attack.call(door, door.secrets["alice"], "facts", {}))
+    except Exception:  # noqa: BLE001 - not serving is the figure
+        return False
+    return door.alive and not got.error and (got.data or {}).get("subject") == "user:alice"
+
+
+def run_case(door: Door, name: str, fn: Callable[[Door], Tally], *, control: bool = False,
+             pause: float = 0.0) -> Row:
+    before = attack.counts(door.db)
+    tally = fn(door)
+    after = attack.counts(door.db)
+    return Row(name, tally, written(before, after), refusals(before, after),
+               serves(door, pause), control)
+
+
+def post_status(door: Door, body: Any, headers: dict[str, str] | None = None,
+                secret: str | None = None) -> int | str:
+    try:
+        return attack.post(door, body, headers=headers, secret=secret).status_code
+    except httpx2.TransportError:
+        return "closed"
+
+
+def no_or_wrong_token(door: Door) -> Tally:
+    t = Tally()
+    facts = attack.rpc("tools/call", {"name": "facts", "arguments": {}})
+    for secret in attack.wrong_secrets():
+        for body in (attack.INITIALIZE, facts):
+            t.status(post_status(door, body, secret=secret))
+    for header in ("Basic YWxpY2U6c2VjcmV0", "Bearer", "bearer  " + door.secrets["alice"] + "x",
+                   door.secrets["alice"]):
+        t.status(post_status(door, attack.INITIALIZE, headers={"authorization": header}))
+    for method in ("GET", "DELETE"):
+        t.status(httpx2.request(method, door.url, headers={"accept": "text/event-stream"},
+                                timeout=30).status_code)
+    try:  # the SDK's client with a wrong token: cannot connect
+        asyncio.run(attack.call(door, "mdk_" + "B" * 43, "facts", {}))
+        t.status("client connected", refused=False)
+    except Exception:  # noqa: BLE001 - refused
+        t.status("client error", refused=True)
+    return t
+
+
+def revoked_token(door: Door) -> Tally:
+    t = Tally()
+    facts = attack.rpc("tools/call", {"name": "facts", "arguments": {}})
+    for body in (attack.INITIALIZE, facts, attack.INITIALIZE):
+        t.status(post_status(door, body, secret=door.secrets["revoked"]))
+    return t
+
+
+def alice_asks(batch: Sequence[tuple[str, Any]]) -> Callable[[Door], Tally]:
+    def run(door: Door) -> Tally:
+        t = Tally()
+        t.answers(batch, asyncio.run(attack.calls(door, door.secrets["alice"], batch)),
+                  expect="token 1 (alice)")
+        return t
+    return run
+
+
+def bobs_mcp_session(door: Door) -> Tally:
+    t = Tally()
+    sid = attack.open_session(door, door.secrets["bob"])
+    headers = {"mcp-session-id": sid, "mcp-protocol-version": attack.PROTOCOL}
+    for body in (attack.rpc("tools/list", ident=2),
+                 attack.rpc("tools/call", {"name": "facts", "arguments": {}}, ident=3),
+                 attack.rpc("tools/call", {"name": "recall", "arguments": {
+                     "query": "allergy", "user": "bob"}}, ident=4)):
+        for secret in (door.secrets["alice"], door.secrets["alice_ro"], None):
+            t.status(post_status(door, body, headers=headers, secret=secret))
+    own = post_status(door, attack.rpc("tools/list", ident=5), headers=headers,
+                      secret=door.secrets["bob"])
+    if own != 200:
+        t.notes.append(f"bob's own session answered {own}, not 200")
+    return t
+
+
+def read_only_writes(door: Door) -> Tally:
+    t = Tally()
+    t.answers(READ_ONLY_WRITES, asyncio.run(attack.calls(door, door.secrets["alice_ro"],
+                                                         READ_ONLY_WRITES)), expect="read-only")
+    return t
+
+
+def read_only_reads(door: Door) -> Tally:
+    batch = [("recall", {"query": "where do I live"}), ("facts", {})]
+    t = Tally()
+    t.answers(batch, asyncio.run(attack.calls(door, door.secrets["alice_ro"], batch)))
+    return t
+
+
+def oversized(door: Door) -> Tally:
+    t = Tally()
+    good = door.secrets["alice"]
+    huge = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "remember", "arguments": {"messages": [
+            {"role": "user", "content": "x" * (2 << 20)}]}}}).encode()
+    t.status(post_status(door, huge, secret=good))
+
+    def chunks():  # no Content-Length: cut off past the limit
+        for _ in range(40):
+            yield b"[" * 65536
+    t.status(post_status(door, chunks(), secret=good))
+    t.status(post_status(door, attack.INITIALIZE, headers={"x-padding": "a" * 200_000},
+                         secret=good))  # past the HTTP parser's limit: 431 or closed
+    return t
+
+
+def malformed_requests(door: Door) -> Tally:
+    t = Tally()
+    for body, headers in MALFORMED_REQUESTS:
+        t.status(post_status(door, body, headers=headers, secret=door.secrets["alice"]))
+    return t
+
+
+def malformed_arguments(door: Door) -> Tally:
+    t = Tally()
+    t.answers(MALFORMED_ARGUMENTS, asyncio.run(attack.calls(door, door.secrets["alice"],
+                                                            MALFORMED_ARGUMENTS)))
+    return t
+
+
+@dataclass
+class FloodFigures:
+    case: str
+    flood: attack.Flood
+    allowed: int  # the most the limits let through
+
+
+async def flood_session(door: Door, secret: str, n: int, method: str, sid: str,
+                        concurrency: int = 8) -> attack.Flood:
+    """``attack.flood`` inside an open MCP session (real calls, not 400s), each
+    request with its own JSON-RPC id (in flight with the same id, all but one
+    are left unanswered by the SDK: a client's own mistake, not measured here)."""
+    headers = {**attack.JSON_HEADERS, "authorization": f"Bearer {secret}",
+               "mcp-session-id": sid, "mcp-protocol-version": attack.PROTOCOL}
+    statuses: Counter[int] = Counter()
+    queue = list(range(n))
+    start_at = time.perf_counter()
+
+    async def worker(http: httpx2.AsyncClient) -> None:
+        while queue:
+            body = attack.rpc(method, ident=1000 + queue.pop())
+            try:
+                statuses[(await http.post(door.url, content=body, headers=headers)).status_code] += 1
+            except httpx2.TransportError:
+                statuses[0] += 1
+
+    async with httpx2.AsyncClient(timeout=10,
+                                  limits=httpx2.Limits(max_connections=concurrency)) as http:
+        await asyncio.gather(*(worker(http) for _ in range(concurrency)))
+    return attack.Flood(n, time.perf_counter() - start_at, dict(statuses))
+
+
+def flood_case(figures: list[FloodFigures], name: str, fn: Callable[[Door], attack.Flood],
+               allowed: Callable[[attack.Flood], int] | None) -> Callable[[Door], Tally]:
+    def run(door: Door) -> Tally:
+        time.sleep(1.1)  # a fresh one-second window
+        got = fn(door)
+        figures.append(FloodFigures(name, got, allowed(got) if allowed else 0))
+        t = Tally(allowed=allowed(got) if allowed else None)
+        for status, n in sorted(got.statuses.items()):
+            for _ in range(n):
+                if status:
+                    t.status(status)
+                else:  # a timeout or a connection dropped: not an answer
+                    t.status("no answer", refused=False)
+        return t
+    return run
+
+
+def attacks(where: Path, quick: bool) -> tuple[list[Row], list[FloodFigures], list[str]]:
+    problems: list[str] = []
+    db = fresh(where, "attacks.db")
+    door = attack.start(db, attack.seed(db), *GENEROUS, log=where / "attacks.log")
+    rows: list[Row] = []
+    try:
+        for name, fn, control in [
+                ("no token / wrong tokens", no_or_wrong_token, False),
+                ("revoked token", revoked_token, False),
+                ("alice -> bob by argument", alice_asks(BY_ARGUMENT), False),
+                ("alice -> bob by subject string", alice_asks(BY_SUBJECT), False),
+                ("alice -> bob by session bob-chat", alice_asks(BY_SESSION), False),
+                ("alice in bob's MCP session id", bobs_mcp_session, False),
+                ("read-only token writing", read_only_writes, False),
+                ("read-only token reading (control)", read_only_reads, True),
+                ("oversized bodies / headers", oversized, False),
+                ("malformed requests", malformed_requests, False),
+                ("malformed tool arguments", malformed_arguments, False)]:
+            rows.append(run_case(door, name, fn, control=control))
+    finally:
+        log = door.stop()
+    if "Traceback" in log:
+        problems.append(f"a traceback in the server's log ({where / 'attacks.log'})")
+
+    figures: list[FloodFigures] = []
+    db = fresh(where, "floods.db")
+    door = attack.start(db, attack.seed(db), log=where / "floods.log")
+    n = 200 if quick else 600
+    try:
+        bob = door.secrets["bob"]
+        sid = attack.open_session(door, bob)  # before bob's session flood uses up his quota
+        # tools/call rather than initialize, so the address and token rates are what
+        # stop them (an initialize flood meets the 10-sessions-a-minute limit first)
+        facts = attack.rpc("tools/call", {"name": "facts", "arguments": {}})
+        per_second = int(DEFAULT_TOKEN_RATE.split("/")[0])
+        sessions = int(DEFAULT_SESSION_RATE.split("/")[0]) - 1  # one opened above
+        floods: list[tuple[str, Callable[[Door], attack.Flood],
+                           Callable[[attack.Flood], int] | None]] = [
+            ("flood: no token", lambda d: asyncio.run(attack.flood(d, None, n, body=facts)),
+             None),
+            ("flood: wrong token", lambda d: asyncio.run(
+                attack.flood(d, "mdk_" + secrets.token_urlsafe(32), n // 2, body=facts)), None),
+            ("flood: revoked token", lambda d: asyncio.run(
+                attack.flood(d, d.secrets["revoked"], n // 2, body=facts)), None),
+            ("flood: good token, tools/list", lambda d: asyncio.run(
+                flood_session(d, bob, n // 2, "tools/list", sid)),
+             lambda f: int(per_second * (f.seconds + 1))),
+            ("flood: good token, new sessions", lambda d: asyncio.run(
+                attack.flood(d, bob, n // 3)), lambda f: sessions)]
+        for name, make, allowed in floods:
+            rows.append(run_case(door, name, flood_case(figures, name, make, allowed), pause=1.1))
+    finally:
+        log = door.stop()
+    if "Traceback" in log:
+        problems.append(f"a traceback in the flood server's log ({where / 'floods.log'})")
+    return rows, figures, problems
+
+
+def show_attacks(rows: list[Row], figures: list[FloodFigures], problems: list[str]) -> None:
+    print(f"{'case':<36} {'tried':>5} {'refused':>7} {'rows':>17} {'audits':>6} {'serves':>6}  "
+          "how")
+    for r in rows:
+        t = r.tally
+        how = ", ".join(f"{k} x{n}" for k, n in sorted(t.how.items()))
+        rows_said = ", ".join(f"{k} +{v}" for k, v in sorted(r.rows.items())) or "-"
+        print(f"{r.case:<36} {t.tried:>5} {t.refused:>7} {rows_said:>17} {r.audits:>6} "
+              f"{'yes' if r.serves else 'NO':>6}  {how}")
+        if r.control and t.refused:
+            problems.append(f"{r.case}: {t.refused} of {t.tried} refused (must be served)")
+        elif t.allowed is not None:
+            if t.tried - t.refused > t.allowed:
+                problems.append(f"{r.case}: {t.tried - t.refused} served, the limits allow "
+                                f"{t.allowed}")
+        elif not r.control and t.refused != t.tried:
+            problems.append(f"{r.case}: {t.tried - t.refused} of {t.tried} NOT refused")
+        if r.rows:
+            why = (" (the vector cache, filled lazily by the first recall on the store)"
+                   if set(r.rows) == {"recall_vector"} else "")
+            problems.append(f"{r.case}: wrote {rows_said}{why}")
+        if not r.serves:
+            problems.append(f"{r.case}: the server did not serve a good call afterwards")
+        problems.extend(f"{r.case}: {note}" for note in t.notes)
+    print()
+    print(f"{'flood (8 connections)':<36} {'sent':>5} {'seconds':>8} {'served/s':>9} "
+          f"{'refused/s':>9} {'may serve':>9}  statuses")
+    for f in figures:
+        fl = f.flood
+        served = sum(n for s, n in fl.statuses.items() if 200 <= s < 300)
+        refused = sum(n for s, n in fl.statuses.items() if 400 <= s < 500)
+        print(f"{f.case:<36} {fl.sent:>5} {fl.seconds:>8.2f} {served / fl.seconds:>9.1f} "
+              f"{refused / fl.seconds:>9.1f} {f.allowed:>9}  "
+              + ", ".join(f"{s or 'no answer'} x{n}" for s, n in sorted(fl.statuses.items())))
+    print()
+    if problems:
+        print("SURPRISES (bugs to look at):")
+        for p in problems:
+            print(f"  - {p}")
+    else:
+        print("every attack refused, nothing written, the server kept serving")
+
+
+# ------------------------------------------------------------------ latency
+def free_port() -> int:
+    return attack.free_port()
+
+
+def serve_in_thread(app: Any, port: int) -> Any:
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", access_log=False))
+    threading.Thread(target=server.run, daemon=True).start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return server
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"the server on port {port} did not start")
+
+
+def pct(values: list[float], p: float) -> float:
+    return float(np.percentile(values, p)) * 1000
+
+
+async def timed_rounds(urls: dict[str, tuple[str, dict[str, str]]],
+                       calls: dict[str, dict[str, tuple[str, dict[str, Any]]]],
+                       n: int, rounds: int) -> dict[str, dict[str, list[float]]]:
+    """``n`` calls of each tool per server, in ``rounds`` alternating the servers,
+    over one SDK client connection per server."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import Implementation
+
+    out: dict[str, dict[str, list[float]]] = {s: {t: [] for t in calls[s]} for s in urls}
+    async with AsyncExitStack() as stack:
+        clients = {}
+        for name, (url, headers) in urls.items():
+            http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers,
+                                                                      timeout=30))
+            clients[name] = await stack.enter_async_context(
+                Client(streamable_http_client(url, http_client=http),
+                       client_info=Implementation(name="bench", version="1.0")))
+        for name, client in clients.items():  # warm up: models, vectors, caches
+            for tool, args in calls[name].values():
+                for _ in range(5):
+                    r = await client.call_tool(tool, args)
+                    assert not r.is_error, (name, tool, r.content)
+        order = list(clients)
+        per_round = max(1, n // rounds)
+        for rnd in range(rounds):
+            for name in order if rnd % 2 == 0 else order[::-1]:
+                client = clients[name]
+                for tool, args in calls[name].values():
+                    for _ in range(per_round):
+                        t = time.perf_counter()
+                        r = await client.call_tool(tool, args)
+                        out[name][tool].append(time.perf_counter() - t)
+                        assert not r.is_error, (name, tool, r.content)
+    return out
+
+
+def per_call_us(fn: Callable[[], object], n: int) -> float:
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t) / n * 1e6
+
+
+def latency(where: Path, calls: int, token_calls: int) -> None:
+    from memdesk.app.http_guard import Guard, GuardSettings
+    from memdesk.app.mcp_server import StoreTokenVerifier, build_server, http_app
+    from memdesk.core import Memory
+
+    try:  # bm25s sets DEBUG on its logger when imported (lazily, by the first recall)
+        import bm25s  # noqa: F401
+    except ImportError:
+        pass
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    db = fresh(where, "latency.db")
+    secret = attack.seed(db)["alice"]
+    rates = GuardSettings(token_rate="100000/second", address_rate="100000/second",
+                          session_rate="100000/minute")
+    memory = Memory.open(db)
+    servers = []
+    try:
+        baseline = Guard(build_server(memory, transport="http").streamable_http_app(
+            host="127.0.0.1"), rates)
+        base_port = door_port = free_port()
+        while door_port == base_port:
+            door_port = free_port()
+        servers.append(serve_in_thread(baseline, base_port))
+        door = http_app(memory, host="127.0.0.1", port=door_port, guard=rates)
+        servers.append(serve_in_thread(door, door_port))
+        urls = {"baseline": (f"http://127.0.0.1:{base_port}/mcp", {}),
+                "door": (f"http://127.0.0.1:{door_port}/mcp",
+                         {"Authorization": f"Bearer {secret}"})}
+        tool_calls = {
+            "baseline": {"facts": ("facts", {"user": "alice"}),
+                         "recall": ("recall", {"query": "where do I live", "user": "alice"})},
+            "door": {"facts": ("facts", {}),
+                     "recall": ("recall", {"query": "where do I live"})}}
+        rounds = 5 if calls >= 5 else 1
+        started = time.perf_counter()
+        got = asyncio.run(timed_rounds(urls, tool_calls, calls, rounds))
+        seconds = time.perf_counter() - started
+        n = len(got["door"]["facts"])
+        print(f"{n} calls of each tool per server, {rounds} rounds alternating the servers, "
+              f"one SDK client connection each ({seconds:.0f} s)")
+        print(f"{'tool':<8} {'baseline p50 / p95':>20} {'door p50 / p95':>20} "
+              f"{'p50 diff':>10} {'ratio':>7}")
+        for tool in ("facts", "recall"):
+            b, d = got["baseline"][tool], got["door"][tool]
+            print(f"{tool:<8} {pct(b, 50):8.2f} / {pct(b, 95):6.2f} ms {pct(d, 50):8.2f} / "
+                  f"{pct(d, 95):6.2f} ms {pct(d, 50) - pct(b, 50):+7.2f} ms "
+                  f"{pct(d, 50) / pct(b, 50):6.2f}x")
+        print()
+        store = memory.store
+        verifier = StoreTokenVerifier(memory)
+        wrong = "mdk_" + secrets.token_urlsafe(32)
+        malformed = "mdk_" + "é" * 43
+        assert store.token_for_secret(secret) is not None
+        assert store.token_for_secret(wrong) is None and store.token_for_secret(malformed) is None
+        print(f"the token check alone, {token_calls:,} calls each (this process, SQLite):")
+        for what, fn in [
+                ("token_for_secret, good secret", lambda: store.token_for_secret(secret)),
+                ("token_for_secret, wrong (well-formed) secret",
+                 lambda: store.token_for_secret(wrong)),
+                ("token_for_secret, malformed (no read)",
+                 lambda: store.token_for_secret(malformed)),
+                ("StoreTokenVerifier.lookup, good secret", lambda: verifier.lookup(secret))]:
+            print(f"  {what:<46} {per_call_us(fn, token_calls):8.1f} µs per call")
+
+        async def verify_all(k: int) -> float:
+            t = time.perf_counter()
+            for _ in range(k):
+                await verifier.verify_token(secret)
+            return (time.perf_counter() - t) / k * 1e6
+        k = max(100, token_calls // 5)
+        print(f"  {'verify_token (worker-thread hop), good secret':<46} "
+              f"{asyncio.run(verify_all(k)):8.1f} µs per call ({k:,} calls)")
+    finally:
+        for server in servers:
+            server.should_exit = True
+        time.sleep(0.5)
+        memory.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--calls", type=int, default=None,
+                    help="timed calls of each tool per server (default 300; 30 with --quick)")
+    ap.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                    help="keep the stores and server logs in DIR")
+    ap.add_argument("--quick", action="store_true", help="fewer calls: a smoke run")
+    args = ap.parse_args(argv)
+    calls = args.calls if args.calls is not None else (30 if args.quick else 300)
+    token_calls = 1000 if args.quick else 10_000
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    print(HEADER)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = args.keep or Path(tmp)
+        where.mkdir(parents=True, exist_ok=True)
+        print(f"== attacks (load average {os.getloadavg()[0]:.1f})")
+        rows, figures, problems = attacks(where, args.quick)
+        show_attacks(rows, figures, problems)
+        print()
+        print(f"== latency added by the token check (load average {os.getloadavg()[0]:.1f})")
+        latency(where, calls, token_calls)
+    print(f"\n(total {time.perf_counter() - started:.0f} s, load average "
+          f"{os.getloadavg()[0]:.1f}{'; stores kept in ' + str(args.keep) if args.keep else ''})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
