@@ -4,13 +4,16 @@ action is checked in the store afterwards."""
 from __future__ import annotations
 
 import gc
+import threading
 import time
+from functools import partial
 
 import pytest
 from memdesk.app.screenshots import DEMO_NOW, REVIEWER, SIZE, demo_app, settle
-from memdesk.app.ui.app import FULL_GC_NEVER
+from memdesk.app.ui.app import FULL_GC_NEVER, MemdeskApp
 from memdesk.app.ui.commands import MemdeskCommands
 from memdesk.app.ui.screens.audit import AuditScreen
+from memdesk.app.ui.screens.base import Fetched
 from memdesk.app.ui.screens.conflicts import ConflictsScreen
 from memdesk.app.ui.screens.modals import ConfirmScreen
 from memdesk.app.ui.screens.pickers import HelpScreen, help_text
@@ -541,3 +544,52 @@ async def test_fast_table_fits_its_width_and_ends_cut_cells_in_an_ellipsis():
             await pilot.pause()
             body = screen_lines(wide)[1:3]
             assert long_en in body[0] and long_zh in body[1] and "…" not in "".join(body)
+
+
+# ------------------------------------------- screens built while the app closes
+@pytest.mark.parametrize("screen_class", list(MemdeskApp.MODES.values()))
+async def test_a_screen_left_without_widgets_ignores_its_mount_and_resume(db, screen_class):
+    """The warm-up builds screens in the background; one built while the app
+    closes gets no widgets, and Textual still mounts and resumes it."""
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = screen_class()  # never composed: no widgets
+        assert not screen.built
+        screen.on_mount()
+        screen.on_screen_resume()
+        assert not any(w.node is screen for w in app.workers)  # it fetched nothing either
+    app.service.store.close()
+
+
+async def test_a_result_fetched_by_a_worker_that_was_replaced_is_superseded(db):
+    app = demo_app(db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        started, release = threading.Event(), threading.Event()
+        made: dict[str, Fetched] = {}
+
+        def fetch(name: str) -> None:
+            started.set()
+            release.wait(10)
+            made[name] = Fetched()  # as a worker builds the message it posts
+
+        first = screen.run_worker(partial(fetch, "first"), thread=True, group="g", exclusive=True)
+        for _ in range(500):
+            if started.is_set():
+                break
+            await pilot.pause(0.01)
+        second = screen.run_worker(partial(fetch, "second"), thread=True, group="g",
+                                   exclusive=True)
+        assert first.is_cancelled  # Textual cancels it, but the thread runs on
+        release.set()
+        for _ in range(500):
+            if len(made) == 2:
+                break
+            await pilot.pause(0.01)
+        assert set(made) == {"first", "second"}, made
+        assert made["first"].superseded and not made["second"].superseded
+        await app.workers.wait_for_complete([second])
+        assert not Fetched().superseded  # made outside a worker
+    app.service.store.close()

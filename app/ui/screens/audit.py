@@ -10,16 +10,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.widgets import Input, Label, Tree
 
 from ...tables import start_phrase
 from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
-from .base import MemdeskScreen, when
+from .base import Fetched, MemdeskScreen, when
 
 
-class AuditLoaded(Message):
+class AuditLoaded(Fetched):
     def __init__(self, report: AuditReport, quiet: bool = False) -> None:
         self.report = report
         self.quiet = quiet  # a reload after the store changed: focus stays where it is
@@ -82,6 +81,8 @@ class AuditScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_screen_resume(self) -> None:
+        if not self.built:
+            return
         target = self.memdesk.audit_target
         if target is not None and target != self.shown:
             subject, predicate, obj = target
@@ -110,6 +111,8 @@ class AuditScreen(MemdeskScreen):
             self.report(exc)
 
     def on_audit_loaded(self, message: AuditLoaded) -> None:
+        if message.superseded:
+            return
         r = message.report
         self.query_one("#audit-status", Label).update(
             f"{len(r.chain)} steps · fact {r.fact['id']} · status {r.fact['status']}")

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 if TYPE_CHECKING:
     from memdesk.core import TurnRecord
@@ -26,6 +27,35 @@ class Failed(Message):
     def __init__(self, text: str) -> None:
         self.text = text
         super().__init__()
+
+
+class Fetched(Message):
+    """What a thread worker fetched for its screen. Textual cancels the older
+    run of an exclusive worker group when a newer one starts, but a thread
+    cannot be stopped, so the older run's result still arrives, possibly after
+    the screen asked for something newer (a cursor to land on a conflict just
+    reopened, say). ``superseded`` says so; handlers drop such a result, since
+    the newer run's is on its way."""
+
+    def __init__(self) -> None:
+        try:
+            self._worker: Worker[object] | None = get_current_worker()
+        except NoActiveWorker:  # posted outside a worker: always current
+            self._worker = None
+        super().__init__()
+
+    @property
+    def superseded(self) -> bool:
+        """A newer run of the worker that fetched this has started since: this
+        one was cancelled, or another of its group is live (an exclusive group
+        cancels older runs as a new one starts, so a live uncancelled one is
+        newer)."""
+        worker = self._worker
+        if worker is None:
+            return False
+        return worker.is_cancelled or any(
+            w is not worker and w.group == worker.group and w.node is worker.node
+            and not w.is_cancelled and not w.is_finished for w in worker.node.app.workers)
 
 
 NARROW = 120
@@ -51,10 +81,19 @@ class MemdeskScreen(Screen):
         else:
             self.stale = True
 
+    @property
+    def built(self) -> bool:
+        """Whether this screen's widgets exist. Textual resumes a screen built
+        in the background (the app's warm-up) as soon as it is built, and a
+        screen built while the app closes gets no widgets: its resume and
+        load handlers then have nothing to show and do nothing."""
+        return bool(self.children)
+
     def on_screen_resume(self) -> None:
         """Shown again: catch up if the store changed while it was hidden
         (Textual calls this besides the screen's own handler)."""
-        self.catch_up()
+        if self.built:
+            self.catch_up()
 
     def catch_up(self) -> None:
         """Bring the screen up to date if the store changed while it was hidden."""

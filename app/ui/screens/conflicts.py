@@ -37,13 +37,14 @@ from ..text import plural, short_time
 from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
-from .base import MemdeskScreen, cells, when
+from .base import Fetched, MemdeskScreen, cells, when
 from .modals import Confirmation, ConfirmScreen
 
 
-class ConflictsLoaded(Message):
-    def __init__(self, conflicts: list[Conflict]) -> None:
+class ConflictsLoaded(Fetched):
+    def __init__(self, conflicts: list[Conflict], focus: int | None) -> None:
         self.conflicts = conflicts
+        self.focus = focus  # the conflict the cursor should land on, if asked
         super().__init__()
 
 
@@ -408,12 +409,15 @@ class ConflictsScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        if not self.built:
+            return
         self.query_one("#conflicts-empty").display = False
-        for widget in self.query(DataTable):  # none if the app closes while this screen is built
-            widget.focus()
+        self.query_one(DataTable).focus()
 
     def on_screen_resume(self) -> None:
         """Shown (or built in the background): load the open conflicts afresh."""
+        if not self.built:
+            return
         self.stale = False  # the fetch below catches up with any change
         self.fetch()
 
@@ -423,16 +427,19 @@ class ConflictsScreen(MemdeskScreen):
 
     # ---------------------------------------------------------------- data
     @work(thread=True, exclusive=True, group="conflicts")
-    def fetch(self) -> None:
-        """Reload the open conflicts (the cursor stays on its conflict)."""
+    def fetch(self, focus: int | None = None) -> None:
+        """Reload the open conflicts, the cursor on ``focus`` if given, else
+        staying on its conflict."""
         try:
-            self.post_message(ConflictsLoaded(self.service.conflicts("open")))
+            self.post_message(ConflictsLoaded(self.service.conflicts("open"), focus))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
     def on_conflicts_loaded(self, message: ConflictsLoaded) -> None:
+        if message.superseded:
+            return
         table = self.query_one(DataTable)
-        wanted = self.memdesk.focus_conflict
+        wanted = message.focus if message.focus is not None else self.memdesk.focus_conflict
         self.memdesk.focus_conflict = None
         if wanted is None and self.current is not None:
             wanted = self.current.id
@@ -635,8 +642,7 @@ class ConflictsScreen(MemdeskScreen):
     def on_reopened(self, message: Reopened) -> None:
         c = message.conflict
         self.notify(f"conflict {c.id} is open again: the timeline is as it was before", timeout=4)
-        self.memdesk.focus_conflict = c.id
-        self.fetch()
+        self.fetch(focus=c.id)
         self.memdesk.refresh_overview()
 
     def action_audit(self) -> None:

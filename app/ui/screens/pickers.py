@@ -9,13 +9,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from .base import Fetched
 
-class SubjectsLoaded(Message):
+
+class SubjectsLoaded(Fetched):
     def __init__(self, prefix: str, subjects: list[str]) -> None:
         self.prefix = prefix
         self.subjects = subjects
@@ -54,6 +55,8 @@ class SubjectPicker(ModalScreen[str | None]):
         self.post_message(SubjectsLoaded(prefix, subjects))
 
     def on_subjects_loaded(self, message: SubjectsLoaded) -> None:
+        if message.superseded:
+            return
         if message.prefix != self.query_one(Input).value.strip():
             return  # an answer for text the user has typed past
         options = self.query_one(OptionList)

@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Static
 
 from ..service import RecallView
@@ -25,17 +24,17 @@ from ..text import plural
 from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
-from .base import MemdeskScreen, cells, conversation_text, when
+from .base import Fetched, MemdeskScreen, cells, conversation_text, when
 
 
-class RecallDone(Message):
+class RecallDone(Fetched):
     def __init__(self, view: RecallView, quiet: bool = False) -> None:
         self.view = view
         self.quiet = quiet  # a rerun after the store changed: no notice, the cursor stays
         super().__init__()
 
 
-class SourceLoaded(Message):
+class SourceLoaded(Fetched):
     def __init__(self, key: tuple[str, int], turns: tuple[TurnRecord, ...]) -> None:
         self.key = key
         self.turns = turns
@@ -149,9 +148,10 @@ class RecallScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        for table in self.query(DataTable):  # none if the app closes while this screen is built
-            self._mode()
-            table.focus()
+        if not self.built:
+            return
+        self._mode()
+        self.query_one(DataTable).focus()
 
     def _mode(self) -> None:
         at = "now" if self.at is None else self.query_one("#recall-at", Input).value
@@ -197,6 +197,8 @@ class RecallScreen(MemdeskScreen):
             self.report(exc)
 
     def on_recall_done(self, message: RecallDone) -> None:
+        if message.superseded:
+            return
         self.view = view = message.view
         self.sources.clear()
         table = self.query_one(DataTable)
@@ -262,6 +264,8 @@ class RecallScreen(MemdeskScreen):
             self.fetch_source(src.session, src.turn)
 
     def on_source_loaded(self, message: SourceLoaded) -> None:
+        if message.superseded:
+            return
         self.sources[message.key] = message.turns
         current = self.current
         if current is not None and current[1].source is not None and (

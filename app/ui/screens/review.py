@@ -25,19 +25,19 @@ from ..service import REVIEW_PAGE, CandidateContext, ReviewPage
 from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
-from .base import MemdeskScreen, cells, conversation_text, when
+from .base import Fetched, MemdeskScreen, cells, conversation_text, when
 
 PREFETCH_MARGIN = 20
 
 
-class PageLoaded(Message):
+class PageLoaded(Fetched):
     def __init__(self, page: ReviewPage, append: bool) -> None:
         self.page = page
         self.append = append  # a next page; else the queue from its start
         super().__init__()
 
 
-class ContextLoaded(Message):
+class ContextLoaded(Fetched):
     def __init__(self, context: CandidateContext) -> None:
         self.context = context
         super().__init__()
@@ -133,12 +133,15 @@ class ReviewScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        for widget in self.query(DataTable):  # none if the app closes while this screen is built
-            widget.focus()
+        if not self.built:
+            return
+        self.query_one(DataTable).focus()
         self.subject_filter = self.memdesk.review_subject
         self.fetch(None, append=False)
 
     def on_screen_resume(self) -> None:
+        if not self.built:
+            return
         if self.memdesk.focus_candidate is not None:
             self._jump(self.memdesk.focus_candidate)
 
@@ -160,6 +163,8 @@ class ReviewScreen(MemdeskScreen):
             self.report(exc)
 
     def on_page_loaded(self, message: PageLoaded) -> None:
+        if message.superseded:
+            return
         self.loading = False
         page = message.page
         known = {c.id for c in self.items} if message.append else set()
@@ -246,6 +251,8 @@ class ReviewScreen(MemdeskScreen):
             self.fetch((last.confidence, last.id), append=True)
 
     def on_context_loaded(self, message: ContextLoaded) -> None:
+        if message.superseded:
+            return
         cand = self.current
         if cand is not None and cand.id == message.context.candidate.id:
             self.shown = cand.id

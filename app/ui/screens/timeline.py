@@ -13,7 +13,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from ..service import FactDetail, TimelineData
@@ -21,16 +20,16 @@ from ..text import ellipsize, plural, short_time
 from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
 from ..widgets.timeline_chart import TimelineChart
-from .base import MemdeskScreen, when
+from .base import Fetched, MemdeskScreen, when
 
 
-class TimelineLoaded(Message):
+class TimelineLoaded(Fetched):
     def __init__(self, data: TimelineData) -> None:
         self.data = data
         super().__init__()
 
 
-class FactLoaded(Message):
+class FactLoaded(Fetched):
     def __init__(self, detail: FactDetail) -> None:
         self.detail = detail
         super().__init__()
@@ -190,8 +189,9 @@ class TimelineScreen(MemdeskScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        for widget in self.query(TimelineChart):  # none if the app closes while this screen is built
-            widget.focus()
+        if not self.built:
+            return
+        self.query_one(TimelineChart).focus()
         self._fit_known_at()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -208,6 +208,8 @@ class TimelineScreen(MemdeskScreen):
             field.styles.width = width
 
     def on_screen_resume(self) -> None:
+        if not self.built:
+            return
         subject = self.memdesk.subject
         if subject and (self.data is None or self.data.subject != subject):
             self.load(subject)
@@ -232,6 +234,8 @@ class TimelineScreen(MemdeskScreen):
             self.report(exc)
 
     def on_timeline_loaded(self, message: TimelineLoaded) -> None:
+        if message.superseded:
+            return
         self.data = message.data
         self.query_one("#timeline-subject", Label).update(
             f"[b]{message.data.subject}[/b]  {len(message.data.rows)} rows")
@@ -262,6 +266,8 @@ class TimelineScreen(MemdeskScreen):
         self.load_fact(message.fact.id)
 
     def on_fact_loaded(self, message: FactLoaded) -> None:
+        if message.superseded:
+            return
         panel = self.query_one(FactPanel)
         selected = self.query_one(TimelineChart).selected_fact
         if selected is None or selected.id == message.detail.fact["id"]:  # not a stale answer
