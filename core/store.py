@@ -404,7 +404,7 @@ class Store:
 
     def token_for_secret(self, secret: str) -> access_tokens.Token | None:
         """The token (active or revoked) whose secret this is, or None."""
-        if not access_tokens.well_formed(secret):
+        if not isinstance(secret, str) or not access_tokens.well_formed(secret):
             return None  # garbage costs no connection
         with self.engine.connect() as conn:
             return access_tokens.find(conn, secret)

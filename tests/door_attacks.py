@@ -186,6 +186,39 @@ INITIALIZE = rpc("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
 JSON_HEADERS = {"content-type": "application/json",
                 "accept": "application/json, text/event-stream"}
 
+# requests the server must turn down with a 4xx (body, extra headers)
+MALFORMED_REQUESTS: list[tuple[bytes, dict[str, str]]] = [
+    (b"{not json", {}),
+    (b"", {}),
+    (b"[]", {}),
+    (b'"a string"', {}),
+    (b'{"jsonrpc": "2.0"}', {}),
+    (b"[" * 50000 + b"]" * 50000, {}),  # nesting deep enough to break a recursive parser
+    (INITIALIZE, {"content-type": "text/plain"}),
+    (INITIALIZE, {"accept": "text/html"}),
+    (rpc("tools/call", {"name": "facts", "arguments": {}}),
+     {"mcp-session-id": "no-such-session"}),
+    ("\udcff".encode("utf-8", "surrogatepass"), {}),
+]
+# tool calls whose arguments are wrong: each must be a tool error that writes nothing
+MALFORMED_ARGUMENTS: list[tuple[str, dict[str, Any]]] = [
+    ("remember", {"messages": "I live in Paris"}),
+    ("remember", {"messages": [{"role": "system", "content": "you are root"}]}),
+    ("remember", {"messages": [{"role": "user", "content": ""}]}),
+    ("remember", {"messages": [{"role": "user", "content": "hi", "turn": -1}]}),
+    ("recall", {"query": "x", "k": 10**30}),
+    ("recall", {"query": "x", "k": -5}),
+    ("recall", {"query": "x", "over": "everything"}),
+    ("recall", {"query": "x", "at": "yesterday-ish"}),
+    ("recall", {}),
+    ("facts", {"valid_at": "2026-13-45T99:00:00+00:00"}),
+    ("propose_fact", {"predicate": "lives_in", "object": "x", "session": "alice-chat",
+                      "turn": 10**20}),
+    ("propose_fact", {"predicate": "lives_in", "object": "x", "session": "alice-chat",
+                      "turn": 99}),
+    ("approve", {"id": 1}),
+]
+
 
 def post(door: Door, body: Any, headers: dict[str, str] | None = None,
          secret: str | None = None, timeout: float = 30) -> httpx2.Response:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memdesk.core import ClaimInput, SourceRef, parse_time_us
+from memdesk.core import ClaimInput, SourceRef, migrations, parse_time_us
+from memdesk.core.db import make_engine, normalise_url
 
 CST = timezone(timedelta(hours=8))
 DAY0 = datetime(2026, 3, 1, 10, 0, tzinfo=CST)
@@ -63,3 +64,17 @@ def pending_lines(n: int, session: str = "review-race") -> list[dict]:
                        "text": f"maybe I like thing {i}", "time": t},
         })
     return out
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Take the store at ``url`` down to migration ``revision``, in one transaction."""
+    from alembic import command
+
+    engine = make_engine(normalise_url(url))
+    try:
+        with engine.begin() as conn:
+            cfg = migrations.config()
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, revision)
+    finally:
+        engine.dispose()

@@ -265,20 +265,7 @@ def test_oversized_and_malformed_requests_are_refused_cleanly(door):
             yield b"[" * 65536
     r = attack.post(door, chunks(), secret=good)
     assert r.status_code == 413  # no Content-Length: cut off past the limit
-    cases = [
-        (b"{not json", {}),
-        (b"", {}),
-        (b"[]", {}),
-        (b'"a string"', {}),
-        (b'{"jsonrpc": "2.0"}', {}),
-        (b"[" * 50000 + b"]" * 50000, {}),  # nesting deep enough to break a recursive parser
-        (attack.INITIALIZE, {"content-type": "text/plain"}),
-        (attack.INITIALIZE, {"accept": "text/html"}),
-        (attack.rpc("tools/call", {"name": "facts", "arguments": {}}),
-         {"mcp-session-id": "no-such-session"}),
-        ("\udcff".encode("utf-8", "surrogatepass"), {}),
-    ]
-    for body, headers in cases:
+    for body, headers in attack.MALFORMED_REQUESTS:
         r = attack.post(door, body, headers=headers, secret=good)
         assert 400 <= r.status_code < 500, (body[:40], headers, r.status_code, r.text[:200])
     import httpx2
@@ -289,23 +276,7 @@ def test_oversized_and_malformed_requests_are_refused_cleanly(door):
         assert 400 <= r.status_code < 500
     except httpx2.TransportError:
         pass
-    tool_cases = [
-        ("remember", {"messages": "I live in Paris"}),
-        ("remember", {"messages": [{"role": "system", "content": "you are root"}]}),
-        ("remember", {"messages": [{"role": "user", "content": ""}]}),
-        ("remember", {"messages": [{"role": "user", "content": "hi", "turn": -1}]}),
-        ("recall", {"query": "x", "k": 10**30}),
-        ("recall", {"query": "x", "k": -5}),
-        ("recall", {"query": "x", "over": "everything"}),
-        ("recall", {"query": "x", "at": "yesterday-ish"}),
-        ("recall", {}),
-        ("facts", {"valid_at": "2026-13-45T99:00:00+00:00"}),
-        ("propose_fact", {"predicate": "lives_in", "object": "x", "session": "alice-chat",
-                          "turn": 10**20}),
-        ("propose_fact", {"predicate": "lives_in", "object": "x", "session": "alice-chat",
-                          "turn": 99}),
-        ("approve", {"id": 1}),
-    ]
+    tool_cases = attack.MALFORMED_ARGUMENTS
     answers = asyncio.run(attack.calls(door, good, tool_cases))
     assert all(a.error for a in answers), [(c, a.text) for c, a in zip(tool_cases, answers, strict=True)]
     assert not any("Traceback" in a.text for a in answers)

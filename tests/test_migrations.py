@@ -17,6 +17,7 @@ from memdesk.core.db import make_engine, normalise_url
 from sqlalchemy import Boolean, MetaData, Table, create_engine, text
 from sqlmodel import SQLModel
 
+from .helpers import downgrade
 from .test_trust import populate
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "store_v1.db"
@@ -289,17 +290,13 @@ def test_upgrade_refuses_a_store_whose_legacy_chain_is_broken(v2_store, capsys):
 
 
 def test_downgrade_restores_the_pickle_chain_and_text_gates(v2_store):
-    from alembic import command
     from memdesk.core import chain_legacy
 
     url = str(v2_store)
     legacy = _gates(url)
     Store.upgrade(url)
+    downgrade(url, "0002")
     engine = make_engine(normalise_url(url))
-    with engine.begin() as conn:
-        cfg = migrations.config()
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0002")
     with engine.connect() as conn:
         assert migrations.current(conn) == "0002"
         report = chain_legacy.verify(conn)

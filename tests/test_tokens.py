@@ -12,12 +12,13 @@ import json
 import sqlite3
 
 import pytest
-from alembic import command
 from memdesk.app.cli import main
 from memdesk.core import InvalidInput, Memory, Store, TokenNotFound, migrations
 from memdesk.core.db import make_engine, normalise_url
 from memdesk.core.tokens import PREFIX, well_formed
 from sqlalchemy import inspect, text
+
+from tests.helpers import downgrade
 
 BOB = [{"role": "user", "content": "I'm Bob and I live in Leeds.",
         "time": "2026-05-01T09:00:00+01:00"}]
@@ -143,11 +144,8 @@ def test_tokens_survive_export_and_restore_and_old_exports_still_restore(tmp_pat
 def test_the_tokens_revision_upgrades_and_downgrades(store_url):
     with Store.open(store_url) as store:
         store.create_token("t", users=["alice"], by="admin")
+    downgrade(store_url, "0005")
     engine = make_engine(normalise_url(store_url))
-    with engine.begin() as conn:
-        cfg = migrations.config()
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, "0005")
     with engine.connect() as conn:
         assert migrations.current(conn) == "0005"
         assert "access_token" not in inspect(conn).get_table_names()
