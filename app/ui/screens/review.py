@@ -360,12 +360,16 @@ class ReviewScreen(MemdeskScreen):
 
     def on_reopened(self, message: Reopened) -> None:
         cand = message.candidate
-        self.items.append(cand)
-        self.items.sort(key=lambda c: (c.confidence, c.id))
-        self.total += 1
-        # add the row and sort, rather than rebuilding a table of hundreds of rows
-        self._add_rows([cand])
         table = self.query_one(DataTable)
+        if any(c.id == cand.id for c in self.items):
+            # a reload after the store changed brought it back first (and counted it)
+            self.items = [cand if c.id == cand.id else c for c in self.items]
+        else:
+            self.items.append(cand)
+            self.items.sort(key=lambda c: (c.confidence, c.id))
+            self.total += 1
+            # add the row and sort, rather than rebuilding a table of hundreds of rows
+            self._add_rows([cand])
         table.sort("conf", "id", key=lambda row: (float(row[0].plain), int(row[1].plain)))
         table.move_cursor(row=self.items.index(cand))
         self.last = f"undone: #{cand.id} is pending again"
