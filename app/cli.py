@@ -22,7 +22,7 @@ from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
 from memdesk.core.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
-from .tables import start_phrase, table
+from .tables import start_cell, start_phrase, table
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -100,9 +100,17 @@ def _dump(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
 
 
+def _minute(text: str) -> str:
+    """An ISO time to the minute, marked "⁺" when it lies inside that minute
+    (a start right after an instant of evidence: 10:00:00.000001)."""
+    short = text[:16].replace("T", " ")
+    rest = text[16:].split("+")[0].split("-")[0].split("Z")[0]
+    return short if rest in ("", ":00") else short + "⁺"
+
+
 def _interval(d: dict) -> str:
-    start = (d["valid_from"] or "")[:16].replace("T", " ")
-    end = (d["valid_to"] or "…")[:16].replace("T", " ")
+    start = _minute(d["valid_from"] or "")
+    end = _minute(d["valid_to"]) if d["valid_to"] else "…"
     return f"{start} → {end}"
 
 
@@ -111,7 +119,7 @@ def _due(d: dict) -> str:
     or its span when that is longer than a day; empty without an event time."""
     event = d.get("event_time") or {}
     start, end = (event.get("start") or ""), (event.get("end") or "")
-    if start and start == d.get("valid_from"):
+    if start and (start == d.get("valid_from") or d["start"]["kind"] in ("bounded", "clamped")):
         return ""  # the event is the change itself (a move), not something due
     if not start:
         return end[:10]
@@ -194,14 +202,15 @@ def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: int | None,
-                 known_at: int | None, all_rows: bool) -> list[dict]:
+                 known_at: int | None, all_rows: bool, recorded_at: int | None = None
+                 ) -> list[dict]:
     now = store.now()
     if all_rows:
         facts = store.history(subject, predicate)
     else:
         facts = store.as_of(subject, predicate, valid_at=valid_at if valid_at is not None else now,
                             known_at=known_at if known_at is not None else now,
-                            include_expired=False)
+                            include_expired=False, recorded_at=recorded_at)
     return store.fact_dicts(facts, at=valid_at if valid_at is not None else now,
                             known_at=None if all_rows else known_at)
 
@@ -209,13 +218,21 @@ def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: in
 def _facts_table(rows: list[dict]) -> str:
     """One row per fact; a rejected option or an abstention reads "not X" (polarity negative)."""
     return table(
-        ["id", "subject", "predicate", "object", "valid", "start", "due", "recorded", "retired",
-         "status", "conf", "source"],
+        ["id", "subject", "predicate", "object", "valid", "start", "due", "told", "recorded",
+         "retired", "status", "conf", "source"],
         [(d["id"], d["subject"], d["predicate"], _signed_object(d), _interval(d),
-          d.get("start") or "?", _due(d), (d["recorded_at"] or "")[:16].replace("T", " "),
+          start_cell(d["start"]), _due(d), _told(d),
+          (d["recorded_at"] or "")[:16].replace("T", " "),
           (d["retired_at"] or "")[:16].replace("T", " "), d["status"],
           f"{d['confidence']:.2f}", _source(d["source"])) for d in rows],
     )
+
+
+def _told(d: dict) -> str:
+    """The told axis of a fact: when the store was told what wrote it (→ and what retired it)."""
+    start = (d["known_from"] or "")[:16].replace("T", " ")
+    until = (d["known_until"] or "")[:16].replace("T", " ")
+    return f"{start} → {until}" if until else start
 
 
 def _signed_object(d: dict) -> str:
@@ -223,7 +240,7 @@ def _signed_object(d: dict) -> str:
     return signed.get(d.get("polarity") or "", d["object"])
 
 
-_BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "all"}
+_BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "recorded_at", "all"}
 
 
 def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
@@ -246,11 +263,14 @@ def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int
                 predicate = check_predicate(q["predicate"]) if q.get("predicate") is not None else None
                 va = parse_time_us(q["valid_at"], "valid_at") if q.get("valid_at") else None
                 ka = parse_time_us(q["known_at"], "known_at") if q.get("known_at") else None
+                ra = (parse_time_us(q["recorded_at"], "recorded_at") if q.get("recorded_at")
+                      else None)
             except InvalidInput as exc:
                 raise InputFileError(line, str(exc), args.batch) from None
-            queries.append((q.get("id", line), subject, predicate, va, ka, q.get("all", False)))
-        for qid, subject, predicate, va, ka, all_rows in queries:
-            results = _facts_query(store, subject, predicate, va, ka, all_rows)
+            queries.append((q.get("id", line), subject, predicate, va, ka, q.get("all", False),
+                            ra))
+        for qid, subject, predicate, va, ka, all_rows, ra in queries:
+            results = _facts_query(store, subject, predicate, va, ka, all_rows, ra)
             if args.json:
                 _dump({"id": qid, "results": results})
             else:
@@ -258,8 +278,11 @@ def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int
         return 0
     if not args.subject:
         raise UserError("facts needs --subject (or --batch FILE)")
+    if args.all and args.recorded_at:
+        raise UserError("--all lists every row ever written; it takes no --recorded-at")
     rows = _facts_query(store, args.subject, args.predicate, _time_arg(args.valid_at, "--valid-at"),
-                        _time_arg(args.known_at, "--known-at"), args.all)
+                        _time_arg(args.known_at, "--known-at"), args.all,
+                        _time_arg(args.recorded_at, "--recorded-at"))
     if args.json:
         _dump(rows)
     elif rows:
@@ -276,10 +299,12 @@ def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int
         return 0
     f = report["fact"]
     print(f"{report['subject']} {report['predicate']} = {report['object']}")
-    print(f"decided at {report['decided_at']} (fact {f['id']}, {f['status']}, "
-          f"valid {_interval(f)}, {start_phrase(f.get('start'))})\n")
-    print(table(["step", "at", "actor", "what"],
-                [(s["step"], (s["at"] or "")[:19].replace("T", " "), s["actor"], s["summary"])
+    print(f"decided at {report['decided_at']} as told (recorded by this store at "
+          f"{report['recorded_at']}; fact {f['id']}, {f['status']}, "
+          f"valid {_interval(f)}, {start_phrase(f['start'])})\n")
+    print(table(["step", "told", "recorded", "actor", "what"],
+                [(s["step"], (s["at"] or "")[:19].replace("T", " "),
+                  (s["recorded_at"] or "")[:19].replace("T", " "), s["actor"], s["summary"])
                  for s in report["chain"]], max_col=60))
     return 0
 
@@ -846,7 +871,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--subject", help="e.g. user:alice or project:launch")
     p.add_argument("--predicate", help="e.g. lives_in")
     p.add_argument("--valid-at", metavar="T", help="valid time, ISO 8601 with offset (default now)")
-    p.add_argument("--known-at", metavar="T", help="transaction time: replay what was believed then")
+    p.add_argument("--known-at", metavar="T",
+                   help="told time: what the store had been told by then (the times the "
+                        "source turns were said; default now)")
+    p.add_argument("--recorded-at", metavar="T",
+                   help="recorded time: only what this store had written by then (what it "
+                        "would have answered at that moment)")
     p.add_argument("--all", action="store_true", help="every row ever recorded, retired ones too")
     p.add_argument("--batch", metavar="QUERIES.jsonl", help="many lookups, one JSON line each")
     p.set_defaults(func=cmd_facts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 
 def width(text: str) -> int:
@@ -41,7 +42,22 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], max_col: int
     return "\n".join(out)
 
 
-def start_phrase(start: str | None) -> str:
-    """How a fact's valid start came to be known (``Fact.to_dict()["start"]``)."""
-    return {"stated": "start stated", "heard": "start only heard: held since some time before"
-            }.get(start or "", "start not recorded")
+def start_phrase(start: dict[str, Any]) -> str:
+    """How a fact's valid start came to be known (``Fact.to_dict()["start"]``),
+    in words: "start stated 2026-06-01", "start bounded: between 2026-06-01
+    10:00 and 2026-06-30 (after what was said of the value before)"."""
+    why = {"bounded": " (after what was said of the value before)",
+           "clamped": " (the stated time lay before what was said of the value before; "
+                      "moved after it)"}.get(start["kind"], "")
+    if start["kind"] == "heard":  # "heard 2026-06-01 10:00 (held since before)"
+        return "start only " + start["text"]
+    return f"start {start['text']}{why}"
+
+
+def start_cell(start: dict[str, Any]) -> str:
+    """A fact's start for a table cell: its kind, and its bounds when it is
+    not exact ("bounded ≤06-30")."""
+    kind, earliest, latest = start["kind"], start.get("earliest"), start.get("latest")
+    if kind == "heard" or not latest or latest[:16] == (earliest or "")[:16]:
+        return kind
+    return f"{kind} ≤{latest[5:10]}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
@@ -23,6 +23,13 @@ from typing import Any, NamedTuple, Protocol
 EVOLUTION = "evolution"
 CORRECTION = "correction"
 CHANGES = (EVOLUTION, CORRECTION)
+
+# How a row's start was arrived at (``Piece.kind``, ``fact.start_kind``):
+STATED = "stated"  # a time given for it (an event time in the text, an import line's valid_from)
+HEARD = "heard"  # only the time it was said: it held then, since some unknown time
+BOUNDED = "bounded"  # stated, and narrowed by what was said of the value before it
+CLAMPED = "clamped"  # stated wholly before what was said of the value before it: moved after that
+START_KINDS = (STATED, HEARD, BOUNDED, CLAMPED)
 
 
 class SlotRow(Protocol):
@@ -45,6 +52,12 @@ class SlotRow(Protocol):
     def single_valued(self) -> bool: ...
     @property
     def start_stated(self) -> bool | None: ...
+    @property
+    def start_kind(self) -> str | None: ...
+    @property
+    def start_latest(self) -> int | None: ...
+    @property
+    def claim_id(self) -> int: ...
 
 
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -117,12 +130,37 @@ def contains(row: SlotRow, t: int) -> bool:
 class Piece(NamedTuple):
     """A row to insert: a copy of ``source`` (a retired row) or the new value
     (``source`` None) over [start, end). ``stated`` says whether its start was
-    stated or only heard (None: not recorded, a row from before it was)."""
+    stated or only heard (None: not recorded, a row from before it was);
+    ``kind`` how it was arrived at (one of START_KINDS; None: not recorded)
+    and ``latest`` the latest instant the start can be (None: ``start``)."""
 
     start: int
     end: int | None
     source: SlotRow | None = None
     stated: bool | None = True
+    kind: str | None = STATED
+    latest: int | None = None
+
+
+def whole_copy(row: SlotRow) -> Piece:
+    """A copy of ``row`` over its whole valid interval, its start as the row has it."""
+    return Piece(row.valid_from, row.valid_to, row, row.start_stated, row.start_kind,
+                 row.start_latest)
+
+
+def copy_until(row: SlotRow, end: int) -> Piece:
+    """A copy of ``row`` over its part before ``end``: its start kept, its
+    latest start no later than the copy's end."""
+    latest = row.start_latest
+    if latest is not None and latest >= end:
+        latest = end - 1
+    return Piece(row.valid_from, end, row, row.start_stated, row.start_kind, latest)
+
+
+def latest_start(row: SlotRow) -> int:
+    """The latest instant a row's start can be: by then its value held."""
+    latest = row.start_latest
+    return row.valid_from if latest is None else latest
 
 
 class Plan(NamedTuple):
@@ -160,20 +198,17 @@ def covers(row: SlotRow, start: int, end: int | None) -> bool:
     return row.valid_from <= start and not _end_lt(row.valid_to, end)
 
 
-def _overwrite(kind: str, rows: Sequence[SlotRow], start: int, end: int | None,
-               is_stated: bool) -> Plan:
-    """The new value over [start, end): every row overlapping it is retired,
-    and the parts of those rows outside [start, end) come back as copies (a
-    copy keeps its row's start; one resuming at ``end`` starts at a stated time)."""
+def _overwrite(kind: str, rows: Sequence[SlotRow], new: Piece) -> Plan:
+    """The new value over [new.start, new.end): every row overlapping it is
+    retired, and the parts of those rows outside it come back as copies (a
+    copy keeps its row's start; one resuming at the end starts at a stated time)."""
+    start, end = new.start, new.end
     retire = tuple(r for r in rows if overlaps(start, end, r))
-    pieces: list[Piece] = []
-    for r in retire:
-        if r.valid_from < start:
-            pieces.append(Piece(r.valid_from, start, r, r.start_stated))
-    pieces.append(Piece(start, end, None, is_stated))
+    pieces: list[Piece] = [copy_until(r, start) for r in retire if r.valid_from < start]
+    pieces.append(new)
     for r in retire:
         if end is not None and _end_lt(end, r.valid_to):
-            pieces.append(Piece(end, r.valid_to, r, True))
+            pieces.append(Piece(end, r.valid_to, r, True, STATED, end))
     return Plan(kind, retire=retire, insert=tuple(pieces))
 
 
@@ -182,13 +217,69 @@ def _earlier(a: int | None, b: int | None) -> int | None:
     return a if (a is not None and not _end_lt(b, a)) else b
 
 
-def _backfilled(rows: Sequence[SlotRow], start: int, end: int | None,
-                is_stated: bool) -> Plan:
-    """The value over [start, end), closed at the next change after ``start``
-    (rows sorted by start; none holds at ``start``)."""
-    next_change = min((r.valid_from for r in rows if r.valid_from > start), default=None)
+def _backfilled(rows: Sequence[SlotRow], new: Piece) -> Plan:
+    """The value over [new.start, new.end), closed at the next change after
+    its start (rows sorted by start; none holds at the start)."""
+    next_change = min((r.valid_from for r in rows if r.valid_from > new.start), default=None)
     kind = "backfill" if next_change is not None else "insert"
-    return Plan(kind, insert=(Piece(start, _earlier(end, next_change), None, is_stated),))
+    return Plan(kind, insert=(new._replace(end=_earlier(new.end, next_change)),))
+
+
+def evidence(row: SlotRow, said: Mapping[int, Sequence[int]] | None) -> list[int]:
+    """The instants the user said ``row``'s value held, within the row: the
+    latest its start can be (for a start only heard: when it was said), and
+    what the mentions merged into its lineage said (``said``: the lineage's
+    claim id -> those instants)."""
+    out = [latest_start(row)]
+    if said:
+        out.extend(said.get(row.claim_id, ()))
+    return [t for t in out if contains(row, t)]
+
+
+class _Start(NamedTuple):
+    """A stated start as evidence leaves it: the earliest instant, its kind,
+    the latest instant (inclusive), and the row whose evidence moved it."""
+
+    at: int
+    kind: str
+    latest: int
+    after: SlotRow | None
+
+
+def bounded_start(rows: Sequence[SlotRow], key: ValueId, start: int, latest: int,
+                  stop: int | None, told: int,
+                  said: Mapping[int, Sequence[int]] | None) -> _Start:
+    """Where a change to ``key`` said to have happened within [start, latest]
+    starts, given what the user said before it was told (``told``) of the
+    values it replaces (docs/DESIGN.md §2.2): a value said to hold at t still
+    held at t, so the change came after the last such instant in
+    [start, stop) (``stop``: where the change would end, the next change
+    after it). Evidence within [start, latest] narrows the start (bounded);
+    evidence after ``latest`` means the whole stated interval lies before
+    what was said: the change starts right after it all the same, by
+    ``told`` at the latest (clamped). Evidence of ``key`` itself bounds the
+    start from above (it held by then)."""
+    last: int | None = None
+    after: SlotRow | None = None
+    for r in rows:
+        if row_key(r) == key or not overlaps(start, stop, r):
+            continue
+        for t in evidence(r, said):
+            if start <= t < told and _end_lt(t, stop) and (last is None or t > last):
+                last, after = t, r
+    kind, at = STATED, start
+    if last is not None:
+        at = last + 1
+        if last < latest:
+            kind = BOUNDED
+        else:
+            kind, latest = CLAMPED, max(told, at)
+    for r in rows:
+        if row_key(r) == key:
+            for t in evidence(r, said):
+                if at <= t < latest:
+                    latest = t
+    return _Start(at, kind, latest, after)
 
 
 def plan_change(
@@ -200,6 +291,8 @@ def plan_change(
     *,
     start_stated: bool = True,
     told: int | None = None,
+    latest: int | None = None,
+    said: Mapping[int, Sequence[int]] | None = None,
 ) -> Plan:
     """Decide how an incoming value ``key`` valid over [start, end) enters a slot
     whose current-belief rows are ``rows`` (non-overlapping, any order).
@@ -208,13 +301,23 @@ def plan_change(
     correction only heard ("no, it's X") replaces the row holding then over
     its whole interval; one with a stated start replaces what held from that
     start (up to ``end`` or the end of that row).
+
     ``start_stated`` says whether ``start`` was stated (an event time in the
     text or the import line) or only heard (the time it was said, ``told``;
-    default: ``start``). A state heard in the present tense held from some
-    unknown time up to when it was said, so its start bounds nothing: an
-    evolution with a stated start supersedes the rows after that start whose
-    own start was only heard, at or before this value was told. Only a stated
-    start is a change the new value is backfilled up to.
+    default: ``start``). A stated start has a precision: it lies in
+    [start, latest] (``latest`` None: exactly ``start``; "上个月" said in July:
+    the whole of June). A state heard in the present tense held from some
+    unknown time up to when it was said, so its start bounds nothing.
+
+    An evolution with a stated start happened after every instant at which
+    the user said another value held (``bounded_start``: each row's latest
+    start, and what mentions merged into its lineage said, ``said``: lineage
+    claim id -> instants): its start moves to right after the last of them
+    (kind ``bounded``, or ``clamped`` when that is after the stated
+    precision), and the row holding then is closed there, kept as history. It
+    supersedes the rows after its start whose own start was only heard, at or
+    before it was told, of its own value. Only a stated start is a change the
+    new value is backfilled up to.
 
     The same value merges only into a row that covers the incoming interval
     (for an evolution with a stated start: that starts with it too); a repeat
@@ -228,16 +331,24 @@ def plan_change(
         raise ValueError(f"unknown change kind {change!r}")
     if len(rows) > 1:
         rows = sorted(rows, key=_valid_from)
-    holding = None
-    for r in rows:
-        if contains(r, start):
-            holding = r
-            break
+    told_at = start if told is None else told
+    hi = start if latest is None or latest < start else latest
+    if latest is not None and start <= told_at < hi:
+        hi = told_at  # a change told as past happened by the time it was told
+    new = Piece(start, end, None, start_stated, STATED if start_stated else HEARD, hi)
+
+    def holding_at(t: int) -> SlotRow | None:
+        for r in rows:
+            if contains(r, t):
+                return r
+        return None
+
+    holding = holding_at(start)
 
     if change is None:
         hit = [r for r in rows if overlaps(start, end, r)]
         if not hit:
-            return Plan("insert", insert=(Piece(start, end, None, start_stated),))
+            return Plan("insert", insert=(new,))
         differing = tuple(r for r in hit if row_key(r) != key)
         if differing:
             return Plan("conflict", conflict_with=differing)
@@ -245,7 +356,7 @@ def plan_change(
             if covers(r, start, end):
                 return Plan("merge", merge_into=r)
         # the same value over part of the interval only: the claim says more
-        return _overwrite("insert", hit, start, end, start_stated)
+        return _overwrite("insert", hit, new)
 
     if change == CORRECTION:
         if start_stated:
@@ -253,54 +364,64 @@ def plan_change(
             # own start; before any value is known for then (a dated history
             # arriving out of order), up to the next change
             if holding is None:
-                return _backfilled(rows, start, end, start_stated)
+                return _backfilled(rows, new)
             if row_key(holding) == key and holding.valid_from == start:
                 return Plan("merge", merge_into=holding)
             # (the same value from another start is a value of its own: A, B, A)
-            return _overwrite("correction", (holding,), start,
-                              _earlier(end, holding.valid_to), start_stated)
+            return _overwrite("correction", (holding,),
+                              new._replace(end=_earlier(end, holding.valid_to)))
         # "no, it's X": the row holding when it was said was never true
         target = holding if holding is not None else (rows[-1] if rows else None)
         if target is None:
-            return Plan("insert", insert=(Piece(start, end, None, start_stated),))
+            return Plan("insert", insert=(new,))
         if row_key(target) == key:
             return Plan("merge", merge_into=target)
-        return Plan(
-            "correction",
-            retire=(target,),
-            insert=(Piece(target.valid_from, target.valid_to, None, target.start_stated),),
-        )
+        return Plan("correction", retire=(target,), insert=(
+            Piece(target.valid_from, target.valid_to, None, target.start_stated,
+                  target.start_kind, target.start_latest),))
 
     # evolution: the new value holds from `start` until `end` or the next known change
-    if (holding is not None and row_key(holding) == key
-            and (not start_stated or holding.valid_from == start)):
-        return Plan("merge", merge_into=holding)
-    told_at = start if told is None else told
-
     def overtaken(r: SlotRow) -> bool:
         """Heard before this stated change was told: this later word supersedes it."""
         return start_stated and not stated(r) and r.valid_from <= told_at
 
+    def next_change(after: int) -> tuple[int | None, bool]:
+        """The first start after ``after`` of a row this change does not run
+        through, and whether it runs through any (overtaken) row first."""
+        passed = False
+        for r in rows:
+            if r.valid_from <= after:
+                continue
+            if overtaken(r) and _end_lt(r.valid_from, end):
+                passed = True
+                continue
+            return r.valid_from, passed
+        return None, passed
+
+    if start_stated:
+        stop, _ = next_change(start)
+        bound = bounded_start(rows, key, start, hi, _earlier(end, stop), told_at, said)
+        if bound.after is not None:
+            if end is not None and bound.at >= end:
+                # what was said of the value before covers the whole claim
+                return Plan("conflict", conflict_with=(bound.after,))
+            start = bound.at
+            holding = holding_at(start)
+        new = new._replace(start=start, kind=bound.kind, latest=bound.latest)
+    if (holding is not None and row_key(holding) == key
+            and (not start_stated or holding.valid_from == start)):
+        return Plan("merge", merge_into=holding)
     if (holding is not None and holding.valid_from == start and start_stated
             and not overtaken(holding)):
         # two values said to start at the same instant: a change explains
         # neither (only a correction says which was wrong)
         return Plan("conflict", conflict_with=(holding,))
-    next_change: int | None = None
-    passed = False  # rows after `start` run through
-    for r in rows:
-        if r.valid_from <= start:
-            continue
-        if overtaken(r) and _end_lt(r.valid_from, end):
-            passed = True
-            continue
-        next_change = r.valid_from
-        break
-    new_end = _earlier(end, next_change)
-    if next_change is not None:
+    following, passed = next_change(start)
+    new = new._replace(end=_earlier(end, following))
+    if following is not None:
         kind = "backfill"
     elif holding is not None or passed:
         kind = "evolution"
     else:
         kind = "insert"
-    return _overwrite(kind, rows, start, new_end, start_stated)
+    return _overwrite(kind, rows, new)

@@ -79,7 +79,11 @@ TABLES = {
 AUDIT = AuditRow.__table__
 META = StoreMeta.__table__
 
-STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note",
+                 "known_until")
+# the stamp columns later revisions added: a stamp NULL in them is committed
+# to without them, as it was before they existed (``stamp_values``)
+LATE_STAMP = ("known_until",)
 # memory columns that change after the row is written (merges, maintenance):
 # not part of its hash; the entry that changes them records the change
 MEMORY_MUTABLE = ("mentions", "archived_at", "archive_reason", "merged_into")
@@ -92,21 +96,31 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "predicate": tuple(c.name for c in TABLES["predicate"].columns),
 }
 # Columns added to a hashed table after its rows were first chained, last in
-# the table: a row holding NULL in all of them is hashed without them, exactly
-# as it was before they existed, so adding one needs no re-chaining (and a
-# store not yet upgraded, read during a migration, hashes the same).
-LATE: dict[str, tuple[str, ...]] = {"claim": ("start_stated",), "fact": ("start_stated",)}
+# the table (revision 0005: start_stated; 0007: start_latest of claims,
+# known_from, start_kind, start_latest of facts): a row is hashed without the
+# NULLs that end it among these, so a row from before they existed hashes
+# exactly as it did, no re-chaining is needed, and a store not yet upgraded,
+# read during a migration (fewer columns), hashes the same.
+LATE: dict[str, tuple[str, ...]] = {
+    "claim": ("start_stated", "start_latest"),
+    "fact": ("start_stated", "known_from", "start_kind", "start_latest"),
+}
 for _name, _late in LATE.items():
     assert COLUMNS[_name][-len(_late):] == _late, f"late columns of {_name} must come last"
-    assert len(_late) == 1, "hashed() drops one late column; extend it for more"
+_FIRST_LATE = {name: len(COLUMNS[name]) - len(late) for name, late in LATE.items()}
 
 
 def hashed(name: str, values: tuple) -> tuple:
-    """A row of table ``name`` as it is hashed: without its LATE column when
-    that is NULL (or absent: a row read from a store not yet upgraded)."""
-    if name in LATE and len(values) == len(COLUMNS[name]) and values[-1] is None:
-        return values[:-1]
-    return values
+    """A row of table ``name`` as it is hashed: without the NULLs (or absent
+    columns: a row read from a store not yet upgraded) that end it among its
+    LATE columns."""
+    first = _FIRST_LATE.get(name)
+    if first is None:
+        return values
+    end = len(values)
+    while end > first and values[end - 1] is None:
+        end -= 1
+    return values if end == len(values) else values[:end]
 
 
 def _float_positions(table: Any, names: tuple[str, ...]) -> tuple[int, ...]:
@@ -366,8 +380,12 @@ def dumps_rows(rows: dict[str, Any]) -> str:
 
 
 def stamp_values(fact_id: int, at: int | None, by: int | None, reason: str | None,
-                 note: str | None) -> bytes:
-    return encode((fact_id, at, by, reason, note))
+                 note: str | None, known_until: int | None = None) -> bytes:
+    """The encoding a ``stamped`` part commits to for one fact's retirement
+    stamp; without ``known_until`` while it is NULL (stamps set before 0007)."""
+    if known_until is None:
+        return encode((fact_id, at, by, reason, note))
+    return encode((fact_id, at, by, reason, note, known_until))
 
 
 class RowsDigest:
@@ -441,7 +459,7 @@ class _Rows:
         """``names`` (default: the hashed columns of table ``name``) less the
         LATE columns the database does not have."""
         names = COLUMNS[name] if names is None else names
-        late = LATE.get(name, ())
+        late = LATE.get(name, ()) + (LATE_STAMP if name == "fact" else ())
         if not any(n in late for n in names):
             return names
         if name not in self._stored:

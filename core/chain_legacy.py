@@ -84,8 +84,10 @@ META = StoreMeta.__table__
 
 STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
 # the columns as they were when this encoding was in use (revision 0002);
-# columns later revisions added (core.chain.LATE, memory upkeep) are not part of it
-_LATER = {"claim": {"start_stated"}, "fact": {"start_stated"},
+# columns later revisions added (core.chain.LATE, memory upkeep, the told axis
+# and start bounds of 0007) are not part of it
+_LATER = {"claim": {"start_stated", "start_latest"},
+          "fact": {"start_stated", "known_from", "start_kind", "start_latest", "known_until"},
           "memory": {"archived_at", "archive_reason", "merged_into"}}
 
 

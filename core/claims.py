@@ -34,8 +34,8 @@ SCOPE_PATTERN = re.compile(r"^(global|project|session)(:\S.*)?$")
 _SUBJECT = re.compile(r"^[A-Za-z_][\w.-]*:\S.*$")
 
 _TOP_FIELDS = {
-    "subject", "predicate", "object", "value", "valid_from", "valid_to", "polarity",
-    "scope", "confidence", "change", "source", "extractor", "single_valued",
+    "subject", "predicate", "object", "value", "valid_from", "valid_from_latest", "valid_to",
+    "polarity", "scope", "confidence", "change", "source", "extractor", "single_valued",
     "event_time", "sensitive",
 }
 _SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
@@ -67,6 +67,10 @@ class ClaimInput:
     # valid_from was stated (an event time in the text, the line's valid_from)
     # rather than only heard (the time it was said): see core.bitemporal
     start_stated: bool = True
+    # the latest instant a stated start can be (inclusive): it was said with
+    # the precision of a day, a month, a year ("上个月": the whole month);
+    # None: exactly valid_from
+    start_latest: int | None = None
     value_json: str | None = field(init=False, repr=False, compare=False)
     key: str = field(init=False, repr=False, compare=False)
 
@@ -94,11 +98,16 @@ class ClaimInput:
     def _content_key(self) -> str:
         """Identity of the claim's content within its turn (``key``): re-importing
         the same statement from the same turn is recognised by (turn, key)."""
-        body = (
+        body: tuple = (
             self.subject, self.predicate, self.object, self.value_json, self.polarity,
             self.scope, self.valid_from, self.valid_to, self.change, self.confidence,
             self.source.kind, self.extractor, self.event_start, self.event_end,
         )
+        latest = self.start_latest
+        if latest is not None and not (self.event_end is not None and latest == self.event_end - 1):
+            # what the event time does not already say (keys made before start
+            # bounds existed stay as they were)
+            body += (latest,)
         return hashlib.blake2b(repr(body).encode("utf-8"), digest_size=10).hexdigest()
 
     def with_changes(self, **changes: Any) -> ClaimInput:
@@ -137,6 +146,18 @@ class ClaimInput:
         start = valid_from if valid_from is not None else source.time
         if valid_to is not None and valid_to <= start:
             raise InvalidInput(_inverted(data, valid_to, start))
+        latest = _time(data, "valid_from_latest")
+        if latest is not None:
+            if valid_from is None:
+                raise InvalidInput("valid_from_latest needs valid_from: it bounds a stated start")
+            if latest < valid_from:
+                raise InvalidInput(f"valid_from_latest ({data['valid_from_latest']}) is before "
+                                   f"valid_from ({data['valid_from']})")
+            if valid_to is not None and latest >= valid_to:
+                raise InvalidInput(f"valid_from_latest ({data['valid_from_latest']}) is not "
+                                   f"before valid_to ({data['valid_to']})")
+            if latest == valid_from:
+                latest = None  # exact
         polarity = _choice(data, "polarity", POLARITIES, "positive")
         default_scope = "project" if subject.startswith("project:") else "global"
         scope = _text(data, "scope", limit=MAX_NAME) or default_scope
@@ -173,7 +194,7 @@ class ClaimInput:
             valid_from=start, valid_to=valid_to, value=value, polarity=polarity,
             scope=scope, confidence=float(confidence), change=change, extractor=extractor,
             single_valued=single, event_start=event_start, event_end=event_end,
-            sensitive=sensitive, start_stated=valid_from is not None,
+            sensitive=sensitive, start_stated=valid_from is not None, start_latest=latest,
         )
 
 
@@ -495,6 +516,7 @@ def claim_line(claim: Mapping[str, Any], turn: Mapping[str, Any]) -> dict[str, A
         "value": None if claim["value"] is None else json.loads(claim["value"]),
         "polarity": claim["polarity"], "scope": claim["scope"],
         "valid_from": iso(claim["valid_from"], tz), "valid_to": iso(claim["valid_to"], tz),
+        "valid_from_latest": iso(claim.get("start_latest"), tz),
         "confidence": claim["confidence"], "change": claim["change"],
         "extractor": claim["extractor"], "single_valued": bool(claim["single_valued"]),
         "sensitive": bool(claim["sensitive"]),
@@ -629,12 +651,15 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
         change_at = f.event_start if f.change == "evolution" else None  # a stated start
         valid_from = to_us(change_at if change_at is not None else turn.time)
+        event_end = to_us(f.event_end) if f.event_end else None
+        # a stated start lies somewhere in the event's span ("上个月": the whole month)
+        latest = (event_end - 1 if change_at is not None and event_end is not None
+                  and event_end - 1 > valid_from else None)
         out.append(ClaimInput(
             subject=f.subject, predicate=f.predicate, object=f.object, source=src,
             valid_from=valid_from, value=f.value, polarity=f.polarity, scope=f.scope,
             confidence=f.confidence, change=f.change, extractor=extractor,
             event_start=to_us(f.event_start) if f.event_start else None,
-            event_end=to_us(f.event_end) if f.event_end else None,
-            start_stated=change_at is not None,
+            event_end=event_end, start_stated=change_at is not None, start_latest=latest,
         ))
     return out

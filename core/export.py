@@ -58,9 +58,11 @@ VECTOR_TABLE = "recall_vector"
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-# exports a restore reads: this schema's, and version 4's, which differs only
-# by lacking the access_token table (revision 0006): it restores with no tokens
-READABLE_VERSIONS = (4, SCHEMA_VERSION)
+# exports a restore reads: this schema's; version 5's, which lacks the told
+# axis and start bounds of facts and claims (revision 0007: those columns stay
+# NULL, which reads as before); and version 4's, which also lacks the
+# access_token table (revision 0006): it restores with no tokens
+READABLE_VERSIONS = (4, 5, SCHEMA_VERSION)
 
 
 def export_tables(vectors: bool = True) -> list[Table]:

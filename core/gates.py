@@ -101,6 +101,18 @@ class _Opposed:
         return self.row.start_stated
 
     @property
+    def start_kind(self) -> str | None:
+        return self.row.start_kind
+
+    @property
+    def start_latest(self) -> int | None:
+        return self.row.start_latest
+
+    @property
+    def claim_id(self) -> int:
+        return self.row.claim_id
+
+    @property
     def scope(self) -> str:
         return self.row.scope
 
@@ -180,7 +192,8 @@ class Statement(NamedTuple):
     signal and trust. ``value_json`` is the canonical JSON of the normalised
     value (or None). ``start_stated`` says whether ``valid_from`` was stated
     or only heard, ``told`` when the claim was said (its turn's time; None:
-    ``valid_from``), see ``core.bitemporal.plan_change``."""
+    ``valid_from``), ``start_latest`` the latest instant a stated start can
+    be (None: exactly ``valid_from``), see ``core.bitemporal.plan_change``."""
 
     object: str
     value_json: str | None
@@ -195,6 +208,7 @@ class Statement(NamedTuple):
     start_stated: bool = True
     told: int | None = None
     opposite: str | None = None  # the catalog's opposite of the claim's predicate
+    start_latest: int | None = None
 
     @classmethod
     def of(cls, claim: Mapping[str, Any], told: int | None = None,
@@ -205,7 +219,14 @@ class Statement(NamedTuple):
         return cls(claim["object"], claim["value"], claim["polarity"], claim["scope"],
                    bool(claim["single_valued"]), claim["valid_from"], claim["valid_to"],
                    claim["change"], float(claim["confidence"]), claim["source_kind"],
-                   claim.get("start_stated") is not False, told, opposite)
+                   claim.get("start_stated") is not False, told, opposite,
+                   claim.get("start_latest"))
+
+    @property
+    def needs_evidence(self) -> bool:
+        """Whether its plan reads what was said of the slot's values before
+        (``plan_for``'s ``said``): an evolution with a stated start."""
+        return self.change == EVOLUTION and self.start_stated
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,16 +304,23 @@ def _own(row: Any) -> Any:
     return row.row if isinstance(row, _Opposed) else row
 
 
-def plan_for(statement: Statement, rows: Iterable[BeliefRow]) -> Plan:
+Said = Mapping[int, Sequence[int]]
+"""What mentions merged into each lineage said (lineage claim id -> the
+instants they said its value held): evidence for ``plan_change``."""
+
+
+def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Said | None = None) -> Plan:
     """The bitemporal plan for ``statement`` against the current-belief rows of
     its subject and predicate, and of the predicate's opposite when it has
     one: "I love X" then "X is the worst" is the same thing with the other
-    polarity, whichever predicates say it. The plan names the rows
-    themselves. Raises ValueError for an empty valid interval."""
+    polarity, whichever predicates say it. ``said``: what merged mentions
+    said (see ``Said``; None: none). The plan names the rows themselves.
+    Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
     same = slot_rows(rows, statement)
     plan = plan_change(same, key, statement.valid_from, statement.valid_to, statement.change,
-                       start_stated=statement.start_stated, told=statement.told)
+                       start_stated=statement.start_stated, told=statement.told,
+                       latest=statement.start_latest, said=said)
     if not any(isinstance(r, _Opposed) for r in same):
         return plan
     return plan._replace(
@@ -323,15 +351,16 @@ def _take_effect(plan: Plan, statement: Statement, before: tuple[GateStep, ...])
 
 # ------------------------------------------------------------ decisions
 def admit(statement: Statement | None, rows: Sequence[BeliefRow], *, turn_id: int,
-          threshold: float) -> Decision:
+          threshold: float, said: Said | None = None) -> Decision:
     """Decide a new claim citing stored turn ``turn_id``. ``statement`` None
     means the turn already gave this very claim (idempotency: unchanged);
-    ``rows`` are the current-belief rows of its subject and predicate.
+    ``rows`` are the current-belief rows of its subject and predicate,
+    ``said`` what mentions merged into their lineages said (``plan_for``).
     Raises ValueError for an empty valid interval."""
     provenance = provenance_step(turn_id)
     if statement is None:
         return Decision(Outcome.UNCHANGED, (provenance, _REPEATED))
-    plan = plan_for(statement, rows)
+    plan = plan_for(statement, rows, said)
     if plan.kind == "merge":
         return _take_effect(plan, statement, (provenance,))
     reasons = review_reasons(statement.confidence, statement.source_kind, threshold)
@@ -340,17 +369,19 @@ def admit(statement: Statement | None, rows: Sequence[BeliefRow], *, turn_id: in
     return _take_effect(plan, statement, (provenance, _DEDUP_NEW, review_pass_step(threshold)))
 
 
-def approve(statement: Statement, rows: Sequence[BeliefRow], *, by: str, edited: bool) -> Decision:
+def approve(statement: Statement, rows: Sequence[BeliefRow], *, by: str, edited: bool,
+            said: Said | None = None) -> Decision:
     """Decide a pending claim a reviewer approved (``edited``: after changing
     it): the dedup and conflict gates again, against current belief now.
     Raises ValueError for an empty valid interval."""
     step = GateStep(Gate.REVIEW, "approved", f"by {by}" + (" after edits" if edited else ""))
-    return _take_effect(plan_for(statement, rows), statement, (step,))
+    return _take_effect(plan_for(statement, rows, said), statement, (step,))
 
 
 def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
             conflict_id: int, conflict_scope: str, by: str, scope: str | None = None,
-            fact_ids: Iterable[int] = ()) -> tuple[Decision, Statement]:
+            fact_ids: Iterable[int] = (), said: Said | None = None
+            ) -> tuple[Decision, Statement]:
     """Decide the incoming claim of conflict ``conflict_id`` as a reviewer
     resolved it. Returns the decision and the statement as it takes effect
     (a correction for ``incoming``, an evolution for ``changed``, moved to
@@ -372,7 +403,7 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
         return Decision(Outcome.REJECTED, (step,), plan), statement
     if keep in (Resolution.INCOMING, Resolution.CHANGED):
         taken = statement._replace(change=CORRECTION if keep == Resolution.INCOMING else EVOLUTION)
-        decision = _take_effect(plan_for(taken, rows), taken, (step,))
+        decision = _take_effect(plan_for(taken, rows, said), taken, (step,))
         if decision.outcome == Outcome.CONFLICT:  # an evolution at the instant another starts
             raise InvalidInput("the incoming value is said to start when the existing one does, "
                                "so it cannot be a change from then; keep incoming (the existing "
@@ -382,7 +413,7 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
         raise InvalidInput("keep=both needs --scope naming a scope other than "
                            f"{conflict_scope!r}, so the two values do not overlap")
     moved = statement._replace(scope=scope)
-    decision = _take_effect(plan_for(moved, rows), moved, (step,))
+    decision = _take_effect(plan_for(moved, rows, said), moved, (step,))
     if decision.outcome == Outcome.CONFLICT:
         raise InvalidInput(f"scope {scope!r} already holds another value; choose another")
     return decision, moved
@@ -500,7 +531,7 @@ class Outlook:
 
 def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
             conflict_scope: str, fact_ids: Iterable[int], scope: str | None = None,
-            predicate: str | None = None) -> Outlook:
+            predicate: str | None = None, said: Said | None = None) -> Outlook:
     """What resolving the conflict as ``keep`` would do now, without doing it.
     ``rows`` are the current-belief rows of its subject and predicate (and of
     the predicate's opposite, as ``admit`` sees them). For
@@ -512,7 +543,7 @@ def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
         scope = OTHER_SCOPE
     try:
         decision, taken = resolve(keep, statement, rows, conflict_id=0, conflict_scope=conflict_scope,
-                                  by="preview", scope=scope, fact_ids=fact_ids)
+                                  by="preview", scope=scope, fact_ids=fact_ids, said=said)
     except (InvalidInput, ValueError) as exc:
         return Outlook(keep, None, None, statement.object, error=str(exc))
     plan = decision.plan
@@ -548,11 +579,12 @@ def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 
 
 def outlooks(statement: Statement, rows: Sequence[BeliefRow], *, conflict_scope: str,
-             fact_ids: Iterable[int], predicate: str | None = None) -> tuple[Outlook, ...]:
+             fact_ids: Iterable[int], predicate: str | None = None,
+             said: Said | None = None) -> tuple[Outlook, ...]:
     """:func:`outlook` for every resolution, in the order of :class:`Resolution`."""
     fact_ids = tuple(fact_ids)
     return tuple(outlook(keep, statement, rows, conflict_scope=conflict_scope, fact_ids=fact_ids,
-                         predicate=predicate) for keep in Resolution)
+                         predicate=predicate, said=said) for keep in Resolution)
 
 
 def reopened(conflict_id: int, keep: str, by: str) -> GateStep:
@@ -598,7 +630,7 @@ def append_steps(stored: str | None, added: Iterable[GateStep]) -> str:
 
 __all__ = [
     "BeliefRow", "ConflictKind", "Decision", "Gate", "GateStep", "Outcome", "Outlook", "Resolution",
-    "Retired", "Span", "Statement",
+    "Retired", "Said", "Span", "Statement",
     "admit", "append_steps", "approve", "decode_steps", "encode_steps", "outlook", "outlooks",
     "plan_for", "provenance_step", "reopened", "resolve", "review_reasons", "slot_rows", "undone",
 ]

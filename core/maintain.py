@@ -63,7 +63,8 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, func, null, select, update
 
-from .bitemporal import Piece
+from .axes import KNOWN_UNTIL
+from .bitemporal import copy_until
 from .errors import InvalidInput, StoreError
 from .recall.lexical import grams
 from .records import Fact
@@ -174,12 +175,14 @@ class StoredMemory(NamedTuple):
 
 class ClaimLink(NamedTuple):
     """A claim that took effect for a predicate routed to memories: whose,
-    its lineage, when it was written, and the text of its turn."""
+    its lineage, when it was written (by the store's clock), the text of its
+    turn, and when that was said (the told axis, as ``memory.created_at``)."""
 
     subject: str
     lineage: int
     created_at: int
     turn_text: str
+    told: int
 
 
 def link_lineages(memories: Iterable[StoredMemory], claims: Iterable[ClaimLink]) -> list[MemoryItem]:
@@ -203,7 +206,7 @@ def link_lineages(memories: Iterable[StoredMemory], claims: Iterable[ClaimLink])
     for c in claims:
         found = None
         for m in by_words.get((c.subject, " ".join(c.turn_text.split()).casefold()), ()):
-            if m.created_at > c.created_at:
+            if m.created_at > c.told:  # both on the told axis
                 continue
             if m.archived_at is not None and m.merged_into is None and m.archived_at <= c.created_at:
                 continue  # archived as stale before this claim: the claim made a new memory
@@ -236,7 +239,7 @@ class LineageFact(NamedTuple):
 
     claim_id: int
     id: int
-    retired_at: int | None
+    retired_at: int | None  # when it stopped being believed, as told (core.axes.KNOWN_UNTIL)
     retire_reason: str | None
     valid_to: int | None
     expires_at: int | None
@@ -587,12 +590,16 @@ def gather(conn: Connection, *, now: int, routed: Iterable[str] = (),
     links: list[ClaimLink] = []
     lineages: list[LineageFact] = []
     if memory_rows and predicates_in:
-        claims = (select(CLAIM.c.subject, lineage, CLAIM.c.created_at, TURN.c.text)
+        claims = (select(CLAIM.c.subject, lineage, CLAIM.c.created_at, TURN.c.text, TURN.c.time)
                   .join(TURN, TURN.c.id == CLAIM.c.turn_id)
                   .where(CLAIM.c.state.in_(("asserted", "merged")),
                          CLAIM.c.predicate.in_(predicates_in)))
-        facts = select(FACT.c.claim_id, FACT.c.id, FACT.c.retired_at, FACT.c.retire_reason,
-                       FACT.c.valid_to, FACT.c.expires_at).where(FACT.c.predicate.in_(predicates_in))
+        # when a row stopped being believed, on the told axis (a backfilled
+        # conversation's old values are stale by what was said, not by when
+        # the store was given it)
+        facts = select(FACT.c.claim_id, FACT.c.id, KNOWN_UNTIL.label("retired_at"),
+                       FACT.c.retire_reason, FACT.c.valid_to, FACT.c.expires_at
+                       ).where(FACT.c.predicate.in_(predicates_in))
         if subject is not None:
             claims = claims.where(CLAIM.c.subject == subject)
             facts = facts.where(FACT.c.subject == subject)
@@ -652,7 +659,7 @@ def carry_out(batch: WriteBatch, plan: MaintenancePlan) -> dict[int, int]:
         f = e.fact
         batch.retire(f, "expired", None, note=f"TTL ran out at {iso(f.expires_at, f.tz)}")
         assert f.expires_at is not None  # planned expiries have one
-        copies[f.id] = batch._insert_piece({}, Piece(f.valid_from, f.expires_at, f, f.start_stated))
+        copies[f.id] = batch._insert_piece({}, copy_until(f, f.expires_at))
     return copies
 
 
@@ -683,7 +690,7 @@ def maintain(batch_or_conn: WriteBatch | Connection, *, now: int, older_than: in
                                  seconds=time.perf_counter() - started)
     assert isinstance(batch_or_conn, WriteBatch)
     batch = batch_or_conn
-    batch.tick(max(now, batch.tx + 1))  # its own instant, after everything before it
+    # its own instant (the batch's recorded time), after everything before it
     copies = carry_out(batch, plan)
     c = plan.counts()
     batch.record_operation(

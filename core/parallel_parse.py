@@ -68,6 +68,7 @@ class ParsedClaim(NamedTuple):
     event_end: int | None
     sensitive: bool
     start_stated: bool
+    start_latest: int | None
     value_json: str | None
     key: str
     source: ParsedSource

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .timeutil import iso
+from .timeutil import from_us, iso
 
 STATUSES = ("active", "superseded", "corrected", "retracted", "expired")
 
@@ -78,6 +78,10 @@ class Fact(NamedTuple):
     single_valued: bool
     sensitive: bool
     start_stated: bool | None = None
+    known_from: int | None = None
+    start_kind: str | None = None
+    start_latest: int | None = None
+    known_until: int | None = None
 
     @property
     def value(self) -> Any:
@@ -89,16 +93,82 @@ class Fact(NamedTuple):
         """True while the row is in current belief (not retired)."""
         return self.retired_at is None
 
+    @property
+    def told_from(self) -> int:
+        """Start of the row on the told axis: when the store was told what made
+        it write the row (``known_from``; for a row from before revision 0007,
+        when it recorded it: the two axes were one then)."""
+        return self.recorded_at if self.known_from is None else self.known_from
+
+    @property
+    def told_until(self) -> int | None:
+        """End of the row on the told axis (None: still believed)."""
+        return self.retired_at if self.known_until is None else self.known_until
+
+    @property
+    def start(self) -> str:
+        """How its start was arrived at: ``stated``, ``heard``, ``bounded``,
+        ``clamped`` (docs/DESIGN.md §2.2); a row from before revision 0005
+        counts as stated."""
+        if self.start_kind is not None:
+            return self.start_kind
+        return "heard" if self.start_stated is False else "stated"
+
+    @property
+    def latest_start(self) -> int:
+        """The latest instant the start can be (inclusive)."""
+        return self.valid_from if self.start_latest is None else self.start_latest
+
+    @property
+    def due(self) -> int | None:
+        """When a dated item (a todo, a plan) is due: its event time, where that
+        is not the time its value started (a move's event is its start)."""
+        if self.event_start is None or self.event_start == self.valid_from:
+            return None
+        return None if self.start in ("bounded", "clamped") else self.event_start
+
+    def start_dict(self) -> dict[str, Any]:
+        """Its start for the JSON contract: ``kind`` (stated, heard, bounded,
+        clamped), ``earliest`` (None for a start only heard: it held since
+        some unknown time) and ``latest`` instant it can be, and ``text``:
+        the same in words ("between 2026-06-01 10:00 and 2026-06-30")."""
+        kind = self.start
+        return {"kind": kind,
+                "earliest": None if kind == "heard" else iso(self.valid_from, self.tz),
+                "latest": iso(self.latest_start, self.tz),
+                "text": self.start_text()}
+
+    def start_text(self) -> str:
+        """How its start is known, in a few words: "stated 2026-06-01 10:00",
+        "heard 2026-06-01 10:00 (held since before)", "stated between
+        2026-06-01 and 2026-06-30", "bounded: between 2026-06-01 10:00 and
+        2026-06-30" (after what was said of the value before), "clamped:
+        between 2026-04-01 10:00 and 2026-04-20 09:00" (the stated time lay
+        wholly before what was said before)."""
+        kind, tz = self.start, self.tz
+        if kind == "heard":
+            return f"heard {moment_text(self.valid_from, tz)} (held since before)"
+        span = span_text(self.valid_from, self.latest_start, tz)
+        return f"{kind} {span}" if kind == "stated" else f"{kind}: {span}"
+
     def valid_at(self, t: int) -> bool:
         return self.valid_from <= t and (self.valid_to is None or t < self.valid_to)
 
     def known_at(self, t: int) -> bool:
+        """Believed as told by ``t`` (the told axis)."""
+        until = self.told_until
+        return self.told_from <= t and (until is None or t < until)
+
+    def recorded_by(self, t: int) -> bool:
+        """Believed as this store had written by ``t`` (the recorded axis)."""
         return self.recorded_at <= t and (self.retired_at is None or t < self.retired_at)
 
     def status(self, at: int, known_at: int | None = None) -> str:
-        """One of STATUSES, judged at valid time ``at`` as the store believed it
-        at ``known_at`` (default: now, so any retirement counts)."""
-        if self.retired_at is not None and (known_at is None or self.retired_at <= known_at):
+        """One of STATUSES, judged at valid time ``at`` as the store had been
+        told by ``known_at`` (default: now, so any retirement counts)."""
+        until = self.told_until
+        if self.retired_at is not None and (known_at is None or (until is not None
+                                                                 and until <= known_at)):
             if self.retire_reason in ("corrected", "retracted", "expired"):
                 return self.retire_reason  # "expired": retired by maintenance (core.maintain)
             return "superseded"
@@ -134,10 +204,12 @@ class Fact(NamedTuple):
             "source": source.to_dict() if source else None,
             "event_time": event,
             "extractor": self.extractor,
-            # was valid_from stated (an event time in the text or the line) or
-            # only heard (when it was said)? None: not recorded (older rows)
-            "start": None if self.start_stated is None else (
-                "stated" if self.start_stated else "heard"),
+            # how valid_from was arrived at, and the latest the start can be
+            # (docs/DESIGN.md §2.2); a row from before revision 0005: stated
+            "start": self.start_dict(),
+            # the told axis: when the store was told what wrote and retired it
+            "known_from": iso(self.told_from, tz),
+            "known_until": iso(self.told_until, tz),
             "expires_at": iso(self.expires_at, tz),
             "status": self.status(at, known_at),
             "single_valued": bool(self.single_valued),  # raw SQLite rows hold 0/1
@@ -245,7 +317,9 @@ class Conflict:
 
 @dataclass(frozen=True, slots=True)
 class AuditStep:
-    """One step of a provenance chain."""
+    """One step of a provenance chain: ``at`` when it happened as told (a
+    turn's time; a person's decision: when it was taken), ``recorded`` when
+    this store wrote it (None: not known)."""
 
     step: str
     at: int
@@ -253,11 +327,13 @@ class AuditStep:
     summary: str
     detail: dict[str, Any]
     tz: int = 0
+    recorded: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "step": self.step,
             "at": iso(self.at, self.tz),
+            "recorded_at": iso(self.recorded, self.tz),
             "actor": self.actor,
             "summary": self.summary,
             "detail": self.detail,
@@ -266,7 +342,9 @@ class AuditStep:
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    """Answer to "since when does the system believe X, and why?"."""
+    """Answer to "since when does the system believe X, and why?":
+    ``decided_at`` when the store was told what made it believe it (the told
+    axis), ``recorded_at`` when this store wrote that down."""
 
     subject: str
     predicate: str
@@ -275,6 +353,7 @@ class AuditReport:
     fact: dict[str, Any]
     chain: tuple[AuditStep, ...]
     tz: int = 0
+    recorded_at: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -282,6 +361,7 @@ class AuditReport:
             "predicate": self.predicate,
             "object": self.object,
             "decided_at": iso(self.decided_at, self.tz),
+            "recorded_at": iso(self.recorded_at, self.tz),
             "fact": self.fact,
             "chain": [s.to_dict() for s in self.chain],
         }
@@ -347,6 +427,29 @@ class ImportSummary:
             "memories": self.memories,
             "new_predicates": list(self.new_predicates),
         }
+
+
+def moment_text(us: int, tz: int = 0) -> str:
+    """An instant as the desk writes it: "2026-06-01 10:00", or the day
+    alone at midnight."""
+    at = from_us(us, tz)
+    if (at.hour, at.minute, at.second, at.microsecond) == (0, 0, 0, 0):
+        return at.strftime("%Y-%m-%d")
+    return at.strftime("%Y-%m-%d %H:%M")
+
+
+def span_text(earliest: int, latest: int, tz: int = 0) -> str:
+    """The instants a start can be, inclusive: "2026-06-01 10:00" when exact,
+    "between 2026-06-01 10:00 and 2026-06-30" otherwise (a latest instant
+    that ends a day shows as that day)."""
+    if latest <= earliest:
+        return moment_text(earliest, tz)
+    end = from_us(latest + 1, tz)
+    if (end.hour, end.minute, end.second, end.microsecond) == (0, 0, 0, 0):
+        last = from_us(latest, tz).strftime("%Y-%m-%d")
+    else:
+        last = moment_text(latest, tz)
+    return f"between {moment_text(earliest, tz)} and {last}"
 
 
 class TurnRecord(NamedTuple):

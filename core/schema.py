@@ -17,7 +17,7 @@ from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstrain
 from sqlalchemy.sql.schema import Table
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _big(nullable: bool = False, index: bool = False) -> Column:
@@ -119,6 +119,10 @@ class ClaimRow(TableModel, table=True):
     # whether valid_from was stated (an event time in the text or the import
     # line) or only heard (the utterance time); NULL: written before revision 0005
     start_stated: bool | None = None
+    # the latest instant the stated start can be (a start said with the
+    # precision of a day, a month, a year: "上个月", "in April"), inclusive;
+    # NULL: the start is exact (or only heard). Since revision 0007.
+    start_latest: int | None = Field(default=None, sa_column=_big(nullable=True))
 
 
 class FactRow(TableModel, table=True):
@@ -157,6 +161,20 @@ class FactRow(TableModel, table=True):
     # as ClaimRow.start_stated: a start only heard may be superseded by a change
     # told later with an earlier time (core.bitemporal); NULL before revision 0005
     start_stated: bool | None = None
+    # Since revision 0007 (NULL in rows written before it; see docs/DESIGN.md §2.1):
+    # the told axis, [known_from, known_until): when the store was told what
+    # made it write the row (the source turn's time; a person's decision: its
+    # own time) and what retired it. NULL known_from: the same as recorded_at
+    # (before 0007 the two axes were one); known_until is part of the stamp.
+    known_from: int | None = Field(default=None, sa_column=_big(nullable=True))
+    # how valid_from was arrived at: "stated", "heard", "bounded" (a stated
+    # start narrowed by what the user said of the value before) or "clamped"
+    # (a stated start wholly before such evidence, moved right after it)
+    start_kind: str | None = None
+    # the latest instant the start can be, inclusive: valid_from <= start <=
+    # start_latest (for a heard start: when it was said)
+    start_latest: int | None = Field(default=None, sa_column=_big(nullable=True))
+    known_until: int | None = Field(default=None, sa_column=_big(nullable=True))
 
 
 class MemoryRow(TableModel, table=True):

@@ -38,6 +38,7 @@ from sqlmodel import SQLModel
 from . import gates, migrations, parallel_parse
 from . import tokens as access_tokens
 from .access import Caller
+from .axes import recorded_by, told_by
 from .bitemporal import normalise_object
 from .catalog import Catalog
 from .chain import GENESIS, VerifyProblem, VerifyReport
@@ -104,6 +105,7 @@ from .writer import (
     WriterUnavailable,
     chunks,
     fact_from_row,
+    load_said,
 )
 
 if TYPE_CHECKING:
@@ -189,19 +191,22 @@ class Store:
         self._lock = threading.Lock()
         self._insert_sql: dict = {}
         cols = list(FACT.c)
-        base = [
+        valid = [
             FACT.c.subject == bindparam("subject"),
-            FACT.c.recorded_at <= bindparam("known_at"),
-            or_(FACT.c.retired_at.is_(None), FACT.c.retired_at > bindparam("known_at")),
             FACT.c.valid_from <= bindparam("valid_at"),
             or_(FACT.c.valid_to.is_(None), FACT.c.valid_to > bindparam("valid_at")),
         ]
+        base = [*valid, *told_by(bindparam("known_at"))]
         order = (FACT.c.predicate, FACT.c.valid_from, FACT.c.id)
-        self._q_asof_p = PreparedQuery(
-            select(*cols).where(*base, FACT.c.predicate == bindparam("predicate")).order_by(*order),
-            self.engine,
-        )
+        by_p = FACT.c.predicate == bindparam("predicate")
+        self._q_asof_p = PreparedQuery(select(*cols).where(*base, by_p).order_by(*order),
+                                       self.engine)
         self._q_asof = PreparedQuery(select(*cols).where(*base).order_by(*order), self.engine)
+        # the same, as this store had written by ``recorded_at`` (both axes)
+        both = [*valid, *recorded_by(bindparam("recorded_at"), bindparam("known_at"))]
+        self._q_asof_rp = PreparedQuery(select(*cols).where(*both, by_p).order_by(*order),
+                                        self.engine)
+        self._q_asof_r = PreparedQuery(select(*cols).where(*both).order_by(*order), self.engine)
 
     # ------------------------------------------------------------ lifecycle
     @classmethod
@@ -336,7 +341,6 @@ class Store:
         """
         subject, by = check_name(subject, "subject"), check_name(by, "by (who performs the erasure)")
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))
             report = erase_subject(batch, subject, by=by)
         for ref in list(self._erasure_listeners):
             listener = ref()
@@ -381,7 +385,6 @@ class Store:
         ``users`` and ``projects``: returns it and its secret, which the store
         does not keep (only its hash). Audited. Raises InvalidInput."""
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))
             return access_tokens.create(batch, name=name, users=users, projects=projects,
                                  read_only=read_only, by=by)
 
@@ -389,7 +392,6 @@ class Store:
         """Revoke a token: the door refuses it from the next request on.
         Audited. Raises TokenNotFound, InvalidInput."""
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))
             return access_tokens.revoke(batch, token_id, by=by, reason=reason)
 
     def tokens(self, *, include_revoked: bool = True) -> list[access_tokens.Token]:
@@ -462,8 +464,13 @@ class Store:
         valid_at: datetime | int | None = None,
         known_at: datetime | int | None = None,
         include_expired: bool = True,
+        recorded_at: datetime | int | None = None,
     ) -> list[Fact]:
-        """Rows believed at ``known_at`` to hold at ``valid_at`` (both default to now).
+        """Rows that hold at ``valid_at`` as the store had been told by
+        ``known_at`` (both default to now; docs/DESIGN.md §2.1: the told axis,
+        the times the source turns were said). With ``recorded_at``, only what
+        this store had written by then (the recorded axis): what it would have
+        answered at that moment.
 
         Facts whose TTL has run out by ``valid_at`` are dropped unless
         ``include_expired``. Raises InvalidInput for a malformed subject,
@@ -473,10 +480,19 @@ class Store:
         now = self.now() if valid_at is None or known_at is None else 0
         v = _as_us(valid_at, now, "valid_at")
         k = _as_us(known_at, now, "known_at")
-        if predicate is None:
-            rows = self._q_asof.run(self._raw(), subject=subject, valid_at=v, known_at=k)
+        raw = self._raw()
+        if recorded_at is not None:
+            r = _as_us(recorded_at, now, "recorded_at")
+            if predicate is None:
+                rows = self._q_asof_r.run(raw, subject=subject, valid_at=v, known_at=k,
+                                          recorded_at=r)
+            else:
+                rows = self._q_asof_rp.run(raw, subject=subject, predicate=predicate,
+                                           valid_at=v, known_at=k, recorded_at=r)
+        elif predicate is None:
+            rows = self._q_asof.run(raw, subject=subject, valid_at=v, known_at=k)
         else:
-            rows = self._q_asof_p.run(self._raw(), subject=subject, predicate=predicate,
+            rows = self._q_asof_p.run(raw, subject=subject, predicate=predicate,
                                       valid_at=v, known_at=k)
         facts = [Fact(*r) for r in rows]
         if not include_expired:
@@ -590,7 +606,8 @@ class Store:
         try:
             with self.engine.begin() as conn:
                 batch = WriteBatch(conn, self.catalog, self.review_threshold,
-                                   wall_us=now_us(SystemClock()), insert_sql=self._insert_sql)
+                                   wall_us=now_us(SystemClock()), insert_sql=self._insert_sql,
+                                   now=self.now())
                 point("tx.begin")
                 yield batch
                 batch.finish()
@@ -623,7 +640,7 @@ class Store:
             with self.engine.connect() as conn:
                 batch = WriteBatch(conn, self.catalog, self.review_threshold,
                                    wall_us=now_us(SystemClock()), insert_sql=self._insert_sql,
-                                   process=process)
+                                   process=process, now=self.now())
                 point("tx.begin")
                 yield batch
                 batch.finish()
@@ -796,7 +813,6 @@ class Store:
         by = check_name(by, "by (the reviewer's name)")
         reason = check_required_text(reason, "reason (why the fact is retracted)")
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             row = batch.conn.execute(select(*FACT.c).where(FACT.c.id == fact_id)).first()
             if row is None:
                 raise FactNotFound(f"no fact with id {fact_id}")
@@ -811,7 +827,8 @@ class Store:
     # --------------------------------------------------------------- review
     def _candidate_stmt(self):
         return select(*CLAIM.c, TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text,
-                      TURN.c.time, TURN.c.time_tz).join(TURN, TURN.c.id == CLAIM.c.turn_id)
+                      TURN.c.time, TURN.c.time_tz, TURN.c.recorded_at.label("turn_recorded_at")
+                      ).join(TURN, TURN.c.id == CLAIM.c.turn_id)
 
     @staticmethod
     def _candidate(row: Any) -> Candidate:
@@ -910,14 +927,14 @@ class Store:
         note = check_text(note, "note")
         clean = self._check_edits(candidate_id, edits) if edits else None
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "approved", by, note, edits)
             if clean:
                 claim.update(clean)
             claim["state"] = "approved"
-            decision = gates.approve(
-                batch.statement_of(claim), batch.belief_rows(claim["subject"], claim["predicate"]),
-                by=by, edited=bool(edits))
+            statement = batch.statement_of(claim)
+            rows = batch.belief_rows(claim["subject"], claim["predicate"])
+            decision = gates.approve(statement, rows, by=by, edited=bool(edits),
+                                     said=batch.evidence_for(statement, rows))
             conflict_id = batch.apply(claim, decision)
             batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
                 state=claim["state"], fact_id=claim["fact_id"],
@@ -957,7 +974,10 @@ class Store:
         columns = {"object": claim.object, "value": claim.value_json, "polarity": claim.polarity,
                    "scope": claim.scope, "valid_from": claim.valid_from,
                    "valid_to": claim.valid_to, "change": claim.change}
-        return {key: columns[key] for key in edits}
+        out = {key: columns[key] for key in edits}
+        if "valid_from" in edits:  # the reviewer's start is exact
+            out["start_latest"] = None
+        return out
 
     def reject(self, candidate_id: int, *, by: str, reason: str) -> Candidate:
         """Reject a pending candidate; it is kept with the reason.
@@ -969,7 +989,6 @@ class Store:
         by = check_name(by, "by (the reviewer's name)")
         reason = check_required_text(reason, "reason (why the candidate is rejected)")
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             claim = self._take_pending(batch, candidate_id, "rejected", by, reason)
             batch.record_operation(by, "claim.rejected", claim_id=candidate_id,
                                    subject=claim["subject"], predicate=claim["predicate"],
@@ -1058,7 +1077,6 @@ class Store:
         by = check_name(by, "by (the reviewer's name)")
         reason = check_text(reason, "reason")
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             conn = batch.conn
             batch.will_update("conflict", conflict_id)
             done = conn.execute(
@@ -1080,9 +1098,10 @@ class Store:
             batch.will_update("claim", claim["id"])
             fact_ids = json.loads(row.fact_ids)
             rows_now = batch.belief_rows(row.subject, row.predicate)
+            said = batch.said_for(rows_now)  # a resolution may make it an evolution
             decision, statement = gates.resolve(
                 Resolution(keep), batch.statement_of(claim), rows_now, conflict_id=conflict_id,
-                conflict_scope=row.scope, by=by, scope=scope, fact_ids=fact_ids)
+                conflict_scope=row.scope, by=by, scope=scope, fact_ids=fact_ids, said=said)
             state, fact_id = "rejected", None
             if decision.outcome == Outcome.REJECTED:
                 if decision.plan is not None:  # neither: retract the conflict's facts
@@ -1167,8 +1186,11 @@ class Store:
             return None if t is None else (iso(t, tz) or "")[:16].replace("T", " ")
 
         statement = Statement.of(dict(claim._mapping), told, opposite)  # as the writer's statement_of
+        with self.engine.connect() as conn:
+            said = load_said(conn, {r.claim_id for r in rows})
         found = gates.outlooks(statement, rows, conflict_scope=row.scope,
-                               fact_ids=json.loads(row.fact_ids), predicate=row.predicate)
+                               fact_ids=json.loads(row.fact_ids), predicate=row.predicate,
+                               said=said)
         return [o.to_dict(when, short) for o in found]
 
     def undo_resolution(self, conflict_id: int, *, by: str,
@@ -1185,7 +1207,6 @@ class Store:
         by = check_name(by, "by (the reviewer's name)")
         reason = check_text(reason, "reason")
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             return undo_resolution(batch, conflict_id, by=by, reason=reason)
 
     # ----------------------------------------------------------- predicates
@@ -1233,14 +1254,14 @@ class Store:
             known = sorted({r.object for r in rows})
             hint = f" (known values: {', '.join(known)})" if known else ""
             raise FactNotFound(f"{subject} {predicate} was never {object!r}{hint}")
-        first = min(matching, key=lambda r: (r.recorded_at, r.id))
+        first = min(matching, key=lambda r: (r.told_from, r.recorded_at, r.id))
         lineage = sorted({r.claim_id for r in matching})
         steps = self._chain(lineage, matching, first.tz)
         steps = self._with_upkeep(steps, lineage, matching, first.tz)
         fact = self.fact_dicts([first])[0]
         return AuditReport(subject=subject, predicate=predicate, object=first.object,
-                           decided_at=first.recorded_at, fact=fact, chain=tuple(steps),
-                           tz=first.tz)
+                           decided_at=first.told_from, fact=fact, chain=tuple(steps),
+                           tz=first.tz, recorded_at=first.recorded_at)
 
     _STEP_ORDER = {"turn": 0, "mention": 0, "extraction": 1, "gates": 2, "conflict": 3,
                    "review": 4, "assertion": 5, "retirement": 6}
@@ -1276,7 +1297,8 @@ class Store:
                                or (o["action"] == "ingest" and _caller_of(o["detail"]))), None)
             steps.append(AuditStep(
                 "turn" if cid in claim_ids else "mention", c["time"], c["speaker"], c["text"],
-                {"session": c["session"], "turn": c["turn"], "claim_id": cid}, c["time_tz"]))
+                {"session": c["session"], "turn": c["turn"], "claim_id": cid}, c["time_tz"],
+                c["turn_recorded_at"]))
             via = ""
             detail = {"claim_id": cid, "confidence": c["confidence"], "kind": c["source_kind"],
                       "change": c["change"]}
@@ -1289,26 +1311,30 @@ class Store:
                     via = f" via {created_by['action']} by {caller.describe()}"
                     detail["caller"] = caller.to_dict()
             steps.append(AuditStep(
-                "extraction", c["created_at"], c["extractor"],
+                "extraction", c["time"], c["extractor"],
                 f"{c['subject']} {c['predicate']} {c['object']} ({c['polarity']}, {c['scope']}, "
-                f"confidence {c['confidence']:.2f}){via}", detail, tz))
+                f"confidence {c['confidence']:.2f}){via}", detail, tz, c["created_at"]))
             recorded = [g.to_dict() for g in gates.decode_steps(c["gates"])]
             if recorded:
                 steps.append(AuditStep(
-                    "gates", c["created_at"], "memdesk",
+                    "gates", c["time"], "memdesk",
                     "; ".join(f"{g['gate']}: {g['result']}" for g in recorded),
-                    {"gates": recorded}, tz))
+                    {"gates": recorded}, tz, c["created_at"]))
             for k in (k for k in conflicts if k["claim_id"] == cid):
+                opened_by = next((o for o in ops_for(cid) if o["conflict_id"] == k["id"]
+                                  and o["action"] == "claim.approved"), None)
                 steps.append(AuditStep("conflict", k["opened_at"], "memdesk",
                                        f"conflict {k['id']} opened ({k['kind']})",
-                                       {"conflict_id": k["id"], "fact_ids": json.loads(k["fact_ids"])}, tz))
+                                       {"conflict_id": k["id"], "fact_ids": json.loads(k["fact_ids"])}, tz,
+                                       opened_by["at"] if opened_by else c["created_at"]))
                 resolutions = [o for o in ops_for(cid) if o["conflict_id"] == k["id"]
                                and o["action"] in ("conflict.resolved", "conflict.reopened")]
                 if k["resolved_at"] is not None and not resolutions:  # its entry was scrubbed
                     steps.append(AuditStep("review", k["resolved_at"], k["resolved_by"] or "",
                                            f"conflict {k['id']} resolved: kept {k['resolution']}"
                                            + (f" ({k['reason']})" if k["reason"] else ""),
-                                           {"conflict_id": k["id"], "resolution": k["resolution"]}, tz))
+                                           {"conflict_id": k["id"], "resolution": k["resolution"]}, tz,
+                                           k["resolved_at"]))
                 for o in resolutions:  # every resolution, and every undo of one
                     d = json.loads(o["detail"])
                     if o["action"] == "conflict.resolved":
@@ -1319,7 +1345,7 @@ class Store:
                                            what + (f" ({o['reason']})" if o["reason"] else ""),
                                            {"conflict_id": k["id"], "resolution": d.get("keep"),
                                             "undone": d.get("undone"), "operation": o["id"],
-                                            "wall_at": iso(o["wall_at"])}, tz))
+                                            "wall_at": iso(o["wall_at"])}, tz, o["at"]))
             for o in ops_for(cid):
                 if o["action"] in ("claim.approved", "claim.rejected"):
                     verdict = o["action"].split(".")[1]
@@ -1327,18 +1353,21 @@ class Store:
                         "review", o["at"], o["actor"],
                         f"{verdict} by {o['actor']}" + (f" ({o['reason']})" if o["reason"] else ""),
                         {**json.loads(o["detail"]), "operation": o["id"],
-                         "wall_at": iso(o["wall_at"])}, tz))
+                         "wall_at": iso(o["wall_at"])}, tz, o["at"]))
         for r in rows:
             if r.copy_of is None and r.claim_id in claim_ids:
                 claim = next((c for c in claims if c["id"] == r.claim_id), None)
                 actor = (claim["decided_by"] or claim["extractor"]) if claim else "memdesk"
                 steps.append(AuditStep(
-                    "assertion", r.recorded_at, actor,
+                    "assertion", r.told_from, actor,
                     f"fact {r.id}: {r.object}, valid {iso(r.valid_from, tz)} → "
-                    f"{iso(r.valid_to, tz) or 'open'}",
-                    {"fact_id": r.id, "claim_id": r.claim_id}, tz))
+                    f"{iso(r.valid_to, tz) or 'open'}; start {r.start_text()}",
+                    {"fact_id": r.id, "claim_id": r.claim_id, "start": r.start_dict()}, tz,
+                    r.recorded_at))
         for r in retired:
             assert r.retired_at is not None  # ``retired`` holds retired rows only
+            until = r.told_until
+            assert until is not None
             cause = causes.get(r.retired_by_claim or -1)
             actor = (cause["decided_by"] or cause["extractor"]) if cause else "memdesk"
             what = f"fact {r.id} {r.retire_reason}"
@@ -1346,10 +1375,11 @@ class Store:
                 what += f" by claim {cause['id']}: {cause['object']} (turn {cause['session']}#{cause['turn']})"
             if r.retire_note:
                 what += f" — {r.retire_note}"
-            steps.append(AuditStep("retirement", r.retired_at, actor, what, {
+            steps.append(AuditStep("retirement", until, actor, what, {
                 "fact_id": r.id, "reason": r.retire_reason, "by_claim": r.retired_by_claim,
-                "note": r.retire_note}, tz))
-        steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7)))
+                "note": r.retire_note}, tz, r.retired_at))
+        # the story in the order it was told; what this store wrote when, beside it
+        steps.sort(key=lambda s: (s.at, self._STEP_ORDER.get(s.step, 7), s.recorded or 0))
         return steps
 
     # ---------------------------------------------------------- maintenance
@@ -1559,7 +1589,6 @@ class Store:
         by = check_name(by, "by (the reviewer's name)")
         reason = check_text(reason, "reason")
         with self._write() as batch:
-            batch.tick(max(self.now(), batch.tx + 1))  # each decision its own instant
             return undo_decision(batch, candidate_id, by=by, reason=reason)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from .bitemporal import Piece, normalise_object
+from .bitemporal import normalise_object, whole_copy
 from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
 from .gates import append_steps, reopened, undone
 from .records import Fact
@@ -94,7 +94,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
         if earlier:
             for found in conn.execute(select(*FACT.c).where(FACT.c.id.in_(earlier))):
                 old = fact_from_row(found)
-                restored.append(batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old, old.start_stated)))
+                restored.append(batch._insert_piece(claim, whole_copy(old)))
         if entry["conflict_id"] is not None:
             batch.will_update("conflict", entry["conflict_id"])
             done = conn.execute(update(CONFLICT).where(
@@ -236,8 +236,7 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
             raise InvalidInput(f"{refused}: fact {clash.id} ({clash.object}) written since holds "
                                f"over the time fact {old.id} ({old.object}) would come back to; "
                                "retract it first")
-    restored = [batch._insert_piece(claim, Piece(old.valid_from, old.valid_to, old,
-                                                 old.start_stated))
+    restored = [batch._insert_piece(claim, whole_copy(old))
                 for old in earlier]
     # the reopened conflict names the rows that hold again: the copies, where the
     # resolution had retired its facts

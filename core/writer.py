@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, cast
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from .bitemporal import Piece, normalise_object
+from .bitemporal import EVOLUTION, Piece, normalise_object
 from .catalog import Catalog
 from .chain import (
     FLOATS,
@@ -53,7 +53,7 @@ from .chain import (
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
-from .gates import Decision, Outcome, Statement, admit, append_steps, encode_steps
+from .gates import Decision, Outcome, Said, Statement, admit, append_steps, encode_steps
 from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
@@ -98,6 +98,7 @@ _RETIRE = (
         retired_by_claim=bindparam("b_by"),
         retire_reason=bindparam("b_reason"),
         retire_note=bindparam("b_note"),
+        known_until=bindparam("b_known"),
     )
 )
 
@@ -190,9 +191,10 @@ def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
     return sql, list(map(itemgetter(*names), rows))
 
 
-_STAMP = slice(10, 14)  # the retirement stamp's place in a Fact
+_STAMP = slice(10, 14)  # the retirement stamp's place in a Fact (and known_until, last)
 assert Fact._fields[_STAMP.start:_STAMP.stop] == (
     "retired_at", "retired_by_claim", "retire_reason", "retire_note")
+assert Fact._fields[-1] == "known_until" and len(Fact._fields) == len(FACT_COLUMNS)
 assert tuple(TURN.c.keys()) == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
                                  "user", "project", "recorded_at", "imported_at")
 _CLAIM_KEYS = tuple(CLAIM.c.keys())
@@ -235,6 +237,20 @@ _TX_AND_IDS = select(
 )
 
 
+def load_said(conn: Connection, lineages: Iterable[int]) -> dict[int, list[int]]:
+    """What the mentions merged into each lineage (by its claim id) said
+    (core.gates.Said): the instants at which they said its value held (a
+    stated start's latest instant; for a start only heard, when it was said).
+    Reads 500 lineages a query."""
+    out: dict[int, list[int]] = defaultdict(list)
+    for part in chunks(sorted(set(lineages))):
+        for into, start, latest in conn.execute(
+                select(CLAIM.c.merged_into, CLAIM.c.valid_from, CLAIM.c.start_latest)
+                .where(CLAIM.c.merged_into.in_(part), CLAIM.c.state == "merged")):
+            out[into].append(start if latest is None else latest)
+    return out
+
+
 def lock_store(conn: Connection) -> tuple[int, dict[str, int], str]:
     """Take the store's write lock (by updating the store_meta row) and read
     the transaction time, the next free id of each table and the audit
@@ -268,6 +284,7 @@ class WriteBatch:
         wall_us: int,
         insert_sql: dict | None = None,
         process: WriteProcess | None = None,
+        now: int | None = None,
     ) -> None:
         self.conn = conn
         self._insert_sql = {} if insert_sql is None else insert_sql
@@ -276,9 +293,16 @@ class WriteBatch:
         self.threshold = review_threshold
         self.wall = wall_us
         if process is None:
-            self.tx, self._next, self._head = lock_store(conn)
+            last_tx, self._next, self._head = lock_store(conn)
         else:
-            self.tx, self._next, self._head = process.tx, dict(process.next_ids), process.head
+            last_tx, self._next, self._head = process.tx, dict(process.next_ids), process.head
+        # recorded time: the store's clock (``now``), never before what it
+        # recorded last: one instant for everything this transaction writes
+        self._last_tx = last_tx
+        self.tx = max(wall_us if now is None else now, last_tx + 1)
+        # told time of the operation being carried out: the source turn's time
+        # while a claim is submitted, else (a person's decision) the recorded time
+        self.told = self.tx
         self._last_audit = self._next["audit"] - 1
         self.digest = RowsDigest()  # the rows this batch touches, for its audit entry
         # name -> encodes a row's values straight into that part's hasher
@@ -301,6 +325,10 @@ class WriteBatch:
         self._fact_rows: list[Fact] = []
         self._ttl: dict[str, int | None] = {}
         self._opposite: dict[str, str | None] = {}
+        # what mentions merged into a lineage said (core.gates.Said), loaded per
+        # lineage on first need; lineages begun in this batch have none stored
+        self._said: dict[int, list[int]] = defaultdict(list)
+        self._said_loaded: set[int] = set()
         self.route_memories = False  # set by conversation ingest: feed the vector path too
         self._memories: dict[tuple[str, str], int | None] = {}
         self._memory_subjects: set[str] = set()
@@ -311,11 +339,9 @@ class WriteBatch:
         self.new_predicates: list[str] = []
 
     # ----------------------------------------------------------------- time
-    def tick(self, t: int | None = None) -> int:
-        """Advance transaction time to ``t`` unless that would move it backwards."""
-        if t is not None and t > self.tx:
-            self.tx = t
-        return self.tx
+    def told_as_decided(self) -> None:
+        """What follows is a person's decision (or upkeep): told when recorded."""
+        self.told = self.tx
 
     def _id(self, name: str) -> int:
         value = self._next[name]
@@ -334,6 +360,9 @@ class WriteBatch:
         self.prefetch_pairs((c.subject, predicate) for c in claims
                             for predicate in (c.predicate, self.opposite(c.predicate))
                             if predicate is not None)
+        if any(c.change == EVOLUTION and c.start_stated for c in claims):
+            # their plans read what was said of the values they replace
+            self.said_for([r for c in claims for r in self.belief_rows(c.subject, c.predicate)])
 
     def prefetch_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Load the current-belief rows of many (subject, predicate) pairs at
@@ -405,6 +434,20 @@ class WriteBatch:
         """The gates' statement of a stored claim row, told at its turn's time."""
         told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
         return Statement.of(claim, told, self.opposite(claim["predicate"]))
+
+    def said_for(self, rows: Iterable[Fact]) -> Said:
+        """What the mentions merged into the rows' lineages said (``load_said``),
+        with the mentions this batch merged; loads the lineages not yet known."""
+        wanted = {r.claim_id for r in rows} - self._said_loaded
+        if wanted:
+            for lineage, instants in load_said(self.conn, wanted).items():
+                self._said[lineage].extend(instants)
+            self._said_loaded.update(wanted)
+        return self._said
+
+    def evidence_for(self, statement: Statement, rows: Sequence[Fact]) -> Said | None:
+        """``said_for`` the rows when the statement's plan reads it, else None."""
+        return self.said_for(rows) if statement.needs_evidence else None
 
     # ---------------------------------------------------------- resources
     def register_turn(self, source: SourceRef, user: str | None = None,
@@ -573,7 +616,7 @@ class WriteBatch:
         claim = cast(ClaimInput, claim)
         self.counts["lines"] += 1
         source = claim.source
-        self.tick(source.time)
+        self.told = source.time  # what it writes was told then (never moves recorded time)
         turn_id, _ = self.register_turn(source)  # provenance: refuses a disagreeing turn
         key = claim.key
         if self._claim_key_seen(turn_id, key):
@@ -594,13 +637,15 @@ class WriteBatch:
             "change": claim.change, "single_valued": single, "sensitive": claim.sensitive,
             "created_at": self.tx, "state": "new", "reasons": "[]", "fact_id": None,
             "merged_into": None, "start_stated": claim.start_stated,
+            "start_latest": claim.start_latest,
         }
         statement = Statement(claim.object, claim.value_json, claim.polarity, claim.scope,
                               single, claim.valid_from, claim.valid_to, claim.change,
                               row["confidence"], source.kind, claim.start_stated, source.time,
-                              self.opposite(claim.predicate))
-        decision = admit(statement, self.belief_rows(claim.subject, claim.predicate),
-                         turn_id=turn_id, threshold=self.threshold)
+                              self.opposite(claim.predicate), claim.start_latest)
+        rows = self.belief_rows(claim.subject, claim.predicate)
+        decision = admit(statement, rows, turn_id=turn_id, threshold=self.threshold,
+                         said=self.evidence_for(statement, rows))
         if decision.outcome == Outcome.PENDING:
             row["state"] = "pending"
             row["reasons"] = _dumps(list(decision.reasons))
@@ -613,7 +658,7 @@ class WriteBatch:
         claims = self._buf["claim"]
         claims.append(row)
         self.digest.parts["claim"].update(
-            self._claim_hash(_CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)))
+            self._claim_hash(hashed("claim", _CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row))))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
         assert decision.plan is not None
@@ -638,9 +683,9 @@ class WriteBatch:
             return
         mid = self._id("memory")
         self._memories[slot] = mid
-        memory = dict(
+        memory = dict(  # created when told (recall "as of" reads the told axis)
             id=mid, subject=c["subject"], predicate=c["predicate"], text=masked, text_key=key,
-            claim_id=c["id"], turn_id=c["turn_id"], created_at=self.tx, mentions=1)
+            claim_id=c["id"], turn_id=c["turn_id"], created_at=self.told, mentions=1)
         self._buf["memory"].append(memory)
         self._hash["memory"](tuple(map(memory.get, _MEMORY_KEYS)))
         self.counts["memories"] += 1
@@ -678,13 +723,16 @@ class WriteBatch:
         if decision.outcome == Outcome.MERGED:
             target = cast(Fact, plan.merge_into)  # the planner's rows are this batch's Facts
             c["state"], c["fact_id"], c["merged_into"] = "merged", target.id, target.claim_id
+            # a mention says the value held: evidence for later changes (said_for)
+            latest = c.get("start_latest")
+            self._said[target.claim_id].append(c["valid_from"] if latest is None else latest)
             self.counts["merged"] += 1
         elif decision.outcome == Outcome.CONFLICT:
             conflict_id = self._id("conflict")
             conflict = dict(id=conflict_id, kind=str(decision.conflict_kind), state="open",
                             subject=c["subject"], predicate=c["predicate"], scope=c["scope"],
                             fact_ids=_dumps([r.id for r in plan.conflict_with]),
-                            claim_id=c["id"], opened_at=self.tx, resolved_at=None,
+                            claim_id=c["id"], opened_at=self.told, resolved_at=None,
                             resolved_by=None, resolution=None, reason=None)
             self._buf["conflict"].append(conflict)
             self.digest.parts["conflict"].update(
@@ -701,6 +749,7 @@ class WriteBatch:
                 fid = self._insert_piece(c, piece)
                 if piece.source is None:
                     new_id = fid
+                    self._said_loaded.add(c["id"])  # a lineage begun now: no stored mentions
             self.counts[_SUMMARY_FIELD[plan.kind]] += 1
             c["state"] = "approved" if c.get("state") == "approved" else "asserted"
             c["fact_id"] = new_id
@@ -713,6 +762,8 @@ class WriteBatch:
 
         The stamp itself (retired_at, retired_by_claim, retire_reason) is the
         record; the caller writes the audit entry that explains it."""
+        # on the told axis: when what retires it was told, never before the row itself
+        known = max(self.told, row.told_from)
         at = self._unflushed_facts.get(row.id)
         if at is not None:
             # inserted by this same transaction and not written yet: write it
@@ -720,12 +771,12 @@ class WriteBatch:
             unstamped = self._fact_rows[at]
             self._fact_rows[at] = Fact._make((  # = unstamped._replace(retired_at=…, …), faster
                 *unstamped[:_STAMP.start], self.tx, by_claim, reason, note,
-                *unstamped[_STAMP.stop:]))
+                *unstamped[_STAMP.stop:-1], known))
         else:
             self._retire.append(dict(b_id=row.id, b_at=self.tx, b_by=by_claim,
-                                     b_reason=reason, b_note=note))
+                                     b_reason=reason, b_note=note, b_known=known))
         self.digest.stamped.append(row.id)
-        self._hash["stamped"]((row.id, self.tx, by_claim, reason, note))
+        self._hash["stamped"]((row.id, self.tx, by_claim, reason, note, known))
         rows = self._pairs.get((row.subject, row.predicate))
         if rows is not None:
             rows[:] = [r for r in rows if r.id != row.id]
@@ -744,6 +795,8 @@ class WriteBatch:
                 c["id"], None, c["confidence"], c["source_kind"], c["extractor"],
                 c["event_start"], c["event_end"], expires,
                 c["tz"], c["single_valued"], c["sensitive"], piece.stated,
+                self.told, piece.kind, piece.start if piece.latest is None else piece.latest,
+                None,
             )
         else:  # a copy of a retired row over part of its interval
             fact = Fact(
@@ -752,11 +805,12 @@ class WriteBatch:
                 src.claim_id, src.id, src.confidence, src.source_kind, src.extractor,
                 src.event_start, src.event_end, src.expires_at, src.tz,
                 src.single_valued, src.sensitive, piece.stated,
+                self.told, piece.kind, piece.latest, None,
             )
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
-        body = fact[:10] + fact[14:]  # hashed without the stamp, and (chain.hashed) a NULL late column
-        self._hash["fact"](body if body[-1] is not None else body[:-1])
+        # hashed without the stamp (known_until last), and (chain.hashed) NULL late columns
+        self._hash["fact"](hashed("fact", fact[:10] + fact[14:-1]))
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
@@ -805,9 +859,13 @@ class WriteBatch:
             raise StoreError(_CHANGED_MEANWHILE)
 
     def finish(self) -> None:
-        """Flush and record the final transaction time. Call once, last."""
+        """Flush and record the final transaction time (unless the batch wrote
+        nothing: every operation that writes leaves an audit entry, and one that
+        wrote nothing leaves the store as it was). Call once, last."""
         self.flush()
-        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx, "b_head": self._head,
+        wrote = self._next["audit"] != self._first["audit"]
+        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx if wrote else self._last_tx,
+                                        "b_head": self._head,
                                         "b_last": self._last_audit,
                                         "b_marks": _dumps(self._next)}])  # sent with the commit
 

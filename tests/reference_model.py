@@ -35,6 +35,26 @@ starts at t; a heard one whenever the row holds the same value. A copy keeps
 its row's start kind, except a copy resuming after the span, which starts at
 a stated time (the span's end).
 
+A stated start has a precision: it lies somewhere in ``[valid_from,
+latest]`` ("last month": the whole month; ``latest`` None: exactly
+``valid_from``), never after the claim was told when that lies inside. An
+evolution with a stated start happened after every instant the user said
+another value held, before it was told: each current row's latest start (for
+a heard row, when it was said) and what the claims merged into its lineage
+said (their latest start), when the row holds then and the instant lies in
+``[t, stop)``, ``stop`` being where the evolution would end. The evolution
+then starts one microsecond after the last such instant: ``bounded`` when
+that is still within the stated precision, ``clamped`` (latest: when it was
+told) when the whole stated precision lay before it. An instant at which
+its own value was said to hold, at or after that start, is the latest its
+start can be.
+
+Every operation has two times. *Recorded*: the store's clock, at least one
+microsecond after the previous operation (``recorded_at``/``retired_at``,
+never moved by input). *Told*: a claim's source time (a decision: its
+recorded time); rows it writes are known from then and rows it retires
+known until then (never before they were known from).
+
 A reviewer resolves a conflict by deciding its claim again with a signal:
 ``changed`` as an evolution (refused when that is itself a conflict: two
 values said to start at one instant), ``incoming`` as a correction
@@ -114,6 +134,7 @@ class MClaim:
     kind: str = "imported"
     stated: bool = True
     told: int = 0
+    latest: int | None = None  # a stated start said with a precision: the last instant it can be
 
     @property
     def end(self) -> float:
@@ -144,6 +165,10 @@ class MRow:
     retire_reason: str | None = None
     copy_of: int | None = None
     stated: bool = True
+    kind: str = "stated"  # stated | heard | bounded | clamped
+    latest: int = 0  # the latest instant its start can be
+    known_from: int = 0  # the told axis
+    known_until: float = INF
 
     def slot(self) -> tuple:
         return slot_of(self.predicate, self.object)
@@ -162,7 +187,13 @@ class MRow:
         return self.valid_from < b and a < self.valid_to
 
     def known_at(self, k: float) -> bool:
-        return self.recorded_at <= k < self.retired_at
+        """Believed as told by ``k`` (the told axis)."""
+        return self.known_from <= k < self.known_until
+
+    def recorded_by(self, r: float, k: float) -> bool:
+        """Believed as told by ``k`` among what was recorded by ``r``."""
+        return (self.recorded_at <= r and self.known_from <= k
+                and not (self.retired_at <= r and self.known_until <= k))
 
 
 @dataclass
@@ -170,7 +201,10 @@ class Decision:
     kind: str  # insert | evolution | backfill | correction | merge | conflict
     span: tuple[float, float] | None = None
     conflict_with: tuple[int, ...] = ()
-    stated: bool = True  # the start kind of the new row
+    stated: bool = True  # whether the new row's start counts as stated
+    start_kind: str = "stated"
+    latest: int = 0
+    merge_into: MRow | None = None
 
 
 @dataclass
@@ -188,9 +222,10 @@ class Outcome:
 class MConflict:
     claim: int
     predicate: str
-    opened_at: int
+    opened_at: int  # on the told axis
     row_ids: tuple[int, ...]
     statement: MClaim | None = None  # the contradicting claim, as it was submitted
+    seq: int = 0  # the order conflicts were opened in (the store's conflict ids)
 
 
 @dataclass
@@ -213,57 +248,78 @@ class Model:
     resolutions: list[MResolution] = field(default_factory=list)  # standing ones
     claims: int = 0
     seen: set = field(default_factory=set)
+    # claim number -> (lineage claim number, the instant it said the value held),
+    # for every claim merged into a lineage and not taken back
+    mentions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    told: int = 0  # the told time of the operation being carried out
+    opened: int = 0  # conflicts opened so far
 
     # ------------------------------------------------------------- queries
     def current(self, predicate: str | None = None) -> list[MRow]:
         return [r for r in self.rows if r.is_current and predicate in (None, r.predicate)]
 
-    def as_of(self, predicate: str, valid_at: float, known_at: float) -> list[MRow]:
+    def as_of(self, predicate: str, valid_at: float, known_at: float,
+              recorded_at: float | None = None) -> list[MRow]:
         return [
             r for r in self.rows
-            if r.predicate == predicate and r.known_at(known_at) and r.holds_at(valid_at)
+            if r.predicate == predicate and r.holds_at(valid_at)
+            and (r.known_at(known_at) if recorded_at is None
+                 else r.recorded_by(recorded_at, known_at))
         ]
 
     def slot_rows(self, slot: tuple) -> list[MRow]:
         return [r for r in self.rows if r.is_current and r.slot() == slot]
 
     # ---------------------------------------------------------------- time
-    def _tick(self, t: int) -> int:
-        """Transaction time never moves backwards."""
-        self.last_tx = max(self.last_tx, t)
+    def _tick(self, clock: int) -> int:
+        """Every operation is recorded at the store's clock, at least one
+        microsecond after the previous one: recorded time never moves back."""
+        self.last_tx = max(self.last_tx + 1, clock)
         return self.last_tx
 
-    def _tick_decision(self, t: int) -> int:
-        """A single decision (approve, reject, retract) gets an instant of its
-        own: at least one microsecond after the previous write."""
-        self.last_tx = max(self.last_tx + 1, t)
-        return self.last_tx
+    def _tick_decision(self, clock: int) -> int:
+        """A person's decision: recorded at the clock, and told then too."""
+        tx = self._tick(clock)
+        self.told = tx
+        return tx
+
+    def unchanged(self, clock: int) -> Outcome:
+        """An operation that wrote nothing leaves the store as it was (its time too)."""
+        return Outcome("unchanged", self.last_tx)
 
     # ------------------------------------------------------------- writes
-    def submit(self, claim: MClaim, identity: Any, source_time: int) -> Outcome:
-        """A claim from a turn whose time is ``source_time`` (the replay clock).
-        ``identity`` names (turn, content): the same claim from the same turn
-        again changes nothing."""
+    def submit(self, claim: MClaim, identity: Any, clock: int) -> Outcome:
+        """A claim told at ``claim.told``, written when the store's clock says
+        ``clock``. ``identity`` names (turn, content): the same claim from the
+        same turn again changes nothing."""
         if identity in self.seen:
-            return Outcome("unchanged", self.last_tx)
+            return self.unchanged(clock)
         self.seen.add(identity)
-        tx = self._tick(source_time)
+        tx = self._tick(clock)
+        self.told = claim.told
         self.claims += 1
         number = self.claims
         decision = self.decide(claim)
         if decision.kind == "merge":
-            return Outcome("merge", tx, number)
+            return self._merge(number, claim, decision, tx)
         if claim.needs_review():
             self.pending[number] = claim
             return Outcome("pending", tx, number)
         return self._carry_out(number, claim, decision, tx)
+
+    def _merge(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
+        """A mention of the row it merges into: what it said is evidence."""
+        assert d.merge_into is not None
+        said = c.valid_from if c.latest is None else c.latest
+        self.mentions[number] = (d.merge_into.claim, said)
+        return Outcome("merge", tx, number)
 
     def approve(self, number: int, clock: int) -> Outcome:
         claim = self.pending.pop(number)
         tx = self._tick_decision(clock)
         decision = self.decide(claim)
         if decision.kind == "merge":
-            return Outcome("merge", tx, number)
+            return self._merge(number, claim, decision, tx)
         return self._carry_out(number, claim, decision, tx)
 
     def reject(self, number: int, clock: int) -> Outcome:
@@ -274,58 +330,100 @@ class Model:
         tx = self._tick_decision(clock)
         row = self.rows[row_id]
         assert row.is_current
-        row.retired_at = tx
-        row.retire_reason = "retracted"
+        self._retire(row, tx, "retracted")
         return Outcome("retracted", tx)
+
+    def _retire(self, row: MRow, tx: int, reason: str) -> None:
+        row.retired_at, row.retire_reason = tx, reason
+        row.known_until = max(self.told, row.known_from)
+
+    # ------------------------------------------------------------ evidence
+    def said(self, row: MRow) -> list[int]:
+        """The instants the user said ``row``'s value held, within the row:
+        the latest its start can be, and what the mentions merged into its
+        lineage said."""
+        instants = [row.latest] + [t for lineage, t in self.mentions.values()
+                                   if lineage == row.claim]
+        return [t for t in instants if row.holds_at(t)]
 
     # ------------------------------------------------------------- rules
     def decide(self, c: MClaim) -> Decision:
         rows = self.slot_rows(c.slot())
         t, end = c.valid_from, c.end
-        holders = [r for r in rows if r.holds_at(t)]
-        assert len(holders) <= 1, "model invariant: current rows of a slot never overlap"
-        holder = holders[0] if holders else None
+        hi = t if c.latest is None or c.latest < t else c.latest
+        if c.latest is not None and t <= c.told < hi:
+            hi = c.told  # a start said with a precision, but told by then
+        kind = "stated" if c.stated else "heard"
+
+        def holder_at(x: float) -> MRow | None:
+            holders = [r for r in rows if r.holds_at(x)]
+            assert len(holders) <= 1, "model invariant: current rows of a slot never overlap"
+            return holders[0] if holders else None
+
+        holder = holder_at(t)
         mine = c.identity()
 
         if c.change is None:
             hit = [r for r in rows if r.overlaps(t, end)]
             if not hit:
-                return Decision("insert", span=(t, end), stated=c.stated)
+                return Decision("insert", span=(t, end), stated=c.stated, start_kind=kind, latest=hi)
             clash = tuple(r.id for r in hit if r.identity() != mine)
             if clash:
                 return Decision("conflict", conflict_with=clash)
-            if any(r.valid_from <= t and end <= r.valid_to for r in hit):
-                return Decision("merge")
-            return Decision("insert", span=(t, end), stated=c.stated)
+            covering = [r for r in hit if r.valid_from <= t and end <= r.valid_to]
+            if covering:
+                return Decision("merge", merge_into=covering[0])
+            return Decision("insert", span=(t, end), stated=c.stated, start_kind=kind, latest=hi)
 
         if c.change == "correction":
             if c.stated:  # "from t it was X": what held from t, up to end or that row's end
                 if holder is None:  # nothing known for that time yet
                     later = [r.valid_from for r in rows if r.valid_from > t]
                     return Decision("backfill" if later else "insert",
-                                    span=(t, min([end, *later])), stated=True)
+                                    span=(t, min([end, *later])), stated=True,
+                                    start_kind=kind, latest=hi)
                 if holder.identity() == mine and holder.valid_from == t:
-                    return Decision("merge")
-                return Decision("correction", span=(t, min(end, holder.valid_to)), stated=True)
+                    return Decision("merge", merge_into=holder)
+                return Decision("correction", span=(t, min(end, holder.valid_to)), stated=True,
+                                start_kind=kind, latest=hi)
             if holder is not None:
                 target = holder
             elif rows:
                 target = max(rows, key=lambda r: r.valid_from)
             else:
-                return Decision("insert", span=(t, end), stated=c.stated)
+                return Decision("insert", span=(t, end), stated=c.stated, start_kind=kind, latest=hi)
             if target.identity() == mine:
-                return Decision("merge")
+                return Decision("merge", merge_into=target)
             return Decision("correction", span=(target.valid_from, target.valid_to),
-                            stated=target.stated)
+                            stated=target.stated, start_kind=target.kind, latest=target.latest)
 
         assert c.change == "evolution", c.change
-        if holder is not None and holder.identity() == mine and (
-                not c.stated or holder.valid_from == t):
-            return Decision("merge")
 
         def overtaken(r: MRow) -> bool:
             return c.stated and not r.stated and r.valid_from <= c.told and r.valid_from < end
 
+        if c.stated:
+            # what was said before it was told bounds where the change can be
+            later = [r.valid_from for r in rows if r.valid_from > t and not overtaken(r)]
+            stop = min([end, *later])
+            said = [(x, r) for r in rows if r.identity() != mine for x in self.said(r)
+                    if t <= x < c.told and x < stop]
+            if said:
+                last, after = max(said, key=lambda p: p[0])
+                if end <= last + 1:
+                    return Decision("conflict", conflict_with=(after.id,))
+                t = last + 1
+                if last < hi:
+                    kind = "bounded"
+                else:
+                    kind, hi = "clamped", max(c.told, t)
+                holder = holder_at(t)
+            own = [x for r in rows if r.identity() == mine for x in self.said(r) if t <= x < hi]
+            hi = min([hi, *own])
+
+        if holder is not None and holder.identity() == mine and (
+                not c.stated or holder.valid_from == t):
+            return Decision("merge", merge_into=holder)
         if (holder is not None and holder.valid_from == t and c.stated
                 and not (not holder.stated and holder.valid_from <= c.told)):
             return Decision("conflict", conflict_with=(holder.id,))  # two values, one instant
@@ -333,39 +431,42 @@ class Model:
         later = [r.valid_from for r in rows if r.valid_from > t and not overtaken(r)]
         stop = min([end, *later])
         if later:
-            kind = "backfill"
+            change = "backfill"
         elif holder is not None or any(overtaken(r) and t < r.valid_from < stop for r in rows):
-            kind = "evolution"
+            change = "evolution"
         else:
-            kind = "insert"
-        return Decision(kind, span=(t, stop), stated=c.stated)
+            change = "insert"
+        return Decision(change, span=(t, stop), stated=c.stated, start_kind=kind, latest=hi)
 
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
         if d.kind == "conflict":
-            self.conflicts.append(MConflict(number, c.predicate, tx, d.conflict_with, c))
+            self.opened += 1
+            self.conflicts.append(MConflict(number, c.predicate, self.told, d.conflict_with, c,
+                                            seq=self.opened))
             return Outcome("conflict", tx, number, d.conflict_with)
         assert d.span is not None
         a, b = d.span
         for old in [r for r in self.slot_rows(c.slot()) if r.overlaps(a, b)]:
-            old.retired_at = tx
-            old.retire_reason = RETIRE_REASON[d.kind]
+            self._retire(old, tx, RETIRE_REASON[d.kind])
             if old.valid_from < a:
-                self._copy(old, old.valid_from, a, tx, old.stated)
+                self._copy(old, old.valid_from, a, tx, old.stated, old.kind, min(old.latest, a - 1))
             if b < old.valid_to:
-                self._copy(old, b, old.valid_to, tx, True)
+                self._copy(old, b, old.valid_to, tx, True, "stated", int(b))
         self.rows.append(MRow(
             id=len(self.rows), claim=number, predicate=c.predicate, object=c.object,
-            value=c.value, polarity=c.polarity, valid_from=a, valid_to=b, recorded_at=tx,
-            stated=d.stated,
+            value=c.value, polarity=c.polarity, valid_from=int(a), valid_to=b, recorded_at=tx,
+            stated=d.stated, kind=d.start_kind, latest=d.latest, known_from=self.told,
         ))
         return Outcome(d.kind, tx, number)
 
-    def _copy(self, old: MRow, a: float, b: float, tx: int, stated: bool) -> None:
+    def _copy(self, old: MRow, a: float, b: float, tx: int, stated: bool, kind: str,
+              latest: int) -> None:
         assert a < b
         self.rows.append(MRow(
             id=len(self.rows), claim=old.claim, predicate=old.predicate, object=old.object,
             value=old.value, polarity=old.polarity, valid_from=int(a), valid_to=b,
-            recorded_at=tx, copy_of=old.id, stated=stated,
+            recorded_at=tx, copy_of=old.id, stated=stated, kind=kind, latest=latest,
+            known_from=self.told,
         ))
 
     # --------------------------------------------------------- resolutions
@@ -386,11 +487,11 @@ class Model:
             if keep == "neither":
                 for r in self.rows:
                     if r.id in conflict.row_ids and r.is_current:
-                        r.retired_at, r.retire_reason = tx, "retracted"
+                        self._retire(r, tx, "retracted")
             out = Outcome("rejected", tx, conflict.claim)
         else:
             if d.kind == "merge":
-                out = Outcome("merge", tx, conflict.claim)
+                out = self._merge(conflict.claim, claim, d, tx)
             else:
                 out = self._carry_out(conflict.claim, claim, d, tx)
         wrote = tuple(r.id for r in self.rows[rows_before:])
@@ -416,15 +517,16 @@ class Model:
                 return Outcome("refused", self.last_tx)
         tx = self._tick_decision(clock)
         for r in wrote:
-            r.retired_at, r.retire_reason = tx, "retracted"
+            self._retire(r, tx, "retracted")
         copies = {}
         for i in res.retired:
             copies[i] = len(self.rows)
             old = self.rows[i]
-            self._copy(old, old.valid_from, old.valid_to, tx, old.stated)
+            self._copy(old, old.valid_from, old.valid_to, tx, old.stated, old.kind, old.latest)
         conflict = res.conflict
         conflict.row_ids = tuple(copies.get(i, i) for i in conflict.row_ids)
+        self.mentions.pop(conflict.claim, None)  # in conflict again: no longer a mention
         self.resolutions.remove(res)
         self.conflicts.append(conflict)
-        self.conflicts.sort(key=lambda c: (c.opened_at, c.claim))
+        self.conflicts.sort(key=lambda c: c.seq)
         return Outcome("reopened", tx, conflict.claim)

@@ -374,7 +374,7 @@ def test_layout_packs_without_overlap_and_dims_retired_rows(db):
         assert all(a[1] <= b[0] for a, b in zip(ends, ends[1:], strict=False))
     retired = [s for lane in chart.lanes for s in lane.segments if s.retired]
     assert retired and all(s.fact.retired_at is not None for s in retired)
-    before_any = layout(rows, min(r.recorded_at for r in rows) - 1, now)
+    before_any = layout(rows, min(r.told_from for r in rows) - 1, now)
     assert before_any.lanes == ()
 
 

@@ -73,8 +73,8 @@ async def test_opened_is_when_the_conflict_opened_in_its_source_offset(db, size,
         "subject": "user:carol", "predicate": "lives_in", "object": "Bristol",
         "valid_from": "2026-01-10T09:00:00+00:00", "confidence": 0.95,
         "source": {"session": "late-import", "turn": 1, "speaker": "user",
-                   "kind": "user_explicit", "text": "I lived in Bristol in January",
-                   "time": "2026-01-10T09:00:00+00:00"},
+                   "kind": "user_explicit", "text": "I lived in Bristol from 10 January",
+                   "time": "2026-01-20T09:00:00+00:00"},
         "extractor": "late@1"}) + "\n", encoding="utf-8")
     with reopen(db) as store:
         assert store.import_file(late).to_dict()["conflicts"] == 1
@@ -322,9 +322,9 @@ async def test_keep_both_refuses_no_scope_and_the_existing_scope(db):
 async def test_an_impossible_choice_says_why_and_cannot_be_taken(tmp_path, size):
     clock = ManualClock(DEMO_NOW)
     store = Store.open(tmp_path / "same-start.db", clock=clock)
-    # two values stated to start at the same instant: "it changed" makes no sense
-    store.add(claim("user:omar", "works_at", "Acme Robotics", at=day(2), turn=1, valid_from=day(1)))
-    store.add(claim("user:omar", "works_at", "Globex", at=day(3), turn=2, valid_from=day(1)))
+    # two values stated to start at the same instant, told before it: "it changed" makes no sense
+    store.add(claim("user:omar", "works_at", "Acme Robotics", at=day(2), turn=1, valid_from=day(9)))
+    store.add(claim("user:omar", "works_at", "Globex", at=day(3), turn=2, valid_from=day(9)))
     (conflict,) = store.conflicts()
     (changed,) = [p for p in store.resolution_preview(conflict.id) if p["keep"] == "changed"]
     assert changed["error"]

@@ -29,6 +29,7 @@ from memdesk.app.ui.widgets.timeline_chart import (
     lane_text,
     layout,
     legend_line,
+    start_edge,
     ticks,
 )
 from memdesk.core import Fact
@@ -240,7 +241,10 @@ def test_known_at_marker_is_kept_where_a_label_would_be(db):
 def _demo_examples(rows: dict[str, tuple[Fact, ...]]) -> dict[str, tuple[str, Fact]]:
     """A fact of the demo for each mark: stated start, heard start, due, retired."""
     wanted = {
-        "stated": lambda f: f.start_stated is True and f.retired_at is None,
+        "stated": lambda f: f.start == "stated" and f.latest_start == f.valid_from
+        and f.retired_at is None,
+        "window": lambda f: f.start_stated is True and f.latest_start > f.valid_from
+        and f.retired_at is None,
         "heard": lambda f: f.start_stated is False and f.retired_at is None,
         "due": lambda f: f.event_start not in (None, f.valid_from) and f.retired_at is None,
         "retired": lambda f: f.retired_at is not None,
@@ -248,9 +252,21 @@ def _demo_examples(rows: dict[str, tuple[Fact, ...]]) -> dict[str, tuple[str, Fa
     out = {}
     for name, test in wanted.items():
         found = [(s, f) for s, facts in rows.items() for f in facts if test(f)]
+        if name == "stated" and not found:
+            continue  # the demo's conversations state their starts with a precision only
         assert found, f"the demo has no {name} fact"
         out[name] = found[0]
     return out
+
+
+def test_an_interval_starts_with_the_mark_of_how_its_start_is_known():
+    base = Fact(1, "user:a", "lives_in", "X", None, "positive", "global", 100, None, 1, None,
+                None, None, None, 1, None, 1.0, "imported", "t", None, None, None, 0, True, False)
+    assert start_edge(base._replace(start_stated=True)) == "▏"  # exact, or from before 0007
+    assert start_edge(base._replace(start_stated=False, start_kind="heard")) == "┊"
+    for kind in ("stated", "bounded", "clamped"):
+        assert start_edge(base._replace(start_stated=True, start_kind=kind,
+                                        start_latest=200)) == "╎"
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
@@ -274,6 +290,9 @@ async def test_band_marks_are_visible_and_explained_at_every_size(db, size):
             assert cell_len(legend.rstrip()) <= chart.scrollable_content_region.width
             if name == "stated":
                 assert "▏" in row and "start stated" in panel
+            elif name == "window":
+                assert "╎" in row and "╎" in legend and f"start {fact.start}" in panel
+                assert "between" in panel
             elif name == "heard":
                 assert "┊" in row and "start only heard" in panel and "┊" in legend
             elif name == "due":
@@ -305,7 +324,8 @@ async def test_retired_versions_stay_marked_at_every_known_at(db):
                 screen.redraw()
                 await settle(pilot)
                 chart = chart_of(app).chart
-                retired = {f.id for f in facts if f.retired_at is not None and f.retired_at <= point}
+                retired = {f.id for f in facts
+                           if f.told_until is not None and f.told_until <= point}
                 drawn = {s.fact.id for lane in chart.lanes for s in lane.segments if s.retired}
                 assert drawn == retired, (subject, point)
                 for lane in chart.lanes:  # × right after the start edge of each retired one

@@ -99,12 +99,13 @@ SPEC_COLUMNS: dict[str, list[tuple[str, str | None]]] = {
         "tz int,confidence float,source_kind text,extractor text,change text,single_valued bool,"
         "sensitive bool,created_at int,state text,reasons text,decided_by text,decided_at int,"
         "decision_reason text,edits text,fact_id int,merged_into int,gates text,"
-        "start_stated bool").split(",")],
+        "start_stated bool,start_latest int").split(",")],
     "fact": [tuple(p.split()) for p in (
         "id int,subject text,predicate text,object text,value text,polarity text,scope text,"
         "valid_from int,valid_to int,recorded_at int,claim_id int,copy_of int,confidence float,"
         "source_kind text,extractor text,event_start int,event_end int,expires_at int,tz int,"
-        "single_valued bool,sensitive bool,start_stated bool").split(",")],
+        "single_valued bool,sensitive bool,start_stated bool,known_from int,start_kind text,"
+        "start_latest int").split(",")],
     "conflict": [tuple(p.split()) for p in (
         "id int,kind text,state text,subject text,predicate text,scope text,fact_ids text,"
         "claim_id int,opened_at int,resolved_at int,resolved_by text,resolution text,"
@@ -115,11 +116,12 @@ SPEC_COLUMNS: dict[str, list[tuple[str, str | None]]] = {
     "predicate_use": [("predicate", "text"), ("single_valued", "bool"),
                       ("first_seen_at", "int"), ("first_claim_id", "int")],
 }
-LATE = {"claim": "start_stated", "fact": "start_stated"}  # section 3, the dagger
+# section 3, the dagger: how many of each table's last columns are late
+LATE = {"claim": 2, "fact": 4}
 ENTRY = ("id", "at", "wall_at", "actor", "action", "claim_from", "claim_to", "fact_from",
          "fact_to", "conflict_id", "subject", "predicate", "reason", "detail", "rows")
 RANGED = ("turn", "claim", "fact", "conflict", "memory")
-STAMP = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+STAMP = ("retired_at", "retired_by_claim", "retire_reason", "retire_note", "known_until")
 
 
 def E(values: list[Any]) -> bytes:
@@ -142,7 +144,9 @@ class SpecVerifier:
         for r in rows:
             values = [None if v is None else bool(v) if t == "bool" else
                       float(v) if t == "float" else v for v, (_, t) in zip(r, cols, strict=True)]
-            if table in LATE and values[-1] is None:
+            for _ in range(LATE.get(table, 0)):
+                if values[-1] is not None:
+                    break
                 values.pop()
             out.append(values)
         return out
@@ -236,7 +240,10 @@ class SpecVerifier:
             r = self.conn.execute(text(f"SELECT {', '.join(STAMP)} FROM fact WHERE id = :i"),
                                   {"i": fid}).first()
             if r is not None:
-                data += E([fid, *r])
+                stamp = list(r)
+                if stamp[-1] is None:  # known_until, NULL before revision 0007
+                    stamp.pop()
+                data += E([fid, *stamp])
         out += b"stamped" + H32(data)
         for t in sorted(rows.get("updated") or {}):
             changed = rows["updated"][t]

@@ -30,11 +30,13 @@ CONV = ROOT / "data" / "conversations"
 KILLS = 8
 SEED = 6  # kill points at 0.1-1.05 of an uninterrupted run: 0.85, 0.88, 0.56, 0.35, 0.1, …
 SEED_PG = 9  # two mid-run points, 0.54 and 0.45
-# wall-clock columns: when the rows were written, not what they say
-# wall-clock columns, and the chain hashes that commit to them (the chain itself
-# is checked with verify instead)
-WALL = {"turn": ("imported_at",), "audit_log": ("wall_at", "hash"),
-        "store_meta": ("created_at", "audit_head")}
+# wall-clock and recorded-time columns: when the rows were written, not what they
+# say (docs/DESIGN.md §2.1), and the chain hashes that commit to them (the chain
+# itself is checked with verify instead)
+WALL = {"turn": ("imported_at", "recorded_at"), "audit_log": ("wall_at", "hash", "at"),
+        "store_meta": ("created_at", "audit_head", "last_tx"),
+        "claim": ("created_at", "decided_at"), "fact": ("recorded_at", "retired_at"),
+        "predicate_use": ("first_seen_at",), "conflict": ("resolved_at",)}
 
 
 def conversation(tmp_path: Path) -> Path:

@@ -110,7 +110,7 @@ def test_correction_replaces_over_same_interval(store):
     rows = store.history("user:a", "lives_in")
     old = next(r for r in rows if r.object == "徐家汇")
     new = next(r for r in rows if r.object == "张江")
-    assert old.retire_reason == "corrected" and old.retired_at == day(1.1)
+    assert old.retire_reason == "corrected" and old.told_until == day(1.1)
     assert (new.valid_from, new.valid_to) == (old.valid_from, old.valid_to)
     # what did we believe before the correction about day 1? the wrong value, honestly
     assert [f.object for f in store.as_of("user:a", "lives_in", valid_at=day(1), known_at=day(1))] == ["徐家汇"]
@@ -130,25 +130,33 @@ def test_out_of_order_evolution_is_backfilled_and_never_retires_later_value(stor
     assert believed == [("A", day(1), day(10)), ("B", day(10), day(20)), ("C", day(20), None)]
 
 
-def test_a_change_told_later_with_an_earlier_time_supersedes_a_start_only_heard(store):
+def test_a_change_told_later_with_a_time_before_what_was_said_starts_after_it(store):
     """"I've moved to C" (heard at day 20) then, at day 25, "I moved to B on day
-    10": C's start only says it held by day 20, so the later word wins."""
+    10": C held on day 20 as the user said then, so B cannot have started on
+    day 10: it starts right after day 20 (clamped, by day 25 at the latest),
+    and C keeps its closed interval in history."""
     store.add(claim("user:a", "lives_in", "A", at=day(1), turn=1))
     store.add(claim("user:a", "lives_in", "C", at=day(20), turn=2, change="evolution"))
     s = store.add(claim("user:a", "lives_in", "B", at=day(25), turn=3, valid_from=day(10),
                         change="evolution"))
     assert s.evolutions == 1
     believed = sorted((r.object, r.valid_from, r.valid_to) for r in store.current("user:a", "lives_in"))
-    assert believed == [("A", day(1), day(10)), ("B", day(10), None)]
-    [c] = [r for r in store.history("user:a", "lives_in") if r.object == "C"]
+    assert believed == [("A", day(1), day(20)), ("B", day(20) + 1, None),
+                        ("C", day(20), day(20) + 1)]
+    [b] = [r for r in store.current("user:a", "lives_in") if r.object == "B"]
+    assert (b.start, b.latest_start) == ("clamped", day(25))
+    [c] = [r for r in store.history("user:a", "lives_in") if r.object == "C" and r.retired_at]
     assert (c.retire_reason, c.start_stated) == ("superseded", False)
+    assert [f.object for f in store.as_of("user:a", "lives_in", valid_at=day(15),
+                                          known_at=day(30))] == ["A"]
 
 
-def test_transaction_time_never_moves_backwards(store):
+def test_recorded_time_never_moves_backwards_and_told_time_is_the_turns(store):
     store.add(claim("user:a", "likes", "tea", at=day(10), turn=1))
     store.add(claim("user:a", "likes", "jazz", at=day(2), turn=2))  # older turn replayed later
     rows = {r.object: r for r in store.history("user:a", "likes")}
-    assert rows["jazz"].recorded_at == day(10)
+    assert rows["jazz"].recorded_at > rows["tea"].recorded_at  # the store's own clock
+    assert (rows["tea"].told_from, rows["jazz"].told_from) == (day(10), day(2))
 
 
 def test_uncatalogued_predicate_accepted_recorded_and_listed(store):

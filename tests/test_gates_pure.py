@@ -34,6 +34,8 @@ class Row:
     single_valued: bool = True
     start_stated: bool | None = True
     claim_id: int = 0
+    start_kind: str | None = "stated"
+    start_latest: int | None = None
 
 
 def stmt(obj: str, *, polarity: str = "positive", start: int = 10, end: int | None = None,

@@ -8,12 +8,14 @@ import dataclasses
 import json
 import sqlite3
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from memdesk.core import (
     ClaimInput,
     InputFileError,
+    ManualClock,
     SourceRef,
     Store,
     StoreError,
@@ -78,7 +80,9 @@ def test_parsed_claim_carries_every_field_of_a_claim():
 def test_writer_process_gives_the_same_store(tmp_path, big_file, spy_writer, monkeypatch):
     monkeypatch.setattr(writer, "FLUSH_EVERY", 500)  # many chunks cross to the writer
     monkeypatch.setattr(parallel_parse, "CHUNK_LINES", 700)
-    with Store.open(tmp_path / "seq.db") as seq, Store.open(tmp_path / "par.db") as par:
+    clock = ManualClock(datetime(2026, 12, 1, tzinfo=UTC))  # one recorded time for both
+    with Store.open(tmp_path / "seq.db", clock=clock) as seq, \
+            Store.open(tmp_path / "par.db", clock=clock) as par:
         a = seq.import_file(big_file, parallel=False)
         assert not spy_writer
         b = par.import_file(big_file, parallel=True)

@@ -406,10 +406,10 @@ def test_link_lineages_follow_the_words_and_the_archive_time():
             StoredMemory(2, "user:a", "t", 1, 200, None, None, None, 9, "same  words"),
             StoredMemory(3, "user:a", "u", 1, 20, 150, "merged into 4", 4, 8, "Other"),
             StoredMemory(4, "user:a", "v", 1, 15, None, None, None, 6, "More")]
-    links = [ClaimLink("user:a", 11, 50, "same words"),   # before the archive: memory 1
-             ClaimLink("user:a", 12, 250, "SAME WORDS"),  # after: the new memory 2
-             ClaimLink("user:b", 13, 250, "same words"),  # another subject: none
-             ClaimLink("user:a", 14, 30, "other")]        # memory 3 was folded into 4: counts on 4
+    links = [ClaimLink("user:a", 11, 50, "same words", 50),    # before the archive: memory 1
+             ClaimLink("user:a", 12, 250, "SAME WORDS", 250),  # after: the new memory 2
+             ClaimLink("user:b", 13, 250, "same words", 250),  # another subject: none
+             ClaimLink("user:a", 14, 30, "other", 30)]         # memory 3 was folded into 4: counts on 4
     got = {m.id: m.lineages for m in link_lineages(rows, links)}
     assert got == {1: (7, 11), 2: (9, 12), 3: (8,), 4: (6, 8, 14)}
 

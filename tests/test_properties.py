@@ -54,7 +54,8 @@ def at(units: int) -> int:
     return BASE + units * U
 
 
-_RETIRE_FIELDS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note")
+_RETIRE_FIELDS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note",
+                  "known_until")
 _CONTENT_FIELDS = tuple(f for f in Fact._fields if f not in _RETIRE_FIELDS)
 
 
@@ -67,14 +68,16 @@ def retirement(f: Fact) -> tuple:
 
 
 def fact_view(f: Fact) -> tuple:
-    """What a row says: compared between the store and the model."""
+    """What a row says: compared between the store and the model (its start:
+    whether stated, how, the latest it can be; when it was told)."""
     return (f.predicate, f.object, f.value, f.polarity, f.valid_from, f.valid_to,
-            bool(f.start_stated))
+            bool(f.start_stated), f.start, f.latest_start, f.told_from)
 
 
 def row_view(r: MRow) -> tuple:
     return (r.predicate, r.object, r.value, r.polarity, r.valid_from,
-            None if r.valid_to == INF else int(r.valid_to), r.stated)
+            None if r.valid_to == INF else int(r.valid_to), r.stated, r.kind, r.latest,
+            r.known_from)
 
 
 def end_lt(a: int | None, b: int | None) -> bool:
@@ -101,6 +104,8 @@ class Add:
     dt: int
     reuse: int | None
     heard: bool = False  # the start is only the time it was told (valid_from = turn time)
+    precision: int | None = None  # a stated start said to lie within this many units
+    back: int | None = None  # a stated start this many units before the turn (else valid_from)
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,7 @@ def add_ops(draw) -> Add:
         dt=draw(st.integers(-2, 4)),
         reuse=draw(st.one_of(st.none(), st.none(), st.none(), st.integers(0, 20))),
         heard=draw(st.sampled_from([False, False, True])),
+        precision=draw(st.sampled_from([None, None, 1, 2, 4])),
     )
 
 
@@ -212,7 +218,34 @@ def contradicting_adds(draw) -> Add:
         change=draw(st.sampled_from([None, None, None, "evolution", "correction"])),
         confidence=draw(st.sampled_from([1.0, 1.0, 1.0, 0.5])), kind="imported",
         dt=draw(st.integers(-1, 3)), reuse=None, heard=draw(st.booleans()),
+        precision=draw(st.sampled_from([None, None, 2])),
     )
+
+
+@st.composite
+def told_in_order(draw) -> Add:
+    """A conversation told in order about where one person lives: present-tense
+    statements (heard, some repeating the value that holds: mentions), and
+    moves said to have happened within a stated stretch of the recent past,
+    some before what was said since (clamped), most after it (bounded)."""
+    heard = draw(st.booleans())
+    back = draw(st.integers(0, 6))
+    return Add(
+        predicate="lives_in", object=draw(st.sampled_from(PLACES[:2] + PLACES[3:])), value=None,
+        polarity="positive", valid_from=0, length=None,
+        change=draw(st.sampled_from([None, "evolution"] if heard else ["evolution"])),
+        confidence=draw(st.sampled_from([1.0, 1.0, 1.0, 0.5])), kind="imported",
+        dt=draw(st.integers(0, 3)), reuse=None, heard=heard,
+        precision=None if heard else draw(st.sampled_from([None, 1, 2, 3, 5])),
+        back=back,
+    )
+
+
+_EVIDENCE_OPS = st.lists(
+    st.one_of(told_in_order(), told_in_order(), told_in_order(),
+              st.builds(Approve, _index, _dt), st.builds(Resolve, _index,
+                                                          st.sampled_from(RESOLUTIONS), _dt)),
+    min_size=3, max_size=12)
 
 
 _CONFLICT_STEPS = st.lists(
@@ -260,6 +293,7 @@ class Harness:
         self.retired: dict[int, tuple] = {}  # store fact id -> its retirement stamp
         self.max_tx = 0
         self.valid_times: set[int] = set()
+        self.told = BASE  # the told time of the operation being checked
         self.conflict_ids: dict[int, int] = {}  # id() of a model conflict -> store conflict id
 
     # ------------------------------------------------------------ operations
@@ -277,18 +311,24 @@ class Harness:
             number = len(self.turns) + 1
             source = SourceRef(SESSION, number, f"turn {number}", self.turn_time, kind=op.kind)
             self.turns.append(source)
-        valid_from = source.time if op.heard else at(op.valid_from)
+        valid_from = (source.time if op.heard else at(op.valid_from) if op.back is None
+                      else source.time - op.back * U)
         valid_to = None if op.length is None or op.heard else at(op.valid_from + op.length)
         if valid_to is not None and valid_to <= valid_from:
             valid_to = None
+        latest = (None if op.heard or op.precision is None
+                  else valid_from + op.precision * U - 1)
+        if latest is not None and valid_to is not None and latest >= valid_to:
+            latest = None
         claim = ClaimInput(
             subject=SUBJECT, predicate=op.predicate, object=op.object, source=source,
             valid_from=valid_from, valid_to=valid_to, value=op.value, polarity=op.polarity,
             confidence=op.confidence, change=op.change, start_stated=not op.heard,
+            start_latest=latest,
         )
         mclaim = MClaim(op.predicate, op.object, valid_from, valid_to, op.value,
                         op.polarity, op.change, op.confidence, op.kind,
-                        stated=not op.heard, told=source.time)
+                        stated=not op.heard, told=source.time, latest=latest)
         self.claims.append((claim, mclaim))
         return self._submit(claim, mclaim)
 
@@ -303,7 +343,8 @@ class Harness:
         if claim.valid_to is not None:
             self.valid_times.add(claim.valid_to)
         summary = self.store.add(claim)
-        out = self.model.submit(mclaim, claim, claim.source.time)
+        out = self.model.submit(mclaim, claim, to_us(self.clock.now()))
+        self.told = claim.source.time
         counts = {name: getattr(summary, name) for name in _SUMMARY_FIELD.values()}
         expected = {name: int(name == _SUMMARY_FIELD[out.kind]) for name in counts}
         assert counts == expected, f"store did {counts}, model expected {out.kind}"
@@ -334,6 +375,7 @@ class Harness:
         now = self._set_clock(op.dt)
         result = self.store.approve(cid, by="r")
         out = self.model.approve(number, now)
+        self.told = out.tx
         want = _APPROVAL_OUTCOME.get(out.kind, out.kind)
         assert result["outcome"] == want, f"approval did {result}, model expected {want}"
         assert self.store.candidate(cid).decided_at == out.tx
@@ -347,6 +389,7 @@ class Harness:
         now = self._set_clock(op.dt)
         decided = self.store.reject(cid, by="r", reason="x")
         out = self.model.reject(number, now)
+        self.told = out.tx
         assert (decided.state, decided.decided_at) == ("rejected", out.tx)
         return out
 
@@ -359,6 +402,7 @@ class Harness:
         now = self._set_clock(op.dt)
         fact = self.store.retract(self.ids[row.id], by="r", reason="x")
         out = self.model.retract(row.id, now)
+        self.told = out.tx
         assert (fact.retired_at, fact.retire_reason) == (out.tx, "retracted")
         return out
 
@@ -389,6 +433,7 @@ class Harness:
             assert self.store.conflict(cid).state == "open"
             return out
         done = self.store.resolve_conflict(cid, op.keep, by="r")
+        self.told = out.tx
         assert (done.state, done.resolution, done.resolved_at) == ("resolved", op.keep, out.tx)
         state = self.store.candidate(done.claim_id).state
         want = {"rejected": "rejected", "merge": "merged"}.get(out.kind, "approved")
@@ -414,6 +459,7 @@ class Harness:
             assert self.store.conflict(cid).state == "resolved"
             return out
         result = self.store.undo_resolution(cid, by="r")
+        self.told = out.tx
         assert result["undone"] == res.keep
         again = self.store.conflict(cid)
         assert again.state == "open" and self.store.candidate(again.claim_id).state == "conflict"
@@ -437,18 +483,26 @@ class Harness:
             if fid in self.retired:
                 assert retirement(now) == self.retired[fid], f"retirement of fact {fid} changed"
 
-        # rule 4: one transaction time per operation, never moving backwards
+        # rule 4: one recorded time per operation, never moving backwards; on the
+        # told axis, what it writes is known from its told time, what it retires
+        # known until then (never before that row was known from)
         fresh = [f for f in history if f.id not in self.first]
         newly_retired = [f for f in history
                          if f.retired_at is not None and f.id not in self.retired]
         stamps = {f.recorded_at for f in fresh} | {f.retired_at for f in newly_retired}
         assert len(stamps) <= 1, f"one operation wrote several stamps {sorted(stamps)}"
-        assert all(s >= self.max_tx for s in stamps), (
-            f"transaction time moved backwards: {sorted(stamps)} after {self.max_tx}")
+        assert all(s > self.max_tx for s in stamps), (
+            f"recorded time moved backwards: {sorted(stamps)} after {self.max_tx}")
         assert stamps <= {out.tx}, f"operation at {out.tx} wrote stamps {sorted(stamps)}"
-        self.max_tx = max(stamps, default=self.max_tx)
+        assert out.tx > self.max_tx or out.kind in ("refused", "unchanged")
+        self.max_tx = max(out.tx, self.max_tx)
+        assert {f.known_from for f in fresh} <= {self.told}
+        for f in newly_retired:
+            assert f.known_until == max(self.told, f.told_from), (f, self.told)
         for f in fresh:
             self.first[f.id] = f
+            if f.copy_of is None:
+                event(f"new row's start: {f.start}")
         for f in newly_retired:
             self.retired[f.id] = retirement(f)
 
@@ -470,6 +524,7 @@ class Harness:
             assert f.recorded_at == r.recorded_at
             assert f.retired_at == (None if r.retired_at == INF else r.retired_at), (
                 f"fact {f.id} {fact_view(f)}: retired_at {f.retired_at}, model {r.retired_at}")
+            assert f.told_until == (None if r.known_until == INF else r.known_until)
             assert f.retire_reason == r.retire_reason
             want_copy = None if r.copy_of is None else self.ids[r.copy_of]
             assert f.copy_of == want_copy, f"fact {f.id} is a copy of {f.copy_of}, not {want_copy}"
@@ -501,10 +556,13 @@ class Harness:
             valid.add(r.valid_from)
             if r.valid_to != INF:
                 valid.add(int(r.valid_to))
-        known = {r.recorded_at for r in model.rows}
-        known |= {int(r.retired_at) for r in model.rows if r.retired_at != INF}
+        known = {r.known_from for r in model.rows}
+        known |= {int(r.known_until) for r in model.rows if r.known_until != INF}
         known |= {c.opened_at for c in model.conflicts} | {model.last_tx, BASE}
+        recorded = {r.recorded_at for r in model.rows}
+        recorded |= {int(r.retired_at) for r in model.rows if r.retired_at != INF}
         points_v, points_k = _grid(valid), _grid(known)
+        some_k = sorted({points_k[0], points_k[len(points_k) // 2], points_k[-1]})
         predicates = {"lives_in"} | {r.predicate for r in model.rows}
         for predicate in sorted(predicates):
             for k in points_k:
@@ -515,6 +573,16 @@ class Harness:
                         map(row_view, want), key=repr), (
                         f"as_of({predicate}, valid_at={v}, known_at={k}): store "
                         f"{[fact_view(f) for f in got]}, model {[row_view(r) for r in want]}")
+            # the recorded axis: what the store would have answered at each moment
+            for r_at in _grid(recorded | {BASE}):
+                for k in some_k:
+                    for v in points_v:
+                        got = self.store.as_of(SUBJECT, predicate, valid_at=v, known_at=k,
+                                               recorded_at=r_at)
+                        want = model.as_of(predicate, v, k, recorded_at=r_at)
+                        assert sorted(map(fact_view, got), key=repr) == sorted(
+                            map(row_view, want), key=repr), (
+                            f"as_of({predicate}, valid_at={v}, known_at={k}, recorded_at={r_at})")
 
         # open conflicts: one per contradicting claim, naming the rows it contradicts
         conflicts = self.store.conflicts("open")
@@ -564,6 +632,14 @@ def test_store_matches_reference_model(ops):
     run_ops(ops)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(_EVIDENCE_OPS)
+def test_bounded_starts_match_reference_model(ops):
+    """Moves said with a precision, after and before what was said of the
+    value they replace (and its mentions), against the model."""
+    run_ops(ops)
+
+
 def _place(obj: str, dt: int = 0, heard: bool = False) -> Add:
     return Add("lives_in", obj, None, "positive", 0, None, None, 1.0, "imported", dt, None, heard)
 
@@ -579,8 +655,11 @@ def _place(obj: str, dt: int = 0, heard: bool = False) -> Add:
 # "changed", undone, resolved again as a correction, undone again
 @example([_place("Xujiahui", heard=True), _place("Pudong", 2, heard=True), Resolve(0, "changed", 1),
           UndoResolve(0, 1), Resolve(0, "incoming", 1), UndoResolve(0, 1)])
-# two values stated from one instant: "changed" is refused, "incoming" is not
+# two values stated from one instant, told after it: "changed" comes right after it
 @example([_place("Xujiahui"), _place("Pudong", 2), Resolve(0, "changed", 1),
+          UndoResolve(0, 1), Resolve(0, "incoming", 1), UndoResolve(0, 1)])
+# ... told before it (nothing said covers it): "changed" is refused, "incoming" is not
+@example([_place("Xujiahui", -2), _place("Pudong", 1), Resolve(0, "changed", 1),
           Resolve(0, "incoming", 1), UndoResolve(0, 1)])
 def test_resolutions_and_their_undo_match_reference_model(ops):
     """Conflicts resolved every way, resolutions undone (or refused) in any
@@ -606,7 +685,7 @@ def _as_of(store: Store, valid: int, known: int) -> list[str]:
 
 
 def _current(store: Store) -> list[tuple]:
-    return [(f.object, f.valid_from, f.valid_to, f.recorded_at)
+    return [(f.object, f.valid_from, f.valid_to, f.told_from)
             for f in store.current(SUBJECT, "lives_in")]
 
 
@@ -646,8 +725,8 @@ def test_evolution_with_valid_to_restores_the_old_value_after_it(store):
         ("Pudong", at(5), at(8), at(10)),
         ("Xujiahui", at(8), None, at(10)),
     ]
-    original = [f for f in store.history(SUBJECT, "lives_in") if f.recorded_at == at(1)]
-    assert [(f.retired_at, f.retire_reason) for f in original] == [(at(10), "superseded")]
+    original = [f for f in store.history(SUBJECT, "lives_in") if f.told_from == at(1)]
+    assert [(f.told_until, f.retire_reason) for f in original] == [(at(10), "superseded")]
     assert _as_of(store, 4, 20) == ["Xujiahui"]
     assert _as_of(store, 6, 20) == ["Pudong"]
     assert _as_of(store, 9, 20) == ["Xujiahui"]
@@ -666,7 +745,7 @@ def test_correction_keeps_the_valid_interval(store):
         ("Pudong", at(10), None, at(20)),
     ]
     wrong = [f for f in store.history(SUBJECT, "lives_in") if f.object == "Zhangjiang"]
-    assert [(f.retired_at, f.retire_reason) for f in wrong] == [(at(20), "corrected")]
+    assert [(f.told_until, f.retire_reason) for f in wrong] == [(at(20), "corrected")]
     assert _as_of(store, 12, 15) == ["Zhangjiang"]  # what we believed before
     assert _as_of(store, 12, 25) == ["Pudong"]
     assert _as_of(store, 5, 25) == ["Xujiahui"]
@@ -693,20 +772,30 @@ def test_correction_keeps_the_valid_interval(store):
     assert _current(store)[-1] == ("Fengxian", at(16), None, at(50))
 
 
-def test_transaction_time_is_clamped_and_reimport_changes_nothing(store, clock):
+def test_told_time_is_never_clamped_recorded_time_never_moves_back(store, clock):
+    """A turn whose time lies before what the store already recorded keeps its
+    own time on the told axis; the store's clock orders what it writes (each
+    operation at least a microsecond after the last); a re-import changes nothing."""
+    clock.set(from_us(at(100)))
     store.add(_claim(1, "Xujiahui", 0, t=10))
-    # a turn whose time lies before what the store already recorded
+    # a turn told before the last one, written after it
     store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
-    assert {f.recorded_at for f in store.history(SUBJECT)} == {at(10)}
-    assert {f.retired_at for f in store.history(SUBJECT)} == {None, at(10)}
+    history = store.history(SUBJECT)
+    assert {f.told_from for f in history} == {at(10), at(5)}
+    assert {f.recorded_at for f in history} == {at(100), at(100) + 1}
+    # what retired the first row was told at 5: it is known until then (not before its own start)
+    [first] = [f for f in history if f.retired_at is not None]
+    assert (first.retired_at, first.told_until) == (at(100) + 1, at(10))
     before = store.history(SUBJECT)
     summary = store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
     assert summary.unchanged == 1 and store.history(SUBJECT) == before
-    # a low-confidence claim waits; approval happens at max(clock, just after the last transaction)
+    # a low-confidence claim waits; approval happens at max(clock, just after the last write)
     summary = store.add(_claim(3, "Minhang", 20, t=12, change="evolution", confidence=0.5))
     assert summary.queued == 1 and store.history(SUBJECT) == before
     (candidate,) = store.review_list()
     clock.set(from_us(at(11)))
     result = store.approve(candidate.id, by="r")
     assert result["outcome"] == "evolution"
-    assert store.fact(result["fact_id"]).recorded_at == at(12) + 1
+    fact = store.fact(result["fact_id"])
+    assert fact.recorded_at == at(100) + 3  # two writes before it (the re-import wrote nothing)
+    assert fact.told_from == fact.recorded_at  # a person's decision is told when taken

@@ -95,7 +95,8 @@ def test_changed_closes_the_existing_value_at_the_incoming_start(store):
     cand = store.candidate(c.claim_id)
     assert cand.state == "approved" and cand.decided_by == "ines"
     # the JSON status of the old value on day 10 is active: it was true then
-    old = store.fact_dicts(store.as_of(SUBJECT, EMPLOYER, valid_at=day(10)), at=day(10))
+    old = store.fact_dicts(store.as_of(SUBJECT, EMPLOYER, valid_at=day(10), known_at=LATEST),
+                           at=day(10))
     assert [d["status"] for d in old] == ["active"]
     assert store.verify().ok
 
@@ -112,8 +113,8 @@ def test_incoming_still_means_the_existing_value_was_wrong(store):
 def test_a_raise_resolved_as_a_change_is_not_backdated(store):
     c = budget_conflict(store)
     store.resolve_conflict(c.id, "changed", by="ines")
-    before = store.as_of("project:kitchen", "budget_limit", valid_at=day(10))
-    after = store.as_of("project:kitchen", "budget_limit", valid_at=day(16))
+    before = store.as_of("project:kitchen", "budget_limit", valid_at=day(10), known_at=LATEST)
+    after = store.as_of("project:kitchen", "budget_limit", valid_at=day(16), known_at=LATEST)
     assert [f.value for f in before] == [{"amount": 8000, "currency": "GBP"}]
     assert [f.value for f in after] == [{"amount": 9500, "currency": "GBP"}]
 
@@ -133,10 +134,11 @@ def test_changed_with_an_earlier_start_is_a_backfill_before_a_stated_start(store
     assert all(f.retired_at is None for f in store.history("user:omar", "lives_in"))
 
 
-def test_changed_with_an_earlier_start_overtakes_a_heard_start(store):
-    """Porto was only heard on day 10 ("I live in Porto"): it held from some
-    unknown time up to then, so a change to Lisbon stated from day 2 and told
-    later makes Lisbon current (docs/DESIGN.md §2, stated and heard starts)."""
+def test_changed_with_an_earlier_start_than_a_heard_value_starts_right_after_it(store):
+    """Porto was only heard on day 10 ("I live in Porto"): it held then, so a
+    change to Lisbon stated from day 2 and told later cannot have happened on
+    day 2; as a change it starts right after day 10 (clamped) and Lisbon is
+    current (docs/DESIGN.md §2.2, evidence bounds a stated start)."""
     store.add(claim("user:omar", "lives_in", "Porto", at=day(10), turn=1))
     store.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
     (c,) = store.conflicts()
@@ -144,15 +146,34 @@ def test_changed_with_an_earlier_start_overtakes_a_heard_start(store):
     assert [r["reason"] for r in preview["retired"]] == ["superseded"]
     store.resolve_conflict(c.id, "changed", by="ines")
     assert objects_at(store, "user:omar", "lives_in", day(20)) == ["Lisbon"]
+    assert objects_at(store, "user:omar", "lives_in", day(10)) == ["Porto"]
     promised = [(s["object"], parse_time_us(s["valid_from"])) for s in preview["timeline"]]
-    assert [(o, f) for o, _, f, _ in current_spans(store, "user:omar", "lives_in")] == promised
+    spans = sorted(current_spans(store, "user:omar", "lives_in"), key=lambda s: s[2])
+    assert [(o, f) for o, _, f, _ in spans] == promised == [("Porto", day(10)),
+                                                           ("Lisbon", day(10) + 1)]
+    [lisbon] = [f for f in store.current("user:omar", "lives_in") if f.object == "Lisbon"]
+    assert lisbon.start == "clamped"
 
 
-def test_changed_at_the_instant_the_existing_value_starts_is_refused(store):
-    """Two values stated to start at one instant: a change "from then" makes no
-    sense; the preview says so and the resolution is refused, nothing written."""
+def test_changed_at_the_instant_the_existing_value_starts_is_clamped_after_it(store):
+    """Two values stated to start at one instant, both told after it: Acme was
+    said to hold from day 1, so as a change Globex comes right after that
+    instant (clamped), by the time it was told."""
     store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(2), turn=1, valid_from=day(1)))
     store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(3), turn=2, valid_from=day(1)))
+    (c,) = store.conflicts()
+    store.resolve_conflict(c.id, "changed", by="ines")
+    [globex] = [f for f in store.current(SUBJECT, EMPLOYER) if f.object == "Globex"]
+    assert (globex.valid_from, globex.start, globex.latest_start) == (day(1) + 1, "clamped", day(3))
+
+
+def test_changed_at_the_instant_a_value_told_before_it_starts_is_refused(store):
+    """Two values stated to start at one instant, told before it (plans):
+    nothing said before either was told covers that instant, and a change
+    "from then" makes no sense; the preview says so and the resolution is
+    refused, nothing written."""
+    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(1), turn=1, valid_from=day(9)))
+    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(2), turn=2, valid_from=day(9)))
     (c,) = store.conflicts()
     [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
     assert preview["error"] and preview["text"].startswith("not possible now")
@@ -259,6 +280,7 @@ def test_the_pure_preview_writes_nothing_and_reports_an_impossible_choice():
             self.value_json, self.polarity, self.single_valued, self.scope = (
                 None, "positive", True, scope)
             self.start_stated, self.predicate = False, "lives_in"
+            self.start_kind, self.start_latest, self.claim_id = "heard", None, id
 
     rows = [Row(1, "Leeds", 0), Row(2, "York", 0, scope="session:trip")]
     incoming = Statement("Hull", None, "positive", "global", True, 50, None, None, 0.9, "user_explicit")
@@ -288,6 +310,9 @@ def test_pure_resolve_changed_and_neither():
         scope: str = "global"
         start_stated: bool = False
         predicate: str = "lives_in"
+        start_kind: str | None = "heard"
+        start_latest: int | None = None
+        claim_id: int = 0
 
     rows = [Row(3, "Leeds", 0), Row(4, "York", 0, scope="session:trip")]
     hull = Statement("Hull", None, "positive", "global", True, 50, None, None, 0.9, "user_explicit")

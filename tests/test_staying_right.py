@@ -49,7 +49,11 @@ def current(store: Store, subject: str, predicate: str, at: int | None = None) -
 
 
 # ------------------------------------------------ 1. stated and heard starts
-def test_a_move_told_later_with_an_earlier_fuzzy_time_supersedes_a_heard_address(store, tmp_path):
+def test_a_move_said_to_be_before_what_was_said_since_starts_right_after_it(store, tmp_path):
+    """"我目前住在五道口" on 4 June, then on 27 June "上个月我就搬到通州了" (May): the
+    user said 五道口 held on 4 June, so the move cannot lie in May. The store
+    does not pick silently: the move starts right after 4 June 10:00, by 27 June
+    (start "clamped"), and 五道口 keeps its closed interval."""
     path = write_turns(tmp_path / "move.jsonl", "move-zh", "lin", [
         (4, "我目前住在五道口。"),
         (27, "上个月我就搬到通州了。"),
@@ -57,12 +61,17 @@ def test_a_move_told_later_with_an_earlier_fuzzy_time_supersedes_a_heard_address
     store.ingest_file(path)
     facts = store.history("user:lin", "lives_in")
     assert current(store, "user:lin", "lives_in", t(2026, 6, 28)) == ["通州"]
-    # the old address is kept, superseded; the new one holds from the stated start
-    old = next(f for f in facts if f.object == "五道口")
-    assert old.retired_at is not None and old.retire_reason == "superseded"
+    assert current(store, "user:lin", "lives_in", t(2026, 6, 4, 10)) == ["五道口"]
+    assert current(store, "user:lin", "lives_in", t(2026, 5, 20)) == []
+    # the old address is kept, superseded; the new one starts right after it was said
+    old = next(f for f in facts if f.object == "五道口" and f.retired_at is not None)
+    assert old.retire_reason == "superseded"
     new = next(f for f in facts if f.object == "通州" and f.retired_at is None)
-    assert new.valid_from == t(2026, 5, 1, 0) and new.start_stated is True
-    assert old.start_stated is False
+    assert (new.valid_from, new.start, new.latest_start) == (
+        t(2026, 6, 4, 10) + 1, "clamped", t(2026, 6, 27, 10))
+    assert new.start_stated is True and old.start_stated is False
+    closed = next(f for f in facts if f.object == "五道口" and f.retired_at is None)
+    assert (closed.valid_from, closed.valid_to) == (t(2026, 6, 4, 10), t(2026, 6, 4, 10) + 1)
     # what the store believed before the move was told is still answerable
     before = store.as_of("user:lin", "lives_in", valid_at=t(2026, 6, 10),
                          known_at=t(2026, 6, 20))
@@ -79,7 +88,11 @@ def test_the_same_in_english_and_shown_in_facts_json(store, tmp_path):
     assert current(store, "user:ola", "lives_in", t(2026, 6, 21, tz=LON)) == ["Hackney"]
     rows = {d["object"]: d for d in store.fact_dicts(store.history("user:ola", "lives_in"),
                                                     at=store.now())}
-    assert rows["Camden"]["start"] == "heard" and rows["Hackney"]["start"] == "stated"
+    assert rows["Camden"]["start"]["kind"] == "heard"
+    # Camden was said on 2 June, after "last month" (May): the move came after it
+    assert rows["Hackney"]["start"]["kind"] == "clamped"
+    assert rows["Hackney"]["start"]["text"] == (
+        "clamped: between 2026-06-02 10:00 and 2026-06-20 10:00")
 
 
 def test_an_explicitly_dated_history_is_still_backfilled(store):
@@ -147,11 +160,13 @@ def test_the_planner_splits_a_stated_repeat_instead_of_merging():
             self.id, self.object, self.value_json, self.polarity = id, obj, None, "positive"
             self.valid_from, self.valid_to = start, end
             self.single_valued, self.start_stated = True, True
+            self.start_kind, self.start_latest, self.claim_id = "stated", None, id
 
     rows = [Row(1, "A", 0, None)]
     plan = plan_change(rows, value_key("A", None, "positive"), 50, None, "evolution")
     assert plan.kind == "evolution"
-    assert plan.insert == (Piece(0, 50, rows[0], True), Piece(50, None, None, True))
+    assert plan.insert == (Piece(0, 50, rows[0], True, "stated", None),
+                           Piece(50, None, None, True, "stated", 50))
     heard = plan_change(rows, value_key("A", None, "positive"), 50, None, "evolution",
                         start_stated=False)
     assert heard.kind == "merge"

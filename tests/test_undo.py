@@ -57,6 +57,7 @@ def test_undo_approved_evolution_restores_the_previous_value(store, clock):
                     confidence=0.5))
     (cand,) = store.review_list()
     store.approve(cand.id, by="ann")
+    clock.set(DAY0 + timedelta(days=40))  # a moment after the approval (the clock is frozen)
     assert [f.object for f in store.as_of("user:me", "lives_in", valid_at=day(20))] == ["张江"]
     out = store.undo_decision(cand.id, by="ann")
     assert len(out["restored"]) == 1
@@ -65,8 +66,8 @@ def test_undo_approved_evolution_restores_the_previous_value(store, clock):
     assert [(f.object, f.valid_to) for f in now] == [("徐家汇", None)]
     # what was believed while the approval stood is still replayable
     history = store.history("user:me", "lives_in")
-    approved_at = max(f.recorded_at for f in history if f.object == "张江")
-    undone_at = max(f.recorded_at for f in history)
+    approved_at = max(f.told_from for f in history if f.object == "张江")
+    undone_at = max(f.told_from for f in history)
     assert approved_at < undone_at
     during = store.as_of("user:me", "lives_in", valid_at=day(20), known_at=approved_at)
     assert [f.object for f in during] == ["张江"]

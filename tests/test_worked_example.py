@@ -52,11 +52,13 @@ def test_superseded_row_is_closed_copy_recorded_at_change(store):
     rows = store.history("user:me", "lives_in")
     retired = [r for r in rows if r.retired_at is not None]
     assert len(retired) == 1 and retired[0].object == "徐家汇"
-    assert retired[0].retired_at == day(18) and retired[0].valid_to is None
+    assert retired[0].told_until == day(18) and retired[0].valid_to is None
     copy = next(r for r in rows if r.copy_of == retired[0].id)
-    assert (copy.valid_from, copy.valid_to, copy.recorded_at) == (day(1), day(18), day(18))
+    assert (copy.valid_from, copy.valid_to, copy.told_from) == (day(1), day(18), day(18))
     new = next(r for r in rows if r.object == "张江")
-    assert (new.valid_from, new.valid_to, new.recorded_at) == (day(18), None, day(18))
+    assert (new.valid_from, new.valid_to, new.told_from) == (day(18), None, day(18))
+    # written by this store in one import: one recorded instant for the retirement and both rows
+    assert retired[0].retired_at == copy.recorded_at == new.recorded_at
 
 
 def _write_jsonl(path, claims):
@@ -99,8 +101,9 @@ def test_worked_example_through_cli_json(store_url, tmp_path, capsys):
     [then] = run_json(capsys, "--db", store_url, "facts", "--subject", "project:home",
                       "--valid-at", "2026-04-04T10:00:00+08:00",
                       "--known-at", "2026-03-20T10:00:00+08:00", "--json")
-    assert then["status"] == "active"  # as believed on day 20; retired only on day 30
-    assert then["retired_at"] == "2026-03-30T10:00:00+08:00"
+    assert then["status"] == "active"  # as told by day 20; retired only on day 30
+    assert then["known_until"] == "2026-03-30T10:00:00+08:00"
+    assert then["retired_at"] is not None  # when this store wrote that: the import
 
     rows = run_json(capsys, "--db", store_url, "facts", "--subject", "user:me", "--all", "--json")
     assert len(rows) == 5  # lives_in: retired open row, closed copy, 张江; allergy; name

@@ -45,6 +45,7 @@ from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.sql.elements import BindParameter
 
+from ..axes import KNOWN_FROM, told_by
 from ..claims import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
@@ -1112,7 +1113,7 @@ class Recaller:
                 sources = self.store.sources(f.claim_id for f in facts)
                 info = self.store.catalog.get(pred)
                 label = (info.zh if zh else info.en) if info else pred
-                facts.sort(key=lambda f: (-f.recorded_at, -f.id))
+                facts.sort(key=lambda f: (-f.told_from, -f.id))
                 semantic = {f.id: 1.0 for f in facts}
                 if len(facts) > 1 and not all(f.single_valued for f in facts):
                     # several values hold at once (decisions, likes): at most three,
@@ -1137,7 +1138,7 @@ class Recaller:
         hs = HitSource(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
                        src.kind, src.claim_id) if src else None
         conflict = tuple(sorted(cid for cid, (fids, _, _) in conflicts.items() if f.id in fids))
-        rec = recency(f.recorded_at, now, self.weights)
+        rec = recency(f.told_from, now, self.weights)
         imp = importance(f.confidence, 1)
         return RecallHit(
             kind="fact", text=f"{f.subject} {label} {_negation(f.polarity, zh)}{f.object}",
@@ -1247,16 +1248,15 @@ class Recaller:
     def _holders(self, predicates: list[str], in_scope: ResolvedScope, now: int,
                  known_at: int | None) -> list[str]:
         """Subjects (in scope) with a row of one of the predicates valid at
-        ``now`` as believed at ``known_at`` (default: now), the most recently
-        recorded first (at most 50)."""
+        ``now`` as the store had been told by ``known_at`` (default: now), the
+        most recently told first (at most 50)."""
         believed = (FACT.c.retired_at.is_(None) if known_at is None else
-                    and_(FACT.c.recorded_at <= known_at,
-                         or_(FACT.c.retired_at.is_(None), FACT.c.retired_at > known_at)))
-        stmt = (select(FACT.c.subject, func.max(FACT.c.recorded_at).label("last"))
+                    and_(*told_by(known_at)))
+        stmt = (select(FACT.c.subject, func.max(KNOWN_FROM).label("last"))
                 .where(FACT.c.predicate.in_(predicates), believed,
                        FACT.c.valid_from <= now,
                        or_(FACT.c.valid_to.is_(None), FACT.c.valid_to > now))
-                .group_by(FACT.c.subject).order_by(func.max(FACT.c.recorded_at).desc()).limit(50))
+                .group_by(FACT.c.subject).order_by(func.max(KNOWN_FROM).desc()).limit(50))
         if in_scope.subjects is not None:
             stmt = stmt.where(FACT.c.subject.in_(sorted(in_scope.subjects)))
         with self.store.engine.connect() as conn:
@@ -1335,8 +1335,8 @@ class _Filters:
                 return False
             if not self.include_archived and self.archived(row):
                 return False
-        else:
-            t, created = row["time"], row["recorded_at"]
+        else:  # a turn is known from when it was said (the told axis)
+            t = created = row["time"]
             if not self.scope.covers_turn(row["user"], row["project"], row["session"]):
                 return False
         if self.at is not None and created > self.at:
@@ -1382,7 +1382,7 @@ def _turns_where(stmt: Any, f: _Filters) -> Any:
         if sc.sessions is not None:
             stmt = stmt.where(TURN.c.session.in_(sorted(sc.sessions)))
     if f.at is not None:
-        stmt = stmt.where(TURN.c.recorded_at <= f.at)
+        stmt = stmt.where(TURN.c.time <= f.at)
     if f.since is not None:
         stmt = stmt.where(TURN.c.time >= f.since)
     if f.until is not None:
@@ -1406,21 +1406,23 @@ def _negation(polarity: str, zh: bool) -> str:
 
 
 def _lineage_status(rows: list[Fact], at: int, known_at: int | None) -> str:
-    """Status of a claim's fact lineage at valid time ``at`` as believed at ``known_at``."""
+    """Status of a claim's fact lineage at valid time ``at`` as the store had been
+    told by ``known_at`` (the told axis)."""
     if not rows:
         return "active"
     k = known_at
-    known = [r for r in rows if (k is None or r.recorded_at <= k)]
+    known = [r for r in rows if (k is None or r.told_from <= k)]
     if not known:
-        return "active"  # not recorded yet then: the memory itself is filtered by time
-    believed = [r for r in known if r.retired_at is None or (k is not None and r.retired_at > k)]
+        return "active"  # not told yet then: the memory itself is filtered by time
+    believed = [r for r in known if r.retired_at is None
+                or (k is not None and (r.told_until or 0) > k)]
     if believed:
         statuses = [r.status(at, k) for r in believed]
         if "active" in statuses:
             return "active"
         latest = max(believed, key=lambda r: (r.valid_from, r.id))
         return latest.status(at, k)
-    latest = max(known, key=lambda r: (r.retired_at or 0, r.id))
+    latest = max(known, key=lambda r: (r.told_until or 0, r.id))
     return latest.status(at, k)
 
 

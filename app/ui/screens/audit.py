@@ -32,12 +32,17 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
     tree.clear()
     tree.root.set_label(Text.assemble(
         (f"{report.subject} {report.predicate} = {report.object}", "bold"),
-        f"   believed since {when(report.decided_at, report.tz)}",
+        f"   believed since {when(report.decided_at, report.tz)} as told",
+        ("" if report.recorded_at is None
+         else f" (recorded {when(report.recorded_at, report.tz)})"),
         f"   valid from {(report.fact.get('valid_from') or '')[:16]}"
-        f" ({start_phrase(report.fact.get('start'))})"))
+        f" ({start_phrase(report.fact['start'])})"))
     branch = tree.root
     for step in report.chain:
-        label = Text.assemble((f"{step.step:<10}", "cyan bold"), f" {when(step.at, step.tz)}  ",
+        recorded = ("" if step.recorded is None or step.recorded == step.at
+                    else f" (recorded {when(step.recorded, step.tz)})")
+        label = Text.assemble((f"{step.step:<10}", "cyan bold"), f" {when(step.at, step.tz)}",
+                              (recorded, "dim"), "  ",
                               (f"{step.actor}", "magenta"), f": {step.summary}")
         if step.step in ("turn", "mention"):
             branch = tree.root.add(label, expand=True)

@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Static
 
+from ...tables import start_phrase
 from ..service import FactDetail, TimelineData
 from ..text import ellipsize, plural, short_time
 from ..widgets.desk_header import DeskHeader
@@ -36,8 +37,10 @@ class FactLoaded(Fetched):
 
 
 def change_points(data: TimelineData) -> list[int]:
-    """Every transaction time at which belief about the subject changed."""
-    points = {r.recorded_at for r in data.rows} | {r.retired_at for r in data.rows if r.retired_at}
+    """Every told time at which belief about the subject changed (the told
+    axis: when the store was told what wrote or retired a row)."""
+    points = {r.told_from for r in data.rows}
+    points |= {t for r in data.rows if (t := r.told_until) is not None}
     return sorted(points)
 
 
@@ -94,20 +97,20 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
              Text(f"[{status}]", style="green" if status == "active" else "yellow")]
     if src:
         parts.append(Text(f"from {src['session']}#{src['turn']}", style="dim"))
-    start = {"stated": "start stated", "heard": "start only heard"}.get(f.get("start") or "",
-                                                                     "start not recorded")
     times = [Text(f"valid {short_time(f['valid_from'])} → {short_time(f['valid_to'])}"),
-             Text(f"({start})", style="dim"),
-             Text(f"recorded {short_time(f['recorded_at'])}")]
-    if f.get("retired_at"):
-        times.append(Text(f"retired {short_time(f['retired_at'])} ({f.get('retire_reason')})",
+             Text(f"({start_phrase(f['start'])})", style="dim"),
+             Text(f"told {short_time(f['known_from'])}")]
+    if f.get("retired_at"):  # on the told axis; the audit screen shows when it was recorded
+        times.append(Text(f"retired {short_time(f['known_until'])} ({f.get('retire_reason')})",
                           style="yellow"))
     elif f.get("expires_at"):
         times.append(Text(f"expires {short_time(f['expires_at'])}", style="dim"))
     event = f.get("event_time")
     if event:
         end = f"–{short_time(event['end'])}" if event.get("end") else ""
-        due = event["start"] != f["valid_from"]  # a todo's or plan's own time: when it is due
+        # a todo's or plan's own time: when it is due (a move's is its start)
+        due = event["start"] != f["valid_from"] and f["start"]["kind"] not in ("bounded",
+                                                                               "clamped")
         times.append(Text(f"{'due' if due else 'event'} {short_time(event['start'])}{end}",
                           style="bold" if due else ""))
     mentions = f.get("mentions", 1)

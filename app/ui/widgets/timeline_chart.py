@@ -68,12 +68,12 @@ def layout(rows: tuple[Fact, ...] | list[Fact], known_at: int, now: int,
     """Lanes for the rows known at ``known_at``: believed rows first, then the
     ones retired by then (dimmed), packed so that no two intervals share screen
     cells in one lane (``width`` = cells of the drawing area)."""
-    visible = [r for r in rows if r.recorded_at <= known_at]
+    visible = [r for r in rows if r.told_from <= known_at]  # the told axis
     if not visible:
         return Chart((), now, now + DAY_US, known_at)
     start = min(r.valid_from for r in visible)
     last = max([r.valid_from for r in visible] + [r.valid_to for r in visible if r.valid_to]
-               + [r.recorded_at for r in visible]
+               + [r.told_from for r in visible]
                + [t for r in visible for t in (r.event_start, r.event_end) if t is not None])
     # open intervals run to the right edge: a little past the last thing that happened
     end = last + max((last - start) // 8, 7 * DAY_US)
@@ -86,8 +86,8 @@ def layout(rows: tuple[Fact, ...] | list[Fact], known_at: int, now: int,
     lanes: list[Lane] = []
     for predicate in sorted({r.predicate for r in visible}):
         mine = [r for r in visible if r.predicate == predicate]
-        believed = [r for r in mine if r.retired_at is None or r.retired_at > known_at]
-        retired = [r for r in mine if not (r.retired_at is None or r.retired_at > known_at)]
+        believed = [r for r in mine if r.told_until is None or r.told_until > known_at]
+        retired = [r for r in mine if not (r.told_until is None or r.told_until > known_at)]
         packed: list[list[Segment]] = []
         for group, dim in ((believed, False), (retired, True)):
             group_lanes: list[list[Segment]] = []
@@ -198,8 +198,15 @@ def axis_line(chart: Chart, width: int, tz: int) -> str:
 
 
 def _due(fact: Fact) -> int | None:
-    """When a todo or plan is due: its event time, where that is not its start."""
-    return fact.event_start if fact.event_start not in (None, fact.valid_from) else None
+    """When a todo or plan is due (``Fact.due``)."""
+    return fact.due
+
+
+def start_edge(fact: Fact) -> str:
+    """The mark an interval starts with: how its start is known."""
+    if fact.start == "heard":
+        return "┊"
+    return "▏" if fact.latest_start <= fact.valid_from else "╎"
 
 
 def segment_body(seg: Segment, width: int, tz: int) -> str:
@@ -209,7 +216,7 @@ def segment_body(seg: Segment, width: int, tz: int) -> str:
     if width <= 0:
         return ""
     fact = seg.fact
-    edge = "┊" if fact.start_stated is False else "▏"
+    edge = start_edge(fact)
     if width == 1:
         return edge
     head = edge + ("×" if seg.retired else "")
@@ -275,8 +282,12 @@ def legend_line(chart: Chart, width: int, tz: int) -> str:
     facts = [s for lane in chart.lanes for s in lane.segments]
     mark = marker(chart, width)[1] if width > 0 else "▼"
     when = _date(chart.known_at, tz)
+    edges = {start_edge(s.fact) for s in facts}
+    starts = [(long, short) for edge, long, short in (
+        ("▏", "▏stated", "▏"), ("╎", "╎start within a window", "╎window"),
+        ("┊", "┊only heard start", "┊heard")) if edge in edges]
     items = [(f"{mark} known at {when}", f"{mark} {when}"),
-             ("▏stated ┊only heard start", "┊heard")]
+             (" ".join(long for long, _ in starts), " ".join(short for _, short in starts))]
     if any(_due(s.fact) is not None for s in facts):
         items.append(("@ due", "@due"))
     if any(s.fact.valid_to is None and not s.retired for s in facts):
