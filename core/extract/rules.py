@@ -2516,7 +2516,11 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float) -> ExtractedFact:
         subject, scope = f"user:{turn.user}", "global"
     start = end = None
     if r.change == "evolution" or r.predicate in _TIMED:
-        times = find_times(turn.text, turn.time)
+        # a change is told as having happened, unless the turn tells of what is to come:
+        # a time naming no direction is then the latest one (February, said in March: this year's)
+        future = _P["zh.told_as_future" if _CJK.search(turn.text) else "en.told_as_future"]
+        past = r.change == "evolution" and not future.search(turn.text)
+        times = find_times(turn.text, turn.time, past=past)
         if times:
             start, end = times[0][2].start, times[0][2].end
     return ExtractedFact(

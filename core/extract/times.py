@@ -45,6 +45,16 @@ Conventions
   今年/明年/去年. A date without a year takes the utterance's year. Impossible
   dates (2月30日) are no match.
 
+Told as past
+------------
+``find_times(..., past=True)`` reads an expression that names no direction
+the way a change told as having happened means it: the latest such time that
+has begun by the utterance, not the coming one. "We moved in February" said on
+20 March 2026 is February 2026, "I moved on Friday" said on a Wednesday the
+Friday before, "on the 25th" said on the 20th the 25th of last month, "5
+December" with no year last December. An expression that names its direction
+or year ("next June", 下个月, "last Friday", 2027年3月) reads the same either way.
+
 Not covered: times of day (下午三点, at 3pm), ranges (3月5日到8日), durations
 ("for two weeks"), recurring times (每周一), English number words beyond ten, seasons, and "this week's" weekday in English ("this Friday" is
 the coming Friday).
@@ -294,6 +304,10 @@ def _en_day(m: re.Match[str], today: date) -> DateRange | None:
     return _day(today + timedelta(days=offsets[word]))
 
 
+def _en_week_or_weekend(m: re.Match[str], today: date) -> DateRange | None:
+    return _weekend(today, 0) if m.group("we2") else _en_week(m, today)
+
+
 def _en_week(m: re.Match[str], today: date) -> DateRange | None:
     offset = _EN_REL[(m.group("rel") or "this").lower()]
     return _weekend(today, offset) if m.group("we") else _week(today, offset)
@@ -343,6 +357,62 @@ def _en_offset_days(m: re.Match[str], today: date) -> DateRange | None:
     return _day(today + timedelta(days=-n if ago else n))
 
 
+def _back(rng: DateRange, today: date, step: str) -> DateRange:
+    """``rng`` stepped back by whole ``step`` units (week, month, year) until it
+    has begun by ``today``: the past reading of an expression naming no
+    direction. A day of the month steps to the latest month that has that day."""
+    start, end = rng
+    length = end - start
+    while start > today:
+        if step == "week":
+            start -= timedelta(weeks=1)
+        elif step == "month":  # a single day: the same day of an earlier month
+            y, mo = start.year, start.month
+            while True:
+                y, mo = _shift_month(y, mo, -1)
+                try:
+                    start = date(y, mo, rng[0].day)
+                    break
+                except ValueError:
+                    continue
+        else:
+            try:
+                start = start.replace(year=start.year - 1)
+            except ValueError:  # 29 February
+                start = start.replace(year=start.year - 1, day=28)
+            if step == "year" and (end.month, end.day) != (start.month, start.day):
+                length = _year_later(start, rng) - start
+    return start, start + length
+
+
+def _year_later(start: date, rng: DateRange) -> date:
+    """The end of ``rng`` moved with its start (whole months keep their length by the calendar)."""
+    months = (rng[1].year - rng[0].year) * 12 + rng[1].month - rng[0].month
+    if rng[0].day == 1 and rng[1].day == 1 and months:
+        y, mo = _shift_month(start.year, start.month, months)
+        return date(y, mo, 1)
+    return start + (rng[1] - rng[0])
+
+
+def _undirected(m: re.Match[str], handler: _Handler) -> str | None:
+    """The unit a time expression steps back by when read as past (see
+    "Told as past"), or None when it names its direction or year."""
+    groups = m.groupdict()
+    if groups.get("yrel") or groups.get("y"):
+        return None
+    if handler is _en_weekday:
+        return None if (groups.get("rel") or "").lower() in ("next", "last") else "week"
+    if handler is _en_month:
+        return None if groups["pre"].lower() in ("since", "last", "next") else "year"
+    if handler is _en_edge:
+        return "year" if groups["unit"].lower() not in ("month", "year") else None
+    if handler is _en_week_or_weekend:  # "the weekend", "this weekend": the one just past
+        weekend = groups.get("we2") or (groups.get("we") and (groups.get("rel") or "").lower()
+                                        == "this")
+        return "week" if weekend else None
+    return _PAST_STEP.get(handler)
+
+
 # ---------------------------------------------------------------- patterns
 
 _EN_L, _EN_R = r"(?<![A-Za-z])", r"(?![A-Za-z])"
@@ -380,8 +450,7 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
     (re.compile(rf"{_EN_L}(?:the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday"
                 rf"|today|tomorrow|yesterday){_EN_R}", _EN_FLAGS), _en_day),
     (re.compile(rf"{_EN_L}(?:(?P<rel>this|next|last)\s+week(?P<we>end)?"
-                rf"|the\s+week(?P<we2>end)){_EN_R}", _EN_FLAGS),
-     lambda m, today: _weekend(today, 0) if m.group("we2") else _en_week(m, today)),
+                rf"|the\s+week(?P<we2>end)){_EN_R}", _EN_FLAGS), _en_week_or_weekend),
     (re.compile(rf"{_EN_L}(?:(?P<rel>next|last|this|coming|on)\s+)?"
                 rf"(?P<wd>{_alt(_EN_WEEKDAYS)}){_EN_R}", _EN_FLAGS), _en_weekday),
     (re.compile(rf"{_EN_L}(?P<rel>this|next|last)\s+(?P<unit>month|year){_EN_R}", _EN_FLAGS),
@@ -401,6 +470,13 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
     (re.compile(rf"{_EN_L}in\s+{_EN_N}\s+days?{_EN_R}", _EN_FLAGS), _en_offset_days),
     (re.compile(rf"{_EN_L}{_EN_N}\s+days?\s+(?P<ago>ago){_EN_R}", _EN_FLAGS), _en_offset_days),
 ]
+
+
+# the handlers whose expressions never name a direction, and the unit they step back by
+_PAST_STEP: dict[_Handler, str] = {
+    _cn_bare_weekday: "week", _cn_bare_weekend: "week", _day_of_month: "month",
+    _cn_month: "year", _cn_date: "year", _en_date: "year", _cn_named_month_edge: "year",
+}
 
 
 # ---------------------------------------------------------------- public API
@@ -424,7 +500,7 @@ _MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日
                          re.IGNORECASE)
 
 
-def _candidates(text: str, today: date) -> list[tuple[int, int, DateRange]]:
+def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, int, DateRange]]:
     if not _MAYBE_TIME.search(text):
         return []
     found: list[tuple[int, int, int, DateRange]] = []
@@ -433,6 +509,10 @@ def _candidates(text: str, today: date) -> list[tuple[int, int, DateRange]]:
             if m.end() == m.start():
                 continue
             rng = handler(m, today)
+            if rng is not None and past and rng[0] > today:
+                step = _undirected(m, handler)
+                if step is not None:
+                    rng = _back(rng, today, step)
             if rng is not None:
                 found.append((m.start(), m.end(), order, rng))
     # Earliest first, then longest, then the first pattern; keep non-overlapping.
@@ -464,8 +544,10 @@ def resolve_time(expr: str, utterance: datetime) -> TimeSpan | None:
     return None
 
 
-def find_times(text: str, utterance: datetime) -> list[tuple[int, int, TimeSpan]]:
-    """Every covered time expression in ``text`` as ``(start, end, TimeSpan)``.
+def find_times(text: str, utterance: datetime,
+               past: bool = False) -> list[tuple[int, int, TimeSpan]]:
+    """Every covered time expression in ``text`` as ``(start, end, TimeSpan)``;
+    with ``past``, told of something that has happened (see "Told as past").
 
     Spans are character offsets into ``text``, in order and non-overlapping (the
     longest expression wins). Returns an empty list when there is none. Raises
@@ -473,4 +555,4 @@ def find_times(text: str, utterance: datetime) -> list[tuple[int, int, TimeSpan]
     """
     tz = _check_utterance(utterance)
     today = utterance.date()
-    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng in _candidates(text, today)]
+    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng in _candidates(text, today, past)]
