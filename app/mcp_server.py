@@ -48,7 +48,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from memdesk.core import AccessRefused, MemdeskError, Memory
 from memdesk.core.access import Caller, Grant
-from memdesk.core.timeutil import iso, parse_time, to_us
+from memdesk.core.timeutil import iso, parse_time
 
 from .http_guard import MAX_SESSIONS, SESSION_IDLE_SECONDS, Guard, GuardSettings, RefusalLog
 
@@ -180,12 +180,10 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
             within = grant.recall_projects(project)
             if session is not None:
                 memory.check_session(session, name)
-            hits = memory.recall(query, user=name, project=project, session=session, k=k,
-                                 at=moment, over=over,
-                                 within=None if within is None else sorted(within))
-            asof = memory.store.now() if moment is None else to_us(moment)
-            return {"prompt": memory.recaller.render_prompt(hits, asof),
-                    "results": [h.to_json() for h in hits]}
+            block, hits = memory.recall_with_prompt(
+                query, user=name, project=project, session=session, k=k, at=moment, over=over,
+                within=None if within is None else sorted(within))
+            return {"prompt": block, "results": [h.to_json() for h in hits]}
         return call("recall", grant, caller, run)
 
     @server.tool(description=(
@@ -202,7 +200,7 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
             about = grant.subject(subject, user, member)
             rows = memory.facts(subject=about, predicate=predicate, valid_at=valid,
                                 known_at=known)
-            return {"subject": about, "facts": memory.store.fact_dicts(rows)}
+            return {"subject": about, "facts": [f.to_dict() for f in rows]}
         return call("facts", grant, caller, run)
 
     @server.tool(description=(
@@ -234,7 +232,7 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
                                polarity=polarity, confidence=confidence, caller=caller)
             return {"id": c.id, "state": c.state, "subject": c.subject, "predicate": c.predicate,
                     "object": c.object, "reasons": list(c.reasons),
-                    "valid_from": iso(c.valid_from)}
+                    "valid_from": c.valid_from.isoformat()}
         return call("propose_fact", grant, caller, run)
 
     return server

@@ -60,6 +60,15 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     )
     from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
     from .tokens import Token
+    from .views import (
+        AuditStepView,
+        MemoryAudit,
+        MemoryCandidate,
+        MemoryFact,
+        MemoryHit,
+        SourceView,
+        StartView,
+    )
 
 __all__ = [
     "AlreadyDecided", "AuditReport", "AuditStep", "Candidate", "CandidateNotFound",
@@ -73,6 +82,8 @@ __all__ = [
     "MaintenancePlan", "MaintenanceReport", "parse_age",
     # the agent's door
     "Memory", "Remembered", "AccessRefused", "Caller", "Grant", "Token", "TokenNotFound",
+    "MemoryFact", "MemoryAudit", "AuditStepView", "MemoryCandidate", "MemoryHit", "SourceView",
+    "StartView",
     # recall
     "Comparison", "Embedder", "EmbedderUnavailable", "HitSource", "IndexReport", "IndexSettings",
     "RecallHit", "RecallWeights", "Recaller", "make_embedder",
@@ -96,6 +107,8 @@ _LAZY = {
     "EmbedderUnavailable": "errors",
     "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",
     "Memory": "memory", "Remembered": "memory",
+    "MemoryFact": "views", "MemoryAudit": "views", "AuditStepView": "views",
+    "MemoryCandidate": "views", "MemoryHit": "views", "SourceView": "views", "StartView": "views",
     "Caller": "access", "Grant": "access", "Token": "tokens",
 }
 

@@ -10,7 +10,8 @@ both idempotent per (session, turn).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from bisect import bisect_left
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -145,26 +146,47 @@ def source_of(turn: Turn) -> SourceRef:
                      kind="user_explicit" if turn.speaker == "user" else "agent_inferred")
 
 
-def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> defaultdict[str, list[Turn]]:
-    """For each session of ``turns``, the stored turns before its first turn here (the last CONTEXT_TURNS of
-    them): the context the extractor reads for a conversation ingested in several files, or turn by turn, is the
-    same as for one file (a "Yes please" in this file answers the assistant's offer stored by the last one)."""
-    first: dict[str, int] = {}
+def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> dict[tuple[str, int], list[Turn]]:
+    """For each (session, turn number) of ``turns``, the context the extractor reads for it: the last
+    CONTEXT_TURNS turns of its session before it BY TURN NUMBER, taken from the stored turns merged with
+    ``turns`` (a stored turn wins over a line of the same number). It depends only on the session's turns,
+    not on which of them this file holds or in what order, so a conversation ingested in several files,
+    turn by turn, or again in part and shuffled, is read the same way (a "Yes please" here answers the
+    assistant's offer stored by an earlier file) and re-extracts the same claims. One query per 500 sessions;
+    of the stored turns only the last CONTEXT_TURNS before each turn here are kept."""
+    given: dict[str, dict[int, Turn]] = defaultdict(dict)
     for t in turns:
-        first[t.session] = min(first.get(t.session, t.turn), t.turn)
-    out: defaultdict[str, list[Turn]] = defaultdict(list)
-    sessions = sorted(first)
+        given[t.session].setdefault(t.turn, t)
+    numbers = {session: sorted(by_number) for session, by_number in given.items()}
+    # per session: the stored turns in each gap before a number here (the last CONTEXT_TURNS of each gap)
+    gaps: dict[str, list[deque[Turn]]] = {s: [deque(maxlen=CONTEXT_TURNS) for _ in ns] for s, ns in numbers.items()}
+    stored_same: dict[str, dict[int, Turn]] = defaultdict(dict)
+    sessions = sorted(given)
     for i in range(0, len(sessions), 500):
         part = sessions[i:i + 500]
         rows = batch.conn.execute(
             select(TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.time, TURN.c.time_tz, TURN.c.text,
-                   TURN.c.user, TURN.c.project).where(TURN.c.session.in_(part)).order_by(TURN.c.session, TURN.c.turn))
+                   TURN.c.user, TURN.c.project)
+            .where(TURN.c.session.in_(part), TURN.c.turn <= max(numbers[s][-1] for s in part))
+            .order_by(TURN.c.session, TURN.c.turn))
         for session, number, speaker, time, tz, text, user, project in rows:
-            if number < first[session]:
-                out[session].append(Turn(session, number, speaker, from_us(time, tz), text,
-                                         "me" if user is None else user, project))
-    for earlier in out.values():
-        del earlier[:-CONTEXT_TURNS]
+            ns = numbers[session]
+            if number > ns[-1]:
+                continue
+            stored = Turn(session, number, speaker, from_us(time, tz), text, "me" if user is None else user, project)
+            at = bisect_left(ns, number)
+            if ns[at] == number:
+                stored_same[session][number] = stored
+            else:
+                gaps[session][at].append(stored)
+    out: dict[tuple[str, int], list[Turn]] = {}
+    for session, ns in numbers.items():
+        merged: list[Turn] = []
+        for gap, number in zip(gaps[session], ns, strict=True):
+            merged.extend(gap)
+            out[(session, number)] = merged[-CONTEXT_TURNS:]
+            merged.append(stored_same[session].get(number) or given[session][number])
+            del merged[:-CONTEXT_TURNS]
     return out
 
 
@@ -180,19 +202,17 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
     failed: list[tuple[Turn, str]] = []
     for line, turn in numbered:
         try:
-            claims = extractor.claims(turn, context[turn.session][-CONTEXT_TURNS:])
+            claims = extractor.claims(turn, context[(turn.session, turn.turn)])
         except ExtractorUnavailable as exc:
             # the raw turn is still stored; the failure is logged so a rerun retries it
             failed.append((turn, str(exc)))
             claims = []
-        context[turn.session].append(turn)
         claims = [c.with_changes(sensitive=True) if not c.sensitive and has_sensitive(c.object) else c
                   for c in claims]
         claims_by_line.append((line, turn, claims))
     batch.prefetch([c for _, _, cs in claims_by_line for c in cs])
     for line, turn, claims in claims_by_line:
         try:
-            batch.tick(to_us(turn.time))
             batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
             for claim in claims:
                 batch.submit(claim)

@@ -27,22 +27,23 @@ from typing import Any
 from sqlalchemy import func, select
 
 from .access import Caller, check_session_owner
-from .claims import MAX_TURN, ClaimInput, check_name, check_subject
+from .claims import MAX_TURN, ClaimInput, check_name, check_storable, check_subject
 from .clock import Clock
 from .errors import InvalidInput
 from .ingest import turn_from_dict
 from .pipeline import Turn
 from .recall import Recaller, RecallHit
 from .recall.embedders import DEFAULT_EMBEDDER, Embedder
-from .records import AuditReport, Candidate, Fact
 from .schema import ClaimRow, TurnRow
 from .store import Store
 from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
+from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit
 
 ROLES = {"user": "user", "assistant": "assistant"}
 _TURN = TurnRow.__table__
 _CLAIM = ClaimRow.__table__
 _STEP = timedelta(microseconds=1)
+_CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +105,45 @@ class Memory:
 
         Each message is ``{"role": "user" | "assistant", "content": str}``,
         optionally with ``"time"`` (an aware ``datetime`` or ISO 8601 text with
-        an offset; default: the store's clock, never before the session's last
-        turn) and ``"turn"`` (its number; default: after the session's last).
-        Sending a conversation again is safe: messages the session already
-        ends with (same role and text, in order), and numbered turns already
-        stored with the same text, are not stored twice. A session is one
-        person's conversation: it takes turns only for the user whose turns
-        it holds. ``caller`` (who sent them through the agent's door) goes
-        into the audit entry, its actor too.
+        an offset) and ``"turn"`` (its number). A new message without a number
+        is numbered after the session's last turn (skipping numbers that other
+        messages of this call give).
+
+        Sending messages again is safe: any subset of the messages already
+        stored for the session, in any order, stores nothing. A message is
+        already stored (skipped, counted in ``already_stored``) when:
+
+        1. a message with a time and no turn number: the session holds a turn
+           with the same role, the same text and the same instant (to the
+           microsecond; the offset may differ). The same words at another
+           time are said again: stored;
+        2. a message without a time or turn number: the session holds a turn
+           with the same role and text, and no message before it in this call
+           was new. Once a new message appears, later messages without a time
+           or number are new even when their text repeats (a short "ok" after
+           a new question is a new turn). Resending the conversation, its
+           tail, its first messages or any of them in any order thus stores
+           nothing;
+        3. a message with a turn number N (with or without a time): turn N of
+           the session (or an earlier message of this call) has the same role
+           and text, and the same time when the message gives one; a turn N
+           with another role, text or time is a contradiction (InvalidInput).
+
+        A new message without a time gets the time of its neighbours or the
+        clock, from this call and this session only (never from another
+        session or user): when no message of the call has a time, the store's
+        clock (each next message 1 µs after the one before); when some have, the time of the nearest timed message before it
+        in the call plus 1 µs per position after it, or (none before it) the
+        session's latest turn time plus 1 µs per position from the start of
+        the call, or (a new session) the next timed message's time minus 1 µs
+        per position before it. Either way never at or before the session's
+        latest stored turn: such a time becomes 1 µs after the later of that
+        turn and the times already given to this call's untimed messages.
+        Timed messages keep their time.
+
+        A session is one person's conversation: it takes turns only for the
+        user whose turns it holds. ``caller`` (who sent them through the
+        agent's door) goes into the audit entry, its actor too.
 
         Raises InvalidInput for a malformed message (its position named), a
         numbered turn that contradicts a stored one, or a bad name;
@@ -125,32 +157,35 @@ class Memory:
             raise InvalidInput("messages must be a list of {role, content} objects")
         session = check_name(session, "session") if session is not None else f"{user}-chat"
         self.check_session(session, user)
-        last_turn, last_time, tail = self._session_tail(session, len(messages))
         drafts = [self._draft(i, m) for i, m in enumerate(messages, 1)]
-        skip = _already_ended_with(tail, drafts) if all(d["turn"] is None for d in drafts) else 0
+        last_turn, last_time, held = self._session_holds(session, drafts)
+        new = _new_messages(session, drafts, held)
+        skipped = len(drafts) - len(new)
+        if not new:
+            return Remembered(session, (), skipped, 0, 0, 0, 0, 0)
+        times = _times_of(drafts, new, last_time, from_us(self.store.now()))
+        taken = {drafts[i]["turn"] for i in new if drafts[i]["turn"] is not None}
         turns: list[Turn] = []
-        now = from_us(self.store.now())
-        for i, d in enumerate(drafts[skip:], skip + 1):
+        for i in new:
+            d = drafts[i]
             number = d["turn"]
             if number is None:
                 last_turn += 1
+                while last_turn in taken:
+                    last_turn += 1
                 number = last_turn
-            when = d["time"] or max(now, (last_time + _STEP) if last_time else now)
-            last_time = max(last_time, when) if last_time else when
-            line = {"session": session, "turn": number, "speaker": d["role"], "time": iso_of(when),
-                    "text": d["content"], "user": user}
+            line = {"session": session, "turn": number, "speaker": d["role"],
+                    "time": iso_of(d["time"] or times[i]), "text": d["content"], "user": user}
             if project is not None:
                 line["project"] = project
             try:
                 turns.append(turn_from_dict(line))
             except InvalidInput as exc:
-                raise InvalidInput(f"message {i}: {exc}") from None
-        if not turns:
-            return Remembered(session, (), skip, 0, 0, 0, 0, 0)
+                raise InvalidInput(f"message {i + 1}: {exc}") from None
         summary = self.store.ingest_turns(
             turns, origin=f"Memory.remember ({session})", caller=caller,
             actor=caller.actor if caller is not None else "ingest")
-        return Remembered(session, tuple(t.turn for t in turns), skip,
+        return Remembered(session, tuple(t.turn for t in turns), skipped,
                           int(summary.get("asserted", 0)) + int(summary.get("evolutions", 0))
                           + int(summary.get("corrections", 0)) + int(summary.get("backfills", 0)),
                           int(summary.get("merged", 0)), int(summary.get("queued", 0)),
@@ -170,6 +205,10 @@ class Memory:
         content = message.get("content")
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput(f"message {position}: content must be non-empty text")
+        try:  # before it is looked up: a database cannot take a NUL or a lone surrogate
+            check_storable(content, "text")
+        except InvalidInput as exc:
+            raise InvalidInput(f"message {position}: {exc}") from None
         when = message.get("time")
         if when is not None:
             if isinstance(when, str):
@@ -196,26 +235,35 @@ class Memory:
                                                  .where(_TURN.c.session == session))]
         check_session_owner(session, owners, user)
 
-    def _session_tail(self, session: str, n: int) -> tuple[int, datetime | None,
-                                                           list[tuple[str, str]]]:
-        """The session's last turn number and time, and its last ``n`` turns
-        as (speaker, text), oldest first."""
+    def _session_holds(self, session: str, drafts: list[dict[str, Any]]
+                       ) -> tuple[int, datetime | None, list[tuple[int, str, str, int]]]:
+        """The session's last turn number, the time of its latest turn (in that
+        turn's offset), and the stored turns ``drafts`` may repeat (the same
+        text, or a number one of them gives) as (turn, speaker, text, time µs)."""
+        texts = sorted({d["content"] for d in drafts})
+        numbers = sorted({d["turn"] for d in drafts if d["turn"] is not None})
+        cols = (_TURN.c.turn, _TURN.c.speaker, _TURN.c.text, _TURN.c.time)
+        in_session = _TURN.c.session == session
         with self.store.engine.connect() as conn:
-            last = conn.execute(select(func.max(_TURN.c.turn), func.max(_TURN.c.time))
-                                .where(_TURN.c.session == session)).first()
-            rows = conn.execute(select(_TURN.c.speaker, _TURN.c.text, _TURN.c.time_tz)
-                                .where(_TURN.c.session == session)
-                                .order_by(_TURN.c.turn.desc()).limit(max(n, 1))).all()
-            tz = int(rows[0][2]) if rows else 0
-        number = int(last[0]) if last and last[0] is not None else 0
-        when = from_us(int(last[1]), tz) if last and last[1] is not None else None
-        return number, when, [(str(s), str(t)) for s, t, _ in reversed(rows)][-n:] if n else []
+            last = conn.execute(select(func.max(_TURN.c.turn)).where(in_session)).scalar()
+            latest = conn.execute(select(_TURN.c.time, _TURN.c.time_tz).where(in_session)
+                                  .order_by(_TURN.c.time.desc()).limit(1)).first()
+            rows: list[Any] = []
+            for i in range(0, len(texts), _CHUNK):
+                rows += conn.execute(select(*cols).where(
+                    in_session, _TURN.c.text.in_(texts[i:i + _CHUNK]))).all()
+            for i in range(0, len(numbers), _CHUNK):
+                rows += conn.execute(select(*cols).where(
+                    in_session, _TURN.c.turn.in_(numbers[i:i + _CHUNK]))).all()
+        when = from_us(int(latest[0]), int(latest[1] or 0)) if latest is not None else None
+        return (int(last) if last is not None else 0, when,
+                [(int(n), str(s), str(t), int(us)) for n, s, t, us in rows])
 
     def propose(self, predicate: str, object: str, *, session: str, turn: int,
                 user: str | None = None, subject: str | None = None,
                 polarity: str = "positive", scope: str = "global",
                 confidence: float = 0.5, valid_from: datetime | None = None,
-                caller: Caller | None = None) -> Candidate:
+                caller: Caller | None = None) -> MemoryCandidate:
         """Propose a fact the agent inferred from a stored turn (``session``,
         ``turn``: its provenance). It always waits in the review queue for a
         person (the review gate holds every agent inference); the agent can
@@ -266,17 +314,34 @@ class Memory:
                        _CLAIM.c.claim_key == claim.key)).scalar()
         if claim_id is None:
             raise InvalidInput("the proposal was not recorded (a duplicate of a decided one?)")
-        return self.store.candidate(int(claim_id))
+        return MemoryCandidate.of(self.store.candidate(int(claim_id)).to_dict())
 
     # ------------------------------------------------------------- reading
     def recall(self, query: str, *, user: str | None = None, project: str | None = None,
                session: str | None = None, k: int = 10, at: datetime | None = None,
-               over: str = "memories", within: Sequence[str] | None = None) -> list[RecallHit]:
+               over: str = "memories", within: Sequence[str] | None = None) -> list[MemoryHit]:
         """The best ``k`` memories (or raw turns, ``over="turns"``) for
         ``query``, asked on behalf of ``user``: theirs and their projects'
         (``within``: only these of them), never anyone else's (without a
         user: everyone's, each hit naming its subject). ``at``: as the store
-        knew it then. Raises InvalidInput."""
+        had been told by then. Raises InvalidInput."""
+        return [MemoryHit.of(h.to_json()) for h in self._search(
+            query, user=user, project=project, session=session, k=k, at=at, over=over,
+            within=within)]
+
+    def recall_with_prompt(self, query: str, *, user: str | None = None,
+                           project: str | None = None, session: str | None = None, k: int = 10,
+                           at: datetime | None = None, over: str = "memories",
+                           within: Sequence[str] | None = None) -> tuple[str, list[MemoryHit]]:
+        """``prompt`` and ``recall`` from one search. Raises InvalidInput."""
+        hits = self._search(query, user=user, project=project, session=session, k=k, at=at,
+                            over=over, within=within)
+        block = Recaller.render_prompt(hits, _us(at, "at") if at is not None else self.store.now())
+        return block, [MemoryHit.of(h.to_json()) for h in hits]
+
+    def _search(self, query: str, *, user: str | None, project: str | None,
+                session: str | None, k: int, at: datetime | None, over: str = "memories",
+                within: Sequence[str] | None = None) -> list[RecallHit]:
         return self.recaller.search(query, k=k, at=_us(at, "at"), over=over,
                                     user=user, project=project, session=session, within=within)
 
@@ -285,28 +350,30 @@ class Memory:
         """The block an agent pastes into its prompt for ``query``: one line
         per memory with its date, confidence and subject; outdated or
         conflicting ones say so. Raises InvalidInput."""
-        hits = self.recall(query, user=user, project=project, session=session, k=k, at=at)
+        hits = self._search(query, user=user, project=project, session=session, k=k, at=at)
         return Recaller.render_prompt(hits, _us(at, "at") if at is not None else self.store.now())
 
     def facts(self, *, user: str | None = None, subject: str | None = None,
               predicate: str | None = None, valid_at: datetime | None = None,
-              known_at: datetime | None = None) -> list[Fact]:
+              known_at: datetime | None = None) -> list[MemoryFact]:
         """What the store believes of a subject (``user="alice"`` is
-        ``user:alice``): the rows holding at ``valid_at`` as believed at
-        ``known_at`` (both default to now), expired ones left out.
-        Raises InvalidInput without a subject, or for a malformed one."""
+        ``user:alice``): the rows holding at ``valid_at`` as the store had
+        been told by ``known_at`` (both default to now), expired ones left
+        out; every time an aware datetime. Raises InvalidInput without a
+        subject, or for a malformed one."""
         if (user is None) == (subject is None):
             raise InvalidInput("facts needs either a user or a subject")
         about = subject if subject is not None else f"user:{check_name(user, 'user')}"
-        return self.store.as_of(about, predicate,
-                                valid_at=_us(valid_at, "valid_at"),
-                                known_at=_us(known_at, "known_at"), include_expired=False)
+        valid, known = _us(valid_at, "valid_at"), _us(known_at, "known_at")
+        rows = self.store.as_of(about, predicate, valid_at=valid, known_at=known,
+                                include_expired=False)
+        return [MemoryFact.of(d) for d in self.store.fact_dicts(rows, at=valid, known_at=known)]
 
-    def audit(self, subject: str, predicate: str, object: str | None = None) -> AuditReport:
+    def audit(self, subject: str, predicate: str, object: str | None = None) -> MemoryAudit:
         """Since when, and why, the store believes a value: the provenance chain
-        from the turn to the fact. Raises FactNotFound, InvalidInput for a
-        malformed subject, predicate or object."""
-        return self.store.audit(subject, predicate, object)
+        from the turn to the fact, every time an aware datetime. Raises
+        FactNotFound, InvalidInput for a malformed subject, predicate or object."""
+        return MemoryAudit.of(self.store.audit(subject, predicate, object).to_dict())
 
 
 def iso_of(when: datetime) -> str:
@@ -322,14 +389,78 @@ def _us(value: datetime | None, what: str) -> int | None:
     return to_us(value)
 
 
-def _already_ended_with(tail: list[tuple[str, str]], drafts: list[dict[str, Any]]) -> int:
-    """How many of the messages the session already ends with: the longest
-    prefix of ``drafts`` equal (role and text) to the end of ``tail``."""
-    wanted = [(d["role"], d["content"]) for d in drafts]
-    for n in range(min(len(tail), len(wanted)), 0, -1):
-        if tail[-n:] == wanted[:n]:
-            return n
-    return 0
+def _new_messages(session: str, drafts: list[dict[str, Any]],
+                  held: list[tuple[int, str, str, int]]) -> list[int]:
+    """The positions (from 0) of the messages the session does not hold yet
+    (the rules of ``Memory.remember``). Raises InvalidInput for a numbered
+    message that contradicts a stored turn (or an earlier message)."""
+    numbered: dict[int, tuple[str, str, int | None]] = {n: (s, t, us) for n, s, t, us in held}
+    timed = {(s, t, us) for _, s, t, us in held}
+    said = {(s, t) for _, s, t, _ in held}
+    new: list[int] = []
+    for i, d in enumerate(drafts):
+        role, text, when, number = d["role"], d["content"], d["time"], d["turn"]
+        us = to_us(when) if when is not None else None
+        if number is not None:
+            known = numbered.get(number)
+            if known is None:
+                numbered[number] = (role, text, us)
+            elif known[:2] != (role, text) or (us is not None and known[2] is not None
+                                               and known[2] != us):
+                raise InvalidInput(f"message {i + 1}: turn {number} of session {session!r} is "
+                                   f"already stored with other content ({known[1][:60]!r})")
+            else:
+                continue
+        elif us is not None:
+            if (role, text, us) in timed:
+                continue
+        elif not new and (role, text) in said:
+            continue
+        new.append(i)
+        if us is not None:
+            timed.add((role, text, us))
+    return new
+
+
+def _times_of(drafts: list[dict[str, Any]], new: list[int], last: datetime | None,
+              now: datetime) -> dict[int, datetime]:
+    """The times of the new messages without one (positions from 0), by the
+    rules of ``Memory.remember``: from this call's timed messages, the
+    session's latest turn ``last`` and the clock ``now``, never at or before
+    ``last``."""
+    untimed = [i for i in new if drafts[i]["time"] is None]
+    out: dict[int, datetime] = {}
+    if not untimed:
+        return out
+    stamps = [d["time"] for d in drafts]
+    if all(t is None for t in stamps):
+        previous = last
+        for i in untimed:
+            previous = out[i] = max(now, previous + _STEP) if previous is not None else now
+        return out
+    before: list[int | None] = []  # the nearest timed message before each position
+    for i in range(len(stamps)):
+        before.append(i - 1 if i and stamps[i - 1] is not None else (before[-1] if i else None))
+    after: list[int | None] = [None] * len(stamps)  # and the nearest after it
+    for i in range(len(stamps) - 2, -1, -1):
+        after[i] = i + 1 if stamps[i + 1] is not None else after[i + 1]
+    latest = last  # the latest time given so far (the session's latest turn, then these)
+    for i in untimed:
+        j, k = before[i], after[i]
+        if j is not None:
+            when = stamps[j] + (i - j) * _STEP
+        elif last is not None:
+            when = last + (i + 1) * _STEP
+        else:
+            assert k is not None  # some message of the call has a time
+            when = stamps[k] - (k - i) * _STEP
+        if last is not None:
+            floor = latest or last
+            if when <= last:  # moved after the session's turns and this call's untimed ones
+                when = floor + _STEP
+            latest = max(floor, when)
+        out[i] = when
+    return out
 
 
 __all__ = ["Memory", "Remembered"]
