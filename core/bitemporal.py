@@ -225,30 +225,41 @@ def _backfilled(rows: Sequence[SlotRow], new: Piece) -> Plan:
     return Plan(kind, insert=(new._replace(end=_earlier(new.end, next_change)),))
 
 
-def evidence(row: SlotRow, said: Mapping[int, Sequence[int]] | None) -> list[int]:
-    """The instants the user said ``row``'s value held, within the row: the
-    latest its start can be (for a start only heard: when it was said), and
-    what the mentions merged into its lineage said (``said``: the lineage's
-    claim id -> those instants)."""
-    out = [latest_start(row)]
+class Said(NamedTuple):
+    """An instant at which the user said a value held: ``heard`` when they said
+    it held then, in the present tense (a start only heard: when it was said),
+    else the latest a stated start can be (by then it had begun)."""
+
+    at: int
+    heard: bool
+
+
+def evidence(row: SlotRow, said: Mapping[int, Sequence[Said]] | None) -> list[Said]:
+    """What the user said of ``row``'s value, within the row: the latest its
+    start can be (for a start only heard: when it was said), and what the
+    mentions merged into its lineage said (``said``: the lineage's claim id ->
+    those instants)."""
+    out = [Said(latest_start(row), not stated(row))]
     if said:
         out.extend(said.get(row.claim_id, ()))
-    return [t for t in out if contains(row, t)]
+    return [s for s in out if contains(row, s.at)]
 
 
 class _Start(NamedTuple):
     """A stated start as evidence leaves it: the earliest instant, its kind,
-    the latest instant (inclusive), and the row whose evidence moved it."""
+    the latest instant (inclusive), the row whose evidence moved it, and
+    whether that evidence was the stated start of that row itself."""
 
     at: int
     kind: str
     latest: int
     after: SlotRow | None
+    at_its_start: bool = False
 
 
 def bounded_start(rows: Sequence[SlotRow], key: ValueId, start: int, latest: int,
                   stop: int | None, told: int,
-                  said: Mapping[int, Sequence[int]] | None) -> _Start:
+                  said: Mapping[int, Sequence[Said]] | None) -> _Start:
     """Where a change to ``key`` said to have happened within [start, latest]
     starts, given what the user said before it was told (``told``) of the
     values it replaces (docs/DESIGN.md §2.2): a value said to hold at t still
@@ -259,27 +270,30 @@ def bounded_start(rows: Sequence[SlotRow], key: ValueId, start: int, latest: int
     what was said: the change starts right after it all the same, by
     ``told`` at the latest (clamped). Evidence of ``key`` itself bounds the
     start from above (it held by then)."""
-    last: int | None = None
+    last: Said | None = None
     after: SlotRow | None = None
     for r in rows:
         if row_key(r) == key or not overlaps(start, stop, r):
             continue
-        for t in evidence(r, said):
-            if start <= t < told and _end_lt(t, stop) and (last is None or t > last):
-                last, after = t, r
+        for s in evidence(r, said):
+            if start <= s.at < told and _end_lt(s.at, stop) and (
+                    last is None or (s.at, s.heard) > (last.at, last.heard)):
+                last, after = s, r  # the latest; at one instant, what was heard
     kind, at = STATED, start
-    if last is not None:
-        at = last + 1
-        if last < latest:
+    own = False
+    if last is not None and after is not None:
+        at = last.at + 1
+        if last.at < latest:
             kind = BOUNDED
         else:
             kind, latest = CLAMPED, max(told, at)
+            own = not last.heard and last.at == after.valid_from
     for r in rows:
         if row_key(r) == key:
-            for t in evidence(r, said):
-                if at <= t < latest:
-                    latest = t
-    return _Start(at, kind, latest, after)
+            for s in evidence(r, said):
+                if at <= s.at < latest:
+                    latest = s.at
+    return _Start(at, kind, latest, after, own)
 
 
 def plan_change(
@@ -292,7 +306,7 @@ def plan_change(
     start_stated: bool = True,
     told: int | None = None,
     latest: int | None = None,
-    said: Mapping[int, Sequence[int]] | None = None,
+    said: Mapping[int, Sequence[Said]] | None = None,
 ) -> Plan:
     """Decide how an incoming value ``key`` valid over [start, end) enters a slot
     whose current-belief rows are ``rows`` (non-overlapping, any order).
@@ -314,10 +328,13 @@ def plan_change(
     start, and what mentions merged into its lineage said, ``said``: lineage
     claim id -> instants): its start moves to right after the last of them
     (kind ``bounded``, or ``clamped`` when that is after the stated
-    precision), and the row holding then is closed there, kept as history. It
-    supersedes the rows after its start whose own start was only heard, at or
-    before it was told, of its own value. Only a stated start is a change the
-    new value is backfilled up to.
+    precision), and the row holding then is closed there, kept as history;
+    two values stated to begin at one instant (a clamp onto the other row's
+    own stated start) stay a conflict. It runs through the rows after its
+    start that the user said held, in the present tense, before it was told
+    (a start only heard; a mention): the later word supersedes them. Only a
+    stated start no one has spoken of since is a change the new value is
+    backfilled up to.
 
     The same value merges only into a row that covers the incoming interval
     (for an evolution with a stated start: that starts with it too); a repeat
@@ -382,8 +399,11 @@ def plan_change(
 
     # evolution: the new value holds from `start` until `end` or the next known change
     def overtaken(r: SlotRow) -> bool:
-        """Heard before this stated change was told: this later word supersedes it."""
-        return start_stated and not stated(r) and r.valid_from <= told_at
+        """Said to hold, in the present tense, before this stated change was
+        told (its start only heard, or a mention): this later word supersedes it."""
+        if not start_stated or r.valid_from > told_at:
+            return False
+        return not stated(r) or any(s.heard and s.at < told_at for s in evidence(r, said))
 
     def next_change(after: int) -> tuple[int | None, bool]:
         """The first start after ``after`` of a row this change does not run
@@ -402,8 +422,10 @@ def plan_change(
         stop, _ = next_change(start)
         bound = bounded_start(rows, key, start, hi, _earlier(end, stop), told_at, said)
         if bound.after is not None:
-            if end is not None and bound.at >= end:
-                # what was said of the value before covers the whole claim
+            if (end is not None and bound.at >= end) or bound.at_its_start:
+                # what was said of the value before covers the whole claim, or the
+                # two values were stated to begin at one instant: a change explains
+                # neither (only a correction says which was wrong)
                 return Plan("conflict", conflict_with=(bound.after,))
             start = bound.at
             holding = holding_at(start)

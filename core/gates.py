@@ -39,6 +39,7 @@ from .bitemporal import (
     CORRECTION,
     EVOLUTION,
     Plan,
+    Said,
     SlotRow,
     normalise_object,
     plan_change,
@@ -304,17 +305,18 @@ def _own(row: Any) -> Any:
     return row.row if isinstance(row, _Opposed) else row
 
 
-Said = Mapping[int, Sequence[int]]
+Evidence = Mapping[int, Sequence[Said]]
 """What mentions merged into each lineage said (lineage claim id -> the
-instants they said its value held): evidence for ``plan_change``."""
+instants they said its value held, ``core.bitemporal.Said``): evidence for
+``plan_change``."""
 
 
-def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Said | None = None) -> Plan:
+def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | None = None) -> Plan:
     """The bitemporal plan for ``statement`` against the current-belief rows of
     its subject and predicate, and of the predicate's opposite when it has
     one: "I love X" then "X is the worst" is the same thing with the other
     polarity, whichever predicates say it. ``said``: what merged mentions
-    said (see ``Said``; None: none). The plan names the rows themselves.
+    said (see ``Evidence``; None: none). The plan names the rows themselves.
     Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
     same = slot_rows(rows, statement)
@@ -351,7 +353,7 @@ def _take_effect(plan: Plan, statement: Statement, before: tuple[GateStep, ...])
 
 # ------------------------------------------------------------ decisions
 def admit(statement: Statement | None, rows: Sequence[BeliefRow], *, turn_id: int,
-          threshold: float, said: Said | None = None) -> Decision:
+          threshold: float, said: Evidence | None = None) -> Decision:
     """Decide a new claim citing stored turn ``turn_id``. ``statement`` None
     means the turn already gave this very claim (idempotency: unchanged);
     ``rows`` are the current-belief rows of its subject and predicate,
@@ -370,7 +372,7 @@ def admit(statement: Statement | None, rows: Sequence[BeliefRow], *, turn_id: in
 
 
 def approve(statement: Statement, rows: Sequence[BeliefRow], *, by: str, edited: bool,
-            said: Said | None = None) -> Decision:
+            said: Evidence | None = None) -> Decision:
     """Decide a pending claim a reviewer approved (``edited``: after changing
     it): the dedup and conflict gates again, against current belief now.
     Raises ValueError for an empty valid interval."""
@@ -380,7 +382,7 @@ def approve(statement: Statement, rows: Sequence[BeliefRow], *, by: str, edited:
 
 def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
             conflict_id: int, conflict_scope: str, by: str, scope: str | None = None,
-            fact_ids: Iterable[int] = (), said: Said | None = None
+            fact_ids: Iterable[int] = (), said: Evidence | None = None
             ) -> tuple[Decision, Statement]:
     """Decide the incoming claim of conflict ``conflict_id`` as a reviewer
     resolved it. Returns the decision and the statement as it takes effect
@@ -531,7 +533,7 @@ class Outlook:
 
 def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *,
             conflict_scope: str, fact_ids: Iterable[int], scope: str | None = None,
-            predicate: str | None = None, said: Said | None = None) -> Outlook:
+            predicate: str | None = None, said: Evidence | None = None) -> Outlook:
     """What resolving the conflict as ``keep`` would do now, without doing it.
     ``rows`` are the current-belief rows of its subject and predicate (and of
     the predicate's opposite, as ``admit`` sees them). For
@@ -580,7 +582,7 @@ def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 
 def outlooks(statement: Statement, rows: Sequence[BeliefRow], *, conflict_scope: str,
              fact_ids: Iterable[int], predicate: str | None = None,
-             said: Said | None = None) -> tuple[Outlook, ...]:
+             said: Evidence | None = None) -> tuple[Outlook, ...]:
     """:func:`outlook` for every resolution, in the order of :class:`Resolution`."""
     fact_ids = tuple(fact_ids)
     return tuple(outlook(keep, statement, rows, conflict_scope=conflict_scope, fact_ids=fact_ids,
@@ -630,7 +632,7 @@ def append_steps(stored: str | None, added: Iterable[GateStep]) -> str:
 
 __all__ = [
     "BeliefRow", "ConflictKind", "Decision", "Gate", "GateStep", "Outcome", "Outlook", "Resolution",
-    "Retired", "Said", "Span", "Statement",
+    "Evidence", "Retired", "Span", "Statement",
     "admit", "append_steps", "approve", "decode_steps", "encode_steps", "outlook", "outlooks",
     "plan_for", "provenance_step", "reopened", "resolve", "review_reasons", "slot_rows", "undone",
 ]

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, cast
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from .bitemporal import EVOLUTION, Piece, normalise_object
+from .bitemporal import EVOLUTION, Piece, Said, normalise_object
 from .catalog import Catalog
 from .chain import (
     FLOATS,
@@ -53,7 +53,7 @@ from .chain import (
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
-from .gates import Decision, Outcome, Said, Statement, admit, append_steps, encode_steps
+from .gates import Decision, Evidence, Outcome, Statement, admit, append_steps, encode_steps
 from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
@@ -237,17 +237,22 @@ _TX_AND_IDS = select(
 )
 
 
-def load_said(conn: Connection, lineages: Iterable[int]) -> dict[int, list[int]]:
+def said_by(valid_from: int, start_latest: int | None, start_stated: bool | None) -> Said:
+    """What a claim merged into a lineage said: its value held at the latest
+    its stated start can be, or, its start only heard, when it was said."""
+    return Said(valid_from if start_latest is None else start_latest, start_stated is False)
+
+
+def load_said(conn: Connection, lineages: Iterable[int]) -> dict[int, list[Said]]:
     """What the mentions merged into each lineage (by its claim id) said
-    (core.gates.Said): the instants at which they said its value held (a
-    stated start's latest instant; for a start only heard, when it was said).
-    Reads 500 lineages a query."""
-    out: dict[int, list[int]] = defaultdict(list)
+    (core.gates.Evidence, ``said_by``). Reads 500 lineages a query."""
+    out: dict[int, list[Said]] = defaultdict(list)
     for part in chunks(sorted(set(lineages))):
-        for into, start, latest in conn.execute(
-                select(CLAIM.c.merged_into, CLAIM.c.valid_from, CLAIM.c.start_latest)
+        for into, start, latest, stated in conn.execute(
+                select(CLAIM.c.merged_into, CLAIM.c.valid_from, CLAIM.c.start_latest,
+                       CLAIM.c.start_stated)
                 .where(CLAIM.c.merged_into.in_(part), CLAIM.c.state == "merged")):
-            out[into].append(start if latest is None else latest)
+            out[into].append(said_by(start, latest, stated))
     return out
 
 
@@ -325,9 +330,9 @@ class WriteBatch:
         self._fact_rows: list[Fact] = []
         self._ttl: dict[str, int | None] = {}
         self._opposite: dict[str, str | None] = {}
-        # what mentions merged into a lineage said (core.gates.Said), loaded per
+        # what mentions merged into a lineage said (core.gates.Evidence), loaded per
         # lineage on first need; lineages begun in this batch have none stored
-        self._said: dict[int, list[int]] = defaultdict(list)
+        self._said: dict[int, list[Said]] = defaultdict(list)
         self._said_loaded: set[int] = set()
         self.route_memories = False  # set by conversation ingest: feed the vector path too
         self._memories: dict[tuple[str, str], int | None] = {}
@@ -435,7 +440,7 @@ class WriteBatch:
         told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
         return Statement.of(claim, told, self.opposite(claim["predicate"]))
 
-    def said_for(self, rows: Iterable[Fact]) -> Said:
+    def said_for(self, rows: Iterable[Fact]) -> Evidence:
         """What the mentions merged into the rows' lineages said (``load_said``),
         with the mentions this batch merged; loads the lineages not yet known."""
         wanted = {r.claim_id for r in rows} - self._said_loaded
@@ -445,7 +450,7 @@ class WriteBatch:
             self._said_loaded.update(wanted)
         return self._said
 
-    def evidence_for(self, statement: Statement, rows: Sequence[Fact]) -> Said | None:
+    def evidence_for(self, statement: Statement, rows: Sequence[Fact]) -> Evidence | None:
         """``said_for`` the rows when the statement's plan reads it, else None."""
         return self.said_for(rows) if statement.needs_evidence else None
 
@@ -724,8 +729,8 @@ class WriteBatch:
             target = cast(Fact, plan.merge_into)  # the planner's rows are this batch's Facts
             c["state"], c["fact_id"], c["merged_into"] = "merged", target.id, target.claim_id
             # a mention says the value held: evidence for later changes (said_for)
-            latest = c.get("start_latest")
-            self._said[target.claim_id].append(c["valid_from"] if latest is None else latest)
+            self._said[target.claim_id].append(
+                said_by(c["valid_from"], c.get("start_latest"), c.get("start_stated")))
             self.counts["merged"] += 1
         elif decision.outcome == Outcome.CONFLICT:
             conflict_id = self._id("conflict")

@@ -248,9 +248,10 @@ class Model:
     resolutions: list[MResolution] = field(default_factory=list)  # standing ones
     claims: int = 0
     seen: set = field(default_factory=set)
-    # claim number -> (lineage claim number, the instant it said the value held),
-    # for every claim merged into a lineage and not taken back
-    mentions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # claim number -> (lineage claim number, the instant it said the value held,
+    # whether it said so in the present tense), for every claim merged into a
+    # lineage and not taken back
+    mentions: dict[int, tuple[int, int, bool]] = field(default_factory=dict)
     told: int = 0  # the told time of the operation being carried out
     opened: int = 0  # conflicts opened so far
 
@@ -311,7 +312,7 @@ class Model:
         """A mention of the row it merges into: what it said is evidence."""
         assert d.merge_into is not None
         said = c.valid_from if c.latest is None else c.latest
-        self.mentions[number] = (d.merge_into.claim, said)
+        self.mentions[number] = (d.merge_into.claim, said, not c.stated)
         return Outcome("merge", tx, number)
 
     def approve(self, number: int, clock: int) -> Outcome:
@@ -338,13 +339,13 @@ class Model:
         row.known_until = max(self.told, row.known_from)
 
     # ------------------------------------------------------------ evidence
-    def said(self, row: MRow) -> list[int]:
-        """The instants the user said ``row``'s value held, within the row:
-        the latest its start can be, and what the mentions merged into its
-        lineage said."""
-        instants = [row.latest] + [t for lineage, t in self.mentions.values()
-                                   if lineage == row.claim]
-        return [t for t in instants if row.holds_at(t)]
+    def said(self, row: MRow) -> list[tuple[int, bool]]:
+        """The instants the user said ``row``'s value held, within the row, and
+        whether in the present tense: the latest its start can be (present
+        for a heard start), and what the mentions merged into its lineage said."""
+        instants = [(row.latest, not row.stated)] + [
+            (t, heard) for lineage, t, heard in self.mentions.values() if lineage == row.claim]
+        return [(t, heard) for t, heard in instants if row.holds_at(t)]
 
     # ------------------------------------------------------------- rules
     def decide(self, c: MClaim) -> Decision:
@@ -400,25 +401,31 @@ class Model:
         assert c.change == "evolution", c.change
 
         def overtaken(r: MRow) -> bool:
-            return c.stated and not r.stated and r.valid_from <= c.told and r.valid_from < end
+            """Said to hold in the present tense before this was told: a heard
+            start, or a mention."""
+            spoken = not r.stated or any(heard and x < c.told for x, heard in self.said(r))
+            return c.stated and spoken and r.valid_from <= c.told and r.valid_from < end
 
         if c.stated:
             # what was said before it was told bounds where the change can be
             later = [r.valid_from for r in rows if r.valid_from > t and not overtaken(r)]
             stop = min([end, *later])
-            said = [(x, r) for r in rows if r.identity() != mine for x in self.said(r)
-                    if t <= x < c.told and x < stop]
+            said = [(x, heard, r) for r in rows if r.identity() != mine
+                    for x, heard in self.said(r) if t <= x < c.told and x < stop]
             if said:
-                last, after = max(said, key=lambda p: p[0])
+                last, heard, after = max(said, key=lambda p: (p[0], p[1]))
                 if end <= last + 1:
                     return Decision("conflict", conflict_with=(after.id,))
-                t = last + 1
                 if last < hi:
                     kind = "bounded"
+                elif not heard and last == after.valid_from:  # both said to begin then
+                    return Decision("conflict", conflict_with=(after.id,))
                 else:
-                    kind, hi = "clamped", max(c.told, t)
+                    kind, hi = "clamped", max(c.told, last + 1)
+                t = last + 1
                 holder = holder_at(t)
-            own = [x for r in rows if r.identity() == mine for x in self.said(r) if t <= x < hi]
+            own = [x for r in rows if r.identity() == mine for x, _ in self.said(r)
+                   if t <= x < hi]
             hi = min([hi, *own])
 
         if holder is not None and holder.identity() == mine and (

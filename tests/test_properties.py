@@ -655,10 +655,10 @@ def _place(obj: str, dt: int = 0, heard: bool = False) -> Add:
 # "changed", undone, resolved again as a correction, undone again
 @example([_place("Xujiahui", heard=True), _place("Pudong", 2, heard=True), Resolve(0, "changed", 1),
           UndoResolve(0, 1), Resolve(0, "incoming", 1), UndoResolve(0, 1)])
-# two values stated from one instant, told after it: "changed" comes right after it
+# two values stated from one instant: "changed" is refused, "incoming" is not
 @example([_place("Xujiahui"), _place("Pudong", 2), Resolve(0, "changed", 1),
-          UndoResolve(0, 1), Resolve(0, "incoming", 1), UndoResolve(0, 1)])
-# ... told before it (nothing said covers it): "changed" is refused, "incoming" is not
+          Resolve(0, "incoming", 1), UndoResolve(0, 1)])
+# ... the same when both were told before that instant
 @example([_place("Xujiahui", -2), _place("Pudong", 1), Resolve(0, "changed", 1),
           Resolve(0, "incoming", 1), UndoResolve(0, 1)])
 def test_resolutions_and_their_undo_match_reference_model(ops):

@@ -155,16 +155,18 @@ def test_changed_with_an_earlier_start_than_a_heard_value_starts_right_after_it(
     assert lisbon.start == "clamped"
 
 
-def test_changed_at_the_instant_the_existing_value_starts_is_clamped_after_it(store):
-    """Two values stated to start at one instant, both told after it: Acme was
-    said to hold from day 1, so as a change Globex comes right after that
-    instant (clamped), by the time it was told."""
+def test_changed_at_the_instant_the_existing_value_starts_is_refused(store):
+    """Two values stated to start at one instant: a change "from then" makes no
+    sense (what was said of the one only says it began then, as the other is
+    said to); the preview says so and the resolution is refused, nothing written."""
     store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(2), turn=1, valid_from=day(1)))
     store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(3), turn=2, valid_from=day(1)))
     (c,) = store.conflicts()
-    store.resolve_conflict(c.id, "changed", by="ines")
-    [globex] = [f for f in store.current(SUBJECT, EMPLOYER) if f.object == "Globex"]
-    assert (globex.valid_from, globex.start, globex.latest_start) == (day(1) + 1, "clamped", day(3))
+    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
+    assert preview["error"] and preview["text"].startswith("not possible now")
+    with pytest.raises(InvalidInput, match="start when the existing one does"):
+        store.resolve_conflict(c.id, "changed", by="ines")
+    assert store.conflict(c.id).state == "open"
 
 
 def test_changed_at_the_instant_a_value_told_before_it_starts_is_refused(store):
