@@ -147,8 +147,10 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 
     @server.tool(description=(
         "Store conversation turns in long-term memory. `messages`: the turns in order, each "
-        "{role: 'user'|'assistant', content: text, time?: ISO 8601 with offset}. Sending the "
-        "whole conversation again is safe (turns already stored are skipped). Returns the turn "
+        "{role: 'user'|'assistant', content: text, time?: ISO 8601 with offset}. Sending any "
+        "part of the conversation again is safe (messages already stored are skipped); give "
+        "each message its time, or send a short reply together with what it answers, so it "
+        "is not taken for a resend. Returns the turn "
         "numbers stored and what the gates made of them (facts asserted, queued for review, "
         "conflicts opened). " + DECIDED_BY_PEOPLE))
     def remember(messages: list[dict[str, Any]], ctx: Context, user: str | None = None,

@@ -96,10 +96,13 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+# the told axis (docs/DESIGN.md §2.1): known_from/known_until, or for rows
+# from before revision 0007 recorded_at/retired_at
 HAND_SQL = (
-    "SELECT * FROM fact WHERE subject = ? AND predicate = ? AND recorded_at <= ? "
-    "AND (retired_at IS NULL OR retired_at > ?) AND valid_from <= ? "
-    "AND (valid_to IS NULL OR valid_to > ?)"
+    "SELECT * FROM fact WHERE subject = ? AND predicate = ? "
+    "AND coalesce(known_from, recorded_at) <= ? "
+    "AND (coalesce(known_until, retired_at) IS NULL OR coalesce(known_until, retired_at) > ?) "
+    "AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)"
 )
 
 
