@@ -245,6 +245,14 @@ def evidence(row: SlotRow, said: Mapping[int, Sequence[Said]] | None) -> list[Sa
     return [s for s in out if contains(row, s.at)]
 
 
+def _said_of(row: SlotRow, said: Mapping[int, Sequence[Said]] | None) -> Sequence[Said]:
+    """``evidence`` before the check that each instant lies within the row."""
+    latest = row.start_latest
+    own = Said(row.valid_from if latest is None else latest, row.start_stated is False)
+    mentions = said.get(row.claim_id) if said else None
+    return (own,) if not mentions else (own, *mentions)
+
+
 class _Start(NamedTuple):
     """A stated start as evidence leaves it: the earliest instant, its kind,
     the latest instant (inclusive), the row whose evidence moved it, and
@@ -262,7 +270,7 @@ def bounded_start(rows: Sequence[SlotRow], key: ValueId, start: int, latest: int
                   said: Mapping[int, Sequence[Said]] | None) -> _Start:
     """Where a change to ``key`` said to have happened within [start, latest]
     starts, given what the user said before it was told (``told``) of the
-    values it replaces (docs/DESIGN.md §2.2): a value said to hold at t still
+    values it replaces (docs/DESIGN.md §2.2). A value said to hold at t still
     held at t, so the change came after the last such instant in
     [start, stop) (``stop``: where the change would end, the next change
     after it). Evidence within [start, latest] narrows the start (bounded);
@@ -273,11 +281,14 @@ def bounded_start(rows: Sequence[SlotRow], key: ValueId, start: int, latest: int
     last: Said | None = None
     after: SlotRow | None = None
     for r in rows:
-        if row_key(r) == key or not overlaps(start, stop, r):
+        if not overlaps(start, stop, r):
             continue
-        for s in evidence(r, said):
-            if start <= s.at < told and _end_lt(s.at, stop) and (
-                    last is None or (s.at, s.heard) > (last.at, last.heard)):
+        found = [s for s in _said_of(r, said) if start <= s.at < told and _end_lt(s.at, stop)
+                 and contains(r, s.at)]
+        if not found or row_key(r) == key:  # (the key compared only when it matters)
+            continue
+        for s in found:
+            if last is None or (s.at, s.heard) > (last.at, last.heard):
                 last, after = s, r  # the latest; at one instant, what was heard
     kind, at = STATED, start
     own = False
@@ -288,11 +299,14 @@ def bounded_start(rows: Sequence[SlotRow], key: ValueId, start: int, latest: int
         else:
             kind, latest = CLAMPED, max(told, at)
             own = not last.heard and last.at == after.valid_from
-    for r in rows:
-        if row_key(r) == key:
-            for s in evidence(r, said):
-                if at <= s.at < latest:
-                    latest = s.at
+    if latest > at:
+        for r in rows:
+            if not overlaps(at, latest + 1, r):
+                continue
+            found_at = [s.at for s in _said_of(r, said) if at <= s.at < latest
+                        and contains(r, s.at)]
+            if found_at and row_key(r) == key:
+                latest = min(found_at)
     return _Start(at, kind, latest, after, own)
 
 
@@ -418,6 +432,7 @@ def plan_change(
             return r.valid_from, passed
         return None, passed
 
+    start_kind = new.kind
     if start_stated:
         stop, _ = next_change(start)
         bound = bounded_start(rows, key, start, hi, _earlier(end, stop), told_at, said)
@@ -429,7 +444,7 @@ def plan_change(
                 return Plan("conflict", conflict_with=(bound.after,))
             start = bound.at
             holding = holding_at(start)
-        new = new._replace(start=start, kind=bound.kind, latest=bound.latest)
+        start_kind, hi = bound.kind, bound.latest
     if (holding is not None and row_key(holding) == key
             and (not start_stated or holding.valid_from == start)):
         return Plan("merge", merge_into=holding)
@@ -439,7 +454,7 @@ def plan_change(
         # neither (only a correction says which was wrong)
         return Plan("conflict", conflict_with=(holding,))
     following, passed = next_change(start)
-    new = new._replace(end=_earlier(end, following))
+    new = Piece(start, _earlier(end, following), None, start_stated, start_kind, hi)
     if following is not None:
         kind = "backfill"
     elif holding is not None or passed:

@@ -662,8 +662,10 @@ class WriteBatch:
             self.remember(row, source.text)
         claims = self._buf["claim"]
         claims.append(row)
-        self.digest.parts["claim"].update(
-            self._claim_hash(hashed("claim", _CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row))))
+        values = _CLAIM_HEAD(row) + _NO_DECISION + _CLAIM_TAIL(row)
+        if values[-1] is None:  # no start_latest (chain.hashed), the common case first
+            values = values[:-1] if values[-2] is not None else hashed("claim", values)
+        self.digest.parts["claim"].update(self._claim_hash(values))
         if len(claims) >= FLUSH_EVERY:
             self.flush()
         assert decision.plan is not None
@@ -815,7 +817,8 @@ class WriteBatch:
         self._unflushed_facts[fid] = len(self._fact_rows)
         self._fact_rows.append(fact)
         # hashed without the stamp (known_until last), and (chain.hashed) NULL late columns
-        self._hash["fact"](hashed("fact", fact[:10] + fact[14:-1]))
+        body = fact[:10] + fact[14:-1]
+        self._hash["fact"](body if body[-1] is not None else hashed("fact", body))
         self.current_rows(fact.subject, fact.predicate).append(fact)
         self.counts["fact_rows"] += 1
         return fid
