@@ -12,7 +12,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from memdesk.app.cli import main
-from memdesk.core import Store, StoreError, migrations
+from memdesk.core import ClaimInput, SourceRef, Store, StoreError, migrations
 from memdesk.core.db import make_engine, normalise_url
 from sqlalchemy import Boolean, MetaData, Table, create_engine, text
 from sqlmodel import SQLModel
@@ -356,3 +356,48 @@ def test_opening_a_store_does_not_import_alembic(tmp_path):
             "print('alembic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_store_from_before_the_told_axis_answers_as_before_and_takes_new_writes(v1_store):
+    """Rows written before revision 0007 have no told axis: as-of answers read
+    their recorded axis, which was the told axis then (transaction time
+    replayed each turn's time); new writes that retire them keep the chain."""
+    engine = create_engine(f"sqlite:///{v1_store}")
+    with engine.connect() as conn:
+        rows = [tuple(r) for r in conn.execute(text(
+            "SELECT subject, predicate, object, valid_from, valid_to, recorded_at, retired_at "
+            "FROM fact"))]
+    engine.dispose()
+    times = sorted({t for r in rows for t in r[3:] if t is not None})
+    grid = sorted({*times, *((a + b) // 2 for a, b in zip(times, times[1:], strict=False)),
+                   times[-1] + 1})[::3]
+
+    def old_answer(subject, predicate, v, k):
+        return sorted(r[2] for r in rows if r[:2] == (subject, predicate)
+                      and r[3] <= v and (r[4] is None or v < r[4])
+                      and r[5] <= k and (r[6] is None or k < r[6]))
+
+    pairs = sorted({r[:2] for r in rows})
+    Store.upgrade(v1_store)
+    with Store.open(v1_store) as store:
+        for subject, predicate in pairs:
+            for v in grid:
+                for k in grid:
+                    got = sorted(f.object for f in store.as_of(subject, predicate, valid_at=v,
+                                                                known_at=k))
+                    assert got == old_answer(subject, predicate, v, k), (subject, predicate, v, k)
+        old = [f for f in store.current("user:carol", "lives_in")
+               if f.valid_to is None and f.known_from is None]
+        assert old and old[0].start in ("stated", "heard")  # from start_stated, or stated
+        told = max(times) + 86_400_000_000
+        store.add(ClaimInput(
+            subject="user:carol", predicate="lives_in", object="Hove",
+            source=SourceRef("after-0007", 1, "I moved to Hove last month.", told),
+            valid_from=told - 40 * 86_400_000_000, start_latest=told - 10 * 86_400_000_000,
+            change="evolution", confidence=0.95))
+        [hove] = [f for f in store.current("user:carol", "lives_in") if f.object == "Hove"]
+        assert hove.known_from == told and hove.start in ("stated", "bounded", "clamped")
+        [retired] = [f for f in store.history("user:carol", "lives_in") if f.id == old[0].id]
+        assert retired.told_until is not None and retired.told_until >= retired.told_from
+        report = store.verify()
+        assert report.ok, report.problems
