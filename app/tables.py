@@ -54,6 +54,19 @@ def start_phrase(start: dict[str, Any]) -> str:
     return f"start {start['text']}{why}"
 
 
+def start_brief(start: dict[str, Any]) -> str:
+    """A fact's start in a few words beside its valid time (which gives the
+    earliest instant): "start stated", "start only heard", "start bounded,
+    by 2026-06-30" (the latest it can be)."""
+    kind, latest = start["kind"], start.get("latest") or ""
+    if kind == "heard":
+        return "start only heard"
+    if latest[:16] == (start.get("earliest") or "")[:16]:
+        return f"start {kind}"
+    last = start["text"].rsplit(" and ", 1)[-1] if " and " in start["text"] else latest[:10]
+    return f"start {kind}, by {last}"
+
+
 def start_cell(start: dict[str, Any]) -> str:
     """A fact's start for a table cell: its kind, and its bounds when it is
     not exact ("bounded ≤06-30")."""

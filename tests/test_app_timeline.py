@@ -291,8 +291,7 @@ async def test_band_marks_are_visible_and_explained_at_every_size(db, size):
             if name == "stated":
                 assert "▏" in row and "start stated" in panel
             elif name == "window":
-                assert "╎" in row and "╎" in legend and f"start {fact.start}" in panel
-                assert "between" in panel
+                assert "╎" in row and "╎" in legend and f"start {fact.start}, by" in panel
             elif name == "heard":
                 assert "┊" in row and "start only heard" in panel and "┊" in legend
             elif name == "due":

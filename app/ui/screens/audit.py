@@ -38,9 +38,13 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
         f"   valid from {(report.fact.get('valid_from') or '')[:16]}"
         f" ({start_phrase(report.fact['start'])})"))
     branch = tree.root
+    shown: int | None = None
     for step in report.chain:
-        recorded = ("" if step.recorded is None or step.recorded == step.at
-                    else f" (recorded {when(step.recorded, step.tz)})")
+        # when this store wrote it, where that differs from when it was told
+        # and from the step before (one import writes a whole conversation)
+        recorded = ""
+        if step.recorded is not None and step.recorded not in (step.at, shown):
+            recorded, shown = f" (recorded {when(step.recorded, step.tz)})", step.recorded
         label = Text.assemble((f"{step.step:<10}", "cyan bold"), f" {when(step.at, step.tz)}",
                               (recorded, "dim"), "  ",
                               (f"{step.actor}", "magenta"), f": {step.summary}")

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Static
 
-from ...tables import start_phrase
+from ...tables import start_brief
 from ..service import FactDetail, TimelineData
 from ..text import ellipsize, plural, short_time
 from ..widgets.desk_header import DeskHeader
@@ -98,7 +98,7 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
     if src:
         parts.append(Text(f"from {src['session']}#{src['turn']}", style="dim"))
     times = [Text(f"valid {short_time(f['valid_from'])} → {short_time(f['valid_to'])}"),
-             Text(f"({start_phrase(f['start'])})", style="dim"),
+             Text(f"({start_brief(f['start'])})", style="dim"),
              Text(f"told {short_time(f['known_from'])}")]
     if f.get("retired_at"):  # on the told axis; the audit screen shows when it was recorded
         times.append(Text(f"retired {short_time(f['known_until'])} ({f.get('retire_reason')})",
