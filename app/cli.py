@@ -22,7 +22,7 @@ from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
 from memdesk.core.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
-from .tables import start_cell, start_phrase, table
+from .tables import minute_text, start_cell, start_phrase, table
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -100,17 +100,9 @@ def _dump(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
 
 
-def _minute(text: str) -> str:
-    """An ISO time to the minute, marked "⁺" when it lies inside that minute
-    (a start right after an instant of evidence: 10:00:00.000001)."""
-    short = text[:16].replace("T", " ")
-    rest = text[16:].split("+")[0].split("-")[0].split("Z")[0]
-    return short if rest in ("", ":00") else short + "⁺"
-
-
 def _interval(d: dict) -> str:
-    start = _minute(d["valid_from"] or "")
-    end = _minute(d["valid_to"]) if d["valid_to"] else "…"
+    start = minute_text(d["valid_from"] or "")
+    end = minute_text(d["valid_to"]) if d["valid_to"] else "…"
     return f"{start} → {end}"
 
 

@@ -64,7 +64,9 @@ def start_brief(start: dict[str, Any]) -> str:
     if latest[:16] == (start.get("earliest") or "")[:16]:
         return f"start {kind}"
     last = start["text"].rsplit(" and ", 1)[-1] if " and " in start["text"] else latest[:10]
-    return f"start {kind}, by {last}"
+    why = {"bounded": " after what was said before",
+           "clamped": " after what was said before, though stated earlier"}.get(kind, "")
+    return f"start {kind}{why}, by {last}"
 
 
 def start_cell(start: dict[str, Any]) -> str:
@@ -74,3 +76,13 @@ def start_cell(start: dict[str, Any]) -> str:
     if kind == "heard" or not latest or latest[:16] == (earliest or "")[:16]:
         return kind
     return f"{kind} ≤{latest[5:10]}"
+
+
+def minute_text(iso: str) -> str:
+    """An ISO 8601 time to the minute ("2026-06-01 10:00"), marked "⁺" when it
+    lies inside that minute (a start right after an instant of evidence:
+    10:00:00.000001)."""
+    short = iso[:16].replace("T", " ")
+    rest = iso[16:].split("+")[0].split("Z")[0]
+    rest = rest[:-6] if len(rest) > 6 and rest[-6] == "-" else rest  # a negative offset
+    return short if rest in ("", ":00") else short + "⁺"

@@ -67,16 +67,18 @@ def person(draw, name: str) -> list[tuple[str, ClaimInput, MClaim]]:
 def people(draw):
     names = ["ann", "bob", "cai"][:draw(st.integers(2, 3))]
     each = [draw(person(n)) for n in names]
-    # two interleavings, each keeping every person's own order
-    orders = []
-    for _ in range(2):
-        queues = [list(p) for p in each]
-        order = []
-        while any(queues):
-            i = draw(st.sampled_from([i for i, q in enumerate(queues) if q]))
-            order.append(queues[i].pop(0))
-        orders.append(order)
-    return names, each, orders
+    return names, each, [draw(interleaving(each)), draw(interleaving(each))]
+
+
+@st.composite
+def interleaving(draw, sequences: list[list]) -> list:
+    """The items of ``sequences`` in one list, each sequence keeping its own order."""
+    queues = [list(q) for q in sequences]
+    out = []
+    while any(queues):
+        i = draw(st.sampled_from([i for i, q in enumerate(queues) if q]))
+        out.append(queues[i].pop(0))
+    return out
 
 
 def _view(f) -> tuple:
@@ -165,15 +167,7 @@ def conversations(draw):
             when += timedelta(days=draw(st.integers(0, 20)), hours=draw(st.integers(0, 5)))
             mine.append(Turn(f"{u}-s", n, "user", when, draw(st.sampled_from(LINES[lang])), u))
         turns.append(mine)
-    orders = []
-    for _ in range(2):
-        queues = [list(t) for t in turns]
-        order = []
-        while any(queues):
-            i = draw(st.sampled_from([i for i, q in enumerate(queues) if q]))
-            order.append(queues[i].pop(0))
-        orders.append(order)
-    return users, orders
+    return users, [draw(interleaving(turns)), draw(interleaving(turns))]
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None)

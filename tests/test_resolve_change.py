@@ -31,6 +31,7 @@ PROBES = (day(0), day(1), day(5), day(19.9), day(20), day(25), day(40), day(90))
 #: "known at" for current belief: every decision here is taken at the frozen clock's
 #: day 60 (one microsecond apart), so "now" would still see the state at day 60
 LATEST = day(10_000)
+DAY_US = 86_400_000_000
 
 
 @pytest.fixture(autouse=True)
@@ -155,27 +156,17 @@ def test_changed_with_an_earlier_start_than_a_heard_value_starts_right_after_it(
     assert lisbon.start == "clamped"
 
 
-def test_changed_at_the_instant_the_existing_value_starts_is_refused(store):
-    """Two values stated to start at one instant: a change "from then" makes no
-    sense (what was said of the one only says it began then, as the other is
-    said to); the preview says so and the resolution is refused, nothing written."""
-    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(2), turn=1, valid_from=day(1)))
-    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(3), turn=2, valid_from=day(1)))
-    (c,) = store.conflicts()
-    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
-    assert preview["error"] and preview["text"].startswith("not possible now")
-    with pytest.raises(InvalidInput, match="start when the existing one does"):
-        store.resolve_conflict(c.id, "changed", by="ines")
-    assert store.conflict(c.id).state == "open"
-
-
-def test_changed_at_the_instant_a_value_told_before_it_starts_is_refused(store):
-    """Two values stated to start at one instant, told before it (plans):
-    nothing said before either was told covers that instant, and a change
-    "from then" makes no sense; the preview says so and the resolution is
-    refused, nothing written."""
-    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(1), turn=1, valid_from=day(9)))
-    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(2), turn=2, valid_from=day(9)))
+@pytest.mark.parametrize("told", [(2, 3), (-8, -7)], ids=["told-after", "told-before"])
+def test_changed_at_the_instant_the_existing_value_starts_is_refused(store, told):
+    """Two values stated to start at one instant (told after it, or before it
+    as plans): a change "from then" makes no sense (what was said of the one
+    only says it began then, as the other is said to); the preview says so and
+    the resolution is refused, nothing written; a correction still works."""
+    start = day(9)
+    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=start + told[0] * DAY_US, turn=1,
+                    valid_from=start))
+    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=start + told[1] * DAY_US, turn=2,
+                    valid_from=start))
     (c,) = store.conflicts()
     [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
     assert preview["error"] and preview["text"].startswith("not possible now")

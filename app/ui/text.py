@@ -7,6 +7,8 @@ from __future__ import annotations
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
+from ..tables import minute_text
+
 ELLIPSIS = "…"
 
 
@@ -34,7 +36,10 @@ def plural(count: int, singular: str, many: str | None = None) -> str:
 
 
 def short_time(iso: str | None, open_end: str = "…") -> str:
-    """An ISO time from a JSON-ready dict as "YYYY-MM-DD HH:MM" (``open_end`` when None)."""
+    """An ISO time from a JSON-ready dict as "YYYY-MM-DD HH:MM" (``open_end``
+    when None), marked "⁺" when it lies inside that minute (a start right
+    after an instant of evidence: 10:00:00.000001)."""
     if not iso:
         return open_end
-    return iso[:16].replace("T", " ")
+    return minute_text(iso)
+
