@@ -56,6 +56,11 @@ async def test_an_agent_remembers_recalls_reads_and_proposes_over_stdio(tmp_path
         again = data(await client.call_tool("remember", {"messages": ZH, "user": "zhou",
                                                          "project": "trip"}))
         assert again["already_stored"] == 4 and again["turns"] == []
+        # any part of it again, in another order, with or without its times: nothing new
+        for part in ([ZH[3], ZH[0]], [{"role": m["role"], "content": m["content"]} for m in ZH[:2]]):
+            again = data(await client.call_tool("remember", {"messages": part, "user": "zhou",
+                                                             "project": "trip"}))
+            assert again["turns"] == [] and again["already_stored"] == len(part)
 
         found = data(await client.call_tool("recall", {"query": "预算多少", "user": "zhou"}))
         assert "project:trip: " in found["prompt"]
@@ -64,6 +69,9 @@ async def test_an_agent_remembers_recalls_reads_and_proposes_over_stdio(tmp_path
 
         now = data(await client.call_tool("facts", {"user": "zhou", "predicate": "lives_in"}))
         assert [f["object"] for f in now["facts"]] == ["张江"]
+        start = now["facts"][0]["start"]  # 上周末: the weekend, told as past
+        assert (start["kind"], start["earliest"][:10], start["latest"][:10]) == (
+            "stated", "2026-05-16", "2026-05-17")
         then = data(await client.call_tool("facts", {
             "user": "zhou", "predicate": "lives_in", "valid_at": "2026-05-10T12:00:00+08:00",
             "known_at": "2026-05-10T12:00:00+08:00"}))
