@@ -111,8 +111,8 @@ def _due(d: dict) -> str:
     or its span when that is longer than a day; empty without an event time."""
     event = d.get("event_time") or {}
     start, end = (event.get("start") or ""), (event.get("end") or "")
-    if start and (start == d.get("valid_from") or d["start"]["kind"] in ("bounded", "clamped")):
-        return ""  # the event is the change itself (a move), not something due
+    if start and d["due"] is None:
+        return ""  # the event is the change itself (a move), not something due (Fact.due)
     if not start:
         return end[:10]
     if not end or end[:10] <= start[:10] or _one_day(start, end):

@@ -29,7 +29,6 @@ STATED = "stated"  # a time given for it (an event time in the text, an import l
 HEARD = "heard"  # only the time it was said: it held then, since some unknown time
 BOUNDED = "bounded"  # stated, and narrowed by what was said of the value before it
 CLAMPED = "clamped"  # stated wholly before what was said of the value before it: moved after that
-START_KINDS = (STATED, HEARD, BOUNDED, CLAMPED)
 
 
 class SlotRow(Protocol):
@@ -131,7 +130,7 @@ class Piece(NamedTuple):
     """A row to insert: a copy of ``source`` (a retired row) or the new value
     (``source`` None) over [start, end). ``stated`` says whether its start was
     stated or only heard (None: not recorded, a row from before it was);
-    ``kind`` how it was arrived at (one of START_KINDS; None: not recorded)
+    ``kind`` how it was arrived at (STATED, HEARD, BOUNDED, CLAMPED; None: not recorded)
     and ``latest`` the latest instant the start can be (None: ``start``)."""
 
     start: int
@@ -155,12 +154,6 @@ def copy_until(row: SlotRow, end: int) -> Piece:
     if latest is not None and latest >= end:
         latest = end - 1
     return Piece(row.valid_from, end, row, row.start_stated, row.start_kind, latest)
-
-
-def latest_start(row: SlotRow) -> int:
-    """The latest instant a row's start can be: by then its value held."""
-    latest = row.start_latest
-    return row.valid_from if latest is None else latest
 
 
 class Plan(NamedTuple):
@@ -234,23 +227,26 @@ class Said(NamedTuple):
     heard: bool
 
 
-def evidence(row: SlotRow, said: Mapping[int, Sequence[Said]] | None) -> list[Said]:
-    """What the user said of ``row``'s value, within the row: the latest its
-    start can be (for a start only heard: when it was said), and what the
-    mentions merged into its lineage said (``said``: the lineage's claim id ->
-    those instants)."""
-    out = [Said(latest_start(row), not stated(row))]
-    if said:
-        out.extend(said.get(row.claim_id, ()))
-    return [s for s in out if contains(row, s.at)]
+def said_by(valid_from: int, start_latest: int | None, start_stated: bool | None) -> Said:
+    """What a statement (a row, a claim merged into a lineage) says of its
+    value: it held at the latest its stated start can be, or, its start only
+    heard, when it was said."""
+    return Said(valid_from if start_latest is None else start_latest, start_stated is False)
 
 
 def _said_of(row: SlotRow, said: Mapping[int, Sequence[Said]] | None) -> Sequence[Said]:
-    """``evidence`` before the check that each instant lies within the row."""
-    latest = row.start_latest
-    own = Said(row.valid_from if latest is None else latest, row.start_stated is False)
+    """What the user said of ``row``'s value: the row's own start (``said_by``)
+    and what the mentions merged into its lineage said (``said``: the
+    lineage's claim id -> those instants); not all of it need lie within the row."""
+    own = said_by(row.valid_from, row.start_latest, row.start_stated)
     mentions = said.get(row.claim_id) if said else None
     return (own,) if not mentions else (own, *mentions)
+
+
+def evidence(row: SlotRow, said: Mapping[int, Sequence[Said]] | None) -> list[Said]:
+    """``_said_of`` the row, within the row: the instants at which the user
+    said its value held."""
+    return [s for s in _said_of(row, said) if contains(row, s.at)]
 
 
 class _Start(NamedTuple):

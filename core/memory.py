@@ -454,11 +454,10 @@ def _times_of(drafts: list[dict[str, Any]], new: list[int], last: datetime | Non
         else:
             assert k is not None  # some message of the call has a time
             when = stamps[k] - (k - i) * _STEP
-        if last is not None:
-            floor = latest or last
+        if latest is not None:  # (it starts at ``last``)
             if when <= last:  # moved after the session's turns and this call's untimed ones
-                when = floor + _STEP
-            latest = max(floor, when)
+                when = latest + _STEP
+            latest = max(latest, when)
         out[i] = when
     return out
 

@@ -159,16 +159,11 @@ class Fact(NamedTuple):
         until = self.told_until
         return self.told_from <= t and (until is None or t < until)
 
-    def recorded_by(self, t: int) -> bool:
-        """Believed as this store had written by ``t`` (the recorded axis)."""
-        return self.recorded_at <= t and (self.retired_at is None or t < self.retired_at)
-
     def status(self, at: int, known_at: int | None = None) -> str:
         """One of STATUSES, judged at valid time ``at`` as the store had been
         told by ``known_at`` (default: now, so any retirement counts)."""
-        until = self.told_until
-        if self.retired_at is not None and (known_at is None or (until is not None
-                                                                 and until <= known_at)):
+        until = self.told_until  # set exactly when the row is retired
+        if until is not None and (known_at is None or until <= known_at):
             if self.retire_reason in ("corrected", "retracted", "expired"):
                 return self.retire_reason  # "expired": retired by maintenance (core.maintain)
             return "superseded"
@@ -211,6 +206,7 @@ class Fact(NamedTuple):
             "known_from": iso(self.told_from, tz),
             "known_until": iso(self.told_until, tz),
             "expires_at": iso(self.expires_at, tz),
+            "due": iso(self.due, tz),  # when a dated item is due (``due``), or null
             "status": self.status(at, known_at),
             "single_valued": bool(self.single_valued),  # raw SQLite rows hold 0/1
             "sensitive": bool(self.sensitive),

@@ -38,7 +38,7 @@ from sqlmodel import SQLModel
 from . import gates, migrations, parallel_parse
 from . import tokens as access_tokens
 from .access import Caller
-from .axes import recorded_by, told_by
+from .axes import KNOWN_FROM, recorded_by, told_by
 from .bitemporal import normalise_object
 from .catalog import Catalog
 from .chain import GENESIS, VerifyProblem, VerifyReport
@@ -1517,20 +1517,21 @@ class Store:
                                       META.c.erasures).where(META.c.id == 1)).first()
         return tuple(row) if row is not None else ()
 
-    def first_recorded(self, subject: str | None = None) -> int | None:
-        """When the store first recorded anything (µs): a fact, a memory, or
-        a turn; with ``subject``, anything about that subject (a user's own
-        turns too). None when it holds nothing of the kind."""
+    def first_told(self, subject: str | None = None) -> int | None:
+        """When the store was first told anything (µs, the told axis that
+        ``known_at`` and recall's ``at`` read): a fact, a memory, or a turn;
+        with ``subject``, anything about that subject (a user's own turns
+        too). None when it holds nothing of the kind."""
         user = subject[5:] if subject and subject.startswith("user:") else None
         firsts = []
         with self.engine.connect() as conn:
-            for table, column in ((FACT, FACT.c.recorded_at), (MEMORY, MEMORY.c.created_at)):
+            for table, column in ((FACT, KNOWN_FROM), (MEMORY, MEMORY.c.created_at)):
                 stmt = select(func.min(column))
                 if subject is not None:
                     stmt = stmt.where(table.c.subject == subject)
                 firsts.append(conn.execute(stmt).scalar())
             if subject is None or user is not None:
-                stmt = select(func.min(TURN.c.recorded_at))
+                stmt = select(func.min(TURN.c.time))
                 if user is not None:
                     stmt = stmt.where(TURN.c.user == user)
                 firsts.append(conn.execute(stmt).scalar())

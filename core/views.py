@@ -107,6 +107,7 @@ class MemoryFact:
     event_start: datetime | None
     event_end: datetime | None
     expires_at: datetime | None
+    due: datetime | None
     single_valued: bool
     sensitive: bool
     claim_id: int
@@ -129,7 +130,7 @@ class MemoryFact:
             retire_reason=d["retire_reason"], retired_by_claim=d["retired_by_claim"],
             status=d["status"], confidence=d["confidence"], extractor=d["extractor"],
             source=_source(d["source"]), event_start=_at(event.get("start")),
-            event_end=_at(event.get("end")), expires_at=_at(d["expires_at"]),
+            event_end=_at(event.get("end")), expires_at=_at(d["expires_at"]), due=_at(d["due"]),
             single_valued=d["single_valued"], sensitive=d["sensitive"], claim_id=d["claim_id"],
             copy_of=d["copy_of"], mentions=d["mentions"])
 
@@ -148,7 +149,7 @@ class MemoryFact:
             "source": None if self.source is None else self.source.to_dict(),
             "event_time": event, "extractor": self.extractor, "start": self.start.to_dict(),
             "known_from": self.known_from.isoformat(), "known_until": _iso(self.known_until),
-            "expires_at": _iso(self.expires_at), "status": self.status,
+            "expires_at": _iso(self.expires_at), "due": _iso(self.due), "status": self.status,
             "single_valued": self.single_valued, "sensitive": self.sensitive,
             "claim_id": self.claim_id, "copy_of": self.copy_of, "mentions": self.mentions,
         }

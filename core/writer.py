@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, cast
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from .bitemporal import EVOLUTION, Piece, Said, normalise_object
+from .bitemporal import EVOLUTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
 from .chain import (
     FLOATS,
@@ -237,12 +237,6 @@ _TX_AND_IDS = select(
 )
 
 
-def said_by(valid_from: int, start_latest: int | None, start_stated: bool | None) -> Said:
-    """What a claim merged into a lineage said: its value held at the latest
-    its stated start can be, or, its start only heard, when it was said."""
-    return Said(valid_from if start_latest is None else start_latest, start_stated is False)
-
-
 def load_said(conn: Connection, lineages: Iterable[int]) -> dict[int, list[Said]]:
     """What the mentions merged into each lineage (by its claim id) said
     (core.gates.Evidence, ``said_by``). Reads 500 lineages a query."""
@@ -342,11 +336,6 @@ class WriteBatch:
         self.retired_ids: list[int] = []
         self.counts: dict[str, int] = defaultdict(int)
         self.new_predicates: list[str] = []
-
-    # ----------------------------------------------------------------- time
-    def told_as_decided(self) -> None:
-        """What follows is a person's decision (or upkeep): told when recorded."""
-        self.told = self.tx
 
     def _id(self, name: str) -> int:
         value = self._next[name]

@@ -260,6 +260,17 @@ def test_the_order_of_other_peoples_turns_changes_no_ones_history(store_url, tmp
     assert answers[0] == answers[1]
 
 
+def test_the_first_record_is_when_the_store_was_first_told(store, tmp_path):
+    """Recall "as of" reads the told axis, so what it calls the first record is
+    the first turn said, not the day a backfill was imported."""
+    store.ingest_file(conversation(tmp_path / "c.jsonl", [
+        ("wang", "w", "2026-06-01T10:00:00+08:00", "我叫王工。")]))  # a name: no memory text
+    said = parse_time_us("2026-06-01T10:00:00+08:00")
+    assert [f.object for f in store.history("user:wang")] == ["王工"] and not store.memories()
+    assert store.first_told() == store.first_told("user:wang") == said
+    assert {f.recorded_at for f in store.history("user:wang")} == {to_us(NOW)}
+
+
 def test_recorded_time_answers_what_the_store_would_have_said_then(store):
     from .helpers import claim
 

@@ -264,7 +264,7 @@ class MemdeskService:
     def before_first_record(self, at: int, subject: str | None) -> str:
         """Why a recall as of ``at`` can find nothing, when it is before the
         first record (of ``subject``); else ""."""
-        first = self.store.first_recorded(subject)
+        first = self.store.first_told(subject)
         whose = f"about {subject} " if subject else ""
         if first is None:
             return f"the store holds nothing {whose}yet"

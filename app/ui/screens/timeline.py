@@ -108,9 +108,7 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
     event = f.get("event_time")
     if event:
         end = f"–{short_time(event['end'])}" if event.get("end") else ""
-        # a todo's or plan's own time: when it is due (a move's is its start)
-        due = event["start"] != f["valid_from"] and f["start"]["kind"] not in ("bounded",
-                                                                               "clamped")
+        due = f["due"] is not None  # a todo's or plan's own time (a move's is its start)
         times.append(Text(f"{'due' if due else 'event'} {short_time(event['start'])}{end}",
                           style="bold" if due else ""))
     mentions = f.get("mentions", 1)

@@ -197,11 +197,6 @@ def axis_line(chart: Chart, width: int, tz: int) -> str:
     return "".join(cells)
 
 
-def _due(fact: Fact) -> int | None:
-    """When a todo or plan is due (``Fact.due``)."""
-    return fact.due
-
-
 def start_edge(fact: Fact) -> str:
     """The mark an interval starts with: how its start is known."""
     if fact.start == "heard":
@@ -223,7 +218,7 @@ def segment_body(seg: Segment, width: int, tz: int) -> str:
     arrow = "→" if fact.valid_to is None and not seg.retired and width >= 4 else ""
     room = width - cell_len(head) - cell_len(arrow)
     value = ("¬" if fact.polarity == "negative" else "") + fact.object
-    due = _due(fact)
+    due = fact.due
     tag = ""
     if due is not None:
         options = (" @" + _date(due, tz), " @" + _date(due, tz, "%m-%d"), "@")
@@ -288,7 +283,7 @@ def legend_line(chart: Chart, width: int, tz: int) -> str:
         ("┊", "┊only heard start", "┊heard")) if edge in edges]
     items = [(f"{mark} known at {when}", f"{mark} {when}"),
              (" ".join(long for long, _ in starts), " ".join(short for _, short in starts))]
-    if any(_due(s.fact) is not None for s in facts):
+    if any(s.fact.due is not None for s in facts):
         items.append(("@ due", "@due"))
     if any(s.fact.valid_to is None and not s.retired for s in facts):
         items.append(("→ open-ended", "→open"))
