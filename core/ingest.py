@@ -43,7 +43,7 @@ from .pipeline import Turn
 from .resources import data_path
 from .sensitive import has_sensitive
 from .timeutil import from_us, offset_minutes, parse_time, to_us
-from .writer import TURN, WriteBatch
+from .writer import TURN, WriteBatch, chunks
 
 SPEAKERS = ("user", "assistant")
 _TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}
@@ -162,8 +162,7 @@ def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> dict[tuple[str, 
     gaps: dict[str, list[deque[Turn]]] = {s: [deque(maxlen=CONTEXT_TURNS) for _ in ns] for s, ns in numbers.items()}
     stored_same: dict[str, dict[int, Turn]] = defaultdict(dict)
     sessions = sorted(given)
-    for i in range(0, len(sessions), 500):
-        part = sessions[i:i + 500]
+    for part in chunks(sessions):
         rows = batch.conn.execute(
             select(TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.time, TURN.c.time_tz, TURN.c.text,
                    TURN.c.user, TURN.c.project)

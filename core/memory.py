@@ -38,12 +38,12 @@ from .schema import ClaimRow, TurnRow
 from .store import Store
 from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
 from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit
+from .writer import chunks
 
 ROLES = {"user": "user", "assistant": "assistant"}
 _TURN = TurnRow.__table__
 _CLAIM = ClaimRow.__table__
 _STEP = timedelta(microseconds=1)
-_CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,12 +249,10 @@ class Memory:
             latest = conn.execute(select(_TURN.c.time, _TURN.c.time_tz).where(in_session)
                                   .order_by(_TURN.c.time.desc()).limit(1)).first()
             rows: list[Any] = []
-            for i in range(0, len(texts), _CHUNK):
-                rows += conn.execute(select(*cols).where(
-                    in_session, _TURN.c.text.in_(texts[i:i + _CHUNK]))).all()
-            for i in range(0, len(numbers), _CHUNK):
-                rows += conn.execute(select(*cols).where(
-                    in_session, _TURN.c.turn.in_(numbers[i:i + _CHUNK]))).all()
+            for part in chunks(texts):
+                rows += conn.execute(select(*cols).where(in_session, _TURN.c.text.in_(part))).all()
+            for part in chunks(numbers):
+                rows += conn.execute(select(*cols).where(in_session, _TURN.c.turn.in_(part))).all()
         when = from_us(int(latest[0]), int(latest[1] or 0)) if latest is not None else None
         return (int(last) if last is not None else 0, when,
                 [(int(n), str(s), str(t), int(us)) for n, s, t, us in rows])
