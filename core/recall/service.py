@@ -1414,8 +1414,7 @@ def _lineage_status(rows: list[Fact], at: int, known_at: int | None) -> str:
     known = [r for r in rows if (k is None or r.told_from <= k)]
     if not known:
         return "active"  # not told yet then: the memory itself is filtered by time
-    believed = [r for r in known if r.retired_at is None
-                or (k is not None and (r.told_until or 0) > k)]
+    believed = [r for r in known if (r.current if k is None else r.known_at(k))]
     if believed:
         statuses = [r.status(at, k) for r in believed]
         if "active" in statuses:

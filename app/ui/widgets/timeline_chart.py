@@ -86,8 +86,8 @@ def layout(rows: tuple[Fact, ...] | list[Fact], known_at: int, now: int,
     lanes: list[Lane] = []
     for predicate in sorted({r.predicate for r in visible}):
         mine = [r for r in visible if r.predicate == predicate]
-        believed = [r for r in mine if r.told_until is None or r.told_until > known_at]
-        retired = [r for r in mine if not (r.told_until is None or r.told_until > known_at)]
+        believed = [r for r in mine if r.known_at(known_at)]  # (all told by known_at)
+        retired = [r for r in mine if not r.known_at(known_at)]
         packed: list[list[Segment]] = []
         for group, dim in ((believed, False), (retired, True)):
             group_lanes: list[list[Segment]] = []
