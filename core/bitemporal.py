@@ -403,9 +403,9 @@ def plan_change(
             return Plan("insert", insert=(new,))
         if row_key(target) == key:
             return Plan("merge", merge_into=target)
-        return Plan("correction", retire=(target,), insert=(
-            Piece(target.valid_from, target.valid_to, None, target.start_stated,
-                  target.start_kind, target.start_latest),))
+        # the new value over the whole of the row it corrects, with that row's start
+        return Plan("correction", retire=(target,),
+                    insert=(whole_copy(target)._replace(source=None),))
 
     # evolution: the new value holds from `start` until `end` or the next known change
     def overtaken(r: SlotRow) -> bool:

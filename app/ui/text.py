@@ -42,4 +42,3 @@ def short_time(iso: str | None, open_end: str = "…") -> str:
     if not iso:
         return open_end
     return minute_text(iso)
-

@@ -375,12 +375,12 @@ def _back(rng: DateRange, today: date, step: str) -> DateRange:
                     break
                 except ValueError:
                     continue
-        else:
+        else:  # year
             try:
                 start = start.replace(year=start.year - 1)
             except ValueError:  # 29 February
                 start = start.replace(year=start.year - 1, day=28)
-            if step == "year" and (end.month, end.day) != (start.month, start.day):
+            if (end.month, end.day) != (start.month, start.day):
                 length = _year_later(start, rng) - start
     return start, start + length
 
