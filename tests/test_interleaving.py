@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import event, given, settings
@@ -105,6 +106,15 @@ def _answers(store: Store, subject: str, valid: list[int], known: list[int],
     return out
 
 
+def _fresh_stores(orders: list) -> Iterator[tuple[list, Store]]:
+    """Each order with a store of its own, empty, on the store clock NOW."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, order in enumerate(orders):
+            path = shutil.copyfile(_empty_store_file(), os.path.join(tmp, f"{i}.db"))
+            with Store.open(path, clock=ManualClock(NOW), create=False) as store:
+                yield order, store
+
+
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(people())
 def test_claims_of_several_people_in_any_interleaving_match_the_model(case):
@@ -119,27 +129,24 @@ def test_claims_of_several_people_in_any_interleaving_match_the_model(case):
     times |= {c.source.time for p in each for _, c, _ in p}
     grid = _grid(times)
     answers = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, order in enumerate(orders):
-            path = shutil.copyfile(_empty_store_file(), os.path.join(tmp, f"{i}.db"))
-            with Store.open(path, clock=ManualClock(NOW), create=False) as store:
-                store.add([claim for _, claim, _ in order])  # one ingest, one transaction
-                recorded = sorted({f.recorded_at for s in models for f in store.history(s)})
-                for f in (f for s in models for f in store.history(s)):
-                    event(f"start: {f.start}")
-                assert len(recorded) <= 1  # everything written at the one recorded instant
-                for subject, model in models.items():
-                    for predicate in ("lives_in", "likes"):
-                        for k in grid:
-                            for v in grid:
-                                got = sorted(map(_view, store.as_of(
-                                    subject, predicate, valid_at=v, known_at=k)))
-                                want = sorted(map(_mview, model.as_of(predicate, v, k)))
-                                assert got == want, (subject, predicate, v, k)
-                recorded_grid = _grid(set(recorded) | {to_us(NOW)})
-                answers.append({s: _answers(store, s, grid[::3], grid[::4], recorded_grid)
-                                for s in models})
-                assert store.verify().ok
+    for order, store in _fresh_stores(orders):
+        store.add([claim for _, claim, _ in order])  # one ingest, one transaction
+        recorded = sorted({f.recorded_at for s in models for f in store.history(s)})
+        for f in (f for s in models for f in store.history(s)):
+            event(f"start: {f.start}")
+        assert len(recorded) <= 1  # everything written at the one recorded instant
+        for subject, model in models.items():
+            for predicate in ("lives_in", "likes"):
+                for k in grid:
+                    for v in grid:
+                        got = sorted(map(_view, store.as_of(
+                            subject, predicate, valid_at=v, known_at=k)))
+                        want = sorted(map(_mview, model.as_of(predicate, v, k)))
+                        assert got == want, (subject, predicate, v, k)
+        recorded_grid = _grid(set(recorded) | {to_us(NOW)})
+        answers.append({s: _answers(store, s, grid[::3], grid[::4], recorded_grid)
+                        for s in models})
+        assert store.verify().ok
     assert answers[0] == answers[1]
 
 
@@ -178,19 +185,16 @@ def test_conversations_in_any_interleaving_answer_the_same(case):
     times |= {t + d for t in list(times) for d in (-40 * 24 * U, -7 * 24 * U, 24 * U)}
     grid = _grid(times)
     answers = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, order in enumerate(orders):
-            path = shutil.copyfile(_empty_store_file(), os.path.join(tmp, f"{i}.db"))
-            with Store.open(path, clock=ManualClock(NOW), create=False) as store:
-                store.ingest_turns(order)
-                recorded = {f.recorded_at for u in users for f in store.history(f"user:{u}")}
-                answers.append({u: _answers(store, f"user:{u}", grid[::2], grid[::2],
-                                            _grid(recorded | {to_us(NOW)}))
-                                for u in users})
-                answers[-1]["review"] = sorted(
-                    (c.subject, c.object, c.source.session, c.source.turn)
-                    for c in store.review_list())
-                answers[-1]["conflicts"] = sorted(
-                    (c.subject, c.predicate, from_us(c.opened_at).isoformat())
-                    for c in store.conflicts("all"))
+    for order, store in _fresh_stores(orders):
+        store.ingest_turns(order)
+        recorded = {f.recorded_at for u in users for f in store.history(f"user:{u}")}
+        answers.append({u: _answers(store, f"user:{u}", grid[::2], grid[::2],
+                                    _grid(recorded | {to_us(NOW)}))
+                        for u in users})
+        answers[-1]["review"] = sorted(
+            (c.subject, c.object, c.source.session, c.source.turn)
+            for c in store.review_list())
+        answers[-1]["conflicts"] = sorted(
+            (c.subject, c.predicate, from_us(c.opened_at).isoformat())
+            for c in store.conflicts("all"))
     assert answers[0] == answers[1]

@@ -33,14 +33,17 @@ def v1_store(tmp_path) -> Path:
     return path
 
 
-def _facts(path: Path) -> list[tuple]:
+def _rows(path: Path, sql: str) -> list[tuple]:
     engine = create_engine(f"sqlite:///{path}")
     with engine.connect() as conn:
-        rows = [tuple(r) for r in conn.execute(text(
-            "SELECT id, subject, predicate, object, valid_from, valid_to, recorded_at, "
-            "retired_at, claim_id FROM fact ORDER BY id"))]
+        rows = [tuple(r) for r in conn.execute(text(sql))]
     engine.dispose()
     return rows
+
+
+def _facts(path: Path) -> list[tuple]:
+    return _rows(path, "SELECT id, subject, predicate, object, valid_from, valid_to, recorded_at, "
+                       "retired_at, claim_id FROM fact ORDER BY id")
 
 
 def test_fixture_is_a_first_schema_store():
@@ -362,12 +365,8 @@ def test_a_store_from_before_the_told_axis_answers_as_before_and_takes_new_write
     """Rows written before revision 0007 have no told axis: as-of answers read
     their recorded axis, which was the told axis then (transaction time
     replayed each turn's time); new writes that retire them keep the chain."""
-    engine = create_engine(f"sqlite:///{v1_store}")
-    with engine.connect() as conn:
-        rows = [tuple(r) for r in conn.execute(text(
-            "SELECT subject, predicate, object, valid_from, valid_to, recorded_at, retired_at "
-            "FROM fact"))]
-    engine.dispose()
+    rows = _rows(v1_store, "SELECT subject, predicate, object, valid_from, valid_to, "
+                           "recorded_at, retired_at FROM fact")
     times = sorted({t for r in rows for t in r[3:] if t is not None})
     grid = sorted({*times, *((a + b) // 2 for a, b in zip(times, times[1:], strict=False)),
                    times[-1] + 1})[::3]
