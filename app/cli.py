@@ -166,7 +166,8 @@ def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> in
         from memdesk.core.extract.llm import LLMExtractor
 
         extractor = LLMExtractor.from_env()
-    summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"))
+    summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"),
+                                signals=not args.no_signals)
     if summary["extraction_failed"]:
         print(f"memdesk: warning: extraction failed for {summary['extraction_failed']} turn(s); "
               "they are stored raw and logged; rerun the same file to retry them", file=sys.stderr)
@@ -348,6 +349,10 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
             _dump(data)
         else:
             print(_candidates_table([data]))
+            value = data.get("value")
+            if isinstance(value, dict) and "unparsed" in value:
+                print(f"\nunparsed statement: the signal layer read a {value['unparsed']} fact here that no rule "
+                      f"could parse; approve it with --edit object=… (and predicate=…), or reject it")
             print(f"\nturn: {data['source']['text']}")
         return 0
     by = args.by or settings.reviewer
@@ -837,6 +842,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--extractor", choices=["rules", "llm"], default="rules",
                    help="rules: offline zh/en rules (default); llm: any OpenAI-compatible endpoint "
                         "from MEMDESK_LLM_BASE_URL, MEMDESK_LLM_MODEL, MEMDESK_LLM_API_KEY")
+    p.add_argument("--no-signals", action="store_true",
+                   help="the extractor's claims straight to the gates, without the signal layer "
+                        "(who a clause is about, hedges, corrections, unparsed statements)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("demo", parents=[common],

@@ -42,6 +42,7 @@ from .failpoints import point
 from .pipeline import Turn
 from .resources import data_path
 from .sensitive import has_sensitive
+from .signals.layer import SignalLayer
 from .timeutil import from_us, offset_minutes, parse_time, to_us
 from .writer import TURN, WriteBatch, chunks
 
@@ -69,6 +70,23 @@ class RuleExtractor:
 
     def claims(self, turn: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
         return to_claims(turn, extract(turn, context), extractor=self.name)
+
+
+@dataclass(frozen=True)
+class SignalledExtractor:
+    """An extractor whose claims pass the signal layer (core.signals) on their
+    way to the gates: the same policy for the rules and an LLM. Claims keep
+    the inner extractor's name."""
+
+    inner: Extractor
+    layer: SignalLayer
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def claims(self, turn: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        return self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims)
 
 
 def turn_from_dict(data: Any) -> Turn:

@@ -145,6 +145,12 @@ def _slot(subject: str, predicate: str | None) -> tuple[str, str | None]:
     return check_subject(subject), None if predicate is None else check_predicate(predicate)
 
 
+def _signals_name(extractor: Any) -> str | None:
+    """The signal layer an ingest ran behind (None: the extractor alone)."""
+    layer = getattr(extractor, "layer", None)
+    return None if layer is None else str(layer.name)
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector during a bulk write.
@@ -190,6 +196,7 @@ class Store:
         self._raw_conns: list[Any] = []
         self._lock = threading.Lock()
         self._insert_sql: dict = {}
+        self._signal_layer: Any = None  # core.signals.layer.SignalLayer, loaded at the first ingest
         cols = list(FACT.c)
         valid = [
             FACT.c.subject == bindparam("subject"),
@@ -745,23 +752,26 @@ class Store:
             pass
 
     def ingest_file(self, path: str | Path, *, extractor: Any = None, actor: str = "ingest",
-                    progress: Any = None) -> dict[str, Any]:
+                    progress: Any = None, signals: bool = True) -> dict[str, Any]:
         """Ingest a conversation file (one turn per line, docs/DESIGN.md §6) in one
         transaction: each turn stored raw, its claims extracted (by default
         with the offline rule extractor) and gated. Rerunning a file adds nothing.
 
-        ``progress(done, total)`` is called as turns are processed.
+        ``progress(done, total)`` is called as turns are processed. The
+        extractor's claims pass the signal layer (``core.signals``) unless
+        ``signals`` is false.
         Returns the import summary plus turns, turns_with_facts and dropped.
         Raises InputFileError naming the first bad line (nothing is written).
         """
-        from .ingest import RuleExtractor, ingest_turns, iter_turns
+        from .ingest import ingest_turns, iter_turns
 
-        extractor = extractor or RuleExtractor()
+        extractor = self._extractor(extractor, signals)
         numbered = list(iter_turns(path))
         with _gc_paused(), self._write() as batch:
             batch.route_memories = True
             counts = ingest_turns(batch, numbered, extractor, str(path), progress)
-            summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name}
+            summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name,
+                       "signals": _signals_name(extractor)}
             batch.record_operation(actor, "ingest", reason=f"ingest of {path}",
                                    detail={"file": str(path), "summary": summary},
                                    skip_if_unchanged=True)
@@ -769,7 +779,7 @@ class Store:
 
     def ingest_turns(self, turns: Sequence[Any], *, extractor: Any = None,
                      actor: str = "ingest", origin: str = "api",
-                     caller: Caller | None = None) -> dict[str, Any]:
+                     caller: Caller | None = None, signals: bool = True) -> dict[str, Any]:
         """Ingest conversation turns held in memory (``pipeline.Turn``s) exactly
         as ``ingest_file`` ingests a file's lines, in one transaction: stored
         raw, claims extracted and gated; a turn already stored with the same
@@ -780,9 +790,9 @@ class Store:
         line or contradicts a stored one (same session and number, other
         text): nothing is written.
         """
-        from .ingest import RuleExtractor, checked_turn, ingest_turns
+        from .ingest import checked_turn, ingest_turns
 
-        extractor = extractor or RuleExtractor()
+        extractor = self._extractor(extractor, signals)
         numbered = []
         for position, turn in enumerate(turns, 1):
             try:
@@ -793,7 +803,8 @@ class Store:
             with _gc_paused(), self._write() as batch:
                 batch.route_memories = True
                 counts = ingest_turns(batch, numbered, extractor, origin)
-                summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name}
+                summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name,
+                       "signals": _signals_name(extractor)}
                 detail: dict[str, Any] = {"origin": origin, "summary": summary}
                 if caller is not None:
                     detail["caller"] = caller.to_dict()
@@ -802,6 +813,20 @@ class Store:
                 return summary
         except InputFileError as exc:  # the "line" is the turn's position in the call
             raise InvalidInput(f"turn {exc.line}: {exc.detail}") from None
+
+    def _extractor(self, extractor: Any, signals: bool) -> Any:
+        """The extractor an ingest runs: the given one (default: the rules),
+        behind the signal layer unless ``signals`` is false. The layer's model
+        is loaded once per store."""
+        from .ingest import RuleExtractor, SignalledExtractor
+        from .signals.layer import SignalLayer
+
+        extractor = extractor or RuleExtractor()
+        if not signals:
+            return extractor
+        if self._signal_layer is None:
+            self._signal_layer = SignalLayer()
+        return SignalledExtractor(extractor, self._signal_layer)
 
     def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:
         """Withdraw a current-belief row (it was never true and has no replacement).

@@ -135,9 +135,17 @@ class ResolvedScope:
 
 Conversations = Callable[[str], Iterable[tuple[str, str | None]]]
 """``conversations(user)`` → the (session, project) pairs of the user's turns."""
+People = Callable[[str], Iterable[str]]
+"""``people(user)`` → the subjects of the people the user told about (``person:<user>/…``)."""
+PERSON_PREFIX = "person:"
 
 
-def resolve(scope: Scope, conversations: Conversations) -> ResolvedScope:
+def people_of(user: str) -> str:
+    """The subject prefix of the people ``user`` told about: ``person:<user>/``."""
+    return f"{PERSON_PREFIX}{user}/"
+
+
+def resolve(scope: Scope, conversations: Conversations, people: People = lambda user: ()) -> ResolvedScope:
     """The subjects, turns and sessions ``scope`` covers.
 
     Raises InvalidInput when the project or session named is not one of the
@@ -165,11 +173,14 @@ def resolve(scope: Scope, conversations: Conversations) -> ResolvedScope:
         if scope.session not in sessions:
             raise InvalidInput(f"user:{scope.user} has no session {scope.session!r}")
         chosen = frozenset({scope.session})
-    subjects = frozenset({USER_PREFIX + scope.user} | {PROJECT_PREFIX + p for p in projects})
+    # the user's own subjects, their projects', and the people they told about (never anyone else's)
+    told_about = set() if scope.project is not None else {
+        p for p in people(scope.user) if p.startswith(people_of(scope.user))}
+    subjects = frozenset({USER_PREFIX + scope.user} | {PROJECT_PREFIX + p for p in projects} | told_about)
     turn_projects: frozenset[str | None] | None = None
     if scope.project is not None or scope.within is not None:
         turn_projects = frozenset({None, *projects})
     return ResolvedScope(scope, subjects, frozenset({scope.user}), turn_projects, chosen)
 
 
-__all__ = ["Conversations", "ResolvedScope", "Scope", "resolve"]
+__all__ = ["Conversations", "People", "ResolvedScope", "Scope", "people_of", "resolve"]

@@ -67,7 +67,7 @@ from .embedders import (
 from .fusion import fuse, relevance_of
 from .intent import PredicateMatcher, SubjectMatcher, asks, asks_when, is_chinese
 from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
-from .scope import ResolvedScope, Scope, resolve
+from .scope import ResolvedScope, Scope, people_of, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
 
@@ -733,7 +733,10 @@ class Recaller:
                 self._conversations.clear()
             self._conversations[user] = (stamp, pairs)
             return pairs
-        return resolve(asked, conversations)
+
+        def people(user: str) -> list[str]:  # person:<user>/… subjects: what the user told of others
+            return self.store.subjects(people_of(user))
+        return resolve(asked, conversations, people)
 
     # -- raw turns: the word and the dense channel, fused over every turn in scope
     def _turn_corpus(self, f: _Filters, stamp: tuple) -> _TurnCorpus | None:

@@ -69,6 +69,12 @@ class Decision:
     verdict: str
 
 
+def unparsed_family(c: Candidate) -> str | None:
+    """The fact family of an unparsed statement the signal layer queued (None: another candidate)."""
+    value = c.value
+    return str(value["unparsed"]) if isinstance(value, dict) and "unparsed" in value else None
+
+
 def context_text(ctx: CandidateContext) -> Text:
     """The context panel: the candidate, why it waits, the turn it came from
     (first, so it is in view on a small screen), then the conversation around it."""
@@ -79,6 +85,10 @@ def context_text(ctx: CandidateContext) -> Text:
     out.append(f"   {c.polarity} · {c.scope} · confidence {c.confidence:.2f} · "
                f"{c.source.kind} · {c.source.extractor}\n")
     out.append("why it waits: " + "; ".join(c.reasons) + "\n", style="yellow")
+    family = unparsed_family(c)
+    if family is not None:
+        out.append(f"unparsed statement: the signal layer read a {family} fact in this clause that no "
+                   "rule could parse; edit it into the fact (e) or reject it (x)\n", style="yellow")
     out.append(f"valid from {when(c.valid_from, c.source.tz)}\n")
     out.append(f"said in #{c.source.turn} ({c.source.speaker}, "
                f"{when(c.source.time, c.source.tz)}): ", style="cyan")

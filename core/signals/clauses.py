@@ -1,0 +1,67 @@
+"""Clauses of a turn: the unit the signal layer reads (docs/signal-model.md).
+
+A clause is a sentence, or a comma part of one; a fragment of two units or
+fewer (a unit is a CJK character or a word) joins the fragment after it (the
+last one joins the one before), so "嗯，" or "ok so," never stands alone.
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# a break: sentence ends, semicolons, commas, line breaks; an English full stop only before
+# white space or the end (not in 3.5, e.g. or Node.js)
+_BREAK = re.compile(r"[。！？!?；;，,、\n]+|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s")
+_UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
+SHORT = 2
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause: its text and where it sits in the turn (``text == turn[start:end]``)."""
+
+    text: str
+    start: int
+    end: int
+
+
+def units(text: str) -> int:
+    """CJK characters plus words (runs of letters or digits) in ``text``."""
+    return len(_UNIT.findall(text))
+
+
+def split_clauses(text: str) -> list[Clause]:
+    """The clauses of ``text`` in order, stripped, each at least three units
+    long unless the whole turn is shorter."""
+    parts: list[tuple[int, int]] = []
+    at = 0
+    for m in _BREAK.finditer(text):
+        if m.start() > at:
+            parts.append((at, m.start()))
+        at = m.end()
+    if at < len(text):
+        parts.append((at, len(text)))
+    merged: list[tuple[int, int]] = []
+    pending: int | None = None  # start of short fragments waiting for the next one
+    for start, end in parts:
+        if units(text[start:end]) == 0:
+            continue
+        begin = start if pending is None else pending
+        if units(text[begin:end]) <= SHORT:
+            pending = begin
+            continue
+        merged.append((begin, end))
+        pending = None
+    if pending is not None:
+        if merged:
+            merged[-1] = (merged[-1][0], parts[-1][1])
+        else:
+            merged.append((pending, parts[-1][1]))
+    out = []
+    for start, end in merged:
+        chunk = text[start:end]
+        lead = len(chunk) - len(chunk.lstrip())
+        out.append(Clause(chunk.strip(), start + lead, start + lead + len(chunk.strip())))
+    return out

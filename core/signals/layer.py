@@ -1,0 +1,393 @@
+"""The signal layer between an extractor and the gates (docs/signal-model.md).
+
+The extractor (the rules, or an LLM) says what a turn states; the layer says,
+per clause, whom it is about, what it does and whether it carries a fact, and
+adjusts the extractor's claims by one shared policy:
+
+* **who**: a clause about another person (a relation word as its subject, or
+  a pronoun or dropped subject after one) never writes to the user: its
+  claims move to ``person:<user>/<relation>``; when the extractor found
+  nothing there, the clause is read again with the person as "I" and what it
+  yields is theirs;
+* **hedges** lower a clause's claims below the review threshold;
+* **corrections** and **returns** the extractor missed become its change kind;
+* **confirmations** and **rejections** of the assistant's previous message the
+  extractor did not recognise are read again as a canonical one;
+* **unparsed statements**: a clause the layer finds fact-bearing that yields
+  no claim becomes a review candidate holding the clause, so nothing
+  fact-bearing silently disappears.
+
+Acts are taken only at high probability or when a cue of ``data/signals/cues.toml``
+agrees. Pure except for calling the extractor again. Raises nothing of its own.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..claims import ClaimInput
+from ..pipeline import SourceRef, Turn
+from ..resources import data_path
+from ..sensitive import has_sensitive
+from ..timeutil import offset_minutes, to_us
+from .clauses import units
+from .model import ClauseSignal, SignalModel
+
+HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
+UNPARSED_CONFIDENCE = 0.3
+# probabilities at which the layer acts alone, and with a cue agreeing
+ACT_ALONE = 0.9
+ACT_WITH_CUE = 0.25
+THIRD_ALONE = 0.85
+FACT_BEARING = 0.8
+CONFIRM_AT = 0.6
+MAX_UNPARSED = 240  # characters of a clause kept in an unparsed candidate
+MIN_UNPARSED_UNITS = 4  # shorter clauses are replies, not statements
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The word tables of ``data/signals/cues.toml``, compiled."""
+
+    acts: dict[str, dict[str, re.Pattern[str]]]
+    relations: dict[str, dict[str, str]]
+    relation_re: dict[str, re.Pattern[str]]
+    pronoun_re: dict[str, re.Pattern[str]]
+    canonical: dict[str, dict[str, str]]
+    families: dict[str, str]
+    not_names: frozenset[str]
+
+    @classmethod
+    def load(cls, path: Any = None) -> Cues:
+        """Read and compile the tables. Raises OSError, tomllib.TOMLDecodeError, KeyError."""
+        with open(path or data_path("signals", "cues.toml"), "rb") as f:
+            raw = tomllib.load(f)
+        acts: dict[str, dict[str, re.Pattern[str]]] = {}
+        for act, langs in raw["cues"].items():
+            acts[act] = {lang: _words(words, lang) for lang, words in langs.items()}
+        relations = {lang: dict(table) for lang, table in raw["relations"].items()}
+        return cls(acts=acts, relations=relations,
+                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang)
+                                for lang, t in relations.items()},
+                   pronoun_re={lang: _words(words, lang) for lang, words in raw["pronouns"].items()},
+                   canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
+                   families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]))
+
+    def has(self, act: str, text: str, lang: str) -> bool:
+        pattern = self.acts.get(act, {}).get(lang)
+        return bool(pattern and pattern.search(text))
+
+
+def _words(words: Sequence[str], lang: str) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w) for w in words)
+    if lang == "en":
+        return re.compile(rf"(?<![\w'])(?:{alts})(?![\w'])", re.IGNORECASE)
+    return re.compile(f"(?:{alts})")
+
+
+def is_zh(text: str) -> bool:
+    """Whether ``text`` is mostly Chinese (any CJK character counts)."""
+    return any("\u3400" <= ch <= "\u9fff" for ch in text)
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "PZC")
+
+
+# a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
+_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
+# a first name opening a clause as its subject (after a filler), followed by a verb-like word
+_NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
+                           r"([A-Z][a-z]+),?(?:'s\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
+                           r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
+                           r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
+
+# English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
+_EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
+                      r"(is|was|has|does|doesn't|isn't|hasn't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
+_EN_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't",
+             "isn't": "am not", "hasn't": "haven't", "was": "was"}
+_EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "this", "his", "its", "yes",
+                 "us", "as", "less", "unless", "across", "nervous", "famous", "serious", "various",
+                 "glass", "class", "miss", "boss", "bus", "plus", "thus", "previous", "obvious"}
+
+
+def _en_first_person(rest: str) -> str:
+    m = _EN_VERB.match(rest)
+    if not m:
+        return rest
+    lead, verb = m.group(1), m.group(2)
+    low = verb.lower()
+    if low in _EN_FIRST:
+        new = _EN_FIRST[low]
+    elif low in _EN_NOT_VERBS or low.endswith("ss") or low.endswith("us"):
+        return rest
+    elif low.endswith("ies"):
+        new = verb[:-3] + "y"
+    elif low.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+        new = verb[:-2]
+    else:
+        new = verb[:-1]
+    return lead + new + rest[m.end():]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One clause of a turn as the layer reads it."""
+
+    signal: ClauseSignal
+    who: str | None  # the other person it is about (a relation key), None: not another person
+    lang: str
+
+
+class SignalLayer:
+    """The model and the cue tables, and the policy that applies them to claims."""
+
+    name = "signals@1"
+
+    def __init__(self, model: SignalModel | None = None, cues: Cues | None = None) -> None:
+        self.model = model or SignalModel()
+        self.cues = cues or Cues.load()
+
+    # -- reading ---------------------------------------------------------
+
+    def read(self, turn: Turn, context: Sequence[Turn]) -> list[Reading]:
+        """The clauses of a user turn with their signals and the person each is
+        about: a relation word as the clause's subject ("my sister", "我老公");
+        a first name as its subject (the relation it was introduced with, in
+        this turn or the user's turns before it: "my sister Dana … Dana moved");
+        a pronoun or a dropped subject after one of them; or, when the layer is
+        sure a clause is about someone else and names nobody, ``someone``."""
+        assistant = next((t.text for t in reversed(context) if t.speaker != "user"), "")
+        if context and context[-1].speaker == "user":
+            assistant = ""  # the assistant's message is context only right before the turn
+        names: dict[str, str] = {}
+        for t in context:
+            if t.speaker == "user":
+                self._introductions(t.text, names)
+        self._introductions(turn.text, names)
+        out = []
+        who: str | None = None
+        for signal in self.model.read(turn.text, assistant):
+            text = signal.clause.text
+            lang = "zh" if is_zh(text) else "en"
+            named = self._relation(text, lang)
+            about, p = signal.top("about")
+            first = self._name_subject(text) if lang == "en" else None
+            current: str | None
+            if named is not None and self._is_subject(text, named[1], lang):
+                current = who = named[0]
+            elif first is not None:
+                current = who = names.get(first.lower(), first.lower())
+            elif who is not None and not self._speaks_of_self(text, lang) and (
+                    self.cues.pronoun_re[lang].search(text) or about == "third"):
+                current = who
+            elif about == "third" and p >= THIRD_ALONE and not self._speaks_of_self(text, lang):
+                current = who = named[0] if named is not None else "someone"
+            else:
+                current = None
+                if self._speaks_of_self(text, lang):
+                    who = None
+            out.append(Reading(signal, current, lang))
+        return out
+
+    def _introductions(self, text: str, names: dict[str, str]) -> None:
+        """Names given with a relation word ("my sister Dana", "our manager, Keisha"), into ``names``."""
+        for m in self.cues.relation_re["en"].finditer(text):
+            key = self.cues.relations["en"].get(m.group(0).lower())
+            after = _INTRODUCED.match(text, m.end())
+            if key and after and after.group(1) not in self.cues.not_names:
+                names[after.group(1).lower()] = key
+
+    def _name_subject(self, text: str) -> str | None:
+        """A first name the clause opens with as its subject ("Dana just moved …")."""
+        m = _NAME_SUBJECT.match(text)
+        if m is None or m.group(1) in self.cues.not_names:
+            return None
+        return m.group(1)
+
+    def _relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
+        m = self.cues.relation_re[lang].search(text)
+        if m is None:
+            return None
+        key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
+        return (key, m) if key else None
+
+    def _is_subject(self, text: str, m: re.Match[str], lang: str) -> bool:
+        """Whether the relation word is what the clause speaks about: its
+        subject (not an object: "I called my mum", "给我妈打电话")."""
+        before = text[:m.start()]
+        if lang == "zh":
+            # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
+            return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?)+", "",
+                              before).strip("，, ")) <= 2
+        words = re.findall(r"[\w']+", before.lower())
+        return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
+            w in ("i", "i'm", "me", "to", "with", "for", "about", "and") for w in words[:-1])
+
+    def _speaks_of_self(self, text: str, lang: str) -> bool:
+        if lang == "zh":
+            return bool(re.match(r"^(?:[^，,。]{0,4})?我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻])", text))
+        return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", text, re.IGNORECASE))
+
+    # -- applying ---------------------------------------------------------
+
+    def refine(self, turn: Turn, context: Sequence[Turn], claims: list[ClaimInput],
+               extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
+        """The claims of a user turn after the layer's policy (see the module
+        doc). ``extract`` is the extractor, called again on a clause read as
+        its canonical form or in the first person."""
+        if turn.speaker != "user" or not turn.text.strip():
+            return claims
+        readings = self.read(turn, context)
+        if not readings:
+            return claims
+        placed = self._place(claims, readings)
+        # a hedge said on its own ("可能吧", "not 100% sure, but …") covers the whole turn
+        hedged_turn = any(self._agreed(r, "hedge") and not any(at == i for _, at in placed)
+                          for i, r in enumerate(readings))
+        out: list[ClaimInput] = []
+        user_subject = f"user:{turn.user}"
+        for i, reading in enumerate(readings):
+            mine = [c for c, at in placed if at == i]
+            if reading.who is not None:
+                person = f"person:{turn.user}/{reading.who}"
+                moved = [c.with_changes(subject=person) for c in mine if c.subject == user_subject]
+                if not moved:
+                    moved = [c.with_changes(subject=person) for c in self._as_first_person(turn, context, reading, extract)
+                             if c.subject == user_subject]
+                mine = [c for c in mine if c.subject != user_subject] + moved
+            mine = [self._act(c, reading, hedged_turn) for c in mine]
+            if not mine and not any(at is None for _, at in placed) and not claims:
+                mine = self._dialogue(turn, context, reading, extract)
+            if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
+                unparsed = self._unparsed(turn, reading, user_subject)
+                if unparsed is not None:
+                    mine = [unparsed]
+            out += mine
+        out += [self._hedged(c) if hedged_turn else c for c, at in placed if at is None]
+        return out
+
+    def _place(self, claims: list[ClaimInput], readings: list[Reading]) -> list[tuple[ClaimInput, int | None]]:
+        """Each claim with the clause it came from: the one holding its object, else the one sharing most of it."""
+        texts = [_norm(r.signal.clause.text) for r in readings]
+        out: list[tuple[ClaimInput, int | None]] = []
+        for c in claims:
+            obj = _norm(c.object)
+            at: int | None = next((i for i, t in enumerate(texts) if obj and obj in t), None)
+            if at is None and len(readings) == 1:
+                at = 0
+            if at is None and obj:
+                shared = [sum(ch in t for ch in set(obj)) / len(set(obj)) for t in texts]
+                best = max(range(len(texts)), key=shared.__getitem__)
+                at = best if shared[best] >= 0.6 else None
+            out.append((c, at))
+        return out
+
+    def _agreed(self, reading: Reading, act: str) -> bool:
+        """Whether the clause does ``act``: at high probability, or with a cue agreeing."""
+        p = reading.signal.act.get(act, 0.0)
+        return p >= ACT_ALONE or (p >= ACT_WITH_CUE and self.cues.has(act, reading.signal.clause.text, reading.lang))
+
+    def _hedged(self, claim: ClaimInput) -> ClaimInput:
+        if claim.source.kind != "user_explicit" or claim.confidence <= HEDGED_CONFIDENCE:
+            return claim
+        return claim.with_changes(confidence=HEDGED_CONFIDENCE)
+
+    def _act(self, claim: ClaimInput, reading: Reading, hedged_turn: bool) -> ClaimInput:
+        if hedged_turn or self._agreed(reading, "hedge"):
+            claim = self._hedged(claim)
+        acts = reading.signal.act
+        if claim.change is None and self._agreed(reading, "correction") and acts["correction"] >= max(acts.values()) - 1e-9:
+            claim = claim.with_changes(change="correction")
+        elif claim.change is None and self._agreed(reading, "return"):
+            claim = claim.with_changes(change="evolution")
+        return claim
+
+    def _dialogue(self, turn: Turn, context: Sequence[Turn], reading: Reading,
+                  extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
+        """A confirmation or rejection of the assistant's message read as its canonical form."""
+        if not context or context[-1].speaker == "user":
+            return []
+        act, p = reading.signal.top("act")
+        if act not in ("confirm", "reject") or p < CONFIRM_AT or reading.signal.clause.start > 0:
+            return []
+        canonical = self.cues.canonical[act]["zh" if is_zh(context[-1].text) else "en"]
+        return [_cite(c, turn) for c in extract(replace(turn, text=canonical), context)]
+
+    def _as_first_person(self, turn: Turn, context: Sequence[Turn], reading: Reading,
+                         extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
+        """The clause about another person read with them as "I"."""
+        text, lang = reading.signal.clause.text, reading.lang
+        named = self._relation(text, lang)
+        if lang == "zh":
+            if named is not None and self._is_subject(text, named[1], lang):
+                start = named[1].start()
+                if text[max(0, start - 1):start] == "我":
+                    start -= 1
+                new = text[:start] + "我" + text[named[1].end():].lstrip("他她")
+            else:
+                new = self.cues.pronoun_re["zh"].sub("我", text, count=1)
+        else:
+            if named is not None and self._is_subject(text, named[1], lang):
+                m = named[1]
+                head = re.sub(r"(?i)\b(?:my|our|the)\s*$", "", text[:m.start()])
+                rest = re.sub(r"^(?:'s)?\s*(?:[A-Z][a-z]+\s+)?", " ", text[m.end():])  # "my sister Lily is"
+                new = head + "I" + _en_first_person(rest)
+                new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
+            else:
+                pm = re.search(r"(?i)(?<![\w'])(she|he|they)(?![\w'])", text)
+                if pm is None:
+                    return []
+                new = text[:pm.start()] + "I" + _en_first_person(text[pm.end():])
+        if new == text:
+            return []
+        return [_cite(c, turn) for c in extract(replace(turn, text=new, project=None), context)]
+
+    def _unclaimed(self, reading: Reading, claims: list[ClaimInput], text: str) -> bool:
+        """Whether a fact-bearing clause is left unparsed: not a question (it
+        ends before a question mark), nothing sensitive in it (a number to keep
+        is the rules' and the masking's business), and no claim of the turn is
+        of the kind the clause is about (the extractor read it elsewhere)."""
+        clause = reading.signal.clause
+        if text[clause.end:clause.end + 1] in ("?", "？") or has_sensitive(clause.text):
+            return False
+        family, _ = reading.signal.top("family")
+        predicate = self.cues.families.get(family)
+        return not any(c.predicate == predicate for c in claims)
+
+    def _unparsed(self, turn: Turn, reading: Reading, user_subject: str) -> ClaimInput | None:
+        s = reading.signal
+        family, _ = s.top("family")
+        act, _ = s.top("act")
+        about, _ = s.top("about")
+        if (family == "none" or act in ("question", "smalltalk", "hedge", "confirm", "reject")
+                or about == "none" or units(s.clause.text) < MIN_UNPARSED_UNITS):
+            return None
+        if about == "project" and turn.project:
+            subject = f"project:{turn.project}"
+        elif reading.who is not None:
+            subject = f"person:{turn.user}/{reading.who}"
+        elif about == "user":
+            subject = user_subject
+        else:
+            return None
+        text = s.clause.text[:MAX_UNPARSED]
+        source = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
+                           tz=offset_minutes(turn.time), speaker=turn.speaker, kind="user_explicit")
+        return ClaimInput(subject=subject, predicate=self.cues.families.get(family, "note"), object=text,
+                          source=source, valid_from=to_us(turn.time),
+                          scope="project" if subject.startswith("project:") else "global",
+                          value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
+                          extractor=self.name, start_stated=False)
+
+
+def _cite(claim: ClaimInput, turn: Turn) -> ClaimInput:
+    """A claim read from a rewritten clause, citing the turn as said."""
+    return claim.with_changes(source=replace(claim.source, text=turn.text))

@@ -1,0 +1,233 @@
+"""The signal layer (core/signals): clauses, the bundled model, and the policy
+that applies its signals to an extractor's claims. The policy is tested with a
+stand-in model whose probabilities the test sets, so the tests say what the
+layer does with a signal whatever the trained weights are."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from types import MappingProxyType
+
+import pytest
+from memdesk.core import ManualClock, Store
+from memdesk.core.claims import ClaimInput
+from memdesk.core.ingest import RuleExtractor, SignalledExtractor
+from memdesk.core.pipeline import SourceRef, Turn
+from memdesk.core.signals.clauses import split_clauses, units
+from memdesk.core.signals.layer import HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, Cues, SignalLayer
+from memdesk.core.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
+from memdesk.core.timeutil import to_us
+
+T0 = datetime.fromisoformat("2026-05-01T10:00:00+08:00")
+
+
+def turn(text: str, speaker: str = "user", number: int = 2, project: str | None = None) -> Turn:
+    return Turn("s1", number, speaker, T0, text, "mei", project)
+
+
+def _probs(labels: Sequence[str], top: str, p: float) -> MappingProxyType:
+    rest = (1.0 - p) / (len(labels) - 1)
+    return MappingProxyType({label: (p if label == top else rest) for label in labels})
+
+
+class FixedModel:
+    """Stands in for SignalModel: each clause's labels come from ``table``
+    (clause text -> (about, act, family, probability)); others read as plain
+    statements about the user with no fact."""
+
+    def __init__(self, table: dict[str, tuple[str, str, str, float]]) -> None:
+        self.table = table
+
+    def read(self, text: str, assistant: str = "") -> list[ClauseSignal]:
+        out = []
+        for clause in split_clauses(text):
+            about, act, family, p = self.table.get(clause.text, ("user", "statement", "none", 0.9))
+            out.append(ClauseSignal(clause, _probs(ABOUT, about, p), _probs(ACTS, act, p),
+                                    _probs(FAMILIES, family, p)))
+        return out
+
+
+def layer(table: dict[str, tuple[str, str, str, float]]) -> SignalLayer:
+    return SignalLayer(model=FixedModel(table), cues=Cues.load())  # type: ignore[arg-type]
+
+
+def claim(subject: str, predicate: str, obj: str, t: Turn, **kw: object) -> ClaimInput:
+    source = SourceRef(session=t.session, turn=t.turn, text=t.text, time=to_us(t.time), tz=480,
+                       speaker=t.speaker, kind="user_explicit" if t.speaker == "user" else "agent_inferred")
+    return ClaimInput(subject=subject, predicate=predicate, object=obj, source=source,
+                      valid_from=to_us(t.time), extractor="rules@1", **{"confidence": 0.9, **kw})  # type: ignore[arg-type]
+
+
+def nothing(t: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+    return []
+
+
+# -- clauses ----------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("嗯，我搬到闵行了，上周的事", ["嗯，我搬到闵行了", "上周的事"]),
+    ("ok so, I switched jobs. Node.js is 3.5 times faster", ["ok so, I switched jobs", "Node.js is 3.5 times faster"]),
+    ("好", ["好"]),
+    ("yes; no", ["yes; no"]),
+])
+def test_clauses_join_short_fragments_to_the_next(text, expected):
+    clauses = split_clauses(text)
+    assert [c.text for c in clauses] == expected
+    assert all(text[c.start:c.end] == c.text for c in clauses)
+
+
+def test_units_count_cjk_characters_and_words():
+    assert units("我搬到 Leeds 了") == 5
+    assert units("，。") == 0
+
+
+# -- the bundled model ------------------------------------------------------
+
+def test_bundled_model_reads_every_head_deterministically():
+    model = SignalModel()
+    first = model.probabilities("我姐下个月搬去成都", "要不要我帮你记下来？", "")
+    again = SignalModel().probabilities("我姐下个月搬去成都", "要不要我帮你记下来？", "")
+    assert first == again
+    for head, labels in (("about", ABOUT), ("act", ACTS), ("family", FAMILIES)):
+        assert set(first[head]) <= set(labels)
+        assert sum(first[head].values()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_model_file_of_another_format_is_refused(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "m.npz"
+    np.savez(path, format=np.array(99))
+    with pytest.raises(ValueError, match="format 99"):
+        SignalModel(path)
+
+
+# -- the policy -------------------------------------------------------------
+
+def test_a_clause_about_another_person_never_writes_to_the_user():
+    t = turn("我姐对芒果过敏，我住在成都")
+    lay = layer({"我姐对芒果过敏": ("third", "statement", "health", 0.9)})
+    claims = [claim("user:mei", "allergy", "芒果", t), claim("user:mei", "lives_in", "成都", t)]
+    out = lay.refine(t, [], claims, nothing)
+    assert {(c.subject, c.predicate, c.object) for c in out} == {
+        ("person:mei/sister", "allergy", "芒果"), ("user:mei", "lives_in", "成都")}
+
+
+def test_a_pronoun_after_a_relation_carries_the_person():
+    t = turn("My husband works at Arup, he is allergic to peanuts")
+    out = layer({}).refine(t, [], [claim("user:mei", "allergy", "peanuts", t)], nothing)
+    assert [(c.subject, c.object) for c in out] == [("person:mei/husband", "peanuts")]
+
+
+def test_another_persons_clause_is_read_again_in_the_first_person():
+    t = turn("我妈对花生过敏")
+    seen: list[str] = []
+
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        seen.append(t2.text)
+        return [claim("user:mei", "allergy", "花生", t2)] if t2.text == "我对花生过敏" else []
+
+    out = layer({}).refine(t, [], [], extract)
+    assert seen == ["我对花生过敏"]
+    assert [(c.subject, c.object, c.source.text) for c in out] == [("person:mei/mother", "花生", "我妈对花生过敏")]
+
+
+def test_an_english_clause_about_another_person_is_made_first_person():
+    t = turn("My sister is vegan and lives in Leeds")
+    seen: list[str] = []
+
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        seen.append(t2.text)
+        return []
+
+    layer({}).refine(t, [], [], extract)
+    assert seen == ["I am vegan and live in Leeds"]
+
+
+def test_a_relation_as_object_is_not_the_subject():
+    t = turn("I called my mum, I live in Leeds now")
+    out = layer({}).refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+
+
+def test_a_hedge_said_alone_sends_the_turns_claims_to_review():
+    t = turn("可能吧，我也说不准，大概住在静安")
+    lay = layer({"可能吧": ("user", "hedge", "none", 0.6)})
+    out = lay.refine(t, [], [claim("user:mei", "lives_in", "静安", t)], nothing)
+    assert [c.confidence for c in out] == [HEDGED_CONFIDENCE]
+
+
+def test_a_weak_hedge_signal_without_a_cue_changes_nothing():
+    t = turn("I live in Leeds")
+    lay = layer({"I live in Leeds": ("user", "hedge", "residence", 0.5)})
+    out = lay.refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
+    assert [c.confidence for c in out] == [0.9]
+
+
+def test_a_correction_is_taken_with_a_cue_or_at_high_probability():
+    t = turn("oh wait, I meant Tuesday's class at Pilates Plus")
+    cue = layer({t.text: ("user", "correction", "plan", 0.5)})
+    out = cue.refine(t, [], [claim("user:mei", "plan", "Pilates Plus", t)], nothing)
+    assert out[0].change == "correction"
+    t2 = turn("Pilates Plus on Tuesday")
+    weak = layer({t2.text: ("user", "correction", "plan", 0.5)})
+    assert weak.refine(t2, [], [claim("user:mei", "plan", "Pilates Plus", t2)], nothing)[0].change is None
+
+
+def test_a_confirmation_the_rules_miss_is_read_as_the_canonical_one():
+    context = [turn("Shall I book the 7pm table at Nopi?", "assistant", 1)]
+    t = turn("sounds grand, go ahead")
+    seen: list[str] = []
+
+    def extract(t2: Turn, ctx: Sequence[Turn]) -> list[ClaimInput]:
+        seen.append(t2.text)
+        return [claim("user:mei", "decision", "the 7pm table at Nopi", t2)] if ctx else []
+
+    out = layer({t.text: ("user", "confirm", "decision", 0.8)}).refine(t, context, [], extract)
+    assert seen == ["Yes, let's do that."]
+    assert [(c.object, c.source.text) for c in out] == [("the 7pm table at Nopi", "sounds grand, go ahead")]
+
+
+def test_a_fact_bearing_clause_nothing_parsed_waits_for_review():
+    t = turn("我们家那只橘猫最近改吃处方粮了", project=None)
+    out = layer({t.text: ("user", "change", "pet", 0.95)}).refine(t, [], [], nothing)
+    assert [(c.subject, c.predicate, c.object, c.confidence, c.value) for c in out] == [
+        ("user:mei", "pet", t.text, UNPARSED_CONFIDENCE, {"unparsed": "pet"})]
+
+
+def test_questions_small_talk_and_short_replies_are_never_queued():
+    for text, act in (("你知道浦东哪里有好吃的素食馆吗", "question"), ("haha thanks so much", "smalltalk"), ("好的", "statement")):
+        t = turn(text)
+        assert layer({text: ("user", act, "diet", 0.95)}).refine(t, [], [], nothing) == []
+
+
+def test_assistant_turns_pass_unchanged():
+    t = turn("您对花生过敏，对吗？", "assistant")
+    claims = [claim("user:mei", "allergy", "花生", t, confidence=0.5)]
+    assert layer({}).refine(t, [], claims, nothing) == claims
+
+
+# -- through the store ------------------------------------------------------
+
+def _ingest(tmp_path, turns: list[Turn]):
+    store = Store.open(tmp_path / "s.db", clock=ManualClock(datetime.fromisoformat("2026-06-01T00:00:00+08:00")))
+    store.ingest_turns(turns)
+    return store
+
+
+def test_through_the_store_another_persons_fact_gets_their_subject(tmp_path):
+    with _ingest(tmp_path, [turn("我姐对芒果过敏", number=1)]) as store:
+        assert store.current("user:mei") == []
+        assert [(f.subject, f.object) for f in store.current("person:mei/sister")] == [
+            ("person:mei/sister", "芒果")]
+
+
+def test_ingest_without_signals_is_the_rules_alone(tmp_path):
+    with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
+        store.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)
+        assert store.subjects() == []
+
+
+def test_signalled_extractor_keeps_the_inner_name():
+    assert SignalledExtractor(RuleExtractor(), SignalLayer()).name == RuleExtractor().name
