@@ -15,7 +15,9 @@ adjusts the extractor's claims by one shared policy:
   extractor did not recognise are read again as a canonical one;
 * **unparsed statements**: a clause the layer finds fact-bearing that yields
   no claim becomes a review candidate holding the clause, so nothing
-  fact-bearing silently disappears.
+  fact-bearing silently disappears;
+* **names of other people** given with a relation word ("my sister Dana",
+  "我女儿朵朵") become the ``name`` of ``person:<user>/<relation>``.
 
 Acts are taken only at high probability or when a cue of ``data/signals/cues.toml``
 agrees. Pure except for calling the extractor again. Raises nothing of its own.
@@ -108,6 +110,11 @@ _NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah
                            r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
                            r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
 
+# a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
+# given with 叫 ("柯基叫豆豆")
+_ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|$)")
+_ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
+
 # English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
 _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
                       r"(is|was|has|does|doesn't|isn't|hasn't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
@@ -179,12 +186,16 @@ class SignalLayer:
             lang = "zh" if is_zh(text) else "en"
             named = self._relation(text, lang)
             about, p = signal.top("about")
-            first = self._name_subject(text) if lang == "en" else None
+            if lang == "en":
+                first = self._name_subject(text)
+                first = None if first is None else names.get(first.lower(), first.lower())
+            else:
+                first = self._zh_name_subject(text, names)
             current: str | None
             if named is not None and self._is_subject(text, named[1], lang):
                 current = who = named[0]
             elif first is not None:
-                current = who = names.get(first.lower(), first.lower())
+                current = who = first
             elif who is not None and not self._speaks_of_self(text, lang) and (
                     self.cues.pronoun_re[lang].search(text) or about == "third"):
                 current = who
@@ -198,12 +209,23 @@ class SignalLayer:
         return out
 
     def _introductions(self, text: str, names: dict[str, str]) -> None:
-        """Names given with a relation word ("my sister Dana", "our manager, Keisha"), into ``names``."""
+        """Names given with a relation word ("my sister Dana", "our manager, Keisha",
+        "我女儿朵朵今年…", "柯基叫豆豆"), into ``names``."""
         for m in self.cues.relation_re["en"].finditer(text):
             key = self.cues.relations["en"].get(m.group(0).lower())
             after = _INTRODUCED.match(text, m.end())
             if key and after and after.group(1) not in self.cues.not_names:
                 names[after.group(1).lower()] = key
+        for m in self.cues.relation_re["zh"].finditer(text):
+            key = self.cues.relations["zh"].get(m.group(0))
+            after = _ZH_INTRODUCED.match(text, m.end())
+            if key and after:
+                names[after.group(1)] = key
+
+    def _zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
+        """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
+        head = _ZH_FILLER.sub("", text)
+        return next((key for name, key in names.items() if head.startswith(name)), None)
 
     def _name_subject(self, text: str) -> str | None:
         """A first name the clause opens with as its subject ("Dana just moved …")."""
@@ -272,7 +294,27 @@ class SignalLayer:
                     mine = [unparsed]
             out += mine
         out += [self._hedged(c) if hedged_turn else c for c, at in placed if at is None]
+        return out + self._names_given(turn, out)
+
+    def _names_given(self, turn: Turn, claims: list[ClaimInput]) -> list[ClaimInput]:
+        """The name of each person the turn introduces with a relation word ("my sister Dana")."""
+        given: dict[str, str] = {}
+        self._introductions(turn.text, given)
+        out = []
+        for name, key in given.items():
+            subject = f"person:{turn.user}/{key}"
+            if any(c.subject == subject and c.predicate == "name" for c in claims):
+                continue
+            shown = next((m.group(0) for m in re.finditer(re.escape(name), turn.text, re.IGNORECASE)), name)
+            out.append(ClaimInput(subject=subject, predicate="name", object=shown, source=self._source(turn),
+                                  valid_from=to_us(turn.time), confidence=0.9, extractor=self.name,
+                                  start_stated=False))
         return out
+
+    @staticmethod
+    def _source(turn: Turn) -> SourceRef:
+        return SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
+                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind="user_explicit")
 
     def _place(self, claims: list[ClaimInput], readings: list[Reading]) -> list[tuple[ClaimInput, int | None]]:
         """Each claim with the clause it came from: the one holding its object, else the one sharing most of it."""
@@ -331,7 +373,11 @@ class SignalLayer:
                 start = named[1].start()
                 if text[max(0, start - 1):start] == "我":
                     start -= 1
-                new = text[:start] + "我" + text[named[1].end():].lstrip("他她")
+                rest = text[named[1].end():]
+                name = _ZH_INTRODUCED.match(rest)
+                if name is not None and not name.group(0).startswith(("叫", "名")):
+                    rest = rest[name.end(1):]
+                new = text[:start] + "我" + rest.lstrip("他她")
             else:
                 new = self.cues.pronoun_re["zh"].sub("我", text, count=1)
         else:
@@ -379,10 +425,8 @@ class SignalLayer:
         else:
             return None
         text = s.clause.text[:MAX_UNPARSED]
-        source = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
-                           tz=offset_minutes(turn.time), speaker=turn.speaker, kind="user_explicit")
         return ClaimInput(subject=subject, predicate=self.cues.families.get(family, "note"), object=text,
-                          source=source, valid_from=to_us(turn.time),
+                          source=self._source(turn), valid_from=to_us(turn.time),
                           scope="project" if subject.startswith("project:") else "global",
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
                           extractor=self.name, start_stated=False)
