@@ -1,6 +1,7 @@
 """The scope of a recall (core/recall/scope.py, docs/DESIGN.md §4.6): a recall
-asked on behalf of a user covers that user's facts, memories and turns and
-those of the projects their conversations belong to, never anyone else's.
+asked on behalf of a user covers that user's facts, memories and turns,
+those of the projects their conversations belong to and what they told of
+other people (``person:<user>/…``), never anyone else's.
 Unscoped recall names every hit's subject, in the prompt block too."""
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ CONVERSATIONS = {
     "zhou": [("zhou-trip", "trip", "这次出游预算两万元，住民宿就行 (zhou)"),
              ("zhou-trip", "trip", "帮我订成都的酒店，就选宽窄巷子那家 (zhou)"),
              ("zhou-life", None, "我住在杭州西湖区 (zhou)"),
-             ("zhou-life", None, "I am allergic to peanuts (zhou)")],
+             ("zhou-life", None, "I am allergic to peanuts (zhou)"),
+             ("zhou-life", None, "我姐对海鲜过敏，她喜欢爬山 (zhou)")],
     "bob": [("bob-shop", "bistro", "The bistro budget is $40,000 for the fit-out (bob)"),
             ("bob-shop", "bistro", "Let's go with the oak counter for the bistro (bob)"),
             ("bob-life", None, "I live in Friedrichshain (bob)"),
-            ("bob-life", None, "我对芒果过敏 (bob)")],
+            ("bob-life", None, "我对芒果过敏 (bob)"),
+            ("bob-life", None, "My sister loves climbing and she is allergic to shellfish (bob)")],
     "carol": [("carol-home", None, "I live in Leeds and cycle to work (carol)"),
               ("carol-home", None, "我们的预算是五千英镑 (carol)")],
 }
@@ -85,7 +88,8 @@ def test_a_scoped_recall_never_returns_another_users_text(scoped, over):
         for query in QUERIES:
             for hit in scoped.search(query, k=10, over=over, subject=f"user:{user}"):
                 assert owners(hit) <= {user}, (user, query, hit.text)
-                assert hit.subject in (f"user:{user}", None) or hit.subject.startswith("project:")
+                assert (hit.subject in (f"user:{user}", None) or hit.subject.startswith("project:")
+                        or hit.subject.startswith(f"person:{user}/"))
 
 
 def test_a_users_recall_covers_their_projects(scoped):
@@ -100,13 +104,25 @@ def test_a_users_recall_covers_their_projects(scoped):
                    for h in scoped.search("预算多少", subject="user:bob", k=10))
 
 
+def test_a_users_recall_covers_the_people_they_told_of_and_no_one_elses(scoped, store):
+    """What a user told about other people (person:<user>/…) is recalled for
+    that user, under its own subject; another user's people never."""
+    assert store.subjects("person:") == ["person:bob/sister", "person:zhou/sister"]
+    hits = scoped.search("我姐姐对什么过敏", subject="user:zhou", k=10)
+    assert "person:zhou/sister" in {h.subject for h in hits}
+    for user, other in (("zhou", "bob"), ("bob", "zhou")):
+        for query in ("sister allergy", "姐姐喜欢什么", "climbing"):
+            assert not any(h.subject.startswith(f"person:{other}/") or owners(h) - {user}
+                           for h in scoped.search(query, subject=f"user:{user}", k=10))
+
+
 def test_a_predicate_question_without_a_subject_names_each_candidate(scoped):
     hits = scoped.search("预算多少", k=10)
     pinned = [h for h in hits if h.pinned]
     assert {h.subject for h in pinned} >= {"project:trip", "project:bistro"}
     block = Recaller.render_prompt(hits)
     for line in block.splitlines()[1:]:
-        assert line.split("] ", 2)[2].split(": ", 1)[0].split(":")[0] in ("user", "project"), line
+        assert line.split("] ", 2)[2].split(": ", 1)[0].split(":")[0] in ("user", "project", "person"), line
     assert "project:trip: " in block
 
 

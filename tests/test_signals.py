@@ -145,6 +145,30 @@ def test_an_english_clause_about_another_person_is_made_first_person():
     assert seen == ["I am vegan and live in Leeds"]
 
 
+def test_a_name_given_with_a_relation_becomes_that_persons_name():
+    t = turn("my brother Theo is a nurse, 我女儿朵朵今年6岁")
+    out = layer({}).refine(t, [], [], nothing)
+    assert {(c.subject, c.predicate, c.object) for c in out} == {
+        ("person:mei/brother", "name", "Theo"), ("person:mei/daughter", "name", "朵朵")}
+
+
+def test_a_name_introduced_earlier_opens_a_clause_about_that_person():
+    before = turn("my brother Theo lives in Bristol", number=1)
+    t = turn("oh and Theo just moved to York")
+    out = layer({}).refine(t, [before], [claim("user:mei", "lives_in", "York", t, change="evolution")], nothing)
+    assert [(c.subject, c.object) for c in out] == [("person:mei/brother", "York")]
+    unknown = turn("Priya just moved to York")
+    out = layer({}).refine(unknown, [], [claim("user:mei", "lives_in", "York", unknown)], nothing)
+    assert [c.subject for c in out] == ["person:mei/priya"]
+
+
+def test_a_clause_surely_about_someone_unnamed_never_writes_to_the_user():
+    t = turn("they're allergic to shellfish")
+    out = layer({t.text: ("third", "statement", "health", 0.95)}).refine(
+        t, [], [claim("user:mei", "allergy", "shellfish", t)], nothing)
+    assert [c.subject for c in out] == ["person:mei/someone"]
+
+
 def test_a_relation_as_object_is_not_the_subject():
     t = turn("I called my mum, I live in Leeds now")
     out = layer({}).refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
