@@ -158,15 +158,34 @@ def test_a_name_introduced_earlier_opens_a_clause_about_that_person():
     out = layer({}).refine(t, [before], [claim("user:mei", "lives_in", "York", t, change="evolution")], nothing)
     assert [(c.subject, c.object) for c in out] == [("person:mei/brother", "York")]
     unknown = turn("Priya just moved to York")
-    out = layer({}).refine(unknown, [], [claim("user:mei", "lives_in", "York", unknown)], nothing)
+    out = layer({unknown.text: ("third", "change", "residence", 0.6)}).refine(
+        unknown, [], [claim("user:mei", "lives_in", "York", unknown)], nothing)
     assert [c.subject for c in out] == ["person:mei/priya"]
 
 
-def test_a_clause_surely_about_someone_unnamed_never_writes_to_the_user():
+def test_a_clause_surely_about_someone_unnamed_waits_for_a_reviewer():
     t = turn("they're allergic to shellfish")
     out = layer({t.text: ("third", "statement", "health", 0.95)}).refine(
         t, [], [claim("user:mei", "allergy", "shellfish", t)], nothing)
-    assert [c.subject for c in out] == ["person:mei/someone"]
+    assert [(c.subject, c.confidence) for c in out] == [("user:mei", HEDGED_CONFIDENCE)]
+
+
+def test_a_capitalised_word_never_heard_of_is_a_name_only_when_the_head_agrees():
+    t = turn("Bouldering is my go-to way to unwind")
+    out = layer({}).refine(t, [], [claim("user:mei", "likes", "bouldering", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+
+
+def test_a_time_inside_a_value_becomes_its_stated_start():
+    t = turn("I work at Acme since March")
+    out = layer({}).refine(t, [], [claim("user:mei", "works_at", "Acme since March", t)], nothing)
+    c = out[0]
+    assert (c.object, c.start_stated) == ("Acme", True)
+    assert c.valid_from == to_us(datetime.fromisoformat("2026-03-01T00:00:00+08:00"))
+    assert c.start_latest == to_us(datetime.fromisoformat("2026-04-01T00:00:00+08:00")) - 1
+    todo = turn("remind me to call Acme on Friday")
+    kept = claim("user:mei", "todo", "call Acme on Friday", todo)
+    assert layer({}).refine(todo, [], [kept], nothing) == [kept]
 
 
 def test_a_relation_as_object_is_not_the_subject():

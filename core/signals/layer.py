@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..claims import ClaimInput
+from ..extract.times import find_times
 from ..pipeline import SourceRef, Turn
 from ..resources import data_path
 from ..sensitive import has_sensitive
@@ -50,6 +51,9 @@ FACT_BEARING = 0.8
 CONFIRM_AT = 0.6
 MAX_UNPARSED = 240  # characters of a clause kept in an unparsed candidate
 MIN_UNPARSED_UNITS = 4  # shorter clauses are replies, not statements
+DATED = frozenset({"todo", "plan", "deadline", "status"})  # a time in these is when they are due
+UNSURE = "?"  # Reading.who of a clause surely about someone else who is not named
+KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("柯基叫小短腿")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Cues:
     canonical: dict[str, dict[str, str]]
     families: dict[str, str]
     not_names: frozenset[str]
+    reporting: dict[str, re.Pattern[str]]
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -78,7 +83,9 @@ class Cues:
                                 for lang, t in relations.items()},
                    pronoun_re={lang: _words(words, lang) for lang, words in raw["pronouns"].items()},
                    canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
-                   families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]))
+                   families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]),
+                   reporting={lang: re.compile(r"\s*(?:[A-Z][a-z]+\s+)?(?:" + "|".join(map(re.escape, words)) + ")",
+                                               re.IGNORECASE) for lang, words in raw["reporting"].items()})
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)
@@ -106,7 +113,7 @@ def _norm(text: str) -> str:
 _INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
 # a first name opening a clause as its subject (after a filler), followed by a verb-like word
 _NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
-                           r"([A-Z][a-z]+),?(?:'s\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
+                           r"([A-Z][a-z]+),?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
                            r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
                            r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
 
@@ -114,6 +121,12 @@ _NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah
 # given with 叫 ("柯基叫豆豆")
 _ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|$)")
 _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
+
+# what ties a time to a value ("since", "从…开始"), dropped with the time
+_TIME_GLUE = re.compile(r"(?i)(?:\b(?:since|from|starting|as of|beginning|until)\b|从|自从|自|起|开始|以来)")
+
+# a time told as already past ("three weeks ago", "last May", "两个月前", "去年")
+_BEFORE_NOW = re.compile(r"(?i)\b(?:ago|last|yesterday)\b|前|上个?|去年|昨天")
 
 # English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
 _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
@@ -187,8 +200,11 @@ class SignalLayer:
             named = self._relation(text, lang)
             about, p = signal.top("about")
             if lang == "en":
+                # a first name introduced before; one never heard of only when the head agrees
+                # ("Dana just moved", not "Bouldering is my go-to", "Bea works, nobody calls me Beatrice")
                 first = self._name_subject(text)
-                first = None if first is None else names.get(first.lower(), first.lower())
+                if first is not None:
+                    first = names.get(first.lower()) or (first.lower() if about == "third" else None)
             else:
                 first = self._zh_name_subject(text, names)
             current: str | None
@@ -200,7 +216,7 @@ class SignalLayer:
                     self.cues.pronoun_re[lang].search(text) or about == "third"):
                 current = who
             elif about == "third" and p >= THIRD_ALONE and not self._speaks_of_self(text, lang):
-                current = who = named[0] if named is not None else "someone"
+                current = UNSURE  # surely someone else's, whose is not said: a reviewer decides
             else:
                 current = None
                 if self._speaks_of_self(text, lang):
@@ -245,6 +261,8 @@ class SignalLayer:
         """Whether the relation word is what the clause speaks about: its
         subject (not an object: "I called my mum", "给我妈打电话")."""
         before = text[:m.start()]
+        if self.cues.reporting[lang].match(text, m.end()):
+            return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
         if lang == "zh":
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
             return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?)+", "",
@@ -278,13 +296,16 @@ class SignalLayer:
         user_subject = f"user:{turn.user}"
         for i, reading in enumerate(readings):
             mine = [c for c, at in placed if at == i]
-            if reading.who is not None:
+            if reading.who == UNSURE:
+                mine = [self._hedged(c) if c.subject == user_subject else c for c in mine]
+            elif reading.who is not None:
                 person = f"person:{turn.user}/{reading.who}"
-                moved = [c.with_changes(subject=person) for c in mine if c.subject == user_subject]
+                movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT]
+                moved = [c.with_changes(subject=person) for c in movable]
                 if not moved:
                     moved = [c.with_changes(subject=person) for c in self._as_first_person(turn, context, reading, extract)
                              if c.subject == user_subject]
-                mine = [c for c in mine if c.subject != user_subject] + moved
+                mine = [c for c in mine if c not in movable] + moved
             mine = [self._act(c, reading, hedged_turn) for c in mine]
             if not mine and not any(at is None for _, at in placed) and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
@@ -294,7 +315,28 @@ class SignalLayer:
                     mine = [unparsed]
             out += mine
         out += [self._hedged(c) if hedged_turn else c for c, at in placed if at is None]
+        out = [self._timed_value(c, turn) for c in out]
         return out + self._names_given(turn, out)
+
+    def _timed_value(self, claim: ClaimInput, turn: Turn) -> ClaimInput:
+        """A state whose value holds a time ("Acme since March", "浦东 从去年开始"):
+        the time is the value's stated start, not part of it."""
+        if claim.predicate in DATED or (isinstance(claim.value, dict) and "unparsed" in claim.value):
+            return claim
+        found = find_times(claim.object, turn.time, past=True)
+        if not found:
+            return claim
+        start, end, span = found[0]
+        if not (_TIME_GLUE.search(claim.object) or _BEFORE_NOW.search(span.expr)):
+            return claim  # "a long run on Sunday mornings": when it happens, not since when
+        rest = _TIME_GLUE.sub(" ", claim.object[:start] + " " + claim.object[end:])
+        rest = " ".join(rest.split()).strip(" ,，、")
+        if not rest or rest == claim.object:
+            return claim
+        first, last = to_us(span.start), to_us(span.end) - 1
+        return claim.with_changes(object=rest, valid_from=first, start_stated=True,
+                                  start_latest=last if last > first else None,
+                                  event_start=first, event_end=last + 1)
 
     def _names_given(self, turn: Turn, claims: list[ClaimInput]) -> list[ClaimInput]:
         """The name of each person the turn introduces with a relation word ("my sister Dana")."""
@@ -418,7 +460,7 @@ class SignalLayer:
             return None
         if about == "project" and turn.project:
             subject = f"project:{turn.project}"
-        elif reading.who is not None:
+        elif reading.who is not None and reading.who != UNSURE:
             subject = f"person:{turn.user}/{reading.who}"
         elif about == "user":
             subject = user_subject
