@@ -86,34 +86,26 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 
 from ..catalog import Catalog
 from ..pipeline import ExtractedFact, Turn
+from . import interpret
 from .amounts import Amount, find_amounts, parse_cn_number
+from .interpret import Clause, post, test
+from .records import Raw as _Raw
 from .ruleset import RULES
 from .times import find_times
 
 __all__ = ["extract"]
 
 _P = RULES.patterns  # every pattern, compiled once when the rules load
+_Step = Callable[[str, str, datetime, bool, list[_Raw]], bool]
 
 _PROJECT_PREDICATES = {"budget_limit", "decision", "plan"}
 _TIMED = {"plan", "todo", "pet"}
-
-
-@dataclass(frozen=True)
-class _Raw:
-    predicate: str
-    object: str
-    polarity: str = "positive"
-    change: str | None = None
-    value: dict | None = None
-    condition: str | None = None
-    introduced: bool = False  # a name from a bare self-introduction: yields to a form of address asked for
 
 
 
@@ -196,6 +188,46 @@ def _introduces(text: str, value: str, before: re.Pattern[str], after: re.Patter
     return False
 
 
+# ---------------------------------------------------------------- records
+
+def _data_step(name: str) -> _Step:
+    """The step of ``data/rules/steps/<name>.toml`` as a step function: its records run by ``interpret``."""
+    step = RULES.steps[name]
+
+    def run(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+        return interpret.run_step(step, Clause(c, whole, when, project, name.startswith("zh."), out))
+
+    run.__name__ = run.__qualname__ = f"_step_{name.replace('.', '_')}"
+    return run
+
+
+@post("clean")
+def _post_clean(obj: str, c: Clause) -> str:
+    """Punctuation, fillers and particles around an object taken off (``_clean``)."""
+    return _clean(obj, c.zh)
+
+
+@post("zh_new_home")
+def _post_zh_new_home(obj: str, c: Clause) -> str:
+    """A move to 新家 names its place after it in the turn (搬到了新家，在闵行莘庄), else nothing."""
+    if obj not in RULES.sets["zh.new_home"]:
+        return obj
+    m = _P["zh.new_home_place"].search(c.whole)
+    return m.group(1) if m else ""
+
+
+@test("times")
+def _test_times(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a time (``find_times``)."""
+    return bool(find_times(text, c.when))
+
+
+@test("empty")
+def _test_empty(text: str, c: Clause, arg: str | None) -> bool:
+    """The text is empty."""
+    return not text
+
+
 # ---------------------------------------------------------------- filters
 
 _QUESTION_OK = _P["shared.question_ok"]
@@ -271,32 +303,6 @@ _ZH_SIMPLE_PREFERENCES = [
     (_P["zh.simple_preferences.16"], "likes"),
     (_P["zh.simple_preferences.17"], "dislikes"),
 ]
-
-
-def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Where the user lives. True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.lives_in.1"].search(c)
-    if m and _P["zh.lives_in.not_mine"].search(c[:m.end()]):
-        return False  # "公司搬到园区以后", "如果搬到杭州": not the user's own move
-    if m:
-        place = _P["zh.lives_in.2"].sub("", m.group(1)) or m.group(1)
-        place = m.group(1)
-        if place in ("新家", "新房子", "新房"):
-            m2 = _P["zh.lives_in.3"].search(whole)
-            place = m2.group(1) if m2 else ""
-        if place:
-            add(_Raw("lives_in", _clean(place, True), change="evolution"))
-    else:
-        m = _P["zh.lives_in.4"].search(c)
-        m = m or _P["zh.lives_in.5"].search(c)  # "现在在深圳南山住"
-        if m and not c.startswith("我老家") and not _P["zh.lives_in.6"].match(m.group(1)):
-            add(_Raw("lives_in", _clean(m.group(1), True)))
-        elif _P["zh.moved_house"].search(whole) and (m := _P["zh.after_move"].match(c)):
-            place = m.group("place") or m.group("new")  # "我搬家了，现在在海淀": where the user is now, after a move
-            if not _P["zh.not_a_home"].search(place) and not find_times(place, when):
-                add(_Raw("lives_in", _clean(place, True), change="evolution"))
-    return False
 
 
 def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -690,7 +696,7 @@ def _zh_step_commute(c: str, whole: str, when: datetime, project: bool, out: lis
 
 
 _ZH_STEPS = (
-    _zh_step_lives_in,
+    _data_step("zh.lives_in"),
     _zh_step_name,
     _zh_step_allergy,
     _zh_step_diet,
@@ -2528,3 +2534,6 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float) -> ExtractedFact:
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
         confidence=confidence, event_start=start, event_end=end, condition=r.condition,
     )
+
+
+interpret.check_names(RULES.steps, RULES.maps, RULES.sets)

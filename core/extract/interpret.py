@@ -1,0 +1,228 @@
+"""The interpreter of rule records (``records.py``): one step's records tried on one clause.
+
+``run_step(step, clause)`` goes through the step's records in order. A record *matches* when one of its
+patterns does, *fires* when, moreover, its ``requires`` hold and its ``unless`` do not (then the later records
+of its ``group`` are skipped), and *yields* a fact unless a ``veto`` holds or the object comes out empty.
+
+What a record cannot say in a pattern it names: a post-processor (``POST``, a function of the object text)
+or a test (``TESTS``, a predicate of a text). Both are registered by ``rules.py`` with ``@post(name)`` and
+``@test(name)``; ``check_names`` verifies, once the registry is complete, that every name a record uses exists.
+
+``tracing()`` collects the names of the records (and the named patterns of their conditions) that match while
+it is active, for ``tests/test_rule_examples.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from .records import Condition, Edit, Raw, Record, Step, conditions_of
+
+__all__ = ["POST", "TESTS", "Clause", "check_names", "post", "run_step", "test", "tracing"]
+
+
+@dataclass
+class Clause:
+    """What a step reads: the clause, the whole turn, when it was said, whether it is a project's turn, its
+    language, and the facts found so far in the clause (the step appends to them)."""
+
+    text: str
+    whole: str
+    when: datetime
+    project: bool
+    zh: bool
+    out: list[Raw]
+
+
+PostFn = Callable[[str, Clause], str]
+TestFn = Callable[[str, Clause, str | None], bool]
+POST: dict[str, PostFn] = {}
+TESTS: dict[str, TestFn] = {}
+_MAPS: dict[str, Mapping[str, str]] = {}
+_trace: set[str] | None = None
+
+
+def post(name: str) -> Callable[[PostFn], PostFn]:
+    """Register a post-processor under ``name``: ``(object, clause) -> object``."""
+    def register(fn: PostFn) -> PostFn:
+        POST[name] = fn
+        return fn
+    return register
+
+
+def test(name: str) -> Callable[[TestFn], TestFn]:
+    """Register a test under ``name``: ``(text, clause, arg) -> bool``."""
+    def register(fn: TestFn) -> TestFn:
+        TESTS[name] = fn
+        return fn
+    return register
+
+
+def check_names(steps: Mapping[str, Step], maps: Mapping[str, Mapping[str, str]],
+                sets: Mapping[str, frozenset[str]]) -> None:
+    """Raise ValueError naming the record when one uses a post-processor, test, map or set that is not there."""
+    _MAPS.update(maps)
+    for step in steps.values():
+        for r in step.records:
+            for e in (*r.read, *r.post):
+                if e.kind == "name" and e.name not in POST or e.kind == "map" and e.name not in maps:
+                    raise ValueError(f"{r.file}: rule {r.name!r}: unknown post-processor or map {e.name!r}")
+            for c in conditions_of(r):
+                if c.test is not None and c.test not in TESTS or c.within is not None and c.within not in sets:
+                    raise ValueError(f"{r.file}: rule {r.name!r}: unknown test or set {c.test or c.within!r}")
+    _SETS.update(sets)
+
+
+_SETS: dict[str, frozenset[str]] = {}
+
+
+@contextmanager
+def tracing() -> Iterator[set[str]]:
+    """The names of the records and named patterns that match while the block runs."""
+    global _trace
+    saved, _trace = _trace, set()
+    try:
+        yield _trace
+    finally:
+        _trace = saved
+
+
+def _edit(text: str, e: Edit, c: Clause) -> str:
+    if e.kind == "name":
+        return POST[e.name](text, c)
+    if e.kind == "drop":
+        assert e.regex is not None
+        return e.regex.sub("", text)
+    if e.kind == "sub":
+        assert e.regex is not None
+        return e.regex.sub(e.text, text)
+    if e.kind == "strip":
+        return text.strip(e.text)
+    return _MAPS[e.name].get(text, text)
+
+
+def _apply(text: str, edits: tuple[Edit, ...], c: Clause) -> str:
+    for e in edits:
+        text = _edit(text, e, c)
+    return text
+
+
+class _Reading:
+    """One record's match on a clause, and the texts its conditions name (the object computed when asked)."""
+
+    def __init__(self, record: Record, c: Clause, text: str, m: re.Match[str], fired: set[str]) -> None:
+        self.record, self.c, self.text, self.m, self.fired = record, c, text, m, fired
+        self._raw: str | None = None
+        self._object: str | None = None
+
+    def raw(self) -> str:
+        if self._raw is None:
+            self._raw = next((t for t in (_fill(o, self.m) for o in self.record.objects) if t), "")
+        return self._raw
+
+    def object(self) -> str:
+        if self._object is None:
+            self._object = _apply(self.raw(), self.record.post, self.c)
+        return self._object
+
+    def span(self, on: str) -> str:
+        m, c = self.m, self.c
+        if on == "clause":
+            return c.text
+        if on == "whole":
+            return c.whole
+        if on == "text":
+            return self.text
+        if on == "before":
+            return self.text[:m.start()]
+        if on == "upto":
+            return self.text[:m.end()]
+        if on == "after":
+            return self.text[m.end():]
+        if on == "raw":
+            return self.raw()
+        if on == "object":
+            return self.object()
+        return m.group(int(on) if on.isdigit() else on) or ""
+
+    def holds(self, cond: Condition) -> bool:
+        if cond.fired is not None:
+            return cond.fired in self.fired
+        if cond.all:
+            return all(self.holds(x) for x in cond.all)
+        if cond.any:
+            return any(self.holds(x) for x in cond.any)
+        text = self.span(cond.on)
+        if cond.regex is not None:
+            found = getattr(cond.regex, cond.how)(text) is not None
+            if found and cond.use is not None and _trace is not None:
+                _trace.add(cond.use)
+            return found
+        if cond.within is not None:
+            return text in _SETS[cond.within]
+        assert cond.test is not None
+        return TESTS[cond.test](text, self.c, cond.arg)
+
+
+def _fill(template: str, m: re.Match[str]) -> str:
+    if "{" not in template:
+        return template
+    return _TEMPLATE.sub(lambda g: m.group(int(g.group(1)) if g.group(1).isdigit() else g.group(1)) or "", template)
+
+
+_TEMPLATE = re.compile(r"\{(\w+)\}")
+
+
+def _matches(record: Record, c: Clause, fired: set[str]) -> Iterator[tuple[str, re.Match[str]]]:
+    """The record's matches: the first alternative's that matches (each one of them with ``each``)."""
+    for alt in record.alternatives:
+        text = c.whole if alt.on == "whole" else c.text
+        if record.read:
+            text = _apply(text, record.read, c)
+        if record.each:
+            found = False
+            for m in alt.regex.finditer(text):
+                found = True
+                yield text, m
+            if found:
+                return
+            continue
+        m = getattr(alt.regex, alt.how)(text)
+        if m is not None and (not alt.requires or all(_Reading(record, c, text, m, fired).holds(x)
+                                                      for x in alt.requires)):
+            yield text, m
+            return
+
+
+def run_step(step: Step, c: Clause) -> bool:
+    """Try the step's records on the clause, appending what they yield to ``c.out``; True when a record that
+    ``stop``s yielded a fact (the clause's later steps are skipped)."""
+    fired: set[str] = set()
+    done_groups: set[str] = set()
+    for record in step.records:
+        if record.group is not None and record.group in done_groups:
+            continue
+        for text, m in _matches(record, c, fired):
+            if _trace is not None:
+                _trace.add(record.name)
+            reading = _Reading(record, c, text, m, fired)
+            if not all(reading.holds(x) for x in record.requires) or any(reading.holds(x) for x in record.unless):
+                continue
+            fired.add(record.id)
+            if record.group is not None:
+                done_groups.add(record.group)
+            if any(reading.holds(x) for x in record.veto):
+                continue
+            obj = reading.object()
+            if not obj:
+                continue
+            change = record.change if not record.change_when or all(reading.holds(x) for x in record.change_when) \
+                else None
+            c.out.append(Raw(record.predicate, obj, record.polarity, change))
+            if record.stop:
+                return True
+    return False
