@@ -2,7 +2,9 @@
 
 ``run_step(step, clause)`` goes through the step's records in order. A record *matches* when one of its
 patterns does, *fires* when, moreover, its ``requires`` hold and its ``unless`` do not (then the later records
-of its ``group`` are skipped), and *yields* a fact unless a ``veto`` holds or the object comes out empty.
+of its ``group`` are skipped), and *yields* a fact unless a ``veto`` holds (a fact with an empty object still counts for the later records and
+steps of the clause, as ``{on = "object", test = "empty"}`` in a veto can prevent; the extractor drops it in
+the end).
 
 What a record cannot say in a pattern it names: a post-processor (``POST``, a function of the object text)
 or a test (``TESTS``, a predicate of a text). Both are registered by ``rules.py`` with ``@post(name)`` and
@@ -139,6 +141,8 @@ class _Reading:
             return self.text
         if on == "before":
             return self.text[:m.start()]
+        if on.startswith("before+"):
+            return self.text[:m.start() + int(on[7:])]
         if on == "upto":
             return self.text[:m.end()]
         if on == "after":
@@ -150,6 +154,9 @@ class _Reading:
         return m.group(int(on) if on.isdigit() else on) or ""
 
     def holds(self, cond: Condition) -> bool:
+        return self._holds(cond) != cond.negate
+
+    def _holds(self, cond: Condition) -> bool:
         if cond.fired is not None:
             return cond.fired in self.fired
         if cond.all:
@@ -200,7 +207,7 @@ def _matches(record: Record, c: Clause, fired: set[str]) -> Iterator[tuple[str, 
 
 def run_step(step: Step, c: Clause) -> bool:
     """Try the step's records on the clause, appending what they yield to ``c.out``; True when a record that
-    ``stop``s yielded a fact (the clause's later steps are skipped)."""
+    ``stop``s yielded a fact (the clause's later steps are then skipped)."""
     fired: set[str] = set()
     done_groups: set[str] = set()
     for record in step.records:
@@ -218,11 +225,9 @@ def run_step(step: Step, c: Clause) -> bool:
             if any(reading.holds(x) for x in record.veto):
                 continue
             obj = reading.object()
-            if not obj:
-                continue
             change = record.change if not record.change_when or all(reading.holds(x) for x in record.change_when) \
                 else None
-            c.out.append(Raw(record.predicate, obj, record.polarity, change))
+            c.out.append(Raw(record.predicate, obj, record.polarity, change, introduced=record.introduced))
             if record.stop:
                 return True
     return False

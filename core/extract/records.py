@@ -36,21 +36,23 @@ Keys of a record:
 ``yields``
     ``predicate``, ``object`` (a template: ``"{1}"``, ``"{animal}（{name}）"``, a literal; or a list of
     templates, the first that is not empty), ``polarity`` (default positive), ``change`` (``evolution`` …)
-    with ``change_when`` (conditions; without them the change always holds).
+    with ``change_when`` (conditions; without them the change always holds); ``introduced = true`` marks a
+    name from a bare self-introduction, which yields to a form of address asked for.
 ``post``
     the steps that turn the template's text into the object: a registered post-processor's name
     (``"clean"``, ``"lower"``; see ``interpret.POST``), ``{drop = regex}``, ``{sub = regex, with = text}``,
-    ``{strip = chars}`` or ``{map = "lang.map"}``. An empty object yields nothing.
+    ``{strip = chars}`` or ``{map = "lang.map"}``. An empty object is yielded too (the extractor drops it in
+    the end, but later records see it) unless a veto ``{on = "object", test = "empty"}`` prevents it.
 ``stop``
     ``true``: a fact from this record ends the clause's later steps.
 
 A condition is a table: ``{on = ..., pattern = regex}`` (or ``use = "lang.pattern"``, a named
 ``[pattern]`` of the language files; with ``how``), ``{on = ..., test = name}`` (a registered test, with an
 optional ``arg``), ``{on = ..., within = "lang.set"}`` (the text is a word of that set), ``{fired = id}`` (a
-record of the same step fired on this clause), ``{all = [...]}`` or ``{any = [...]}``. ``on`` names the
-text tested: ``clause`` (default), ``whole``, ``text`` (what the record read), ``before``, ``upto`` or
-``after`` the match, a group (``"1"``, ``"name"``), ``raw`` (the template's text) or ``object`` (after
-``post``).
+record of the same step fired on this clause), ``{all = [...]}`` or ``{any = [...]}``; ``negate = true`` turns
+any of them round. ``on`` names the text tested: ``clause`` (default), ``whole``, ``text`` (what the record
+read), ``before`` the match (``before+2``: and its first two characters), ``upto`` or ``after`` it, a group
+(``"1"``, ``"name"``), ``raw`` (the template's text) or ``object`` (after ``post``).
 
 Examples are those of the other rules (``ruleset.py``): each is run through ``extract()`` and the record's
 pattern must match while it is read.
@@ -58,6 +60,7 @@ pattern must match while it is read.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -70,8 +73,8 @@ CHANGES = ("evolution", "correction")
 POLARITIES = ("positive", "negative")
 _RECORD_KEYS = {"id", "description", "pattern", "flags", "first_of", "how", "on", "read", "each", "requires",
                 "unless", "veto", "group", "yields", "post", "stop", "examples"}
-_YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when"}
-_CONDITION_KEYS = {"on", "pattern", "use", "flags", "how", "test", "arg", "within", "fired", "all", "any"}
+_YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when", "introduced"}
+_CONDITION_KEYS = {"on", "pattern", "use", "flags", "how", "test", "arg", "within", "fired", "all", "any", "negate"}
 _ALTERNATIVE_KEYS = {"pattern", "flags", "how", "on", "requires"}
 _REF = re.compile(r"\{\{([a-z]+\.[a-z0-9_.]+)\}\}")
 _ID = re.compile(r"[a-z][a-z0-9_]*")
@@ -104,6 +107,7 @@ class Condition:
     fired: str | None = None
     all: tuple[Condition, ...] = ()
     any: tuple[Condition, ...] = ()
+    negate: bool = False  # the condition holds when its test does not
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,7 @@ class Record:
     polarity: str = "positive"
     change: str | None = None
     change_when: tuple[Condition, ...] = ()
+    introduced: bool = False  # a name from a bare self-introduction (Raw.introduced)
     read: tuple[Edit, ...] = ()
     each: bool = False
     requires: tuple[Condition, ...] = ()
@@ -206,6 +211,9 @@ class _Reader:
         return tuple(self.condition(c, where) for c in raw)
 
     def condition(self, raw: Any, where: str) -> Condition:
+        if isinstance(raw, dict) and raw.get("negate") is True:
+            return dataclasses.replace(self.condition({k: v for k, v in raw.items() if k != "negate"}, where),
+                                       negate=True)
         if not isinstance(raw, dict) or set(raw) - _CONDITION_KEYS:
             raise self.fail(where, f"a condition is a table of {sorted(_CONDITION_KEYS)}")
         kinds = [k for k in ("pattern", "use", "test", "within", "fired", "all", "any") if k in raw]
@@ -311,6 +319,7 @@ class _Reader:
             alternatives=self.alternatives(raw, where), predicate=self.text(yields["predicate"], where, "predicate"),
             objects=tuple(objects), polarity=polarity, change=change,
             change_when=self.conditions(yields.get("change_when", []), where),
+            introduced=yields.get("introduced", False) is True,
             read=self.edits(raw.get("read", []), where), each=raw.get("each", False),
             requires=self.conditions(raw.get("requires", []), where),
             unless=self.conditions(raw.get("unless", []), where), veto=self.conditions(raw.get("veto", []), where),

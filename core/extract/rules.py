@@ -222,6 +222,43 @@ def _test_times(text: str, c: Clause, arg: str | None) -> bool:
     return bool(find_times(text, c.when))
 
 
+@post("en_place")
+def _post_en_place(obj: str, c: Clause) -> str:
+    """An English place without its times and trailing words (``_en_place``)."""
+    return _en_place(obj, c.when)
+
+
+@post("lower")
+def _post_lower(obj: str, c: Clause) -> str:
+    """Lower case."""
+    return obj.lower()
+
+
+@post("untie_title")
+def _post_untie_title(obj: str, c: Clause) -> str:
+    """A title's dot joined to its name while clauses are split ("Dr.⁠Patel") made a space again."""
+    return obj.replace(_TITLE_JOINER, " ")
+
+
+@test("no_facts")
+def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause has yielded no fact yet."""
+    return not c.out
+
+
+@test("in_whole")
+def _test_in_whole(text: str, c: Clause, arg: str | None) -> bool:
+    """The text occurs in the whole turn as said (not only in the clause as rewritten)."""
+    return text in c.whole
+
+
+@test("any_word_within")
+def _test_any_word_within(text: str, c: Clause, arg: str | None) -> bool:
+    """One of the text's words is in the set ``arg``."""
+    words = RULES.sets[arg or ""]
+    return any(word in words for word in text.split())
+
+
 @test("empty")
 def _test_empty(text: str, c: Clause, arg: str | None) -> bool:
     """The text is empty."""
@@ -305,34 +342,6 @@ _ZH_SIMPLE_PREFERENCES = [
 ]
 
 
-def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """How the user wants to be addressed. True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.name.1"].search(c)
-    if m and m.group(0).startswith("我叫") and _P["zh.name.2"].search(whole):
-        m = None  # "我叫孙浩，你叫我浩哥就行": the form of address asked for wins
-    if m and _P["zh.name.3"].match(m.group(1)):
-        m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
-    if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
-        add(_Raw("name", _clean(m.group(1), True)))
-    elif not m and _P["zh.name.called_so"].search(whole) and (m := _P["zh.name.fine"].match(c.strip(" 。.!！~～"))):
-        name = m.group(1)  # "小鱼就行，朋友都这么叫"
-        if name not in _ZH_NOT_A_NAME and not _P["zh.not_a_name"].search(name) and not find_times(name, when):
-            add(_Raw("name", name))
-    return False
-
-
-def _zh_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A bare self-introduction ("我是小明", "你好，我是王磊"): the name, when the clause states nothing else."""
-    m = _P["zh.introduction"].match(_P["zh.greeting_lead"].sub("", c.strip(" 。.!！~～")))  # "嗨～我是阿May"
-    if m and not out:
-        name = m.group("name")
-        if not _P["zh.not_a_name"].search(name) and name not in _ZH_NOT_A_NAME and not find_times(name, when):
-            out.append(_Raw("name", name, introduced=True))
-    return False
-
-
-_ZH_NOT_A_NAME = RULES.sets["zh.not_a_name_word"]
 
 
 def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -390,24 +399,6 @@ def _zh_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_
     if m and _zh_topic_ok(m.group(1), when):
         topic = _P["zh.diet.17"].sub("", m.group(1))  # "只是肥肉一口都不碰"
         add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(topic, _P["zh.diet.18"].sub("", topic)), polarity="negative"))
-    return False
-
-
-def _zh_step_habit(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A habit in free time: "周末我一般在家打游戏", "下班后通常去游泳". True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.diet.19"].match(c)
-    if m and "不" not in m.group("obj"):
-        add(_Raw("likes", m.group("obj")))
-    return False
-
-
-def _zh_step_contact_way(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A way to be reached: "有事微信上说就行", "发邮件联系我就好". True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.diet.20"].match(c)
-    if m:
-        add(_Raw("likes", f"{m.group(1)}沟通"))
     return False
 
 
@@ -697,11 +688,11 @@ def _zh_step_commute(c: str, whole: str, when: datetime, project: bool, out: lis
 
 _ZH_STEPS = (
     _data_step("zh.lives_in"),
-    _zh_step_name,
+    _data_step("zh.name"),
     _zh_step_allergy,
     _zh_step_diet,
-    _zh_step_habit,
-    _zh_step_contact_way,
+    _data_step("zh.habit"),
+    _data_step("zh.contact_way"),
     _zh_step_likes_dislikes,
     _zh_step_decisions,
     _zh_step_budget,
@@ -709,7 +700,7 @@ _ZH_STEPS = (
     _zh_step_works_at,
     _zh_step_pet,
     _zh_step_commute,
-    _zh_step_introduction,
+    _data_step("zh.introduction"),
 )
 
 
@@ -952,7 +943,6 @@ def _gerund(verb_phrase: str) -> str:
     return f"{ing} {rest}".strip()
 
 
-_CONTACT_WAYS = RULES.maps["en.contact_ways"]
 
 
 def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
@@ -962,30 +952,6 @@ def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[st
     if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
         return None
     return m
-
-
-def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Where the user lives. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.lives_in.1"].search(c) \
-        or _P["en.lives_in.2"].search(c)
-    if m and _P["en.lives_in.not_mine"].search(c[:m.end()]):
-        return False  # "If we ever moved to Boulder", "my parents moved to Spain": not the user's own move
-    if m:
-        add(_Raw("lives_in", _en_place(m.group(1), when), change="evolution"))
-    elif _P["en.lives_in.3"].search(whole) and (m := _P["en.lives_in.4"].search(c)):
-        add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
-    else:
-        m = _P["en.lives_in.5"].search(c) \
-            or _P["en.lives_in.6"].search(c)
-        if m and (_P["en.lives_in.7"].search(c)
-                  and not _P["en.lives_in.8"].search(c)
-                  or _P["en.lives_in.9"].match(m.group(1))):
-            m = None  # a trip, a past stay or no place: "We're in Rome on holiday", "we live near each other"
-        if m:
-            add(_Raw("lives_in", _en_place(m.group(1), when),
-                     change="evolution" if _P["en.lives_in.10"].search(whole) else None))
-    return False
 
 
 def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -1004,17 +970,6 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
     name_ok = _en_name_ok(c, whole, when)
     if name_ok:
         add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
-    return False
-
-
-def _en_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A bare self-introduction ("I'm Carol", "This is Priya Shah"): the name, when the clause states
-    nothing else and the name is no nationality, diet or state ("I'm Italian", "I'm Vegan")."""
-    m = _P["en.introduction"].match(c.strip(" .!~"))
-    if m and not out and m.group(0) in whole:  # said so, not "I'm" put before a bare word ("Bouldering, mostly")
-        name = m.group("name").replace(_TITLE_JOINER, " ")
-        if not any(word in _EN_NOT_A_NAME for word in name.split()) and not find_times(name, when):
-            out.append(_Raw("name", name, introduced=True))
     return False
 
 
@@ -1094,15 +1049,6 @@ def _en_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_
                 add(_Raw("dislikes", obj))
     if _P["en.diet.21"].search(c):
         add(_Raw("diet", "alcohol", polarity="negative"))
-    return False
-
-
-def _en_step_contact_way(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A way to be reached: "Text me rather than calling". True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.diet.22"].match(c)
-    if m:
-        add(_Raw("likes", _CONTACT_WAYS[m.group(1).lower().replace("-", "")]))
     return False
 
 
@@ -1386,11 +1332,11 @@ def _en_step_commute(c: str, whole: str, when: datetime, project: bool, out: lis
 
 
 _EN_STEPS = (
-    _en_step_lives_in,
+    _data_step("en.lives_in"),
     _en_step_name,
     _en_step_allergy,
     _en_step_diet,
-    _en_step_contact_way,
+    _data_step("en.contact_way"),
     _en_step_likes_dislikes,
     _en_step_decisions,
     _en_step_budget,
@@ -1399,7 +1345,7 @@ _EN_STEPS = (
     _en_step_works_at,
     _en_step_pet,
     _en_step_commute,
-    _en_step_introduction,
+    _data_step("en.introduction"),
 )
 
 
