@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-from .records import Condition, Edit, Raw, Record, Step, conditions_of
+from .records import Alternative, Condition, Edit, Raw, Record, Step, Yield, conditions_of
 
 __all__ = ["POST", "TESTS", "Clause", "check_names", "post", "run_step", "test", "tracing"]
 
@@ -73,6 +73,11 @@ def check_names(steps: Mapping[str, Step], maps: Mapping[str, Mapping[str, str]]
             for e in (*r.read, *r.post):
                 if e.kind == "name" and e.name not in POST or e.kind == "map" and e.name not in maps:
                     raise ValueError(f"{r.file}: rule {r.name!r}: unknown post-processor or map {e.name!r}")
+            for fact in r.yields:
+                for template in fact.objects:
+                    for _, name in _TEMPLATE.findall(template):
+                        if name and name not in POST:
+                            raise ValueError(f"{r.file}: rule {r.name!r}: unknown post-processor {name!r}")
             for c in conditions_of(r):
                 if c.test is not None and c.test not in TESTS or c.within is not None and c.within not in sets:
                     raise ValueError(f"{r.file}: rule {r.name!r}: unknown test or set {c.test or c.within!r}")
@@ -104,7 +109,9 @@ def _edit(text: str, e: Edit, c: Clause) -> str:
         return e.regex.sub(e.text, text)
     if e.kind == "strip":
         return text.strip(e.text)
-    return _MAPS[e.name].get(text, text)
+    if e.text == "strict":
+        return _MAPS[e.name].get(text, "")
+    return _MAPS[e.name].get(text.lower() if e.text else text, text)
 
 
 def _apply(text: str, edits: tuple[Edit, ...], c: Clause) -> str:
@@ -114,22 +121,26 @@ def _apply(text: str, edits: tuple[Edit, ...], c: Clause) -> str:
 
 
 class _Reading:
-    """One record's match on a clause, and the texts its conditions name (the object computed when asked)."""
+    """One record's match on a clause, and the texts its conditions name (a fact's object computed when
+    asked: ``raw`` is its template filled in, ``object`` that after ``post``)."""
 
     def __init__(self, record: Record, c: Clause, text: str, m: re.Match[str], fired: set[str]) -> None:
         self.record, self.c, self.text, self.m, self.fired = record, c, text, m, fired
-        self._raw: str | None = None
-        self._object: str | None = None
+        self.fact: Yield = record.yields[0]
+        self._raw: dict[int, str] = {}
+        self._object: dict[int, str] = {}
 
     def raw(self) -> str:
-        if self._raw is None:
-            self._raw = next((t for t in (_fill(o, self.m) for o in self.record.objects) if t), "")
-        return self._raw
+        key = id(self.fact)
+        if key not in self._raw:
+            self._raw[key] = next((t for t in (_fill(o, self.m, self.c) for o in self.fact.objects) if t), "")
+        return self._raw[key]
 
     def object(self) -> str:
-        if self._object is None:
-            self._object = _apply(self.raw(), self.record.post, self.c)
-        return self._object
+        key = id(self.fact)
+        if key not in self._object:
+            self._object[key] = _apply(self.raw(), self.record.post, self.c)
+        return self._object[key]
 
     def span(self, on: str) -> str:
         m, c = self.m, self.c
@@ -175,33 +186,41 @@ class _Reading:
         return TESTS[cond.test](text, self.c, cond.arg)
 
 
-def _fill(template: str, m: re.Match[str]) -> str:
+def _fill(template: str, m: re.Match[str], c: Clause) -> str:
+    """A template with its groups filled in: ``{1}``, ``{name}``, ``{1|lower}`` (a post-processor applied)."""
     if "{" not in template:
         return template
-    return _TEMPLATE.sub(lambda g: m.group(int(g.group(1)) if g.group(1).isdigit() else g.group(1)) or "", template)
+
+    def group(g: re.Match[str]) -> str:
+        text = m.group(int(g.group(1)) if g.group(1).isdigit() else g.group(1)) or ""
+        return POST[g.group(2)](text, c) if g.group(2) else text
+
+    return _TEMPLATE.sub(group, template)
 
 
-_TEMPLATE = re.compile(r"\{(\w+)\}")
+_TEMPLATE = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 
 
-def _matches(record: Record, c: Clause, fired: set[str]) -> Iterator[tuple[str, re.Match[str]]]:
+def _matches(record: Record, c: Clause, fired: set[str]) -> Iterator[tuple[str, re.Match[str], Alternative]]:
     """The record's matches: the first alternative's that matches (each one of them with ``each``)."""
     for alt in record.alternatives:
         text = c.whole if alt.on == "whole" else c.text
         if record.read:
             text = _apply(text, record.read, c)
+        if alt.read:
+            text = _apply(text, alt.read, c)
         if record.each:
             found = False
             for m in alt.regex.finditer(text):
                 found = True
-                yield text, m
+                yield text, m, alt
             if found:
                 return
             continue
         m = getattr(alt.regex, alt.how)(text)
         if m is not None and (not alt.requires or all(_Reading(record, c, text, m, fired).holds(x)
                                                       for x in alt.requires)):
-            yield text, m
+            yield text, m, alt
             return
 
 
@@ -213,9 +232,11 @@ def run_step(step: Step, c: Clause) -> bool:
     for record in step.records:
         if record.group is not None and record.group in done_groups:
             continue
-        for text, m in _matches(record, c, fired):
+        for text, m, alt in _matches(record, c, fired):
             if _trace is not None:
                 _trace.add(record.name)
+                if alt.use is not None:
+                    _trace.add(alt.use)
             reading = _Reading(record, c, text, m, fired)
             if not all(reading.holds(x) for x in record.requires) or any(reading.holds(x) for x in record.unless):
                 continue
@@ -224,10 +245,13 @@ def run_step(step: Step, c: Clause) -> bool:
                 done_groups.add(record.group)
             if any(reading.holds(x) for x in record.veto):
                 continue
-            obj = reading.object()
-            change = record.change if not record.change_when or all(reading.holds(x) for x in record.change_when) \
-                else None
-            c.out.append(Raw(record.predicate, obj, record.polarity, change, introduced=record.introduced))
+            for fact in record.yields:
+                reading.fact = fact
+                if fact.when and not all(reading.holds(x) for x in fact.when):
+                    continue
+                change = fact.change if not fact.change_when or all(reading.holds(x) for x in fact.change_when) \
+                    else None
+                c.out.append(Raw(fact.predicate, reading.object(), fact.polarity, change, introduced=fact.introduced))
             if record.stop:
                 return True
     return False

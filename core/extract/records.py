@@ -21,7 +21,8 @@ Keys of a record:
 
 ``pattern`` / ``first_of``
     the regex (with ``flags``), or alternatives tried in order, the first that matches being the match:
-    ``first_of = [{pattern = ..., how = "match", on = "whole", requires = [...]}, ...]``.
+    ``first_of = [{pattern = ..., how = "match", on = "whole", read = [...], requires = [...]}, ...]`` (an
+    alternative may ``use`` a named ``[pattern]`` of the language files instead).
 ``how``, ``on``, ``read``, ``each``
     ``search`` (default), ``match`` or ``fullmatch``; the text read (``clause``, default, or ``whole``, the
     turn); the text transformations applied first (post-processing steps, below); ``each = true`` yields one
@@ -34,14 +35,17 @@ Keys of a record:
 ``group``
     records sharing a group are alternatives (an if/elif chain): after one fires, the others are skipped.
 ``yields``
-    ``predicate``, ``object`` (a template: ``"{1}"``, ``"{animal}（{name}）"``, a literal; or a list of
-    templates, the first that is not empty), ``polarity`` (default positive), ``change`` (``evolution`` …)
-    with ``change_when`` (conditions; without them the change always holds); ``introduced = true`` marks a
-    name from a bare self-introduction, which yields to a form of address asked for.
+    a fact, or a list of facts: ``predicate``, ``object`` (a template: ``"{1}"``, ``"{animal}（{name}）"``,
+    ``"{1|lower} ({2})"`` with a post-processor applied to a group, a literal; or a list of templates, the
+    first that is not empty), ``polarity`` (default positive), ``change`` (``evolution`` …) with
+    ``change_when`` (conditions; without them the change always holds), ``when`` (conditions under which
+    this fact is yielded; ``object`` in them is this fact's); ``introduced = true`` marks a name from a bare
+    self-introduction, which yields to a form of address asked for.
 ``post``
     the steps that turn the template's text into the object: a registered post-processor's name
     (``"clean"``, ``"lower"``; see ``interpret.POST``), ``{drop = regex}``, ``{sub = regex, with = text}``,
-    ``{strip = chars}`` or ``{map = "lang.map"}``. An empty object is yielded too (the extractor drops it in
+    ``{strip = chars}`` or ``{map = "lang.map"}`` (the text looked up, kept when it is not there; with
+    ``key = "lower"`` looked up in lower case; with ``key = "strict"``, empty when it is not there). An empty object is yielded too (the extractor drops it in
     the end, but later records see it) unless a veto ``{on = "object", test = "empty"}`` prevents it.
 ``stop``
     ``true``: a fact from this record ends the clause's later steps.
@@ -66,16 +70,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Alternative", "Condition", "Edit", "Raw", "Record", "Step", "parse_step"]
+__all__ = ["Alternative", "Condition", "Edit", "Raw", "Record", "Step", "Yield", "parse_step"]
 
 HOW = ("search", "match", "fullmatch")
 CHANGES = ("evolution", "correction")
 POLARITIES = ("positive", "negative")
 _RECORD_KEYS = {"id", "description", "pattern", "flags", "first_of", "how", "on", "read", "each", "requires",
                 "unless", "veto", "group", "yields", "post", "stop", "examples"}
-_YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when", "introduced"}
+_YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when", "when", "introduced"}
 _CONDITION_KEYS = {"on", "pattern", "use", "flags", "how", "test", "arg", "within", "fired", "all", "any", "negate"}
-_ALTERNATIVE_KEYS = {"pattern", "flags", "how", "on", "requires"}
+_ALTERNATIVE_KEYS = {"pattern", "use", "flags", "how", "on", "requires", "read"}
 _REF = re.compile(r"\{\{([a-z]+\.[a-z0-9_.]+)\}\}")
 _ID = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -122,12 +126,28 @@ class Edit:
 
 @dataclass(frozen=True)
 class Alternative:
-    """A pattern a record tries, on a text, with conditions of its own."""
+    """A pattern a record tries, on a text (after ``read``), with conditions of its own."""
 
     regex: re.Pattern[str]
     how: str = "search"
     on: str = "clause"
     requires: tuple[Condition, ...] = ()
+    read: tuple[Edit, ...] = ()
+    use: str | None = None  # the named pattern's name, when it is one
+
+
+@dataclass(frozen=True)
+class Yield:
+    """One fact a record yields: its predicate, object templates (the first non-empty one is the object),
+    polarity, change (kept when ``change_when`` holds), and the conditions under which it is yielded."""
+
+    predicate: str
+    objects: tuple[str, ...]
+    polarity: str = "positive"
+    change: str | None = None
+    change_when: tuple[Condition, ...] = ()
+    when: tuple[Condition, ...] = ()
+    introduced: bool = False  # a name from a bare self-introduction (Raw.introduced)
 
 
 @dataclass(frozen=True)
@@ -138,12 +158,7 @@ class Record:
     id: str  # within its step: "moved_to"
     description: str
     alternatives: tuple[Alternative, ...]
-    predicate: str
-    objects: tuple[str, ...]  # templates, the first non-empty one is the object
-    polarity: str = "positive"
-    change: str | None = None
-    change_when: tuple[Condition, ...] = ()
-    introduced: bool = False  # a name from a bare self-introduction (Raw.introduced)
+    yields: tuple[Yield, ...]
     read: tuple[Edit, ...] = ()
     each: bool = False
     requires: tuple[Condition, ...] = ()
@@ -257,8 +272,8 @@ class _Reader:
                                 text=str(e["with"])))
             elif isinstance(e, dict) and set(e) == {"strip"}:
                 out.append(Edit("strip", text=self.text(e["strip"], where, "strip")))
-            elif isinstance(e, dict) and set(e) == {"map"}:
-                out.append(Edit("map", name=self.text(e["map"], where, "map")))
+            elif isinstance(e, dict) and set(e) in ({"map"}, {"map", "key"}) and e.get("key", "lower") in ("lower", "strict"):
+                out.append(Edit("map", name=self.text(e["map"], where, "map"), text=e.get("key", "")))
             else:
                 raise self.fail(where, "a post/read step is a name, {drop}, {sub, with}, {strip} or {map}")
         return tuple(out)
@@ -275,12 +290,30 @@ class _Reader:
         for alt in raw["first_of"]:
             if isinstance(alt, str | list):
                 alt = {"pattern": alt}
-            if not isinstance(alt, dict) or set(alt) - _ALTERNATIVE_KEYS or "pattern" not in alt:
-                raise self.fail(where, f"an alternative is a pattern or a table of {sorted(_ALTERNATIVE_KEYS)}")
-            out.append(Alternative(self.pattern(alt["pattern"], alt.get("flags"), where),
-                                   self.how(alt.get("how", how), where), self.text(alt.get("on", on), where, "on"),
-                                   self.conditions(alt.get("requires", []), where)))
+            if not isinstance(alt, dict) or set(alt) - _ALTERNATIVE_KEYS or ("pattern" in alt) == ("use" in alt):
+                raise self.fail(where, f"an alternative is a pattern or a table of {sorted(_ALTERNATIVE_KEYS)} "
+                                       "with one of pattern and use")
+            if "use" in alt and alt["use"] not in self.named:
+                raise self.fail(where, f"uses unknown pattern {alt['use']!r}")
+            regex = self.named[alt["use"]] if "use" in alt else self.pattern(alt["pattern"], alt.get("flags"), where)
+            out.append(Alternative(regex, self.how(alt.get("how", how), where), self.text(alt.get("on", on), where, "on"),
+                                   self.conditions(alt.get("requires", []), where),
+                                   self.edits(alt.get("read", []), where), alt.get("use")))
         return tuple(out)
+
+    def yielded(self, raw: Any, where: str) -> Yield:
+        if not isinstance(raw, dict) or set(raw) - _YIELD_KEYS or "predicate" not in raw:
+            raise self.fail(where, f"yields must be a table of {sorted(_YIELD_KEYS)} with a predicate")
+        objects = raw.get("object", "{1}")
+        objects = [objects] if isinstance(objects, str) else objects
+        if not isinstance(objects, list) or not all(isinstance(o, str) for o in objects):
+            raise self.fail(where, "object is a template or a list of templates")
+        polarity, change = raw.get("polarity", "positive"), raw.get("change")
+        if polarity not in POLARITIES or change not in (None, *CHANGES):
+            raise self.fail(where, f"polarity is one of {POLARITIES}, change one of {CHANGES}")
+        return Yield(self.text(raw["predicate"], where, "predicate"), tuple(objects), polarity, change,
+                     self.conditions(raw.get("change_when", []), where), self.conditions(raw.get("when", []), where),
+                     raw.get("introduced", False) is True)
 
     def record(self, step: str, raw: Any, ids: set[str]) -> Record:
         where = f"rule {raw.get('id')!r}" if isinstance(raw, dict) else "rule"
@@ -300,15 +333,9 @@ class _Reader:
         if not isinstance(description, str) or not description.strip():
             raise self.fail(where, "needs a description")
         yields = raw.get("yields")
-        if not isinstance(yields, dict) or set(yields) - _YIELD_KEYS or "predicate" not in yields:
-            raise self.fail(where, f"yields must be a table of {sorted(_YIELD_KEYS)} with a predicate")
-        objects = yields.get("object", "{1}")
-        objects = (objects,) if isinstance(objects, str) else objects
-        if not isinstance(objects, list | tuple) or not all(isinstance(o, str) for o in objects):
-            raise self.fail(where, "object is a template or a list of templates")
-        polarity, change = yields.get("polarity", "positive"), yields.get("change")
-        if polarity not in POLARITIES or change not in (None, *CHANGES):
-            raise self.fail(where, f"polarity is one of {POLARITIES}, change one of {CHANGES}")
+        yields = [yields] if isinstance(yields, dict) else yields
+        if not isinstance(yields, list) or not yields:
+            raise self.fail(where, "yields must be a table or a list of tables")
         group = raw.get("group")
         if group is not None and not isinstance(group, str):
             raise self.fail(where, "group must be a string")
@@ -316,10 +343,7 @@ class _Reader:
             raise self.fail(where, "each and stop are true or false")
         return Record(
             name=f"{self.lang}.{step}.{rid}", id=rid, description=description.strip(),
-            alternatives=self.alternatives(raw, where), predicate=self.text(yields["predicate"], where, "predicate"),
-            objects=tuple(objects), polarity=polarity, change=change,
-            change_when=self.conditions(yields.get("change_when", []), where),
-            introduced=yields.get("introduced", False) is True,
+            alternatives=self.alternatives(raw, where), yields=tuple(self.yielded(y, where) for y in yields),
             read=self.edits(raw.get("read", []), where), each=raw.get("each", False),
             requires=self.conditions(raw.get("requires", []), where),
             unless=self.conditions(raw.get("unless", []), where), veto=self.conditions(raw.get("veto", []), where),
@@ -350,7 +374,8 @@ def parse_step(lang: str, step: str, data: Mapping[str, Any], reader: _Reader) -
 
 
 def _all_conditions(r: Record) -> list[Condition]:
-    todo = [*r.requires, *r.unless, *r.veto, *r.change_when, *(c for a in r.alternatives for c in a.requires)]
+    todo = [*r.requires, *r.unless, *r.veto, *(c for y in r.yields for c in (*y.change_when, *y.when)),
+            *(c for a in r.alternatives for c in a.requires)]
     out = []
     while todo:
         c = todo.pop()

@@ -201,6 +201,13 @@ def _data_step(name: str) -> _Step:
     return run
 
 
+def _commute(step: str, clause: str, whole: str, when: datetime) -> _Raw | None:
+    """The commute a clause of ``whole`` names, by the records of ``step`` (zh.commute or en.commute), or None."""
+    out: list[_Raw] = []
+    interpret.run_step(RULES.steps[step], Clause(clause, whole, when, False, step.startswith("zh."), out))
+    return out[0] if out else None
+
+
 @post("clean")
 def _post_clean(obj: str, c: Clause) -> str:
     """Punctuation, fillers and particles around an object taken off (``_clean``)."""
@@ -238,6 +245,12 @@ def _post_lower(obj: str, c: Clause) -> str:
 def _post_untie_title(obj: str, c: Clause) -> str:
     """A title's dot joined to its name while clauses are split ("Dr.⁠Patel") made a space again."""
     return obj.replace(_TITLE_JOINER, " ")
+
+
+@post("last_word")
+def _post_last_word(obj: str, c: Clause) -> str:
+    """The last word ("rescue greyhound" -> greyhound)."""
+    return obj.split()[-1]
 
 
 @test("no_facts")
@@ -677,15 +690,6 @@ def _zh_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_R
     return False
 
 
-def _zh_step_commute(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The commute. True stops the clause's later steps."""
-    add = out.append
-    commute = _zh_commute(c, whole)
-    if commute:
-        add(commute)
-    return False
-
-
 _ZH_STEPS = (
     _data_step("zh.lives_in"),
     _data_step("zh.name"),
@@ -699,7 +703,7 @@ _ZH_STEPS = (
     _zh_step_todo_plan,
     _zh_step_works_at,
     _zh_step_pet,
-    _zh_step_commute,
+    _data_step("zh.commute"),
     _data_step("zh.introduction"),
 )
 
@@ -713,33 +717,6 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if step(c, whole, when, project, out):
             break
     return out
-
-
-def _zh_commute(clause: str, whole: str) -> _Raw | None:
-    """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
-    "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
-    m = _P["zh.commute.1"].search(clause)
-    if m and not _P["zh.commute.2"].search(clause):  # "我通勤靠公交"
-        return _Raw("commute", "开车" if m.group("v").startswith("开") else m.group("v"))
-    m = _P["zh.commute.3"].search(clause)
-    if m:  # "公司走路就能到"
-        return _Raw("commute", m.group(1))
-    m = _P["zh.commute.4"].search(clause) \
-        or _P["zh.commute.5"].search(clause) \
-        or _P["zh.commute.6"].search(clause)
-    if not m or _P["zh.commute.7"].search(clause):
-        return None
-    in_context = _P["zh.commute_context"].search(clause) \
-        or (_P["zh.commute.8"].match(clause[:m.start()]) and not _P["zh.like"].search(clause)) \
-        or (_P["zh.commute.9"].search(whole) and _P["zh.commute.10"].search(clause[:m.start() + 1])) \
-        or _P["zh.commute.11"].search(clause) \
-        or (_P["zh.getting_around"].search(clause) and not _P["zh.this_once"].search(clause))  # "我出门都是骑车"
-    if not in_context:
-        return None
-    obj = _P["zh.commute.12"].sub("", m.group(0))
-    obj = "开车" if obj.startswith("开") else obj
-    change = "evolution" if _P["zh.commute.13"].search(clause) else None
-    return _Raw("commute", obj, change=change)
 
 
 _ZH_NOT_A_TOPIC = _P["zh.not_a_topic"]
@@ -925,7 +902,6 @@ _EN_TRANSIENT = _P["en.transient"]
 # "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
 _EN_COMPARATIVE = _P["en.comparative"]
 _EN_PET_PAIR = _P["en.pet_pair"]
-_COMMUTE_VERBS = RULES.maps["en.commute_verbs"]
 
 
 def _gerund(verb_phrase: str) -> str:
@@ -1149,7 +1125,7 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         else:
             add(_Raw("decision", obj, polarity="negative"))
     m = _P["en.decisions.18"].search(c)
-    if m and _en_commute(c) is None:  # "I switched from driving to the train for work" is a way to work
+    if m and _commute("en.commute", c, c, when) is None:  # "I switched from driving to the train for work" is a way to work
         add(_Raw("decision", _en_strip_time_words(_clean(m.group(1), False), when), change="evolution"))
     m = _P["en.decisions.19"].search(c)
     if not m and not neg and project:
@@ -1255,7 +1231,7 @@ def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_
 
     plan = None
     if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) \
-            and not any(r.predicate in ("todo", "commute", "budget_limit") for r in out) and not _en_commute(c) \
+            and not any(r.predicate in ("todo", "commute", "budget_limit") for r in out) and not _commute("en.commute", c, c, when) \
             and (find_times(c, when) or (_EN_PLAN_INTENT.search(c) and _EN_VAGUE_FUTURE.search(c))):
         plan = _en_timed_plan(c, when)
     if not plan and find_times(c, when):
@@ -1298,39 +1274,6 @@ def _en_step_works_at(c: str, whole: str, when: datetime, project: bool, out: li
     return False
 
 
-def _en_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Pets. True stops the clause's later steps."""
-    add = out.append
-    m = _EN_PET_PAIR.search(c)
-    if m:
-        add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
-        add(_Raw("pet", f"{m.group(1).lower()} ({m.group(3)})"))
-    else:
-        m = _P["en.pet.1"].search(c) \
-            or (_P["en.pet.2"].search(whole)
-                and _P["en.pet.3"].match(c)) \
-            or _P["en.pet.4"].search(c) \
-            or _P["en.pet.5"].search(c) \
-            or _P["en.pet.6"].search(c) \
-            or _P["en.pet.7"].search(whole)
-        if m:
-            add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
-        else:
-            m = _P["en.pet.8"].search(c)
-            if m and _P["en.pet.9"].fullmatch(m.group(1)):
-                add(_Raw("pet", m.group(1).split()[-1].lower()))
-    return False
-
-
-def _en_step_commute(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The commute. True stops the clause's later steps."""
-    add = out.append
-    commute = _en_commute(c)
-    if commute:
-        add(commute)
-    return False
-
-
 _EN_STEPS = (
     _data_step("en.lives_in"),
     _en_step_name,
@@ -1343,8 +1286,8 @@ _EN_STEPS = (
     _en_step_todo,
     _en_step_plan,
     _en_step_works_at,
-    _en_step_pet,
-    _en_step_commute,
+    _data_step("en.pet"),
+    _data_step("en.commute"),
     _data_step("en.introduction"),
 )
 
@@ -1360,46 +1303,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     return out
 
 
-_COMMUTE_BY = RULES.maps["en.commute_by"]
-_EN_COMMUTE = _P["en.commute"]
 
 
-def _en_commute(clause: str) -> _Raw | None:
-    """How the user gets to work: "I cycle into work" -> cycling, "I always take the Tube to work" -> Tube,
-    "I'll be taking the train in instead of driving" -> train (evolution)."""
-    change = "evolution" if _P["en.commute.1"].search(clause) else None
-    m = _P["en.commute.2"].search(clause)
-    if m:
-        return _Raw("commute", m.group(1).lower(), change="evolution")
-    m = _P["en.commute.3"].search(clause)
-    if m:
-        vehicle = m.group(1)
-        return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change="evolution")
-    m = _P["en.commute.4"].search(clause)
-    if m:
-        return _Raw("commute", _COMMUTE_BY.get(m.group(1).lower(), m.group(1)), change=change)
-    m = _P["en.commute.5"].search(clause)
-    if m:  # "I bus in every day": the vehicle used as a verb
-        return _Raw("commute", {"tube": "Tube", "carpool": "carpooling"}.get(m.group(1).lower(), m.group(1).lower()),
-                    change=change)
-    m = _P["en.get_around"].search(clause)
-    if m:  # "I mostly get around by bike", "I get about on foot"
-        return _Raw("commute", _COMMUTE_BY.get(m.group("vehicle").lower(), m.group("vehicle")), change=change)
-    m = _EN_COMMUTE.search(clause)
-    if not m:
-        return None
-    verb = _P["en.commute.6"].sub("", m.group("verb").lower())
-    verb = {"tak": "take", "cycl": "cycle", "rid": "ride", "driv": "drive", "bik": "bike", "gett": "get",
-            "runn": "run", "catch": "take"}.get(verb, verb)
-    if verb in _COMMUTE_VERBS and not m.group("vehicle"):
-        return _Raw("commute", _COMMUTE_VERBS[verb], change=change)
-    vehicle = m.group("vehicle")
-    if not vehicle:
-        return None
-    return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change=change)
-
-
-# "-ing" forms whose stem needs more than dropping "ing"
 _ING_IRREGULAR = RULES.maps["en.ing_irregular"]
 _EN_PLAN_PROGRESSIVE = _P["en.plan_progressive"]
 _EN_PLAN_INTENT = _P["en.plan_intent"]
@@ -2024,11 +1929,12 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     if asked == "commute":  # "骑电驴", "挤公交呗，还能咋", "walk, it's ten mins", "bus, mostly"
         first = _P["shared.answer_value.4"].split(t)[0].strip()
         if _is_zh(first):
-            found = _zh_commute(f"{_P['zh.answer_value.1'].sub('', first)}上班", "上班")
+            found = _commute("zh.commute", f"{_P['zh.answer_value.1'].sub('', first)}上班", "上班", when)
         else:
             word = _P["en.answer_value.2"].sub("", first).strip().lower()
             word = _P["en.answer_value.3"].sub("", word)
-            found = _en_commute(f"I {word} to work") or _en_commute(f"I take the {word} to work")
+            found = _commute("en.commute", f"I {word} to work", "", when) \
+                or _commute("en.commute", f"I take the {word} to work", "", when)
         return found
     if asked == "budget_limit":
         zh = _is_zh(t)
