@@ -253,6 +253,48 @@ def _post_last_word(obj: str, c: Clause) -> str:
     return obj.split()[-1]
 
 
+@post("title")
+def _post_title(obj: str, c: Clause) -> str:
+    """Title case ("wellington city council" -> Wellington City Council)."""
+    return obj.title()
+
+
+@post("strip_times")
+def _post_strip_times(obj: str, c: Clause) -> str:
+    """The time expressions taken out (``_strip_times``)."""
+    return _strip_times(obj, c.when)
+
+
+@post("en_strip_time_words")
+def _post_en_strip_time_words(obj: str, c: Clause) -> str:
+    """The time expressions and the words left around them taken out (``_en_strip_time_words``)."""
+    return _en_strip_time_words(obj, c.when)
+
+
+@post("pronoun_antecedent")
+def _post_pronoun_antecedent(obj: str, c: Clause) -> str:
+    """A pronoun (en.allergen_pronouns: them, it) as the thing the turn opens with (``_antecedent``)."""
+    return _antecedent(c.whole) if obj.lower() in RULES.sets["en.allergen_pronouns"] else obj
+
+
+@post("whole_antecedent")
+def _post_whole_antecedent(obj: str, c: Clause) -> str:
+    """The thing the turn opens with when it acts on the user (``_antecedent``), whatever the object was."""
+    return _antecedent(c.whole)
+
+
+@test("antecedent")
+def _test_antecedent(text: str, c: Clause, arg: str | None) -> bool:
+    """The text opens with a thing that acts on the user (``_antecedent``)."""
+    return bool(_antecedent(text))
+
+
+@test("last_fact")
+def _test_last_fact(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause's last fact so far has the predicate ``arg``."""
+    return bool(c.out) and c.out[-1].predicate == arg
+
+
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     """The clause has yielded no fact yet."""
@@ -952,82 +994,6 @@ def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_
 _EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
 
 
-def _en_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Allergies. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.allergy.1"].search(c)
-    if m:
-        obj = _clean(m.group(1), False)
-        if obj.lower() in ("them", "it"):
-            obj = _antecedent(whole)
-        if obj:
-            add(_Raw("allergy", obj))
-    elif _P["en.allergy.2"].fullmatch(c.strip(" .!")) \
-            and (m := _P["en.allergy.3"].match(whole)) \
-            and not _antecedent(whole) and not _P["en.allergy.4"].search(m.group(1)):
-        add(_Raw("allergy", m.group(1).strip()))
-    elif _P["en.allergy.5"].search(c) or _P["en.allergy.6"].fullmatch(c.strip(" .!")):
-        obj = _antecedent(whole)
-        if obj:
-            add(_Raw("allergy", obj))
-    elif m := _P["en.allergy.7"].match(c):
-        add(_Raw("allergy", m.group(1).lower()))  # "Penicillin makes me break out in hives"
-    else:
-        m = _P["en.allergy.8"].match(c) \
-            or _P["en.allergy.9"].search(c)
-        if m:
-            add(_Raw("allergy", m.group(1).lower()))
-        elif _P["en.allergy.10"].search(whole) and (obj := _antecedent(c)):
-            add(_Raw("allergy", obj))
-    return False
-
-
-def _en_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Diets and abstentions. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.diet.1"].search(c)
-    if m and "intolerant" not in m.group(1):
-        add(_Raw("diet", m.group(1).lower()))
-    m = _P["en.diet.2"].search(c) \
-        or _P["en.diet.3"].search(c) \
-        or _P["en.diet.4"].search(c) \
-        or _P["en.diet.5"].search(c)
-    if m:
-        add(_Raw("diet", m.group(1).lower()))
-    m = _P["en.diet.6"].fullmatch(c.strip(" .!"))
-    if m:
-        add(_Raw("diet", _P["en.diet.7"].sub("-", m.group(1).lower())))
-    m = _P["en.diet.8"].search(c)
-    if m:
-        add(_Raw("diet", m.group(1).lower(), change="evolution"))
-    m = _P["en.diet.9"].search(c) \
-        or ((m2 := _P["en.diet.10"].match(c))
-            and _EN_FOOD.search(m2.group(1)) and m2) \
-        or _bare_no_food(c)
-    if m and _P["en.diet.11"].fullmatch(_clean(m.group(1), False) or "anymore"):
-        m = None
-    if m:
-        add(_Raw("diet", _clean(m.group(1), False), polarity="negative"))
-    elif _P["en.diet.12"].search(c):
-        add(_Raw("diet", "alcohol", polarity="negative"))
-    else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
-        m = _P["en.diet.13"].search(c) \
-            or _P["en.diet.14"].search(c) \
-            or _P["en.diet.15"].search(c) \
-            or _P["en.diet.16"].match(c) \
-            or _P["en.diet.17"].match(c) \
-            or _P["en.diet.18"].match(c)
-        if m and not _P["en.diet.19"].match(m.group(1)):
-            obj = _en_strip_time_words(_clean(m.group(1), False), when)
-            if _EN_FOOD.search(obj):
-                add(_Raw("diet", obj, polarity="negative"))
-            elif _P["en.diet.20"].search(c):
-                add(_Raw("dislikes", obj))
-    if _P["en.diet.21"].search(c):
-        add(_Raw("diet", "alcohol", polarity="negative"))
-    return False
-
-
 def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Likes and dislikes. True stops the clause's later steps."""
     c = _taste_clause(c, False)
@@ -1194,33 +1160,6 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
     return False
 
 
-def _en_step_todo(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """To-dos and commitments. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.todo.1"].search(c) \
-        or _P["en.todo.2"].search(c) \
-        or _P["en.todo.3"].search(c) \
-        or _P["en.todo.4"].search(c)
-    if m:
-        obj = _P["en.todo.5"].sub("", _en_strip_time_words(m.group(1), when))
-        add(_Raw("todo", _clean(obj, False)))
-    elif (_P["en.todo.6"].search(whole)
-          or find_times(c, when)) \
-            and (m := _P["en.todo.7"].search(c)
-                 or _P["en.todo.8"].search(c)):
-        obj = _P["en.todo.5"].sub("", _en_strip_time_words(m.group(1), when))
-        obj = _P["en.todo.9"].sub("", obj)
-        add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
-    else:
-        m = _P["en.todo.10"].search(c) \
-            or _P["en.todo.11"].search(c)
-        if m and (find_times(c, when) or _P["en.todo.12"].search(c)):
-            obj = _P["en.todo.5"].sub("", _strip_times(m.group(1), when))
-            obj = _P["en.todo.13"].sub(r"\1 ", obj)
-            add(_Raw("todo", _clean(obj, False)))
-    return False
-
-
 def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Plans. True stops the clause's later steps."""
     add = out.append
@@ -1243,49 +1182,18 @@ def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_
     return False
 
 
-def _en_step_works_at(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The employer. True stops the clause's later steps."""
-    add = out.append
-    left = _P["en.works_at.1"].search(whole)
-    m = (_P["en.works_at.2"].match(c)
-         or _P["en.works_at.3"].match(c)) \
-        if left else None
-    if m:
-        add(_Raw("works_at", m.group(1), change="evolution"))
-    m = None if m else _P["en.works_at.4"].search(c)
-    if m:
-        add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
-    else:
-        m = _P["en.works_at.5"].search(c)
-        if m:
-            obj = _P["en.works_at.6"].sub("", m.group(1))
-            add(_Raw("works_at", _clean(obj, False)))
-        m = None if m else _P["en.works_at.7"].match(c)
-        if not m and (low := _P["en.works_at.8"].search(c)):  # "I work at wellington city council"
-            add(_Raw("works_at", low.group(1).title()))
-        if m:
-            add(_Raw("works_at", _clean(_P["en.works_at.9"].sub("", m.group(1)), False)))
-        m = None if out and out[-1].predicate == "works_at" else (
-            _P["en.works_at.10"].search(c)
-            or (_P["en.works_at.11"].search(c) if not _P["en.works_at.brief_stay"].search(c) else None)
-            if not _P["en.works_at.12"].search(c) else None)
-        if m:
-            add(_Raw("works_at", m.group(1)))
-    return False
-
-
 _EN_STEPS = (
     _data_step("en.lives_in"),
     _en_step_name,
-    _en_step_allergy,
-    _en_step_diet,
+    _data_step("en.allergy"),
+    _data_step("en.diet"),
     _data_step("en.contact_way"),
     _en_step_likes_dislikes,
     _en_step_decisions,
     _en_step_budget,
-    _en_step_todo,
+    _data_step("en.todo"),
     _en_step_plan,
-    _en_step_works_at,
+    _data_step("en.works_at"),
     _data_step("en.pet"),
     _data_step("en.commute"),
     _data_step("en.introduction"),
@@ -1379,12 +1287,6 @@ def _antecedent(whole: str) -> str:
 
 
 _GRAND = _P["en.grand"]
-
-
-def _bare_no_food(clause: str) -> re.Match[str] | None:
-    """"no pork", "no dairy please": a food or drink refused on its own (not "no worries")."""
-    m = _P["en.bare_no_food.1"].fullmatch(clause.strip(" .!"))
-    return m if m and _EN_FOOD.fullmatch(m.group(1)) else None
 
 
 def _en_bare_limit(text: str) -> Amount | None:
