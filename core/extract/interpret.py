@@ -201,27 +201,35 @@ def _fill(template: str, m: re.Match[str], c: Clause) -> str:
 _TEMPLATE = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 
 
-def _matches(record: Record, c: Clause, fired: set[str]) -> Iterator[tuple[str, re.Match[str], Alternative]]:
-    """The record's matches: the first alternative's that matches (each one of them with ``each``)."""
+def _text(record: Record, alt: Alternative, c: Clause) -> str:
+    text = c.whole if alt.on == "whole" else c.text
+    if record.read:
+        text = _apply(text, record.read, c)
+    return _apply(text, alt.read, c) if alt.read else text
+
+
+def _first_match(record: Record, c: Clause, fired: set[str]) -> tuple[str, re.Match[str], Alternative] | None:
+    """The match of the first alternative that matches (and whose own conditions hold)."""
     for alt in record.alternatives:
-        text = c.whole if alt.on == "whole" else c.text
-        if record.read:
-            text = _apply(text, record.read, c)
-        if alt.read:
-            text = _apply(text, alt.read, c)
-        if record.each:
-            found = False
-            for m in alt.regex.finditer(text):
-                found = True
-                yield text, m, alt
-            if found:
-                return
-            continue
-        m = getattr(alt.regex, alt.how)(text)
+        text = _text(record, alt, c)
+        m = alt.find(text)
         if m is not None and (not alt.requires or all(_Reading(record, c, text, m, fired).holds(x)
                                                       for x in alt.requires)):
-            yield text, m, alt
-            return
+            return text, m, alt
+    return None
+
+
+def _matches(record: Record, c: Clause, fired: set[str]) -> list[tuple[str, re.Match[str], Alternative]]:
+    """The record's matches: the first alternative's that matches (every match of it with ``each``)."""
+    if not record.each:
+        found = _first_match(record, c, fired)
+        return [found] if found is not None else []
+    for alt in record.alternatives:
+        text = _text(record, alt, c)
+        every = [(text, m, alt) for m in alt.regex.finditer(text)]
+        if every:
+            return every
+    return []
 
 
 def run_step(step: Step, c: Clause) -> bool:

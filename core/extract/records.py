@@ -67,7 +67,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Alternative", "Condition", "Edit", "Raw", "Record", "Step", "Yield", "parse_step"]
@@ -134,6 +134,11 @@ class Alternative:
     requires: tuple[Condition, ...] = ()
     read: tuple[Edit, ...] = ()
     use: str | None = None  # the named pattern's name, when it is one
+
+    find: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)  # search/match/…
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "find", getattr(self.regex, self.how))
 
 
 @dataclass(frozen=True)

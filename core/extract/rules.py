@@ -295,6 +295,12 @@ def _test_last_fact(text: str, c: Clause, arg: str | None) -> bool:
     return bool(c.out) and c.out[-1].predicate == arg
 
 
+@test("ends_a_fact")
+def _test_ends_a_fact(text: str, c: Clause, arg: str | None) -> bool:
+    """A fact of the clause with the predicate ``arg`` ends with the text ("无糖豆浆" ends with "豆浆")."""
+    return any(r.predicate == arg and r.object.endswith(text) for r in c.out)
+
+
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     """The clause has yielded no fact yet."""
@@ -371,32 +377,6 @@ def _zh_budget_amount(clause: str) -> Amount | None:
             return None
         amt = Amount(value, None)
     return Amount(amt.value, amt.currency or "CNY")
-
-
-# simple preference cues: the named group "obj" is the thing liked or disliked
-_ZH_SIMPLE_PREFERENCES = [
-    (_P["zh.simple_preferences.1"], "likes"),
-    (_P["zh.simple_preferences.2"],
-     "likes"),
-    (_P["zh.simple_preferences.3"], "likes"),
-    (_P["zh.simple_preferences.4"], "likes"),
-    (_P["zh.simple_preferences.5"],
-     "likes"),
-    (_P["zh.simple_preferences.6"], "likes"),
-    (_P["zh.simple_preferences.7"], "likes"),
-    (_P["zh.simple_preferences.8"], "dislikes"),
-    (_P["zh.simple_preferences.9"], "dislikes"),
-    (_P["zh.simple_preferences.10"], "dislikes"),
-    (_P["zh.simple_preferences.11"], "likes"),
-    (_P["zh.simple_preferences.12"], "likes"),
-    (_P["zh.simple_preferences.13"], "likes"),
-    (_P["zh.simple_preferences.14"], "likes"),
-    (_P["zh.simple_preferences.15"], "likes"),
-    (_P["zh.simple_preferences.16"], "likes"),
-    (_P["zh.simple_preferences.17"], "dislikes"),
-]
-
-
 
 
 def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -546,12 +526,10 @@ def _zh_tastes(c: str, when: datetime, out: list[_Raw]) -> None:
         m = _P["zh.likes_dislikes.27"].search(c)
         if m:
             add(_Raw("likes", _clean(m.group(1), True)))
-    for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
-        m = pattern.search(c)
-        if m:
-            obj = _clean(m.group("obj"), True)
-            if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
-                add(_Raw(predicate, obj))
+    interpret.run_step(_ZH_SIMPLE_PREFERENCES, Clause(c, c, when, False, True, out))
+
+
+_ZH_SIMPLE_PREFERENCES = RULES.steps["zh.simple_preferences"]
 
 
 def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
