@@ -70,7 +70,10 @@ def check_names(steps: Mapping[str, Step], maps: Mapping[str, Mapping[str, str]]
     _MAPS.update(maps)
     for step in steps.values():
         for r in step.records:
-            for e in (*r.read, *r.post):
+            edits = [*r.read, *r.post, *(e for a in r.alternatives for e in a.read)]
+            while edits:
+                e = edits.pop()
+                edits.extend(e.otherwise)
                 if e.kind == "name" and e.name not in POST or e.kind == "map" and e.name not in maps:
                     raise ValueError(f"{r.file}: rule {r.name!r}: unknown post-processor or map {e.name!r}")
             for fact in r.yields:
@@ -79,7 +82,8 @@ def check_names(steps: Mapping[str, Step], maps: Mapping[str, Mapping[str, str]]
                         if name and name not in POST:
                             raise ValueError(f"{r.file}: rule {r.name!r}: unknown post-processor {name!r}")
             for c in conditions_of(r):
-                if c.test is not None and c.test not in TESTS or c.within is not None and c.within not in sets:
+                if c.test is not None and c.test not in TESTS \
+                        or c.within is not None and c.within not in sets and c.within not in maps:
                     raise ValueError(f"{r.file}: rule {r.name!r}: unknown test or set {c.test or c.within!r}")
     _SETS.update(sets)
 
@@ -111,6 +115,9 @@ def _edit(text: str, e: Edit, c: Clause) -> str:
         return text.strip(e.text)
     if e.text == "strict":
         return _MAPS[e.name].get(text, "")
+    if e.otherwise:
+        table = _MAPS[e.name]
+        return table[text] if text in table else _apply(text, e.otherwise, c)
     return _MAPS[e.name].get(text.lower() if e.text else text, text)
 
 
@@ -181,7 +188,7 @@ class _Reading:
                 _trace.add(cond.use)
             return found
         if cond.within is not None:
-            return text in _SETS[cond.within]
+            return text in (_SETS[cond.within] if cond.within in _SETS else _MAPS[cond.within])
         assert cond.test is not None
         return TESTS[cond.test](text, self.c, cond.arg)
 

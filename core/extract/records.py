@@ -45,7 +45,8 @@ Keys of a record:
     the steps that turn the template's text into the object: a registered post-processor's name
     (``"clean"``, ``"lower"``; see ``interpret.POST``), ``{drop = regex}``, ``{sub = regex, with = text}``,
     ``{strip = chars}`` or ``{map = "lang.map"}`` (the text looked up, kept when it is not there; with
-    ``key = "lower"`` looked up in lower case; with ``key = "strict"``, empty when it is not there). An empty object is yielded too (the extractor drops it in
+    ``key = "lower"`` looked up in lower case; with ``key = "strict"``, empty when it is not there; with
+    ``otherwise = [...]``, those steps applied when it is not there). An empty object is yielded too (the extractor drops it in
     the end, but later records see it) unless a veto ``{on = "object", test = "empty"}`` prevents it.
 ``stop``
     ``true``: a fact from this record ends the clause's later steps.
@@ -121,7 +122,8 @@ class Edit:
     kind: str  # "name", "drop", "sub", "strip", "map"
     name: str = ""  # the post-processor's or the map's name
     regex: re.Pattern[str] | None = None
-    text: str = ""  # the replacement (sub) or the characters (strip)
+    text: str = ""  # the replacement (sub), the characters (strip) or how a map is looked up ("lower", "strict")
+    otherwise: tuple[Edit, ...] = ()  # a map's edits for a text it does not hold
 
 
 @dataclass(frozen=True)
@@ -277,8 +279,10 @@ class _Reader:
                                 text=str(e["with"])))
             elif isinstance(e, dict) and set(e) == {"strip"}:
                 out.append(Edit("strip", text=self.text(e["strip"], where, "strip")))
-            elif isinstance(e, dict) and set(e) in ({"map"}, {"map", "key"}) and e.get("key", "lower") in ("lower", "strict"):
-                out.append(Edit("map", name=self.text(e["map"], where, "map"), text=e.get("key", "")))
+            elif isinstance(e, dict) and "map" in e and set(e) <= {"map", "key", "otherwise"} \
+                    and e.get("key", "lower") in ("lower", "strict") and not ("key" in e and "otherwise" in e):
+                out.append(Edit("map", name=self.text(e["map"], where, "map"), text=e.get("key", ""),
+                                otherwise=self.edits(e.get("otherwise", []), where)))
             else:
                 raise self.fail(where, "a post/read step is a name, {drop}, {sub, with}, {strip} or {map}")
         return tuple(out)

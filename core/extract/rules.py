@@ -301,6 +301,12 @@ def _test_ends_a_fact(text: str, c: Clause, arg: str | None) -> bool:
     return any(r.predicate == arg and r.object.endswith(text) for r in c.out)
 
 
+@test("topic")
+def _test_topic(text: str, c: Clause, arg: str | None) -> bool:
+    """A fronted topic that names a thing, not an adverb or a time (``_zh_topic_ok``)."""
+    return _zh_topic_ok(text, c.when)
+
+
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     """The clause has yielded no fact yet."""
@@ -358,8 +364,6 @@ _CONFIRM = _P["shared.confirm"]
 
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = _P["zh.not_an_option"]
-# "冰的也不喝": a drink named by its temperature
-_ZH_DRINK_BY_TEMPERATURE = RULES.maps["zh.drink_by_temperature"]
 
 
 def _zh_budget_amount(clause: str) -> Amount | None:
@@ -405,35 +409,6 @@ def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: lis
             m = _P["zh.allergy.9"].match(whole)
             if m and c != whole:
                 add(_Raw("allergy", m.group(1)))
-    return False
-
-
-def _zh_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Diets and abstentions. True stops the clause's later steps."""
-    add = out.append
-    if _P["zh.diet.1"].search(c) and not _P["zh.diet.2"].search(c):
-        add(_Raw("diet", "素食", change="evolution" if "改吃" in c else None))
-    m = _P["zh.diet.3"].search(c) or _P["zh.diet.4"].search(c)
-    if m:
-        add(_Raw("diet", _clean(m.group(1), True)))
-    m = _P["zh.diet.5"].search(c) \
-        or _P["zh.diet.6"].search(c) \
-        or _P["zh.diet.7"].search(c)
-    if m:
-        add(_Raw("diet", m.group(1)))
-    m = _P["zh.diet.8"].search(c) \
-        or _P["zh.diet.9"].search(c) \
-        or _P["zh.diet.10"].search(c) \
-        or _P["zh.diet.11"].match(c)
-    if m and not _P["zh.diet.12"].search(c):
-        obj = m.group(1)
-        obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, _P["zh.diet.14"].sub("", obj))
-        if obj and obj != "素" and not _P["zh.diet.15"].match(obj):  # "不吃素" ends a diet
-            add(_Raw("diet", obj, polarity="negative"))
-    m = _P["zh.diet.16"].match(c)
-    if m and _zh_topic_ok(m.group(1), when):
-        topic = _P["zh.diet.17"].sub("", m.group(1))  # "只是肥肉一口都不碰"
-        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(topic, _P["zh.diet.18"].sub("", topic)), polarity="negative"))
     return False
 
 
@@ -714,7 +689,7 @@ _ZH_STEPS = (
     _data_step("zh.lives_in"),
     _data_step("zh.name"),
     _zh_step_allergy,
-    _zh_step_diet,
+    _data_step("zh.diet"),
     _data_step("zh.habit"),
     _data_step("zh.contact_way"),
     _zh_step_likes_dislikes,
