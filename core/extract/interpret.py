@@ -111,6 +111,10 @@ def _edit(text: str, e: Edit, c: Clause) -> str:
     if e.kind == "sub":
         assert e.regex is not None
         return e.regex.sub(e.text, text)
+    if e.kind == "keep":
+        assert e.regex is not None
+        kept = e.regex.match(text)
+        return kept.group(0) if kept else text
     if e.kind == "strip":
         return text.strip(e.text)
     if e.text == "strict":

@@ -44,6 +44,7 @@ Keys of a record:
 ``post``
     the steps that turn the template's text into the object: a registered post-processor's name
     (``"clean"``, ``"lower"``; see ``interpret.POST``), ``{drop = regex}``, ``{sub = regex, with = text}``,
+    ``{keep = regex}`` (what the regex matches at the start, when it does),
     ``{strip = chars}`` or ``{map = "lang.map"}`` (the text looked up, kept when it is not there; with
     ``key = "lower"`` looked up in lower case; with ``key = "strict"``, empty when it is not there; with
     ``otherwise = [...]``, those steps applied when it is not there). An empty object is yielded too (the extractor drops it in
@@ -119,7 +120,7 @@ class Condition:
 class Edit:
     """One post-processing step: a registered name, or a drop / sub / strip / map."""
 
-    kind: str  # "name", "drop", "sub", "strip", "map"
+    kind: str  # "name", "drop", "sub", "keep", "strip", "map"
     name: str = ""  # the post-processor's or the map's name
     regex: re.Pattern[str] | None = None
     text: str = ""  # the replacement (sub), the characters (strip) or how a map is looked up ("lower", "strict")
@@ -277,6 +278,8 @@ class _Reader:
             elif isinstance(e, dict) and set(e) in ({"sub", "with"}, {"sub", "with", "flags"}):
                 out.append(Edit("sub", regex=self.pattern(e["sub"], e.get("flags"), where),
                                 text=str(e["with"])))
+            elif isinstance(e, dict) and set(e) in ({"keep"}, {"keep", "flags"}):
+                out.append(Edit("keep", regex=self.pattern(e["keep"], e.get("flags"), where)))
             elif isinstance(e, dict) and set(e) == {"strip"}:
                 out.append(Edit("strip", text=self.text(e["strip"], where, "strip")))
             elif isinstance(e, dict) and "map" in e and set(e) <= {"map", "key", "otherwise"} \
@@ -284,7 +287,7 @@ class _Reader:
                 out.append(Edit("map", name=self.text(e["map"], where, "map"), text=e.get("key", ""),
                                 otherwise=self.edits(e.get("otherwise", []), where)))
             else:
-                raise self.fail(where, "a post/read step is a name, {drop}, {sub, with}, {strip} or {map}")
+                raise self.fail(where, "a post/read step is a name, {drop}, {sub, with}, {keep}, {strip} or {map}")
         return tuple(out)
 
     def alternatives(self, raw: Mapping[str, Any], where: str) -> tuple[Alternative, ...]:

@@ -925,25 +925,6 @@ def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[st
     return m
 
 
-def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """How the user wants to be addressed. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.name.1"].search(c + ".")
-    if m and _P["en.name.2"].search(c[:m.end()]):
-        m = None
-    if m and not _P["en.name.3"].search(c) or (m and "go by" not in whole):
-        name = _clean(m.group(1), False)
-        caps = _P["en.name.4"].match(name)
-        add(_Raw("name", caps.group(0) if caps else name))
-    m = _P["en.name.5"].match(c)
-    if m:
-        add(_Raw("name", m.group(1)))
-    name_ok = _en_name_ok(c, whole, when)
-    if name_ok:
-        add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
-    return False
-
-
 _EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
 
 
@@ -1137,7 +1118,7 @@ def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_
 
 _EN_STEPS = (
     _data_step("en.lives_in"),
-    _en_step_name,
+    _data_step("en.name"),
     _data_step("en.allergy"),
     _data_step("en.diet"),
     _data_step("en.contact_way"),
