@@ -11,7 +11,7 @@ recognises and what that yields, not how::
     id = "moved_to"                      # a name for what it recognises: zh.lives_in.moved_to
     description = "a move to a place: 搬到了朝阳"
     pattern = '搬(?:到|去)了?({{zh.stop}}+)'   # a string or a list of strings joined; {{lang.cue}} substituted
-    veto = [{on = "upto", use = "zh.lives_in.not_mine"}]
+    veto = [{on = "upto", pattern = '(?:如果|要是|假如)[^，,。]{0,6}搬|(?:公司|爸妈|朋友)(?:也|都)*搬(?:到|去)'}]
     yields = {predicate = "lives_in", object = "{1}", change = "evolution"}
     post = ["zh_new_home", "clean"]
     group = "where"
@@ -72,7 +72,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Alternative", "Condition", "Edit", "Raw", "Record", "Step", "Yield", "parse_step"]
+__all__ = ["Alternative", "Condition", "Edit", "Raw", "Reader", "Record", "Step", "Yield", "conditions_of", "parse_step"]
 
 HOW = ("search", "match", "fullmatch")
 CHANGES = ("evolution", "correction")
@@ -191,7 +191,7 @@ class Step:
     file: str
 
 
-class _Reader:
+class Reader:
     """Parses one step file; ``compile_`` expands cues and compiles, ``named`` finds a ``[pattern]``,
     ``fail`` builds the error naming the file and the record."""
 
@@ -363,7 +363,7 @@ class _Reader:
             examples=self.examples(raw.get("examples", []), where), file=self.file, uses=tuple(self.uses))
 
 
-def parse_step(lang: str, step: str, data: Mapping[str, Any], reader: _Reader) -> Step:
+def parse_step(lang: str, step: str, data: Mapping[str, Any], reader: Reader) -> Step:
     """The step of one parsed file (``data`` from TOML), every record validated and compiled."""
     unknown = set(data) - {"step", "description", "rule"}
     if unknown:
@@ -379,13 +379,14 @@ def parse_step(lang: str, step: str, data: Mapping[str, Any], reader: _Reader) -
     ids: set[str] = set()
     records = tuple(reader.record(step, r, ids) for r in rules)
     for r in records:
-        for c in _all_conditions(r):
+        for c in conditions_of(r):
             if c.fired is not None and c.fired not in ids:
                 raise reader.fail(f"rule {r.id!r}", f"names unknown rule {c.fired!r} as fired")
     return Step(f"{lang}.{step}", description.strip(), records, reader.file)
 
 
-def _all_conditions(r: Record) -> list[Condition]:
+def conditions_of(r: Record) -> list[Condition]:
+    """Every condition of a record, nested ones included (for checking registered names)."""
     todo = [*r.requires, *r.unless, *r.veto, *(c for y in r.yields for c in (*y.change_when, *y.when)),
             *(c for a in r.alternatives for c in a.requires)]
     out = []
@@ -394,11 +395,3 @@ def _all_conditions(r: Record) -> list[Condition]:
         out.append(c)
         todo.extend((*c.all, *c.any))
     return out
-
-
-def conditions_of(r: Record) -> list[Condition]:
-    """Every condition of a record, nested ones included (for checking registered names)."""
-    return _all_conditions(r)
-
-
-Reader = _Reader

@@ -22,17 +22,21 @@ conventions of ``data/gold/README.md``:
 
 ``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
 
-This module is the mechanism; the phrasings are data. Every cue table and
-pattern lives in ``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue
-word lists such as ``zh.choose``/``zh.reject``/``en.reject`` for decisions,
-``zh.dislike``/``en.dislike``/``en.dislike_predicate`` for dislikes,
-``zh.animal``/``en.animal`` for pets, ``en.commute`` for commutes,
-``zh.modals``/``en.plan_*`` for timed plans, ``zh.people``/``en.people`` for
-statements about other people), each with the examples that justify it; they
-are compiled once, when ``ruleset.py`` loads them, and used here as
-``_P["<lang>.<name>"]``. ``_zh_rules`` and ``_en_rules`` run a table of steps
-(``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Topic-narrowing conditions ("如果是无糖的可以来一杯"
-→ 无糖奶茶) become one like of the narrowed thing.
+This module is the mechanism; the phrasings are data. ``_zh_rules`` and ``_en_rules`` run a table of steps
+(``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Most families are *rules as records*
+(``data/rules/steps/<lang>.<step>.toml``, format in ``records.py``): each record names what it recognises,
+its pattern, its conditions, the fact it yields and its examples, and ``interpret.run_step`` tries them on
+the clause (``_data_step``). This module keeps the step functions not yet turned into records (decisions,
+likes and dislikes, budgets, Chinese to-dos, plans, employers, pets and allergies), the clause splitting,
+the dialogue handling, and the small registry of named post-processors (``@post``) and tests (``@test``)
+that records use for what a pattern cannot say. Every cue table and named pattern lives in
+``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue word lists such as
+``zh.choose``/``zh.reject``/``en.reject`` for decisions, ``zh.dislike``/``en.dislike``/
+``en.dislike_predicate`` for dislikes, ``zh.animal``/``en.animal`` for pets, ``en.commute`` for commutes,
+``zh.modals``/``en.plan_*`` for timed plans, ``zh.people``/``en.people`` for statements about other people),
+each with the examples that justify it; they are compiled once, when ``ruleset.py`` loads them, and used
+here as ``_P["<lang>.<name>"]``. Topic-narrowing conditions ("如果是无糖的可以来一杯" → 无糖奶茶) become one like
+of the narrowed thing.
 
 General mechanisms rather than sentence wordings (the chatty round):
 

@@ -1,21 +1,22 @@
-"""The phrasings of the rule-based extractor, loaded from ``data/rules/*.toml``.
+"""The phrasings of the rule-based extractor, loaded from ``data/rules/``.
 
-``core/extract/rules.py`` holds the mechanism (clauses, atomisation, dialogue
-context, corrections); the words and patterns it looks for live in one data
-file per language: ``zh.toml``, ``en.toml`` and ``shared.toml`` (patterns that
-mix both languages or name neither). Each file has two tables:
+``core/extract/rules.py`` holds the mechanism (clauses, atomisation, dialogue context, corrections); what it
+recognises lives in data. Step files ``data/rules/steps/<lang>.<step>.toml`` hold the rules as records (one
+family of predicates per file; format and loading in ``records.py``, run by ``interpret.py``); they become
+``RuleSet.steps``. The language files ``zh.toml``, ``en.toml`` and ``shared.toml`` (patterns that mix both
+languages or name neither) hold what records and code share. Each language file has these tables:
 
 ``[cue.NAME]``
     a regex fragment, mostly a word list (``words = [...]``, joined with
-    ``|``) or a ``pattern``; patterns use it as ``{{lang.NAME}}``.
+    ``|``) or a ``pattern``; patterns and records use it as ``{{lang.NAME}}``.
 ``[map.NAME]`` / ``[set.NAME]``
     a word table looked up whole: ``entries = {word = "canonical", ...}`` or
     ``words = [...]``.
 ``[pattern.NAME]``
     a pattern (a string, or a list of strings that are concatenated, cues
     substituted), with optional ``flags`` (``IGNORECASE``, ``MULTILINE``,
-    ``DOTALL``, ``VERBOSE``, ``ASCII``). Every pattern is compiled once, here,
-    when the rules load; ``rules.py`` never builds a pattern at run time.
+    ``DOTALL``, ``VERBOSE``, ``ASCII``). Every pattern, and every pattern of a record, is compiled once,
+    here, when the rules load; ``rules.py`` never builds a pattern at run time.
 
 Every entry has a ``description`` and may have ``examples``: inline tables
 ``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or
@@ -24,7 +25,7 @@ Every entry has a ``description`` and may have ``examples``: inline tables
 ``context`` (the turns before it: ``[{speaker = "assistant", text = "..."}]``).
 An example is one turn run through ``extract()``: it must yield exactly those
 facts, and the rule it belongs to must match while it is read
-(``tests/test_rule_examples.py``).
+(``tests/test_rule_examples.py``). Records have examples of the same form.
 
 A malformed file raises :class:`RulesError`, naming the file and the entry.
 """
