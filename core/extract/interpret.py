@@ -70,7 +70,7 @@ def check_names(steps: Mapping[str, Step], maps: Mapping[str, Mapping[str, str]]
     _MAPS.update(maps)
     for step in steps.values():
         for r in step.records:
-            edits = [*r.read, *r.post, *(e for a in r.alternatives for e in a.read)]
+            edits = [*step.read, *r.read, *r.post, *(e for a in r.alternatives for e in a.read)]
             while edits:
                 e = edits.pop()
                 edits.extend(e.otherwise)
@@ -135,7 +135,7 @@ class _Reading:
     """One record's match on a clause, and the texts its conditions name (a fact's object computed when
     asked: ``raw`` is its template filled in, ``object`` that after ``post``)."""
 
-    def __init__(self, record: Record, c: Clause, text: str, m: re.Match[str], fired: set[str]) -> None:
+    def __init__(self, record: Record, c: Clause, text: str, m: re.Match[str] | None, fired: set[str]) -> None:
         self.record, self.c, self.text, self.m, self.fired = record, c, text, m, fired
         self.fact: Yield = record.yields[0]
         self._raw: dict[int, str] = {}
@@ -144,6 +144,7 @@ class _Reading:
     def raw(self) -> str:
         key = id(self.fact)
         if key not in self._raw:
+            assert self.m is not None
             self._raw[key] = next((t for t in (_fill(o, self.m, self.c) for o in self.fact.objects) if t), "")
         return self._raw[key]
 
@@ -161,6 +162,7 @@ class _Reading:
             return c.whole
         if on == "text":
             return self.text
+        assert m is not None, "a condition tested before matching reads no match"
         if on == "before":
             return self.text[:m.start()]
         if on.startswith("before+"):
@@ -223,9 +225,10 @@ def _first_match(record: Record, c: Clause, fired: set[str]) -> tuple[str, re.Ma
     """The match of the first alternative that matches (and whose own conditions hold)."""
     for alt in record.alternatives:
         text = _text(record, alt, c)
+        if alt.before and not all(_Reading(record, c, text, None, fired).holds(x) for x in alt.before):
+            continue
         m = alt.find(text)
-        if m is not None and (not alt.requires or all(_Reading(record, c, text, m, fired).holds(x)
-                                                      for x in alt.requires)):
+        if m is not None and (not alt.after or all(_Reading(record, c, text, m, fired).holds(x) for x in alt.after)):
             return text, m, alt
     return None
 
@@ -246,6 +249,8 @@ def _matches(record: Record, c: Clause, fired: set[str]) -> list[tuple[str, re.M
 def run_step(step: Step, c: Clause) -> bool:
     """Try the step's records on the clause, appending what they yield to ``c.out``; True when a record that
     ``stop``s yielded a fact (the clause's later steps are then skipped)."""
+    if step.read:
+        c = Clause(_apply(c.text, step.read, c), c.whole, c.when, c.project, c.zh, c.out)
     fired: set[str] = set()
     done_groups: set[str] = set()
     for record in step.records:

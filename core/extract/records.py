@@ -52,6 +52,9 @@ Keys of a record:
 ``stop``
     ``true``: a fact from this record ends the clause's later steps.
 
+A step file may also say how every record reads the clause: ``read = [...]`` at its top level (the clause
+with those edits is then ``clause`` for its records).
+
 A condition is a table: ``{on = ..., pattern = regex}`` (or ``use = "lang.pattern"``, a named
 ``[pattern]`` of the language files; with ``how``), ``{on = ..., test = name}`` (a registered test, with an
 optional ``arg``), ``{on = ..., within = "lang.set"}`` (the text is a word of that set), ``{fired = id}`` (a
@@ -139,9 +142,19 @@ class Alternative:
     use: str | None = None  # the named pattern's name, when it is one
 
     find: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)  # search/match/…
+    before: tuple[Condition, ...] = field(init=False, repr=False, compare=False)  # requires tested before matching
+    after: tuple[Condition, ...] = field(init=False, repr=False, compare=False)  # requires that need the match
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "find", getattr(self.regex, self.how))
+        object.__setattr__(self, "before", tuple(c for c in self.requires if _without_match(c)))
+        object.__setattr__(self, "after", tuple(c for c in self.requires if not _without_match(c)))
+
+
+def _without_match(c: Condition) -> bool:
+    """Whether a condition can be tested before the record's pattern is matched (it reads no match, group
+    or object)."""
+    return c.on in ("clause", "whole", "text") and all(_without_match(x) for x in (*c.all, *c.any))
 
 
 @dataclass(frozen=True)
@@ -189,6 +202,7 @@ class Step:
     description: str
     records: tuple[Record, ...]
     file: str
+    read: tuple[Edit, ...] = ()  # edits that make the clause every record reads
 
 
 class Reader:
@@ -273,8 +287,8 @@ class Reader:
         for e in raw:
             if isinstance(e, str):
                 out.append(Edit("name", e))
-            elif isinstance(e, dict) and set(e) == {"drop"}:
-                out.append(Edit("drop", regex=self.pattern(e["drop"], None, where)))
+            elif isinstance(e, dict) and set(e) in ({"drop"}, {"drop", "flags"}):
+                out.append(Edit("drop", regex=self.pattern(e["drop"], e.get("flags"), where)))
             elif isinstance(e, dict) and set(e) in ({"sub", "with"}, {"sub", "with", "flags"}):
                 out.append(Edit("sub", regex=self.pattern(e["sub"], e.get("flags"), where),
                                 text=str(e["with"])))
@@ -365,9 +379,9 @@ class Reader:
 
 def parse_step(lang: str, step: str, data: Mapping[str, Any], reader: Reader) -> Step:
     """The step of one parsed file (``data`` from TOML), every record validated and compiled."""
-    unknown = set(data) - {"step", "description", "rule"}
+    unknown = set(data) - {"step", "description", "read", "rule"}
     if unknown:
-        raise reader.fail("top level", f"unknown key(s) {sorted(unknown)}; expected step, description, [[rule]]")
+        raise reader.fail("top level", f"unknown key(s) {sorted(unknown)}; expected step, description, read, [[rule]]")
     if data.get("step") != step:
         raise reader.fail("top level", f"step must be {step!r}, as the file is named")
     description = data.get("description")
@@ -382,7 +396,7 @@ def parse_step(lang: str, step: str, data: Mapping[str, Any], reader: Reader) ->
         for c in conditions_of(r):
             if c.fired is not None and c.fired not in ids:
                 raise reader.fail(f"rule {r.id!r}", f"names unknown rule {c.fired!r} as fired")
-    return Step(f"{lang}.{step}", description.strip(), records, reader.file)
+    return Step(f"{lang}.{step}", description.strip(), records, reader.file, reader.edits(data.get("read", []), "read"))
 
 
 def conditions_of(r: Record) -> list[Condition]:

@@ -311,6 +311,30 @@ def _test_topic(text: str, c: Clause, arg: str | None) -> bool:
     return _zh_topic_ok(text, c.when)
 
 
+@post("taste_clause")
+def _post_taste_clause(text: str, c: Clause) -> str:
+    """A clause as the likes/dislikes rules read it (``_taste_clause``)."""
+    return _taste_clause(text, c.zh)
+
+
+@post("gerund")
+def _post_gerund(obj: str, c: Clause) -> str:
+    """A verb phrase as its -ing form ("work from home" -> working from home)."""
+    return _gerund(obj)
+
+
+@post("plural")
+def _post_plural(obj: str, c: Clause) -> str:
+    """A noun in the plural, as a taste names a kind ("cat" -> cats)."""
+    return obj if obj.endswith("s") else f"{obj}s"
+
+
+@test("name_fine_here")
+def _test_name_fine_here(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause says a name is fine, in a turn that names the user (``_en_name_ok``)."""
+    return _en_name_ok(text, c.whole) is not None
+
+
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     """The clause has yielded no fact yet."""
@@ -932,66 +956,6 @@ def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[st
 _EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
 
 
-def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Likes and dislikes. True stops the clause's later steps."""
-    c = _taste_clause(c, False)
-    add = out.append
-    m = _P["en.likes_dislikes.1"].search(c) \
-        or _P["en.likes_dislikes.2"].search(c) \
-        or _P["en.likes_dislikes.3"].search(c) \
-        or _P["en.likes_dislikes.4"].search(c) \
-        or _P["en.likes_dislikes.5"].search(c) \
-        or (not _EN_TRANSIENT.search(c)
-            and _P["en.likes_dislikes.6"].match(c)) \
-        or (not _EN_FOOD.search(c) and _EN_A_NO_FROM_ME.match(c)) \
-        or (_P["en.likes_dislikes.7"].match(c) and _EN_A_NO_FROM_ME.match(c))
-    if not m and not _EN_TRANSIENT.search(c):  # "I find small talk exhausting"
-        m = _P["en.likes_dislikes.8"].search(c)
-    if m:
-        add(_Raw("dislikes", _P["en.likes_dislikes.9"].sub("", _clean(m.group(1), False))))
-    m = _P["en.likes_dislikes.10"].search(c)
-    if m:
-        add(_Raw("dislikes", _clean(m.group(1), False)))
-    m = _P["en.likes_dislikes.11"].search(c) \
-        or _P["en.likes_dislikes.12"].match(c) \
-        or _P["en.likes_dislikes.13"].search(c) \
-        or _P["en.likes_dislikes.14"].match(c) \
-        or _P["en.likes_dislikes.15"].match(c) \
-        or _P["en.likes_dislikes.16"].match(c) \
-        or _P["en.likes_dislikes.18"].match(c) \
-        or _P["en.likes_dislikes.19"].search(c) \
-        or _P["en.likes_dislikes.20"].search(c) \
-        or _P["en.likes_dislikes.21"].search(c) \
-        or _P["en.likes_dislikes.22"].search(c) \
-        or _P["en.likes_dislikes.23"].search(c) \
-        or _P["en.likes_dislikes.24"].search(c) \
-        or _P["en.likes_dislikes.25"].search(c) \
-        or _P["en.likes_dislikes.26"].match(c) \
-        or _P["en.likes_dislikes.28"].search(c)
-    rather = _P["en.likes_dislikes.29"].search(c) if not m else None
-    if rather:  # "I'd rather work from home" -> working from home
-        add(_Raw("likes", _gerund(rather.group(1) + (rather.group(2) or ""))))
-    rather_not = _P["en.likes_dislikes.30"].search(c) if not m else None
-    if rather_not:  # "I'd rather not fly" -> flying
-        add(_Raw("dislikes", _gerund(rather_not.group(1) + (rather_not.group(2) or ""))))
-    if not m and (how := _P["en.likes_dislikes.31"].search(c)):
-        add(_Raw("likes", f"{how.group(2)} {how.group(1)}"))  # "I take my coffee black" -> black coffee
-    if m and not _P["en.likes_dislikes.32"].match(m.group(1)) \
-            and not _P["en.likes_dislikes.33"].search(m.group(1)):
-        obj = _clean(m.group(1), False)
-        obj = _P["en.likes_dislikes.34"].sub("", obj)
-        if obj:
-            add(_Raw("likes", obj))
-    m = _P["en.likes_dislikes.35"].search(c)
-    if m and m.group(2).lower() not in ("people", "nice", "good", "private", "practical", "busy", "different"):
-        noun = m.group(2).lower()
-        add(_Raw("dislikes" if m.group(1) else "likes", noun if noun.endswith("s") else f"{noun}s"))
-    m = _P["en.likes_dislikes.36"].match(c)
-    if m and not _P["en.likes_dislikes.37"].match(m.group(1)) and not _en_name_ok(c, whole):
-        add(_Raw("likes", m.group(1)))
-    return False
-
-
 def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Decisions and rejected options. True stops the clause's later steps."""
     add = out.append
@@ -1126,7 +1090,7 @@ _EN_STEPS = (
     _data_step("en.allergy"),
     _data_step("en.diet"),
     _data_step("en.contact_way"),
-    _en_step_likes_dislikes,
+    _data_step("en.likes_dislikes"),
     _en_step_decisions,
     _en_step_budget,
     _data_step("en.todo"),
