@@ -215,6 +215,7 @@ _TEMPLATE = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 
 
 def _text(record: Record, alt: Alternative, c: Clause) -> str:
+    """The text an alternative reads: the clause or the turn, with the record's and its own edits."""
     text = c.whole if alt.on == "whole" else c.text
     if record.read:
         text = _apply(text, record.read, c)
@@ -224,7 +225,7 @@ def _text(record: Record, alt: Alternative, c: Clause) -> str:
 def _first_match(record: Record, c: Clause, fired: set[str]) -> tuple[str, re.Match[str], Alternative] | None:
     """The match of the first alternative that matches (and whose own conditions hold)."""
     for alt in record.alternatives:
-        text = _text(record, alt, c)
+        text = _text(record, alt, c) if record.read or alt.read or alt.on != "clause" else c.text
         if alt.before and not all(_Reading(record, c, text, None, fired).holds(x) for x in alt.before):
             continue
         m = alt.find(text)
@@ -233,11 +234,8 @@ def _first_match(record: Record, c: Clause, fired: set[str]) -> tuple[str, re.Ma
     return None
 
 
-def _matches(record: Record, c: Clause, fired: set[str]) -> list[tuple[str, re.Match[str], Alternative]]:
-    """The record's matches: the first alternative's that matches (every match of it with ``each``)."""
-    if not record.each:
-        found = _first_match(record, c, fired)
-        return [found] if found is not None else []
+def _every_match(record: Record, c: Clause) -> list[tuple[str, re.Match[str], Alternative]]:
+    """With ``each``: every match of the first alternative that matches."""
     for alt in record.alternatives:
         text = _text(record, alt, c)
         every = [(text, m, alt) for m in alt.regex.finditer(text)]
@@ -256,7 +254,14 @@ def run_step(step: Step, c: Clause) -> bool:
     for record in step.records:
         if record.group is not None and record.group in done_groups:
             continue
-        for text, m, alt in _matches(record, c, fired):
+        if record.each:
+            found = _every_match(record, c)
+        else:
+            first = _first_match(record, c, fired)
+            if first is None:
+                continue
+            found = [first]
+        for text, m, alt in found:
             if _trace is not None:
                 _trace.add(record.name)
                 if alt.use is not None:
