@@ -254,7 +254,12 @@ def run_step(step: Step, c: Clause) -> bool:
     for record in step.records:
         if record.group is not None and record.group in done_groups:
             continue
-        if record.each:
+        if record.quick is not None:
+            m = record.quick(c.text)
+            if m is None:
+                continue
+            found = [(c.text, m, record.alternatives[0])]
+        elif record.each:
             found = _every_match(record, c)
         else:
             first = _first_match(record, c, fired)
@@ -267,12 +272,13 @@ def run_step(step: Step, c: Clause) -> bool:
                 if alt.use is not None:
                     _trace.add(alt.use)
             reading = _Reading(record, c, text, m, fired)
-            if not all(reading.holds(x) for x in record.requires) or any(reading.holds(x) for x in record.unless):
+            if record.requires and not all(reading.holds(x) for x in record.requires) \
+                    or record.unless and any(reading.holds(x) for x in record.unless):
                 continue
             fired.add(record.id)
             if record.group is not None:
                 done_groups.add(record.group)
-            if any(reading.holds(x) for x in record.veto):
+            if record.veto and any(reading.holds(x) for x in record.veto):
                 continue
             for fact in record.yields:
                 reading.fact = fact

@@ -192,6 +192,15 @@ class Record:
     file: str = ""
     kind: str = "record"
     uses: tuple[str, ...] = ()  # the cues its patterns name ({{lang.name}})
+    # the one pattern's search/match/fullmatch on the clause as is, when that is all the record reads
+    quick: Callable[[str], re.Match[str] | None] | None = field(default=None, init=False, repr=False,
+                                                                  compare=False)
+
+    def __post_init__(self) -> None:
+        [alt, *more] = self.alternatives
+        if not more and not self.each and not self.read and not alt.read and alt.on == "clause" \
+                and not alt.requires:
+            object.__setattr__(self, "quick", alt.find)
 
 
 @dataclass(frozen=True)
