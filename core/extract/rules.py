@@ -335,6 +335,37 @@ def _test_name_fine_here(text: str, c: Clause, arg: str | None) -> bool:
     return _en_name_ok(text, c.whole) is not None
 
 
+@post("en_timed_plan")
+def _post_en_timed_plan(obj: str, c: Clause) -> str:
+    """The plan an intention with a time states, read from the whole clause (``_en_timed_plan``), or nothing."""
+    return _en_timed_plan(c.text, c.when) or ""
+
+
+@test("time_at_start")
+def _test_time_at_start(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a time within its first ``arg`` characters."""
+    times = find_times(text, c.when)
+    return bool(times) and times[0][0] <= int(arg or 0)
+
+
+@test("at_most_words")
+def _test_at_most_words(text: str, c: Clause, arg: str | None) -> bool:
+    """The text has at most ``arg`` words."""
+    return len(text.split()) <= int(arg or 0)
+
+
+@test("has_fact")
+def _test_has_fact(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause already has a fact of one of the predicates ``arg`` names (separated by spaces)."""
+    return any(r.predicate in (arg or "").split() for r in c.out)
+
+
+@test("commute")
+def _test_commute(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a commute (the commute step of its language finds one)."""
+    return _commute("zh.commute" if c.zh else "en.commute", text, text, c.when) is not None
+
+
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     """The clause has yielded no fact yet."""
@@ -1062,28 +1093,6 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
     return False
 
 
-def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Plans. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.plan.1"].match(c)
-    times = find_times(m.group(2), when) if m else []
-    if m and times and times[0][0] <= 3 and len(m.group(1).split()) <= 4:  # the time right after "is"
-        add(_Raw("plan", m.group(1)))
-
-    plan = None
-    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) \
-            and not any(r.predicate in ("todo", "commute", "budget_limit") for r in out) and not _commute("en.commute", c, c, when) \
-            and (find_times(c, when) or (_EN_PLAN_INTENT.search(c) and _EN_VAGUE_FUTURE.search(c))):
-        plan = _en_timed_plan(c, when)
-    if not plan and find_times(c, when):
-        m = _P["en.plan.2"].match(c)
-        if m and not _P["en.plan.3"].match(m.group(1)):
-            plan = _clean(_en_strip_time_words(m.group(1), when), False) or None
-    if plan:
-        add(_Raw("plan", plan))
-    return False
-
-
 _EN_STEPS = (
     _data_step("en.lives_in"),
     _data_step("en.name"),
@@ -1094,7 +1103,7 @@ _EN_STEPS = (
     _en_step_decisions,
     _en_step_budget,
     _data_step("en.todo"),
-    _en_step_plan,
+    _data_step("en.plan"),
     _data_step("en.works_at"),
     _data_step("en.pet"),
     _data_step("en.commute"),
