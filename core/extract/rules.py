@@ -978,7 +978,7 @@ def _gerund(verb_phrase: str) -> str:
 def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
     """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here", "but with you just Chidi is
     good", "Siobhan here (Shiv is fine!)"), once the turn names the user; not a day or a time ("Friday works")."""
-    m = _P["en.name.6"].search(c) if _P["en.name.7"].search(whole) else None
+    m = _P["en.name_fine"].search(c) if _P["en.names_user"].search(whole) else None
     if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
         return None
     return m
