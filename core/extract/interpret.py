@@ -286,7 +286,10 @@ def run_step(step: Step, c: Clause) -> bool:
                     continue
                 change = fact.change if not fact.change_when or all(reading.holds(x) for x in fact.change_when) \
                     else None
-                c.out.append(Raw(fact.predicate, reading.object(), fact.polarity, change, introduced=fact.introduced))
+                obj = reading.object()
+                if record.supersedes:
+                    c.out[:] = [r for r in c.out if not (r.predicate in record.supersedes and obj in r.object)]
+                c.out.append(Raw(fact.predicate, obj, fact.polarity, change, introduced=fact.introduced))
             if record.stop:
                 return True
     return False

@@ -51,6 +51,9 @@ Keys of a record:
     the end, but later records see it) unless a veto ``{on = "object", test = "empty"}`` prevents it.
 ``stop``
     ``true``: a fact from this record ends the clause's later steps.
+``supersedes``
+    predicates whose facts found earlier in the clause, holding this record's object, it replaces (a new
+    employer said as 下周一去小红书报到 is no plan).
 
 A step file may also say how every record reads the clause: ``read = [...]`` at its top level (the clause
 with those edits is then ``clause`` for its records).
@@ -81,7 +84,7 @@ HOW = ("search", "match", "fullmatch")
 CHANGES = ("evolution", "correction")
 POLARITIES = ("positive", "negative")
 _RECORD_KEYS = {"id", "description", "pattern", "flags", "first_of", "how", "on", "read", "each", "requires",
-                "unless", "veto", "group", "yields", "post", "stop", "examples"}
+                "unless", "veto", "group", "yields", "post", "stop", "supersedes", "examples"}
 _YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when", "when", "introduced"}
 _CONDITION_KEYS = {"on", "pattern", "use", "flags", "how", "test", "arg", "within", "fired", "all", "any", "negate"}
 _ALTERNATIVE_KEYS = {"pattern", "use", "flags", "how", "on", "requires", "read"}
@@ -188,6 +191,7 @@ class Record:
     group: str | None = None
     post: tuple[Edit, ...] = ()
     stop: bool = False
+    supersedes: tuple[str, ...] = ()  # predicates whose facts in the clause holding this object it replaces
     examples: tuple[Any, ...] = ()  # ruleset.Example
     file: str = ""
     kind: str = "record"
@@ -289,6 +293,11 @@ class Reader:
             return Condition(on, how=how, within=value)
         return Condition(on, how=how, fired=value)
 
+    def names(self, raw: Any, where: str) -> tuple[str, ...]:
+        if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
+            raise self.fail(where, "supersedes is a list of predicates")
+        return tuple(raw)
+
     def edits(self, raw: Any, where: str) -> tuple[Edit, ...]:
         if not isinstance(raw, list):
             raise self.fail(where, "post and read are lists")
@@ -383,6 +392,7 @@ class Reader:
             requires=self.conditions(raw.get("requires", []), where),
             unless=self.conditions(raw.get("unless", []), where), veto=self.conditions(raw.get("veto", []), where),
             group=group, post=self.edits(raw.get("post", []), where), stop=raw.get("stop", False),
+            supersedes=self.names(raw.get("supersedes", []), where),
             examples=self.examples(raw.get("examples", []), where), file=self.file, uses=tuple(self.uses))
 
 

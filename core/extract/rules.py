@@ -366,6 +366,17 @@ def _test_commute(text: str, c: Clause, arg: str | None) -> bool:
     return _commute("zh.commute" if c.zh else "en.commute", text, text, c.when) is not None
 
 
+@post("zh_employer_named")
+def _post_zh_employer_named(obj: str, c: Clause) -> str:
+    """A company described by its name (一家叫星云科技的公司) as that name; one described without it (一家药企) as
+    the name given after it in the turn (…，叫恒瑞), if any."""
+    named = _P["zh.employer_called"].match(obj)
+    if named:
+        return named.group(1)
+    later = _P["zh.employer_unnamed"].search(obj) and _match_after(c.text, _P["zh.works_at.named_after"], c.whole)
+    return later.group(1) if later else obj
+
+
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     """The clause has yielded no fact yet."""
@@ -710,32 +721,6 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
     return False
 
 
-def _zh_step_works_at(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The employer. True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.works_at.1"].search(c)
-    left = _P["zh.works_at.2"].search(whole)
-    start = _P["zh.works_at.start"].search(c)
-    if start and (start.group("v") == "入职" or left) and not find_times(start.group(1), when):
-        employer = _clean(start.group(1), True)  # "我从美团离职了，下周一去小红书报到": the new employer, not a plan
-        out[:] = [r for r in out if not (r.predicate == "plan" and employer in r.object)]
-        add(_Raw("works_at", employer, change="evolution"))
-    elif m:
-        add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif left and (m := _P["zh.works_at.3"].search(c)):
-        add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    else:
-        m = _P["zh.works_at.4"].search(c)
-        if m:
-            named = _P["zh.works_at.5"].match(m.group(1))
-            later = _P["zh.works_at.6"].search(m.group(1)) and _match_after(c, _P["zh.works_at.named_after"], whole)
-            add(_Raw("works_at", named.group(1) if named else later.group(1) if later else m.group(1)))  # "…，叫西门子"
-        m = _P["zh.works_at.7"].match(c)
-        if m:
-            add(_Raw("works_at", m.group(1)))
-    return False
-
-
 def _zh_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Pets. True stops the clause's later steps."""
     add = out.append
@@ -755,7 +740,7 @@ _ZH_STEPS = (
     _zh_step_decisions,
     _zh_step_budget,
     _zh_step_todo_plan,
-    _zh_step_works_at,
+    _data_step("zh.works_at"),
     _zh_step_pet,
     _data_step("zh.commute"),
     _data_step("zh.introduction"),
