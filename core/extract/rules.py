@@ -26,9 +26,9 @@ This module is the mechanism; the phrasings are data. ``_zh_rules`` and ``_en_ru
 (``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Most families are *rules as records*
 (``data/rules/steps/<lang>.<step>.toml``, format in ``records.py``): each record names what it recognises,
 its pattern, its conditions, the fact it yields and its examples, and ``interpret.run_step`` tries them on
-the clause (``_data_step``). This module keeps the step functions not yet turned into records (decisions,
-likes and dislikes, budgets, Chinese to-dos, plans, employers, pets and allergies), the clause splitting,
-the dialogue handling, and the small registry of named post-processors (``@post``) and tests (``@test``)
+the clause (``_data_step``). This module keeps the step functions not yet turned into records (decisions
+and budgets in both languages; the Chinese likes and dislikes, to-dos and plans, pets and allergies), the
+clause splitting, the dialogue handling, and the small registry of named post-processors (``@post``) and tests (``@test``)
 that records use for what a pattern cannot say. Every cue table and named pattern lives in
 ``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue word lists such as
 ``zh.choose``/``zh.reject``/``en.reject`` for decisions, ``zh.dislike``/``en.dislike``/
@@ -65,9 +65,10 @@ Mechanisms for misses a user would not forgive (issue 14):
 
 * a bare self-introduction ("I'm Carol", "This is Priya Shah", "我是小明") is the name, unless the turn asks for
   another form of address or the word is a state, nationality, role or origin (``en.not_a_name``,
-  ``zh.not_a_name``), ``_zh_step_introduction``/``_en_step_introduction``;
+  ``zh.not_a_name``), the records ``zh.introduction.i_am_name``/``en.introduction.i_am_name``;
 * a past move with no place named (我搬家了, we've moved) makes "现在在X" / "now in X" where the user lives, as an
-  evolution from the utterance (``zh.moved_house``, ``zh.after_move``, ``en.lives_in.3``/``.4``);
+  evolution from the utterance (``zh.moved_house``, ``zh.lives_in.where_now_after_move``,
+  ``en.lives_in.now_in_after_move``);
 * any change of a value to a new one is a change signal whatever the verb (``zh.change_to``, ``en.change_to``),
   the new value is the one after "to", and a change by an amount (an extra 2k, 多批了一万) is no limit: the total
   beside it, or the earlier budget of the context plus or minus it (``_difference``);
