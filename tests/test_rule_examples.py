@@ -1,6 +1,8 @@
-"""Every example of every rule in data/rules/*.toml, one test case each (id ``<lang>/<rule>/<n>``, cues as
-``<lang>/cue.<name>/<n>``): the example, read as one user turn, yields exactly its facts, and its rule matches
-while it is read. Plus: a malformed rules file fails with a message naming the file and the rule, and
+"""Every example of every rule in data/rules/*.toml and data/rules/steps/*.toml, one test case each (id
+``<lang>/<rule>/<n>``, cues as ``<lang>/cue.<name>/<n>``, records as ``<lang>/<step>.<id>/<n>``): the example,
+read as one user turn, yields exactly its facts, and its rule matches while it is read (a record's example
+that yields none of the record's predicates may show a text the record must leave alone, without matching).
+Plus: a malformed rules file fails with a message naming the file and the rule, and
 rules.py builds no pattern at run time."""
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from memdesk.core.extract import rules
+from memdesk.core.extract import interpret, rules
+from memdesk.core.extract.records import Record
 from memdesk.core.extract.ruleset import (
     RULES,
     Example,
@@ -133,11 +136,16 @@ class Tracer:
 
 
 def cue_users(ruleset: RuleSet) -> dict[str, set[str]]:
-    """For each cue ("cue:zh.like"), the patterns whose text names it, directly or through other cues."""
+    """For each cue ("cue:zh.like"), the patterns and records whose text names it, directly or through other
+    cues."""
     direct: dict[str, set[str]] = {}
     for rule in ruleset.rules.values():
         for cue in rule.uses:
             direct.setdefault(cue, set()).add(rule.name if rule.kind == "pattern" else f"cue:{rule.name}")
+    for step in ruleset.steps.values():
+        for record in step.records:
+            for cue in record.uses:
+                direct.setdefault(cue, set()).add(record.name)
     out: dict[str, set[str]] = {}
     for cue in (r.name for r in ruleset.rules.values() if r.kind == "cue"):
         pats: set[str] = set()
@@ -154,7 +162,7 @@ def cue_users(ruleset: RuleSet) -> dict[str, set[str]]:
     return out
 
 
-def _rule_id(rule: Rule) -> str:
+def _rule_id(rule: Rule | Record) -> str:
     lang, name = rule.name.split(".", 1)
     return f"{lang}/{'cue.' if rule.kind == 'cue' else ''}{name}"
 
@@ -164,17 +172,23 @@ USERS = cue_users(RULES)
 
 
 @pytest.mark.parametrize(("rule", "example"), CASES)
-def test_rule_example(rule: Rule, example: Example) -> None:
-    with Tracer(rules, RULES) as hits:
+def test_rule_example(rule: Rule | Record, example: Example) -> None:
+    with Tracer(rules, RULES) as hits, interpret.tracing() as record_hits:
         got = run_example(example)
+    hits |= record_hits
     assert got == list(example.yields), f"{rule.file}: {rule.name}: {example.text!r}"
-    fired = rule.name in hits if rule.kind == "pattern" else bool(USERS[f"cue:{rule.name}"] & hits)
+    if isinstance(rule, Record) and not {p for p, _, _ in example.yields} & {y.predicate for y in rule.yields}:
+        return  # a text the record must leave alone
+    fired = rule.name in hits if rule.kind in ("pattern", "record") else bool(USERS[f"cue:{rule.name}"] & hits)
     assert fired, f"{rule.file}: {rule.name} does not match while {example.text!r} is read"
 
 
 def test_every_pattern_compiled_once_at_load() -> None:
     patterns = [r for r in RULES.rules.values() if r.kind == "pattern"]
-    assert len(patterns) == len(RULES.patterns) > 600
+    records = [r for step in RULES.steps.values() for r in step.records]
+    alternatives = [a for r in records for a in r.alternatives]
+    assert len(patterns) == len(RULES.patterns) and len(patterns) + len(alternatives) > 600
+    assert all(isinstance(a.regex, re.Pattern) for r in records for a in r.alternatives)
     assert all(RULES.patterns[r.name] is r.regex for r in patterns)
     assert all(isinstance(r.regex, re.Pattern) for r in patterns)
 
@@ -243,3 +257,48 @@ def test_a_malformed_file_on_disk(tmp_path: Path) -> None:
     (tmp_path / "en.toml").write_text('[pattern.broken]\ndescription = "d"\npattern = "[a-"\n', encoding="utf-8")
     with pytest.raises(RulesError, match=re.escape(str(tmp_path / "en.toml")) + r": pattern 'en\.broken'"):
         load_rules(tmp_path)
+
+
+GOOD_STEP = """
+step = "greeting"
+description = "greetings"
+
+[[rule]]
+id = "hello_name"
+description = "a greeting with a name"
+pattern = ['^(?:{{en.greet}}),? (\\w+)']
+flags = ["IGNORECASE"]
+unless = [{on = "1", pattern = "^there$"}]
+yields = {predicate = "name", object = "{1}"}
+post = ["clean"]
+examples = [{text = "Hello Ann", yields = [["name", "Ann", "positive"]]}]
+"""
+
+
+def test_a_good_step_file_parses() -> None:
+    rs = parse_rules({"en": GOOD}, steps={"en.greeting": GOOD_STEP})
+    [record] = rs.steps["en.greeting"].records
+    assert record.name == "en.greeting.hello_name" and record.uses == ("en.greet",)
+    assert record.alternatives[0].regex.pattern == r"^(?:hi|hello),? (\w+)" and record.post[0].name == "clean"
+    assert [r.name for r, _, _ in rs.examples()] == ["en.greeting", "en.greeting.hello_name"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (GOOD_STEP.replace('step = "greeting"', 'step = "other"'), r"steps/en\.greeting\.toml: top level: step must be"),
+    (GOOD_STEP.replace('id = "hello_name"', 'id = "Hello"'), r"rule 'Hello': id must be a lower-case name"),
+    (GOOD_STEP.replace("post =", "colour = 1\npost ="), r"rule 'hello_name': unknown key\(s\) \['colour'\]"),
+    (GOOD_STEP.replace('"^there$"', '"(unclosed"'), r"rule 'hello_name': does not compile"),
+    (GOOD_STEP.replace("{{en.greet}}", "{{en.nope}}"), r"rule 'hello_name': refers to unknown cue"),
+    (GOOD_STEP.replace('pattern = "^there$"', 'fired = "nope"'), r"rule 'hello_name': names unknown rule 'nope'"),
+    (GOOD_STEP.replace('predicate = "name", ', ""), r"rule 'hello_name': yields must be a table"),
+], ids=["step", "id", "key", "compile", "cue", "fired", "yields"])
+def test_a_malformed_step_file_names_the_file_and_the_rule(text: str, message: str) -> None:
+    with pytest.raises(RulesError, match=message):
+        parse_rules({"en": GOOD}, steps={"en.greeting": text})
+
+
+def test_every_record_names_registered_post_processors_and_tests() -> None:
+    interpret.check_names(RULES.steps, RULES.maps, RULES.sets)  # raises when one is missing
+    step = parse_rules({"en": GOOD}, steps={"en.greeting": GOOD_STEP.replace('"clean"', '"nope"')}).steps
+    with pytest.raises(ValueError, match=r"rule 'en\.greeting\.hello_name': unknown post-processor or map 'nope'"):
+        interpret.check_names(step, RULES.maps, RULES.sets)

@@ -22,17 +22,21 @@ conventions of ``data/gold/README.md``:
 
 ``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
 
-This module is the mechanism; the phrasings are data. Every cue table and
-pattern lives in ``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue
-word lists such as ``zh.choose``/``zh.reject``/``en.reject`` for decisions,
-``zh.dislike``/``en.dislike``/``en.dislike_predicate`` for dislikes,
-``zh.animal``/``en.animal`` for pets, ``en.commute`` for commutes,
-``zh.modals``/``en.plan_*`` for timed plans, ``zh.people``/``en.people`` for
-statements about other people), each with the examples that justify it; they
-are compiled once, when ``ruleset.py`` loads them, and used here as
-``_P["<lang>.<name>"]``. ``_zh_rules`` and ``_en_rules`` run a table of steps
-(``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Topic-narrowing conditions ("如果是无糖的可以来一杯"
-→ 无糖奶茶) become one like of the narrowed thing.
+This module is the mechanism; the phrasings are data. ``_zh_rules`` and ``_en_rules`` run a table of steps
+(``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Most families are *rules as records*
+(``data/rules/steps/<lang>.<step>.toml``, format in ``records.py``): each record names what it recognises,
+its pattern, its conditions, the fact it yields and its examples, and ``interpret.run_step`` tries them on
+the clause (``_data_step``). This module keeps the step functions not yet turned into records (decisions
+and budgets in both languages; the Chinese likes and dislikes, to-dos and plans, pets and allergies), the
+clause splitting, the dialogue handling, and the small registry of named post-processors (``@post``) and tests (``@test``)
+that records use for what a pattern cannot say. Every cue table and named pattern lives in
+``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue word lists such as
+``zh.choose``/``zh.reject``/``en.reject`` for decisions, ``zh.dislike``/``en.dislike``/
+``en.dislike_predicate`` for dislikes, ``zh.animal``/``en.animal`` for pets, ``en.commute`` for commutes,
+``zh.modals``/``en.plan_*`` for timed plans, ``zh.people``/``en.people`` for statements about other people),
+each with the examples that justify it; they are compiled once, when ``ruleset.py`` loads them, and used
+here as ``_P["<lang>.<name>"]``. Topic-narrowing conditions ("如果是无糖的可以来一杯" → 无糖奶茶) become one like
+of the narrowed thing.
 
 General mechanisms rather than sentence wordings (the chatty round):
 
@@ -61,9 +65,10 @@ Mechanisms for misses a user would not forgive (issue 14):
 
 * a bare self-introduction ("I'm Carol", "This is Priya Shah", "我是小明") is the name, unless the turn asks for
   another form of address or the word is a state, nationality, role or origin (``en.not_a_name``,
-  ``zh.not_a_name``), ``_zh_step_introduction``/``_en_step_introduction``;
+  ``zh.not_a_name``), the records ``zh.introduction.i_am_name``/``en.introduction.i_am_name``;
 * a past move with no place named (我搬家了, we've moved) makes "现在在X" / "now in X" where the user lives, as an
-  evolution from the utterance (``zh.moved_house``, ``zh.after_move``, ``en.lives_in.3``/``.4``);
+  evolution from the utterance (``zh.moved_house``, ``zh.lives_in.where_now_after_move``,
+  ``en.lives_in.now_in_after_move``);
 * any change of a value to a new one is a change signal whatever the verb (``zh.change_to``, ``en.change_to``),
   the new value is the one after "to", and a change by an amount (an extra 2k, 多批了一万) is no limit: the total
   beside it, or the earlier budget of the context plus or minus it (``_difference``);
@@ -86,34 +91,26 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 
 from ..catalog import Catalog
 from ..pipeline import ExtractedFact, Turn
+from . import interpret
 from .amounts import Amount, find_amounts, parse_cn_number
+from .interpret import Clause, post, test
+from .records import Raw as _Raw
 from .ruleset import RULES
 from .times import find_times
 
 __all__ = ["extract"]
 
 _P = RULES.patterns  # every pattern, compiled once when the rules load
+_Step = Callable[[str, str, datetime, bool, list[_Raw]], bool]
 
 _PROJECT_PREDICATES = {"budget_limit", "decision", "plan"}
 _TIMED = {"plan", "todo", "pet"}
-
-
-@dataclass(frozen=True)
-class _Raw:
-    predicate: str
-    object: str
-    polarity: str = "positive"
-    change: str | None = None
-    value: dict | None = None
-    condition: str | None = None
-    introduced: bool = False  # a name from a bare self-introduction: yields to a form of address asked for
 
 
 
@@ -196,6 +193,216 @@ def _introduces(text: str, value: str, before: re.Pattern[str], after: re.Patter
     return False
 
 
+# ---------------------------------------------------------------- records
+
+def _data_step(name: str) -> _Step:
+    """The step of ``data/rules/steps/<name>.toml`` as a step function: its records run by ``interpret``."""
+    step = RULES.steps[name]
+
+    def run(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
+        return interpret.run_step(step, Clause(c, whole, when, project, name.startswith("zh."), out))
+
+    run.__name__ = run.__qualname__ = f"_step_{name.replace('.', '_')}"
+    return run
+
+
+def _commute(step: str, clause: str, whole: str, when: datetime) -> _Raw | None:
+    """The commute a clause of ``whole`` names, by the records of ``step`` (zh.commute or en.commute), or None."""
+    out: list[_Raw] = []
+    interpret.run_step(RULES.steps[step], Clause(clause, whole, when, False, step.startswith("zh."), out))
+    return out[0] if out else None
+
+
+@post("clean")
+def _post_clean(obj: str, c: Clause) -> str:
+    """Punctuation, fillers and particles around an object taken off (``_clean``)."""
+    return _clean(obj, c.zh)
+
+
+@post("zh_new_home")
+def _post_zh_new_home(obj: str, c: Clause) -> str:
+    """A move to 新家 names its place after it in the turn (搬到了新家，在闵行莘庄), else nothing."""
+    if obj not in RULES.sets["zh.new_home"]:
+        return obj
+    m = _P["zh.new_home_place"].search(c.whole)
+    return m.group(1) if m else ""
+
+
+@test("times")
+def _test_times(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a time (``find_times``)."""
+    return bool(find_times(text, c.when))
+
+
+@post("en_place")
+def _post_en_place(obj: str, c: Clause) -> str:
+    """An English place without its times and trailing words (``_en_place``)."""
+    return _en_place(obj, c.when)
+
+
+@post("lower")
+def _post_lower(obj: str, c: Clause) -> str:
+    """Lower case."""
+    return obj.lower()
+
+
+@post("untie_title")
+def _post_untie_title(obj: str, c: Clause) -> str:
+    """A title's dot joined to its name while clauses are split ("Dr.⁠Patel") made a space again."""
+    return obj.replace(_TITLE_JOINER, " ")
+
+
+@post("last_word")
+def _post_last_word(obj: str, c: Clause) -> str:
+    """The last word ("rescue greyhound" -> greyhound)."""
+    return obj.split()[-1]
+
+
+@post("title")
+def _post_title(obj: str, c: Clause) -> str:
+    """Title case ("wellington city council" -> Wellington City Council)."""
+    return obj.title()
+
+
+@post("strip_times")
+def _post_strip_times(obj: str, c: Clause) -> str:
+    """The time expressions taken out (``_strip_times``)."""
+    return _strip_times(obj, c.when)
+
+
+@post("en_strip_time_words")
+def _post_en_strip_time_words(obj: str, c: Clause) -> str:
+    """The time expressions and the words left around them taken out (``_en_strip_time_words``)."""
+    return _en_strip_time_words(obj, c.when)
+
+
+@post("pronoun_antecedent")
+def _post_pronoun_antecedent(obj: str, c: Clause) -> str:
+    """A pronoun (en.allergen_pronouns: them, it) as the thing the turn opens with (``_antecedent``)."""
+    return _antecedent(c.whole) if obj.lower() in RULES.sets["en.allergen_pronouns"] else obj
+
+
+@post("whole_antecedent")
+def _post_whole_antecedent(obj: str, c: Clause) -> str:
+    """The thing the turn opens with when it acts on the user (``_antecedent``), whatever the object was."""
+    return _antecedent(c.whole)
+
+
+@test("antecedent")
+def _test_antecedent(text: str, c: Clause, arg: str | None) -> bool:
+    """The text opens with a thing that acts on the user (``_antecedent``)."""
+    return bool(_antecedent(text))
+
+
+@test("last_fact")
+def _test_last_fact(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause's last fact so far has the predicate ``arg``."""
+    return bool(c.out) and c.out[-1].predicate == arg
+
+
+@test("ends_a_fact")
+def _test_ends_a_fact(text: str, c: Clause, arg: str | None) -> bool:
+    """A fact of the clause with the predicate ``arg`` ends with the text ("无糖豆浆" ends with "豆浆")."""
+    return any(r.predicate == arg and r.object.endswith(text) for r in c.out)
+
+
+@test("topic")
+def _test_topic(text: str, c: Clause, arg: str | None) -> bool:
+    """A fronted topic that names a thing, not an adverb or a time (``_zh_topic_ok``)."""
+    return _zh_topic_ok(text, c.when)
+
+
+@post("taste_clause")
+def _post_taste_clause(text: str, c: Clause) -> str:
+    """A clause as the likes/dislikes rules read it (``_taste_clause``)."""
+    return _taste_clause(text, c.zh)
+
+
+@post("gerund")
+def _post_gerund(obj: str, c: Clause) -> str:
+    """A verb phrase as its -ing form ("work from home" -> working from home)."""
+    return _gerund(obj)
+
+
+@post("plural")
+def _post_plural(obj: str, c: Clause) -> str:
+    """A noun in the plural, as a taste names a kind ("cat" -> cats)."""
+    return obj if obj.endswith("s") else f"{obj}s"
+
+
+@test("name_fine_here")
+def _test_name_fine_here(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause says a name is fine, in a turn that names the user (``_en_name_ok``)."""
+    return _en_name_ok(text, c.whole) is not None
+
+
+@post("en_timed_plan")
+def _post_en_timed_plan(obj: str, c: Clause) -> str:
+    """The plan an intention with a time states, read from the whole clause (``_en_timed_plan``), or nothing."""
+    return _en_timed_plan(c.text, c.when) or ""
+
+
+@test("time_at_start")
+def _test_time_at_start(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a time within its first ``arg`` characters."""
+    times = find_times(text, c.when)
+    return bool(times) and times[0][0] <= int(arg or 0)
+
+
+@test("at_most_words")
+def _test_at_most_words(text: str, c: Clause, arg: str | None) -> bool:
+    """The text has at most ``arg`` words."""
+    return len(text.split()) <= int(arg or 0)
+
+
+@test("has_fact")
+def _test_has_fact(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause already has a fact of one of the predicates ``arg`` names (separated by spaces)."""
+    return any(r.predicate in (arg or "").split() for r in c.out)
+
+
+@test("commute")
+def _test_commute(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a commute (the commute step of its language finds one)."""
+    return _commute("zh.commute" if c.zh else "en.commute", text, text, c.when) is not None
+
+
+@post("zh_employer_named")
+def _post_zh_employer_named(obj: str, c: Clause) -> str:
+    """A company described by its name (一家叫星云科技的公司) as that name; one described without it (一家药企) as
+    the name given after it in the turn (…，叫恒瑞), if any."""
+    named = _P["zh.employer_called"].match(obj)
+    if named:
+        return named.group(1)
+    later = _P["zh.employer_unnamed"].search(obj) and _match_after(c.text, _P["zh.works_at.named_after"], c.whole)
+    return later.group(1) if later else obj
+
+
+@test("no_facts")
+def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
+    """The clause has yielded no fact yet."""
+    return not c.out
+
+
+@test("in_whole")
+def _test_in_whole(text: str, c: Clause, arg: str | None) -> bool:
+    """The text occurs in the whole turn as said (not only in the clause as rewritten)."""
+    return text in c.whole
+
+
+@test("any_word_within")
+def _test_any_word_within(text: str, c: Clause, arg: str | None) -> bool:
+    """One of the text's words is in the set ``arg``."""
+    words = RULES.sets[arg or ""]
+    return any(word in words for word in text.split())
+
+
+@test("empty")
+def _test_empty(text: str, c: Clause, arg: str | None) -> bool:
+    """The text is empty."""
+    return not text
+
+
 # ---------------------------------------------------------------- filters
 
 _QUESTION_OK = _P["shared.question_ok"]
@@ -228,8 +435,6 @@ _CONFIRM = _P["shared.confirm"]
 
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = _P["zh.not_an_option"]
-# "冰的也不喝": a drink named by its temperature
-_ZH_DRINK_BY_TEMPERATURE = RULES.maps["zh.drink_by_temperature"]
 
 
 def _zh_budget_amount(clause: str) -> Amount | None:
@@ -247,86 +452,6 @@ def _zh_budget_amount(clause: str) -> Amount | None:
             return None
         amt = Amount(value, None)
     return Amount(amt.value, amt.currency or "CNY")
-
-
-# simple preference cues: the named group "obj" is the thing liked or disliked
-_ZH_SIMPLE_PREFERENCES = [
-    (_P["zh.simple_preferences.1"], "likes"),
-    (_P["zh.simple_preferences.2"],
-     "likes"),
-    (_P["zh.simple_preferences.3"], "likes"),
-    (_P["zh.simple_preferences.4"], "likes"),
-    (_P["zh.simple_preferences.5"],
-     "likes"),
-    (_P["zh.simple_preferences.6"], "likes"),
-    (_P["zh.simple_preferences.7"], "likes"),
-    (_P["zh.simple_preferences.8"], "dislikes"),
-    (_P["zh.simple_preferences.9"], "dislikes"),
-    (_P["zh.simple_preferences.10"], "dislikes"),
-    (_P["zh.simple_preferences.11"], "likes"),
-    (_P["zh.simple_preferences.12"], "likes"),
-    (_P["zh.simple_preferences.13"], "likes"),
-    (_P["zh.simple_preferences.14"], "likes"),
-    (_P["zh.simple_preferences.15"], "likes"),
-    (_P["zh.simple_preferences.16"], "likes"),
-    (_P["zh.simple_preferences.17"], "dislikes"),
-]
-
-
-def _zh_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Where the user lives. True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.lives_in.1"].search(c)
-    if m and _P["zh.lives_in.not_mine"].search(c[:m.end()]):
-        return False  # "公司搬到园区以后", "如果搬到杭州": not the user's own move
-    if m:
-        place = _P["zh.lives_in.2"].sub("", m.group(1)) or m.group(1)
-        place = m.group(1)
-        if place in ("新家", "新房子", "新房"):
-            m2 = _P["zh.lives_in.3"].search(whole)
-            place = m2.group(1) if m2 else ""
-        if place:
-            add(_Raw("lives_in", _clean(place, True), change="evolution"))
-    else:
-        m = _P["zh.lives_in.4"].search(c)
-        m = m or _P["zh.lives_in.5"].search(c)  # "现在在深圳南山住"
-        if m and not c.startswith("我老家") and not _P["zh.lives_in.6"].match(m.group(1)):
-            add(_Raw("lives_in", _clean(m.group(1), True)))
-        elif _P["zh.moved_house"].search(whole) and (m := _P["zh.after_move"].match(c)):
-            place = m.group("place") or m.group("new")  # "我搬家了，现在在海淀": where the user is now, after a move
-            if not _P["zh.not_a_home"].search(place) and not find_times(place, when):
-                add(_Raw("lives_in", _clean(place, True), change="evolution"))
-    return False
-
-
-def _zh_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """How the user wants to be addressed. True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.name.1"].search(c)
-    if m and m.group(0).startswith("我叫") and _P["zh.name.2"].search(whole):
-        m = None  # "我叫孙浩，你叫我浩哥就行": the form of address asked for wins
-    if m and _P["zh.name.3"].match(m.group(1)):
-        m = None  # "明早八点叫我起床" asks for a wake-up call, not a name (a todo, below)
-    if m and not _P["zh.name.4"].search(c[:m.start() + 2]):
-        add(_Raw("name", _clean(m.group(1), True)))
-    elif not m and _P["zh.name.called_so"].search(whole) and (m := _P["zh.name.fine"].match(c.strip(" 。.!！~～"))):
-        name = m.group(1)  # "小鱼就行，朋友都这么叫"
-        if name not in _ZH_NOT_A_NAME and not _P["zh.not_a_name"].search(name) and not find_times(name, when):
-            add(_Raw("name", name))
-    return False
-
-
-def _zh_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A bare self-introduction ("我是小明", "你好，我是王磊"): the name, when the clause states nothing else."""
-    m = _P["zh.introduction"].match(_P["zh.greeting_lead"].sub("", c.strip(" 。.!！~～")))  # "嗨～我是阿May"
-    if m and not out:
-        name = m.group("name")
-        if not _P["zh.not_a_name"].search(name) and name not in _ZH_NOT_A_NAME and not find_times(name, when):
-            out.append(_Raw("name", name, introduced=True))
-    return False
-
-
-_ZH_NOT_A_NAME = RULES.sets["zh.not_a_name_word"]
 
 
 def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -355,53 +480,6 @@ def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: lis
             m = _P["zh.allergy.9"].match(whole)
             if m and c != whole:
                 add(_Raw("allergy", m.group(1)))
-    return False
-
-
-def _zh_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Diets and abstentions. True stops the clause's later steps."""
-    add = out.append
-    if _P["zh.diet.1"].search(c) and not _P["zh.diet.2"].search(c):
-        add(_Raw("diet", "素食", change="evolution" if "改吃" in c else None))
-    m = _P["zh.diet.3"].search(c) or _P["zh.diet.4"].search(c)
-    if m:
-        add(_Raw("diet", _clean(m.group(1), True)))
-    m = _P["zh.diet.5"].search(c) \
-        or _P["zh.diet.6"].search(c) \
-        or _P["zh.diet.7"].search(c)
-    if m:
-        add(_Raw("diet", m.group(1)))
-    m = _P["zh.diet.8"].search(c) \
-        or _P["zh.diet.9"].search(c) \
-        or _P["zh.diet.10"].search(c) \
-        or _P["zh.diet.11"].match(c)
-    if m and not _P["zh.diet.12"].search(c):
-        obj = m.group(1)
-        obj = _ZH_DRINK_BY_TEMPERATURE.get(obj, _P["zh.diet.14"].sub("", obj))
-        if obj and obj != "素" and not _P["zh.diet.15"].match(obj):  # "不吃素" ends a diet
-            add(_Raw("diet", obj, polarity="negative"))
-    m = _P["zh.diet.16"].match(c)
-    if m and _zh_topic_ok(m.group(1), when):
-        topic = _P["zh.diet.17"].sub("", m.group(1))  # "只是肥肉一口都不碰"
-        add(_Raw("diet", _ZH_DRINK_BY_TEMPERATURE.get(topic, _P["zh.diet.18"].sub("", topic)), polarity="negative"))
-    return False
-
-
-def _zh_step_habit(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A habit in free time: "周末我一般在家打游戏", "下班后通常去游泳". True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.diet.19"].match(c)
-    if m and "不" not in m.group("obj"):
-        add(_Raw("likes", m.group("obj")))
-    return False
-
-
-def _zh_step_contact_way(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A way to be reached: "有事微信上说就行", "发邮件联系我就好". True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.diet.20"].match(c)
-    if m:
-        add(_Raw("likes", f"{m.group(1)}沟通"))
     return False
 
 
@@ -494,12 +572,10 @@ def _zh_tastes(c: str, when: datetime, out: list[_Raw]) -> None:
         m = _P["zh.likes_dislikes.27"].search(c)
         if m:
             add(_Raw("likes", _clean(m.group(1), True)))
-    for pattern, predicate in _ZH_SIMPLE_PREFERENCES:
-        m = pattern.search(c)
-        if m:
-            obj = _clean(m.group("obj"), True)
-            if not any(r.predicate == predicate and r.object.endswith(obj) for r in out):
-                add(_Raw(predicate, obj))
+    interpret.run_step(_ZH_SIMPLE_PREFERENCES, Clause(c, c, when, False, True, out))
+
+
+_ZH_SIMPLE_PREFERENCES = RULES.steps["zh.simple_preferences"]
 
 
 def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -646,32 +722,6 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
     return False
 
 
-def _zh_step_works_at(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The employer. True stops the clause's later steps."""
-    add = out.append
-    m = _P["zh.works_at.1"].search(c)
-    left = _P["zh.works_at.2"].search(whole)
-    start = _P["zh.works_at.start"].search(c)
-    if start and (start.group("v") == "入职" or left) and not find_times(start.group(1), when):
-        employer = _clean(start.group(1), True)  # "我从美团离职了，下周一去小红书报到": the new employer, not a plan
-        out[:] = [r for r in out if not (r.predicate == "plan" and employer in r.object)]
-        add(_Raw("works_at", employer, change="evolution"))
-    elif m:
-        add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    elif left and (m := _P["zh.works_at.3"].search(c)):
-        add(_Raw("works_at", _clean(m.group(1), True), change="evolution"))
-    else:
-        m = _P["zh.works_at.4"].search(c)
-        if m:
-            named = _P["zh.works_at.5"].match(m.group(1))
-            later = _P["zh.works_at.6"].search(m.group(1)) and _match_after(c, _P["zh.works_at.named_after"], whole)
-            add(_Raw("works_at", named.group(1) if named else later.group(1) if later else m.group(1)))  # "…，叫西门子"
-        m = _P["zh.works_at.7"].match(c)
-        if m:
-            add(_Raw("works_at", m.group(1)))
-    return False
-
-
 def _zh_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Pets. True stops the clause's later steps."""
     add = out.append
@@ -680,30 +730,21 @@ def _zh_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_R
     return False
 
 
-def _zh_step_commute(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The commute. True stops the clause's later steps."""
-    add = out.append
-    commute = _zh_commute(c, whole)
-    if commute:
-        add(commute)
-    return False
-
-
 _ZH_STEPS = (
-    _zh_step_lives_in,
-    _zh_step_name,
+    _data_step("zh.lives_in"),
+    _data_step("zh.name"),
     _zh_step_allergy,
-    _zh_step_diet,
-    _zh_step_habit,
-    _zh_step_contact_way,
+    _data_step("zh.diet"),
+    _data_step("zh.habit"),
+    _data_step("zh.contact_way"),
     _zh_step_likes_dislikes,
     _zh_step_decisions,
     _zh_step_budget,
     _zh_step_todo_plan,
-    _zh_step_works_at,
+    _data_step("zh.works_at"),
     _zh_step_pet,
-    _zh_step_commute,
-    _zh_step_introduction,
+    _data_step("zh.commute"),
+    _data_step("zh.introduction"),
 )
 
 
@@ -716,33 +757,6 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
         if step(c, whole, when, project, out):
             break
     return out
-
-
-def _zh_commute(clause: str, whole: str) -> _Raw | None:
-    """How the user gets to work: a means of transport in a clause about getting to work ("上班我一直骑共享单车",
-    "下周起上班改坐地铁", "平时坐地铁"), Chinese as said without 坐/乘/搭 ("地铁", "骑电动车", "开车")."""
-    m = _P["zh.commute.1"].search(clause)
-    if m and not _P["zh.commute.2"].search(clause):  # "我通勤靠公交"
-        return _Raw("commute", "开车" if m.group("v").startswith("开") else m.group("v"))
-    m = _P["zh.commute.3"].search(clause)
-    if m:  # "公司走路就能到"
-        return _Raw("commute", m.group(1))
-    m = _P["zh.commute.4"].search(clause) \
-        or _P["zh.commute.5"].search(clause) \
-        or _P["zh.commute.6"].search(clause)
-    if not m or _P["zh.commute.7"].search(clause):
-        return None
-    in_context = _P["zh.commute_context"].search(clause) \
-        or (_P["zh.commute.8"].match(clause[:m.start()]) and not _P["zh.like"].search(clause)) \
-        or (_P["zh.commute.9"].search(whole) and _P["zh.commute.10"].search(clause[:m.start() + 1])) \
-        or _P["zh.commute.11"].search(clause) \
-        or (_P["zh.getting_around"].search(clause) and not _P["zh.this_once"].search(clause))  # "我出门都是骑车"
-    if not in_context:
-        return None
-    obj = _P["zh.commute.12"].sub("", m.group(0))
-    obj = "开车" if obj.startswith("开") else obj
-    change = "evolution" if _P["zh.commute.13"].search(clause) else None
-    return _Raw("commute", obj, change=change)
 
 
 _ZH_NOT_A_TOPIC = _P["zh.not_a_topic"]
@@ -928,7 +942,6 @@ _EN_TRANSIENT = _P["en.transient"]
 # "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
 _EN_COMPARATIVE = _P["en.comparative"]
 _EN_PET_PAIR = _P["en.pet_pair"]
-_COMMUTE_VERBS = RULES.maps["en.commute_verbs"]
 
 
 def _gerund(verb_phrase: str) -> str:
@@ -946,218 +959,18 @@ def _gerund(verb_phrase: str) -> str:
     return f"{ing} {rest}".strip()
 
 
-_CONTACT_WAYS = RULES.maps["en.contact_ways"]
 
 
 def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
     """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here", "but with you just Chidi is
     good", "Siobhan here (Shiv is fine!)"), once the turn names the user; not a day or a time ("Friday works")."""
-    m = _P["en.name.6"].search(c) if _P["en.name.7"].search(whole) else None
+    m = _P["en.name_fine"].search(c) if _P["en.names_user"].search(whole) else None
     if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
         return None
     return m
 
 
-def _en_step_lives_in(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Where the user lives. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.lives_in.1"].search(c) \
-        or _P["en.lives_in.2"].search(c)
-    if m and _P["en.lives_in.not_mine"].search(c[:m.end()]):
-        return False  # "If we ever moved to Boulder", "my parents moved to Spain": not the user's own move
-    if m:
-        add(_Raw("lives_in", _en_place(m.group(1), when), change="evolution"))
-    elif _P["en.lives_in.3"].search(whole) and (m := _P["en.lives_in.4"].search(c)):
-        add(_Raw("lives_in", _clean(m.group(1), False), change="evolution"))
-    else:
-        m = _P["en.lives_in.5"].search(c) \
-            or _P["en.lives_in.6"].search(c)
-        if m and (_P["en.lives_in.7"].search(c)
-                  and not _P["en.lives_in.8"].search(c)
-                  or _P["en.lives_in.9"].match(m.group(1))):
-            m = None  # a trip, a past stay or no place: "We're in Rome on holiday", "we live near each other"
-        if m:
-            add(_Raw("lives_in", _en_place(m.group(1), when),
-                     change="evolution" if _P["en.lives_in.10"].search(whole) else None))
-    return False
-
-
-def _en_step_name(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """How the user wants to be addressed. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.name.1"].search(c + ".")
-    if m and _P["en.name.2"].search(c[:m.end()]):
-        m = None
-    if m and not _P["en.name.3"].search(c) or (m and "go by" not in whole):
-        name = _clean(m.group(1), False)
-        caps = _P["en.name.4"].match(name)
-        add(_Raw("name", caps.group(0) if caps else name))
-    m = _P["en.name.5"].match(c)
-    if m:
-        add(_Raw("name", m.group(1)))
-    name_ok = _en_name_ok(c, whole, when)
-    if name_ok:
-        add(_Raw("name", name_ok.group(1)))  # "I'm Dr. Oyelaran at work, but Tunde is fine here"
-    return False
-
-
-def _en_step_introduction(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A bare self-introduction ("I'm Carol", "This is Priya Shah"): the name, when the clause states
-    nothing else and the name is no nationality, diet or state ("I'm Italian", "I'm Vegan")."""
-    m = _P["en.introduction"].match(c.strip(" .!~"))
-    if m and not out and m.group(0) in whole:  # said so, not "I'm" put before a bare word ("Bouldering, mostly")
-        name = m.group("name").replace(_TITLE_JOINER, " ")
-        if not any(word in _EN_NOT_A_NAME for word in name.split()) and not find_times(name, when):
-            out.append(_Raw("name", name, introduced=True))
-    return False
-
-
 _EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
-
-
-def _en_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Allergies. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.allergy.1"].search(c)
-    if m:
-        obj = _clean(m.group(1), False)
-        if obj.lower() in ("them", "it"):
-            obj = _antecedent(whole)
-        if obj:
-            add(_Raw("allergy", obj))
-    elif _P["en.allergy.2"].fullmatch(c.strip(" .!")) \
-            and (m := _P["en.allergy.3"].match(whole)) \
-            and not _antecedent(whole) and not _P["en.allergy.4"].search(m.group(1)):
-        add(_Raw("allergy", m.group(1).strip()))
-    elif _P["en.allergy.5"].search(c) or _P["en.allergy.6"].fullmatch(c.strip(" .!")):
-        obj = _antecedent(whole)
-        if obj:
-            add(_Raw("allergy", obj))
-    elif m := _P["en.allergy.7"].match(c):
-        add(_Raw("allergy", m.group(1).lower()))  # "Penicillin makes me break out in hives"
-    else:
-        m = _P["en.allergy.8"].match(c) \
-            or _P["en.allergy.9"].search(c)
-        if m:
-            add(_Raw("allergy", m.group(1).lower()))
-        elif _P["en.allergy.10"].search(whole) and (obj := _antecedent(c)):
-            add(_Raw("allergy", obj))
-    return False
-
-
-def _en_step_diet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Diets and abstentions. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.diet.1"].search(c)
-    if m and "intolerant" not in m.group(1):
-        add(_Raw("diet", m.group(1).lower()))
-    m = _P["en.diet.2"].search(c) \
-        or _P["en.diet.3"].search(c) \
-        or _P["en.diet.4"].search(c) \
-        or _P["en.diet.5"].search(c)
-    if m:
-        add(_Raw("diet", m.group(1).lower()))
-    m = _P["en.diet.6"].fullmatch(c.strip(" .!"))
-    if m:
-        add(_Raw("diet", _P["en.diet.7"].sub("-", m.group(1).lower())))
-    m = _P["en.diet.8"].search(c)
-    if m:
-        add(_Raw("diet", m.group(1).lower(), change="evolution"))
-    m = _P["en.diet.9"].search(c) \
-        or ((m2 := _P["en.diet.10"].match(c))
-            and _EN_FOOD.search(m2.group(1)) and m2) \
-        or _bare_no_food(c)
-    if m and _P["en.diet.11"].fullmatch(_clean(m.group(1), False) or "anymore"):
-        m = None
-    if m:
-        add(_Raw("diet", _clean(m.group(1), False), polarity="negative"))
-    elif _P["en.diet.12"].search(c):
-        add(_Raw("diet", "alcohol", polarity="negative"))
-    else:  # "I'm off dairy", "gave up sugar", "Pork's a no for me": a diet for food and drink, else a dislike
-        m = _P["en.diet.13"].search(c) \
-            or _P["en.diet.14"].search(c) \
-            or _P["en.diet.15"].search(c) \
-            or _P["en.diet.16"].match(c) \
-            or _P["en.diet.17"].match(c) \
-            or _P["en.diet.18"].match(c)
-        if m and not _P["en.diet.19"].match(m.group(1)):
-            obj = _en_strip_time_words(_clean(m.group(1), False), when)
-            if _EN_FOOD.search(obj):
-                add(_Raw("diet", obj, polarity="negative"))
-            elif _P["en.diet.20"].search(c):
-                add(_Raw("dislikes", obj))
-    if _P["en.diet.21"].search(c):
-        add(_Raw("diet", "alcohol", polarity="negative"))
-    return False
-
-
-def _en_step_contact_way(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """A way to be reached: "Text me rather than calling". True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.diet.22"].match(c)
-    if m:
-        add(_Raw("likes", _CONTACT_WAYS[m.group(1).lower().replace("-", "")]))
-    return False
-
-
-def _en_step_likes_dislikes(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Likes and dislikes. True stops the clause's later steps."""
-    c = _taste_clause(c, False)
-    add = out.append
-    m = _P["en.likes_dislikes.1"].search(c) \
-        or _P["en.likes_dislikes.2"].search(c) \
-        or _P["en.likes_dislikes.3"].search(c) \
-        or _P["en.likes_dislikes.4"].search(c) \
-        or _P["en.likes_dislikes.5"].search(c) \
-        or (not _EN_TRANSIENT.search(c)
-            and _P["en.likes_dislikes.6"].match(c)) \
-        or (not _EN_FOOD.search(c) and _EN_A_NO_FROM_ME.match(c)) \
-        or (_P["en.likes_dislikes.7"].match(c) and _EN_A_NO_FROM_ME.match(c))
-    if not m and not _EN_TRANSIENT.search(c):  # "I find small talk exhausting"
-        m = _P["en.likes_dislikes.8"].search(c)
-    if m:
-        add(_Raw("dislikes", _P["en.likes_dislikes.9"].sub("", _clean(m.group(1), False))))
-    m = _P["en.likes_dislikes.10"].search(c)
-    if m:
-        add(_Raw("dislikes", _clean(m.group(1), False)))
-    m = _P["en.likes_dislikes.11"].search(c) \
-        or _P["en.likes_dislikes.12"].match(c) \
-        or _P["en.likes_dislikes.13"].search(c) \
-        or _P["en.likes_dislikes.14"].match(c) \
-        or _P["en.likes_dislikes.15"].match(c) \
-        or _P["en.likes_dislikes.16"].match(c) \
-        or _P["en.likes_dislikes.18"].match(c) \
-        or _P["en.likes_dislikes.19"].search(c) \
-        or _P["en.likes_dislikes.20"].search(c) \
-        or _P["en.likes_dislikes.21"].search(c) \
-        or _P["en.likes_dislikes.22"].search(c) \
-        or _P["en.likes_dislikes.23"].search(c) \
-        or _P["en.likes_dislikes.24"].search(c) \
-        or _P["en.likes_dislikes.25"].search(c) \
-        or _P["en.likes_dislikes.26"].match(c) \
-        or _P["en.likes_dislikes.28"].search(c)
-    rather = _P["en.likes_dislikes.29"].search(c) if not m else None
-    if rather:  # "I'd rather work from home" -> working from home
-        add(_Raw("likes", _gerund(rather.group(1) + (rather.group(2) or ""))))
-    rather_not = _P["en.likes_dislikes.30"].search(c) if not m else None
-    if rather_not:  # "I'd rather not fly" -> flying
-        add(_Raw("dislikes", _gerund(rather_not.group(1) + (rather_not.group(2) or ""))))
-    if not m and (how := _P["en.likes_dislikes.31"].search(c)):
-        add(_Raw("likes", f"{how.group(2)} {how.group(1)}"))  # "I take my coffee black" -> black coffee
-    if m and not _P["en.likes_dislikes.32"].match(m.group(1)) \
-            and not _P["en.likes_dislikes.33"].search(m.group(1)):
-        obj = _clean(m.group(1), False)
-        obj = _P["en.likes_dislikes.34"].sub("", obj)
-        if obj:
-            add(_Raw("likes", obj))
-    m = _P["en.likes_dislikes.35"].search(c)
-    if m and m.group(2).lower() not in ("people", "nice", "good", "private", "practical", "busy", "different"):
-        noun = m.group(2).lower()
-        add(_Raw("dislikes" if m.group(1) else "likes", noun if noun.endswith("s") else f"{noun}s"))
-    m = _P["en.likes_dislikes.36"].match(c)
-    if m and not _P["en.likes_dislikes.37"].match(m.group(1)) and not _en_name_ok(c, whole):
-        add(_Raw("likes", m.group(1)))
-    return False
 
 
 def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -1197,7 +1010,7 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         else:
             add(_Raw("decision", obj, polarity="negative"))
     m = _P["en.decisions.18"].search(c)
-    if m and _en_commute(c) is None:  # "I switched from driving to the train for work" is a way to work
+    if m and _commute("en.commute", c, c, when) is None:  # "I switched from driving to the train for work" is a way to work
         add(_Raw("decision", _en_strip_time_words(_clean(m.group(1), False), when), change="evolution"))
     m = _P["en.decisions.19"].search(c)
     if not m and not neg and project:
@@ -1266,134 +1079,21 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
     return False
 
 
-def _en_step_todo(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """To-dos and commitments. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.todo.1"].search(c) \
-        or _P["en.todo.2"].search(c) \
-        or _P["en.todo.3"].search(c) \
-        or _P["en.todo.4"].search(c)
-    if m:
-        obj = _P["en.todo.5"].sub("", _en_strip_time_words(m.group(1), when))
-        add(_Raw("todo", _clean(obj, False)))
-    elif (_P["en.todo.6"].search(whole)
-          or find_times(c, when)) \
-            and (m := _P["en.todo.7"].search(c)
-                 or _P["en.todo.8"].search(c)):
-        obj = _P["en.todo.5"].sub("", _en_strip_time_words(m.group(1), when))
-        obj = _P["en.todo.9"].sub("", obj)
-        add(_Raw("todo", _clean(obj, False)))  # an obligation to be reminded of, or with a time
-    else:
-        m = _P["en.todo.10"].search(c) \
-            or _P["en.todo.11"].search(c)
-        if m and (find_times(c, when) or _P["en.todo.12"].search(c)):
-            obj = _P["en.todo.5"].sub("", _strip_times(m.group(1), when))
-            obj = _P["en.todo.13"].sub(r"\1 ", obj)
-            add(_Raw("todo", _clean(obj, False)))
-    return False
-
-
-def _en_step_plan(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Plans. True stops the clause's later steps."""
-    add = out.append
-    m = _P["en.plan.1"].match(c)
-    times = find_times(m.group(2), when) if m else []
-    if m and times and times[0][0] <= 3 and len(m.group(1).split()) <= 4:  # the time right after "is"
-        add(_Raw("plan", m.group(1)))
-
-    plan = None
-    if (_EN_PLAN_INTENT.search(c) or _EN_PLAN_PROGRESSIVE.search(c)) \
-            and not any(r.predicate in ("todo", "commute", "budget_limit") for r in out) and not _en_commute(c) \
-            and (find_times(c, when) or (_EN_PLAN_INTENT.search(c) and _EN_VAGUE_FUTURE.search(c))):
-        plan = _en_timed_plan(c, when)
-    if not plan and find_times(c, when):
-        m = _P["en.plan.2"].match(c)
-        if m and not _P["en.plan.3"].match(m.group(1)):
-            plan = _clean(_en_strip_time_words(m.group(1), when), False) or None
-    if plan:
-        add(_Raw("plan", plan))
-    return False
-
-
-def _en_step_works_at(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The employer. True stops the clause's later steps."""
-    add = out.append
-    left = _P["en.works_at.1"].search(whole)
-    m = (_P["en.works_at.2"].match(c)
-         or _P["en.works_at.3"].match(c)) \
-        if left else None
-    if m:
-        add(_Raw("works_at", m.group(1), change="evolution"))
-    m = None if m else _P["en.works_at.4"].search(c)
-    if m:
-        add(_Raw("works_at", _clean(m.group(1), False), change="evolution"))
-    else:
-        m = _P["en.works_at.5"].search(c)
-        if m:
-            obj = _P["en.works_at.6"].sub("", m.group(1))
-            add(_Raw("works_at", _clean(obj, False)))
-        m = None if m else _P["en.works_at.7"].match(c)
-        if not m and (low := _P["en.works_at.8"].search(c)):  # "I work at wellington city council"
-            add(_Raw("works_at", low.group(1).title()))
-        if m:
-            add(_Raw("works_at", _clean(_P["en.works_at.9"].sub("", m.group(1)), False)))
-        m = None if out and out[-1].predicate == "works_at" else (
-            _P["en.works_at.10"].search(c)
-            or (_P["en.works_at.11"].search(c) if not _P["en.works_at.brief_stay"].search(c) else None)
-            if not _P["en.works_at.12"].search(c) else None)
-        if m:
-            add(_Raw("works_at", m.group(1)))
-    return False
-
-
-def _en_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """Pets. True stops the clause's later steps."""
-    add = out.append
-    m = _EN_PET_PAIR.search(c)
-    if m:
-        add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
-        add(_Raw("pet", f"{m.group(1).lower()} ({m.group(3)})"))
-    else:
-        m = _P["en.pet.1"].search(c) \
-            or (_P["en.pet.2"].search(whole)
-                and _P["en.pet.3"].match(c)) \
-            or _P["en.pet.4"].search(c) \
-            or _P["en.pet.5"].search(c) \
-            or _P["en.pet.6"].search(c) \
-            or _P["en.pet.7"].search(whole)
-        if m:
-            add(_Raw("pet", f"{m.group(1).lower()} ({m.group(2)})"))
-        else:
-            m = _P["en.pet.8"].search(c)
-            if m and _P["en.pet.9"].fullmatch(m.group(1)):
-                add(_Raw("pet", m.group(1).split()[-1].lower()))
-    return False
-
-
-def _en_step_commute(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
-    """The commute. True stops the clause's later steps."""
-    add = out.append
-    commute = _en_commute(c)
-    if commute:
-        add(commute)
-    return False
-
-
 _EN_STEPS = (
-    _en_step_lives_in,
-    _en_step_name,
-    _en_step_allergy,
-    _en_step_diet,
-    _en_step_contact_way,
-    _en_step_likes_dislikes,
+    _data_step("en.lives_in"),
+    _data_step("en.name"),
+    _data_step("en.allergy"),
+    _data_step("en.diet"),
+    _data_step("en.contact_way"),
+    _data_step("en.likes_dislikes"),
     _en_step_decisions,
     _en_step_budget,
-    _en_step_todo,
-    _en_step_plan,
-    _en_step_works_at,
-    _en_step_pet,
-    _en_step_commute,
-    _en_step_introduction,
+    _data_step("en.todo"),
+    _data_step("en.plan"),
+    _data_step("en.works_at"),
+    _data_step("en.pet"),
+    _data_step("en.commute"),
+    _data_step("en.introduction"),
 )
 
 
@@ -1408,46 +1108,8 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     return out
 
 
-_COMMUTE_BY = RULES.maps["en.commute_by"]
-_EN_COMMUTE = _P["en.commute"]
 
 
-def _en_commute(clause: str) -> _Raw | None:
-    """How the user gets to work: "I cycle into work" -> cycling, "I always take the Tube to work" -> Tube,
-    "I'll be taking the train in instead of driving" -> train (evolution)."""
-    change = "evolution" if _P["en.commute.1"].search(clause) else None
-    m = _P["en.commute.2"].search(clause)
-    if m:
-        return _Raw("commute", m.group(1).lower(), change="evolution")
-    m = _P["en.commute.3"].search(clause)
-    if m:
-        vehicle = m.group(1)
-        return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change="evolution")
-    m = _P["en.commute.4"].search(clause)
-    if m:
-        return _Raw("commute", _COMMUTE_BY.get(m.group(1).lower(), m.group(1)), change=change)
-    m = _P["en.commute.5"].search(clause)
-    if m:  # "I bus in every day": the vehicle used as a verb
-        return _Raw("commute", {"tube": "Tube", "carpool": "carpooling"}.get(m.group(1).lower(), m.group(1).lower()),
-                    change=change)
-    m = _P["en.get_around"].search(clause)
-    if m:  # "I mostly get around by bike", "I get about on foot"
-        return _Raw("commute", _COMMUTE_BY.get(m.group("vehicle").lower(), m.group("vehicle")), change=change)
-    m = _EN_COMMUTE.search(clause)
-    if not m:
-        return None
-    verb = _P["en.commute.6"].sub("", m.group("verb").lower())
-    verb = {"tak": "take", "cycl": "cycle", "rid": "ride", "driv": "drive", "bik": "bike", "gett": "get",
-            "runn": "run", "catch": "take"}.get(verb, verb)
-    if verb in _COMMUTE_VERBS and not m.group("vehicle"):
-        return _Raw("commute", _COMMUTE_VERBS[verb], change=change)
-    vehicle = m.group("vehicle")
-    if not vehicle:
-        return None
-    return _Raw("commute", _COMMUTE_BY.get(vehicle.lower(), vehicle), change=change)
-
-
-# "-ing" forms whose stem needs more than dropping "ing"
 _ING_IRREGULAR = RULES.maps["en.ing_irregular"]
 _EN_PLAN_PROGRESSIVE = _P["en.plan_progressive"]
 _EN_PLAN_INTENT = _P["en.plan_intent"]
@@ -1522,12 +1184,6 @@ def _antecedent(whole: str) -> str:
 
 
 _GRAND = _P["en.grand"]
-
-
-def _bare_no_food(clause: str) -> re.Match[str] | None:
-    """"no pork", "no dairy please": a food or drink refused on its own (not "no worries")."""
-    m = _P["en.bare_no_food.1"].fullmatch(clause.strip(" .!"))
-    return m if m and _EN_FOOD.fullmatch(m.group(1)) else None
 
 
 def _en_bare_limit(text: str) -> Amount | None:
@@ -2072,11 +1728,12 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     if asked == "commute":  # "骑电驴", "挤公交呗，还能咋", "walk, it's ten mins", "bus, mostly"
         first = _P["shared.answer_value.4"].split(t)[0].strip()
         if _is_zh(first):
-            found = _zh_commute(f"{_P['zh.answer_value.1'].sub('', first)}上班", "上班")
+            found = _commute("zh.commute", f"{_P['zh.answer_value.1'].sub('', first)}上班", "上班", when)
         else:
             word = _P["en.answer_value.2"].sub("", first).strip().lower()
             word = _P["en.answer_value.3"].sub("", word)
-            found = _en_commute(f"I {word} to work") or _en_commute(f"I take the {word} to work")
+            found = _commute("en.commute", f"I {word} to work", "", when) \
+                or _commute("en.commute", f"I take the {word} to work", "", when)
         return found
     if asked == "budget_limit":
         zh = _is_zh(t)
@@ -2528,3 +2185,6 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float) -> ExtractedFact:
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
         confidence=confidence, event_start=start, event_end=end, condition=r.condition,
     )
+
+
+interpret.check_names(RULES.steps, RULES.maps, RULES.sets)

@@ -1,21 +1,22 @@
-"""The phrasings of the rule-based extractor, loaded from ``data/rules/*.toml``.
+"""The phrasings of the rule-based extractor, loaded from ``data/rules/``.
 
-``core/extract/rules.py`` holds the mechanism (clauses, atomisation, dialogue
-context, corrections); the words and patterns it looks for live in one data
-file per language: ``zh.toml``, ``en.toml`` and ``shared.toml`` (patterns that
-mix both languages or name neither). Each file has two tables:
+``core/extract/rules.py`` holds the mechanism (clauses, atomisation, dialogue context, corrections); what it
+recognises lives in data. Step files ``data/rules/steps/<lang>.<step>.toml`` hold the rules as records (one
+family of predicates per file; format and loading in ``records.py``, run by ``interpret.py``); they become
+``RuleSet.steps``. The language files ``zh.toml``, ``en.toml`` and ``shared.toml`` (patterns that mix both
+languages or name neither) hold what records and code share. Each language file has these tables:
 
 ``[cue.NAME]``
     a regex fragment, mostly a word list (``words = [...]``, joined with
-    ``|``) or a ``pattern``; patterns use it as ``{{lang.NAME}}``.
+    ``|``) or a ``pattern``; patterns and records use it as ``{{lang.NAME}}``.
 ``[map.NAME]`` / ``[set.NAME]``
     a word table looked up whole: ``entries = {word = "canonical", ...}`` or
     ``words = [...]``.
 ``[pattern.NAME]``
     a pattern (a string, or a list of strings that are concatenated, cues
     substituted), with optional ``flags`` (``IGNORECASE``, ``MULTILINE``,
-    ``DOTALL``, ``VERBOSE``, ``ASCII``). Every pattern is compiled once, here,
-    when the rules load; ``rules.py`` never builds a pattern at run time.
+    ``DOTALL``, ``VERBOSE``, ``ASCII``). Every pattern, and every pattern of a record, is compiled once,
+    here, when the rules load; ``rules.py`` never builds a pattern at run time.
 
 Every entry has a ``description`` and may have ``examples``: inline tables
 ``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or
@@ -24,7 +25,7 @@ Every entry has a ``description`` and may have ``examples``: inline tables
 ``context`` (the turns before it: ``[{speaker = "assistant", text = "..."}]``).
 An example is one turn run through ``extract()``: it must yield exactly those
 facts, and the rule it belongs to must match while it is read
-(``tests/test_rule_examples.py``).
+(``tests/test_rule_examples.py``). Records have examples of the same form.
 
 A malformed file raises :class:`RulesError`, naming the file and the entry.
 """
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -41,6 +42,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..resources import data_path
+from .records import Reader, Record, Step, parse_step
 
 __all__ = ["RULES", "Example", "Rule", "RuleSet", "RulesError", "load_rules", "parse_rules"]
 
@@ -98,11 +100,16 @@ class RuleSet:
     cues: Mapping[str, str]
     maps: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # word -> canonical word
     sets: Mapping[str, frozenset[str]] = field(default_factory=dict)  # word lists looked up whole
+    steps: Mapping[str, Step] = field(default_factory=dict)  # rule records by step ("zh.lives_in")
 
-    def examples(self) -> Iterable[tuple[Rule, int, Example]]:
+    def examples(self) -> Iterable[tuple[Rule | Record, int, Example]]:
         for rule in self.rules.values():
             for i, ex in enumerate(rule.examples):
                 yield rule, i, ex
+        for step in self.steps.values():
+            for record in step.records:
+                for i, ex in enumerate(record.examples):
+                    yield record, i, ex
 
 
 @dataclass(frozen=True)
@@ -245,9 +252,10 @@ def _uses(e: _Entry) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f"{m.group(1)}.{m.group(2)}" for m in _REF.finditer(e.template)))
 
 
-def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = None) -> RuleSet:
-    """The rule set of TOML texts by language (``{"zh": "...", ...}``); ``names`` gives each its file name for
-    messages."""
+def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = None,
+                steps: Mapping[str, str] | None = None) -> RuleSet:
+    """The rule set of TOML texts by language (``{"zh": "...", ...}``) and of step files by step
+    (``{"zh.lives_in": "...", ...}``, see ``records.py``); ``names`` gives each its file name for messages."""
     entries: list[_Entry] = []
     maps: dict[str, Mapping[str, str]] = {}
     sets: dict[str, frozenset[str]] = {}
@@ -296,17 +304,52 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
             raise _fail(e.file, f"pattern {e.name!r}", f"does not compile: {exc}") from exc
         compiled[e.name] = regex
         rules[e.name] = Rule(e.name, "pattern", e.description, source, e.flags, regex, e.examples, e.file, _uses(e))
+    parsed = {name: _step(name, text, (names or {}).get(name, f"steps/{name}.toml"), compiled,
+                          lambda t, f: expand(_Entry("", "pattern", "", t, 0, (), f), ()))
+              for name, text in (steps or {}).items()}
+    for step in parsed.values():
+        for record in step.records:
+            if record.name in compiled:
+                raise _fail(step.file, f"rule {record.id!r}", f"{record.name!r} is also a [pattern]")
     return RuleSet(MappingProxyType(rules), MappingProxyType(compiled),
                    MappingProxyType({name: expanded.get(name) or expand(e, (name,)) for name, e in cues.items()}),
-                   MappingProxyType(maps), MappingProxyType(sets))
+                   MappingProxyType(maps), MappingProxyType(sets), MappingProxyType(parsed))
+
+
+def _step(name: str, text: str, file: str, named: Mapping[str, re.Pattern[str]],
+          expand: Callable[[str, str], str]) -> Step:
+    """One step file, parsed: ``name`` is ``<lang>.<step>``, as the file is named."""
+    lang, _, step = name.partition(".")
+    if lang not in LANGUAGES or not _NAME.fullmatch(step):
+        raise RulesError(f"{file}: a step file is named <lang>.<step>.toml")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{file}: not valid TOML: {exc}") from exc
+
+    def fail(where: str, message: str) -> RulesError:
+        return _fail(file, where, message)
+
+    def compile_(template: str, flags: int, where: str) -> re.Pattern[str]:
+        try:
+            return re.compile(expand(template, file), flags)
+        except re.error as exc:
+            raise fail(where, f"does not compile: {exc}") from exc
+        except RulesError as exc:
+            raise fail(where, str(exc).split(": ")[-1]) from exc
+
+    reader = Reader(lang, file, compile_, named, _FLAGS, lambda raw, where: _examples(raw, file, where), fail)
+    return parse_step(lang, step, data, reader)
 
 
 def load_rules(folder: Path | None = None) -> RuleSet:
     """The rule set of ``data/rules`` (or of ``folder``): every file read, validated and compiled."""
     base = folder if folder is not None else data_path("rules")
     paths = {lang: base / f"{lang}.toml" for lang in LANGUAGES}
+    steps = {p.stem: p for p in sorted((base / "steps").glob("*.toml"))}
     return parse_rules({lang: p.read_text(encoding="utf-8") for lang, p in paths.items()},
-                       {lang: str(p) for lang, p in paths.items()})
+                       {name: str(p) for name, p in (*paths.items(), *steps.items())},
+                       {name: p.read_text(encoding="utf-8") for name, p in steps.items()})
 
 
 @cache
