@@ -39,7 +39,7 @@ _TOP_FIELDS = {
     "event_time", "sensitive",
 }
 _SOURCE_FIELDS = {"session", "turn", "speaker", "kind", "text", "time"}
-EDITABLE = ("object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
+EDITABLE = ("predicate", "object", "value", "polarity", "scope", "valid_from", "valid_to", "change")
 """The fields of a candidate a reviewer may change before approving it."""
 _CLEARABLE = ("value", "valid_to", "change")  # the editable fields that may be set to null
 

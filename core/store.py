@@ -979,7 +979,8 @@ class Store:
         ``candidate_id``: the candidate with the edits applied is validated as
         a whole by ``claims.edited_claim``, as an import line is (an interval
         that ends before it starts, a bad scope, polarity, time or value is
-        refused), before anything is written.
+        refused), before anything is written. An unparsed statement of the
+        signal layer edited into a fact loses its marker value.
 
         Raises CandidateNotFound, InvalidInput naming the edit at fault."""
         with self.engine.connect() as conn:
@@ -992,11 +993,16 @@ class Store:
         row = found._mapping
         turn = {"session": row["session"], "turn": row["turn_no"], "speaker": row["speaker"],
                 "text": row["text"], "time": row["time"], "time_tz": row["time_tz"]}
+        line = claim_line(dict(row), turn)
+        if isinstance(line.get("value"), dict) and "unparsed" in line["value"] and (
+                "object" in edits or "predicate" in edits):
+            edits = {"value": None, **edits}  # edited into a fact: no longer an unparsed note
         try:
-            claim = edited_claim(claim_line(dict(row), turn), edits)
+            claim = edited_claim(line, edits)
         except InvalidInput as exc:
             raise InvalidInput(f"candidate {candidate_id}: {exc}") from None
-        columns = {"object": claim.object, "value": claim.value_json, "polarity": claim.polarity,
+        columns = {"predicate": claim.predicate, "object": claim.object, "value": claim.value_json,
+                   "polarity": claim.polarity,
                    "scope": claim.scope, "valid_from": claim.valid_from,
                    "valid_to": claim.valid_to, "change": claim.change}
         out = {key: columns[key] for key in edits}

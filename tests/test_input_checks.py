@@ -126,8 +126,8 @@ def test_cli_approve_with_valid_to_before_valid_from_is_one_error_line_and_write
     ({"value": float("nan")}, "value must be plain JSON"),
     ({"value": {1: "a"}}, "object keys are text"),
     ({"change": "moved"}, "change must be evolution, correction or null"),
-    ({"confidence": 0.5}, "cannot edit confidence; editable: object, value"),
-    ({"predicate": "lives_in", "object": "x"}, "cannot edit predicate"),
+    ({"confidence": 0.5}, "cannot edit confidence; editable: predicate, object, value"),
+    ({"subject": "user:eve", "object": "x"}, "cannot edit subject"),
 ])
 def test_approve_checks_the_edited_candidate_as_a_whole(seeded, edits, match):
     cid = _pending(seeded, "jazz")  # valid FROM → UNTIL

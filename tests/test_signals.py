@@ -236,7 +236,7 @@ def test_a_fact_bearing_clause_nothing_parsed_waits_for_review():
     t = turn("我们家那只橘猫最近改吃处方粮了", project=None)
     out = layer({t.text: ("user", "change", "pet", 0.95)}).refine(t, [], [], nothing)
     assert [(c.subject, c.predicate, c.object, c.confidence, c.value) for c in out] == [
-        ("user:mei", "pet", t.text, UNPARSED_CONFIDENCE, {"unparsed": "pet"})]
+        ("user:mei", "note", t.text, UNPARSED_CONFIDENCE, {"unparsed": "pet"})]
 
 
 def test_questions_small_talk_and_short_replies_are_never_queued():
@@ -274,3 +274,16 @@ def test_ingest_without_signals_is_the_rules_alone(tmp_path):
 
 def test_signalled_extractor_keeps_the_inner_name():
     assert SignalledExtractor(RuleExtractor(), SignalLayer()).name == RuleExtractor().name
+
+
+def test_an_unparsed_statement_is_kept_as_a_note_or_edited_into_its_fact(tmp_path):
+    said = ["我每周三晚上去学粤语", "我周末一般在图书馆自习"]  # nothing the rules parse
+    with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
+        store._signal_layer = layer({s: ("user", "statement", "other", 0.95) for s in said})  # the stand-in
+        store.ingest_turns([turn(text, number=i) for i, text in enumerate(said, 1)])
+        first, second = sorted(store.review_list(), key=lambda c: c.id)
+        assert (first.predicate, first.object, first.value) == ("note", said[0], {"unparsed": "other"})
+        store.approve(first.id, by="ann", edits={"predicate": "plan", "object": "每周三晚上学粤语"})
+        store.approve(second.id, by="ann")
+        facts = {(f.predicate, f.object, f.value_json) for f in store.current("user:mei")}
+        assert facts == {("plan", "每周三晚上学粤语", None), ("note", said[1], '{"unparsed":"other"}')}

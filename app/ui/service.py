@@ -182,7 +182,9 @@ class MemdeskService:
         return self.store.now()
 
     def overview(self) -> Overview:
-        subjects = self.store.subjects(limit=1)
+        # the desk opens on a project or a user, not on someone a user told of (person:…)
+        subjects = (self.store.subjects("project:", limit=1) or self.store.subjects("user:", limit=1)
+                    or self.store.subjects(limit=1))
         return Overview(self.store_label(), self.reviewer, self.store.review_count(),
                         self.conflict_count(), subjects[0] if subjects else None)
 

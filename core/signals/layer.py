@@ -14,8 +14,9 @@ adjusts the extractor's claims by one shared policy:
 * **confirmations** and **rejections** of the assistant's previous message the
   extractor did not recognise are read again as a canonical one;
 * **unparsed statements**: a clause the layer finds fact-bearing that yields
-  no claim becomes a review candidate holding the clause, so nothing
-  fact-bearing silently disappears;
+  no claim becomes a review candidate, a ``note`` holding the clause (its
+  family in the value), so nothing fact-bearing silently disappears: a
+  reviewer keeps it as a note or edits it into the fact it states;
 * **names of other people** given with a relation word ("my sister Dana",
   "我女儿朵朵") become the ``name`` of ``person:<user>/<relation>``.
 
@@ -43,6 +44,7 @@ from .model import ClauseSignal, SignalModel
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 UNPARSED_CONFIDENCE = 0.3
+UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
 # probabilities at which the layer acts alone, and with a cue agreeing
 ACT_ALONE = 0.9
 ACT_WITH_CUE = 0.25
@@ -467,7 +469,7 @@ class SignalLayer:
         else:
             return None
         text = s.clause.text[:MAX_UNPARSED]
-        return ClaimInput(subject=subject, predicate=self.cues.families.get(family, "note"), object=text,
+        return ClaimInput(subject=subject, predicate=UNPARSED_PREDICATE, object=text,
                           source=self._source(turn), valid_from=to_us(turn.time),
                           scope="project" if subject.startswith("project:") else "global",
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
