@@ -352,7 +352,8 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
             value = data.get("value")
             if isinstance(value, dict) and "unparsed" in value:
                 print(f"\nunparsed statement: the signal layer read a {value['unparsed']} fact here that no rule "
-                      f"could parse; approve it with --edit object=… (and predicate=…), or reject it")
+                      "could parse; approve it to keep it as a note, approve it with --edit predicate=… "
+                      "object=… to make it the fact it states, or reject it")
             print(f"\nturn: {data['source']['text']}")
         return 0
     by = args.by or settings.reviewer

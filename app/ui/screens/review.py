@@ -88,7 +88,8 @@ def context_text(ctx: CandidateContext) -> Text:
     family = unparsed_family(c)
     if family is not None:
         out.append(f"unparsed statement: the signal layer read a {family} fact in this clause that no "
-                   "rule could parse; edit it into the fact (e) or reject it (x)\n", style="yellow")
+                   "rule could parse; keep it as a note (a), edit it into the fact it states (e), "
+                   "or reject it (x)\n", style="yellow")
     out.append(f"valid from {when(c.valid_from, c.source.tz)}\n")
     out.append(f"said in #{c.source.turn} ({c.source.speaker}, "
                f"{when(c.source.time, c.source.tz)}): ", style="cyan")
