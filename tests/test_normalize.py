@@ -1,5 +1,5 @@
-"""Normalisation for the rule-based extractor: amounts (core.extract.amounts) and
-event times resolved against the utterance time (core.extract.times).
+"""Normalisation for the rule-based extractor: amounts (core.lang.amounts) and
+event times resolved against the utterance time (core.lang.times).
 
 Every case is table-driven against fixed utterance times; nothing reads the clock."""
 
@@ -10,8 +10,8 @@ from decimal import Decimal
 
 import pytest
 from memdesk.core.errors import InvalidInput
-from memdesk.core.extract.amounts import Amount, find_amounts, parse_amount, parse_cn_number
-from memdesk.core.extract.times import TimeSpan, find_times, resolve_time
+from memdesk.core.lang.amounts import Amount, find_amounts, parse_amount, parse_cn_number
+from memdesk.core.lang.times import TimeSpan, find_times, resolve_time
 
 # ---------------------------------------------------------------- amounts
 

@@ -92,10 +92,10 @@ from datetime import datetime
 from decimal import Decimal
 
 from ..catalog import Catalog
+from ..lang.amounts import Amount, find_amounts, parse_cn_number
+from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
-from .amounts import Amount, find_amounts, parse_cn_number
 from .ruleset import RULES
-from .times import find_times
 
 __all__ = ["extract"]
 

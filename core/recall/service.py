@@ -49,7 +49,7 @@ from ..axes import KNOWN_FROM, told_by
 from ..claims import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
-from ..extract.times import find_times
+from ..lang.times import find_times
 from ..records import STATUSES, Fact
 from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
 from ..store import Store
@@ -313,7 +313,7 @@ class _TurnCorpus:
 
     def dated(self) -> np.ndarray:
         """1 for each turn whose text names a day ("next Friday", 5月13日,
-        上周末: ``extract.times.find_times`` against the turn's own time),
+        上周末: ``lang.times.find_times`` against the turn's own time),
         else 0; worked out on first use and kept."""
         if not self._dated:
             self._dated.append(np.fromiter(
