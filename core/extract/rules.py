@@ -92,7 +92,8 @@ from datetime import datetime
 from decimal import Decimal
 
 from ..catalog import Catalog
-from ..lang.amounts import Amount, find_amounts, parse_cn_number
+from ..lang.amounts import Amount, find_amounts
+from ..lang.numerals import parse_cn_number
 from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
 from .ruleset import RULES

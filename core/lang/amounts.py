@@ -2,17 +2,14 @@
 
 ``parse_amount(text)`` reads one whole expression ("五千元" -> 5000 CNY);
 ``find_amounts(text)`` finds every amount inside a sentence, with its span.
-``parse_cn_number(text)`` converts a (possibly mixed) Chinese numeral.
+Numbers are read by ``numerals`` (``parse_cn_number``, ``parse_en_number_words``).
 
 Covered forms
 -------------
 * Arabic numbers, with thousands separators and decimals: ``5000``,
   ``12,000``, ``1.5``.
-* Chinese numerals, exactly: 零/〇, 一…九, 两, 十/百/千/万/亿 (and the financial
-  forms 壹贰叁肆伍陆柒捌玖拾佰仟萬億), decimals with 点 (一点五万 = 15000),
-  digit strings (二〇二六 = 2026), the spoken abbreviation of a trailing digit
-  (一万二 = 12000, 两千五 = 2500, 三百五 = 350; but 一万零二 = 10002), and
-  digits mixed with units (1.5万, 3千, 1万2 = 12000, 12万5千).
+* Chinese numerals, exactly, as ``numerals.parse_cn_number`` reads them
+  (五千, 一万二 = 12000, 1.5万, 二〇二六 = 2026).
 * Magnitudes after a number: ``k``/``K`` (thousand), ``M`` (million),
   ``thousand``/``million``/``billion``.
 * Currency before the number: ``$``/``US$`` (USD), ``¥``/``￥``/``RMB``/``CNY``/
@@ -49,10 +46,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation, localcontext
-from fractions import Fraction
+from decimal import Decimal, localcontext
 
-__all__ = ["Amount", "find_amounts", "parse_amount", "parse_cn_number", "parse_en_number_words"]
+from .numerals import (
+    ARABIC,
+    CN_BIG_UNITS,
+    CN_CHARS,
+    CN_SMALL_UNITS,
+    DECIMAL_POINT,
+    EN_SCALES,
+    EN_UNITS,
+    PRECISION,
+    normal_decimal,
+    parse_cn_number,
+    parse_en_number_words,
+)
+
+__all__ = ["Amount", "find_amounts", "parse_amount"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,7 @@ class Amount:
     currency: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value", _normal(Decimal(self.value)))
+        object.__setattr__(self, "value", normal_decimal(Decimal(self.value)))
 
     def to_json(self) -> dict[str, int | float | str | None]:
         """``{"amount": number, "currency": code or None}``; whole amounts as int."""
@@ -75,180 +85,6 @@ class Amount:
 
     def __str__(self) -> str:
         return f"{self.value} {self.currency}" if self.currency else str(self.value)
-
-
-_PRECISION = 80  # digits: enough for any numeral parse_cn_number accepts, exactly
-_MAX_DIGITS = 30  # longer digit runs are not amounts (ids, phone numbers, noise)
-
-
-def _normal(value: Decimal) -> Decimal:
-    """The value without an exponent or trailing zeros (5E+3 -> 5000, 1.50 -> 1.5)."""
-    with localcontext() as ctx:
-        ctx.prec = _PRECISION
-        try:
-            if value == value.to_integral_value():
-                return value.quantize(Decimal(1))
-            return value.normalize()
-        except InvalidOperation:  # more digits than _PRECISION: keep it as given
-            return value
-
-
-# ---------------------------------------------------------------- Chinese numerals
-
-_CN_DIGITS: dict[str, int] = {
-    "零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "貳": 2, "两": 2, "兩": 2,
-    "三": 3, "叁": 3, "參": 3, "四": 4, "肆": 4, "五": 5, "伍": 5, "六": 6, "陆": 6,
-    "陸": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9,
-}
-_CN_SMALL: dict[str, int] = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
-_CN_BIG: dict[str, int] = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8}
-_CN_CHARS = "".join(_CN_DIGITS) + "".join(_CN_SMALL) + "".join(_CN_BIG)
-_DECIMAL_POINT = "点"
-
-_ARABIC = r"\d++(?:,\d{3})*+(?:\.\d++)?+"
-_TOKEN_RE = re.compile(rf"({_ARABIC})|(.)", re.S)
-
-# token kinds
-_NUM, _ZERO, _SMALL, _BIG, _POINT = range(5)
-
-
-def _tokens(text: str) -> list[tuple[int, Decimal, bool]] | None:
-    """(kind, value, single_digit) per token, or None for a foreign character."""
-    out: list[tuple[int, Decimal, bool]] = []
-    for m in _TOKEN_RE.finditer(text):
-        if m.group(1):
-            if sum(ch.isdigit() for ch in m.group(1)) > _MAX_DIGITS:
-                return None
-            try:
-                value = Decimal(m.group(1).replace(",", ""))
-            except InvalidOperation:  # pragma: no cover - the regex admits digits only
-                return None
-            single = len(m.group(1)) == 1 and value != 0
-            out.append((_NUM, value, single))
-            continue
-        ch = m.group(2)
-        if ch in _CN_DIGITS:
-            digit = _CN_DIGITS[ch]
-            out.append((_ZERO, Decimal(0), False) if digit == 0 else (_NUM, Decimal(digit), True))
-        elif ch in _CN_SMALL:
-            out.append((_SMALL, Decimal(_CN_SMALL[ch]), False))
-        elif ch in _CN_BIG:
-            out.append((_BIG, Decimal(_CN_BIG[ch]), False))
-        elif ch == _DECIMAL_POINT:
-            out.append((_POINT, Decimal(0), False))
-        else:
-            return None
-    return out
-
-
-def _merge_points(tokens: list[tuple[int, Decimal, bool]]) -> list[tuple[int, Decimal, bool]] | None:
-    """Fold ``N 点 d d d`` (Chinese decimals) into one number token; None if malformed."""
-    out: list[tuple[int, Decimal, bool]] = []
-    i = 0
-    while i < len(tokens):
-        kind = tokens[i][0]
-        if kind != _POINT:
-            out.append(tokens[i])
-            i += 1
-            continue
-        if not out or out[-1][0] not in (_NUM, _ZERO) or out[-1][1] != out[-1][1].to_integral_value():
-            return None
-        digits: list[str] = []
-        j = i + 1
-        while j < len(tokens) and tokens[j][0] in (_NUM, _ZERO) and (tokens[j][2] or tokens[j][0] == _ZERO):
-            digits.append(str(int(tokens[j][1])))
-            j += 1
-        if not digits:
-            return None
-        whole = out.pop()
-        out.append((_NUM, Decimal(f"{int(whole[1])}.{''.join(digits)}"), False))
-        i = j
-    return out
-
-
-def parse_cn_number(text: str) -> Decimal | None:
-    """The exact value of a Chinese (or mixed Chinese/Arabic) numeral.
-
-    "六千五百" -> 6500, "一万二" -> 12000, "1.5万" -> 15000, "二〇二六" -> 2026,
-    "十" -> 10. Returns None when ``text`` is empty, holds anything else, or is
-    not a well-formed numeral ("千万", "五百千", "三五").
-    """
-    with localcontext() as ctx:
-        ctx.prec = _PRECISION
-        return _parse_cn_number(text)
-
-
-def _parse_cn_number(text: str) -> Decimal | None:
-    raw = _tokens(text.strip()) if text else None
-    if not raw:
-        return None
-    tokens = _merge_points(raw)
-    if not tokens:
-        return None
-    # A plain digit string of three or more: 二〇二六, 一二三 (Chinese digits only,
-    # no units); two digits (三五) is a rough range, not a number.
-    if len(tokens) > 2 and all(
-        (k == _ZERO or (k == _NUM and single)) for k, _, single in tokens
-    ) and all(ch in _CN_DIGITS for ch in text.strip()):
-        return Decimal("".join(str(int(v)) for _, v, _ in tokens))
-    if len(tokens) == 1:
-        kind, value, _ = tokens[0]
-        if kind in (_NUM, _ZERO):
-            return value
-        if kind == _SMALL and value == 10:
-            return value
-        return None
-
-    total_yi = Decimal(0)  # the part counted in 亿
-    total_wan = Decimal(0)  # the part counted in 万 (below 亿)
-    section = Decimal(0)  # below 万
-    num: Decimal | None = None
-    num_single = False
-    last_unit: Decimal | None = None
-    prev_small: Decimal | None = None
-    zero_gap = False
-    prev_kind: int | None = None
-    for kind, value, single in tokens:
-        if kind == _ZERO:
-            if num is not None:
-                return None
-            zero_gap = True
-        elif kind == _NUM:
-            if num is not None:
-                return None
-            num, num_single = value, single
-        elif kind == _SMALL:
-            if num is None:
-                # 十 may stand alone at the start or after 零 / a big unit (十五, 一千零十).
-                if value != 10 or prev_kind == _SMALL:
-                    return None
-                num = Decimal(1)
-            if prev_small is not None and value >= prev_small:
-                return None
-            section += num * value
-            prev_small, last_unit, num, zero_gap = value, value, None, False
-        elif kind == _BIG:
-            part_below = section + (num if num is not None else 0)
-            if value == 10**4:
-                if total_wan or part_below == 0:
-                    return None
-                total_wan = part_below * value
-            else:
-                if total_yi or (total_wan + part_below) == 0:
-                    return None
-                total_yi = (total_wan + part_below) * value
-                total_wan = Decimal(0)
-            section, num, prev_small, last_unit, zero_gap = Decimal(0), None, None, value, False
-        prev_kind = kind
-    tail = Decimal(0)
-    if num is not None:
-        if last_unit is not None and not zero_gap and num_single and last_unit >= 100:
-            tail = num * last_unit / 10  # 一万二 = 12000, 两千五 = 2500
-        else:
-            if last_unit is not None and num >= last_unit:
-                return None
-            tail = num
-    return _normal(total_yi + total_wan + section + tail)
 
 
 # ---------------------------------------------------------------- currencies
@@ -297,7 +133,7 @@ def _alt(words: Iterable[str]) -> str:
 _AMOUNT_RE = re.compile(
     r"(?<![A-Za-z0-9.,])"
     rf"(?:(?P<pre>{_alt(_PREFIX_SYMBOLS)}|(?i:{_alt(_PREFIX_CODES)})(?![A-Za-z]))\s?)?"
-    rf"(?P<num>(?:{_ARABIC}|[{_CN_CHARS}{_DECIMAL_POINT}])++)"
+    rf"(?P<num>(?:{ARABIC}|[{CN_CHARS}{DECIMAL_POINT}])++)"
     r"(?P<mag>[kK](?![A-Za-z])|M(?![A-Za-z])|\s?(?i:thousand|million|billion)(?![A-Za-z]))?"
     rf"(?:\s?(?P<suf>{_alt(_SUFFIX_CJK)}|(?i:{_alt(_SUFFIX_WORDS)})(?![A-Za-z])))?"
 )
@@ -346,7 +182,7 @@ def _evaluate(m: re.Match[str], text: str) -> _Candidate | None:
     if suf is None and mag is None:
         # 八千一个月: the 一 begins "一个月", it does not abbreviate 一百.
         nxt = text[num_end:num_end + 1]
-        if len(num_text) >= 3 and num_text[-1] == "一" and num_text[-2] in _CN_SMALL | _CN_BIG \
+        if len(num_text) >= 3 and num_text[-1] == "一" and num_text[-2] in CN_SMALL_UNITS | CN_BIG_UNITS \
                 and nxt in _MEASURE_CHARS:
             num_text, num_end = num_text[:-1], num_end - 1
             end, following = num_end, "一"
@@ -360,7 +196,7 @@ def _evaluate(m: re.Match[str], text: str) -> _Candidate | None:
         return None
     if mag is not None:
         with localcontext() as ctx:
-            ctx.prec = _PRECISION
+            ctx.prec = PRECISION
             value *= _MAGNITUDES[mag.strip().lower()]
     pre_cur = _currency(m.group("pre"), prefix=True)
     suf_cur = _currency(suf, prefix=False)
@@ -397,57 +233,17 @@ def parse_amount(text: str) -> Amount | None:
 
 # ---------------------------------------------------------------- English number words
 
-_EN_UNITS: dict[str, int] = {
-    "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-    "ninety": 90,
-}
-_EN_SCALES: dict[str, int] = {"hundred": 100, "thousand": 1000, "grand": 1000, "million": 10**6}
 _EN_WORD_CURRENCY: dict[str, str] = {
     **_SUFFIX_WORDS, "pounds": "GBP", "pound": "GBP", "quid": "GBP",
 }
-_EN_WORD = rf"(?:{_alt(set(_EN_UNITS) | set(_EN_SCALES) | {'half'})})"
+_EN_WORD = rf"(?:{_alt(set(EN_UNITS) | set(EN_SCALES) | {'half'})})"
 _EN_WORDS_RE = re.compile(
     rf"(?<![A-Za-z])(?P<num>{_EN_WORD}(?:(?:[\s-]+|\s+and\s+){_EN_WORD})*)"
     rf"(?:\s+(?P<cur>{_alt(_EN_WORD_CURRENCY)}))?(?![A-Za-z])",
     re.I,
 )
 _ARABIC_EN_RE = re.compile(
-    rf"(?<![A-Za-z0-9.,])(?P<num>{_ARABIC})\s*(?P<cur>pounds?|quid|grand)(?![A-Za-z])", re.I)
-
-
-def parse_en_number_words(text: str) -> int | None:
-    """The value of an English number in words ("fifteen hundred" -> 1500, "two and a half thousand" -> 2500), or
-    None when it is not a whole number."""
-    words = [w for w in re.split(r"[\s-]+", text.strip().lower()) if w and w != "and"]
-    words = [w for i, w in enumerate(words) if not (w in ("a", "an") and words[i + 1:i + 2] == ["half"])]
-    if not words:
-        return None
-    total = current = Fraction(0)
-    seen_number = False
-    for w in words:
-        if w == "half":
-            if not seen_number:
-                return None
-            current += Fraction(1, 2)
-        elif w in _EN_UNITS:
-            if w in ("a", "an") and seen_number:
-                return None
-            current += _EN_UNITS[w]
-            seen_number = True
-        elif w in _EN_SCALES and seen_number:
-            scale = _EN_SCALES[w]
-            if scale == 100:
-                current *= 100
-            else:
-                total += current * scale
-                current = Fraction(0)
-        else:
-            return None
-    value = total + current
-    return int(value) if value.denominator == 1 else None
+    rf"(?<![A-Za-z0-9.,])(?P<num>{ARABIC})\s*(?P<cur>pounds?|quid|grand)(?![A-Za-z])", re.I)
 
 
 def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
@@ -456,7 +252,7 @@ def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
     for m in _EN_WORDS_RE.finditer(text):
         words = m.group("num").lower().split()
         cur = m.group("cur")
-        has_scale = any(w in _EN_SCALES for w in re.split(r"[\s-]+", m.group("num").lower()))
+        has_scale = any(w in EN_SCALES for w in re.split(r"[\s-]+", m.group("num").lower()))
         if cur is None and not has_scale or words in (["a"], ["an"]):
             continue
         value = parse_en_number_words(m.group("num"))

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
 from ..errors import InvalidInput
-from .amounts import parse_cn_number
+from .numerals import EN_UNITS, parse_cn_number
 
 __all__ = ["TimeSpan", "find_times", "resolve_time"]
 
@@ -176,8 +176,9 @@ _EN_MONTHS = {
     "sep": 9, "oct": 10, "nov": 11, "dec": 12,
 }
 _EN_REL = {"this": 0, "next": 1, "last": -1}
-_EN_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "a": 1}
+# the number words a count of days may be ("in three days", "a day ago"), valued by numerals
+_EN_SMALL = {w: EN_UNITS[w] for w in
+             ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "a")}
 
 _CNNUM = r"[0-9０-９零〇一二两三四五六七八九十]{1,3}"
 _CN_YEARNUM = r"(?:\d{4}|[零〇一二三四五六七八九]{4})"

@@ -28,12 +28,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..lang.numerals import parse_cn_number
+
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _RUN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:[.:][0-9]+)*")
 _CJK_RUN = re.compile(rf"^[{_CJK}]")
-_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-           "七": 7, "八": 8, "九": 9}
-_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
+# the runs of Chinese numerals folded to digits (when they hold a unit and
+# ``parse_cn_number`` reads them: a range such as 七八千 or a word such as 万一 stays)
+_UNITS = "十百千万"
 _CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]{2,}")
 
 STOP_EN = frozenset("""a an the and or but of to in on at for from with by about as is are was were
@@ -49,33 +51,18 @@ STOP_ZH_BIGRAMS = frozenset("""什么 怎么 多少 哪里 哪儿 现在 目前 
 
 
 def _cn_number(text: str) -> str:
-    """A Chinese numeral (五千, 六千五百, 两万, 一万二) as digits; the text itself
-    when it is not one."""
-    total, section, digit = 0, 0, None
-    last_unit = 1
-    for ch in text:
-        if ch in _DIGITS:
-            digit = _DIGITS[ch]
-        elif ch in _UNITS:
-            unit = _UNITS[ch]
-            if unit == 10_000:
-                total += (section + (digit or 0)) * unit
-                section, digit, last_unit = 0, None, unit
-                continue
-            section += (1 if digit is None else digit) * unit
-            digit, last_unit = None, unit
-        else:
-            return text
-    if digit is not None:  # 六千五 = 6500: a trailing digit counts in the next lower unit
-        section += digit * (last_unit // 10 if last_unit >= 10 else 1)
-    return str(total + section)
+    """A Chinese numeral with a unit (五千, 六千五百, 两万, 一万二) as digits; the
+    text itself when it is not one."""
+    if not any(c in _UNITS for c in text):
+        return text
+    value = parse_cn_number(text)
+    return text if value is None else str(value)
 
 
 def fold(text: str) -> str:
     """NFKC, lower case, Chinese numerals with a unit folded to digits."""
     text = unicodedata.normalize("NFKC", text).lower()
-    return _CN_NUMBER.sub(lambda m: _cn_number(m.group()) if any(
-        c in _UNITS for c in m.group()) else m.group(), text)
+    return _CN_NUMBER.sub(lambda m: _cn_number(m.group()), text)
 
 
 def grams(text: str, *, drop_stopwords: bool = True) -> set[str]:
