@@ -12,8 +12,8 @@ import pytest
 from memdesk.core.errors import InvalidInput
 from memdesk.core.lang.amounts import Amount, find_amounts, parse_amount
 from memdesk.core.lang.numerals import parse_cn_number
+from memdesk.core.lang.text import fold
 from memdesk.core.lang.times import TimeSpan, find_times, resolve_time
-from memdesk.core.recall.lexical import fold
 
 # ---------------------------------------------------------------- amounts
 

@@ -49,6 +49,8 @@ from ..axes import KNOWN_FROM, told_by
 from ..claims import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
+from ..lang.questions import asks, asks_when
+from ..lang.text import anchors, grams, is_chinese
 from ..lang.times import find_times
 from ..records import STATUSES, Fact
 from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
@@ -65,8 +67,8 @@ from .embedders import (
     make_embedder,
 )
 from .fusion import fuse, relevance_of
-from .intent import PredicateMatcher, SubjectMatcher, asks, asks_when, is_chinese
-from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
+from .intent import PredicateMatcher, SubjectMatcher
+from .lexical import AnchorIndex, QueryGrams, lexical_score
 from .scope import ResolvedScope, Scope, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
