@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 from memdesk.core.errors import InvalidInput
+from memdesk.core.lang import tables
 from memdesk.core.lang.amounts import Amount, find_amounts, parse_amount
 from memdesk.core.lang.numerals import parse_cn_number
 from memdesk.core.lang.text import fold
@@ -407,3 +408,19 @@ def test_find_amounts_english_number_words() -> None:
     assert [a for _, _, a in find_amounts("twenty-five thousand dollars")] == [Amount(25000, "USD")]
     assert [a for _, _, a in find_amounts("3 grand, tops")] == [Amount(3000, None)]
     assert find_amounts("one of the two cats") == []
+
+
+# ---------------------------------------------------------------- the tables in data/lang
+
+
+def test_the_language_tables_are_read_and_checked() -> None:
+    assert tables.ints("numerals", "zh.digits")["两"] == 2
+    assert tables.mapping("currencies", "suffix.zh")["美元"] == "USD"
+    assert tables.words("times", "en.weekdays")[0] == "monday"
+    with pytest.raises(ValueError, match=r"data/lang/numerals.toml: no table or value 'zh.nothing'"):
+        tables.ints("numerals", "zh.nothing")
+    with pytest.raises(ValueError, match=r"data/lang/currencies.toml: 'suffix.zh' must be a table of whole"):
+        tables.ints("currencies", "suffix.zh")
+    with pytest.raises(ValueError, match=r"'en.months' must be a list"):
+        tables.words("times", "en.months")
+    assert tables.alternation(["元", "元人民币", "块"]) == "元人民币|元|块"

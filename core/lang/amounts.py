@@ -37,6 +37,8 @@ word is not abbreviated (八千一个月 is 8000, "a month").
 * "pounds"/"quid" (GBP) and "grand" (thousand) after Arabic numbers in
   ``find_amounts``: "300 quid", "3 grand".
 
+The currency and magnitude words are ``data/lang/currencies.toml``.
+
 Not covered: ranges
 ("三五千", "5-6k"), negative amounts, 角/毛/分, fractions (半).
 """
@@ -44,10 +46,10 @@ Not covered: ranges
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
+from . import tables
 from .numerals import (
     ARABIC,
     CN_BIG_UNITS,
@@ -89,45 +91,19 @@ class Amount:
 
 # ---------------------------------------------------------------- currencies
 
-_PREFIX_SYMBOLS: dict[str, str] = {
-    "US$": "USD", "HK$": "HKD", "$": "USD", "¥": "CNY", "￥": "CNY", "€": "EUR", "£": "GBP",
-    "人民币": "CNY",
-}
-_PREFIX_CODES: dict[str, str] = {
-    "rmb": "CNY", "cny": "CNY", "usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "hkd": "HKD",
-}
-_SUFFIX_CJK: dict[str, str] = {
-    "元人民币": "CNY", "块钱": "CNY", "元钱": "CNY", "人民币": "CNY", "元": "CNY", "圆": "CNY",
-    "块": "CNY", "美元": "USD", "美金": "USD", "美刀": "USD", "欧元": "EUR", "欧": "EUR",
-    "英镑": "GBP", "日元": "JPY", "日币": "JPY", "港币": "HKD", "港元": "HKD",
-}
-_SUFFIX_WORDS: dict[str, str] = {
-    "rmb": "CNY", "cny": "CNY", "yuan": "CNY", "kuai": "CNY", "usd": "USD", "dollars": "USD",
-    "dollar": "USD", "bucks": "USD", "eur": "EUR", "euros": "EUR", "euro": "EUR", "gbp": "GBP",
-    "jpy": "JPY", "yen": "JPY", "hkd": "HKD",
-}
-_MAGNITUDES: dict[str, int] = {
-    "k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "billion": 10**9,
-}
-_STRONG_MAGNITUDE_CHARS = set("千仟万萬亿億")
-
-# After these suffixes, these following characters mean the suffix is not a currency
-# (元旦 New Year's Day, 欧洲 Europe) ...
-_SUFFIX_BLOCKERS: dict[str, str] = {
-    "元": "旦素宵帅首气老年件",
-    "欧": "洲美式盟文巴",
-}
-# ... and 块 (also a classifier: 三块蛋糕) counts only before these or a non-Han character.
-_KUAI_FOLLOWERS = set("的了吧啊呢吗呀哦哈嘛左以上下多每一和或到至就都也还给买")
-# A number without currency followed by one of these is a count or measure, not money.
-_MEASURE_CHARS = set(
-    "年月日号號点時时分秒天周个個位名人次米里克斤吨字岁歲件台张張本条條步层楼度倍%％"
-    "公英千毫厘屏平方页頁部套间間辆輛家所只支瓶杯碗斤磅行号场場届届期集章节節句题題票"
-)
-
-
-def _alt(words: Iterable[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+_PREFIX_SYMBOLS: dict[str, str] = tables.mapping("currencies", "prefix.symbols")
+_PREFIX_CODES: dict[str, str] = tables.mapping("currencies", "prefix.codes")
+_SUFFIX_CJK: dict[str, str] = tables.mapping("currencies", "suffix.zh")
+_SUFFIX_WORDS: dict[str, str] = tables.mapping("currencies", "suffix.words")
+_MAGNITUDES: dict[str, int] = tables.ints("currencies", "magnitudes")
+_STRONG_MAGNITUDE_CHARS = set(tables.chars("currencies", "zh.magnitude_chars"))
+# after these suffixes, these next characters mean the suffix is not a currency (元旦, 欧洲) ...
+_SUFFIX_BLOCKERS: dict[str, str] = tables.mapping("currencies", "suffix.not_before")
+# ... and 块 (also a classifier: 三块蛋糕) counts only before these or a non-Han character
+_KUAI_FOLLOWERS = set(tables.chars("currencies", "zh.kuai_followers"))
+# a number without currency followed by one of these is a count or measure, not money
+_MEASURE_CHARS = set(tables.chars("currencies", "zh.measure_chars"))
+_alt = tables.alternation
 
 
 _AMOUNT_RE = re.compile(
@@ -233,9 +209,8 @@ def parse_amount(text: str) -> Amount | None:
 
 # ---------------------------------------------------------------- English number words
 
-_EN_WORD_CURRENCY: dict[str, str] = {
-    **_SUFFIX_WORDS, "pounds": "GBP", "pound": "GBP", "quid": "GBP",
-}
+_AFTER_NUMBER_WORDS: dict[str, str] = tables.mapping("currencies", "suffix.after_number_words")
+_EN_WORD_CURRENCY: dict[str, str] = {**_SUFFIX_WORDS, **_AFTER_NUMBER_WORDS}
 _EN_WORD = rf"(?:{_alt(set(EN_UNITS) | set(EN_SCALES) | {'half'})})"
 _EN_WORDS_RE = re.compile(
     rf"(?<![A-Za-z])(?P<num>{_EN_WORD}(?:(?:[\s-]+|\s+and\s+){_EN_WORD})*)"
@@ -243,7 +218,7 @@ _EN_WORDS_RE = re.compile(
     re.I,
 )
 _ARABIC_EN_RE = re.compile(
-    rf"(?<![A-Za-z0-9.,])(?P<num>{ARABIC})\s*(?P<cur>pounds?|quid|grand)(?![A-Za-z])", re.I)
+    rf"(?<![A-Za-z0-9.,])(?P<num>{ARABIC})\s*(?P<cur>{_alt(_AFTER_NUMBER_WORDS)}|grand)(?![A-Za-z])", re.I)
 
 
 def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
@@ -266,7 +241,7 @@ def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
         if unit == "grand":
             found.append((m.start(), m.end(), Amount(number * 1000, None)))
         else:
-            found.append((m.start(), m.end(), Amount(number, "GBP")))
+            found.append((m.start(), m.end(), Amount(number, _AFTER_NUMBER_WORDS[unit])))
     return found
 
 

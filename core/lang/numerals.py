@@ -18,6 +18,8 @@ import re
 from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
+from . import tables
+
 __all__ = [
     "ARABIC", "CN_BIG_UNITS", "CN_CHARS", "CN_DIGITS", "CN_SMALL_UNITS", "DECIMAL_POINT", "EN_SCALES",
     "EN_UNITS", "PRECISION", "normal_decimal", "parse_cn_number", "parse_en_number_words",
@@ -41,15 +43,11 @@ def normal_decimal(value: Decimal) -> Decimal:
 
 # ---------------------------------------------------------------- Chinese numerals
 
-CN_DIGITS: dict[str, int] = {
-    "零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "貳": 2, "两": 2, "兩": 2,
-    "三": 3, "叁": 3, "參": 3, "四": 4, "肆": 4, "五": 5, "伍": 5, "六": 6, "陆": 6,
-    "陸": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9,
-}
-CN_SMALL_UNITS: dict[str, int] = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
-CN_BIG_UNITS: dict[str, int] = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8}
+CN_DIGITS: dict[str, int] = tables.ints("numerals", "zh.digits")
+CN_SMALL_UNITS: dict[str, int] = tables.ints("numerals", "zh.units")
+CN_BIG_UNITS: dict[str, int] = tables.ints("numerals", "zh.big_units")
 CN_CHARS = "".join(CN_DIGITS) + "".join(CN_SMALL_UNITS) + "".join(CN_BIG_UNITS)
-DECIMAL_POINT = "点"
+DECIMAL_POINT = tables.chars("numerals", "zh.decimal_point")
 
 ARABIC = r"\d++(?:,\d{3})*+(?:\.\d++)?+"
 _TOKEN_RE = re.compile(rf"({ARABIC})|(.)", re.S)
@@ -199,14 +197,8 @@ def _parse_cn_number(text: str) -> Decimal | None:
 
 # ---------------------------------------------------------------- English number words
 
-EN_UNITS: dict[str, int] = {
-    "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-    "ninety": 90,
-}
-EN_SCALES: dict[str, int] = {"hundred": 100, "thousand": 1000, "grand": 1000, "million": 10**6}
+EN_UNITS: dict[str, int] = tables.ints("numerals", "en.units")
+EN_SCALES: dict[str, int] = tables.ints("numerals", "en.scales")
 
 
 def parse_en_number_words(text: str) -> int | None:

@@ -1,13 +1,15 @@
 """What a question asks, in Chinese and English, read from its words alone:
 whether it asks for a time (``asks_when``) and where one question of a query
 ends and the next begins (``asks``). Recall uses both to weigh dated turns
-and to answer a joined question part by part.
+and to answer a joined question part by part. The words are
+``data/lang/questions.toml``.
 """
 
 from __future__ import annotations
 
 import re
 
+from . import tables
 from .text import fold_case
 
 __all__ = ["asks", "asks_when"]
@@ -15,8 +17,10 @@ __all__ = ["asks", "asks_when"]
 
 # where one question ends and another begins: a sentence end followed by more,
 # or a connective that opens a further ask ("…？另外…", "…; also …")
-_ASK_BREAK = re.compile(r"(?<=[？?！!。；;])\s*|[，,、]?\s*(?:另外|还有|此外|顺便问一下|顺便)[，,：:]?\s*"
-                        r"|[,;]\s+(?:and\s+)?also\s+", re.IGNORECASE)
+_ASK_BREAK = re.compile(
+    r"(?<=[？?！!。；;])\s*"
+    rf"|[，,、]?\s*(?:{tables.alternation(tables.words('questions', 'next_ask.zh'))})[，,：:]?\s*"
+    rf"|[,;]\s+(?:and\s+)?(?:{tables.alternation(tables.words('questions', 'next_ask.en'))})\s+", re.IGNORECASE)
 _ASK_MIN = 4  # characters an ask needs to stand on its own (not "好吗？")
 
 
@@ -38,10 +42,8 @@ def asks(query: str) -> list[str]:
 
 # a question that asks for a time: when something happened, is due, or how long
 _WHEN = re.compile(
-    r"\bwhen\b|\bwhat (?:day|date|time|year|month)\b|\bwhich (?:day|date|month|year|week)\b"
-    r"|\bhow long\b|\bhow many (?:days|weeks|months|years)\b|\bsince when\b|\bby when\b"
-    r"|什么时候|啥时候|何时|哪天|哪一天|哪日|几号|几月|哪个月|哪年|哪一年|星期几|周几|礼拜几|几点|多久|多长时间|多少天",
-    re.IGNORECASE)
+    rf"\b(?:{tables.alternation(tables.words('questions', 'when.en'))})\b"
+    rf"|{tables.alternation(tables.words('questions', 'when.zh'))}", re.IGNORECASE)
 
 
 def asks_when(query: str) -> bool:

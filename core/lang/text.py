@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from . import tables
 from .numerals import parse_cn_number
 
 __all__ = ["CJK", "STOP_EN", "STOP_ZH", "STOP_ZH_BIGRAMS", "anchors", "fold", "fold_case", "grams",
@@ -34,16 +35,10 @@ _CJK_RUN = re.compile(rf"^[{CJK}]")
 _UNITS = "十百千万"
 _CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]{2,}")
 
-STOP_EN = frozenset("""a an the and or but of to in on at for from with by about as is are was were
-be been being am do does did done have has had having what which who whom whose when where why how
-i me my we our you your he him his she her it its they them their this that these those there here
-now then any some all not no yes can could would should will shall may might must just also very
-much many more most so if than too up down out into over again still ever tell know say said please
-user""".split())
-STOP_ZH = frozenset("""的 了 吗 呢 吧 啊 呀 么 是 在 有 和 与 及 或 我 你 他 她 它 们 这 那 哪 什 么
-怎 样 多 少 几 个 些 现 在 都 也 就 还 又 要 会 能 可 以 对 从 到 给 让 被 把 用 说 过 着 得 地 之 其""".split())
-STOP_ZH_BIGRAMS = frozenset("""什么 怎么 多少 哪里 哪儿 现在 目前 我们 他们 她们 是不 不是 有没 没有 一下
-可以 知道 告诉 请问 以前 之前 的是 是什 么样 怎样 哪个 这个 那个 用户 的时 时候""".split())
+# function words the grams leave out: data/lang/stopwords.toml
+STOP_EN = frozenset(tables.words("stopwords", "en"))
+STOP_ZH = frozenset(tables.words("stopwords", "zh"))
+STOP_ZH_BIGRAMS = frozenset(tables.words("stopwords", "zh_bigrams"))
 
 
 def _cn_number(text: str) -> str:
