@@ -39,9 +39,9 @@ from .errors import (
 )
 from .extract.rules import extract
 from .failpoints import point
+from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
-from .sensitive import has_sensitive
 from .signals.layer import SignalLayer
 from .timeutil import from_us, offset_minutes, parse_time, to_us
 from .writer import TURN, WriteBatch, chunks

@@ -16,7 +16,7 @@ The three actions:
   same history, never merely similar words for different values) *and* their
   texts are nearly the same: equal after NFKC, case folding and dropping
   punctuation, symbols and spaces, or sharing at least ``similarity`` (0.8)
-  of their character n-grams (Jaccard over ``core.recall.lexical.grams``:
+  of their character n-grams (Jaccard over ``core.lang.text.grams``:
   bigrams of Chinese runs, words and trigrams of Latin ones). The most
   mentioned one (then the oldest) survives and takes the sum of the
   mentions; the others stay as rows, archived with reason ``merged into N``
@@ -66,7 +66,7 @@ from sqlalchemy import Connection, bindparam, func, null, select, update
 from .axes import KNOWN_UNTIL
 from .bitemporal import copy_until
 from .errors import InvalidInput, StoreError
-from .recall.lexical import grams
+from .lang.text import grams
 from .records import Fact
 from .schema import ConflictRow
 from .timeutil import iso

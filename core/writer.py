@@ -54,6 +54,7 @@ from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import Decision, Evidence, Outcome, Statement, admit, append_steps, encode_steps
+from .lang.sensitive import mask
 from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
@@ -68,7 +69,6 @@ from .schema import (
     StoreMeta,
     TurnRow,
 )
-from .sensitive import mask
 
 FACT = FactRow.__table__
 CLAIM = ClaimRow.__table__

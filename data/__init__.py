@@ -1,2 +1,3 @@
-"""Data memdesk reads at run time (the predicate catalog, extraction rules, demo
-conversations), shipped inside the wheel and read with ``importlib.resources``."""
+"""Data memdesk reads at run time (the predicate catalog, extraction rules,
+the language layer's word tables, demo conversations), shipped inside the
+wheel and read with ``importlib.resources``."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from memdesk.core import ManualClock, Store
 from memdesk.core.ingest import demo_files
-from memdesk.core.recall.lexical import grams
+from memdesk.core.lang.text import grams
 
 
 class HashEmbedder:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import random
 
-from memdesk.core.recall.intent import Mention, SubjectMatcher, _fold, _longest_first, _pattern
+from memdesk.core.lang.text import fold_case
+from memdesk.core.recall.intent import Mention, SubjectMatcher, _longest_first, _pattern
 
 
 def brute_force(names: dict[str, set[str]], query: str) -> list[str]:
-    text = _fold(query)
+    text = fold_case(query)
     found = [Mention(s, m.start(), m.end(), n)
              for s, ns in sorted(names.items()) for n in sorted(ns) if len(n.strip()) >= 2
              for m in _pattern(n).finditer(text)]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memdesk.core import InvalidInput, ManualClock, Store
+from memdesk.core.lang.text import grams
 from memdesk.core.maintain import (
     ACTION,
     ClaimLink,
@@ -29,7 +30,6 @@ from memdesk.core.maintain import (
     parse_age,
     plan_maintenance,
 )
-from memdesk.core.recall.lexical import grams
 from memdesk.core.writer import AUDIT, FACT, MEMORY
 from sqlalchemy import func, select
 

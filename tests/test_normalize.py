@@ -1,5 +1,5 @@
-"""Normalisation for the rule-based extractor: amounts (core.extract.amounts) and
-event times resolved against the utterance time (core.extract.times).
+"""Normalisation for the rule-based extractor: amounts (core.lang.amounts) and
+event times resolved against the utterance time (core.lang.times).
 
 Every case is table-driven against fixed utterance times; nothing reads the clock."""
 
@@ -10,8 +10,11 @@ from decimal import Decimal
 
 import pytest
 from memdesk.core.errors import InvalidInput
-from memdesk.core.extract.amounts import Amount, find_amounts, parse_amount, parse_cn_number
-from memdesk.core.extract.times import TimeSpan, find_times, resolve_time
+from memdesk.core.lang import tables
+from memdesk.core.lang.amounts import Amount, find_amounts, parse_amount
+from memdesk.core.lang.numerals import parse_cn_number
+from memdesk.core.lang.text import fold
+from memdesk.core.lang.times import TimeSpan, find_times, resolve_time
 
 # ---------------------------------------------------------------- amounts
 
@@ -119,6 +122,17 @@ def test_parse_cn_number(text: str, value: int) -> None:
 @pytest.mark.parametrize("text", ["", "千", "百五", "五五", "十十", "一万万", "x", "点五"])
 def test_parse_cn_number_no_match(text: str) -> None:
     assert parse_cn_number(text) is None
+
+
+@pytest.mark.parametrize(("text", "folded"), [
+    ("预算五千", "预算5000"), ("六千五百元", "6500元"), ("一万二", "12000"), ("一百零二", "102"),
+    ("两千零五", "2005"), ("七八千", "七八千"), ("万一下雨", "万一下雨"), ("三五", "三五"),
+])
+def test_recall_folds_numerals_as_the_one_parser_reads_them(text: str, folded: str) -> None:
+    """The lexical channel reads Chinese numerals with ``parse_cn_number`` (it
+    once had its own reader, which made 一百零二 120 and 万一 1000); what that
+    parser rejects (a range, a word) is left as it is."""
+    assert fold(text) == folded
 
 
 FIND_AMOUNTS: list[tuple[str, list[tuple[str, str, str | None]]]] = [
@@ -394,3 +408,19 @@ def test_find_amounts_english_number_words() -> None:
     assert [a for _, _, a in find_amounts("twenty-five thousand dollars")] == [Amount(25000, "USD")]
     assert [a for _, _, a in find_amounts("3 grand, tops")] == [Amount(3000, None)]
     assert find_amounts("one of the two cats") == []
+
+
+# ---------------------------------------------------------------- the tables in data/lang
+
+
+def test_the_language_tables_are_read_and_checked() -> None:
+    assert tables.ints("numerals", "zh.digits")["两"] == 2
+    assert tables.mapping("currencies", "suffix.zh")["美元"] == "USD"
+    assert tables.words("times", "en.weekdays")[0] == "monday"
+    with pytest.raises(ValueError, match=r"data/lang/numerals.toml: no table or value 'zh.nothing'"):
+        tables.ints("numerals", "zh.nothing")
+    with pytest.raises(ValueError, match=r"data/lang/currencies.toml: 'suffix.zh' must be a table of whole"):
+        tables.ints("currencies", "suffix.zh")
+    with pytest.raises(ValueError, match=r"'en.months' must be a list"):
+        tables.words("times", "en.months")
+    assert tables.alternation(["元", "元人民币", "块"]) == "元人民币|元|块"

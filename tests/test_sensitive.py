@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from memdesk.core.sensitive import SensitiveSpan, find_sensitive, has_sensitive, mask
+from memdesk.core.lang.sensitive import SensitiveSpan, find_sensitive, has_sensitive, mask
 
 GOLD = Path(__file__).resolve().parents[1] / "data" / "gold" / "extraction.jsonl"
 

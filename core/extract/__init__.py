@@ -1,3 +1,4 @@
-"""Normalisation helpers for the rule-based extractor: amounts of money
-(``amounts``) and event times resolved against the utterance time (``times``).
-Pure Python, offline, no third-party dependency."""
+"""The extractors: the rule-based one (``rules``, its phrasings in
+``data/rules``, read by ``ruleset``) and the optional LLM one (``llm``). The
+language knowledge they read text with (times, amounts, numerals) is
+``memdesk.core.lang``'s."""

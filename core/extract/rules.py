@@ -96,13 +96,14 @@ from datetime import datetime
 from decimal import Decimal
 
 from ..catalog import Catalog
+from ..lang.amounts import Amount, find_amounts
+from ..lang.numerals import parse_cn_number
+from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
 from . import interpret
-from .amounts import Amount, find_amounts, parse_cn_number
 from .interpret import Clause, post, test
 from .records import Raw as _Raw
 from .ruleset import RULES
-from .times import find_times
 
 __all__ = ["extract"]
 

@@ -10,9 +10,11 @@
 Modules: ``embedders`` (the Embedder protocol and the bundled models),
 ``vectors`` (vectors in the database), ``annoy_index`` (index files and their
 manifest), ``collection`` (index lifecycle: tail, rebuilds, exact mode),
-``lexical`` (character n-grams for names and numbers), ``intent`` (predicates
-and subjects a query names), ``scoring`` (the score and its weights),
-``service`` (the Recaller).
+``lexical`` (character n-grams for names and numbers), ``bm25`` (the word
+channel), ``fusion``, ``intent`` (predicates and subjects a query names),
+``scope``, ``scoring`` (the score and its weights), ``service`` (the
+Recaller). How text is folded and cut into grams, stop words, times and what
+a question asks come from the language layer, ``memdesk.core.lang``.
 """
 
 from .annoy_index import Manifest, file_checksum, remove_index_files

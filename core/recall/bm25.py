@@ -7,7 +7,7 @@ different questions, which is why recall fuses them (``fusion``).
 The analyzer, one for both languages (a turn may mix them):
 
 * Latin words are folded (NFKC, lower case, Chinese numerals to digits, see
-  ``lexical.fold``), English stopwords dropped (bm25s's extended list plus
+  ``lang.text.fold``), English stopwords dropped (bm25s's extended list plus
   memdesk's own) and Porter-stemmed by PyStemmer's Snowball English stemmer,
   so "moved" meets "move" and "vets" meets "vet";
 * Chinese (and Japanese, Korean) runs give character bigrams, a
@@ -31,12 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from .lexical import STOP_EN, fold
+from ..lang.text import CJK, STOP_EN, fold
 
 K1 = 0.9
 B = 0.4
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"([{_CJK}]+)|([a-z0-9]+)")
+_TOKEN = re.compile(rf"([{CJK}]+)|([a-z0-9]+)")
 _EMPTY = "\x00"  # the token of an item with no words (bm25s needs one per document)
 
 

@@ -15,17 +15,11 @@ from __future__ import annotations
 
 import re
 import tomllib
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..catalog import Catalog
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+from ..lang.text import fold_case, is_chinese
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +33,8 @@ class Mention:
 
 
 def _pattern(phrase: str) -> re.Pattern[str]:
-    phrase = _fold(phrase).strip()
-    if _CJK.search(phrase):
+    phrase = fold_case(phrase).strip()
+    if is_chinese(phrase):
         return re.compile(re.escape(phrase))
     words = [re.escape(w) for w in phrase.split()]
     # whole words, allowing simple inflections: live/lives/lived/living
@@ -81,7 +75,7 @@ class PredicateMatcher:
         return cls(phrases)
 
     def find(self, query: str) -> list[Mention]:
-        text = _fold(query)
+        text = fold_case(query)
         found = [Mention(pid, m.start(), m.end(), phrase)
                  for pid, phrase, pat in self._patterns for m in pat.finditer(text)]
         return _longest_first(found)
@@ -132,7 +126,7 @@ class SubjectMatcher:
         out: what it asks about them ("Does Carol have any animals?" →
         "does       have any animals?"), for ranking within their items,
         where the name itself singles out nothing."""
-        text = _fold(query)
+        text = fold_case(query)
         for m in self.mentions(query):
             text = text[:m.start] + " " * (m.end - m.start) + text[m.end:]
         return text
@@ -140,7 +134,7 @@ class SubjectMatcher:
     def mentions(self, query: str) -> list[Mention]:
         """Where the query names subjects (offsets into the folded query),
         overlapping matches resolved to the longest."""
-        text = _fold(query)
+        text = fold_case(query)
         keys = {text[i:i + 2] for i in range(len(text) - 1)}
         for word in _WORD.findall(text):
             keys.add(word)
@@ -160,49 +154,8 @@ def _name_key(name: str) -> str | None:
     """The part of the query a name's pattern needs: its first two characters
     (Chinese names, matched anywhere), or its first word (other names, matched
     as whole words). None when the name starts with neither."""
-    folded = _fold(name).strip()
-    if _CJK.search(folded):
+    folded = fold_case(name).strip()
+    if is_chinese(folded):
         return folded[:2]
     first = _WORD.match(folded)
     return first.group(0) if first else None
-
-
-# where one question ends and another begins: a sentence end followed by more,
-# or a connective that opens a further ask ("…？另外…", "…; also …")
-_ASK_BREAK = re.compile(r"(?<=[？?！!。；;])\s*|[，,、]?\s*(?:另外|还有|此外|顺便问一下|顺便)[，,：:]?\s*"
-                        r"|[,;]\s+(?:and\s+)?also\s+", re.IGNORECASE)
-_ASK_MIN = 4  # characters an ask needs to stand on its own (not "好吗？")
-
-
-def asks(query: str) -> list[str]:
-    """The questions a query joins, in order ("孩子哪天考试？跑鞋穿多大码？" →
-    two); the query itself when it asks one thing. A part too short to stand
-    on its own stays with the one before it."""
-    parts: list[str] = []
-    for piece in _ASK_BREAK.split(query):
-        piece = piece.strip()
-        if not piece:
-            continue
-        if parts and len(re.sub(r"\W", "", piece)) < _ASK_MIN:
-            parts[-1] = f"{parts[-1]} {piece}"
-        else:
-            parts.append(piece)
-    return parts if len(parts) > 1 else [query]
-
-
-# a question that asks for a time: when something happened, is due, or how long
-_WHEN = re.compile(
-    r"\bwhen\b|\bwhat (?:day|date|time|year|month)\b|\bwhich (?:day|date|month|year|week)\b"
-    r"|\bhow long\b|\bhow many (?:days|weeks|months|years)\b|\bsince when\b|\bby when\b"
-    r"|什么时候|啥时候|何时|哪天|哪一天|哪日|几号|几月|哪个月|哪年|哪一年|星期几|周几|礼拜几|几点|多久|多长时间|多少天",
-    re.IGNORECASE)
-
-
-def asks_when(query: str) -> bool:
-    """Whether the query asks for a time ("when did I move?", "我哪天回来？")."""
-    return bool(_WHEN.search(_fold(query)))
-
-
-def is_chinese(text: str) -> bool:
-    """True when the text holds Chinese (or other CJK) characters."""
-    return bool(_CJK.search(text))

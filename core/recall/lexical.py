@@ -3,15 +3,10 @@
 Sentence embeddings blur exactly the things a memory must get right: "上限五千元"
 and "上限八千元" embed almost alike, and a rare name (Biscuit, 煤球, C01X00T47)
 may sit far from a question about it. This channel scores how much of the
-query's wording a text contains:
-
-* Chinese, Japanese and Korean runs give character bigrams (and the single
-  character for a one-character run);
-* Latin letters and digits give whole words (lower-cased, NFKC-folded) and
-  the character trigrams of words of four letters or more, so "Friedrichshain"
-  still matches "friedrichshain's";
-* Chinese numerals with a unit are folded to digits first (五千 → 5000), so
-  "预算5000" and "预算五千" meet.
+query's wording a text contains, by the grams of the language layer
+(``memdesk.core.lang.text``: character bigrams of Chinese runs, words and
+trigrams of Latin ones, Chinese numerals folded to digits so that "预算5000"
+and "预算五千" meet).
 
 ``lexical_score(query, text)`` is the share of the query's grams (common
 function words removed) that the text contains, 0–1. ``AnchorIndex`` finds
@@ -21,86 +16,12 @@ even when the vector search did not bring them up.
 
 from __future__ import annotations
 
-import re
 import threading
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_RUN = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:[.:][0-9]+)*")
-_CJK_RUN = re.compile(rf"^[{_CJK}]")
-_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-           "七": 7, "八": 8, "九": 9}
-_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
-_CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]{2,}")
-
-STOP_EN = frozenset("""a an the and or but of to in on at for from with by about as is are was were
-be been being am do does did done have has had having what which who whom whose when where why how
-i me my we our you your he him his she her it its they them their this that these those there here
-now then any some all not no yes can could would should will shall may might must just also very
-much many more most so if than too up down out into over again still ever tell know say said please
-user""".split())
-STOP_ZH = frozenset("""的 了 吗 呢 吧 啊 呀 么 是 在 有 和 与 及 或 我 你 他 她 它 们 这 那 哪 什 么
-怎 样 多 少 几 个 些 现 在 都 也 就 还 又 要 会 能 可 以 对 从 到 给 让 被 把 用 说 过 着 得 地 之 其""".split())
-STOP_ZH_BIGRAMS = frozenset("""什么 怎么 多少 哪里 哪儿 现在 目前 我们 他们 她们 是不 不是 有没 没有 一下
-可以 知道 告诉 请问 以前 之前 的是 是什 么样 怎样 哪个 这个 那个 用户 的时 时候""".split())
-
-
-def _cn_number(text: str) -> str:
-    """A Chinese numeral (五千, 六千五百, 两万, 一万二) as digits; the text itself
-    when it is not one."""
-    total, section, digit = 0, 0, None
-    last_unit = 1
-    for ch in text:
-        if ch in _DIGITS:
-            digit = _DIGITS[ch]
-        elif ch in _UNITS:
-            unit = _UNITS[ch]
-            if unit == 10_000:
-                total += (section + (digit or 0)) * unit
-                section, digit, last_unit = 0, None, unit
-                continue
-            section += (1 if digit is None else digit) * unit
-            digit, last_unit = None, unit
-        else:
-            return text
-    if digit is not None:  # 六千五 = 6500: a trailing digit counts in the next lower unit
-        section += digit * (last_unit // 10 if last_unit >= 10 else 1)
-    return str(total + section)
-
-
-def fold(text: str) -> str:
-    """NFKC, lower case, Chinese numerals with a unit folded to digits."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return _CN_NUMBER.sub(lambda m: _cn_number(m.group()) if any(
-        c in _UNITS for c in m.group()) else m.group(), text)
-
-
-def grams(text: str, *, drop_stopwords: bool = True) -> set[str]:
-    """The character n-grams the lexical channel compares."""
-    out: set[str] = set()
-    for run in _RUN.findall(fold(text)):
-        if _CJK_RUN.match(run):
-            if len(run) == 1:
-                if not (drop_stopwords and run in STOP_ZH):
-                    out.add(run)
-                continue
-            for i in range(len(run) - 1):
-                g = run[i:i + 2]
-                if drop_stopwords and (g in STOP_ZH_BIGRAMS or (g[0] in STOP_ZH and g[1] in STOP_ZH)):
-                    continue
-                out.add(g)
-        else:
-            if drop_stopwords and run in STOP_EN:
-                continue
-            if len(run) < 2 and not run.isdigit():
-                continue
-            out.add(run)
-            if len(run) >= 4 and not run.isdigit():
-                out.update("#" + run[i:i + 3] for i in range(len(run) - 2))
-    return out
+from ..lang.text import anchors, fold, starts_cjk
 
 
 def lexical_score(query_grams: set[str] | QueryGrams, text: str) -> float:
@@ -131,7 +52,7 @@ class QueryGrams:
     def of(cls, query_grams: set[str]) -> QueryGrams:
         needles = []
         for g in sorted(query_grams):
-            part = g.startswith("#") or bool(_CJK_RUN.match(g))
+            part = g.startswith("#") or bool(starts_cjk(g))
             needles.append((g.lstrip("#") if part else g, 1.0 if part else 3.0, not part))
         return cls(tuple(needles), sum(w for _, w, _ in needles))
 
@@ -144,19 +65,6 @@ def _word_in(word: str, doc: str) -> bool:
             return True
         start = doc.find(word, start + 1)
     return False
-
-
-def anchors(text: str) -> set[str]:
-    """Rare-looking tokens worth an exact lookup: numbers of two digits or more,
-    Latin words of three letters or more that are not function words, and
-    mixed letter-digit ids."""
-    out = set()
-    for run in _RUN.findall(fold(text)):
-        if _CJK_RUN.match(run) or run in STOP_EN:
-            continue
-        if (run.isdigit() and len(run) >= 2) or (not run.isdigit() and len(run) >= 3):
-            out.add(run)
-    return out
 
 
 class AnchorIndex:

@@ -49,7 +49,9 @@ from ..axes import KNOWN_FROM, told_by
 from ..claims import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
-from ..extract.times import find_times
+from ..lang.questions import asks, asks_when
+from ..lang.text import anchors, grams, is_chinese
+from ..lang.times import find_times
 from ..records import STATUSES, Fact
 from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
 from ..store import Store
@@ -65,8 +67,8 @@ from .embedders import (
     make_embedder,
 )
 from .fusion import fuse, relevance_of
-from .intent import PredicateMatcher, SubjectMatcher, asks, asks_when, is_chinese
-from .lexical import AnchorIndex, QueryGrams, anchors, grams, lexical_score
+from .intent import PredicateMatcher, SubjectMatcher
+from .lexical import AnchorIndex, QueryGrams, lexical_score
 from .scope import ResolvedScope, Scope, people_of, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
@@ -313,7 +315,7 @@ class _TurnCorpus:
 
     def dated(self) -> np.ndarray:
         """1 for each turn whose text names a day ("next Friday", 5月13日,
-        上周末: ``extract.times.find_times`` against the turn's own time),
+        上周末: ``lang.times.find_times`` against the turn's own time),
         else 0; worked out on first use and kept."""
         if not self._dated:
             self._dated.append(np.fromiter(

@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..claims import ClaimInput
-from ..extract.times import find_times
+from ..lang.sensitive import has_sensitive
+from ..lang.times import find_times
 from ..pipeline import SourceRef, Turn
 from ..resources import data_path
-from ..sensitive import has_sensitive
 from ..timeutil import offset_minutes, to_us
 from .clauses import units
 from .model import ClauseSignal, SignalModel

@@ -33,8 +33,9 @@ Recognised forms
 
 False positives avoided: a number preceded by a currency sign or followed by a
 currency / magnitude / measure word (``$12,000``, ``15000000000元``, ``3000人``)
-is never sensitive; a digit run inside a longer run (``12,000,000``, ``1.5``)
-is not split into pieces; years, dates (``2026-03-18``), times and counts do
+is never sensitive (those marks and words are ``data/lang/sensitive.toml``);
+a digit run inside a longer run (``12,000,000``, ``1.5``) is not split into
+pieces; years, dates (``2026-03-18``), times and counts do
 not fit any of the shapes above. Ambiguity is resolved by priority
 (email > cn_id > passport > de_id > ssn > nhs > card > phone), then position.
 
@@ -47,6 +48,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+
+from . import tables
 
 KINDS = ("phone", "email", "cn_id", "passport", "ssn", "nhs", "de_id", "card")
 
@@ -125,11 +128,14 @@ _PHONE_PATTERNS = (
     re.compile(_L + r"0[1-9]\d{8,9}" + _R),
 )
 
-_CURRENCY_BEFORE = re.compile(r"(?:[$¥￥£€]|US\$|HK\$|RMB|CNY|USD|EUR|GBP)\s*$", re.I)
+# a number after a currency mark or before a unit is an amount or a count
+# (data/lang/sensitive.toml)
+_CURRENCY_BEFORE = re.compile(
+    rf"(?:{tables.alternation(tables.words('sensitive', 'amount_context.currency_before'))})\s*$", re.I)
 _UNIT_AFTER = re.compile(
-    r"\s*(?:元|块|圆|万|千|百|亿|美元|美金|欧元|英镑|日元|港币|人民币|个|人|次|件|年|月|日|号楼|米|公里|%|％"
-    r"|(?i:rmb|cny|yuan|usd|dollars?|bucks|eur|euros?|gbp|pounds?|quid|yen|k\b|m\b|km\b|kg\b"
-    r"|thousand|million|billion|percent|people|times|orders?|items?|units?|pieces?))"
+    rf"\s*(?:{tables.alternation(tables.words('sensitive', 'amount_context.unit_after_zh'))}"
+    rf"|(?i:{tables.alternation(tables.words('sensitive', 'amount_context.unit_after_words'))}"
+    rf"|(?:{tables.alternation(tables.words('sensitive', 'amount_context.unit_after_whole_words'))})\b))"
 )
 
 

@@ -8,7 +8,9 @@ utterance's timezone.
 A small hand-written resolver rather than a library: dateparser and friends
 resolve "next Friday", weekends, 下周 and 月底 by their own conventions (and some
 of those differ between versions and languages), while the extractor needs
-exactly the conventions below, offline and deterministic.
+exactly the conventions below, offline and deterministic. The words
+(weekdays, months, 今天/明天, 上/下, 月底/月初 …) and their values are
+``data/lang/times.toml``; the shapes of the expressions are the patterns below.
 
 Conventions
 -----------
@@ -63,12 +65,13 @@ the coming Friday).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
 from ..errors import InvalidInput
-from .amounts import parse_cn_number
+from . import tables
+from .numerals import EN_UNITS, parse_cn_number
 
 __all__ = ["TimeSpan", "find_times", "resolve_time"]
 
@@ -160,37 +163,35 @@ def _cn_int(text: str | None) -> int | None:
 
 # ---------------------------------------------------------------- vocabulary
 
-_CN_EDGE = {"底": "end", "末": "end", "初": "start"}
-_CN_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
-               "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
-_CN_WEEK_REL = {"上上": -2, "上": -1, "这": 0, "這": 0, "本": 0, "下": 1, "下下": 2}
-_CN_DAY_REL = {"今天": 0, "今日": 0, "今儿": 0, "明天": 1, "明日": 1, "明儿": 1, "后天": 2,
-               "明早": 1, "明晚": 1, "明晨": 1,
-               "大后天": 3, "昨天": -1, "昨日": -1, "昨儿": -1, "前天": -2, "大前天": -3}
-_CN_YEAR_REL = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2}
-_EN_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_EN_MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9,
-    "sep": 9, "oct": 10, "nov": 11, "dec": 12,
-}
-_EN_REL = {"this": 0, "next": 1, "last": -1}
-_EN_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "a": 1}
+# the words and their values: data/lang/times.toml
+_CN_EDGE = tables.mapping("times", "zh.edges")
+_CN_WEEKDAY = tables.ints("times", "zh.weekdays")
+_CN_WEEK_REL = tables.ints("times", "zh.week_offsets")
+_CN_DAY_REL = tables.ints("times", "zh.days")
+_CN_YEAR_REL = tables.ints("times", "zh.years")
+_CN_NOT_A_DAY_BEFORE = tables.words("times", "zh.not_a_day_before")
+_EN_WEEKDAYS = tables.words("times", "en.weekdays")
+_EN_MONTHS = tables.ints("times", "en.months")
+_EN_REL = tables.ints("times", "en.offsets")
+_EN_DAYS = tables.ints("times", "en.days")
+_EN_MONTH_LEAD = tables.words("times", "en.month_lead_words")
+# the number words a count of days may be ("in three days", "a day ago"), valued by numerals
+_EN_SMALL = {w: EN_UNITS[w] for w in tables.words("times", "en.day_count_words")}
 
 _CNNUM = r"[0-9０-９零〇一二两三四五六七八九十]{1,3}"
 _CN_YEARNUM = r"(?:\d{4}|[零〇一二三四五六七八九]{4})"
 _WEEK = r"(?:周|週|星期|礼拜|禮拜)"
 
 
-def _alt(words: Iterable[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+_alt = tables.alternation
 
 
 _EN_MONTH_RE = rf"(?P<mon>{_alt(_EN_MONTHS)})(?![A-Za-z])\.?"
 _EN_DAYNUM = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![A-Za-z0-9])"
 _EN_YEAR = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
+# "the day after tomorrow", any blanks between its words
+_EN_DAYS_RE = "|".join(r"\s+".join(re.escape(w) for w in phrase.split())
+                       for phrase in sorted(_EN_DAYS, key=len, reverse=True))
 _EN_N = rf"(?P<n>\d{{1,3}}|{_alt(_EN_SMALL)})"
 
 
@@ -299,9 +300,7 @@ def _cn_offset_days(m: re.Match[str], today: date) -> DateRange | None:
 
 def _en_day(m: re.Match[str], today: date) -> DateRange | None:
     word = re.sub(r"\s+", " ", m.group(0).lower())
-    offsets = {"today": 0, "tomorrow": 1, "yesterday": -1,
-               "the day after tomorrow": 2, "the day before yesterday": -2}
-    return _day(today + timedelta(days=offsets[word]))
+    return _day(today + timedelta(days=_EN_DAYS[word]))
 
 
 def _en_week_or_weekend(m: re.Match[str], today: date) -> DateRange | None:
@@ -445,10 +444,9 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
     (re.compile(rf"(?<![0-9零〇一二两三四五六七八九十])(?P<n>{_CNNUM})(?:天|日)(?:以|之)?(?P<dir>[后前])"),
      _cn_offset_days),
     (re.compile(r"(?<![0-9０-９零〇一二两三四五六七八九十月第])(?P<d>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])号"
-                r"(?!线|楼|门|口|房|床|车|站|桌|位|机|码|厅|馆|院|选手|球员)"), _day_of_month),
+                rf"(?!{_alt(_CN_NOT_A_DAY_BEFORE)})"), _day_of_month),
     # English
-    (re.compile(rf"{_EN_L}(?:the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday"
-                rf"|today|tomorrow|yesterday){_EN_R}", _EN_FLAGS), _en_day),
+    (re.compile(rf"{_EN_L}(?:{_EN_DAYS_RE}){_EN_R}", _EN_FLAGS), _en_day),
     (re.compile(rf"{_EN_L}(?:(?P<rel>this|next|last)\s+week(?P<we>end)?"
                 rf"|the\s+week(?P<we2>end)){_EN_R}", _EN_FLAGS), _en_week_or_weekend),
     (re.compile(rf"{_EN_L}(?:(?P<rel>next|last|this|coming|on)\s+)?"
@@ -462,7 +460,7 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
                 _EN_FLAGS), _en_date),
     (re.compile(rf"{_EN_L}(?:on\s+)?{_EN_MONTH_RE}\s+(?:the\s+)?{_EN_DAYNUM}{_EN_YEAR}",
                 _EN_FLAGS), _en_date),
-    (re.compile(rf"{_EN_L}(?P<pre>in|by|before|during|until|till|from|since|early|late|mid|around|over|this|next|last)"
+    (re.compile(rf"{_EN_L}(?P<pre>{_alt(_EN_MONTH_LEAD)})"
                 rf"(?:\s+|-)(?:early\s+|late\s+|mid-?)?{_EN_MONTH_RE}(?:\s+(?P<y>\d{{4}})(?!\d))?(?!\s*\d)",
                 _EN_FLAGS), _en_month),
     (re.compile(r"(?<![0-9])(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?![0-9])"), _iso_date),
