@@ -32,8 +32,8 @@ _RUN = re.compile(rf"[{CJK}]+|[a-z0-9]+(?:[.:][0-9]+)*")
 _CJK_RUN = re.compile(rf"^[{CJK}]")
 # the runs of Chinese numerals folded to digits (when they hold a unit and
 # ``parse_cn_number`` reads them: a range such as 七八千 or a word such as 万一 stays)
-_UNITS = "十百千万"
-_CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]{2,}")
+_UNITS = tables.chars("numerals", "zh.folded_units")
+_CN_NUMBER = re.compile(f"[{re.escape(tables.chars('numerals', 'zh.folded_digits') + _UNITS)}]{{2,}}")
 
 # function words the grams leave out: data/lang/stopwords.toml
 STOP_EN = frozenset(tables.words("stopwords", "en"))
