@@ -200,11 +200,9 @@ def run_check(store: Store, check: Expected, end: int) -> bool:
         return hit if kind == "conflict" else not hit
     if kind == "start":
         return any(match(f) and _day(f.valid_from, f.tz) == c["day"] for f in _current(store, check, at))
-    if kind == "due":
-        if c.get("predicate") in (None, "*"):
-            preds = set(DATED)
-        return any(match(f) and f.due is not None and _day(f.due, f.tz) == c["day"]
-                   for f in _current(store, check, at))
+    if kind == "due":  # the format: "a todo/plan/deadline matching object/keywords", whichever of them
+        return any(f.predicate in DATED and check.object_ok(f.object) and f.due is not None
+                   and _day(f.due, f.tz) == c["day"] for f in _current(store, check, at))
     raise ValueError(f"unknown check type {kind!r}")
 
 
