@@ -543,8 +543,11 @@ def parse_rows(entry: dict[str, Any]) -> dict[str, Any]:
     return rows
 
 
-def _amendments(entries: list[dict[str, Any]]) -> dict[int, tuple[str, str, int]]:
-    out: dict[int, tuple[str, str, int]] = {}
+def _amendments(entries: list[dict[str, Any]]) -> dict[int, tuple[str, str, str | None, int]]:
+    """Per amended entry: its recorded content and rows digests, its hash when
+    the tombstone recorded it (tombstones before it recorded two), and the
+    tombstone's id."""
+    out: dict[int, tuple[str, str, str | None, int]] = {}
     for e in entries:
         if e["action"] != ERASED_ACTION:
             continue
@@ -553,8 +556,8 @@ def _amendments(entries: list[dict[str, Any]]) -> dict[int, tuple[str, str, int]
         except (ValueError, AttributeError):
             continue
         for key, pair in amended.items():
-            if isinstance(pair, list) and len(pair) == 2 and int(key) < e["id"]:
-                out[int(key)] = (str(pair[0]), str(pair[1]), e["id"])
+            if isinstance(pair, list) and len(pair) in (2, 3) and int(key) < e["id"]:
+                out[int(key)] = (str(pair[0]), str(pair[1]), None if len(pair) == 2 else str(pair[2]), e["id"])
     return out
 
 
@@ -673,8 +676,8 @@ def verify(conn: Connection) -> VerifyReport:
         content, rows = recompute.digests(e)
         stored = e["hash"]
         if e["id"] in amend:
-            want_c, want_r, by = amend[e["id"]]
-            if content.hex() != want_c or rows.hex() != want_r:
+            want_c, want_r, want_h, by = amend[e["id"]]
+            if content.hex() != want_c or rows.hex() != want_r or (want_h is not None and stored != want_h):
                 problems.append(VerifyProblem(
                     e["id"], f"audit entry {e['id']} or the rows it names differ from what "
                              f"erasure entry {by} recorded"))

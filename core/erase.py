@@ -161,8 +161,8 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str) -> ErasureReport:
     amended: dict[str, list[str]] = {}
     for e in after.entries:
         now = after.digests(e)
-        if now != digests[e["id"]]:
-            amended[str(e["id"])] = [now[0].hex(), now[1].hex()]
+        if now != digests[e["id"]]:  # its new digests, and its hash as it stands (the chain goes on from it)
+            amended[str(e["id"])] = [now[0].hex(), now[1].hex(), e["hash"]]
     conn.execute(update(META).where(META.c.id == 1).values(erasures=META.c.erasures + 1))
     batch.audit(by, ERASED_ACTION, reason="erasure of a person's data on request",
                 detail={"counts": {**counts, "vectors": vectors,

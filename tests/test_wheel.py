@@ -29,7 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 # behind in the working tree: no build/ or *.egg-info)
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "core", "app", "data")
 # evaluation sets in data/ that are read by the tests and benchmarks, not at run time
-NOT_SHIPPED = ("data/gold/", "data/probes/", "data/recall_dev/", "data/recall_blind/")
+NOT_SHIPPED = ("data/gold/", "data/probes/", "data/recall_dev/", "data/recall_blind/", "data/convo_dev/",
+               "data/convo_blind/", "data/signals/train/", "data/signals/blind/")
 SUBJECT = "user:alice"
 
 

@@ -147,7 +147,7 @@ def rechain(conn: sa.Connection, codec: ModuleType) -> tuple[int, str]:
     entries = codec.load_entries(conn)
     amend = codec._amendments(entries)
     records: dict[int, list[int]] = {}
-    for eid, (_c, _r, by) in amend.items():
+    for eid, (*_, by) in amend.items():
         records.setdefault(by, []).append(eid)
     recompute = codec.Recomputer(conn, entries)
     digests: dict[int, tuple[bytes, bytes]] = {}
