@@ -174,6 +174,11 @@ def test_a_capitalised_word_never_heard_of_is_a_name_only_when_the_head_agrees()
     t = turn("Bouldering is my go-to way to unwind")
     out = layer({}).refine(t, [], [claim("user:mei", "likes", "bouldering", t)], nothing)
     assert [c.subject for c in out] == ["user:mei"]
+    for text in ("Rhubarb is my favourite", "Rhubarb is the best"):  # a head that says third is not enough
+        t = turn(text)
+        out = layer({text: ("third", "statement", "taste", 0.8)}).refine(
+            t, [], [claim("user:mei", "likes", "Rhubarb", t)], nothing)
+        assert [c.subject for c in out] == ["user:mei"]
 
 
 def test_a_time_inside_a_value_becomes_its_stated_start():

@@ -205,8 +205,9 @@ class SignalLayer:
                 # a first name introduced before; one never heard of only when the head agrees
                 # ("Dana just moved", not "Bouldering is my go-to", "Bea works, nobody calls me Beatrice")
                 first = self._name_subject(text)
-                if first is not None:
-                    first = names.get(first.lower()) or (first.lower() if about == "third" else None)
+                if first is not None:  # never heard of: the head says someone else, and the clause not "my …"
+                    first = names.get(first.lower()) or (
+                        first.lower() if about == "third" and not self._speaks_of_self(text, lang) else None)
             else:
                 first = self._zh_name_subject(text, names)
             current: str | None
@@ -302,7 +303,8 @@ class SignalLayer:
                 mine = [self._hedged(c) if c.subject == user_subject else c for c in mine]
             elif reading.who is not None:
                 person = f"person:{turn.user}/{reading.who}"
-                movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT]
+                movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT
+                           and _norm(c.object) != _norm(reading.who)]  # "Rhubarb is my favourite"
                 moved = [c.with_changes(subject=person) for c in movable]
                 if not moved:
                     moved = [c.with_changes(subject=person) for c in self._as_first_person(turn, context, reading, extract)
