@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -60,11 +61,13 @@ def test_header_keeps_what_waits_at_any_width():
 
 @sizes
 async def test_header_shows_the_counts_and_the_screen_at_every_size(db, size):
+    with Store.open(db, create=False) as store:
+        counts = f"{store.review_count()} pending · {store.conflict_count()} conflicts"
     app = demo_app(db, start="review")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         top = screen_lines(app)[0]
-        assert "14 pending · 3 conflicts" in top and "3 review" in top, top
+        assert counts in top and "3 review" in top, top
         fits(app, size)
 
 
@@ -145,7 +148,7 @@ async def test_review_columns_stay_whole_at_every_size(db, size):
     async with app.run_test(size=size) as pilot:
         await _review(app, pilot)
         text = screen_text(app)
-        assert "user_explicit" in text and "agent_inferred" in text
+        assert "user_explicit" in text and not re.search(r"\b(?:user_expl|agent_inf)\w*…", text)
         fits(app, size)
 
 

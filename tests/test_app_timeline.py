@@ -45,8 +45,11 @@ MARKERS = ("▼", "◀", "▶")
 
 
 def histories(db: Path) -> dict[str, tuple[Fact, ...]]:
+    """Every subject of the demo whose history has more than one row (a person a
+    user told of once, person:carol/dog, has a single change to step to)."""
     with reopen(db) as store:
-        return {s: tuple(store.history(s)) for s in store.subjects()}
+        every = {s: tuple(store.history(s)) for s in store.subjects()}
+    return {s: rows for s, rows in every.items() if len(rows) > 1}
 
 
 def chart_of(app) -> TimelineChart:  # noqa: ANN001 - a MemdeskApp

@@ -53,6 +53,8 @@ FACT_BEARING = 0.8
 CONFIRM_AT = 0.6
 MAX_UNPARSED = 240  # characters of a clause kept in an unparsed candidate
 MIN_UNPARSED_UNITS = 4  # shorter clauses are replies, not statements
+SURE = 0.5  # an unparsed statement's family and act must each be the head's choice at least this sure
+STATING = frozenset({"statement", "change", "correction", "return"})  # acts that state a fact
 DATED = frozenset({"todo", "plan", "deadline", "status"})  # a time in these is when they are due
 UNSURE = "?"  # Reading.who of a clause surely about someone else who is not named
 KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("柯基叫小短腿")
@@ -456,10 +458,11 @@ class SignalLayer:
 
     def _unparsed(self, turn: Turn, reading: Reading, user_subject: str) -> ClaimInput | None:
         s = reading.signal
-        family, _ = s.top("family")
-        act, _ = s.top("act")
+        family, p_family = s.top("family")
+        act, p_act = s.top("act")
         about, _ = s.top("about")
-        if (family == "none" or act in ("question", "smalltalk", "hedge", "confirm", "reject")
+        # the layer must be sure what kind of fact it is, and that the clause states it
+        if (family == "none" or p_family < SURE or act not in STATING or p_act < SURE
                 or about == "none" or units(s.clause.text) < MIN_UNPARSED_UNITS):
             return None
         if about == "project" and turn.project:
