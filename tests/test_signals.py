@@ -292,3 +292,11 @@ def test_an_unparsed_statement_is_kept_as_a_note_or_edited_into_its_fact(tmp_pat
         store.approve(second.id, by="ann")
         facts = {(f.predicate, f.object, f.value_json) for f in store.current("user:mei")}
         assert facts == {("plan", "每周三晚上学粤语", None), ("note", said[1], '{"unparsed":"other"}')}
+
+
+def test_erasing_a_user_erases_the_people_they_told_of(tmp_path):
+    with _ingest(tmp_path, [turn("我姐对芒果过敏", number=1)]) as store:
+        assert store.subjects("person:") == ["person:mei/sister"]
+        store.erase_subject("user:mei", by="dpo")
+        assert store.subjects() == []
+        assert store.verify().ok
