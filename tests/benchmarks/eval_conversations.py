@@ -21,6 +21,7 @@ turn) and scored:
     python -m tests.benchmarks.eval_conversations --sets blind    # the blind sets: score once
     python -m tests.benchmarks.eval_conversations --sets dev/devE --misses
     python -m tests.benchmarks.eval_conversations --no-signals    # the rules alone, to compare
+    python -m tests.benchmarks.eval_conversations --extractor llm # an LLM endpoint, same layer and gates
 
 ``--json FILE`` writes every figure.
 """
@@ -206,8 +207,8 @@ def run_check(store: Store, check: Expected, end: int) -> bool:
     raise ValueError(f"unknown check type {kind!r}")
 
 
-def score(name: str, folder: Path, *, signals: bool, misses: bool) -> SetScore:
-    """Ingest one set into a fresh store and score it."""
+def score(name: str, folder: Path, *, signals: bool, misses: bool, extractor: Any = None) -> SetScore:
+    """Ingest one set into a fresh store (``extractor``: None for the rules) and score it."""
     turns, facts, checks = load(folder)
     out = SetScore(name=name, turns=len(turns), facts=len(facts))
     last = max(datetime.fromisoformat(t["time"]) for t in turns)
@@ -216,7 +217,9 @@ def score(name: str, folder: Path, *, signals: bool, misses: bool) -> SetScore:
         src = Path(tmp) / "conversations.jsonl"
         src.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in turns), "utf-8")
         with Store.open(Path(tmp) / "eval.db", clock=ManualClock(last + timedelta(days=1))) as store:
-            store.ingest_file(src, **({} if signals else {"signals": False}))
+            summary = store.ingest_file(src, extractor=extractor, signals=signals)
+            if summary["extraction_failed"]:
+                print(f"{name}: extraction failed for {summary['extraction_failed']} turn(s)", file=sys.stderr)
             subjects = store.subjects()
             rows = [f for s in subjects for f in store.history(s)]
             candidates = store.review_list()
@@ -267,7 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="dev", help="dev, blind, or kind/name,… (default: dev)")
     parser.add_argument("--misses", action="store_true", help="list every missed fact, extra value and failed check")
-    parser.add_argument("--no-signals", action="store_true", help="the rules alone, without the signal layer")
+    parser.add_argument("--no-signals", action="store_true", help="the extractor alone, without the signal layer")
+    parser.add_argument("--extractor", choices=["rules", "llm"], default="rules",
+                        help="llm: the OpenAI-compatible endpoint of MEMDESK_LLM_BASE_URL/_MODEL/_API_KEY, "
+                             "through the same signal layer and gates")
     parser.add_argument("--json", metavar="FILE", help="write every figure to FILE")
     args = parser.parse_args(argv)
     chosen: list[tuple[str, Path]] = []
@@ -277,11 +283,20 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown set kind {kind!r} (dev or blind)")
         folders = [SETS[kind] / name] if name else sorted(p for p in SETS[kind].iterdir() if p.is_dir())
         chosen += [(f"{kind}/{f.name}", f) for f in folders]
+    extractor = None
+    if args.extractor == "llm":
+        from memdesk.core import InvalidInput
+        from memdesk.core.extract.llm import LLMExtractor
+
+        try:
+            extractor = LLMExtractor.from_env()
+        except InvalidInput as exc:
+            parser.error(str(exc))
     results = []
     for name, folder in chosen:
         if not (folder / "expect.jsonl").exists():
             parser.error(f"no set at {folder}")
-        s = score(name, folder, signals=not args.no_signals, misses=args.misses)
+        s = score(name, folder, signals=not args.no_signals, misses=args.misses, extractor=extractor)
         results.append(s.as_dict())
         d = s.as_dict()
         print(f"{name}: {d['turns']} turns, {d['facts']} facts: recall {d['fact_recall']} "
