@@ -367,3 +367,24 @@ async def test_key_bar_fits_every_screen(db, size):
             await settle(pilot)
             bottom = screen_lines(app)[-1].rstrip()
             assert bottom.endswith("Help") or bottom.endswith("more keys"), bottom
+
+
+async def test_an_unparsed_note_is_edited_into_the_fact_it_states_at_the_desk(db):
+    """The queue's first candidates are the signal layer's unparsed notes (confidence
+    0.3); e opens the form with the predicate to set, and ctrl+s writes that fact."""
+    app = demo_app(db, start="review")
+    async with app.run_test(size=SIZES[-1]) as pilot:
+        screen = await _review(app, pilot)
+        note = screen.current
+        assert note is not None and note.predicate == "note" and note.value == {"unparsed": note.value["unparsed"]}
+        assert "unparsed statement" in screen_text(app)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, EditScreen)
+        app.screen.query_one("#edit-predicate", Input).value = "plan"
+        app.screen.query_one("#edit-object", Input).value = "edited from a note"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    with Store.open(db, create=False) as store:
+        facts = [f for f in store.current(note.subject) if f.object == "edited from a note"]
+        assert [(f.predicate, f.value) for f in facts] == [("plan", None)]

@@ -210,6 +210,9 @@ class EditScreen(ModalScreen[dict | None]):
             yield Input(id="edit-value")
             with Horizontal(id="edit-choices"):  # side by side: the form fits 24 rows
                 with Vertical():
+                    yield Label("predicate")
+                    yield Input(id="edit-predicate")
+                with Vertical():
                     yield Label("polarity")
                     yield Select([(p, p) for p in POLARITIES], value=POLARITIES[0],
                                  allow_blank=False, id="edit-polarity")
@@ -228,6 +231,7 @@ class EditScreen(ModalScreen[dict | None]):
         self.query_one("#edit-title", Label).update(
             f"edit candidate {c.id}: {c.subject} {c.predicate}")
         self.query_one("#edit-object", Input).value = c.object
+        self.query_one("#edit-predicate", Input).value = c.predicate
         self.query_one("#edit-value", Input).value = (
             "" if c.value is None else json.dumps(c.value, ensure_ascii=False))
         self.query_one("#edit-polarity", Select).value = c.polarity
@@ -252,6 +256,9 @@ class EditScreen(ModalScreen[dict | None]):
             return
         if obj != c.object:
             edits["object"] = obj
+        predicate = self.query_one("#edit-predicate", Input).value.strip()
+        if predicate and predicate != c.predicate:  # an unparsed note made the fact it states
+            edits["predicate"] = predicate
         raw = self.query_one("#edit-value", Input).value.strip()
         try:
             value = json.loads(raw) if raw else None
