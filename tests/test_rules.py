@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from memdesk.core.claims import ClaimInput, to_claims
 from memdesk.core.extract.rules import extract
 from memdesk.core.pipeline import Turn
@@ -920,3 +921,15 @@ def test_shapes_found_on_the_eighth_blind_set():
                             "Yes, go ahead.", project="p")) == {("decision", "Render", "positive"), ("decision", "AWS", "negative")}
     assert _triples(_answer(_en, [("a", "Redis or Memcached for the session cache?")], "Redis. Memcached's a no for this one.",
                             project="p")) == {("decision", "Redis", "positive"), ("decision", "Memcached", "negative")}
+
+
+@pytest.mark.parametrize("offer, reply, due", [
+    ("需要我周四上午提醒你去银行续签合同吗？", "可以", "2026-04-02"),
+    ("Should I remind you on the 14th to book the MOT?", "yes", "2026-04-14"),
+])
+def test_an_offered_reminder_taken_is_due_when_the_offer_said(offer, reply, due):
+    """The reminder the user accepts takes its day from the assistant's offer, and is a to-do, not a decision."""
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    facts = extract(Turn("s", 2, "user", t0, reply, "u"), [Turn("s", 1, "assistant", t0, offer, "u")])
+    assert [(f.predicate, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [
+        ("todo", due)]

@@ -1894,7 +1894,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     if prev is not None and prev.speaker != "user" and not is_correction:
         offered = _offered_preference(text, prev.text)  # "Want the aisle seat like last time?" "Yes please, aisle."
         if offered is not None:
-            return [_fact(turn, offered, "user_confirmed", 0.9)]
+            return [_fact(turn, offered, "user_confirmed", 0.9, offer=prev)]
     raws = _raw_facts(text, turn.time, project=project)
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
@@ -1915,7 +1915,9 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
                                    project=True)
-            return [_fact(turn, r, "user_confirmed", 0.9) for r in confirmed]
+            if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
+                confirmed = [r for r in confirmed if r.predicate != "decision"]
+            return [_fact(turn, r, "user_confirmed", 0.9, offer=prev) for r in confirmed]
         if _P["shared.extract.1"].search(prev.text):
             m = _P["shared.extract.2"].match(text)
             if m:
@@ -2169,7 +2171,10 @@ def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     return []
 
 
-def _fact(turn: Turn, r: _Raw, kind: str, confidence: float) -> ExtractedFact:
+def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None = None) -> ExtractedFact:
+    """The fact ``r`` states, cited to ``turn``. A dated item the user takes from the
+    assistant's ``offer`` ("Shall I remind you on the 18th?" "yes please") is due when
+    the offer said, unless the reply names a time of its own."""
     if turn.project and r.predicate in _PROJECT_PREDICATES:
         subject, scope = f"project:{turn.project}", "project"
     else:
@@ -2181,6 +2186,8 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float) -> ExtractedFact:
         future = _P["zh.told_as_future" if _CJK.search(turn.text) else "en.told_as_future"]
         past = r.change == "evolution" and not future.search(turn.text)
         times = find_times(turn.text, turn.time, past=past)
+        if not times and offer is not None:
+            times = find_times(offer.text, offer.time, past=past)
         if times:
             start, end = times[0][2].start, times[0][2].end
     return ExtractedFact(
