@@ -15,7 +15,8 @@ from memdesk.core.claims import ClaimInput
 from memdesk.core.ingest import RuleExtractor, SignalledExtractor
 from memdesk.core.pipeline import SourceRef, Turn
 from memdesk.core.signals.clauses import split_clauses, units
-from memdesk.core.signals.layer import HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, Cues, SignalLayer
+from memdesk.core.signals.cues import Cues
+from memdesk.core.signals.layer import HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, SignalLayer
 from memdesk.core.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
 from memdesk.core.timeutil import to_us
 

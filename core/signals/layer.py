@@ -21,26 +21,27 @@ adjusts the extractor's claims by one shared policy:
   "我女儿朵朵") become the ``name`` of ``person:<user>/<relation>``.
 
 Acts are taken only at high probability or when a cue of ``data/signals/cues.toml``
-agrees. Pure except for calling the extractor again. Raises nothing of its own.
+(``core.signals.cues``) agrees; who a clause is about beyond the head's say is
+``core.signals.people``. Pure except for calling the extractor again. Raises
+nothing of its own.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ..claims import ClaimInput
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
 from ..pipeline import SourceRef, Turn
-from ..resources import data_path
 from ..timeutil import offset_minutes, to_us
 from .clauses import units
+from .cues import Cues, is_zh
 from .model import ClauseSignal, SignalModel
+from .people import People
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 UNPARSED_CONFIDENCE = 0.3
@@ -60,106 +61,16 @@ UNSURE = "?"  # Reading.who of a clause surely about someone else who is not nam
 KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("柯基叫小短腿")
 
 
-@dataclass(frozen=True)
-class Cues:
-    """The word tables of ``data/signals/cues.toml``, compiled."""
-
-    acts: dict[str, dict[str, re.Pattern[str]]]
-    relations: dict[str, dict[str, str]]
-    relation_re: dict[str, re.Pattern[str]]
-    pronoun_re: dict[str, re.Pattern[str]]
-    canonical: dict[str, dict[str, str]]
-    families: dict[str, str]
-    not_names: frozenset[str]
-    reporting: dict[str, re.Pattern[str]]
-
-    @classmethod
-    def load(cls, path: Any = None) -> Cues:
-        """Read and compile the tables. Raises OSError, tomllib.TOMLDecodeError, KeyError."""
-        with open(path or data_path("signals", "cues.toml"), "rb") as f:
-            raw = tomllib.load(f)
-        acts: dict[str, dict[str, re.Pattern[str]]] = {}
-        for act, langs in raw["cues"].items():
-            acts[act] = {lang: _words(words, lang) for lang, words in langs.items()}
-        relations = {lang: dict(table) for lang, table in raw["relations"].items()}
-        return cls(acts=acts, relations=relations,
-                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang)
-                                for lang, t in relations.items()},
-                   pronoun_re={lang: _words(words, lang) for lang, words in raw["pronouns"].items()},
-                   canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
-                   families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]),
-                   reporting={lang: re.compile(r"\s*(?:[A-Z][a-z]+\s+)?(?:" + "|".join(map(re.escape, words)) + ")",
-                                               re.IGNORECASE) for lang, words in raw["reporting"].items()})
-
-    def has(self, act: str, text: str, lang: str) -> bool:
-        pattern = self.acts.get(act, {}).get(lang)
-        return bool(pattern and pattern.search(text))
-
-
-def _words(words: Sequence[str], lang: str) -> re.Pattern[str]:
-    alts = "|".join(re.escape(w) for w in words)
-    if lang == "en":
-        return re.compile(rf"(?<![\w'])(?:{alts})(?![\w'])", re.IGNORECASE)
-    return re.compile(f"(?:{alts})")
-
-
-def is_zh(text: str) -> bool:
-    """Whether ``text`` is mostly Chinese (any CJK character counts)."""
-    return any("\u3400" <= ch <= "\u9fff" for ch in text)
-
-
 def _norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "PZC")
 
-
-# a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
-_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
-# a first name opening a clause as its subject (after a filler), followed by a verb-like word
-_NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
-                           r"([A-Z][a-z]+),?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
-                           r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
-                           r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
-
-# a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
-# given with 叫 ("柯基叫豆豆")
-_ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|$)")
-_ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
 
 # what ties a time to a value ("since", "从…开始"), dropped with the time
 _TIME_GLUE = re.compile(r"(?i)(?:\b(?:since|from|starting|as of|beginning|until)\b|从|自从|自|起|开始|以来)")
 
 # a time told as already past ("three weeks ago", "last May", "两个月前", "去年")
 _BEFORE_NOW = re.compile(r"(?i)\b(?:ago|last|yesterday)\b|前|上个?|去年|昨天")
-
-# English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
-_EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
-                      r"(is|was|has|does|doesn't|isn't|hasn't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
-_EN_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't",
-             "isn't": "am not", "hasn't": "haven't", "was": "was"}
-_EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "this", "his", "its", "yes",
-                 "us", "as", "less", "unless", "across", "nervous", "famous", "serious", "various",
-                 "glass", "class", "miss", "boss", "bus", "plus", "thus", "previous", "obvious"}
-
-
-def _en_first_person(rest: str) -> str:
-    m = _EN_VERB.match(rest)
-    if not m:
-        return rest
-    lead, verb = m.group(1), m.group(2)
-    low = verb.lower()
-    if low in _EN_FIRST:
-        new = _EN_FIRST[low]
-    elif low in _EN_NOT_VERBS or low.endswith("ss") or low.endswith("us"):
-        return rest
-    elif low.endswith("ies"):
-        new = verb[:-3] + "y"
-    elif low.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
-        new = verb[:-2]
-    else:
-        new = verb[:-1]
-    return lead + new + rest[m.end():]
-
 
 @dataclass(frozen=True)
 class Reading:
@@ -178,6 +89,7 @@ class SignalLayer:
     def __init__(self, model: SignalModel | None = None, cues: Cues | None = None) -> None:
         self.model = model or SignalModel()
         self.cues = cues or Cues.load()
+        self.people = People(self.cues)
 
     # -- reading ---------------------------------------------------------
 
@@ -194,92 +106,40 @@ class SignalLayer:
         names: dict[str, str] = {}
         for t in context:
             if t.speaker == "user":
-                self._introductions(t.text, names)
-        self._introductions(turn.text, names)
+                self.people.introductions(t.text, names)
+        self.people.introductions(turn.text, names)
         out = []
         who: str | None = None
         for signal in self.model.read(turn.text, assistant):
             text = signal.clause.text
             lang = "zh" if is_zh(text) else "en"
-            named = self._relation(text, lang)
+            named = self.people.relation(text, lang)
             about, p = signal.top("about")
             if lang == "en":
                 # a first name introduced before; one never heard of only when the head agrees
                 # ("Dana just moved", not "Bouldering is my go-to", "Bea works, nobody calls me Beatrice")
-                first = self._name_subject(text)
+                first = self.people.name_subject(text)
                 if first is not None:  # never heard of: the head says someone else, and the clause not "my …"
                     first = names.get(first.lower()) or (
-                        first.lower() if about == "third" and not self._speaks_of_self(text, lang) else None)
+                        first.lower() if about == "third" and not self.people.speaks_of_self(text, lang) else None)
             else:
-                first = self._zh_name_subject(text, names)
+                first = self.people.zh_name_subject(text, names)
             current: str | None
-            if named is not None and self._is_subject(text, named[1], lang):
+            if named is not None and self.people.is_subject(text, named[1], lang):
                 current = who = named[0]
             elif first is not None:
                 current = who = first
-            elif who is not None and not self._speaks_of_self(text, lang) and (
+            elif who is not None and not self.people.speaks_of_self(text, lang) and (
                     self.cues.pronoun_re[lang].search(text) or about == "third"):
                 current = who
-            elif about == "third" and p >= THIRD_ALONE and not self._speaks_of_self(text, lang):
+            elif about == "third" and p >= THIRD_ALONE and not self.people.speaks_of_self(text, lang):
                 current = UNSURE  # surely someone else's, whose is not said: a reviewer decides
             else:
                 current = None
-                if self._speaks_of_self(text, lang):
+                if self.people.speaks_of_self(text, lang):
                     who = None
             out.append(Reading(signal, current, lang))
         return out
-
-    def _introductions(self, text: str, names: dict[str, str]) -> None:
-        """Names given with a relation word ("my sister Dana", "our manager, Keisha",
-        "我女儿朵朵今年…", "柯基叫豆豆"), into ``names``."""
-        for m in self.cues.relation_re["en"].finditer(text):
-            key = self.cues.relations["en"].get(m.group(0).lower())
-            after = _INTRODUCED.match(text, m.end())
-            if key and after and after.group(1) not in self.cues.not_names:
-                names[after.group(1).lower()] = key
-        for m in self.cues.relation_re["zh"].finditer(text):
-            key = self.cues.relations["zh"].get(m.group(0))
-            after = _ZH_INTRODUCED.match(text, m.end())
-            if key and after:
-                names[after.group(1)] = key
-
-    def _zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
-        """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
-        head = _ZH_FILLER.sub("", text)
-        return next((key for name, key in names.items() if head.startswith(name)), None)
-
-    def _name_subject(self, text: str) -> str | None:
-        """A first name the clause opens with as its subject ("Dana just moved …")."""
-        m = _NAME_SUBJECT.match(text)
-        if m is None or m.group(1) in self.cues.not_names:
-            return None
-        return m.group(1)
-
-    def _relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
-        m = self.cues.relation_re[lang].search(text)
-        if m is None:
-            return None
-        key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
-        return (key, m) if key else None
-
-    def _is_subject(self, text: str, m: re.Match[str], lang: str) -> bool:
-        """Whether the relation word is what the clause speaks about: its
-        subject (not an object: "I called my mum", "给我妈打电话")."""
-        before = text[:m.start()]
-        if self.cues.reporting[lang].match(text, m.end()):
-            return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
-        if lang == "zh":
-            # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
-            return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?)+", "",
-                              before).strip("，, ")) <= 2
-        words = re.findall(r"[\w']+", before.lower())
-        return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
-            w in ("i", "i'm", "me", "to", "with", "for", "about", "and") for w in words[:-1])
-
-    def _speaks_of_self(self, text: str, lang: str) -> bool:
-        if lang == "zh":
-            return bool(re.match(r"^(?:[^，,。]{0,4})?我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻])", text))
-        return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", text, re.IGNORECASE))
 
     # -- applying ---------------------------------------------------------
 
@@ -347,7 +207,7 @@ class SignalLayer:
     def _names_given(self, turn: Turn, claims: list[ClaimInput]) -> list[ClaimInput]:
         """The name of each person the turn introduces with a relation word ("my sister Dana")."""
         given: dict[str, str] = {}
-        self._introductions(turn.text, given)
+        self.people.introductions(turn.text, given)
         out = []
         for name, key in given.items():
             subject = f"person:{turn.user}/{key}"
@@ -413,34 +273,9 @@ class SignalLayer:
 
     def _as_first_person(self, turn: Turn, context: Sequence[Turn], reading: Reading,
                          extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
-        """The clause about another person read with them as "I"."""
-        text, lang = reading.signal.clause.text, reading.lang
-        named = self._relation(text, lang)
-        if lang == "zh":
-            if named is not None and self._is_subject(text, named[1], lang):
-                start = named[1].start()
-                if text[max(0, start - 1):start] == "我":
-                    start -= 1
-                rest = text[named[1].end():]
-                name = _ZH_INTRODUCED.match(rest)
-                if name is not None and not name.group(0).startswith(("叫", "名")):
-                    rest = rest[name.end(1):]
-                new = text[:start] + "我" + rest.lstrip("他她")
-            else:
-                new = self.cues.pronoun_re["zh"].sub("我", text, count=1)
-        else:
-            if named is not None and self._is_subject(text, named[1], lang):
-                m = named[1]
-                head = re.sub(r"(?i)\b(?:my|our|the)\s*$", "", text[:m.start()])
-                rest = re.sub(r"^(?:'s)?\s*(?:[A-Z][a-z]+\s+)?", " ", text[m.end():])  # "my sister Lily is"
-                new = head + "I" + _en_first_person(rest)
-                new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
-            else:
-                pm = re.search(r"(?i)(?<![\w'])(she|he|they)(?![\w'])", text)
-                if pm is None:
-                    return []
-                new = text[:pm.start()] + "I" + _en_first_person(text[pm.end():])
-        if new == text:
+        """The clause about another person read with them as "I" (``People.first_person``)."""
+        new = self.people.first_person(reading.signal.clause.text, reading.lang)
+        if new is None:
             return []
         return [_cite(c, turn) for c in extract(replace(turn, text=new, project=None), context)]
 

@@ -1,0 +1,64 @@
+"""The signal layer's word tables (``data/signals/cues.toml``), compiled once.
+
+Acts the learned heads find are taken at a lower probability when a cue of
+the act agrees; relation words, pronouns, reporting verbs and words that are
+not names serve ``core.signals.people``. Pure apart from reading the file.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..resources import data_path
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The word tables of ``data/signals/cues.toml``, compiled."""
+
+    acts: dict[str, dict[str, re.Pattern[str]]]
+    relations: dict[str, dict[str, str]]
+    relation_re: dict[str, re.Pattern[str]]
+    pronoun_re: dict[str, re.Pattern[str]]
+    canonical: dict[str, dict[str, str]]
+    families: dict[str, str]
+    not_names: frozenset[str]
+    reporting: dict[str, re.Pattern[str]]
+
+    @classmethod
+    def load(cls, path: Any = None) -> Cues:
+        """Read and compile the tables. Raises OSError, tomllib.TOMLDecodeError, KeyError."""
+        with open(path or data_path("signals", "cues.toml"), "rb") as f:
+            raw = tomllib.load(f)
+        acts: dict[str, dict[str, re.Pattern[str]]] = {}
+        for act, langs in raw["cues"].items():
+            acts[act] = {lang: _words(words, lang) for lang, words in langs.items()}
+        relations = {lang: dict(table) for lang, table in raw["relations"].items()}
+        return cls(acts=acts, relations=relations,
+                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang)
+                                for lang, t in relations.items()},
+                   pronoun_re={lang: _words(words, lang) for lang, words in raw["pronouns"].items()},
+                   canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
+                   families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]),
+                   reporting={lang: re.compile(r"\s*(?:[A-Z][a-z]+\s+)?(?:" + "|".join(map(re.escape, words)) + ")",
+                                               re.IGNORECASE) for lang, words in raw["reporting"].items()})
+
+    def has(self, act: str, text: str, lang: str) -> bool:
+        pattern = self.acts.get(act, {}).get(lang)
+        return bool(pattern and pattern.search(text))
+
+
+def _words(words: Sequence[str], lang: str) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w) for w in words)
+    if lang == "en":
+        return re.compile(rf"(?<![\w'])(?:{alts})(?![\w'])", re.IGNORECASE)
+    return re.compile(f"(?:{alts})")
+
+
+def is_zh(text: str) -> bool:
+    """Whether ``text`` is mostly Chinese (any CJK character counts)."""
+    return any("\u3400" <= ch <= "\u9fff" for ch in text)

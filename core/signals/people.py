@@ -1,0 +1,143 @@
+"""Who a clause is about, when it is not the user (docs/DESIGN.md §3.3a).
+
+A relation word as the clause's subject ("my sister", "我老公", not "I called
+my mum"), a first name introduced with one ("my sister Dana", "我女儿朵朵"),
+and the clause read again with that person as "I" ("my sister is vegan" ->
+"I am vegan"), so the extractor's rules read other people's facts too. Pure
+functions over the cue tables; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .cues import Cues
+
+# a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
+_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
+# a first name opening a clause as its subject (after a filler), followed by a verb-like word
+_NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
+                           r"([A-Z][a-z]+),?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
+                           r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
+                           r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
+
+# a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
+# given with 叫 ("柯基叫豆豆")
+_ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|$)")
+_ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
+
+# English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
+_EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
+                      r"(is|was|has|does|doesn't|isn't|hasn't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
+_EN_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't",
+             "isn't": "am not", "hasn't": "haven't", "was": "was"}
+_EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "this", "his", "its", "yes",
+                 "us", "as", "less", "unless", "across", "nervous", "famous", "serious", "various",
+                 "glass", "class", "miss", "boss", "bus", "plus", "thus", "previous", "obvious"}
+
+
+def _en_first_person(rest: str) -> str:
+    m = _EN_VERB.match(rest)
+    if not m:
+        return rest
+    lead, verb = m.group(1), m.group(2)
+    low = verb.lower()
+    if low in _EN_FIRST:
+        new = _EN_FIRST[low]
+    elif low in _EN_NOT_VERBS or low.endswith("ss") or low.endswith("us"):
+        return rest
+    elif low.endswith("ies"):
+        new = verb[:-3] + "y"
+    elif low.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+        new = verb[:-2]
+    else:
+        new = verb[:-1]
+    return lead + new + rest[m.end():]
+
+
+class People:
+    """The person-finding rules, over the relation words and names of ``cues``."""
+
+    def __init__(self, cues: Cues) -> None:
+        self.cues = cues
+
+    def introductions(self, text: str, names: dict[str, str]) -> None:
+        """Names given with a relation word ("my sister Dana", "our manager, Keisha",
+        "我女儿朵朵今年…", "柯基叫豆豆"), into ``names``."""
+        for m in self.cues.relation_re["en"].finditer(text):
+            key = self.cues.relations["en"].get(m.group(0).lower())
+            after = _INTRODUCED.match(text, m.end())
+            if key and after and after.group(1) not in self.cues.not_names:
+                names[after.group(1).lower()] = key
+        for m in self.cues.relation_re["zh"].finditer(text):
+            key = self.cues.relations["zh"].get(m.group(0))
+            after = _ZH_INTRODUCED.match(text, m.end())
+            if key and after:
+                names[after.group(1)] = key
+
+    def zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
+        """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
+        head = _ZH_FILLER.sub("", text)
+        return next((key for name, key in names.items() if head.startswith(name)), None)
+
+    def name_subject(self, text: str) -> str | None:
+        """A first name the clause opens with as its subject ("Dana just moved …")."""
+        m = _NAME_SUBJECT.match(text)
+        if m is None or m.group(1) in self.cues.not_names:
+            return None
+        return m.group(1)
+
+    def relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
+        m = self.cues.relation_re[lang].search(text)
+        if m is None:
+            return None
+        key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
+        return (key, m) if key else None
+
+    def is_subject(self, text: str, m: re.Match[str], lang: str) -> bool:
+        """Whether the relation word is what the clause speaks about: its
+        subject (not an object: "I called my mum", "给我妈打电话")."""
+        before = text[:m.start()]
+        if self.cues.reporting[lang].match(text, m.end()):
+            return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
+        if lang == "zh":
+            # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
+            return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?)+", "",
+                              before).strip("，, ")) <= 2
+        words = re.findall(r"[\w']+", before.lower())
+        return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
+            w in ("i", "i'm", "me", "to", "with", "for", "about", "and") for w in words[:-1])
+
+    def speaks_of_self(self, text: str, lang: str) -> bool:
+        if lang == "zh":
+            return bool(re.match(r"^(?:[^，,。]{0,4})?我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻])", text))
+        return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", text, re.IGNORECASE))
+
+    def first_person(self, text: str, lang: str) -> str | None:
+        """The clause with the person it is about as "I" (None: no person found to replace)."""
+        named = self.relation(text, lang)
+        if lang == "zh":
+            if named is not None and self.is_subject(text, named[1], lang):
+                start = named[1].start()
+                if text[max(0, start - 1):start] == "我":
+                    start -= 1
+                rest = text[named[1].end():]
+                name = _ZH_INTRODUCED.match(rest)
+                if name is not None and not name.group(0).startswith(("叫", "名")):
+                    rest = rest[name.end(1):]
+                new = text[:start] + "我" + rest.lstrip("他她")
+            else:
+                new = self.cues.pronoun_re["zh"].sub("我", text, count=1)
+        else:
+            if named is not None and self.is_subject(text, named[1], lang):
+                m = named[1]
+                head = re.sub(r"(?i)\b(?:my|our|the)\s*$", "", text[:m.start()])
+                rest = re.sub(r"^(?:'s)?\s*(?:[A-Z][a-z]+\s+)?", " ", text[m.end():])  # "my sister Lily is"
+                new = head + "I" + _en_first_person(rest)
+                new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
+            else:
+                pm = re.search(r"(?i)(?<![\w'])(she|he|they)(?![\w'])", text)
+                if pm is None:
+                    return None
+                new = text[:pm.start()] + "I" + _en_first_person(text[pm.end():])
+        return None if new == text else new
