@@ -933,3 +933,13 @@ def test_an_offered_reminder_taken_is_due_when_the_offer_said(offer, reply, due)
     facts = extract(Turn("s", 2, "user", t0, reply, "u"), [Turn("s", 1, "assistant", t0, offer, "u")])
     assert [(f.predicate, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [
         ("todo", due)]
+
+
+def test_a_budget_said_without_its_currency_takes_the_earlier_budgets():
+    t0 = datetime.fromisoformat("2026-05-01T10:00:00+01:00")
+    before = [Turn("s", 1, "user", t0, "The offsite budget is €3,000", "u")]
+    facts = extract(Turn("s", 2, "user", t0, "we're cutting the budget to 2.5k", "u"), before)
+    assert [(f.object, f.value, f.change) for f in facts] == [
+        ("2500 EUR", {"amount": 2500, "currency": "EUR"}, "evolution")]
+    alone = extract(Turn("s", 2, "user", t0, "we're cutting the budget to 2.5k", "u"))
+    assert [f.value for f in alone] == [{"amount": 2500, "currency": None}]

@@ -1947,6 +1947,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
+    raws = _in_earlier_currency(raws, context)
     raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
     # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
     abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
@@ -2037,6 +2038,25 @@ def _bare_amount(text: str, earlier: _Raw) -> Amount | None:
     if amt is not None and amt.currency is None and earlier.value:
         amt = Amount(amt.value, earlier.value.get("currency"))
     return amt
+
+
+def _in_earlier_currency(raws: list[_Raw], context: Sequence[Turn]) -> list[_Raw]:
+    """A budget said without its currency ("trimming it to 6k") in the currency of the budget
+    before it in the conversation, as a bare changed amount is (``_bare_amount``)."""
+    if not context or not any(r.predicate == "budget_limit" and isinstance(r.value, dict)
+                              and r.value.get("currency") is None for r in raws):
+        return raws
+    earlier = _earlier_budget(context)
+    currency = earlier.value.get("currency") if earlier is not None and isinstance(earlier.value, dict) else None
+    if currency is None:
+        return raws
+    out = []
+    for r in raws:
+        if r.predicate == "budget_limit" and isinstance(r.value, dict) and r.value.get("currency") is None:
+            amt = Amount(Decimal(str(r.value["amount"])), currency)
+            r = dataclasses.replace(r, object=str(amt), value=amt.to_json())
+        out.append(r)
+    return out
 
 
 def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
