@@ -134,6 +134,20 @@ def test_another_persons_clause_is_read_again_in_the_first_person():
     assert [(c.subject, c.object, c.source.text) for c in out] == [("person:mei/mother", "花生", "我妈对花生过敏")]
 
 
+def test_a_name_right_after_the_relation_word_is_read_as_theirs():
+    """"我领导X海鲜过敏": nothing marks where the name ends; the reading that leaks no name
+    into the value wins, and the name taken away is the person's."""
+    t = turn("对了我领导王姐海鲜过敏")
+
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        objects = {"我王姐海鲜过敏": "王姐海鲜", "我海鲜过敏": "海鲜"}
+        return [claim("user:mei", "allergy", objects[t2.text], t2)] if t2.text in objects else []
+
+    out = layer({}).refine(t, [], [], extract)
+    assert {(c.subject, c.predicate, c.object) for c in out} == {
+        ("person:mei/manager", "allergy", "海鲜"), ("person:mei/manager", "name", "王姐")}
+
+
 def test_an_english_clause_about_another_person_is_made_first_person():
     t = turn("My sister is vegan and lives in Leeds")
     seen: list[str] = []

@@ -169,8 +169,9 @@ class SignalLayer:
                            and _norm(c.object) != _norm(reading.who)]  # "Rhubarb is my favourite"
                 moved = [c.with_changes(subject=person) for c in movable]
                 if not moved:
-                    moved = [c.with_changes(subject=person) for c in self._as_first_person(turn, context, reading, extract)
-                             if c.subject == user_subject]
+                    moved = [c.with_changes(subject=person) if c.subject == user_subject else c
+                             for c in self._as_first_person(turn, context, reading, extract)
+                             if c.subject in (user_subject, person)]
                 mine = [c for c in mine if c not in movable] + moved
             mine = [self._act(c, reading, hedged_turn) for c in mine]
             if not mine and not any(at is None for _, at in placed) and not claims:
@@ -214,9 +215,7 @@ class SignalLayer:
             if any(c.subject == subject and c.predicate == "name" for c in claims):
                 continue
             shown = next((m.group(0) for m in re.finditer(re.escape(name), turn.text, re.IGNORECASE)), name)
-            out.append(ClaimInput(subject=subject, predicate="name", object=shown, source=self._source(turn),
-                                  valid_from=to_us(turn.time), confidence=0.9, extractor=self.name,
-                                  start_stated=False))
+            out.append(self._named(turn, subject, shown))
         return out
 
     @staticmethod
@@ -274,10 +273,25 @@ class SignalLayer:
     def _as_first_person(self, turn: Turn, context: Sequence[Turn], reading: Reading,
                          extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
         """The clause about another person read with them as "I" (``People.first_person``)."""
-        new = self.people.first_person(reading.signal.clause.text, reading.lang)
-        if new is None:
-            return []
-        return [_cite(c, turn) for c in extract(replace(turn, text=new, project=None), context)]
+        text = reading.signal.clause.text
+        new = self.people.first_person(text, reading.lang)
+        found = [] if new is None else extract(replace(turn, text=new, project=None), context)
+        unnamed = self.people.unnamed_readings(text) if reading.lang == "zh" else []
+        if unnamed and any(n in c.object for c in found for _, n in unnamed):
+            found = []  # the name after the relation word was read into the value ("我王姐海鲜过敏")
+        if not found:  # a name right after the relation word: try without it
+            for reread, name in unnamed:
+                found = extract(replace(turn, text=reread, project=None), context)
+                if found:
+                    found = [c for c in found if c.predicate != "name"] + [
+                        self._named(turn, f"person:{turn.user}/{reading.who}", name)]
+                    break
+        return [_cite(c, turn) for c in found]
+
+    def _named(self, turn: Turn, subject: str, name: str) -> ClaimInput:
+        """The name of a person the turn names (``subject`` is theirs, person:…)."""
+        return ClaimInput(subject=subject, predicate="name", object=name, source=self._source(turn),
+                          valid_from=to_us(turn.time), confidence=0.9, extractor=self.name, start_stated=False)
 
     def _unclaimed(self, reading: Reading, claims: list[ClaimInput], text: str) -> bool:
         """Whether a fact-bearing clause is left unparsed: not a question (it

@@ -102,7 +102,7 @@ class People:
             return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
         if lang == "zh":
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
-            return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?)+", "",
+            return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?|\s)+", "",
                               before).strip("，, ")) <= 2
         words = re.findall(r"[\w']+", before.lower())
         return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
@@ -118,14 +118,11 @@ class People:
         named = self.relation(text, lang)
         if lang == "zh":
             if named is not None and self.is_subject(text, named[1], lang):
-                start = named[1].start()
-                if text[max(0, start - 1):start] == "我":
-                    start -= 1
                 rest = text[named[1].end():]
                 name = _ZH_INTRODUCED.match(rest)
                 if name is not None and not name.group(0).startswith(("叫", "名")):
                     rest = rest[name.end(1):]
-                new = text[:start] + "我" + rest.lstrip("他她")
+                new = "我" + rest.lstrip("他她")  # what stood before it is a filler (is_subject): 对了, 还有
             else:
                 new = self.cues.pronoun_re["zh"].sub("我", text, count=1)
         else:
@@ -141,3 +138,19 @@ class People:
                     return None
                 new = text[:pm.start()] + "I" + _en_first_person(text[pm.end():])
         return None if new == text else new
+
+    def unnamed_readings(self, text: str) -> list[tuple[str, str]]:
+        """A Chinese clause about a relation followed by a name with nothing to mark where the
+        name ends ("我领导王姐海鲜过敏"): the clause read in the first person without the two or
+        three characters after the relation word, each with the name it took away (the caller
+        keeps the first reading the extractor finds a fact in)."""
+        named = self.relation(text, "zh")
+        if named is None or not self.is_subject(text, named[1], "zh"):
+            return []
+        rest = text[named[1].end():]
+        out = []
+        for n in (2, 3):
+            name, after = rest[:n], rest[n:]
+            if len(name) == n and all("\u4e00" <= ch <= "\u9fff" for ch in name) and after:
+                out.append(("我" + after, name))
+        return out
