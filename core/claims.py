@@ -641,6 +641,13 @@ def same_turn(a: SourceRef, b: SourceRef) -> bool:
     return a.text == b.text and a.speaker == b.speaker and a.time == b.time
 
 
+def source_of(turn: Turn) -> SourceRef:
+    """The resource-layer reference of a turn (what its claims cite)."""
+    return SourceRef(session=turn.session, turn=turn.turn, text=turn.text,
+                     time=to_us(turn.time), tz=offset_minutes(turn.time), speaker=turn.speaker,
+                     kind="user_explicit" if turn.speaker == "user" else "agent_inferred")
+
+
 def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rules@1") -> list[ClaimInput]:
     """The facts extracted from ``turn`` as claims citing it (the step from
     extraction to the gates)."""

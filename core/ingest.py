@@ -24,10 +24,10 @@ from .claims import (
     MAX_NAME,
     MAX_TURN,
     ClaimInput,
-    SourceRef,
     check_storable,
     export_hint,
     iter_jsonl,
+    source_of,
     to_claims,
 )
 from .errors import (
@@ -43,7 +43,7 @@ from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
 from .signals.layer import SignalLayer
-from .timeutil import from_us, offset_minutes, parse_time, to_us
+from .timeutil import from_us, parse_time
 from .writer import TURN, WriteBatch, chunks
 
 SPEAKERS = ("user", "assistant")
@@ -155,13 +155,6 @@ def iter_turns(path: str | Path) -> Iterator[tuple[int, Turn]]:
                                  f"{earlier[0]} (same turn, other content)", name)
         seen.setdefault(key, (number, turn))
         yield number, turn
-
-
-def source_of(turn: Turn) -> SourceRef:
-    """The resource-layer reference of a turn."""
-    return SourceRef(session=turn.session, turn=turn.turn, text=turn.text,
-                     time=to_us(turn.time), tz=offset_minutes(turn.time), speaker=turn.speaker,
-                     kind="user_explicit" if turn.speaker == "user" else "agent_inferred")
 
 
 def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> dict[tuple[str, int], list[Turn]]:

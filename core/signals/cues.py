@@ -60,5 +60,5 @@ def _words(words: Sequence[str], lang: str) -> re.Pattern[str]:
 
 
 def is_zh(text: str) -> bool:
-    """Whether ``text`` is mostly Chinese (any CJK character counts)."""
+    """Whether ``text`` holds a Chinese character (the cue tables of a clause are then zh)."""
     return any("\u3400" <= ch <= "\u9fff" for ch in text)

@@ -33,11 +33,11 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ..claims import ClaimInput
+from ..claims import ClaimInput, source_of
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
-from ..pipeline import SourceRef, Turn
-from ..timeutil import offset_minutes, to_us
+from ..pipeline import Turn
+from ..timeutil import to_us
 from .clauses import units
 from .cues import Cues, is_zh
 from .model import ClauseSignal, SignalModel
@@ -174,7 +174,7 @@ class SignalLayer:
                              if c.subject in (user_subject, person)]
                 mine = [c for c in mine if c not in movable] + moved
             mine = [self._act(c, reading, hedged_turn) for c in mine]
-            if not mine and not any(at is None for _, at in placed) and not claims:
+            if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
                 unparsed = self._unparsed(turn, reading, user_subject)
@@ -217,11 +217,6 @@ class SignalLayer:
             shown = next((m.group(0) for m in re.finditer(re.escape(name), turn.text, re.IGNORECASE)), name)
             out.append(self._named(turn, subject, shown))
         return out
-
-    @staticmethod
-    def _source(turn: Turn) -> SourceRef:
-        return SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
-                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind="user_explicit")
 
     def _place(self, claims: list[ClaimInput], readings: list[Reading]) -> list[tuple[ClaimInput, int | None]]:
         """Each claim with the clause it came from: the one holding its object, else the one sharing most of it."""
@@ -290,7 +285,7 @@ class SignalLayer:
 
     def _named(self, turn: Turn, subject: str, name: str) -> ClaimInput:
         """The name of a person the turn names (``subject`` is theirs, person:…)."""
-        return ClaimInput(subject=subject, predicate="name", object=name, source=self._source(turn),
+        return ClaimInput(subject=subject, predicate="name", object=name, source=source_of(turn),
                           valid_from=to_us(turn.time), confidence=0.9, extractor=self.name, start_stated=False)
 
     def _unclaimed(self, reading: Reading, claims: list[ClaimInput], text: str) -> bool:
@@ -324,7 +319,7 @@ class SignalLayer:
             return None
         text = s.clause.text[:MAX_UNPARSED]
         return ClaimInput(subject=subject, predicate=UNPARSED_PREDICATE, object=text,
-                          source=self._source(turn), valid_from=to_us(turn.time),
+                          source=source_of(turn), valid_from=to_us(turn.time),
                           scope="project" if subject.startswith("project:") else "global",
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
                           extractor=self.name, start_stated=False)
