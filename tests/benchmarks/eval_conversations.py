@@ -80,12 +80,14 @@ class Expected:
         who = {norm(w) for w in [want.split("/", 1)[1], *self.line.get("who", [])]}
         return norm(subject.split("/", 1)[1]) in who
 
-    def object_ok(self, obj: str) -> bool:
+    def object_ok(self, obj: str, *, within: bool = False) -> bool:
+        """Whether ``obj`` is the value (every keyword in it, or one of the accepted
+        forms); with ``within``, whether it holds the value somewhere in it."""
         got = norm(obj)
         if self.line.get("keywords"):
             return all(norm(k) in got for k in self.line["keywords"])
-        forms = [self.line.get("object", ""), *self.line.get("accept", [])]
-        return any(got == norm(f) for f in forms if f)
+        forms = [norm(f) for f in (self.line.get("object", ""), *self.line.get("accept", [])) if f]
+        return any((f in got) if within else (got == f) for f in forms if f)
 
     def polarity_ok(self, polarity: str) -> bool:
         return self.line.get("polarity", "positive") == polarity
@@ -157,16 +159,6 @@ def _current(store: Store, want: Expected, at: int) -> list[Fact]:
 
 def _day(t: int, tz: int) -> str:
     return (datetime(1970, 1, 1) + timedelta(microseconds=t, minutes=tz)).date().isoformat()
-
-
-def _names(want: Expected, text: str) -> bool:
-    """Whether a candidate's text holds an expected fact's value: the candidate
-    is one a careful reviewer would approve (editing it into that fact)."""
-    got = norm(text)
-    if want.line.get("keywords"):
-        return all(norm(k) in got for k in want.line["keywords"])
-    forms = [want.line.get("object", ""), *want.line.get("accept", [])]
-    return any(norm(f) and norm(f) in got for f in forms if f)
 
 
 def run_check(store: Store, check: Expected, end: int) -> bool:
@@ -261,7 +253,9 @@ def score(name: str, folder: Path, *, signals: bool, misses: bool, extractor: An
                 if f.line.get("turn"):
                     said[tuple(f.line["turn"])].append(f)  # type: ignore[index]
             out.candidates = len(candidates)
-            out.approvable = sum(any(_names(f, c.object) for f in said[(c.source.session, c.source.turn)])
+            # a candidate whose text holds the value of a fact said in its turn: a careful reviewer
+            # would approve it (editing it into that fact)
+            out.approvable = sum(any(f.object_ok(c.object, within=True) for f in said[(c.source.session, c.source.turn)])
                                  for c in candidates)
     return out
 
