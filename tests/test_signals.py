@@ -215,8 +215,8 @@ def test_a_relation_as_object_is_not_the_subject():
 
 
 def test_a_hedge_said_alone_sends_the_turns_claims_to_review():
-    t = turn("可能吧，我也说不准，大概住在静安")
-    lay = layer({"可能吧": ("user", "hedge", "none", 0.6)})
+    t = turn("估计吧，拿不准，应该还住在静安")
+    lay = layer({"估计吧": ("user", "hedge", "none", 0.6)})
     out = lay.refine(t, [], [claim("user:mei", "lives_in", "静安", t)], nothing)
     assert [c.confidence for c in out] == [HEDGED_CONFIDENCE]
 
@@ -229,7 +229,7 @@ def test_a_weak_hedge_signal_without_a_cue_changes_nothing():
 
 
 def test_a_correction_is_taken_with_a_cue_or_at_high_probability():
-    t = turn("oh wait, I meant Tuesday's class at Pilates Plus")
+    t = turn("my bad, it's Tuesday's class at Pilates Plus")
     cue = layer({t.text: ("user", "correction", "plan", 0.5)})
     out = cue.refine(t, [], [claim("user:mei", "plan", "Pilates Plus", t)], nothing)
     assert out[0].change == "correction"

@@ -154,7 +154,7 @@ class SignalLayer:
         if not readings:
             return claims
         placed = self._place(claims, readings)
-        # a hedge said on its own ("可能吧", "not 100% sure, but …") covers the whole turn
+        # a hedge said on its own ("估计吧，…", "no idea really, but …") covers the whole turn
         hedged_turn = any(self._agreed(r, "hedge") and not any(at == i for _, at in placed)
                           for i, r in enumerate(readings))
         out: list[ClaimInput] = []
