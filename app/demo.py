@@ -65,7 +65,7 @@ def stretches(paths: Sequence[Path]) -> list[Stretch]:
 
 
 def _facts(s: dict) -> int:
-    return s["asserted"] + s["evolutions"] + s["corrections"] + s["backfills"]
+    return s["asserted"] + s["evolutions"] + s["corrections"] + s["backfills"] + s["refinements"]
 
 
 def build_demo(store: Store, progress: Callable[[str], None] | None = None) -> list[DemoPart]:

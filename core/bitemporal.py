@@ -395,7 +395,9 @@ def plan_change(
             if row_key(holding) == key and holding.valid_from == start:
                 return Plan("merge", merge_into=holding)
             # (the same value from another start is a value of its own: A, B, A)
-            return _overwrite("correction", (holding,),
+            # (in a slot of its own only ``holding`` overlaps that span; a taste
+            # meeting tastes of the other polarity replaces each it overlaps)
+            return _overwrite("correction", rows,
                               new._replace(end=_earlier(end, holding.valid_to)))
         # "no, it's X": the row holding when it was said was never true
         target = holding if holding is not None else (rows[-1] if rows else None)
@@ -404,8 +406,7 @@ def plan_change(
         if row_key(target) == key:
             return Plan("merge", merge_into=target)
         # the new value over the whole of the row it corrects, with that row's start
-        return Plan("correction", retire=(target,),
-                    insert=(whole_copy(target)._replace(source=None),))
+        return _overwrite("correction", rows, whole_copy(target)._replace(source=None))
 
     # evolution: the new value holds from `start` until `end` or the next known change
     def overtaken(r: SlotRow) -> bool:

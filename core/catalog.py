@@ -13,6 +13,7 @@ from .errors import InvalidInput
 from .resources import data_path
 
 ROUTINGS = ("structured", "vector", "both")
+VALUE_KINDS = ("taste", "place")  # core/lang/values.py: how values of the kind relate
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 DEFAULT_CATALOG_PATH = data_path("predicates.toml")
@@ -32,6 +33,8 @@ class Predicate:
     # the predicate that says the opposite of this one (likes / dislikes): a
     # claim of one meets the other's rows, the polarity flipped, at the gates
     opposite: str | None = None
+    # how two values relate beyond equality ("taste", "place": core/lang/values.py)
+    values: str | None = None
 
     @property
     def ttl_us(self) -> int | None:
@@ -93,8 +96,12 @@ class Catalog:
             opposite = entry.get("opposite")
             if opposite is not None and not (isinstance(opposite, str) and _ID.match(opposite)):
                 raise InvalidInput(f"{where}: opposite must be a predicate id")
+            values = entry.get("values")
+            if values is not None and values not in VALUE_KINDS:
+                raise InvalidInput(f"{where}: values must be one of {', '.join(VALUE_KINDS)}")
             predicates[pid] = Predicate(
                 opposite=opposite,
+                values=values,
                 id=pid,
                 zh=str(entry["zh"]),
                 en=str(entry["en"]),

@@ -41,14 +41,22 @@ from .bitemporal import (
     Plan,
     Said,
     SlotRow,
+    covers,
     normalise_object,
+    overlaps,
     plan_change,
     row_key,
     value_key,
 )
 from .errors import InvalidInput
+from .lang.values import Relation, relate
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+REFINEMENT = "refinement"
+"""The plan kind of a place made more exact (上海, then 上海浦东): the finer
+value replaces the coarser one over its interval, which is closed as history
+(superseded, not "never true")."""
 
 
 class BeliefRow(SlotRow, Protocol):
@@ -210,10 +218,11 @@ class Statement(NamedTuple):
     told: int | None = None
     opposite: str | None = None  # the catalog's opposite of the claim's predicate
     start_latest: int | None = None
+    values: str | None = None  # how the predicate's values relate ("taste", "place"), if at all
 
     @classmethod
     def of(cls, claim: Mapping[str, Any], told: int | None = None,
-           opposite: str | None = None) -> Statement:
+           opposite: str | None = None, values: str | None = None) -> Statement:
         """The statement of a claim row (a ``claim`` table row as a mapping,
         whose ``value`` column holds the canonical JSON) said at ``told``. A
         claim from before starts were recorded counts as stated."""
@@ -221,7 +230,7 @@ class Statement(NamedTuple):
                    bool(claim["single_valued"]), claim["valid_from"], claim["valid_to"],
                    claim["change"], float(claim["confidence"]), claim["source_kind"],
                    claim.get("start_stated") is not False, told, opposite,
-                   claim.get("start_latest"))
+                   claim.get("start_latest"), values)
 
     @property
     def needs_evidence(self) -> bool:
@@ -261,7 +270,7 @@ _REVIEW_QUEUED = _constant(GateStep(Gate.REVIEW, "queued"))
 _REPEATED = _constant(GateStep(Gate.IDEMPOTENCY, "repeated",
                                "the same claim from the same turn is stored"))
 _CONFLICT_NONE = {kind: _constant(GateStep(Gate.CONFLICT, "none", kind))
-                  for kind in ("insert", "evolution", "backfill", "correction")}
+                  for kind in ("insert", "evolution", "backfill", "correction", REFINEMENT)}
 
 
 def provenance_step(turn_id: int) -> GateStep:
@@ -284,11 +293,25 @@ def review_reasons(confidence: float, source_kind: str, threshold: float) -> tup
     return reasons
 
 
+_OPPOSITE_POLARITY = frozenset({("positive", "negative"), ("negative", "positive")})
+
+
+def _opposed_taste(row: BeliefRow, statement: Statement) -> bool:
+    """A taste of the other polarity at another granularity: "likes dark
+    chocolate" and "dislikes chocolate" (core/lang/values.py)."""
+    return ((row.polarity, statement.polarity) in _OPPOSITE_POLARITY
+            and relate("taste", row.object, statement.object) in (Relation.WITHIN,
+                                                                  Relation.CONTAINS))
+
+
 def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow]:
     """The rows, among the current-belief rows of the claim's subject and
     predicate (and of its opposite, polarity flipped), that share its slot:
     the same scope and, for a multi-valued predicate, the same object
-    (docs/DESIGN.md §2)."""
+    (docs/DESIGN.md §2). A taste (catalog ``values = "taste"``) also meets
+    the rows of the other polarity whose value is its head or has it as
+    head, so opposites at two granularities meet. Sorted by valid-time
+    start, then id."""
     scope = statement.scope
     same: list[BeliefRow] = [r for r in rows if r.scope == scope]
     opposite = statement.opposite
@@ -297,8 +320,10 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
                 for r in same]
     if not statement.single_valued:
         obj = normalise_object(statement.object)
-        same = [r for r in same if normalise_object(r.object) == obj]
-    return same
+        taste = statement.values == "taste"
+        same = [r for r in same if normalise_object(r.object) == obj
+                or (taste and _opposed_taste(r, statement))]
+    return sorted(same, key=lambda r: (r.valid_from, r.id))
 
 
 def _own(row: Any) -> Any:
@@ -320,9 +345,10 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
     Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
     same = slot_rows(rows, statement)
-    plan = plan_change(same, key, statement.valid_from, statement.valid_to, statement.change,
-                       start_stated=statement.start_stated, told=statement.told,
-                       latest=statement.start_latest, said=said)
+    plan = _place_plan(statement, same, key, said) or plan_change(
+        same, key, statement.valid_from, statement.valid_to, statement.change,
+        start_stated=statement.start_stated, told=statement.told,
+        latest=statement.start_latest, said=said)
     if not any(isinstance(r, _Opposed) for r in same):
         return plan
     return plan._replace(
@@ -332,9 +358,34 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
         conflict_with=tuple(map(_own, plan.conflict_with)))
 
 
+def _place_plan(statement: Statement, same: Sequence[BeliefRow], key: Any,
+                said: Evidence | None) -> Plan | None:
+    """A place said without a change signal beside the one other value that
+    holds over its time (catalog ``values = "place"``): the same place or a
+    coarser one (上海 while 上海浦东张江 holds) is a mention of it; a finer one
+    (上海浦东张江 while 上海 holds) refines it (plan kind ``refinement``).
+    None: the ordinary plan decides."""
+    if statement.values != "place" or statement.change is not None:
+        return None
+    start, end = statement.valid_from, statement.valid_to
+    differing = [r for r in same if overlaps(start, end, r) and row_key(r) != key]
+    if len(differing) != 1 or differing[0].polarity != statement.polarity:
+        return None
+    row = differing[0]
+    relation = relate("place", row.object, statement.object)
+    if relation in (Relation.SAME, Relation.CONTAINS):
+        return Plan("merge", merge_into=row) if covers(row, start, end) else None
+    if relation != Relation.WITHIN:
+        return None
+    plan = plan_change(same, key, start, end, CORRECTION, start_stated=statement.start_stated,
+                       told=statement.told, latest=statement.start_latest, said=said)
+    return plan._replace(kind=REFINEMENT) if plan.kind == "correction" else plan
+
+
 def _conflict_kind(plan: Plan, statement: Statement) -> ConflictKind:
     incoming = value_key(statement.object, statement.value_json, statement.polarity)
-    if all(row_key(r).same_thing(incoming) for r in plan.conflict_with):
+    if all(row_key(r).same_thing(incoming) or r.polarity != statement.polarity
+           for r in plan.conflict_with):
         return ConflictKind.POLARITY
     return ConflictKind.VALUE
 
@@ -423,6 +474,7 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 
 # ------------------------------------------------- what a resolution would do
 RETIRED_AS = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
+              REFINEMENT: "superseded",
               "insert": "superseded", "retract": "retracted"}
 """The retire reason each plan kind stamps on the rows it retires (the writer's
 ``_RETIRE_REASON`` plus the ``retract`` plan of ``neither``)."""

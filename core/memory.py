@@ -187,7 +187,8 @@ class Memory:
             actor=caller.actor if caller is not None else "ingest")
         return Remembered(session, tuple(t.turn for t in turns), skipped,
                           int(summary.get("asserted", 0)) + int(summary.get("evolutions", 0))
-                          + int(summary.get("corrections", 0)) + int(summary.get("backfills", 0)),
+                          + int(summary.get("corrections", 0)) + int(summary.get("backfills", 0))
+                          + int(summary.get("refinements", 0)),
                           int(summary.get("merged", 0)), int(summary.get("queued", 0)),
                           int(summary.get("conflicts", 0)), int(summary.get("memories", 0)))
 

@@ -398,6 +398,7 @@ class ImportSummary:
     evolutions: int = 0
     corrections: int = 0
     backfills: int = 0
+    refinements: int = 0
     merged: int = 0
     queued: int = 0
     conflicts: int = 0
@@ -414,6 +415,7 @@ class ImportSummary:
             "evolutions": self.evolutions,
             "corrections": self.corrections,
             "backfills": self.backfills,
+            "refinements": self.refinements,
             "merged": self.merged,
             "queued": self.queued,
             "conflicts": self.conflicts,

@@ -1216,7 +1216,8 @@ class Store:
         def short(t: int | None) -> str | None:
             return None if t is None else (iso(t, tz) or "")[:16].replace("T", " ")
 
-        statement = Statement.of(dict(claim._mapping), told, opposite)  # as the writer's statement_of
+        statement = Statement.of(dict(claim._mapping), told, opposite,  # as the writer's statement_of
+                                 known.values if known is not None else None)
         with self.engine.connect() as conn:
             said = load_said(conn, {r.claim_id for r in rows})
         found = gates.outlooks(statement, rows, conflict_scope=row.scope,

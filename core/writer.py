@@ -88,6 +88,7 @@ _SUMMARY_FIELD = {
     "evolution": "evolutions",
     "backfill": "backfills",
     "correction": "corrections",
+    "refinement": "refinements",
 }
 
 _RETIRE = (
@@ -417,6 +418,11 @@ class WriteBatch:
             self._opposite[predicate] = pred.opposite if pred is not None else None
         return self._opposite[predicate]
 
+    def values_of(self, predicate: str) -> str | None:
+        """How the catalog says ``predicate``'s values relate ("taste", "place"), if at all."""
+        pred = self.catalog.get(predicate)
+        return pred.values if pred is not None else None
+
     def belief_rows(self, subject: str, predicate: str) -> list[Fact]:
         """What a claim of ``predicate`` meets at the gates: the current-belief
         rows of its subject and predicate, and of the predicate's opposite."""
@@ -427,7 +433,8 @@ class WriteBatch:
     def statement_of(self, claim: dict[str, Any]) -> Statement:
         """The gates' statement of a stored claim row, told at its turn's time."""
         told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
-        return Statement.of(claim, told, self.opposite(claim["predicate"]))
+        return Statement.of(claim, told, self.opposite(claim["predicate"]),
+                            self.values_of(claim["predicate"]))
 
     def said_for(self, rows: Iterable[Fact]) -> Evidence:
         """What the mentions merged into the rows' lineages said (``load_said``),
@@ -636,7 +643,8 @@ class WriteBatch:
         statement = Statement(claim.object, claim.value_json, claim.polarity, claim.scope,
                               single, claim.valid_from, claim.valid_to, claim.change,
                               row["confidence"], source.kind, claim.start_stated, source.time,
-                              self.opposite(claim.predicate), claim.start_latest)
+                              self.opposite(claim.predicate), claim.start_latest,
+                              self.values_of(claim.predicate))
         rows = self.belief_rows(claim.subject, claim.predicate)
         decision = admit(statement, rows, turn_id=turn_id, threshold=self.threshold,
                          said=self.evidence_for(statement, rows))

@@ -154,8 +154,10 @@ class UndoResolve:
     dt: int
 
 
-PLACES = ["Xujiahui", "xujiahui ", "Zhang  jiang", "zhang jiang", "Pudong"]
-DRINKS = ["tea", " Tea", "coffee"]
+PLACES = ["Xujiahui", "xujiahui ", "Zhang  jiang", "zhang jiang", "Pudong",
+          # places that refine or contain one another (value identity)
+          "Pudong, Shanghai", "Shanghai", "上海", "上海浦东"]
+DRINKS = ["tea", " Tea", "coffee", "green tea"]  # green tea: a kind of tea
 
 
 @st.composite
@@ -269,7 +271,7 @@ CONFLICT_OPS = st.builds(lambda first, rest: first + rest,
 
 _SUMMARY_FIELD = {
     "insert": "asserted", "evolution": "evolutions", "backfill": "backfills",
-    "correction": "corrections", "merge": "merged", "pending": "queued",
+    "correction": "corrections", "refinement": "refinements", "merge": "merged", "pending": "queued",
     "conflict": "conflicts", "unchanged": "unchanged",
 }
 _APPROVAL_OUTCOME = {"merge": "merged", "conflict": "conflict"}

@@ -1,0 +1,173 @@
+"""How two values of one kind relate, beyond being equal: the language part
+of value identity (docs/DESIGN.md §2, "value identity").
+
+* **Tastes compare by their head.** Chinese and English compounds put their
+  head last: 重庆火锅 is a kind of 火锅, "dark chocolate" a kind of
+  "chocolate", while 巧克力蛋糕 and "chocolate cake" are cakes. So a taste is
+  ``within`` another when the other is its tail: the last characters of a
+  Chinese value, the last words of an English one (a plural folded).
+* **Places compare as paths.** A place is written as a path of parts: coarsest
+  first and often without separators in Chinese (上海浦东张江, 杭州市西湖区),
+  finest first with commas in English ("Brooklyn, New York"). A place is
+  ``within`` another when the other is an end of its path: 上海 contains
+  上海浦东 and 杭州西湖区 (the coarser one's 市 left out), "New York" contains
+  "Brooklyn, New York", and "Portland, Maine" is a more exact "Portland".
+
+``relate(kind, a, b)`` answers with a ``Relation`` of ``b`` to ``a``. Values
+in different scripts, and values one cannot place in the other, are
+``OTHER``: the relation never guesses across languages or from knowledge it
+does not have (no gazetteer: 张江 is not known to lie in 上海 unless said so).
+Word tables: ``data/lang/values.toml``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from enum import StrEnum
+
+from . import tables
+from .text import CJK
+
+__all__ = ["Relation", "relate"]
+
+
+class Relation(StrEnum):
+    """What value ``b`` is to value ``a``."""
+
+    SAME = "same"  # the same value, written alike (case, spacing, width)
+    WITHIN = "within"  # b is a finer or more exact value inside a (a refinement)
+    CONTAINS = "contains"  # b is a coarser value containing a
+    OTHER = "other"  # neither: another value
+
+
+_HAS_CJK = re.compile(f"[{CJK}]")
+_ZH_SUFFIXES = tuple(sorted(tables.words("values", "place.zh_suffixes"), key=len, reverse=True))
+_EN_SUFFIXES = frozenset(tables.words("values", "place.en_suffixes"))
+_SEPARATORS = re.compile("|".join(map(re.escape, tables.words("values", "place.separators"))))
+_ZH_TASTE_MIN = int(tables.load("values")["taste"]["min_zh"])
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _is_zh(text: str) -> bool:
+    return bool(_HAS_CJK.search(text))
+
+
+def _flip(relation: Relation) -> Relation:
+    return {Relation.WITHIN: Relation.CONTAINS,
+            Relation.CONTAINS: Relation.WITHIN}.get(relation, relation)
+
+
+def relate(kind: str, a: str, b: str) -> Relation:
+    """The relation of value ``b`` to value ``a`` for values of ``kind``
+    (``"taste"`` or ``"place"``; any other kind only knows SAME and OTHER).
+    Raises nothing: unknown shapes are OTHER."""
+    fa, fb = _fold(a), _fold(b)
+    if fa == fb:
+        return Relation.SAME
+    if not fa or not fb or _is_zh(fa) != _is_zh(fb):
+        return Relation.OTHER
+    if kind == "taste":
+        return _taste(fa, fb)
+    if kind == "place":
+        return _place(fa, fb)
+    return Relation.OTHER
+
+
+# ---------------------------------------------------------------- tastes
+def _words(text: str) -> list[str]:
+    words = _WORD.findall(text)
+    if words:  # a plural head is the same head: "chocolates", "peaches"
+        last = words[-1]
+        if last.endswith("es") and len(last) > 4 and last[-3] in "sxzh":
+            words[-1] = last[:-2]
+        elif last.endswith("s") and len(last) > 3 and not last.endswith("ss"):
+            words[-1] = last[:-1]
+    return words
+
+
+def _taste(a: str, b: str) -> Relation:
+    if _is_zh(a):
+        za, zb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
+        if za == zb:
+            return Relation.SAME
+        if len(za) >= _ZH_TASTE_MIN and zb.endswith(za) and len(zb) > len(za):
+            return Relation.WITHIN
+        if len(zb) >= _ZH_TASTE_MIN and za.endswith(zb) and len(za) > len(zb):
+            return Relation.CONTAINS
+        return Relation.OTHER
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return Relation.OTHER
+    if wa == wb:
+        return Relation.SAME
+    if len(wb) > len(wa) and wb[-len(wa):] == wa:
+        return Relation.WITHIN
+    if len(wa) > len(wb) and wa[-len(wb):] == wb:
+        return Relation.CONTAINS
+    return Relation.OTHER
+
+
+# ---------------------------------------------------------------- places
+def _zh_path(text: str) -> str:
+    return re.sub(r"\s", "", _SEPARATORS.sub("", text))
+
+
+def _zh_stem(text: str) -> str:
+    """The place without its administrative suffix (杭州市 → 杭州), when a name is left."""
+    for suffix in _ZH_SUFFIXES:
+        if text.endswith(suffix) and len(text) - len(suffix) >= 2:
+            return text[: -len(suffix)]
+    return text
+
+
+def _zh_within(coarse: str, fine: str) -> bool:
+    """Whether ``fine`` is ``coarse`` made more exact: continued after it (上海 →
+    上海浦东, 杭州市 → 杭州西湖区) or qualified before it (浦东 → 上海浦东)."""
+    if len(fine) <= len(coarse) or len(coarse) < 2:
+        return False
+    stem = _zh_stem(coarse)
+    return fine.startswith(coarse) or fine.startswith(stem) or fine.endswith(coarse)
+
+
+def _en_parts(text: str) -> list[str]:
+    parts = []
+    for part in _SEPARATORS.split(text):
+        words = _WORD.findall(part)
+        while len(words) > 1 and words[-1] in _EN_SUFFIXES:
+            words.pop()
+        if words:
+            parts.append(" ".join(words))
+    return parts
+
+
+def _en_within(coarse: list[str], fine: list[str]) -> bool:
+    """Whether path ``fine`` ends (or begins) with the whole of path ``coarse``."""
+    n = len(coarse)
+    return len(fine) > n and (fine[-n:] == coarse or fine[:n] == coarse)
+
+
+def _place(a: str, b: str) -> Relation:
+    if _is_zh(a):
+        za, zb = _zh_path(a), _zh_path(b)
+        if za == zb or _zh_stem(za) == _zh_stem(zb):
+            return Relation.SAME
+        if _zh_within(za, zb):
+            return Relation.WITHIN
+        if _zh_within(zb, za):
+            return Relation.CONTAINS
+        return Relation.OTHER
+    pa, pb = _en_parts(a), _en_parts(b)
+    if not pa or not pb:
+        return Relation.OTHER
+    if pa == pb:
+        return Relation.SAME
+    if _en_within(pa, pb):
+        return Relation.WITHIN
+    if _en_within(pb, pa):
+        return Relation.CONTAINS
+    return Relation.OTHER
