@@ -154,3 +154,21 @@ async def test_no_tool_changes_a_decision(tmp_path):
             states = {r[0] for r in conn.execute(text("SELECT state FROM conflict"))}
             decided = conn.execute(text("SELECT count(*) FROM claim WHERE decided_by IS NOT NULL")).scalar()
         assert states == {"open"} and decided == 0
+
+
+async def test_a_statement_about_someone_else_never_becomes_the_speakers_fact(tmp_path):
+    """Issue 29 §4 through the door: what a user says of another person (a
+    possessor, a relation word, a name) is that person's, never the speaker's."""
+    db = tmp_path / "m.db"
+    said = [{"role": "user", "content": text, "time": f"2026-05-0{i}T10:00:00+02:00"}
+            for i, text in enumerate(["Lena's rent is 900 pounds a month.",
+                                      "My brother's budget for the trip is 2000 dollars.",
+                                      "小陈的预算是三千块。"], 1)]
+    async with Client(server(db)) as client:
+        data(await client.call_tool("remember", {"messages": said, "user": "ivy"}))
+        mine = data(await client.call_tool("facts", {"user": "ivy"}))
+    assert not [f for f in mine["facts"] if f["subject"] == "user:ivy"], mine
+    with Store.open(db) as store, store.engine.connect() as conn:
+        held = set(conn.execute(text("SELECT subject, predicate FROM fact")).all())
+    assert ("person:ivy/brother", "budget_limit") in held and ("person:ivy/小陈", "budget_limit") in held
+    assert not {s for s, _ in held} & {"user:ivy"}

@@ -315,3 +315,36 @@ def test_erasing_a_user_erases_the_people_they_told_of(tmp_path):
         store.erase_subject("user:mei", by="dpo")
         assert store.subjects() == []
         assert store.verify().ok
+
+
+@pytest.mark.parametrize("text, lang, owner, reread", [
+    ("Tomas's salary is 4000 a month", "en", "Tomas", "my salary is 4000 a month"),
+    ("btw Ines's old car is a Fiat", "en", "Ines", "btw my old car is a Fiat"),
+    ("Wendy's burgers are great", "en", None, None),  # a brand's burgers: no attribute of a person
+    ("Our budget is tight", "en", None, None),
+    ("老郑的公司在滨江", "zh", "老郑", "我的公司在滨江"),
+    ("对了，孙明的生日是五月三号", "zh", "孙明", "我的生日是五月三号"),
+    ("周一的计划是开会", "zh", None, None),  # a weekday's plan, not a person's
+    ("公司的预算不多", "zh", None, None),
+])
+def test_a_possessor_names_whom_the_clause_is_about(text, lang, owner, reread):
+    from memdesk.core.signals.people import People
+
+    found = People(Cues.load()).possessor(text, lang)
+    assert (found is None) if owner is None else found == (owner, reread)
+
+
+def test_a_possessed_attribute_moves_the_claim_to_its_owner():
+    t = turn("Tomas's salary is 4000 a month")
+    out = layer({}).refine(t, [], [claim("user:mei", "budget_limit", "4000", t)], nothing)
+    assert [(c.subject, c.object) for c in out] == [("person:mei/tomas", "4000")]
+    t = turn("My cousin's flat is in Porto")
+    seen: list[str] = []
+
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        seen.append(t2.text)
+        return [claim("user:mei", "lives_in", "Porto", t2)] if t2.text.startswith("my flat") else []
+
+    out = layer({}).refine(t, [], [], extract)
+    assert seen == ["my flat is in Porto"]
+    assert [(c.subject, c.object) for c in out] == [("person:mei/cousin", "Porto")]

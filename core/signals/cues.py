@@ -28,6 +28,9 @@ class Cues:
     families: dict[str, str]
     not_names: frozenset[str]
     reporting: dict[str, re.Pattern[str]]
+    possessed: dict[str, re.Pattern[str]]  # attribute nouns whose possessor is the clause's person
+    zh_surnames: str
+    zh_name_prefixes: str
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -39,23 +42,30 @@ class Cues:
             acts[act] = {lang: _words(words, lang) for lang, words in langs.items()}
         relations = {lang: dict(table) for lang, table in raw["relations"].items()}
         return cls(acts=acts, relations=relations,
-                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang)
+                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang, possessive=True)
                                 for lang, t in relations.items()},
                    pronoun_re={lang: _words(words, lang) for lang, words in raw["pronouns"].items()},
                    canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
                    families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]),
                    reporting={lang: re.compile(r"\s*(?:[A-Z][a-z]+\s+)?(?:" + "|".join(map(re.escape, words)) + ")",
-                                               re.IGNORECASE) for lang, words in raw["reporting"].items()})
+                                               re.IGNORECASE) for lang, words in raw["reporting"].items()},
+                possessed={lang: _words(sorted(words, key=len, reverse=True), lang)
+                           for lang, words in raw["possessed"].items()},
+                zh_surnames=str(raw["names"]["zh_surnames"]),
+                zh_name_prefixes=str(raw["names"]["zh_prefixes"]))
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)
         return bool(pattern and pattern.search(text))
 
 
-def _words(words: Sequence[str], lang: str) -> re.Pattern[str]:
+def _words(words: Sequence[str], lang: str, possessive: bool = False) -> re.Pattern[str]:
+    """The words as one pattern; English words whole (``possessive``: also
+    before 's, as in "my sister's")."""
     alts = "|".join(re.escape(w) for w in words)
     if lang == "en":
-        return re.compile(rf"(?<![\w'])(?:{alts})(?![\w'])", re.IGNORECASE)
+        after = r"(?=(?:['’]s)?(?![\w'’]))" if possessive else r"(?![\w'])"
+        return re.compile(rf"(?<![\w'])(?:{alts}){after}", re.IGNORECASE)
     return re.compile(f"(?:{alts})")
 
 

@@ -124,6 +124,9 @@ class SignalLayer:
                         first.lower() if about == "third" and not self.people.speaks_of_self(text, lang) else None)
             else:
                 first = self.people.zh_name_subject(text, names)
+            owner = self.people.possessor(text, lang)
+            if owner is not None and (named is None or not self.people.is_subject(text, named[1], lang)):
+                first = names.get(owner[0].lower()) or names.get(owner[0]) or owner[0].lower()
             current: str | None
             if named is not None and self.people.is_subject(text, named[1], lang):
                 current = who = named[0]

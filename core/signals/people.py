@@ -10,8 +10,14 @@ functions over the cue tables; no I/O.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
+from ..lang.times import find_times
 from .cues import Cues
+
+# a fixed instant to ask whether a span is a time word at all (周末, 周一: not 周's names)
+_ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)
+_EN_FILLERS = r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
 
 # a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
 _INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
@@ -87,6 +93,31 @@ class People:
             return None
         return m.group(1)
 
+    def possessor(self, text: str, lang: str) -> tuple[str, str] | None:
+        """A named person who owns the clause's subject, when what they own is an
+        attribute of a person ("Ana's rent is…", "老周的生日是…": the cue table
+        ``possessed``): their name, and the clause with the possessor as "my"/我的
+        ("My rent is…", "我的生日是…"). None: no such possessor ("Domino's pizza is
+        the best" owns no attribute; "周末的计划" is a time's, not a person's)."""
+        if lang == "en":
+            m = re.match(_EN_FILLERS + r"([A-Z][a-z]+)(?:'s|’s)\s+", text, re.IGNORECASE)
+            if m is None or not m.group(1)[0].isupper() or m.group(1) in self.cues.not_names:
+                return None
+            owned = re.match(r"(?:[a-z]+\s+)?", text[m.end():])  # one adjective: "Ana's new flat"
+            start = m.end() + (owned.end() if owned else 0)
+            if not (self.cues.possessed["en"].match(text, start)
+                    or self.cues.possessed["en"].match(text, m.end())):
+                return None
+            return m.group(1), text[:m.start(1)] + "my " + text[m.end():]
+        head = _ZH_FILLER.sub("", _ZH_FILLER.sub("", text).lstrip("，,、 "))
+        surnames, prefixes = self.cues.zh_surnames, self.cues.zh_name_prefixes
+        m = re.match(f"([{prefixes}][{surnames}]|[{surnames}][\u4e00-\u9fff]{{1,2}}?)的", head)
+        if m is None or not self.cues.possessed["zh"].match(head, m.end()):
+            return None
+        if find_times(m.group(1), _ANY_TIME):
+            return None
+        return m.group(1), "我的" + head[m.end():]
+
     def relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
         m = self.cues.relation_re[lang].search(text)
         if m is None:
@@ -116,6 +147,9 @@ class People:
     def first_person(self, text: str, lang: str) -> str | None:
         """The clause with the person it is about as "I" (None: no person found to replace)."""
         named = self.relation(text, lang)
+        owner = self.possessor(text, lang)
+        if owner is not None and (named is None or not self.is_subject(text, named[1], lang)):
+            return owner[1]
         if lang == "zh":
             if named is not None and self.is_subject(text, named[1], lang):
                 rest = text[named[1].end():]
@@ -129,6 +163,9 @@ class People:
             if named is not None and self.is_subject(text, named[1], lang):
                 m = named[1]
                 head = re.sub(r"(?i)\b(?:my|our|the)\s*$", "", text[:m.start()])
+                after = text[m.end():]
+                if re.match(r"(?:'s|’s)\s", after) and self.cues.possessed["en"].search(after[:40]):
+                    return head + "my " + after[3:]  # "my sister's rent is" -> "my rent is"
                 rest = re.sub(r"^(?:'s)?\s*(?:[A-Z][a-z]+\s+)?", " ", text[m.end():])  # "my sister Lily is"
                 new = head + "I" + _en_first_person(rest)
                 new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
