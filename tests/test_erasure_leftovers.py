@@ -75,7 +75,6 @@ def test_her_tokens_keep_nothing_that_names_her_and_verify_still_checks_them(
                          subject="user:bob")
 
     report = store.erase_subject("user:alice", by="dpo")
-    assert report.tokens == 3  # laptop-7, phone, team; ops untouched
 
     stripped = store.token(mine.id)
     assert (stripped.name, stripped.users, stripped.projects) == (ERASED, (), ())
@@ -101,14 +100,27 @@ def test_her_tokens_keep_nothing_that_names_her_and_verify_still_checks_them(
         assert name not in audit, name
     verified = store.verify()
     assert verified.ok, verified.problems
+    assert report.tokens == 3  # laptop-7, phone, team; ops untouched
 
-    # every token is still held to its audit entries after the erasure
-    run(store_url, "UPDATE access_token SET users = '[\"mallory\"]' WHERE id = :i", i=mine.id)
+
+def test_verify_still_holds_every_token_to_its_entries_after_an_erasure(office, store_url):
+    """Before, an erasure scrubbed the tokens' entries and ``verify`` stopped
+    reporting token rows without entries: a token slipped in afterwards went
+    unnoticed."""
+    store = office.store
+    mine, _ = store.create_token("laptop-7", users=["alice"], by="admin")
+    shared, _ = store.create_token("team", users=["alice", "bob"], by="admin")
+    store.erase_subject("user:alice", by="dpo")
+    assert store.verify().ok
     run(store_url, "INSERT INTO access_token VALUES (9, 'x', 'cd', '[\"mallory\"]', '[]', "
                    "false, 0, 'me', NULL, NULL, NULL)")
+    run(store_url, "UPDATE access_token SET users = '[\"bob\", \"mallory\"]' WHERE id = :i",
+        i=shared.id)
+    run(store_url, "UPDATE access_token SET revoked_at = NULL WHERE id = :i", i=mine.id)
     problems = " | ".join(p.message for p in store.verify().problems)
-    assert f"token {mine.id} (erased) differs from" in problems
     assert "token 9 (x) has no token.created audit entry" in problems
+    assert f"token {shared.id} (team) differs from" in problems
+    assert f"token {mine.id} (erased) was revoked (token.revoked entry) but is active" in problems
 
 
 # ---------------------------------------------------------------- mentions
