@@ -187,19 +187,15 @@ def _claims(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]
     named: dict[str, str] = {}
     listed: set[int] = set()
     for cid, subject, predicate, obj, value in conn.execute(stmt):
-        if cid in skip:
+        hit = _first_hit(names, (("object", obj), ("value", value)))
+        if cid in skip or hit is None:
             continue
-        for where, text in (("object", obj), ("value", value)):
-            found = names.find(text)
-            if found:
-                break
-        if not found:
-            continue
+        where, found, text = hit
         if predicate == NAME_PREDICATE and where == "object":
             named.setdefault(str(subject), found)
         listed.add(int(cid))
         yield from _claim_mentions(conn, int(cid), str(subject), found,
-                                   f"{predicate} {where}", text or "")
+                                   f"{predicate} {where}", text)
     for subject, found in named.items():
         rows = conn.execute(select(CLAIM.c.id, CLAIM.c.predicate, CLAIM.c.object)
                             .where(CLAIM.c.subject == subject).order_by(CLAIM.c.id))
@@ -210,6 +206,16 @@ def _claims(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]
             yield from _claim_mentions(conn, int(cid), subject, found,
                                        f"{predicate}: its subject is named {found}",
                                        f"{subject} {predicate} {obj}")
+
+
+def _first_hit(names: Names, columns: Iterable[tuple[str, str | None]]
+               ) -> tuple[str, str, str] | None:
+    """(column, name found, its text) of the first column that names the person."""
+    for where, text in columns:
+        found = names.find(text)
+        if found and text is not None:
+            return where, found, text
+    return None
 
 
 def _claim_mentions(conn: Connection, cid: int, subject: str, found: str, where: str,
@@ -226,15 +232,13 @@ def _audit(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]:
                   AUDIT.c.detail).where(_narrow([AUDIT.c.subject, AUDIT.c.reason,
                                                  AUDIT.c.detail], names)).order_by(AUDIT.c.id)
     for aid, action, subject, reason, detail in conn.execute(stmt):
-        if aid in skip:
+        hit = _first_hit(names, (("subject", subject), ("reason", reason), ("detail", detail)))
+        if aid in skip or hit is None:
             continue
-        for where, text in (("subject", subject), ("reason", reason), ("detail", detail)):
-            found = names.find(text)
-            if found:
-                shown = text if where != "detail" else json.dumps(json.loads(text or "{}"),
-                                                                  ensure_ascii=False)
-                yield Mention("audit", int(aid), str(action), found, where, _snippet(shown, found))
-                break
+        where, found, text = hit
+        if where == "detail":  # JSON escapes non-ASCII: show it as written
+            text = json.dumps(json.loads(text or "{}"), ensure_ascii=False)
+        yield Mention("audit", int(aid), str(action), found, where, _snippet(text, found))
 
 
 def find_mentions(conn: Connection, names: Names, *,

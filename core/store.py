@@ -75,8 +75,8 @@ from .errors import (
     TurnMismatch,
 )
 from .failpoints import point
-from .mentions import Mention
 from .gates import Outcome, Resolution, Statement
+from .mentions import Mention
 from .parallel_parse import ParsedClaim
 from .records import (
     AuditReport,

@@ -254,6 +254,11 @@ def forget_user(batch: WriteBatch, user: str, *, by: str,
     return Forgotten(tuple(changed), tuple(renamed), tuple(revoked))
 
 
+def _json(value: Any) -> str:
+    """A detail as the writer encodes one (non-ASCII kept: names stay searchable)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def erased_entry(action: str, reason: str | None, token: Token,
                  mentions: Callable[[str | None], bool]) -> tuple[str | None, str]:
     """The (reason, detail JSON) a ``token.created`` or ``token.revoked``
@@ -262,9 +267,9 @@ def erased_entry(action: str, reason: str | None, token: Token,
     to it; a revocation keeps its reason unless the token was the person's
     alone or the reason ``mentions`` them."""
     if action == CREATED:
-        return f"{token.label} issued", json.dumps(_binding(token))
+        return f"{token.label} issued", _json(_binding(token))
     keep = reason if token.users and not mentions(reason) else None
-    return keep, json.dumps({"token": token.id, "name": token.name})
+    return keep, _json({"token": token.id, "name": token.name})
 
 
 def _rename(value: Any, word: re.Pattern[str]) -> Any:
@@ -287,11 +292,12 @@ def renamed_in(reason: str | None, detail: str, renamed: dict[int, str]) -> tupl
     except ValueError:
         return None
     caller = parsed.get("caller") if isinstance(parsed, dict) else None
-    old = renamed.get(caller.get("token")) if isinstance(caller, dict) else None
+    token = caller.get("token") if isinstance(caller, dict) else None
+    old = renamed.get(token) if isinstance(token, int) else None
     if old is None:
         return None
     word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
-    return (None if reason is None else word.sub(ERASED, reason)), json.dumps(_rename(parsed, word))
+    return (None if reason is None else word.sub(ERASED, reason)), _json(_rename(parsed, word))
 
 
 def problems(conn: Connection) -> list[str]:

@@ -231,3 +231,18 @@ def test_a_redaction_changes_only_what_a_person_named_and_recall_follows(
     hits = fresh.search("allergic to peanuts", k=10, over="turns", exact=True, user="bob")
     assert any("[erased]" in h.text for h in hits)  # the redacted turn is still bob's
     fresh.close()
+
+
+def test_names_are_found_as_words_and_cjk_names_anywhere():
+    from memdesk.core.mentions import Names
+
+    names = Names.of("user:alice", ["alice", "Alice Martin", "Martin", "王芳", "a.b", " "])
+    assert names.names[0] == "Alice Martin"  # the longest first: replaced whole
+    assert names.find("my colleague ALICE said") == "ALICE"
+    assert names.find("the Alicetown office, malice") is None
+    assert names.find("我同事王芳对花生过敏") == "王芳"  # no spaces between CJK words
+    assert names.find("ask a.b now") == "a.b" and names.find("ask axb now") is None
+    assert names.find("refused: may not reach user:alice") == "user:alice"
+    assert names.find(None) is None and names.find("") is None
+    assert names.replace("Alice Martin met alice and 王芳.", "[erased]") == \
+        "[erased] met [erased] and [erased]."
