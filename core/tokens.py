@@ -205,9 +205,10 @@ class Forgotten:
 
 def touched_by(token: Token, user: str, mentions: Callable[[str | None], bool]) -> bool:
     """Whether an erasure of ``user:USER`` changes ``token``: it is bound to
-    them, or its name, issuer, revoker or revocation reason ``mentions`` them."""
-    return user in token.users or any(mentions(v) for v in (
-        token.name, token.created_by, token.revoked_by, token.revoke_reason))
+    them, or its name or revocation reason ``mentions`` them. (``created_by``
+    and ``revoked_by`` record who acted, like an audit entry's actor: an
+    erasure keeps them.)"""
+    return user in token.users or mentions(token.name) or mentions(token.revoke_reason)
 
 
 def forget_user(batch: WriteBatch, user: str, *, by: str,
@@ -218,9 +219,9 @@ def forget_user(batch: WriteBatch, user: str, *, by: str,
     empty, its reason ``every user it was bound to was erased``; it is revoked
     now (by ``by``, with a ``token.revoked`` entry) unless it already was; its
     id, hash (so the door still knows a revoked secret when it is tried),
-    read-only flag, times and issuer stay. A token shared with others keeps
-    its other users and its projects; its name, issuer, revoker or reason
-    becomes ``erased`` where ``mentions`` finds the person. The erasure
+    read-only flag, times, issuer and revoker stay. A token shared with
+    others keeps its other users and its projects; its name or reason becomes
+    ``erased`` where ``mentions`` finds the person. The erasure
     rewrites the tokens' audit entries from the rows as left here
     (``erased_entry``), so ``problems`` still checks every token."""
     changed: list[Token] = []
@@ -242,9 +243,6 @@ def forget_user(batch: WriteBatch, user: str, *, by: str,
                 values["name"] = ERASED
             if mentions(token.revoke_reason):
                 values["revoke_reason"] = ERASED
-        for who in ("created_by", "revoked_by"):
-            if mentions(getattr(token, who)) and who not in values:
-                values[who] = ERASED
         if values.get("name") == ERASED and token.name != ERASED:
             renamed.append((token.id, token.name))
         batch.conn.execute(update(TOKEN).where(TOKEN.c.id == token.id).values(**values))

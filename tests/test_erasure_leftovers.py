@@ -123,6 +123,17 @@ def test_verify_still_holds_every_token_to_its_entries_after_an_erasure(office, 
     assert f"token {mine.id} (erased) was revoked (token.revoked entry) but is active" in problems
 
 
+def test_a_person_known_only_by_a_token_can_be_erased(store):
+    """Before, a person with a token and no turns was "not found"; the token
+    kept her name."""
+    token, _ = store.create_token("erin-laptop", users=["erin"], projects=["atlas"], by="admin")
+    report = store.erase_subject("user:erin", by="dpo")
+    assert report.tokens == 1 and report.turns == 0
+    assert (store.token(token.id).name, store.token(token.id).users) == (ERASED, ())
+    assert not any("erin" in r for r in _rows(store, "audit_log") + _rows(store, "access_token"))
+    assert store.verify().ok
+
+
 # ---------------------------------------------------------------- mentions
 def test_mentions_by_others_are_listed_and_left_as_they_are(office, store_url, capsys):
     store = office.store
