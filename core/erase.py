@@ -72,8 +72,10 @@ REF = re.compile(r"^(turn|memory|fact|claim|audit):([1-9][0-9]{0,17})$")
 @dataclass(frozen=True, slots=True)
 class ErasureReport:
     """What an erasure removed (counts only), the tombstone's audit entry id,
-    the tokens it changed, the other people's rows it redacted (``turn:12``,
-    …) and those that still name the person (``mentions``: not changed).
+    the tokens it changed, the other people's rows it redacted (``turn:12``
+    and ``memory:3`` changed in place, the ``fact:5``, ``claim:7`` and
+    ``audit:9`` asked for) and those that still name the person
+    (``mentions``: not changed).
     ``wal_cleared``: whether the SQLite WAL was emptied after the commit
     (None on PostgreSQL; False when a reader held it, see ``core.db``)."""
 
@@ -222,9 +224,11 @@ def _redact_text(conn: Any, table: Any, row_id: int, names: Names) -> bool:
 
 
 def _redact(conn: Any, plan: _Plan, asked: tuple[tuple[str, int], ...],
-            listed: tuple[Mention, ...]) -> tuple[dict[str, list[int]], set[int]]:
-    """Carry out ``asked`` (each must be listed). Returns the rows redacted in
-    place by kind, and the audit entries to scrub."""
+            listed: tuple[Mention, ...]) -> dict[str, list[int]]:
+    """Redact the texts ``asked`` names (each must be listed; raises
+    InvalidInput otherwise). Returns what to do, by kind: ``turn`` and
+    ``memory`` ids redacted in place, ``claim`` ids to delete with the
+    person's, ``audit`` ids to scrub."""
     refs = {m.ref for m in listed}
     for kind, row_id in asked:
         if f"{kind}:{row_id}" not in refs:
@@ -232,7 +236,6 @@ def _redact(conn: Any, plan: _Plan, asked: tuple[tuple[str, int], ...],
                                f"{plan.subject} (see `memdesk erase --subject {plan.subject} "
                                "--mentions`)")
     redacted: dict[str, list[int]] = {"turn": [], "memory": [], "claim": [], "audit": []}
-    scrub: set[int] = set()
     for kind, row_id in asked:
         if kind == "turn":
             if _redact_text(conn, TURN, row_id, plan.listing):
@@ -244,16 +247,11 @@ def _redact(conn: Any, plan: _Plan, asked: tuple[tuple[str, int], ...],
             if _redact_text(conn, MEMORY, row_id, plan.listing):
                 redacted["memory"].append(row_id)
         elif kind == "audit":
-            scrub.add(row_id)
             redacted["audit"].append(row_id)
         else:
-            claim = row_id if kind == "claim" else int(conn.execute(
-                select(FACT.c.claim_id).where(FACT.c.id == row_id)).scalar_one())
-            plan.found["claim"].add(claim)
-            redacted["claim"].append(claim)
-    _of_claims(conn, plan.found)  # a deleted claim's facts, conflicts and memories go with it
-    redacted["memory"] = [m for m in redacted["memory"] if m not in plan.found["memory"]]
-    return {k: sorted(set(v)) for k, v in redacted.items() if v}, scrub
+            redacted["claim"].append(row_id if kind == "claim" else int(conn.execute(
+                select(FACT.c.claim_id).where(FACT.c.id == row_id)).scalar_one()))
+    return {k: sorted(set(v)) for k, v in redacted.items() if v}
 
 
 def _rewrite_entries(conn: Any, entries: list[dict[str, Any]], scrub: set[int],
@@ -321,8 +319,14 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str,
     digests = {e["id"]: before.digests(e) for e in entries}
 
     listed = find_mentions(conn, plan.listing, skip=_skip(plan))
-    redacted, scrub = _redact(conn, plan, asked, listed)
-    found = plan.found
+    redacted = _redact(conn, plan, asked, listed)
+    scrub = set(redacted.get("audit", ()))
+    found = {k: set(v) for k, v in plan.found.items()}
+    found["claim"] |= set(redacted.get("claim", ()))
+    _of_claims(conn, found)  # a redacted claim's facts, conflicts and memories go with it
+    kept = [m for m in redacted.pop("memory", []) if m not in found["memory"]]
+    if kept:  # a memory deleted with its claim is not also "redacted"
+        redacted["memory"] = kept
     vectors = 0
     if "recall_vector" in inspect(conn).get_table_names():
         for kind, ids in (("memory", found["memory"] | set(redacted.get("memory", ()))),
@@ -361,7 +365,9 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str,
                          vectors=vectors, entries_scrubbed=scrubbed,
                          entries_amended=len(amended), audit_entry=batch._last_audit,
                          tokens=len(forgotten.tokens),
-                         redacted=tuple(f"{k}:{i}" for k, ids in redacted.items() for i in ids),
+                         redacted=tuple([f"{k}:{i}" for k in ("turn", "memory")
+                                         for i in redacted.get(k, ())]
+                                        + [f"{k}:{i}" for k, i in asked if k not in ("turn", "memory")]),
                          mentions=left)
 
 
