@@ -13,7 +13,9 @@ Creating and revoking a token are audit entries (actions ``token.created``,
 secret. The ``access_token`` table is outside the row hashes of the chain,
 so ``verify`` checks each row against those entries instead (``problems``):
 a token slipped into the table, widened or un-revoked behind memdesk's back
-is reported.
+is reported. An erasure (``forget_user``) strips the person from the tokens
+and rewrites those entries to the rows it leaves (``erased_entry``), so the
+check goes on after it.
 """
 
 from __future__ import annotations
