@@ -488,20 +488,48 @@ def cmd_verify(store: Store, args: argparse.Namespace, settings: Settings) -> in
     return 0
 
 
+def _mention_rows(mentions: Sequence[Any]) -> list[tuple[object, ...]]:
+    return [(m.ref, m.owner, m.name, m.where, m.snippet) for m in mentions]
+
+
 def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int:
+    heads = ["row", "whose", "name found", "where", "text"]
+    if args.mentions:  # read only: what an erasure would leave naming them
+        found = store.subject_mentions(args.subject)
+        if args.json:
+            _dump([m.to_dict() for m in found])
+        elif not found:
+            print(f"no row of anyone else names {args.subject}")
+        else:
+            print(table(heads, _mention_rows(found), max_col=60))
+            print(f"{len(found)} row(s) of other people name {args.subject}; an erasure leaves "
+                  "them unless named with --redact KIND:ID (in the same command: after it the "
+                  "store no longer knows their names)")
+        return 0
     by = args.by or settings.reviewer
-    report = store.erase_subject(args.subject, by=by).to_dict()
+    erased = store.erase_subject(args.subject, by=by, redact=args.redact or ())
     # the index files of this store's default (or configured) folder go now; any
     # other folder's index discards itself when a Recaller next opens it
     from memdesk.core.recall import index_folder, remove_index_files
 
     remove_index_files(index_folder(store.url, settings.index_dir))
+    report = erased.to_dict()
     if args.json:
         _dump(report)
-    else:
-        print(f"erased {args.subject}: " + ", ".join(f"{v} {k}" for k, v in report.items()
-                                                    if k != "audit_entry")
-              + f" (tombstone: audit entry {report['audit_entry']})")
+        return 0
+    counts = ("turns", "claims", "facts", "conflicts", "memories", "vectors", "tokens",
+              "entries_scrubbed", "entries_amended")
+    print(f"erased {args.subject}: " + ", ".join(f"{report[k]} {k}" for k in counts)
+          + f" (tombstone: audit entry {report['audit_entry']})")
+    if erased.redacted:
+        print("redacted (other people's rows): " + ", ".join(erased.redacted))
+    if erased.wal_cleared is False:
+        print("memdesk: warning: a reader held the SQLite WAL, which may still hold erased "
+              "pages until the next checkpoint", file=sys.stderr)
+    if erased.mentions:
+        print(f"left as they are: {len(erased.mentions)} row(s) of other people still name "
+              f"{args.subject}:")
+        print(table(heads, _mention_rows(erased.mentions), max_col=60))
     return 0
 
 
@@ -1083,6 +1111,13 @@ schedule it, e.g. nightly at 03:15 from cron:
                        help="erase a person's turns, facts, memories and vectors (right to be forgotten)")
     p.add_argument("--subject", required=True, metavar="user:NAME")
     p.add_argument("--by", metavar="NAME", help="who performs the erasure (default $MEMDESK_REVIEWER or $USER)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--mentions", action="store_true",
+                      help="erase nothing: list other people's turns, memories, facts and audit "
+                           "entries that name the person (by user id and known names)")
+    what.add_argument("--redact", action="append", metavar="KIND:ID",
+                      help="with the erasure, redact this listed row of someone else's "
+                           "(turn:ID, memory:ID, fact:ID, claim:ID, audit:ID; repeatable)")
     p.set_defaults(func=cmd_erase)
 
     p = sub.add_parser("app", help="open the terminal app (the default when no command is given)")

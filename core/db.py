@@ -1,8 +1,11 @@
 """Engines and fast queries.
 
 ``make_engine`` turns a store location (a file path or an SQLAlchemy URL) into
-an engine: SQLite files get WAL mode and a busy timeout; PostgreSQL URLs use
-psycopg 3. ``PreparedQuery`` compiles a SQLAlchemy statement once for the
+an engine: SQLite files get WAL mode, a busy timeout and ``secure_delete``
+(deleted content is overwritten with zeros, whatever the SQLite build's
+default); PostgreSQL URLs use psycopg 3. ``clear_wal`` empties an SQLite
+store's WAL (after an erasure, so that no earlier version of a page stays in
+it). ``PreparedQuery`` compiles a SQLAlchemy statement once for the
 engine's dialect and runs it straight on the DBAPI cursor, which keeps hot
 lookups close to hand-written SQL while the SQL itself stays dialect-neutral.
 """
@@ -57,6 +60,9 @@ def make_engine(location: str | Path | None) -> Engine:
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
+            # an erasure must not leave the deleted text in free space: set it
+            # here, never relying on the build's default (SQLITE_SECURE_DELETE)
+            cur.execute("PRAGMA secure_delete=ON")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.execute("PRAGMA cache_size=-65536")  # 64 MiB: bulk imports touch wide index ranges
@@ -66,6 +72,22 @@ def make_engine(location: str | Path | None) -> Engine:
     if backend == "postgresql":
         return create_engine(url, pool_pre_ping=True)
     raise StoreError(f"unsupported database backend {backend!r}: use a SQLite path or postgresql://")
+
+
+def clear_wal(engine: Engine) -> bool | None:
+    """Checkpoint an SQLite store's WAL into the database file and truncate
+    it to zero bytes (``PRAGMA wal_checkpoint(TRUNCATE)``): the WAL keeps
+    every page version written since the last reset, deleted text included,
+    until it is overwritten. Waits for readers up to the busy timeout.
+    Returns True when the WAL is empty, False when a reader still held an
+    older snapshot (the pages are then overwritten by a later checkpoint),
+    None for PostgreSQL (its own WAL is the server's). Raises what the
+    driver raises when the database cannot be reached."""
+    if engine.dialect.name != "sqlite":
+        return None
+    with engine.connect() as conn:
+        busy, _log, _done = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
+    return not busy
 
 
 class PreparedQuery:

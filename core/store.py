@@ -60,8 +60,8 @@ from .claims import (
     read_claims,
 )
 from .clock import Clock, SystemClock, now_us
-from .db import PreparedQuery, make_engine, normalise_url
-from .erase import ErasureReport, erase_subject
+from .db import PreparedQuery, clear_wal, make_engine, normalise_url
+from .erase import ErasureReport, erase_subject, subject_mentions
 from .errors import (
     AlreadyDecided,
     CandidateNotFound,
@@ -76,6 +76,7 @@ from .errors import (
 )
 from .failpoints import point
 from .gates import Outcome, Resolution, Statement
+from .mentions import Mention
 from .parallel_parse import ParsedClaim
 from .records import (
     AuditReport,
@@ -334,26 +335,40 @@ class Store:
             engine.dispose()
         return {"from": before, "to": after}
 
-    def erase_subject(self, subject: str, *, by: str) -> ErasureReport:
+    def erase_subject(self, subject: str, *, by: str, redact: Iterable[str] = ()) -> ErasureReport:
         """Erase a person (``user:NAME``): their turns, facts, claims, conflicts,
         memories and recall vectors, in one transaction, leaving a tombstone
-        audit entry with counts only (see core.erase), and count the erasure in
-        the store. After the commit every ``on_erasure`` listener is called
-        (the Recallers of this process discard their index files at once);
-        indexes elsewhere discard themselves when they next open or refresh.
+        audit entry with counts only (see core.erase), take them out of every
+        token, and count the erasure in the store. Other people's rows that
+        name them are left as they are and listed in the report (``mentions``),
+        except those named in ``redact`` (``turn:12``, …: see core.erase).
+        After the commit the SQLite WAL is emptied (``db.clear_wal``) and every
+        ``on_erasure`` listener is called (the Recallers of this process
+        discard their index files at once); indexes elsewhere discard
+        themselves when they next open or refresh.
 
-        Raises InvalidInput for a subject that is not ``user:NAME`` or without
-        ``by``, SubjectNotFound when nothing is stored about it, StoreError when
-        the store fails verification beforehand.
+        Raises InvalidInput for a subject that is not ``user:NAME``, without
+        ``by`` or with a row ``redact`` cannot take, SubjectNotFound when
+        nothing is stored about it, StoreError when the store fails
+        verification beforehand.
         """
         subject, by = check_name(subject, "subject"), check_name(by, "by (who performs the erasure)")
         with self._write() as batch:
-            report = erase_subject(batch, subject, by=by)
+            report = erase_subject(batch, subject, by=by, redact=redact)
+        report = dataclasses.replace(report, wal_cleared=clear_wal(self.engine))
         for ref in list(self._erasure_listeners):
             listener = ref()
             if listener is not None:  # None: its object is gone
                 listener()
         return report
+
+    def subject_mentions(self, subject: str) -> tuple[Mention, ...]:
+        """Other people's rows that name a person (``user:NAME``) and that an
+        erasure would leave as they are (core.mentions): read only. Raises
+        InvalidInput for another kind of subject."""
+        subject = check_name(subject, "subject")
+        with self.engine.connect() as conn:
+            return subject_mentions(conn, subject)
 
     def on_erasure(self, listener: Callable[[], None]) -> None:
         """Call ``listener()`` after every erasure this Store commits (derived

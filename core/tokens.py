@@ -13,13 +13,16 @@ Creating and revoking a token are audit entries (actions ``token.created``,
 secret. The ``access_token`` table is outside the row hashes of the chain,
 so ``verify`` checks each row against those entries instead (``problems``):
 a token slipped into the table, widened or un-revoked behind memdesk's back
-is reported.
+is reported. An erasure (``forget_user``) strips the person from the tokens
+and rewrites those entries to the rows it leaves (``erased_entry``), so the
+check goes on after it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -186,36 +189,126 @@ def find(conn: Connection, secret: str) -> Token | None:
     return None if row is None else _token(row)
 
 
+ERASED = "erased"  # what a name or a reason that named an erased person becomes
+ERASED_REASON = "every user it was bound to was erased"
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What ``forget_user`` changed: every token it touched, as it left them;
+    ``renamed`` the (id, name before) of each token it renamed; ``revoked``
+    the ids of the tokens it revoked (each with its own ``token.revoked``
+    entry)."""
+
+    tokens: tuple[Token, ...]
+    renamed: tuple[tuple[int, str], ...]
+    revoked: tuple[int, ...]
+
+
+def touched_by(token: Token, user: str, mentions: Callable[[str | None], bool]) -> bool:
+    """Whether an erasure of ``user:USER`` changes ``token``: it is bound to
+    them, or its name or revocation reason ``mentions`` them. (``created_by``
+    and ``revoked_by`` record who acted, like an audit entry's actor: an
+    erasure keeps them.)"""
+    return user in token.users or mentions(token.name) or mentions(token.revoke_reason)
+
+
 def forget_user(batch: WriteBatch, user: str, *, by: str,
-                mentions: Callable[[str], bool]) -> int:
+                mentions: Callable[[str | None], bool]) -> Forgotten:
     """For an erasure of ``user:USER`` (core.erase): take the user out of
-    every token bound to them; a token left with no user is revoked, and a
-    token whose name ``mentions`` the person is renamed ``erased``. Returns
-    how many tokens changed. (The erasure scrubs the tokens' audit entries,
-    which name the user, so ``problems`` no longer holds them to those.)"""
-    changed = 0
+    every token. A token that was theirs alone (no user left) keeps nothing
+    that names them: its name becomes ``erased``, its users and projects
+    empty, its reason ``every user it was bound to was erased``; it is revoked
+    now (by ``by``, with a ``token.revoked`` entry) unless it already was; its
+    id, hash (so the door still knows a revoked secret when it is tried),
+    read-only flag, times, issuer and revoker stay. A token shared with
+    others keeps its other users and its projects; its name or reason becomes
+    ``erased`` where ``mentions`` finds the person. The erasure
+    rewrites the tokens' audit entries from the rows as left here
+    (``erased_entry``), so ``problems`` still checks every token."""
+    changed: list[Token] = []
+    renamed: list[tuple[int, str]] = []
+    revoked: list[int] = []
     for token in listing(batch.conn):
-        named = mentions(token.name)
-        if user not in token.users and not named:
+        if not touched_by(token, user, mentions):
             continue
         rest = [u for u in token.users if u != user]
         values: dict[str, Any] = {"users": json.dumps(rest)}
-        if named:
-            values["name"] = "erased"
-        if not rest and token.active:
-            values.update(revoked_at=batch.tx, revoked_by=by,
-                          revoke_reason="every user it was bound to was erased")
+        alone = not rest
+        if alone:
+            values.update(name=ERASED, projects="[]", revoke_reason=ERASED_REASON)
+            if token.active:
+                values.update(revoked_at=batch.tx, revoked_by=by)
+                revoked.append(token.id)
+        else:
+            if mentions(token.name):
+                values["name"] = ERASED
+            if mentions(token.revoke_reason):
+                values["revoke_reason"] = ERASED
+        if values.get("name") == ERASED and token.name != ERASED:
+            renamed.append((token.id, token.name))
         batch.conn.execute(update(TOKEN).where(TOKEN.c.id == token.id).values(**values))
-        changed += 1
-    return changed
+        changed.append(get(batch.conn, token.id))
+    for token_id in revoked:
+        batch.audit(by, REVOKED, reason=ERASED_REASON, detail={"token": token_id, "name": ERASED})
+    return Forgotten(tuple(changed), tuple(renamed), tuple(revoked))
+
+
+def _json(value: Any) -> str:
+    """A detail as the writer encodes one (non-ASCII kept: names stay searchable)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def erased_entry(action: str, reason: str | None, token: Token,
+                 mentions: Callable[[str | None], bool]) -> tuple[str | None, str]:
+    """The (reason, detail JSON) a ``token.created`` or ``token.revoked``
+    entry keeps after an erasure changed ``token`` (as the erasure left it):
+    the binding it records is the row's, so ``problems`` still holds the row
+    to it; a revocation keeps its reason unless the token was the person's
+    alone or the reason ``mentions`` them."""
+    if action == CREATED:
+        return f"{token.label} issued", _json(_binding(token))
+    keep = reason if token.users and not mentions(reason) else None
+    return keep, _json({"token": token.id, "name": token.name})
+
+
+def _rename(value: Any, word: re.Pattern[str]) -> Any:
+    if isinstance(value, str):
+        return word.sub(ERASED, value)
+    if isinstance(value, list):
+        return [_rename(v, word) for v in value]
+    if isinstance(value, dict):
+        return {k: _rename(v, word) for k, v in value.items()}
+    return value
+
+
+def renamed_in(reason: str | None, detail: str, renamed: dict[int, str]) -> tuple[str | None, str] | None:
+    """For an audit entry made through a token the erasure renamed (its
+    ``caller`` detail names the token): the (reason, detail JSON) with the
+    token's old name replaced by ``erased`` wherever it stands as a word;
+    None when the entry was not made through such a token."""
+    try:
+        parsed = json.loads(detail or "{}")
+    except ValueError:
+        return None
+    caller = parsed.get("caller") if isinstance(parsed, dict) else None
+    token = caller.get("token") if isinstance(caller, dict) else None
+    old = renamed.get(token) if isinstance(token, int) else None
+    if old is None:
+        return None
+    word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
+    return (None if reason is None else word.sub(ERASED, reason)), _json(_rename(parsed, word))
 
 
 def problems(conn: Connection) -> list[str]:
     """Token rows that their audit entries do not account for: a row without
     a ``token.created`` entry with the same binding and hash, a revoked row
     without its ``token.revoked`` entry, or an active one that was revoked.
-    Entries scrubbed by an erasure no longer say what they created; their
-    tokens are checked for revocation only."""
+    An erasure rewrites the entries of the tokens it changes to the rows it
+    leaves (``erased_entry``) and audits the revocations it makes, so every
+    token stays checked. Only a store erased by an earlier memdesk, whose
+    token entries were scrubbed to ``{"erased": true}``, is checked more
+    loosely: a row without its entries is then not reported."""
     created: dict[int, dict[str, Any]] = {}
     revoked: set[int] = set()
     scrubbed = 0
@@ -246,5 +339,6 @@ def problems(conn: Connection) -> list[str]:
     return found
 
 
-__all__ = ["PREFIX", "Token", "create", "find", "forget_user", "get", "hash_secret", "listing", "problems",
-           "revoke", "well_formed"]
+__all__ = ["ERASED", "ERASED_REASON", "PREFIX", "Forgotten", "Token", "create", "erased_entry", "find",
+           "forget_user", "get", "hash_secret", "listing", "problems", "renamed_in", "revoke",
+           "touched_by", "well_formed"]
