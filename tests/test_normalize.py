@@ -424,3 +424,19 @@ def test_the_language_tables_are_read_and_checked() -> None:
     with pytest.raises(ValueError, match=r"'en.months' must be a list"):
         tables.words("times", "en.months")
     assert tables.alternation(["元", "元人民币", "块"]) == "元人民币|元|块"
+
+
+@pytest.mark.parametrize("text, expr, day", [
+    ("the race moved to Sunday 7 June", "Sunday 7 June", "2026-06-07"),
+    ("dinner is on the 9th, a Tuesday", "on the 9th, a Tuesday", "2026-06-09"),
+    ("交稿改到6月12号（周五）", "6月12号（周五", "2026-06-12"),
+    ("Sunday, and then 7 June", None, None),  # not side by side: two times
+])
+def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
+    from memdesk.core.lang.times import find_times
+
+    found = find_times(text, datetime(2026, 6, 1, 9, tzinfo=timezone(timedelta(hours=8))))
+    if expr is None:
+        assert len(found) == 2
+        return
+    assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == [(expr, day)]

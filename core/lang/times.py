@@ -477,6 +477,12 @@ _PAST_STEP: dict[_Handler, str] = {
 }
 
 
+# a weekday and a date that name one day when side by side (``_one_day_named_twice``)
+_WEEKDAYS: frozenset[_Handler] = frozenset({_en_weekday, _cn_bare_weekday, _cn_week})
+_DATES: frozenset[_Handler] = frozenset({_en_date, _day_of_month, _cn_date, _iso_date})
+_BESIDE = re.compile(r"[\s,，、(（]*(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
+
+
 # ---------------------------------------------------------------- public API
 
 def _check_utterance(utterance: datetime) -> tzinfo:
@@ -501,7 +507,7 @@ _MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日
 def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, int, DateRange]]:
     if not _MAYBE_TIME.search(text):
         return []
-    found: list[tuple[int, int, int, DateRange]] = []
+    found: list[tuple[int, int, int, DateRange, _Handler]] = []
     for order, (pattern, handler) in enumerate(_PATTERNS):
         for m in pattern.finditer(text):
             if m.end() == m.start():
@@ -512,16 +518,38 @@ def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, i
                 if step is not None:
                     rng = _back(rng, today, step)
             if rng is not None:
-                found.append((m.start(), m.end(), order, rng))
+                found.append((m.start(), m.end(), order, rng, handler))
     # Earliest first, then longest, then the first pattern; keep non-overlapping.
     found.sort(key=lambda c: (c[0], -(c[1] - c[0]), c[2]))
-    chosen: list[tuple[int, int, DateRange]] = []
+    chosen: list[tuple[int, int, DateRange, _Handler]] = []
     last_end = -1
-    for start, end, _, rng in found:
+    for start, end, _, rng, handler in found:
         if start >= last_end:
-            chosen.append((start, end, rng))
+            chosen.append((start, end, rng, handler))
             last_end = end
-    return chosen
+    return _one_day_named_twice(text, chosen)
+
+
+def _one_day_named_twice(text: str, chosen: list[tuple[int, int, DateRange, _Handler]]
+                         ) -> list[tuple[int, int, DateRange]]:
+    """A weekday and a date side by side name one day ("Friday 29 May", "the
+    26th, the Tuesday", "5月26号周二"): one expression, the date's day (the
+    weekday alone would be the coming one)."""
+    out: list[tuple[int, int, DateRange]] = []
+    i = 0
+    while i < len(chosen):
+        start, end, rng, handler = chosen[i]
+        if i + 1 < len(chosen):
+            n_start, n_end, n_rng, n_handler = chosen[i + 1]
+            pair = {handler in _WEEKDAYS, n_handler in _WEEKDAYS}
+            dated = handler in _DATES or n_handler in _DATES
+            if pair == {True, False} and dated and _BESIDE.fullmatch(text[end:n_start]):
+                out.append((start, n_end, n_rng if n_handler in _DATES else rng))
+                i += 2
+                continue
+        out.append((start, end, rng))
+        i += 1
+    return out
 
 
 def resolve_time(expr: str, utterance: datetime) -> TimeSpan | None:
