@@ -648,6 +648,10 @@ def source_of(turn: Turn) -> SourceRef:
                      kind="user_explicit" if turn.speaker == "user" else "agent_inferred")
 
 
+DATED = frozenset({"todo", "plan", "deadline"})
+"""The predicates whose event time is when the item is due, not when its value began."""
+
+
 def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rules@1") -> list[ClaimInput]:
     """The facts extracted from ``turn`` as claims citing it (the step from
     extraction to the gates)."""
@@ -656,7 +660,9 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
     for f in facts:
         src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
-        change_at = f.event_start if f.change == "evolution" else None  # a stated start
+        # a change's event time is when it happened (a stated start), except for a dated item,
+        # whose event time is when it is due ("the launch slips to the 29th": changed now)
+        change_at = f.event_start if f.change == "evolution" and f.predicate not in DATED else None
         valid_from = to_us(change_at if change_at is not None else turn.time)
         event_end = to_us(f.event_end) if f.event_end else None
         # a stated start lies somewhere in the event's span ("上个月": the whole month)

@@ -289,7 +289,9 @@ def run_step(step: Step, c: Clause) -> bool:
                 obj = reading.object()
                 if record.supersedes:
                     c.out[:] = [r for r in c.out if not (r.predicate in record.supersedes and obj in r.object)]
-                c.out.append(Raw(fact.predicate, obj, fact.polarity, change, introduced=fact.introduced))
+                due = _fill(fact.due, m, c) if fact.due is not None and m is not None else None
+                c.out.append(Raw(fact.predicate, obj, fact.polarity, change, introduced=fact.introduced,
+                                 due=due or None))
             if record.stop:
                 return True
     return False

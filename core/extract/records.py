@@ -85,7 +85,7 @@ CHANGES = ("evolution", "correction")
 POLARITIES = ("positive", "negative")
 _RECORD_KEYS = {"id", "description", "pattern", "flags", "first_of", "how", "on", "read", "each", "requires",
                 "unless", "veto", "group", "yields", "post", "stop", "supersedes", "examples"}
-_YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when", "when", "introduced"}
+_YIELD_KEYS = {"predicate", "object", "polarity", "change", "change_when", "when", "introduced", "due"}
 _CONDITION_KEYS = {"on", "pattern", "use", "flags", "how", "test", "arg", "within", "fired", "all", "any", "negate"}
 _ALTERNATIVE_KEYS = {"pattern", "use", "flags", "how", "on", "requires", "read"}
 _REF = re.compile(r"\{\{([a-z]+\.[a-z0-9_.]+)\}\}")
@@ -103,6 +103,7 @@ class Raw:
     value: dict | None = None
     condition: str | None = None
     introduced: bool = False  # a name from a bare self-introduction: yields to a form of address asked for
+    due: str | None = None  # the text naming when it is due, when the rule found it (a deadline's date)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,7 @@ class Yield:
     change_when: tuple[Condition, ...] = ()
     when: tuple[Condition, ...] = ()
     introduced: bool = False  # a name from a bare self-introduction (Raw.introduced)
+    due: str | None = None  # a template of the text naming when it is due (Raw.due)
 
 
 @dataclass(frozen=True)
@@ -357,7 +359,8 @@ class Reader:
             raise self.fail(where, f"polarity is one of {POLARITIES}, change one of {CHANGES}")
         return Yield(self.text(raw["predicate"], where, "predicate"), tuple(objects), polarity, change,
                      self.conditions(raw.get("change_when", []), where), self.conditions(raw.get("when", []), where),
-                     raw.get("introduced", False) is True)
+                     raw.get("introduced", False) is True,
+                     self.text(raw["due"], where, "due") if "due" in raw else None)
 
     def record(self, step: str, raw: Any, ids: set[str]) -> Record:
         where = f"rule {raw.get('id')!r}" if isinstance(raw, dict) else "rule"

@@ -110,7 +110,7 @@ __all__ = ["extract"]
 _P = RULES.patterns  # every pattern, compiled once when the rules load
 _Step = Callable[[str, str, datetime, bool, list[_Raw]], bool]
 
-_PROJECT_PREDICATES = {"budget_limit", "decision", "plan"}
+_PROJECT_PREDICATES = {"budget_limit", "decision", "plan", "deadline"}
 _TIMED = {"plan", "todo", "pet"}
 
 
@@ -739,6 +739,7 @@ _ZH_STEPS = (
     _data_step("zh.habit"),
     _data_step("zh.contact_way"),
     _zh_step_likes_dislikes,
+    _data_step("zh.deadline"),
     _zh_step_decisions,
     _zh_step_budget,
     _zh_step_todo_plan,
@@ -1090,6 +1091,7 @@ _EN_STEPS = (
     _data_step("en.likes_dislikes"),
     _en_step_decisions,
     _en_step_budget,
+    _data_step("en.deadline"),
     _data_step("en.todo"),
     _data_step("en.plan"),
     _data_step("en.role"),
@@ -1328,7 +1330,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         stripped = "".join(x if not _P["shared.raw_facts.3"].search(x) or _QUESTION_OK.search(x) else _statement_before(x)
                            for x in sents).strip()
     raws: list[_Raw] = []
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, str, str | None]] = set()
     if not zh:  # an enumeration of pets ("two cats, Salt and Pepper") before atomising
         stripped = _en_named_first(stripped)
         m = _EN_PET_PAIR.search(stripped)
@@ -1390,7 +1392,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if not r.object or (r.predicate in ("likes", "dislikes") and (
                         _PRONOUN_OBJECT.match(r.object) or (zh and _ZH_NOT_A_TASTE.search(r.object)))):
                     continue
-                key = (r.predicate, r.object.casefold(), r.polarity)
+                key = (r.predicate, r.object.casefold(), r.polarity, r.due)  # a deadline and its new day: two
                 if key in seen:
                     continue
                 seen.add(key)
@@ -2200,7 +2202,16 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     else:
         subject, scope = f"user:{turn.user}", "global"
     start = end = None
-    if r.change == "evolution" or r.predicate in _TIMED:
+    value = r.value
+    if r.due is not None:
+        # the rule found the text naming when it is due ("slips to Friday 29 May"): its time;
+        # a deadline's due day is its value, so a deadline moved is another value of the thing
+        times = find_times(r.due, turn.time)
+        if times:
+            start, end = times[0][2].start, times[0][2].end
+            if r.predicate == "deadline":
+                value = {"due": times[0][2].start.date().isoformat()}
+    elif r.change == "evolution" or r.predicate in _TIMED:
         # a change is told as having happened, unless the turn tells of what is to come:
         # a time naming no direction is then the latest one (February, said in March: this year's)
         future = _P["zh.told_as_future" if _CJK.search(turn.text) else "en.told_as_future"]
@@ -2211,7 +2222,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         if times:
             start, end = times[0][2].start, times[0][2].end
     return ExtractedFact(
-        subject=subject, predicate=r.predicate, object=r.object, value=r.value,
+        subject=subject, predicate=r.predicate, object=r.object, value=value,
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
         confidence=confidence, event_start=start, event_end=end, condition=r.condition,
     )

@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ..claims import DATED as claims_dated
 from ..claims import ClaimInput, source_of
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
@@ -56,7 +57,7 @@ MAX_UNPARSED = 240  # characters of a clause kept in an unparsed candidate
 MIN_UNPARSED_UNITS = 4  # shorter clauses are replies, not statements
 SURE = 0.5  # an unparsed statement's family and act must each be the head's choice at least this sure
 STATING = frozenset({"statement", "change", "correction", "return"})  # acts that state a fact
-DATED = frozenset({"todo", "plan", "deadline", "status"})  # a time in these is when they are due
+DATED = claims_dated | {"status"}  # a time in these is when they are due (or, a state's, when it holds)
 UNSURE = "?"  # Reading.who of a clause surely about someone else who is not named
 KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("柯基叫小短腿")
 
