@@ -119,7 +119,9 @@ def turn_from_dict(data: Any) -> Turn:
         if value is None:
             continue
         if isinstance(value, str) and value.strip():
-            value = names[key] = check_name(value, key)  # NFKC; no invisible character
+            normal = check_name(value, key)  # NFKC; no control, format or invisible character
+            if value == value.strip():  # (surrounding spaces are refused below)
+                value = names[key] = normal
         if not isinstance(value, str) or not _NAME.fullmatch(value):
             raise InvalidInput(f"{key} must be a name without spaces, got {value!r}")
     user, project = names["user"], names["project"]
