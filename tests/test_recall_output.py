@@ -102,7 +102,7 @@ def test_recall_masks_sensitive_spans_everywhere_and_the_store_keeps_the_raw_tex
                 [h.to_json() for h in memory.recall(query, user="carol", over=over)])
             assert not any(r in out for r in raw), (over, query, out)
     turns = [h.text for h in memory.recall("number mail", user="carol", over="turns")]
-    assert f"my new number is [phone], mail me at [email]" in turns
+    assert "my new number is [phone], mail me at [email]" in turns
     with memory.store.engine.connect() as conn:  # the desk's own views and erasure read these
         stored = " ".join(conn.execute(text("SELECT text FROM turn")).scalars())
     assert all(r in stored for r in raw)
