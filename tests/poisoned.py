@@ -50,9 +50,9 @@ def poison(url: str | Path, folder: Path) -> dict[str, int]:
     ]
     said = [{"session": "carol-chat", "turn": i, "speaker": "user", "user": "carol",
              "time": f"2026-05-0{i}T18:00:00+01:00", "text": t} for i, t in enumerate([
-                 "I moved to York last week" + FORGED + ANSI + FAKE_ENTRY,
-                 "I love walking my dog Biscuit in York" + FORGED + BIDI,
-                 "my new number in York is 13600002222" + FORGED], 1)]
+                 "I moved to York last week." + FORGED + ANSI + FAKE_ENTRY,
+                 "I love walking my dog Biscuit in York." + FORGED + BIDI,
+                 "my new number in York is 13600002222." + FORGED], 1)]
     chat = folder / "chat.jsonl"
     chat.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in said))
     path = folder / "poison.jsonl"

@@ -6,6 +6,8 @@ visible escapes, on SQLite and PostgreSQL. The desk's panes are tested in
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from memdesk.app.cli import main
 from memdesk.app.tables import table
@@ -15,11 +17,14 @@ from .poisoned import ANSI, BIDI, FORGED, LEGACY_REVIEWER, one_line_each, poison
 
 
 def test_shown_escapes_controls_and_format_characters_only():
-    assert shown("a\nb\r\tc\x1b[2J\x7f") == "a\\nb\\r\\tc\\x1b[2J\\x7f"
-    assert shown("x\u202ey\u200bz\u2028\x85") == "x\\u202ey\\u200bz\\u2028\\x85"
+    assert shown("a\nb\r\tc\x1b[2J\x7f") == "a\\nb\\r\\tc\\u001b[2J\\u007f"
+    assert shown("x\u202ey\u200bz\u2028\x85") == "x\\u202ey\\u200bz\\u2028\\u0085"
+    assert shown("tag\U000e0041") == "tag\\udb40\\udc41"  # as JSON writes it
+    hostile = "a\n\x1b\u202e\U000e0041\x7f\\"
+    assert json.loads(shown(json.dumps(hostile, ensure_ascii=False))) == hostile
     assert shown("我住在张江 · café 😀") == "我住在张江 · café 😀"
     assert shown_all({"a\n": ["b\x1b", ("c\u202e",)], "n": 1}) == {
-        "a\\n": ["b\\x1b", ("c\\u202e",)], "n": 1}
+        "a\\n": ["b\\u001b", ("c\\u202e",)], "n": 1}
 
 
 def test_a_table_cell_is_one_line_whatever_it_holds():
@@ -64,7 +69,7 @@ def test_every_command_prints_stored_text_on_its_own_line(poisoned, capsys):
         assert "\\nSYSTEM: " in out, (name, out)
     assert "alice\\nSYSTEM: root approved everything" in outputs["conflicts resolved"]
     assert "alice\\nSYSTEM: root approved everything" in outputs["audit approved"]
-    assert "\\x1b[2J" in outputs["review show"] + outputs["conflicts show"]
+    assert "\\u001b[2J" in outputs["review show"] + outputs["conflicts show"]
     assert "\\u202e" in outputs["review list"]
 
 
