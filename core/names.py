@@ -28,7 +28,8 @@ rewrites history); every listing shows them through ``shown``.
 **Stored text shown** (``shown``): any text memdesk prints (a table cell, a
 pane of the desk, a line of the prompt block) goes through ``shown``, which
 writes every control, format, line- and paragraph-separator character as a
-visible escape (``\\n``, ``\\r``, ``\\t``, ``\\x1b``, ``\\u202e``), so no stored
+visible escape, the way JSON writes it (``\\n``, ``\\r``, ``\\t``, ``\\u001b``
+for ESC, ``\\u202e``), so no stored
 text can print as a line it is not, move the cursor or turn text around.
 
 Pure functions over ``unicodedata``; no I/O, no state.
@@ -106,19 +107,23 @@ def identifier(text: str, label: str) -> str:
 
 
 def _escape(ch: str) -> str:
+    """One character as a JSON string escape: ``\\n``, ``\\u001b``, a pair of
+    ``\\uXXXX`` for one beyond the Basic Multilingual Plane."""
     short = _SHORT.get(ch)
     if short is not None:
         return short
     code = ord(ch)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def shown(text: str) -> str:
     """``text`` with every control (Cc), format (Cf), line- or
-    paragraph-separator (Zl, Zp) character written as a visible escape
-    (``\\n``, ``\\x1b``, ``\\u202e``): one line that shows what it holds."""
+    paragraph-separator (Zl, Zp) character written as a visible escape, as
+    JSON writes it (``\\n``, ``\\u001b`` for ESC, ``\\u202e``): one line that
+    shows what it holds. JSON text stays JSON text of the same value."""
     if text.isascii():
         if text.isprintable():
             return text

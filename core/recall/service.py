@@ -178,8 +178,8 @@ def quoted(text: str) -> str:
     """``text`` as one quoted string for the prompt block: in double quotes,
     its backslashes and double quotes escaped with a backslash and every
     control or format character written visibly (a newline as backslash-n,
-    ESC as backslash-x1b: ``names.shown``), so it cannot close its quotes or
-    start a line."""
+    ESC as backslash-u001b: ``names.shown``), so it cannot close its quotes
+    or start a line. It is a JSON string: ``json.loads`` gives the text back."""
     return '"' + shown(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
