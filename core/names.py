@@ -61,8 +61,7 @@ _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _invisible(code: int) -> bool:
-    return any(lo <= code <= hi for lo, hi in _INVISIBLE_RANGES)
+_INVISIBLE = frozenset(chr(c) for lo, hi in _INVISIBLE_RANGES for c in range(lo, hi + 1))
 
 
 def refused_character(text: str) -> str | None:
@@ -71,9 +70,11 @@ def refused_character(text: str) -> str | None:
     if text.isascii():
         return next((ch for ch in text if not " " <= ch <= "~"), None)
     for ch in text:
+        if ch < "\x7f" and ch >= " ":
+            continue
         category = unicodedata.category(ch)
         if (category in _REFUSED_CATEGORIES or (category == "Zs" and ch != " ")
-                or _invisible(ord(ch))):
+                or ch in _INVISIBLE):
             return ch
     return None
 
@@ -96,10 +97,10 @@ def identifier(text: str, label: str) -> str:
         bad = refused_character(name)
     else:
         name = unicodedata.normalize("NFKC", text).strip()
-        # the character as given (U+3164 HANGUL FILLER, not what NFKC makes of it)
-        bad = next((ch for ch in text.strip()
-                    if refused_character(unicodedata.normalize("NFKC", ch))), None)
-        bad = bad or refused_character(name)
+        bad = refused_character(name)
+        if bad is not None:  # named as given (U+3164 HANGUL FILLER, not what NFKC made of it)
+            bad = next((ch for ch in text.strip()
+                        if refused_character(unicodedata.normalize("NFKC", ch))), bad)
     if bad is not None:
         raise InvalidInput(f"{label} contains {describe(bad)}: a name may hold no control, "
                            "format or invisible character")

@@ -166,11 +166,18 @@ def masked(hit: RecallHit) -> RecallHit:
     ``[phone]``, ``[email]``, …): its text, its object, its source turn's
     text and its claims' texts. Recall returns only masked text; the raw
     text stays in the store for the desk's own views and for erasure."""
+    done: dict[str, str] = {}  # a turn hit's text is its source's text: masked once
+
+    def masks(text: str) -> str:
+        if text not in done:
+            done[text] = mask(text)
+        return done[text]
+
     src = hit.source
     return replace(
-        hit, text=mask(hit.text), object=None if hit.object is None else mask(hit.object),
-        source=None if src is None else replace(src, text=mask(src.text)),
-        claims=tuple({k: mask(v) if isinstance(v, str) else v for k, v in c.items()}
+        hit, text=masks(hit.text), object=None if hit.object is None else masks(hit.object),
+        source=None if src is None else replace(src, text=masks(src.text)),
+        claims=tuple({k: masks(v) if isinstance(v, str) else v for k, v in c.items()}
                      for c in hit.claims))
 
 

@@ -106,6 +106,35 @@ def import_part(lines: int, folder: Path) -> None:
           f"{lines / old:,.0f} without ({new / old:.2f}× the time)")
 
 
+TEMPLATES = [
+    "call me on {phone} about the trip to {city}",
+    "my budget for {city} is {n} euros\nand not a cent more",
+    "we land in {city} on day {n}, write to me at u{n}@example.org",
+    "I booked the hotel in {city}; the card ends in {n}",
+    "my new number is {phone}, the old one is gone",
+    "remind me to pack the charger before {city}",
+    "the meeting about {city} moved to Thursday",
+]
+CITIES = ["York", "Leeds", "Bath", "Hull", "杭州", "张江", "Porto", "Bonn", "Lyon", "Graz"]
+
+
+def old_render_prompt(hits: list, now: int | None = None) -> str:
+    """``Recaller.render_prompt`` before texts were quoted (the baseline)."""
+    from memdesk.core.timeutil import iso
+
+    lines = ["Relevant memory" + (f" (as of {(iso(now) or '')[:10]})" if now is not None else "")
+             + ":"]
+    for h in hits:
+        date = (iso(h.time, h.tz) or "")[:10]
+        conf = f"confidence {h.confidence:.2f}" if h.confidence is not None else "raw turn"
+        text = " ".join(h.text.split())
+        if h.subject and text.startswith(h.subject + " "):
+            text = text[len(h.subject) + 1:]
+        who = f"{h.subject}: " if h.subject else ""
+        lines.append(f"- [{date}] [{conf}] {who}{text}")
+    return "\n".join(lines)
+
+
 def recall_part(turns: int, folder: Path, calls: int) -> None:
     db = folder / "recall.db"
     path = folder / "turns.jsonl"
@@ -114,8 +143,9 @@ def recall_part(turns: int, folder: Path, calls: int) -> None:
             f.write(json.dumps({
                 "session": f"s{i // 20}", "turn": i % 20 + 1, "speaker": "user",
                 "user": f"u{i % 7}", "time": f"2026-0{1 + i % 9}-{1 + i % 28:02d}T10:00:00+08:00",
-                "text": f"call me on 1360000{i % 10000:04d} about the trip to York, day {i}\n"
-                        f"and the budget of {i} euros"}) + "\n")
+                "text": TEMPLATES[i % len(TEMPLATES)].format(
+                    phone=f"1360000{i % 10000:04d}", n=i, city=CITIES[i % len(CITIES)])})
+                    + "\n")
     with Store.open(db) as store:
         store.ingest_file(path, signals=False)
         recaller = Recaller(store, embedder=HashEmbedder(), turn_embedder=HashEmbedder(),
@@ -146,11 +176,8 @@ def recall_part(turns: int, folder: Path, calls: int) -> None:
         hits = search(0)
         now = store.now()
 
-        def old_render() -> str:  # the lines before quoting
-            return "\n".join(f"- [{h.time}] {h.subject}: {' '.join(h.text.split())}"
-                             for h in hits)
         new_p = best_of(lambda: [Recaller.render_prompt(hits, now) for _ in range(200)])
-        old_p = best_of(lambda: [old_render() for _ in range(200)])
+        old_p = best_of(lambda: [old_render_prompt(hits, now) for _ in range(200)])
         print(f"render_prompt of {len(hits)} hits: {new_p / 200 * 1e6:.0f} µs, the unquoted "
               f"lines {old_p / 200 * 1e6:.0f} µs ({new_p / old_p:.2f}×)")
 
