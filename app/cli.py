@@ -268,7 +268,7 @@ def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int
             if args.json:
                 _dump({"id": qid, "results": results})
             else:
-                print(f"# {qid}: {subject} {predicate or ''}\n{_facts_table(results)}\n")
+                print(f"# {shown(str(qid))}: {subject} {predicate or ''}\n{_facts_table(results)}\n")
         return 0
     if not args.subject:
         raise UserError("facts needs --subject (or --batch FILE)")
@@ -674,9 +674,9 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
             if fmt == "json":
                 _dump({"id": qid, "results": [h.to_json() for h in hits]})
             elif fmt == "prompt":
-                print(f"# {qid}\n{recaller.render_prompt(hits, q['at'] or store.now())}\n")
+                print(f"# {shown(str(qid))}\n{recaller.render_prompt(hits, q['at'] or store.now())}\n")
             else:
-                print(f"# {qid}\n{_recall_table(hits)}\n")
+                print(f"# {shown(str(qid))}\n{_recall_table(hits)}\n")
         return 0
     if not args.query:
         raise UserError("recall needs a QUERY (or --batch FILE)")
