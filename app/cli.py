@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
+from memdesk.core.names import shown, shown_all
 from memdesk.core.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
@@ -267,7 +268,7 @@ def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int
             if args.json:
                 _dump({"id": qid, "results": results})
             else:
-                print(f"# {qid}: {subject} {predicate or ''}\n{_facts_table(results)}\n")
+                print(f"# {shown(str(qid))}: {subject} {predicate or ''}\n{_facts_table(results)}\n")
         return 0
     if not args.subject:
         raise UserError("facts needs --subject (or --batch FILE)")
@@ -290,6 +291,7 @@ def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int
     if args.json:
         _dump(report)
         return 0
+    report = shown_all(report)  # stored text, one line each
     f = report["fact"]
     print(f"{report['subject']} {report['predicate']} = {report['object']}")
     print(f"decided at {report['decided_at']} as told (recorded by this store at "
@@ -348,6 +350,7 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
         if args.json:
             _dump(data)
         else:
+            data = shown_all(data)  # stored text, one line each
             print(_candidates_table([data]))
             value = data.get("value")
             if isinstance(value, dict) and "unparsed" in value:
@@ -372,14 +375,14 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
         if args.json:
             _dump(data)
         else:
-            print(f"candidate {args.id} rejected by {by}: {args.reason}")
+            print(f"candidate {args.id} rejected by {by}: {shown(data['decision_reason'] or '')}")
         return 0
     raise UserError(f"unknown review action {action!r}")
 
 
 def _conflicts_text(items: list[dict]) -> str:
     blocks = []
-    for c in items:
+    for c in shown_all(items):
         head = f"conflict {c['id']} [{c['state']}] {c['kind']}: {c['subject']} {c['predicate']} ({c['scope']})"
         if c["resolution"]:
             head += f" -> kept {c['resolution']} by {c['resolved_by']}"
@@ -393,7 +396,7 @@ def _conflicts_text(items: list[dict]) -> str:
 def _choices_text(choices: list[dict]) -> str:
     width = max(len(c["keep"]) for c in choices)
     return "what each choice would make of the timeline:\n" + "\n".join(
-        f"  {c['keep']:<{width}}  {c['text']}" for c in choices)
+        f"  {c['keep']:<{width}}  {c['text']}" for c in shown_all(choices))
 
 
 def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
@@ -426,7 +429,7 @@ def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) ->
         if args.json:
             _dump(result)
         else:
-            print(f"conflict {args.id} is open again: the resolution {result['undone']!r} was "
+            print(f"conflict {args.id} is open again: the resolution {shown(result['undone'])!r} was "
                   f"undone by {by}; retired facts {_ids(result['retired'])}, "
                   f"brought back as facts {_ids(result['restored'])}")
         return 0
@@ -519,7 +522,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
         return 0
     counts = ("turns", "claims", "facts", "conflicts", "memories", "vectors", "tokens",
               "entries_scrubbed", "entries_amended")
-    print(f"erased {args.subject}: " + ", ".join(f"{report[k]} {k}" for k in counts)
+    print(f"erased {shown(args.subject)}: " + ", ".join(f"{report[k]} {k}" for k in counts)
           + f" (tombstone: audit entry {report['audit_entry']})")
     if erased.redacted:
         print("redacted (other people's rows): " + ", ".join(erased.redacted))
@@ -528,7 +531,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
               "pages until the next checkpoint", file=sys.stderr)
     if erased.mentions:
         print(f"left as they are: {len(erased.mentions)} row(s) of other people still name "
-              f"{args.subject}:")
+              f"{shown(args.subject)}:")
         print(table(heads, _mention_rows(erased.mentions), max_col=60))
     return 0
 
@@ -548,7 +551,8 @@ def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 
 # --------------------------------------------------------------- maintenance
 def _maintenance_lines(report: dict[str, Any]) -> list[str]:
-    """One line per action of a maintenance report."""
+    """One line per action of a maintenance report (stored text shown on it)."""
+    report = shown_all(report)
     lines = []
     for m in report["merged"]:
         folded = ", ".join(map(str, m["folded"]))
@@ -698,9 +702,9 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
             if fmt == "json":
                 _dump({"id": qid, "results": [h.to_json() for h in hits]})
             elif fmt == "prompt":
-                print(f"# {qid}\n{recaller.render_prompt(hits, q['at'] or store.now())}\n")
+                print(f"# {shown(str(qid))}\n{recaller.render_prompt(hits, q['at'] or store.now())}\n")
             else:
-                print(f"# {qid}\n{_recall_table(hits)}\n")
+                print(f"# {shown(str(qid))}\n{_recall_table(hits)}\n")
         return 0
     if not args.query:
         raise UserError("recall needs a QUERY (or --batch FILE)")
@@ -1245,7 +1249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str) -> int:
     """Say ``message`` on stderr as one ``memdesk: error:`` line; the exit code."""
     line = " / ".join(part.strip() for part in str(message).splitlines() if part.strip())
-    print(f"memdesk: error: {line}", file=sys.stderr)
+    print(f"memdesk: error: {shown(line)}", file=sys.stderr)
     return EXIT_ERROR
 
 

@@ -1,5 +1,6 @@
 """Plain-text tables that line up Chinese and English alike (wide characters
-count as two columns)."""
+count as two columns). Every cell is one line: stored text is shown through
+``core.names.shown`` (a newline, ESC or bidi override as a visible escape)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,17 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from memdesk.core.names import shown
+
 
 def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
+    """``text`` as one line (``shown``, runs of spaces as one) cut to
+    ``limit`` columns, ending in "…" when it was cut."""
+    text = " ".join(shown(str(text)).split())
     if width(text) <= limit:
         return text
     out, used = [], 0

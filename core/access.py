@@ -177,16 +177,43 @@ class Grant:
         return frozenset({bare})
 
 
+def own_session(user: str, name: str) -> str:
+    """The name ``user``'s session ``name`` is stored under when it is new:
+    ``<user>/<name>`` (``name`` itself when it already starts so). A session
+    name is the user's own: two users' sessions of one name never meet."""
+    prefix = f"{user}/"
+    return name if name.startswith(prefix) else prefix + name
+
+
+def session_for(user: str, name: str, owners: Callable[[str], Iterable[str | None]]) -> str:
+    """The stored session that is ``user``'s session ``name``.
+    ``owners(stored)`` gives the users whose turns a stored session holds
+    (a turn without a user is ``me``'s; nothing for a session not stored).
+
+    The user's own ``<user>/<name>`` once it holds turns; else ``name``
+    itself when it holds turns and all are the user's (a conversation
+    ingested from a file, or written before sessions were scoped by their
+    user); else ``<user>/<name>``, new. So a session another user created
+    under any name, ``<user>-chat`` included, never stands in the way.
+    Pure: no I/O beyond ``owners``."""
+    own = own_session(user, name)
+    if own != name and not set(owners(own)):
+        held = {o or "me" for o in owners(name)}
+        if held == {user}:
+            return name
+    return own
+
+
 def check_session_owner(session: str, owners: Iterable[str | None], user: str) -> None:
     """A conversation belongs to the users whose turns it holds (a turn
     without a user is ``me``'s). Writing to, reading from or proposing from
-    a session that holds anyone else's turns is refused; a new session
-    belongs to whoever writes it first. Raises AccessRefused."""
+    a session that holds anyone else's turns is refused, and the refusal
+    names only the user asking (``subject``, for the audit, is one of the
+    others). Raises AccessRefused."""
     others = sorted({o or "me" for o in owners} - {user})
     if others:
-        raise AccessRefused(f"session {session!r} is a conversation with "
-                            f"{', '.join('user:' + o for o in others)}, not user:{user}",
+        raise AccessRefused(f"session {session!r} is not a conversation of user:{user}",
                             subject=USER_PREFIX + others[0])
 
 
-__all__ = ["Caller", "Grant", "check_session_owner"]
+__all__ = ["Caller", "Grant", "check_session_owner", "own_session", "session_for"]

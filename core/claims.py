@@ -21,6 +21,7 @@ from typing import Any
 from .bitemporal import CHANGES, canonical_json
 from .catalog import is_predicate_id
 from .errors import InputFileError, InvalidInput
+from .names import identifier
 from .pipeline import ExtractedFact, SourceRef, Turn
 from .timeutil import iso, offset_minutes, parse_time, to_us
 
@@ -133,7 +134,7 @@ class ClaimInput:
         if not _TOP_FIELDS.issuperset(data):
             unknown = sorted(set(data) - _TOP_FIELDS)
             raise InvalidInput(f"unknown field(s): {', '.join(unknown)}")
-        subject = _text(data, "subject", required=True, limit=MAX_NAME)
+        subject = _name(data, "subject", required=True)
         if not _SUBJECT.match(subject):
             raise InvalidInput(f"subject must look like 'user:NAME' or 'project:NAME', got {subject!r}")
         predicate = _text(data, "predicate", required=True, limit=MAX_NAME)
@@ -160,7 +161,7 @@ class ClaimInput:
                 latest = None  # exact
         polarity = _choice(data, "polarity", POLARITIES, "positive")
         default_scope = "project" if subject.startswith("project:") else "global"
-        scope = _text(data, "scope", limit=MAX_NAME) or default_scope
+        scope = _name(data, "scope") or default_scope
         if not SCOPE_PATTERN.match(scope):
             raise InvalidInput(f"scope must be global, project or session (optionally ':NAME'), got {scope!r}")
         confidence = data.get("confidence", 1.0)
@@ -173,7 +174,7 @@ class ClaimInput:
         change = data.get("change")
         if change is not None and change not in CHANGES:
             raise InvalidInput(f"change must be evolution, correction or null, got {change!r}")
-        extractor = _text(data, "extractor", limit=MAX_NAME) or "import"
+        extractor = _name(data, "extractor") or "import"
         single = data.get("single_valued")
         if single is not None and not isinstance(single, bool):
             raise InvalidInput("single_valued must be true, false or absent")
@@ -266,6 +267,19 @@ def _text(data: dict, key: str, *, required: bool = False, label: str | None = N
     return _clean(value.strip(), label)
 
 
+def _name(data: dict, key: str, *, required: bool = False, label: str | None = None) -> str:
+    """An identifier field of a line (``_text`` limited to MAX_NAME, then
+    ``names.identifier``: NFKC, no control, format or invisible character);
+    "" when absent and not required. Raises InvalidInput naming the field."""
+    text = _text(data, key, required=required, label=label, limit=MAX_NAME)
+    if not text:
+        return text
+    name = identifier(text, label or key)
+    if len(name) > MAX_NAME:  # NFKC can lengthen a name (U+FDFA is 18 letters)
+        raise InvalidInput(f"{label or key} is longer than {MAX_NAME} characters")
+    return name
+
+
 _TIMES: dict[str, tuple[int, int]] = {}
 _TIMES_KEPT = 1 << 16
 
@@ -342,7 +356,7 @@ def _source(data: Any) -> SourceRef:
     if not _SOURCE_FIELDS.issuperset(data):
         unknown = sorted(set(data) - _SOURCE_FIELDS)
         raise InvalidInput(f"unknown field(s) in source: {', '.join(unknown)}")
-    session = _text(data, "session", required=True, label="source.session", limit=MAX_NAME)
+    session = _name(data, "session", required=True, label="source.session")
     turn = data.get("turn")
     if turn is None:
         raise InvalidInput("missing required field 'source.turn'")
@@ -353,7 +367,7 @@ def _source(data: Any) -> SourceRef:
     if raw_time is None:
         raise InvalidInput("missing required field 'source.time'")
     time, tz = _parsed_time(raw_time, "source.time")
-    speaker = _text(data, "speaker", label="source.speaker", limit=MAX_NAME) or "user"
+    speaker = _name(data, "speaker", label="source.speaker") or "user"
     kind = data.get("kind") or "imported"
     if kind not in SOURCE_KINDS:
         raise InvalidInput(f"source.kind must be one of {', '.join(SOURCE_KINDS)}, got {kind!r}")
@@ -376,9 +390,24 @@ def check_storable(text: str, label: str) -> str:
 
 
 def check_name(value: Any, label: str, *, limit: int = MAX_NAME) -> str:
-    """A required name (a reviewer, a session, a user), stripped: a non-empty
-    string of at most ``limit`` characters a database can store.
-    Raises InvalidInput saying what is wrong."""
+    """A required name (a user, a session, a project, a reviewer, an
+    extractor, a token's name): a non-empty string of at most ``limit``
+    characters, stripped and NFKC-normalised, holding no control, format or
+    invisible character (``names.identifier``). Raises InvalidInput saying
+    what is wrong (the character as U+XXXX)."""
+    text = identifier(check_required_text(value, label), label)
+    if not text:
+        raise InvalidInput(f"{label} must not be empty")
+    if len(text) > limit:
+        raise InvalidInput(f"{label} is longer than {limit} characters")
+    return text
+
+
+def check_stored_name(value: Any, label: str, *, limit: int = MAX_NAME) -> str:
+    """A name exactly as it may be stored, taken verbatim (stripped, never
+    normalised): for the one lookup that must reach whatever a store holds,
+    names written before ``check_name`` normalised them included (erasure).
+    Raises InvalidInput."""
     text = check_required_text(value, label)
     if len(text) > limit:
         raise InvalidInput(f"{label} is longer than {limit} characters")

@@ -21,9 +21,9 @@ from typing import Any, Protocol
 from sqlalchemy import select
 
 from .claims import (
-    MAX_NAME,
     MAX_TURN,
     ClaimInput,
+    check_name,
     check_storable,
     export_hint,
     iter_jsonl,
@@ -102,9 +102,7 @@ def turn_from_dict(data: Any) -> Turn:
     session, text = data["session"], data["text"]
     if not isinstance(session, str) or not session.strip():
         raise InvalidInput("session must be a non-empty string")
-    if len(session.strip()) > MAX_NAME:
-        raise InvalidInput(f"session is longer than {MAX_NAME} characters")
-    check_storable(session, "session")
+    session = check_name(session, "session")
     if not isinstance(text, str) or "\x00" in text:
         raise InvalidInput("text must be a string without NUL characters")
     check_storable(text, "text")  # a lone surrogate (from code: file lines are screened)
@@ -116,12 +114,19 @@ def turn_from_dict(data: Any) -> Turn:
     user = data.get("user")
     user = "me" if user is None else user
     project = data.get("project")
-    for key, value in (("user", user), ("project", project)):
-        if value is not None and (not isinstance(value, str) or not _NAME.fullmatch(value)):
+    names: dict[str, str | None] = {"user": user, "project": project}
+    for key, value in names.items():
+        if value is None:
+            continue
+        if isinstance(value, str) and value.strip():
+            normal = check_name(value, key)  # NFKC; no control, format or invisible character
+            if value == value.strip():  # (surrounding spaces are refused below)
+                value = names[key] = normal
+        if not isinstance(value, str) or not _NAME.fullmatch(value):
             raise InvalidInput(f"{key} must be a name without spaces, got {value!r}")
-        if value is not None and len(value) > MAX_NAME:
-            raise InvalidInput(f"{key} is longer than {MAX_NAME} characters")
-    return Turn(session=session.strip(), turn=number, speaker=data["speaker"],
+    user, project = names["user"], names["project"]
+    assert user is not None
+    return Turn(session=session, turn=number, speaker=data["speaker"],
                 time=parse_time(data["time"], "time"), text=text, user=user, project=project)
 
 

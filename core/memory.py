@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from .access import Caller, check_session_owner
+from .access import Caller, check_session_owner, session_for
 from .claims import MAX_TURN, ClaimInput, check_name, check_storable, check_subject
 from .clock import Clock
 from .errors import InvalidInput
@@ -100,8 +100,12 @@ class Memory:
     def remember(self, messages: Sequence[Mapping[str, Any]], *, user: str,
                  project: str | None = None, session: str | None = None,
                  caller: Caller | None = None) -> Remembered:
-        """Store chat messages as turns of ``session`` (default ``<user>-chat``)
-        and put what they say through extraction and the gates.
+        """Store chat messages as turns of the user's session ``session``
+        (default ``<user>-chat``) and put what they say through extraction
+        and the gates. Session names are the user's own: a new session is
+        stored as ``<user>/<session>`` (``Remembered.session`` says which;
+        either name reaches it again), so no other user's session of the
+        same name, made first or not, stands in the way (``session_for``).
 
         Each message is ``{"role": "user" | "assistant", "content": str}``,
         optionally with ``"time"`` (an aware ``datetime`` or ISO 8601 text with
@@ -146,17 +150,17 @@ class Memory:
         agent's door) goes into the audit entry, its actor too.
 
         Raises InvalidInput for a malformed message (its position named), a
-        numbered turn that contradicts a stored one, or a bad name;
-        AccessRefused for a session that holds another user's turns: nothing
-        is written.
+        numbered turn that contradicts a stored one, or a bad name (control,
+        format or invisible characters: ``core.names``); AccessRefused only
+        for a ``<user>/<session>`` that an ingested file filled with another
+        user's turns: nothing is written.
         """
         if user is None:
             raise InvalidInput("remember needs the user the conversation is with")
         user = check_name(user, "user")
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
             raise InvalidInput("messages must be a list of {role, content} objects")
-        session = check_name(session, "session") if session is not None else f"{user}-chat"
-        self.check_session(session, user)
+        session = self.session_for(user, f"{user}-chat" if session is None else session)
         drafts = [self._draft(i, m) for i, m in enumerate(messages, 1)]
         last_turn, last_time, held = self._session_holds(session, drafts)
         new = _new_messages(session, drafts, held)
@@ -226,15 +230,38 @@ class Memory:
             raise InvalidInput(f"message {position}: turn must be a whole number >= 1")
         return {"role": ROLES[role], "content": content, "time": when, "turn": number}
 
-    def check_session(self, session: str, user: str) -> None:
-        """Refuse ``session`` for ``user`` when it holds another user's turns
-        (``core.access.check_session_owner``). Raises AccessRefused,
+    def session_for(self, user: str, session: str) -> str:
+        """The stored session that is ``user``'s session ``session``, for
+        writing (``core.access.session_for``): their own ``<user>/<name>``,
+        or ``name`` itself when it is a conversation of theirs alone (ingested,
+        or written before sessions were scoped by their user). Another user's
+        session of the same name never stands in the way, and is never
+        written to. Raises AccessRefused only for a ``<user>/<name>`` that
+        holds someone else's turns (a file ingested so), InvalidInput for a
+        malformed name."""
+        session, user = check_name(session, "session"), check_name(user, "user")
+        stored = session_for(user, session, self._owners)
+        check_session_owner(stored, self._owners(stored), user)
+        return stored
+
+    def check_session(self, session: str, user: str) -> str:
+        """``user``'s stored session ``session`` for reading (``session_for``).
+        Raises AccessRefused when the user has no such session and the name
+        is another user's conversation (the refusal names only ``user``),
         InvalidInput for a malformed name."""
         session, user = check_name(session, "session"), check_name(user, "user")
+        stored = session_for(user, session, self._owners)
+        owners = self._owners(stored)
+        if not owners and stored != session:
+            check_session_owner(session, self._owners(session), user)
+        check_session_owner(stored, owners, user)
+        return stored
+
+    def _owners(self, session: str) -> list[str | None]:
+        """The users whose turns ``session`` holds (None: a turn without one)."""
         with self.store.engine.connect() as conn:
-            owners = [u for (u,) in conn.execute(select(_TURN.c.user).distinct()
-                                                 .where(_TURN.c.session == session))]
-        check_session_owner(session, owners, user)
+            return [u for (u,) in conn.execute(select(_TURN.c.user).distinct()
+                                               .where(_TURN.c.session == session))]
 
     def _session_holds(self, session: str, drafts: list[dict[str, Any]]
                        ) -> tuple[int, datetime | None, list[tuple[int, str, str, int]]]:
@@ -281,6 +308,8 @@ class Memory:
             raise InvalidInput("propose needs either a user or a subject")
         subject = check_subject(subject if subject is not None else f"user:{check_name(user, 'user')}")
         session = check_name(session, "session")
+        if subject.startswith("user:"):  # the user's own session of that name
+            session = self.check_session(session, subject[len("user:"):])
         if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= MAX_TURN:
             raise InvalidInput(f"turn must be a whole number from 0 to {MAX_TURN}, got {turn!r}")
         if valid_from is not None and (not isinstance(valid_from, datetime)
@@ -341,6 +370,8 @@ class Memory:
     def _search(self, query: str, *, user: str | None, project: str | None,
                 session: str | None, k: int, at: datetime | None, over: str = "memories",
                 within: Sequence[str] | None = None) -> list[RecallHit]:
+        if session is not None and user is not None:  # the user's own session of that name
+            session = self.check_session(session, user)
         return self.recaller.search(query, k=k, at=_us(at, "at"), over=over,
                                     user=user, project=project, session=session, within=within)
 

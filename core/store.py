@@ -53,6 +53,7 @@ from .claims import (
     check_predicate,
     check_required_text,
     check_scope,
+    check_stored_name,
     check_subject,
     check_text,
     claim_line,
@@ -352,7 +353,10 @@ class Store:
         nothing is stored about it, StoreError when the store fails
         verification beforehand.
         """
-        subject, by = check_name(subject, "subject"), check_name(by, "by (who performs the erasure)")
+        # the subject verbatim: erasure reaches exactly the name stored, one
+        # written before names were normalised too (never its look-alike)
+        subject = check_stored_name(subject, "subject")
+        by = check_name(by, "by (who performs the erasure)")
         with self._write() as batch:
             report = erase_subject(batch, subject, by=by, redact=redact)
         report = dataclasses.replace(report, wal_cleared=clear_wal(self.engine))

@@ -14,6 +14,7 @@ import json
 import tempfile
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from unicodedata import normalize
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -326,6 +327,12 @@ GOOD_SCOPES = ["global", "project", "session", "session:trip", "project:atlas", 
                "session:'; DROP TABLE fact; --"]
 clean_text = st.text(alphabet=st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
                      min_size=1, max_size=30).filter(lambda t: t.strip())
+# a name (a reviewer's): text without control, format, separator, unassigned,
+# private-use or invisible characters (core/names.py), NFKC-normal-ish
+clean_name = st.text(alphabet=st.characters(
+    exclude_categories=("Cs", "Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn", "Mn", "Me"),
+    exclude_characters="\u115f\u1160\u2800\u3164\uffa0", include_characters=" "),
+    min_size=1, max_size=30).filter(lambda t: t.strip() and len(normalize("NFKC", t)) <= 200)
 unstorable = st.sampled_from(["a\x00b", "\x00", "x\ud800y", "\udcff", "\udfff tail"])
 plain_json = st.recursive(
     st.none() | st.booleans() | st.integers(-10**30, 10**30)
@@ -596,9 +603,10 @@ def resolve_plan(draw, cli: bool) -> tuple[dict, str]:
     by = "fuzz"
     if draw(st.sampled_from([False] * 3 + [True])):
         if draw(mostly_good):
-            by = draw(clean_text)
+            by = draw(clean_name | st.sampled_from(["  lin  ", "ｌｉｎ", "Lin Wei"]))
         else:
-            by = draw(st.sampled_from(["   ", "x" * 201]) | unstorable
+            by = draw(st.sampled_from(["   ", "x" * 201, "lin\nSYSTEM: root", "lin\u202e",
+                                       "\u200blin", "lin\x1b[2J"]) | unstorable
                       | (st.nothing() if cli else st.sampled_from(["", None, 7, ["me"]])))
             verdict = "refused" if verdict == "ok" else verdict
     bad_id = None  # or (the id to give instead of the conflict's,)

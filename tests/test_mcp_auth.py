@@ -131,14 +131,13 @@ BY_SUBJECT = [
     ("audit", {"subject": "user:bob", "predicate": "allergy", "object": "shellfish"}),
     ("audit", {"subject": "project:bobco", "predicate": "budget_limit"}),
 ]
+# bob's conversation as stored (his session names are his own: bob-chat is
+# stored as bob/bob-chat); naming it to read is refused. A session name alice
+# writes to is always her own (test_a_session_name_written_to_is_the_callers_own)
 BY_SESSION = [
-    ("remember", {"messages": [{"role": "user", "content": "I moved to Rome"}],
-                  "session": "bob-chat"}),
-    ("remember", {"messages": [{"role": "user", "content": "hello", "turn": 1}],
-                  "session": "bob-chat"}),
-    ("recall", {"query": "allergy", "session": "bob-chat"}),
-    ("recall", {"query": "allergy", "session": "bob-chat", "over": "turns"}),
-    ("propose_fact", {"predicate": "allergy", "object": "shellfish", "session": "bob-chat",
+    ("recall", {"query": "allergy", "session": "bob/bob-chat"}),
+    ("recall", {"query": "allergy", "session": "bob/bob-chat", "over": "turns"}),
+    ("propose_fact", {"predicate": "allergy", "object": "shellfish", "session": "bob/bob-chat",
                       "turn": 2}),
 ]
 # crafted names: the malformed ones are said as errors (not audited); the ones that
@@ -172,6 +171,32 @@ def test_alices_token_never_reaches_bob(door, case):
         assert actor == "token:1" and caller["token"] == 1 and caller["client"] == "attack-probe 1.0"
         assert subject in ("user:bob", "project:bobco", "pet:biscuit")
     still_serving(door)
+
+
+def test_a_session_name_written_to_is_the_callers_own(door):
+    """alice writing to a session named like bob's (his default name, or his
+    stored one) writes her own conversation; bob's is untouched and stays
+    his to write."""
+    with Store.open(door.db) as store, store.engine.connect() as conn:
+        bobs = conn.exec_driver_sql("SELECT id, session, text FROM turn WHERE session LIKE "
+                                    "'bob%' ORDER BY id").all()
+    answers = asyncio.run(attack.calls(door, door.secrets["alice"], [
+        ("remember", {"messages": [{"role": "user", "content": "I moved to Rome"}],
+                      "session": "bob-chat"}),
+        ("remember", {"messages": [{"role": "user", "content": "hello", "turn": 1}],
+                      "session": "bob/bob-chat"}),
+    ]))
+    assert [a.data["session"] for a in answers] == ["alice/bob-chat", "alice/bob/bob-chat"]
+    again = asyncio.run(attack.call(door, door.secrets["bob"], "remember", {
+        "messages": [{"role": "user", "content": "I'm off to Porto"}]}))
+    assert not again.error and again.data["session"] == "bob/bob-chat", again.text
+    with Store.open(door.db) as store, store.engine.connect() as conn:
+        after = conn.exec_driver_sql("SELECT id, session, text FROM turn WHERE session LIKE "
+                                     "'bob%' ORDER BY id").all()
+        users = {s: sorted(set(u)) for s, *u in conn.exec_driver_sql(
+            "SELECT session, \"user\" FROM turn").all()}
+    assert after[:len(bobs)] == bobs and [t[2] for t in after[len(bobs):]] == ["I'm off to Porto"]
+    assert users["alice/bob-chat"] == ["alice"] and users["bob/bob-chat"] == ["bob"]
 
 
 def test_malformed_names_are_errors_that_write_nothing(door):

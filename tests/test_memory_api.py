@@ -35,7 +35,7 @@ def test_remember_runs_the_gates_and_recall_finds_it_for_that_user_only(memory):
         {"role": "assistant", "content": "好的，记住了。", "time": at(1, 11)},
         {"role": "user", "content": "这次出游预算两万元", "time": at(2)},
     ], user="zhou", project="trip")
-    assert got.session == "zhou-chat" and got.turns == (1, 2, 3) and got.asserted >= 3
+    assert got.session == "zhou/zhou-chat" and got.turns == (1, 2, 3) and got.asserted >= 3
     m.remember([{"role": "user", "content": "I live in Friedrichshain", "time": at(3)}], user="bob")
     facts = {(f.predicate, f.object) for f in m.facts(user="zhou")}
     assert ("lives_in", "杭州西湖区") in facts

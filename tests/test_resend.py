@@ -99,10 +99,12 @@ def snapshot(m: Memory, *users: str, project: str = "reno") -> dict:
 
 
 def turn_rows(m: Memory, session: str) -> list[tuple]:
+    """The turns of the session the door calls ``session`` (stored as
+    ``<user>/<session>``: a session name is its user's own)."""
     with m.store.engine.connect() as conn:
         return [tuple(r) for r in conn.execute(
-            text("SELECT turn, speaker, text, time FROM turn WHERE session = :s ORDER BY turn"),
-            {"s": session})]
+            text("SELECT turn, speaker, text, time FROM turn WHERE session = :s "
+                 "OR session LIKE :own ORDER BY turn"), {"s": session, "own": f"%/{session}"})]
 
 
 FORMS_TIMED = ("as_sent", "iso_other_offset", "no_time", "numbered", "numbered_no_time")

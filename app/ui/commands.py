@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.system_commands import SystemCommandsProvider
 
+from .text import shown
+
 if TYPE_CHECKING:
     from .app import MemdeskApp
 
@@ -40,18 +42,19 @@ class MemdeskCommands(Provider):
 
         def load() -> list[Entry]:
             out: list[Entry] = []
-            for s in service.subjects(limit=PALETTE_LIMIT):
-                out.append((f"subject {s}", "open the timeline", partial(app.open_subject, s)))
+            for s in service.subjects(limit=PALETTE_LIMIT):  # stored text: shown on one line
+                out.append((f"subject {shown(s)}", "open the timeline",
+                            partial(app.open_subject, s)))
             for p in service.predicates():
                 out.append((f"predicate {p}", "audit the current subject's value",
                             partial(app.open_predicate, p)))
             for c in service.review_page(limit=PALETTE_LIMIT).items:
-                out.append((f"candidate #{c.id} {c.subject} {c.predicate} {c.object}",
+                out.append((shown(f"candidate #{c.id} {c.subject} {c.predicate} {c.object}"),
                             f"review (confidence {c.confidence:.2f})",
                             partial(app.open_candidate, c.id)))
             for k in service.conflicts("open", limit=PALETTE_LIMIT):
-                out.append((f"conflict #{k.id} {k.subject} {k.predicate}",
-                            f"resolve ({k.kind})", partial(app.open_conflict, k.id)))
+                out.append((shown(f"conflict #{k.id} {k.subject} {k.predicate}"),
+                            shown(f"resolve ({k.kind})"), partial(app.open_conflict, k.id)))
             return out
 
         self.entries = await asyncio.to_thread(load)
@@ -66,9 +69,9 @@ class MemdeskCommands(Provider):
     async def discover(self) -> Hits:
         for text, help_text, callback in self.entries[:40]:
             yield DiscoveryHit(text, callback, help=help_text)
-        for name, help_text, callback, shown in sorted(
+        for name, help_text, callback, listed in sorted(
                 self.app.get_system_commands(self.screen), key=lambda command: command[0]):
-            if shown:
+            if listed:
                 yield DiscoveryHit(name, callback, help=help_text)
 
 

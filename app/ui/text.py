@@ -1,21 +1,27 @@
 """Text that fits the screen: cut by display width (a CJK character takes two
 cells) with an ellipsis, and counts with the right plural. Every screen cuts
-text through these, never by slicing strings."""
+text through these, never by slicing strings. Stored text is shown through
+``shown`` (``core.names.shown``: a newline, ESC or bidi override as a visible
+escape), here or where a pane puts it whole."""
 
 from __future__ import annotations
 
+from memdesk.core.names import shown, shown_all
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
 from ..tables import minute_text
 
+__all__ = ["ELLIPSIS", "ellipsize", "fitted", "plural", "short_time", "shown", "shown_all"]
+
 ELLIPSIS = "…"
 
 
 def ellipsize(text: str, width: int) -> str:
-    """``text`` cut to at most ``width`` cells, ending in "…" when it was cut.
-    Whitespace runs (newlines too) become one space first."""
-    flat = " ".join(text.split())
+    """``text`` on one line (``shown``: control and format characters as
+    visible escapes; runs of spaces as one) cut to at most ``width`` cells,
+    ending in "…" when it was cut."""
+    flat = " ".join(shown(text).split())
     if cell_len(flat) <= width:
         return flat
     if width <= 0:

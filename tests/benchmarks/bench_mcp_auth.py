@@ -328,7 +328,7 @@ def attacks(where: Path, quick: bool) -> tuple[list[Row], list[FloodFigures], li
                 ("revoked token", revoked_token, False),
                 ("alice -> bob by argument", alice_asks(BY_ARGUMENT), False),
                 ("alice -> bob by subject string", alice_asks(BY_SUBJECT), False),
-                ("alice -> bob by session bob-chat", alice_asks(BY_SESSION), False),
+                ("alice -> bob by session bob/bob-chat", alice_asks(BY_SESSION), False),
                 ("alice in bob's MCP session id", bobs_mcp_session, False),
                 ("read-only token writing", read_only_writes, False),
                 ("read-only token reading (control)", read_only_reads, True),

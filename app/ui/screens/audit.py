@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label, Tree
 
 from ...tables import start_phrase
+from ..text import shown
 from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
 from .base import Fetched, MemdeskScreen, when
@@ -31,23 +32,24 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
     its time and actor."""
     tree.clear()
     tree.root.set_label(Text.assemble(
-        (f"{report.subject} {report.predicate} = {report.object}", "bold"),
+        (shown(f"{report.subject} {report.predicate} = {report.object}"), "bold"),
         f"   believed since {when(report.decided_at, report.tz)} as told",
         ("" if report.recorded_at is None
          else f" (recorded {when(report.recorded_at, report.tz)})"),
         f"   valid from {(report.fact.get('valid_from') or '')[:16]}"
         f" ({start_phrase(report.fact['start'])})"))
     branch = tree.root
-    shown: int | None = None
+    recorded_shown: int | None = None
     for step in report.chain:
         # when this store wrote it, where that differs from when it was told
         # and from the step before (one import writes a whole conversation)
         recorded = ""
-        if step.recorded is not None and step.recorded not in (step.at, shown):
-            recorded, shown = f" (recorded {when(step.recorded, step.tz)})", step.recorded
+        if step.recorded is not None and step.recorded not in (step.at, recorded_shown):
+            recorded, recorded_shown = (f" (recorded {when(step.recorded, step.tz)})",
+                                        step.recorded)
         label = Text.assemble((f"{step.step:<10}", "cyan bold"), f" {when(step.at, step.tz)}",
                               (recorded, "dim"), "  ",
-                              (f"{step.actor}", "magenta"), f": {step.summary}")
+                              (shown(step.actor), "magenta"), f": {shown(step.summary)}")
         if step.step in ("turn", "mention"):
             branch = tree.root.add(label, expand=True)
         elif step.step == "retirement":
@@ -55,12 +57,13 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
         elif step.step == "maintenance":  # what a `memdesk maintain` run did to a memory
             tree.root.add_leaf(Text.assemble((f"{step.step:<10}", "green bold"),
                                              f" {when(step.at, step.tz)}  ",
-                                             (f"{step.actor}", "magenta"), f": {step.summary}"))
+                                             (shown(step.actor), "magenta"),
+                                             f": {shown(step.summary)}"))
         elif step.step == "gates":
             node = branch.add(label, expand=True)
             for gate in step.detail.get("gates", []):
-                node.add_leaf(Text.assemble((f"{gate['gate']}", "yellow"), f": {gate['result']}"
-                                            + (f" — {gate['note']}" if gate.get("note") else "")))
+                node.add_leaf(Text.assemble((shown(f"{gate['gate']}"), "yellow"), shown(
+                    f": {gate['result']}" + (f" — {gate['note']}" if gate.get("note") else ""))))
         else:
             branch.add_leaf(label)
     tree.root.expand()
@@ -97,14 +100,14 @@ class AuditScreen(MemdeskScreen):
             subject, predicate, obj = target
             self.query_one("#audit-subject", Input).value = subject
             self.query_one("#audit-predicate", Input).value = predicate
-            self.query_one("#audit-object", Input).value = obj or ""
+            self.query_one("#audit-object", Input).value = shown(obj or "")
             self.show(subject, predicate, obj)
         else:
             self.query_one(Tree).focus()
 
     def show(self, subject: str, predicate: str, obj: str | None) -> None:
         self.shown = (subject, predicate, obj)
-        self.query_one("#audit-status", Label).update(f"loading {subject} {predicate} …")
+        self.query_one("#audit-status", Label).update(Text(shown(f"loading {subject} {predicate} …")))
         self.fetch(subject, predicate, obj)
 
     def store_changed(self) -> None:
@@ -138,6 +141,8 @@ class AuditScreen(MemdeskScreen):
         subject = self.query_one("#audit-subject", Input).value.strip()
         predicate = self.query_one("#audit-predicate", Input).value.strip()
         obj = self.query_one("#audit-object", Input).value.strip() or None
+        if self.shown is not None and obj is not None and obj == shown(self.shown[2] or ""):
+            obj = self.shown[2]  # the object shown escaped: look up the stored one
         if not subject or not predicate:
             self.notify("name a subject and a predicate", severity="warning")
             return

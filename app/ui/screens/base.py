@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, cast
 
 from memdesk.core import MemdeskError
+from memdesk.core.names import shown
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -123,13 +124,14 @@ class MemdeskScreen(Screen):
         self.post_message(Failed(str(exc) or exc.__class__.__name__))
 
     def on_failed(self, message: Failed) -> None:
-        self.notify(message.text, severity="error", timeout=6)
+        self.notify(shown(message.text), severity="error", timeout=6, markup=False)
 
 
 def cells(*values: object) -> list[Text]:
     """Table cells as plain Text: DataTable would read ``str`` cells as markup
-    (slow, and an object like "[x]" would lose its brackets)."""
-    return [v if isinstance(v, Text) else Text(str(v)) for v in values]
+    (slow, and an object like "[x]" would lose its brackets). A ``str`` cell
+    is ``shown`` (one line, control and format characters as escapes)."""
+    return [v if isinstance(v, Text) else Text(shown(str(v))) for v in values]
 
 
 def when(us: int | None, tz: int = 0, minutes: bool = True) -> str:
@@ -148,7 +150,7 @@ def conversation_text(turns: Iterable[TurnRecord], mark: int) -> Text:
     for t in turns:
         marked = t.turn == mark
         style = "bold reverse" if marked else ("" if t.speaker == "user" else "dim")
-        out.append(f"{'▶' if marked else ' '} #{t.turn:<3} {when(t.time, t.tz)} {t.speaker:<9} ",
-                   style="cyan" if marked else "dim")
-        out.append(t.text + "\n", style=style)
+        out.append(f"{'▶' if marked else ' '} #{t.turn:<3} {when(t.time, t.tz)} "
+                   f"{shown(t.speaker):<9} ", style="cyan" if marked else "dim")
+        out.append(shown(t.text) + "\n", style=style)
     return out

@@ -33,7 +33,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
 from ..service import ConflictDetail, ConflictSide
-from ..text import plural, short_time
+from ..text import plural, short_time, shown, shown_all
 from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
@@ -144,7 +144,7 @@ def value_text(value_json: str | None) -> str | None:
     """A stored value (JSON) as one readable line, or None."""
     if value_json is None:
         return None
-    return json.dumps(json.loads(value_json), ensure_ascii=False, separators=(", ", ": "))
+    return shown(json.dumps(json.loads(value_json), ensure_ascii=False, separators=(", ", ": ")))
 
 
 def preview_text(choices: list[dict], keys: dict[str, str]) -> Group:
@@ -157,7 +157,7 @@ def preview_text(choices: list[dict], keys: dict[str, str]) -> Group:
     grid.add_column(no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1)
-    by_keep = {c["keep"]: c for c in choices}
+    by_keep = {c["keep"]: c for c in shown_all(choices)}
     for keep, key in keys.items():
         choice = by_keep.get(keep)
         if choice is None:
@@ -175,8 +175,9 @@ def head_text(detail: ConflictDetail) -> Text:
     c = detail.conflict
     out = Text()
     out.append(f"conflict {c.id}  ", style="bold")
-    out.append(f"{c.subject} {c.predicate}", style="bold")
-    out.append(f" · scope {c.scope} · {c.kind} conflict · opened {when(c.opened_at, detail.tz)}\n")
+    out.append(shown(f"{c.subject} {c.predicate}"), style="bold")
+    out.append(shown(f" · scope {c.scope} · {c.kind} conflict") + " · opened "
+               f"{when(c.opened_at, detail.tz)}\n")
     existing = ", ".join(f"fact {s.fact_id}" for s in detail.sides if not s.incoming)
     why = KIND_WHY.get(c.kind, f"a {c.kind} conflict")
     out.append(f"why: {why} ({existing or 'no fact left'}).", style="yellow")
@@ -194,7 +195,7 @@ class Conversation:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         times = options.max_width >= CONVERSATION_TIMES_WIDTH
-        yield Text(f"conversation {self.session}", style="bold underline")
+        yield Text(f"conversation {shown(self.session)}", style="bold underline")
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True)
         if times:
@@ -206,7 +207,8 @@ class Conversation:
             head = Text(f"{'▶' if marked else ' '} #{t.turn}", style="cyan" if marked else "dim")
             style = "bold reverse" if marked else ("" if t.speaker == "user" else "dim")
             row = [head] + ([Text(when(t.time, t.tz), style="dim")] if times else [])
-            grid.add_row(*row, Text(t.speaker, style="dim"), Text(t.text, style=style))
+            grid.add_row(*row, Text(shown(t.speaker), style="dim"),
+                         Text(shown(t.text), style=style))
         yield grid
 
 
@@ -221,13 +223,14 @@ def side_text(side: ConflictSide, conflict: Conflict) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True, style="dim")
     grid.add_column(ratio=1, overflow="fold")
-    grid.add_row("object", Text(side.object, style="bold"))
+    grid.add_row("object", Text(shown(side.object), style="bold"))
     value = value_text(side.value_json)
     if value is not None:
         grid.add_row("value", Text(value))
-    grid.add_row("confidence", Text(f"{side.confidence:.2f} · {side.kind} · extractor "
-                                    f"{side.extractor} · {plural(side.mentions, 'mention')}"))
-    grid.add_row("scope", Text(f"{side.scope} · polarity {side.polarity}"))
+    grid.add_row("confidence", Text(shown(f"{side.confidence:.2f} · {side.kind} · extractor "
+                                          f"{side.extractor} · "
+                                          f"{plural(side.mentions, 'mention')}")))
+    grid.add_row("scope", Text(shown(f"{side.scope} · polarity {side.polarity}")))
     grid.add_row("valid", Text(f"{when(side.valid_from, side.tz)} → {when(side.valid_to, side.tz)}"))
     if side.recorded_at is not None:
         grid.add_row("recorded", Text(when(side.recorded_at, side.tz)))
@@ -235,13 +238,13 @@ def side_text(side: ConflictSide, conflict: Conflict) -> Group:
         grid.add_row("recorded", Text("not yet: it becomes a fact only if you take it"))
     if side.source is not None:
         grid.add_row("said", Text(f"{when(side.source.time, side.source.tz)} by "
-                                  f"{side.source.speaker}, {side.source.session} "
-                                  f"#{side.source.turn}"))
+                                  + shown(f"{side.source.speaker}, {side.source.session} "
+                                          f"#{side.source.turn}")))
     if side.reasons:
-        grid.add_row("review", Text("; ".join(side.reasons), style="yellow"))
+        grid.add_row("review", Text(shown("; ".join(side.reasons)), style="yellow"))
     if side.gates:
-        grid.add_row("gates", Text(" · ".join(
-            f"{g.gate} {g.result}" + (f" ({g.note})" if g.note else "") for g in side.gates)))
+        grid.add_row("gates", Text(shown(" · ".join(
+            f"{g.gate} {g.result}" + (f" ({g.note})" if g.note else "") for g in side.gates))))
     elif side.incoming:  # the store keeps a waiting claim's gates to itself; this one it tells
         grid.add_row("gates", Text(f"conflict opened (conflict {conflict.id}, {conflict.kind})"))
     parts: list[RenderableType] = [title, grid]
@@ -259,7 +262,7 @@ def timeline_rows(rows: list[dict[str, Any]], scope_named: str | None = None) ->
     grid.add_column(ratio=1, overflow="fold")
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
-    for r in rows:
+    for r in shown_all(rows):
         scope = scope_named if scope_named and r.get("origin") == "incoming" else r.get("scope")
         obj = r["object"] + (f" ({r['predicate']})" if r.get("predicate") else "")
         note = ORIGINS.get(r.get("origin", ""), r.get("origin", ""))
@@ -278,8 +281,9 @@ def choice_effect(choices: list[dict[str, Any]], keep: str, incoming: str,
     the existing value leaves it), after, the rows it retires and whether the
     incoming claim (object ``incoming``) is rejected. ``answer`` is the scope
     typed for keep both."""
-    by_keep = {c["keep"]: c for c in choices}
+    by_keep = {c["keep"]: c for c in shown_all(choices)}
     choice = by_keep[keep]
+    incoming, answer = shown(incoming), shown(answer)
     unchanged = by_keep.get("existing")
     parts: list[RenderableType] = [Text(CHOICE_DOES.get(keep, keep)),
                                    Text(choice["text"], style="italic dim")]
@@ -311,8 +315,8 @@ def confirmation(conflict: Conflict, choices: list[dict[str, Any]], keep: str,
     by_keep = {c["keep"]: c for c in choices}
     error = by_keep[keep]["error"] if keep in by_keep else "the preview has no such choice"
     title = (f"{key} · {CHOICE_NAMES.get(keep, keep)}: conflict {conflict.id}, "
-             f"{conflict.subject} {conflict.predicate}")
-    incoming = conflict.facts[-1]["object"] if conflict.facts else "claim"
+             + shown(f"{conflict.subject} {conflict.predicate}"))
+    incoming = shown(conflict.facts[-1]["object"]) if conflict.facts else "claim"
 
     def effect(answer: str) -> RenderableType:
         if keep not in by_keep:
@@ -590,7 +594,8 @@ class ConflictsScreen(MemdeskScreen):
 
     def _ask(self, c: Conflict, keep: str, loaded: Loaded) -> None:
         if loaded.closed is not None:
-            self.notify(f"{loaded.closed}; r reloads the list", severity="warning")
+            self.notify(shown(f"{loaded.closed}; r reloads the list"), severity="warning",
+                        markup=False)
             return
         conflict_id = c.id
         key = self.KEYS.get(keep, keep)
@@ -620,8 +625,8 @@ class ConflictsScreen(MemdeskScreen):
     def on_resolved(self, message: Resolved) -> None:
         c = message.conflict
         self.undo_stack.append(c.id)
-        self.notify(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by}) · "
-                    "u undoes it", timeout=4)
+        self.notify(shown(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by}) · "
+                          "u undoes it"), timeout=4, markup=False)
         self.fetch()
         self.memdesk.refresh_overview()
 

@@ -11,12 +11,15 @@ from dataclasses import dataclass
 
 from memdesk.core import Candidate
 from rich.console import RenderableType
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, Static
+
+from ..text import shown
 
 POLARITIES = ("positive", "negative", "neutral")
 SCOPES = ("global", "project", "session")
@@ -46,7 +49,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Label("enter to confirm · escape to cancel", classes="dim")
 
     def _reset(self) -> None:
-        self.query_one("#prompt-question", Label).update(self.question)
+        self.query_one("#prompt-question", Label).update(Text(shown(self.question)))
         field = self.query_one(Input)
         field.placeholder, field.value = self.placeholder, ""
 
@@ -120,12 +123,12 @@ class ConfirmScreen(ModalScreen[str | None]):
 
     def _reset(self) -> None:
         asked = self.asked
-        self.query_one("#confirm-title", Label).update(asked.title)
+        self.query_one("#confirm-title", Label).update(Text(shown(asked.title)))
         field = self.query_one(Input)
         field.placeholder, field.value = asked.placeholder, ""
         for widget in (field, self.query_one("#confirm-question", Label)):
             widget.display = asked.question is not None
-        self.query_one("#confirm-question", Label).update(asked.question or "")
+        self.query_one("#confirm-question", Label).update(Text(shown(asked.question or "")))
         self._show()
 
     def _show(self) -> None:
@@ -133,7 +136,7 @@ class ConfirmScreen(ModalScreen[str | None]):
         self.query_one("#confirm-effect", Static).update(self.asked.effect(self.answer))
         error = self.query_one("#confirm-error", Label)
         error.display = self.error is not None
-        error.update(f"this cannot be done now: {self.error}" if self.error else "")
+        error.update(Text(shown(f"this cannot be done now: {self.error}") if self.error else ""))
         if self.error is not None:
             hint = "escape closes · nothing is written"
         elif self.asked.question is not None:
@@ -166,8 +169,8 @@ class ConfirmScreen(ModalScreen[str | None]):
 
     def action_confirm(self) -> None:
         if self.error is not None:
-            self.notify(f"this cannot be done now: {self.error} (escape closes)",
-                        severity="warning")
+            self.notify(shown(f"this cannot be done now: {self.error} (escape closes)"),
+                        severity="warning", markup=False)
             return
         answer = self.answer
         if self.asked.required and not answer:
@@ -175,7 +178,7 @@ class ConfirmScreen(ModalScreen[str | None]):
             return
         refused = self.asked.check(answer) if self.asked.check else None
         if refused:
-            self.notify(refused, severity="warning")
+            self.notify(shown(refused), severity="warning", markup=False)
             return
         self.dismiss(answer)
 
@@ -229,11 +232,13 @@ class EditScreen(ModalScreen[dict | None]):
         if c is None:
             return
         self.query_one("#edit-title", Label).update(
-            f"edit candidate {c.id}: {c.subject} {c.predicate}")
-        self.query_one("#edit-object", Input).value = c.object
+            Text(shown(f"edit candidate {c.id}: {c.subject} {c.predicate}")))
+        # shown: one line, control and format characters as escapes (the value
+        # stays JSON of the same value); unchanged fields are not edits
+        self.query_one("#edit-object", Input).value = shown(c.object)
         self.query_one("#edit-predicate", Input).value = c.predicate
         self.query_one("#edit-value", Input).value = (
-            "" if c.value is None else json.dumps(c.value, ensure_ascii=False))
+            "" if c.value is None else shown(json.dumps(c.value, ensure_ascii=False)))
         self.query_one("#edit-polarity", Select).value = c.polarity
         self.query_one("#edit-scope", Select).value = c.scope if c.scope in SCOPES else "global"
 
@@ -254,7 +259,7 @@ class EditScreen(ModalScreen[dict | None]):
         if not obj:
             self.notify("object cannot be empty", severity="error")
             return
-        if obj != c.object:
+        if obj != shown(c.object).strip():
             edits["object"] = obj
         predicate = self.query_one("#edit-predicate", Input).value.strip()
         if predicate and predicate != c.predicate:  # an unparsed note made the fact it states

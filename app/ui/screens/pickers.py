@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..text import shown
 from .base import Fetched
 
 
@@ -61,7 +62,7 @@ class SubjectPicker(ModalScreen[str | None]):
             return  # an answer for text the user has typed past
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(s, id=s) for s in message.subjects])
+        options.add_options([Option(Text(shown(s)), id=s) for s in message.subjects])
         if message.subjects:
             options.highlighted = 0
         if self.submit_pending:

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Static
 
 from ..service import RecallView
-from ..text import plural
+from ..text import plural, shown
 from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
@@ -80,21 +80,21 @@ def hit_text(rank: str, hit: RecallHit, index: str, weights: dict[str, float],
         what += f" · {hit.subject}"
     if hit.predicate:
         what += f" · {hit.predicate}" + (f" = {hit.object}" if hit.object is not None else "")
-    out.append(what, style="bold")
+    out.append(shown(what), style="bold")
     if index:
         out.append(f"  [{index} by the index]" if index == "found" else "  [missed by the index]",
                    style="green" if index == "found" else "red")
     out.append("\n")
-    out.append(hit.text + "\n\n")
+    out.append(shown(hit.text) + "\n\n")
     out.append_text(score_text(hit, weights))
     src = hit.source
     if src is None:
         out.append("no source turn (a fact imported without one)", style="dim")
         return out
-    out.append(f"\nsource {src.session}#{src.turn} · {src.speaker} · {when(src.time, src.tz)} · "
-               f"{src.kind}\n", style="bold underline")
+    out.append(f"\nsource {shown(src.session)}#{src.turn} · {shown(src.speaker)} · "
+               f"{when(src.time, src.tz)} · {shown(src.kind)}\n", style="bold underline")
     if turns is None:
-        out.append(f"  {src.text}\n", style="italic")
+        out.append(f"  {shown(src.text)}\n", style="italic")
     else:
         out.append_text(conversation_text(turns, src.turn))
     return out
@@ -160,7 +160,7 @@ class RecallScreen(MemdeskScreen):
                                   ("over", self.over, "o"),
                                   ("for", self.scope or "everyone", "s"), ("at", at, "t")):
             line.append(f"{label} ")
-            line.append(value, style="bold")
+            line.append(shown(value), style="bold")
             line.append(f" ({key}) · ")
         line.append("prompt block (v) · / types a query", style="dim")
         self.query_one("#recall-mode", Label).update(line)
@@ -170,7 +170,7 @@ class RecallScreen(MemdeskScreen):
         query = self.query_one("#recall-query", Input).value.strip()
         if not query:
             return
-        self.query_one("#recall-mode", Label).update(Text(f"searching {query!r} …"))
+        self.query_one("#recall-mode", Label).update(Text(f"searching {shown(query)!r} …"))
         self.search(query, self.exact, self.over, self.at, self.scope)
 
     def store_changed(self) -> None:
@@ -222,12 +222,12 @@ class RecallScreen(MemdeskScreen):
         note = (plural(len(view.hits), "result")
                 + ("" if view.exact else f" · the index missed {len(view.missed)} of the exact top "
                    f"{len(view.hits)}") + (f" · {view.message}" if view.message else ""))
-        self.notify(note, timeout=3)
+        self.notify(shown(note), timeout=3, markup=False)
         self.query_one("#recall-prompt", Static).update(Text(view.prompt))
         if not self.rows:
             self.query_one("#recall-detail", Static).update(
-                Text(f"no results for {view.query!r}" + (f": {view.message}" if view.message
-                                                          else "")))
+                Text(shown(f"no results for {view.query!r}"
+                           + (f": {view.message}" if view.message else ""))))
         else:
             self._show_detail()
 
@@ -237,7 +237,7 @@ class RecallScreen(MemdeskScreen):
         return cells(
             rank, f"{hit.score:.3f}", f"{hit.relevance:.3f}", hit.kind + (" ★" if hit.pinned else ""),
             hit.status, hit.subject or "",
-            Text(" ".join(hit.text.split()), style="dim" if stale else ""),
+            Text(" ".join(shown(hit.text).split()), style="dim" if stale else ""),
             ",".join(map(str, hit.conflict)),
             Text(index, style="red" if index == "missed" else "green"))
 
@@ -287,10 +287,10 @@ class RecallScreen(MemdeskScreen):
             try:  # a bare day: the end of it here, as on the command line
                 self.at, note = read_moment(text, "at")
             except InvalidInput as exc:
-                self.notify(str(exc), severity="error")
+                self.notify(shown(str(exc)), severity="error", markup=False)
                 return
             if note:
-                self.notify(note, timeout=4)
+                self.notify(shown(note), timeout=4, markup=False)
         self._mode()
         self.run_query()
         self.query_one(DataTable).focus()
@@ -325,8 +325,8 @@ class RecallScreen(MemdeskScreen):
         self.run_query()
 
     def action_toggle_prompt(self) -> None:
-        shown = self.query_one("#recall-prompt", Static).toggle_class("shown").has_class("shown")
-        self.query_one("#recall-detail", Static).set_class(shown, "hidden")
+        block = self.query_one("#recall-prompt", Static).toggle_class("shown").has_class("shown")
+        self.query_one("#recall-detail", Static).set_class(block, "hidden")
 
     def action_cursor(self, step: int) -> None:
         table = self.query_one(DataTable)

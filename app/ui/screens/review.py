@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
 from ..service import REVIEW_PAGE, CandidateContext, ReviewPage
+from ..text import shown
 from ..widgets.desk_header import DeskHeader
 from ..widgets.fast_table import FastTable
 from ..widgets.keybar import KeyBar
@@ -78,23 +79,23 @@ def unparsed_family(c: Candidate) -> str | None:
 def context_text(ctx: CandidateContext) -> Text:
     """The context panel: the candidate, why it waits, the turn it came from
     (first, so it is in view on a small screen), then the conversation around it."""
-    c = ctx.candidate
+    c, src = ctx.candidate, ctx.candidate.source
     out = Text()
     out.append(f"candidate {c.id}  ", style="bold")
-    out.append(f"{c.subject}  {c.predicate} = {c.object}", style="bold")
-    out.append(f"   {c.polarity} · {c.scope} · confidence {c.confidence:.2f} · "
-               f"{c.source.kind} · {c.source.extractor}\n")
-    out.append("why it waits: " + "; ".join(c.reasons) + "\n", style="yellow")
+    out.append(shown(f"{c.subject}  {c.predicate} = {c.object}"), style="bold")
+    out.append(shown(f"   {c.polarity} · {c.scope} · confidence {c.confidence:.2f} · "
+                     f"{src.kind} · {src.extractor}") + "\n")
+    out.append("why it waits: " + shown("; ".join(c.reasons)) + "\n", style="yellow")
     family = unparsed_family(c)
     if family is not None:
         out.append(f"unparsed statement: the signal layer read a {family} fact in this clause that no "
                    "rule could parse; keep it as a note (a), edit it into the fact it states (e), "
                    "or reject it (x)\n", style="yellow")
     out.append(f"valid from {when(c.valid_from, c.source.tz)}\n")
-    out.append(f"said in #{c.source.turn} ({c.source.speaker}, "
-               f"{when(c.source.time, c.source.tz)}): ", style="cyan")
-    out.append(c.source.text + "\n\n", style="bold")
-    out.append(f"conversation {c.source.session}\n", style="bold underline")
+    out.append(f"said in #{src.turn} ({shown(src.speaker)}, "
+               f"{when(src.time, src.tz)}): ", style="cyan")
+    out.append(shown(src.text) + "\n\n", style="bold")
+    out.append(f"conversation {shown(src.session)}\n", style="bold underline")
     out.append_text(conversation_text(ctx.turns, c.source.turn))
     return out
 
@@ -216,9 +217,10 @@ class ReviewScreen(MemdeskScreen):
         whose = (f" for {self.subject_filter} (f shows all)" if self.subject_filter
                  else "")
         line = Text.assemble((str(self.total), "bold"),
-                             f" pending{whose}, lowest confidence first · "
-                             f"{len(self.items)} loaded · decided this sitting: "
-                             f"{len(self.undo_stack)}" + (f" · {self.last}" if self.last else ""))
+                             shown(f" pending{whose}, lowest confidence first · "
+                                   f"{len(self.items)} loaded · decided this sitting: "
+                                   f"{len(self.undo_stack)}"
+                                   + (f" · {self.last}" if self.last else "")))
         self.query_one("#review-count", Label).update(line)
 
     def _jump(self, candidate_id: int) -> None:
@@ -243,8 +245,8 @@ class ReviewScreen(MemdeskScreen):
             if self.more:
                 panel.update("")
             elif self.subject_filter:
-                panel.update(f"nothing of {self.subject_filter} waits for review · "
-                             "f shows every subject's candidates")
+                panel.update(Text(f"nothing of {shown(self.subject_filter)} waits for review · "
+                                  "f shows every subject's candidates"))
             else:
                 panel.update("the review queue is empty: candidates come from ingest and "
                              "import when a gate holds a claim for a person to decide")
@@ -307,7 +309,8 @@ class ReviewScreen(MemdeskScreen):
     def on_decided(self, message: Decided) -> None:
         self.deciding.discard(message.candidate.id)
         if message.error:
-            self.notify(f"#{message.candidate.id}: {message.error}", severity="error", timeout=8)
+            self.notify(shown(f"#{message.candidate.id}: {message.error}"), severity="error",
+                        timeout=8, markup=False)
             self.fetch(None, append=False)
             return
         self.undo_stack.append(Decision(message.candidate, message.verdict))

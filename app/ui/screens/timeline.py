@@ -17,7 +17,7 @@ from textual.widgets import Input, Label, Static
 
 from ...tables import start_brief
 from ..service import FactDetail, TimelineData
-from ..text import ellipsize, plural, short_time
+from ..text import ellipsize, plural, short_time, shown, shown_all
 from ..widgets.desk_header import DeskHeader
 from ..widgets.keybar import KeyBar
 from ..widgets.timeline_chart import TimelineChart
@@ -87,7 +87,7 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
     """The details panel, ``width`` cells wide: the row's fields on a few lines,
     then its provenance chain, one line a step (long texts cut: the audit
     screen, ``p``, shows the whole chain)."""
-    f = detail.fact
+    f = shown_all(detail.fact)  # stored text, one line each
     width = max(width, 20)
     status = f["status"]
     src = f.get("source") or {}
@@ -122,9 +122,9 @@ def fact_text(detail: FactDetail, width: int = 100) -> Text:
         previous = ""
         for step in detail.audit.chain:
             at = when(step.at, step.tz)
-            shown = at if at != previous else " " * cell_len(at)
+            stamp = at if at != previous else " " * cell_len(at)
             previous = at
-            line = Text(f"{shown}  ", style="cyan")
+            line = Text(f"{stamp}  ", style="cyan")
             line.append(f"{step.step:<10} ", style="cyan")
             rest = width - line.cell_len
             line.append(ellipsize(f"{step.actor}: {step.summary}", rest))
@@ -238,8 +238,8 @@ class TimelineScreen(MemdeskScreen):
         if message.superseded:
             return
         self.data = message.data
-        self.query_one("#timeline-subject", Label).update(
-            f"[b]{message.data.subject}[/b]  {len(message.data.rows)} rows")
+        self.query_one("#timeline-subject", Label).update(Text.assemble(
+            (shown(message.data.subject), "bold"), f"  {len(message.data.rows)} rows"))
         self.redraw()
 
     def redraw(self) -> None:
@@ -313,10 +313,10 @@ class TimelineScreen(MemdeskScreen):
             try:  # a bare day: what was believed at the end of it, in the subject's offset
                 self.known_at, note = read_moment(text, "known at", zone)
             except InvalidInput as exc:
-                self.notify(str(exc), severity="error")
+                self.notify(shown(str(exc)), severity="error", markup=False)
                 return
             if note:
-                self.notify(note, timeout=4)
+                self.notify(shown(note), timeout=4, markup=False)
         self.redraw()
         self._show_known_at()
         self.query_one(TimelineChart).focus()
