@@ -26,7 +26,10 @@ Who may reach what (``core.access.Grant``):
   refused with a tool error and an ``access.refused`` audit entry, and
   nothing of theirs is read. An MCP session belongs to the token that opened
   it (the SDK answers 404 to any other). ``app.http_guard`` bounds body size
-  and request rates in front of it all.
+  and request rates around it all, ``app.http_conn`` slow clients and open
+  connections below it; a request whose client went away is cancelled
+  (``app.cancel``), and SIGTERM stops the server within its stop timeout
+  (``app.http_stop``).
 
 Every write names its caller in the audit: the token (id and name, never the
 secret) and the client name and version the protocol reported.
@@ -48,9 +51,19 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from memdesk.core import AccessRefused, MemdeskError, Memory
 from memdesk.core.access import Caller, Grant
+from memdesk.core.errors import RequestCancelled
+from memdesk.core.failpoints import point
 from memdesk.core.timeutil import iso, parse_time
 
-from .http_guard import MAX_SESSIONS, SESSION_IDLE_SECONDS, Guard, GuardSettings, RefusalLog
+from .cancel import check_current, stop_cancelled_work
+from .http_guard import (
+    MAX_SESSIONS,
+    SESSION_IDLE_SECONDS,
+    Guard,
+    GuardSettings,
+    RefusalLog,
+    TokenLimits,
+)
 
 T = TypeVar("T")
 
@@ -121,9 +134,14 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 
     def call(tool: str, grant: Grant, caller: Caller, fn: Callable[[], T]) -> T:
         """Run a tool's body: a refusal is audited and said (naming the grant),
-        a package error said."""
+        a package error said. Over HTTP, a request cancelled (its client gone,
+        the server stopping) does not start, and stops at its next statement."""
         try:
+            check_current()
             return fn()
+        except RequestCancelled as exc:
+            point("http.cancelled")
+            raise ToolError(str(exc)) from None
         except AccessRefused as exc:
             said = str(exc) if str(exc).startswith(grant.label) else f"{grant.label}: {exc}"
             try:
@@ -278,9 +296,12 @@ class StoreTokenVerifier:
 
 def http_app(memory: Memory, *, host: str = "127.0.0.1", port: int = 8765,
              user: str | None = None, guard: GuardSettings | None = None,
-             log: RefusalLog | None = None) -> Any:
-    """The ASGI app of the HTTP door: the guard, the bearer-token check and
-    the MCP endpoint at ``/mcp``."""
+             log: RefusalLog | None = None) -> Guard:
+    """The ASGI app of the HTTP door: the guard, the bearer-token check, the
+    per-token limits and the MCP endpoint at ``/mcp``. The store refuses the
+    statements of a cancelled request from then on (``app.cancel``)."""
+    from starlette.middleware import Middleware
+
     guard = guard or GuardSettings()
     server = build_server(memory, user=user, transport="http",
                           token_verifier=StoreTokenVerifier(memory),
@@ -288,25 +309,49 @@ def http_app(memory: Memory, *, host: str = "127.0.0.1", port: int = 8765,
     inner = server.streamable_http_app(host=host, max_request_body_size=guard.max_body,
                                        max_sessions=MAX_SESSIONS,
                                        session_idle_timeout=SESSION_IDLE_SECONDS)
-    return Guard(inner, guard, log)
+    outer = Guard(inner, guard, log)
+    # after the SDK's bearer check (its middlewares come first in the list)
+    inner.user_middleware.append(Middleware(TokenLimits, guard=outer))
+    stop_cancelled_work(memory.store.engine)
+    return outer
+
+
+def server_config(app: Guard, *, host: str, port: int,
+                  tls: tuple[str, str] | None = None, log: RefusalLog | None = None) -> Any:
+    """The uvicorn configuration of the HTTP door: the guarded h11 protocol
+    (``app.http_conn``: header and body timeouts, connection caps),
+    forwarded headers believed only from ``forwarded_allow_ips`` (none by
+    default), and a graceful shutdown of half the stop timeout."""
+    import uvicorn
+
+    from .http_conn import ConnectionBook, protocol_class
+
+    settings = app.settings
+    trusted = list(settings.forwarded_allow_ips)
+    book = ConnectionBook(settings, log if log is not None else app.log)
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                          http=protocol_class(book),
+                          proxy_headers=bool(trusted),
+                          forwarded_allow_ips=trusted or None,
+                          timeout_graceful_shutdown=max(1, int(settings.stop_timeout / 2)),
+                          ssl_certfile=tls[0] if tls else None,
+                          ssl_keyfile=tls[1] if tls else None)
 
 
 def serve(memory: Memory, *, transport: str = "stdio", host: str = "127.0.0.1",
           port: int = 8765, user: str | None = None, guard: GuardSettings | None = None,
           tls: tuple[str, str] | None = None) -> None:
     """Run the server until it is stopped (stdio: until the client closes it;
-    HTTP: until interrupted). ``tls``: (certificate file, key file)."""
+    HTTP: until SIGTERM or SIGINT, see ``DoorServer``). ``tls``:
+    (certificate file, key file)."""
     if transport == "stdio":
         build_server(memory, user=user).run("stdio")
         return
-    import uvicorn
+    from .http_stop import DoorServer
 
     app = http_app(memory, host=host, port=port, user=user, guard=guard)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            ssl_certfile=tls[0] if tls else None,
-                            ssl_keyfile=tls[1] if tls else None)
-    uvicorn.Server(config).run()
+    DoorServer(server_config(app, host=host, port=port, tls=tls), app).run()
 
 
 __all__ = ["DECIDED_BY_PEOPLE", "INSTRUCTIONS", "StoreTokenVerifier", "build_server",
-           "client_name", "http_app", "is_loopback", "serve"]
+           "client_name", "http_app", "is_loopback", "serve", "server_config"]
