@@ -14,11 +14,7 @@ connections per address and in all).
   by ``--forwarded-allow-ips`` (none by default);
 * a request body larger than ``max_body`` bytes is refused (413) without
   being read further; a ``Content-Length`` that says so is refused unread;
-  the body is parsed once here as the SDK parses it (``pydantic_core``, the
-  SDK's JSON-RPC model), so whether it opens an MCP session (an
-  ``initialize`` request without a session id) is decided on the method the
-  server will dispatch, however it is spelled (``"\\u0069nitialize"``);
-* each request gets a ``Cancellation`` (``app.cancel``), cancelled when the
+* each POST gets a ``Cancellation`` (``app.cancel``), cancelled when the
   client goes away before its answer is complete or when the server stops
   (``stop``): its work stops at its next step and writes nothing;
 * every refused request (4xx from here, from the token check, or from the
@@ -32,7 +28,11 @@ keys the per-token limits on the token the check accepted (its principal,
 * each token gets a moving-window rate limit; past it 429;
 * each token may open only so many MCP sessions per window, so one token
   cannot fill the server's session table (``MAX_SESSIONS``, idle ones closed
-  after ``SESSION_IDLE_SECONDS``).
+  after ``SESSION_IDLE_SECONDS``). Whether a request opens one (an
+  ``initialize`` request without a session id) is decided on its body parsed
+  as the SDK parses it (``pydantic_core``, the SDK's JSON-RPC model): on the
+  method the server will dispatch, however it is spelled
+  (``"\\u0069nitialize"``), not on its bytes.
 
 Requests without a valid token meet only the address limit before the SDK
 answers them 401. The limits are in ``limits``' notation (``30/second``,
@@ -75,8 +75,8 @@ DEFAULT_ADDRESS_CONNECTIONS = 64  # open at once from one client address
 DEFAULT_STOP_TIMEOUT = 4.0  # seconds from SIGTERM to the process gone
 MAX_SESSIONS = 256
 SESSION_IDLE_SECONDS = 600
-OPENS_SESSION = "memdesk.opens_session"
-"""Scope key: the guard found that this request opens an MCP session."""
+BODY = "memdesk.body"
+"""Scope key: the request's body, as the guard read it."""
 
 
 def check_rate(text: str, what: str) -> str:
@@ -163,6 +163,27 @@ def opens_session(scope: Scope, body: bytes) -> bool:
     return isinstance(message, JSONRPCRequest) and message.method == "initialize"
 
 
+class Rates:
+    """The moving-window limits of one server (``limits``, kept in memory),
+    shared by the guard, the per-token limits and the token check. Each
+    method records one request and says whether it is within its limit."""
+
+    def __init__(self, settings: GuardSettings) -> None:
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._per_token = parse(settings.token_rate)
+        self._per_address = parse(settings.address_rate)
+        self._sessions = parse(settings.session_rate)
+
+    def address(self, address: str) -> bool:
+        return self._limiter.hit(self._per_address, "address", address)
+
+    def token(self, principal: str) -> bool:
+        return self._limiter.hit(self._per_token, "token", principal)
+
+    def session(self, principal: str) -> bool:
+        return self._limiter.hit(self._sessions, "sessions", principal)
+
+
 class _Exchange:
     """One request's state as the guard follows it."""
 
@@ -177,15 +198,12 @@ class Guard:
     """The outer ASGI middleware (see the module docstring)."""
 
     def __init__(self, app: ASGIApp, settings: GuardSettings | None = None,
-                 log: RefusalLog | None = None) -> None:
+                 log: RefusalLog | None = None, rates: Rates | None = None) -> None:
         self.app = app
         self.settings = settings = settings or GuardSettings()
         self.log = log if log is not None else RefusalLog()
+        self.rates = rates if rates is not None else Rates(settings)
         self.in_flight = InFlight()
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
-        self.per_token = parse(settings.token_rate)
-        self.per_address = parse(settings.address_rate)
-        self.sessions = parse(settings.session_rate)
 
     def stop(self, reason: str = "the server is stopping") -> int:
         """Cancel every request in flight, and refuse (503) those that come
@@ -203,26 +221,27 @@ class Guard:
                           ((b"retry-after", b"5"), (b"connection", b"close")))
             return
         address = self._address(scope)
-        if not self.limiter.hit(self.per_address, "address", address):
+        if not self.rates.address(address):
             await _answer(send, 429, "rate_limited",
                           f"too many requests from {address}; retry later",
                           ((b"retry-after", b"1"),))
             return
+        if scope.get("method") not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)  # no work to cancel (GET: an event stream)
+            return
         self.in_flight.add(exchange.cancellation)
         try:
             receive = self._watching(receive, exchange)
-            if scope.get("method") in ("POST", "PUT", "PATCH"):
-                body = await self._read_body(scope, receive)
-                if body is None:
-                    await _answer(send, 413, "request_too_large",
-                                  f"the request body is larger than {self.settings.max_body} bytes")
-                    return
-                if exchange.cancellation.reason is not None:
-                    return  # the client left before its body was complete: nothing to serve
-                scope[OPENS_SESSION] = opens_session(scope, body)
-                receive = self._replay(body, receive)
+            body = await self._read_body(scope, receive)
+            if body is None:
+                await _answer(send, 413, "request_too_large",
+                              f"the request body is larger than {self.settings.max_body} bytes")
+                return
+            if exchange.cancellation.reason is not None:
+                return  # the client left before its body was complete: nothing to serve
+            scope[BODY] = body  # parsed after the token check, only if it may open a session
             with current_request(exchange.cancellation):
-                await self.app(scope, receive, send)
+                await self.app(scope, self._replay(body, receive), send)
         finally:
             self.in_flight.discard(exchange.cancellation)
 
@@ -295,24 +314,24 @@ class Guard:
 
 class TokenLimits:
     """The inner ASGI middleware: per-token limits after the bearer check
-    (see the module docstring). Shares the guard's limiter and log."""
+    (see the module docstring), counted in the guard's ``Rates``."""
 
-    def __init__(self, app: ASGIApp, guard: Guard) -> None:
+    def __init__(self, app: ASGIApp, rates: Rates) -> None:
         self.app = app
-        self.guard = guard
+        self.rates = rates
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             who = self.principal(scope)
             if who is not None:
-                guard = self.guard
-                if not guard.limiter.hit(guard.per_token, "token", who):
+                if not self.rates.token(who):
                     await _answer(send, 429, "rate_limited",
                                   "too many requests with this token; retry later",
                                   ((b"retry-after", b"1"),))
                     return
-                if scope.get(OPENS_SESSION) and not guard.limiter.hit(guard.sessions,
-                                                                      "sessions", who):
+                body = scope.get(BODY)
+                if isinstance(body, bytes) and opens_session(scope, body) and \
+                        not self.rates.session(who):
                     await _answer(send, 429, "rate_limited", "too many new sessions with this "
                                   "token; reuse an open session or retry later",
                                   ((b"retry-after", b"60"),))
@@ -327,8 +346,8 @@ class TokenLimits:
         return who if isinstance(who, str) and who else None
 
 
-__all__ = ["DEFAULT_ADDRESS_CONNECTIONS", "DEFAULT_ADDRESS_RATE", "DEFAULT_BODY_TIMEOUT",
+__all__ = ["BODY", "DEFAULT_ADDRESS_CONNECTIONS", "DEFAULT_ADDRESS_RATE", "DEFAULT_BODY_TIMEOUT",
            "DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_BODY", "DEFAULT_MAX_CONNECTIONS",
            "DEFAULT_SESSION_RATE", "DEFAULT_STOP_TIMEOUT", "DEFAULT_TOKEN_RATE", "GONE",
-           "MAX_SESSIONS", "OPENS_SESSION", "SESSION_IDLE_SECONDS", "Guard", "GuardSettings",
-           "RefusalLog", "TokenLimits", "check_rate", "opens_session"]
+           "MAX_SESSIONS", "SESSION_IDLE_SECONDS", "Guard", "GuardSettings",
+           "Rates", "RefusalLog", "TokenLimits", "check_rate", "opens_session"]

@@ -12,7 +12,10 @@ for as long as they lasted. ``DoorServer`` adds, at the first signal:
 * uvicorn's graceful shutdown gets half the stop timeout
   (``server_config``), after which it cancels what is left;
 * a watchdog ends the process at the stop timeout whatever still runs (a
-  worker thread waiting on the database cannot be interrupted from Python).
+  worker thread waiting on the database, or busy in C code holding the GIL,
+  cannot be interrupted from Python). It is the kernel's: a real-time timer
+  whose SIGALRM keeps its default action, so it fires even while no Python
+  code can run (a thread timer where the platform has no ``setitimer``).
   That is as safe as a crash: every write is one transaction, which the
   database rolls back when the process dies before its commit.
 """
@@ -61,6 +64,10 @@ class DoorServer(uvicorn.Server):
             name = f"signal {sig}"
         _say(f"stopping ({name}): {cancelled} request(s) in flight cancelled; "
              f"exiting within {timeout:g} s")
+        if hasattr(signal, "setitimer"):  # the kernel ends the process: SIGALRM's default
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            return
         self.watchdog = threading.Timer(timeout, self._exit_now, args=(sig,))
         self.watchdog.daemon = True
         self.watchdog.start()

@@ -61,6 +61,7 @@ from .http_guard import (
     SESSION_IDLE_SECONDS,
     Guard,
     GuardSettings,
+    Rates,
     RefusalLog,
     TokenLimits,
 )
@@ -261,16 +262,24 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 class StoreTokenVerifier:
     """The SDK's ``TokenVerifier`` over the store's tokens (core.tokens): one
     indexed read per request, in a worker thread, so a revocation holds from
-    the next request on. A revoked token's use is audited."""
+    the next request on. A revoked token's use is audited, one entry per use
+    within ``audit_within`` (the per-token rate: ``Rates.token``, called with
+    the token's principal), so a flood with it cannot grow the audit log
+    faster than that."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory,
+                 audit_within: Callable[[str], bool] | None = None) -> None:
         self.memory = memory
+        self.audit_within = audit_within
 
     def lookup(self, secret: str) -> AccessToken | None:
         token = self.memory.store.token_for_secret(secret)
         if token is None:
             return None
+        principal = f"token:{token.id}"
         if not token.active:
+            if self.audit_within is not None and not self.audit_within(principal):
+                return None  # refused all the same; counted in the log, not audited
             try:
                 self.memory.store.record_refusal(
                     Caller("http", token.id, token.name), tool="(any)",
@@ -278,7 +287,6 @@ class StoreTokenVerifier:
             except MemdeskError as failed:
                 print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
             return None
-        principal = f"token:{token.id}"
         return AccessToken(token=principal, client_id=principal, subject=principal, scopes=[],
                            claims={"token": token.id, "name": token.name, "label": token.label,
                                    "users": list(token.users), "projects": list(token.projects),
@@ -303,15 +311,16 @@ def http_app(memory: Memory, *, host: str = "127.0.0.1", port: int = 8765,
     from starlette.middleware import Middleware
 
     guard = guard or GuardSettings()
+    rates = Rates(guard)
     server = build_server(memory, user=user, transport="http",
-                          token_verifier=StoreTokenVerifier(memory),
+                          token_verifier=StoreTokenVerifier(memory, audit_within=rates.token),
                           server_url=f"http://{host}:{port}")
     inner = server.streamable_http_app(host=host, max_request_body_size=guard.max_body,
                                        max_sessions=MAX_SESSIONS,
                                        session_idle_timeout=SESSION_IDLE_SECONDS)
-    outer = Guard(inner, guard, log)
     # after the SDK's bearer check (its middlewares come first in the list)
-    inner.user_middleware.append(Middleware(TokenLimits, guard=outer))
+    inner.user_middleware.append(Middleware(TokenLimits, rates=rates))
+    outer = Guard(inner, guard, log, rates)
     stop_cancelled_work(memory.store.engine)
     return outer
 

@@ -153,10 +153,12 @@ class Answer:
 
 
 async def call(door: Door, secret: str | None, tool: str, args: dict[str, Any],
-               client: str = "attack-probe") -> Answer:
-    """One tool call through the SDK's client, with ``secret`` as the bearer token."""
+               client: str = "attack-probe", source: str | None = None) -> Answer:
+    """One tool call through the SDK's client, with ``secret`` as the bearer
+    token, from the loopback address ``source`` when given."""
     headers = {"Authorization": f"Bearer {secret}"} if secret is not None else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+    transport = httpx2.AsyncHTTPTransport(local_address=source) if source else None
+    async with httpx2.AsyncClient(headers=headers, timeout=30, transport=transport) as http:
         async with Client(streamable_http_client(door.url, http_client=http),
                           client_info=Implementation(name=client, version="1.0")) as c:
             result = await c.call_tool(tool, args)

@@ -301,6 +301,13 @@ def test_a_flood_is_bounded_in_count_and_time_and_the_server_keeps_serving(tmp_p
         wrong = asyncio.run(attack.flood(server, "mdk_" + "C" * 43, 300))
         assert set(wrong.statuses) <= {401, 429}, wrong.statuses
         time.sleep(1.1)
+        audited = attack.counts(db)
+        revoked = asyncio.run(attack.flood(server, secrets["revoked"], 200))
+        assert set(revoked.statuses) <= {401, 429}, revoked.statuses
+        # each use of a revoked token is audited, but no faster than the token's rate
+        assert 0 < refusals(audited, attack.counts(db)) <= 20 * (revoked.seconds + 1)
+        before["audit:access.refused"] = attack.counts(db).get("audit:access.refused", 0)
+        time.sleep(1.1)
         sessions = asyncio.run(attack.flood(server, secrets["alice"], 100))
         assert sessions.statuses.get(200, 0) <= 5, sessions.statuses  # 5 new sessions a minute
         assert set(sessions.statuses) <= {200, 429}, sessions.statuses

@@ -168,23 +168,25 @@ class Row:
     control: bool = False
 
 
-def serves(door: Door, pause: float = 0.0) -> bool:
-    """Whether the door still answers alice's ``facts`` as hers."""
+def serves(door: Door, pause: float = 0.0, token: str = "alice",
+           source: str | None = None) -> bool:
+    """Whether the door still answers alice's ``facts`` as hers (asked with
+    ``token``, one of alice's, from the loopback address ``source``)."""
     time.sleep(pause)
     try:
-        got = asyncio.run(attack.call(door, door.secrets["alice"], "facts", {}))
+        got = asyncio.run(attack.call(door, door.secrets[token], "facts", {}, source=source))
     except Exception:  # noqa: BLE001 - not serving is the figure
         return False
     return door.alive and not got.error and (got.data or {}).get("subject") == "user:alice"
 
 
 def run_case(door: Door, name: str, fn: Callable[[Door], Tally], *, control: bool = False,
-             pause: float = 0.0) -> Row:
+             pause: float = 0.0, token: str = "alice", source: str | None = None) -> Row:
     before = attack.counts(door.db)
     tally = fn(door)
     after = attack.counts(door.db)
     return Row(name, tally, written(before, after), refusals(before, after),
-               serves(door, pause), control)
+               serves(door, pause, token, source), control)
 
 
 def post_status(door: Door, body: Any, headers: dict[str, str] | None = None,
@@ -427,8 +429,9 @@ def limits(where: Path) -> tuple[list[Row], list[FloodFigures], list[str]]:
                 d, 400, lambda i: {"x-forwarded-for": f"10.0.{i // 256}.{i % 256}"}, listing)),
              150)]
         for name, make, most in cases:
-            rows.append(run_case(door, name, flood_case(
-                figures, name, make, lambda f, most=most: most, refused_if=only_429)))
+            rows.append(run_case(door, name, flood_case(  # served: a token, an address unused
+                figures, name, make, lambda f, most=most: most, refused_if=only_429),
+                token="alice_ro", source="127.0.0.9"))
     finally:
         log = door.stop()
     problems = [f"a traceback in the server's log ({where / 'limits.log'})"] \
@@ -605,7 +608,8 @@ def stop_case(where: Path, name: str, kind: str) -> Stop:
         sock.close()
     code = door.process.poll()
     log = door.stop()
-    how = ("watchdog" if "exiting now" in log else "graceful") if seconds is not None         else "STILL RUNNING"
+    how = ("watchdog" if code == -signal.SIGALRM or "exiting now" in log else "graceful") \
+        if seconds is not None else "STILL RUNNING"
     with Store.open(db) as store:
         verified = store.verify().ok
     return Stop(name, seconds, code, how, written(before, attack.counts(db)), verified)
