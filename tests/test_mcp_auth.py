@@ -441,7 +441,7 @@ def test_forwarded_headers_are_trusted_only_from_named_proxies(tmp_path, capsys)
 
 
 # --------------------------------------------------------------- slow clients
-SLOW = ("--header-timeout", "2", "--body-timeout", "3", "--address-connections", "4",
+SLOW = ("--header-timeout", "4", "--body-timeout", "3", "--address-connections", "4",
         "--max-connections", "8")
 
 
