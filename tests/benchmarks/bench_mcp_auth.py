@@ -490,10 +490,11 @@ def slow_clients(where: Path, quick: bool) -> tuple[list[Row], list[SlowFigures]
         before = attack.counts(db)
         with ThreadPoolExecutor(max_workers=sum(g[1] for g in groups)) as pool:
             futures = {}
-            for case, count, sources, first, trickle in groups[::-1]:  # the bodies first
+            for case, count, sources, first, trickle in (groups[2], groups[0], groups[1]):
                 futures[case] = [pool.submit(hold, door, sources[i % len(sources)], first,
                                              trickle, bound) for i in range(count)]
-                time.sleep(0.5)  # in: the next group meets the caps these left
+                time.sleep(0.5)  # in: the next group meets the caps these left (the bodies
+                # first, then one address's 64, then the total's rest)
             outcomes = {case: [f.result() for f in futures[case]] for case, *_ in groups}
         for case, got in outcomes.items():
             t = Tally()
