@@ -6,6 +6,13 @@ Each refusal must be clean (a 401/404/413/429 or an MCP tool error naming
 why), write nothing of memory (turns, claims, facts, memories, conflicts,
 vectors, tokens), leave the server serving, and, for a token reaching past
 its grant, leave one ``access.refused`` audit entry.
+
+Issue 29's attacks follow: limits sidestepped by spelling (a token's
+scheme, an escaped ``initialize``, a rotating ``X-Forwarded-For``), slow
+clients and connection caps (raw sockets from several loopback addresses),
+a call whose client leaves while it waits on the write lock (cancelled,
+nothing written), and SIGTERM to a busy server (gone, ``verify`` clean).
+Waits are the harness's generous bounds, never measured figures.
 """
 
 from __future__ import annotations
