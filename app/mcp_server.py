@@ -147,6 +147,8 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
             said = str(exc) if str(exc).startswith(grant.label) else f"{grant.label}: {exc}"
             try:
                 memory.store.record_refusal(caller, tool=tool, reason=said, subject=exc.subject)
+            except RequestCancelled:
+                pass  # its client is gone: nothing of the request is written, the audit neither
             except MemdeskError as failed:  # still refused; the log says why it is not audited
                 print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
             raise ToolError(f"refused: {said}") from None
@@ -284,6 +286,8 @@ class StoreTokenVerifier:
                 self.memory.store.record_refusal(
                     Caller("http", token.id, token.name), tool="(any)",
                     reason=f"{token.label} was revoked at {iso(token.revoked_at)}")
+            except RequestCancelled:
+                pass  # its client is gone: nothing of the request is written, the audit neither
             except MemdeskError as failed:
                 print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
             return None
@@ -297,6 +301,8 @@ class StoreTokenVerifier:
 
         try:
             return await anyio.to_thread.run_sync(self.lookup, token)
+        except RequestCancelled:  # the client left during the check: nobody to answer
+            return None
         except MemdeskError as exc:  # the store is unreachable: refuse, say why
             print(f"memdesk mcp: could not check a token: {exc}", file=sys.stderr)
             return None
