@@ -728,6 +728,7 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
 def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     from memdesk.core import Memory
 
+    from .http_conn import parse_trusted
     from .http_guard import GuardSettings, check_rate
     from .mcp_server import is_loopback, serve
 
@@ -742,11 +743,24 @@ def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
             guard = GuardSettings(max_body=args.max_body,
                                   token_rate=check_rate(args.rate, "--rate"),
                                   address_rate=check_rate(args.address_rate, "--address-rate"),
-                                  session_rate=check_rate(args.session_rate, "--session-rate"))
+                                  session_rate=check_rate(args.session_rate, "--session-rate"),
+                                  header_timeout=args.header_timeout,
+                                  body_timeout=args.body_timeout,
+                                  max_connections=args.max_connections,
+                                  address_connections=args.address_connections,
+                                  forwarded_allow_ips=parse_trusted(args.forwarded_allow_ips),
+                                  stop_timeout=args.stop_timeout)
         except ValueError as exc:
             raise UserError(str(exc)) from None
         if args.max_body < 1024:
             raise UserError("--max-body must be at least 1024 bytes")
+        for flag, value, least in (("--header-timeout", args.header_timeout, 0.1),
+                                   ("--body-timeout", args.body_timeout, 0.1),
+                                   ("--stop-timeout", args.stop_timeout, 1),
+                                   ("--max-connections", args.max_connections, 1),
+                                   ("--address-connections", args.address_connections, 1)):
+            if not value >= least:  # (not >=: NaN too)
+                raise UserError(f"{flag} must be at least {least:g}, got {value:g}")
         active = store.tokens(include_revoked=False)
         if not is_loopback(args.host) and not active:
             raise UserError(f"refusing to listen on {args.host} without authentication: no "
@@ -1038,6 +1052,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="new MCP sessions per token (default 10/minute)")
     p.add_argument("--max-body", type=int, default=1 << 20, metavar="BYTES",
                    help="largest request body (default 1048576); larger: 413")
+    p.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="time a client has for a request's line and headers (default 10); "
+                        "past it: 408 and the connection closed")
+    p.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="time a client has for a request's whole body once its headers are "
+                        "in (default 30); past it: 408 and the connection closed")
+    p.add_argument("--max-connections", type=int, default=512, metavar="N",
+                   help="connections open at once, in all (default 512); past it: 503")
+    p.add_argument("--address-connections", type=int, default=64, metavar="N",
+                   help="connections open at once from one client address (default 64; "
+                        "not applied to --forwarded-allow-ips proxies); past it: 503")
+    p.add_argument("--forwarded-allow-ips", metavar="ADDRESSES",
+                   help="proxies (addresses, networks like 10.0.0.0/8, or *; comma-separated) "
+                        "whose X-Forwarded-For names the client for the per-address limits "
+                        "(default: none, the header is ignored)")
+    p.add_argument("--stop-timeout", type=float, default=4.0, metavar="SECONDS",
+                   help="on SIGTERM or SIGINT: requests in flight are cancelled and the "
+                        "process is gone within this many seconds (default 4)")
     p.add_argument("--user", metavar="NAME",
                    help="serve this one user only (otherwise every call names its user)")
     p.add_argument("--embedder", choices=["use", "e5", "use+e5"],

@@ -26,7 +26,10 @@ Who may reach what (``core.access.Grant``):
   refused with a tool error and an ``access.refused`` audit entry, and
   nothing of theirs is read. An MCP session belongs to the token that opened
   it (the SDK answers 404 to any other). ``app.http_guard`` bounds body size
-  and request rates in front of it all.
+  and request rates around it all, ``app.http_conn`` slow clients and open
+  connections below it; a request whose client went away is cancelled
+  (``app.cancel``), and SIGTERM stops the server within its stop timeout
+  (``app.http_stop``).
 
 Every write names its caller in the audit: the token (id and name, never the
 secret) and the client name and version the protocol reported.
@@ -48,9 +51,20 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from memdesk.core import AccessRefused, MemdeskError, Memory
 from memdesk.core.access import Caller, Grant
+from memdesk.core.errors import RequestCancelled
+from memdesk.core.failpoints import point
 from memdesk.core.timeutil import iso, parse_time
 
-from .http_guard import MAX_SESSIONS, SESSION_IDLE_SECONDS, Guard, GuardSettings, RefusalLog
+from .cancel import check_current, stop_cancelled_work
+from .http_guard import (
+    MAX_SESSIONS,
+    SESSION_IDLE_SECONDS,
+    Guard,
+    GuardSettings,
+    Rates,
+    RefusalLog,
+    TokenLimits,
+)
 
 T = TypeVar("T")
 
@@ -121,13 +135,20 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 
     def call(tool: str, grant: Grant, caller: Caller, fn: Callable[[], T]) -> T:
         """Run a tool's body: a refusal is audited and said (naming the grant),
-        a package error said."""
+        a package error said. Over HTTP, a request cancelled (its client gone,
+        the server stopping) does not start, and stops at its next statement."""
         try:
+            check_current()
             return fn()
+        except RequestCancelled as exc:
+            point("http.cancelled")
+            raise ToolError(str(exc)) from None
         except AccessRefused as exc:
             said = str(exc) if str(exc).startswith(grant.label) else f"{grant.label}: {exc}"
             try:
                 memory.store.record_refusal(caller, tool=tool, reason=said, subject=exc.subject)
+            except RequestCancelled:
+                pass  # its client is gone: nothing of the request is written, the audit neither
             except MemdeskError as failed:  # still refused; the log says why it is not audited
                 print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
             raise ToolError(f"refused: {said}") from None
@@ -243,24 +264,33 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 class StoreTokenVerifier:
     """The SDK's ``TokenVerifier`` over the store's tokens (core.tokens): one
     indexed read per request, in a worker thread, so a revocation holds from
-    the next request on. A revoked token's use is audited."""
+    the next request on. A revoked token's use is audited, one entry per use
+    within ``audit_within`` (the per-token rate: ``Rates.token``, called with
+    the token's principal), so a flood with it cannot grow the audit log
+    faster than that."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory,
+                 audit_within: Callable[[str], bool] | None = None) -> None:
         self.memory = memory
+        self.audit_within = audit_within
 
     def lookup(self, secret: str) -> AccessToken | None:
         token = self.memory.store.token_for_secret(secret)
         if token is None:
             return None
+        principal = f"token:{token.id}"
         if not token.active:
+            if self.audit_within is not None and not self.audit_within(principal):
+                return None  # refused all the same; counted in the log, not audited
             try:
                 self.memory.store.record_refusal(
                     Caller("http", token.id, token.name), tool="(any)",
                     reason=f"{token.label} was revoked at {iso(token.revoked_at)}")
+            except RequestCancelled:
+                pass  # its client is gone: nothing of the request is written, the audit neither
             except MemdeskError as failed:
                 print(f"memdesk mcp: could not audit a refusal: {failed}", file=sys.stderr)
             return None
-        principal = f"token:{token.id}"
         return AccessToken(token=principal, client_id=principal, subject=principal, scopes=[],
                            claims={"token": token.id, "name": token.name, "label": token.label,
                                    "users": list(token.users), "projects": list(token.projects),
@@ -271,6 +301,8 @@ class StoreTokenVerifier:
 
         try:
             return await anyio.to_thread.run_sync(self.lookup, token)
+        except RequestCancelled:  # the client left during the check: nobody to answer
+            return None
         except MemdeskError as exc:  # the store is unreachable: refuse, say why
             print(f"memdesk mcp: could not check a token: {exc}", file=sys.stderr)
             return None
@@ -278,35 +310,63 @@ class StoreTokenVerifier:
 
 def http_app(memory: Memory, *, host: str = "127.0.0.1", port: int = 8765,
              user: str | None = None, guard: GuardSettings | None = None,
-             log: RefusalLog | None = None) -> Any:
-    """The ASGI app of the HTTP door: the guard, the bearer-token check and
-    the MCP endpoint at ``/mcp``."""
+             log: RefusalLog | None = None) -> Guard:
+    """The ASGI app of the HTTP door: the guard, the bearer-token check, the
+    per-token limits and the MCP endpoint at ``/mcp``. The store refuses the
+    statements of a cancelled request from then on (``app.cancel``)."""
+    from starlette.middleware import Middleware
+
     guard = guard or GuardSettings()
+    rates = Rates(guard)
     server = build_server(memory, user=user, transport="http",
-                          token_verifier=StoreTokenVerifier(memory),
+                          token_verifier=StoreTokenVerifier(memory, audit_within=rates.token),
                           server_url=f"http://{host}:{port}")
     inner = server.streamable_http_app(host=host, max_request_body_size=guard.max_body,
                                        max_sessions=MAX_SESSIONS,
                                        session_idle_timeout=SESSION_IDLE_SECONDS)
-    return Guard(inner, guard, log)
+    # after the SDK's bearer check (its middlewares come first in the list)
+    inner.user_middleware.append(Middleware(TokenLimits, rates=rates))
+    outer = Guard(inner, guard, log, rates)
+    stop_cancelled_work(memory.store.engine)
+    return outer
+
+
+def server_config(app: Guard, *, host: str, port: int,
+                  tls: tuple[str, str] | None = None, log: RefusalLog | None = None) -> Any:
+    """The uvicorn configuration of the HTTP door: the guarded h11 protocol
+    (``app.http_conn``: header and body timeouts, connection caps),
+    forwarded headers believed only from ``forwarded_allow_ips`` (none by
+    default), and a graceful shutdown of half the stop timeout."""
+    import uvicorn
+
+    from .http_conn import ConnectionBook, protocol_class
+
+    settings = app.settings
+    trusted = list(settings.forwarded_allow_ips)
+    book = ConnectionBook(settings, log if log is not None else app.log)
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                          http=protocol_class(book),
+                          proxy_headers=bool(trusted),
+                          forwarded_allow_ips=trusted or None,
+                          timeout_graceful_shutdown=max(1, int(settings.stop_timeout / 2)),
+                          ssl_certfile=tls[0] if tls else None,
+                          ssl_keyfile=tls[1] if tls else None)
 
 
 def serve(memory: Memory, *, transport: str = "stdio", host: str = "127.0.0.1",
           port: int = 8765, user: str | None = None, guard: GuardSettings | None = None,
           tls: tuple[str, str] | None = None) -> None:
     """Run the server until it is stopped (stdio: until the client closes it;
-    HTTP: until interrupted). ``tls``: (certificate file, key file)."""
+    HTTP: until SIGTERM or SIGINT, see ``DoorServer``). ``tls``:
+    (certificate file, key file)."""
     if transport == "stdio":
         build_server(memory, user=user).run("stdio")
         return
-    import uvicorn
+    from .http_stop import DoorServer
 
     app = http_app(memory, host=host, port=port, user=user, guard=guard)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            ssl_certfile=tls[0] if tls else None,
-                            ssl_keyfile=tls[1] if tls else None)
-    uvicorn.Server(config).run()
+    DoorServer(server_config(app, host=host, port=port, tls=tls), app).run()
 
 
 __all__ = ["DECIDED_BY_PEOPLE", "INSTRUCTIONS", "StoreTokenVerifier", "build_server",
-           "client_name", "http_app", "is_loopback", "serve"]
+           "client_name", "http_app", "is_loopback", "serve", "server_config"]

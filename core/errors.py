@@ -62,6 +62,12 @@ class StoreError(MemdeskError, RuntimeError):
     """The store cannot be opened or used (bad URL, unreachable server, wrong schema)."""
 
 
+class RequestCancelled(MemdeskError, RuntimeError):
+    """The request this work was for was cancelled (its client went away, or
+    the server is stopping): the store refused its next statement or commit,
+    so nothing of it was written."""
+
+
 class ExtractorUnavailable(MemdeskError, RuntimeError):
     """The extractor could not produce valid claims for a turn (timeout, refused
     connection, HTTP error, invalid output). Nothing from that turn was kept;

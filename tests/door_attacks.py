@@ -19,7 +19,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -55,15 +56,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def seed(db: Path | str) -> dict[str, str]:
+def seed(db: Path | str, *, light: bool = False) -> dict[str, str]:
     """Fill a store with alice's and bob's conversations and issue the tokens;
-    returns the secrets by token name."""
+    returns the secrets by token name. ``light``: the tokens only."""
     with Memory.open(db, clock=ManualClock(SEEDED_AT)) as memory:
-        memory.remember(ALICE, user="alice", session="alice-chat")
-        memory.remember(ALICE_ATLAS, user="alice", session="alice-atlas", project="atlas")
-        memory.remember(BOB, user="bob", session="bob-chat", project="bobco")
-        for over in ("memories", "turns"):  # fill the vector cache: later reads add nothing
-            memory.recall("warm up", over=over)
+        if not light:
+            memory.remember(ALICE, user="alice", session="alice-chat")
+            memory.remember(ALICE_ATLAS, user="alice", session="alice-atlas", project="atlas")
+            memory.remember(BOB, user="bob", session="bob-chat", project="bobco")
+            for over in ("memories", "turns"):  # fill the vector cache: later reads add nothing
+                memory.recall("warm up", over=over)
         store = memory.store
         out = {}
         for name, users, projects, ro in (("alice", ["alice"], ["atlas"], False),
@@ -117,15 +119,16 @@ class Door:
 
 
 def start(db: Path | str, secrets_by_name: dict[str, str], *extra: str, log: Path,
-          timeout: float = 90) -> Door:
+          timeout: float = 90, env: dict[str, str] | None = None) -> Door:
     """Start the server on a free loopback port and wait until it answers;
-    its stderr goes to ``log``."""
+    its stderr goes to ``log``; ``env``: more environment variables."""
     port = free_port()
     with log.open("wb") as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "memdesk.app.cli", "--db", str(db), "mcp", "--transport",
              "http", "--port", str(port), *extra],
-            stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            stdout=subprocess.DEVNULL, stderr=err,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     door = Door(db, port, secrets_by_name, proc, log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -150,10 +153,12 @@ class Answer:
 
 
 async def call(door: Door, secret: str | None, tool: str, args: dict[str, Any],
-               client: str = "attack-probe") -> Answer:
-    """One tool call through the SDK's client, with ``secret`` as the bearer token."""
+               client: str = "attack-probe", source: str | None = None) -> Answer:
+    """One tool call through the SDK's client, with ``secret`` as the bearer
+    token, from the loopback address ``source`` when given."""
     headers = {"Authorization": f"Bearer {secret}"} if secret is not None else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+    transport = httpx2.AsyncHTTPTransport(local_address=source) if source else None
+    async with httpx2.AsyncClient(headers=headers, timeout=30, transport=transport) as http:
         async with Client(streamable_http_client(door.url, http_client=http),
                           client_info=Implementation(name=client, version="1.0")) as c:
             result = await c.call_tool(tool, args)
@@ -288,3 +293,166 @@ def rss_mb(pid: int) -> float:
     import psutil
 
     return float(psutil.Process(pid).memory_info().rss) / 2**20
+
+
+# ------------------------------------------------------------ issue 29's attacks
+def spellings(secret: str) -> list[str]:
+    """The 64 spellings of ``Bearer <secret>`` by the case of the scheme
+    (``bearer``, ``BEARER``, ``bEaReR``…), each accepted by the bearer check."""
+    out = []
+    for bits in range(64):
+        scheme = "".join(c.upper() if bits >> i & 1 else c for i, c in enumerate("bearer"))
+        out.append(f"{scheme} {secret}")
+    return out
+
+
+# the same initialize as INITIALIZE, its method written with a JSON escape
+ESCAPED_INITIALIZE = INITIALIZE.replace(b'"initialize"', b'"\\u0069nitialize"')
+
+
+async def flood_with(door: Door, n: int, headers_of: Any, body: bytes,
+                     source: str | None = None, concurrency: int = 8) -> Flood:
+    """``n`` POSTs, the i-th with the headers ``headers_of(i)`` (on top of
+    the JSON ones), from the loopback address ``source`` when given."""
+    statuses: dict[int, int] = {}
+    queue = list(range(n))
+    start_at = time.perf_counter()
+
+    async def worker(http: httpx2.AsyncClient) -> None:
+        while queue:
+            i = queue.pop()
+            try:
+                r = await http.post(door.url, content=body,
+                                    headers={**JSON_HEADERS, **headers_of(i)})
+                status = r.status_code
+            except httpx2.TransportError:
+                status = 0
+            statuses[status] = statuses.get(status, 0) + 1
+
+    transport = httpx2.AsyncHTTPTransport(local_address=source) if source else None
+    async with httpx2.AsyncClient(timeout=30, transport=transport,
+                                  limits=httpx2.Limits(max_connections=concurrency)) as http:
+        await asyncio.gather(*(worker(http) for _ in range(concurrency)))
+    return Flood(n, time.perf_counter() - start_at, statuses)
+
+
+def connect(door: Door, source: str | None = None) -> socket.socket:
+    """A raw TCP connection to the door, from the loopback address ``source``."""
+    return socket.create_connection(("127.0.0.1", door.port), timeout=10,
+                                    source_address=(source, 0) if source else None)
+
+
+def request_head(door: Door, method: str, headers: dict[str, str], length: int | None = None,
+                 complete: bool = True) -> bytes:
+    """A request line and headers for the endpoint (``complete``: with the
+    blank line that ends them)."""
+    lines = [f"{method} /mcp HTTP/1.1", f"host: 127.0.0.1:{door.port}",
+             *(f"{k}: {v}" for k, v in headers.items())]
+    if length is not None:
+        lines.append(f"content-length: {length}")
+    return ("\r\n".join(lines) + ("\r\n\r\n" if complete else "\r\n")).encode()
+
+
+def until_closed(sock: socket.socket, within: float, trickle: bytes = b"",
+                 every: float = 0.3) -> bytes | None:
+    """What the server sent before it closed ``sock``, or None when it was
+    still open after ``within`` seconds (the harness's generous bound, not a
+    measurement). ``trickle``: bytes sent every ``every`` seconds meanwhile,
+    as a slow client does."""
+    got = b""
+    deadline = time.monotonic() + within
+    sock.settimeout(every)
+    try:
+        while time.monotonic() < deadline:
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                if trickle:
+                    try:
+                        sock.sendall(trickle)
+                    except OSError:
+                        return got
+                continue
+            except OSError:  # reset: closed
+                return got
+            if not chunk:
+                return got
+            got += chunk
+        return None
+    finally:
+        sock.close()
+
+
+def read_head(sock: socket.socket, within: float = 30) -> bytes:
+    """The response's status line and headers, read off ``sock``."""
+    got = b""
+    sock.settimeout(within)
+    while b"\r\n\r\n" not in got:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def session_headers(secret: str, sid: str) -> dict[str, str]:
+    return {**JSON_HEADERS, "authorization": f"Bearer {secret}", "mcp-session-id": sid,
+            "mcp-protocol-version": PROTOCOL}
+
+
+def post_in_flight(door: Door, secret: str, sid: str, body: bytes) -> socket.socket:
+    """A tool call POSTed in an open MCP session, once its answer's headers
+    came (the call is dispatched): the connection, still open."""
+    sock = connect(door)
+    sock.sendall(request_head(door, "POST", session_headers(secret, sid), len(body)) + body)
+    head = read_head(sock)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return sock
+
+
+def event_stream(door: Door, secret: str, sid: str) -> socket.socket:
+    """The session's GET event stream, held open as every MCP client holds it."""
+    sock = connect(door)
+    headers = {**session_headers(secret, sid), "accept": "text/event-stream"}
+    sock.sendall(request_head(door, "GET", headers))
+    head = read_head(sock)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return sock
+
+
+def remember_call(text: str, ident: int = 7) -> bytes:
+    return rpc("tools/call", {"name": "remember", "arguments": {"messages": [
+        {"role": "user", "content": text, "time": "2026-06-01T10:00:00+01:00"}]}}, ident)
+
+
+@contextmanager
+def write_lock(db: Path | str) -> Iterator[None]:
+    """Hold the store's write lock (its store_meta row, as every write
+    takes it) in an open transaction: the server's writes wait behind it."""
+    with Store.open(db) as store, store.engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.execute(text("UPDATE store_meta SET last_tx = last_tx WHERE id = 1"))
+        try:
+            yield
+        finally:
+            conn.rollback()
+
+
+def points(trace: Path) -> list[str]:
+    """The failpoints a process with MEMDESK_TRACE_POINTS=trace passed."""
+    try:
+        return trace.read_text(encoding="utf-8").split()
+    except FileNotFoundError:
+        return []
+
+
+def wait_until(condition: Any, within: float, step: float = 0.05) -> bool:
+    """Whether ``condition()`` became true within ``within`` seconds (a
+    generous bound of the harness, not a measurement)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return bool(condition())

@@ -6,6 +6,13 @@ Each refusal must be clean (a 401/404/413/429 or an MCP tool error naming
 why), write nothing of memory (turns, claims, facts, memories, conflicts,
 vectors, tokens), leave the server serving, and, for a token reaching past
 its grant, leave one ``access.refused`` audit entry.
+
+Issue 29's attacks follow: limits sidestepped by spelling (a token's
+scheme, an escaped ``initialize``, a rotating ``X-Forwarded-For``), slow
+clients and connection caps (raw sockets from several loopback addresses),
+a call whose client leaves while it waits on the write lock (cancelled,
+nothing written), and SIGTERM to a busy server (gone, ``verify`` clean).
+Waits are the harness's generous bounds, never measured figures.
 """
 
 from __future__ import annotations
@@ -326,6 +333,13 @@ def test_a_flood_is_bounded_in_count_and_time_and_the_server_keeps_serving(tmp_p
         wrong = asyncio.run(attack.flood(server, "mdk_" + "C" * 43, 300))
         assert set(wrong.statuses) <= {401, 429}, wrong.statuses
         time.sleep(1.1)
+        audited = attack.counts(db)
+        revoked = asyncio.run(attack.flood(server, secrets["revoked"], 200))
+        assert set(revoked.statuses) <= {401, 429}, revoked.statuses
+        # each use of a revoked token is audited, but no faster than the token's rate
+        assert 0 < refusals(audited, attack.counts(db)) <= 20 * (revoked.seconds + 1)
+        before["audit:access.refused"] = attack.counts(db).get("audit:access.refused", 0)
+        time.sleep(1.1)
         sessions = asyncio.run(attack.flood(server, secrets["alice"], 100))
         assert sessions.statuses.get(200, 0) <= 5, sessions.statuses  # 5 new sessions a minute
         assert set(sessions.statuses) <= {200, 429}, sessions.statuses
@@ -387,3 +401,187 @@ def test_the_door_on_a_shared_postgresql_store(pg_server, tmp_path):
             assert store.verify().ok
     finally:
         server.stop()
+
+
+# ------------------------------------------- issue 29: limits that cannot be sidestepped
+TIGHT = ("--rate", "20/minute", "--address-rate", "150/minute", "--session-rate", "5/minute")
+
+
+@pytest.fixture(scope="module")
+def tight(tmp_path_factory) -> Iterator[Door]:
+    """A server with small per-minute limits; each test below comes from a
+    loopback address of its own, so their address windows do not mix."""
+    where = tmp_path_factory.mktemp("tight")
+    db = where / "m.db"
+    server = attack.start(db, attack.seed(db, light=True), *TIGHT, log=where / "server.log")
+    yield server
+    server.stop()
+
+
+def served(flood: attack.Flood) -> int:
+    return sum(n for status, n in flood.statuses.items() if status != 429)
+
+
+def test_one_token_spelled_64_ways_shares_one_allowance(tight):
+    spelled = attack.spellings(tight.secrets["alice"])
+    listing = attack.rpc("tools/list")  # no session: 400 once past the limits
+    got = asyncio.run(attack.flood_with(
+        tight, 2 * len(spelled), lambda i: {"authorization": spelled[i % len(spelled)]},
+        listing, source="127.0.0.2"))
+    assert 401 not in got.statuses, got.statuses  # every spelling is the token
+    assert set(got.statuses) <= {400, 429}, got.statuses
+    assert served(got) <= 20, got.statuses  # --rate 20/minute, however it is spelled
+
+
+def test_a_new_session_is_decided_on_the_parsed_method(tight):
+    bob = tight.secrets["bob"]
+    got = asyncio.run(attack.flood_with(
+        tight, 20, lambda i: {"authorization": f"Bearer {bob}"}, attack.ESCAPED_INITIALIZE,
+        source="127.0.0.3"))
+    assert got.statuses.get(200, 0) <= 5, got.statuses  # --session-rate 5/minute
+    assert set(got.statuses) <= {200, 429}, got.statuses
+
+
+def test_forwarded_for_is_not_believed_by_default(tight):
+    got = asyncio.run(attack.flood_with(
+        tight, 400, lambda i: {"x-forwarded-for": f"10.{i // 65536}.{i // 256 % 256}.{i % 256}"},
+        attack.rpc("tools/list")))  # from 127.0.0.1, which uvicorn trusted by default
+    assert set(got.statuses) <= {401, 429}, got.statuses
+    assert served(got) <= 150, got.statuses  # --address-rate 150/minute for 127.0.0.1
+
+
+def test_forwarded_headers_are_trusted_only_from_named_proxies(tmp_path, capsys):
+    from memdesk.app.cli import main
+    from memdesk.app.http_guard import GuardSettings
+    from memdesk.app.mcp_server import http_app, server_config
+    from memdesk.core import Memory
+
+    with Memory.open(tmp_path / "m.db") as memory:
+        plain = server_config(http_app(memory), host="127.0.0.1", port=1)
+        assert plain.proxy_headers is False
+        proxied = server_config(http_app(memory, guard=GuardSettings(
+            forwarded_allow_ips=("10.0.0.0/8", "192.0.2.7"))), host="127.0.0.1", port=1)
+        assert proxied.proxy_headers is True
+        assert proxied.forwarded_allow_ips == ["10.0.0.0/8", "192.0.2.7"]
+    for flags, said in [(["--forwarded-allow-ips", "proxy.example"], "--forwarded-allow-ips"),
+                        (["--header-timeout", "0"], "--header-timeout must be at least"),
+                        (["--address-connections", "0"], "--address-connections must be"),
+                        (["--stop-timeout", "nan"], "--stop-timeout must be at least")]:
+        assert main(["--db", str(tmp_path / "m.db"), "mcp", "--transport", "http", *flags]) == 1
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+# --------------------------------------------------------------- slow clients
+SLOW = ("--header-timeout", "4", "--body-timeout", "3", "--address-connections", "4",
+        "--max-connections", "8")
+
+
+def test_slow_clients_are_timed_out_and_connections_capped(tmp_path):
+    db = tmp_path / "m.db"
+    server = attack.start(db, attack.seed(db, light=True), *GENEROUS, *SLOW,
+                          log=tmp_path / "server.log")
+    try:
+        head = attack.request_head(server, "POST", {"x-slow": "1"}, complete=False)
+        slow = []
+        for source in ("127.0.0.2",) * 4 + ("127.0.0.3",) * 4:  # 4 per address, 8 in all
+            sock = attack.connect(server, source)
+            sock.sendall(head[:20])  # a request line begun, never finished
+            slow.append(sock)
+        refused = [attack.until_closed(attack.connect(server, source), 30)
+                   for source in ("127.0.0.2", "127.0.0.4")]  # per address / in all
+        for got in refused:
+            assert got is not None and got.startswith(b"HTTP/1.1 503"), got
+        closed = [attack.until_closed(sock, 30, trickle=b"x" if i % 2 else b"")
+                  for i, sock in enumerate(slow)]  # half of them keep dribbling
+        assert all(got is not None and got.startswith(b"HTTP/1.1 408") for got in closed), closed
+        sock = attack.connect(server, "127.0.0.5")  # headers in time, the body a byte at a time
+        sock.sendall(attack.request_head(server, "POST", {
+            **attack.JSON_HEADERS, "authorization": f"Bearer {server.secrets['alice']}"},
+            length=1000) + b"{")
+        got = attack.until_closed(sock, 30, trickle=b" ")
+        assert got is not None and got.startswith(b"HTTP/1.1 408"), got
+        still_serving(server)
+    finally:
+        log = server.stop()
+    assert "timed out (headers)" in log and "timed out (body)" in log
+    assert "too many connections" in log and "Traceback" not in log
+
+
+# ------------------------------------------------ a client gone, a server stopped
+def backend_store(backend: str, tmp_path, request) -> str:
+    if backend == "sqlite":
+        return str(tmp_path / "m.db")
+    from tests.pgserver import reset_pg
+
+    url = request.getfixturevalue("pg_server").url
+    reset_pg(url)
+    return url
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_whose_client_went_away_is_cancelled_and_writes_nothing(backend, tmp_path,
+                                                                       request):
+    db = backend_store(backend, tmp_path, request)
+    secrets = attack.seed(db, light=True)
+    trace = tmp_path / "points"
+    server = attack.start(db, secrets, *GENEROUS, log=tmp_path / "server.log",
+                          env={"MEMDESK_TRACE_POINTS": str(trace)})
+    try:
+        alice = secrets["alice"]
+        sid = attack.open_session(server, alice)
+        before = attack.counts(db)
+        with attack.write_lock(db):  # the call's write waits behind it
+            sock = attack.post_in_flight(server, alice, sid,
+                                         attack.remember_call("I moved to Bristol last week."))
+            sock.close()  # the client leaves before its answer
+            assert attack.wait_until(lambda: "http.gone#1" in attack.points(trace), 60)
+        # the lock is free: the call goes on only to find it was cancelled
+        assert attack.wait_until(lambda: "http.cancelled#1" in attack.points(trace), 60), \
+            attack.points(trace)
+        assert written(before, attack.counts(db)) == {}
+        assert not any(p.startswith("tx.committed") for p in attack.points(trace))
+        got = asyncio.run(attack.call(server, alice, "remember", {"messages": [
+            {"role": "user", "content": "I moved to Leeds.", "time": "2026-06-02T10:00:00+01:00"}]}))
+        assert not got.error, got.text  # the next call is served and written
+        assert written(before, attack.counts(db)).get("turn") == 1
+    finally:
+        log = server.stop()
+    assert "Traceback" not in log
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigterm_stops_a_busy_server_and_the_store_verifies(backend, tmp_path, request):
+    import signal
+    import subprocess
+
+    from memdesk.app.cli import main
+
+    db = backend_store(backend, tmp_path, request)
+    secrets = attack.seed(db, light=True)
+    server = attack.start(db, secrets, *GENEROUS, "--stop-timeout", "3",
+                          log=tmp_path / "server.log")
+    try:
+        alice = secrets["alice"]
+        sid = attack.open_session(server, alice)
+        before = attack.counts(db)
+        stream = attack.event_stream(server, alice, sid)  # a connected client's stream
+        with attack.write_lock(db):  # a call in flight that cannot finish by itself
+            busy = attack.post_in_flight(server, alice, sid, attack.remember_call("I moved to Hull."))
+            server.process.send_signal(signal.SIGTERM)
+            try:
+                server.process.wait(timeout=60)  # the harness's bound, not a measurement
+            except subprocess.TimeoutExpired:
+                pass
+            exited = not server.alive
+        stream.close()
+        busy.close()
+    finally:
+        log = server.stop()
+    assert exited, log
+    assert "stopping (SIGTERM)" in log and "Traceback" not in log, log
+    assert written(before, attack.counts(db)) == {}
+    assert main(["--db", str(db), "verify"]) == 0

@@ -1,6 +1,6 @@
-"""The HTTP door's token check (issue 19): what it refuses, and what it costs.
+"""The HTTP door under attack (issues 19 and 29): what it refuses, and what it costs.
 
-Two parts, in one run:
+Four parts, in one run:
 
 * **Attacks.** A real ``memdesk mcp --transport http`` process over a store
   holding alice's and bob's conversations (``tests/door_attacks.py``), sent
@@ -12,11 +12,21 @@ Two parts, in one run:
   refused and how, rows written to memory tables (``counts`` before and after,
   ``access.refused`` audit entries aside), refusal audit entries added, and
   whether the server still served a good call afterwards.
-* **Latency added by the token check.** One process, one ``Memory`` over a
-  seeded store, two uvicorn servers in threads: the MCP app behind the guard
-  without a token check (the baseline), and the real door (``http_app``). The
+* **Limits that cannot be sidestepped** (issue 29): one token spelled 64 ways,
+  an ``initialize`` spelled with a JSON escape, a rotating ``X-Forwarded-For``
+  against a server with per-minute limits; slow headers, slow bodies and
+  connections past the caps against the defaults; calls whose client leaves
+  while they wait on the write lock.
+* **Stopping.** SIGTERM to a server with a client's event stream open: idle,
+  with a call waiting on the write lock, with a long ``remember`` running.
+  Seconds from the signal to the process gone, rows written, ``verify``.
+* **Latency added by the guard and the token check.** One process, one
+  ``Memory`` over a seeded store, three uvicorn servers in threads: the bare
+  MCP app (no guard, uvicorn's own protocol, no token check), the same app
+  behind the guard (``Guard`` and the guarded h11 protocol, no token check),
+  and the real door (``http_app``: guard, token check, per-token limits). The
   same ``facts`` and ``recall`` calls over one SDK client connection to each,
-  the servers alternated in rounds; p50 / p95, and the difference. Then
+  the servers alternated in rounds; p50 / p95, and the ratios. Then
   ``Store.token_for_secret`` alone: a good, a wrong and a malformed secret.
 
     python -m tests.benchmarks.bench_mcp_auth
@@ -47,7 +57,15 @@ from typing import Any
 
 import httpx2
 import numpy as np
-from memdesk.app.http_guard import DEFAULT_SESSION_RATE, DEFAULT_TOKEN_RATE
+from memdesk.app.http_guard import (
+    DEFAULT_ADDRESS_CONNECTIONS,
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_SESSION_RATE,
+    DEFAULT_STOP_TIMEOUT,
+    DEFAULT_TOKEN_RATE,
+)
 
 from tests import door_attacks as attack
 from tests.door_attacks import BOB_WORDS, Door
@@ -57,6 +75,7 @@ from tests.test_mcp_auth import (
     BY_SUBJECT,
     GENEROUS,
     MALFORMED_NAMES,
+    TIGHT,
     refusals,
     written,
 )
@@ -72,10 +91,17 @@ What is measured, and how to read it
             still answered afterwards. Rows marked (control) are NOT attacks: they must
             be served. Floods run against a second server with the default limits
             (30/s per token, 120/s per address, 10 new sessions a minute per token).
-  latency : the same tool calls through the MCP app behind the guard without a token
-            check (baseline) and through the real door (guard + bearer token checked
-            against the store), in one process, servers alternated in rounds; the
-            difference of the p50s is what the token check adds per call.
+            Rows marked "max N" may serve at most N: the rest must be refused (429).
+            Issue 29's limits run against a server with per-minute limits (20/minute
+            per token, 150/minute per address, 5 new sessions a minute), each case
+            from a loopback address of its own; slow clients against the defaults.
+  stopping: seconds from SIGTERM to the process gone (the promise: the stop timeout,
+            4 s by default), rows written by the call in flight, `verify` after.
+  latency : the same tool calls through the bare MCP app (no guard, no token check),
+            through it behind the guard (no token check), and through the real door
+            (guard + bearer token checked against the store + per-token limits), in
+            one process, servers alternated in rounds; the ratios of the p50s are what
+            the guard and the token check add per call.
 """
 
 MALFORMED_ARGUMENTS = [*attack.MALFORMED_ARGUMENTS, *MALFORMED_NAMES]
@@ -142,23 +168,25 @@ class Row:
     control: bool = False
 
 
-def serves(door: Door, pause: float = 0.0) -> bool:
-    """Whether the door still answers alice's ``facts`` as hers."""
+def serves(door: Door, pause: float = 0.0, token: str = "alice",
+           source: str | None = None) -> bool:
+    """Whether the door still answers alice's ``facts`` as hers (asked with
+    ``token``, one of alice's, from the loopback address ``source``)."""
     time.sleep(pause)
     try:
-        got = asyncio.run(attack.call(door, door.secrets["alice"], "facts", {}))
+        got = asyncio.run(attack.call(door, door.secrets[token], "facts", {}, source=source))
     except Exception:  # noqa: BLE001 - not serving is the figure
         return False
     return door.alive and not got.error and (got.data or {}).get("subject") == "user:alice"
 
 
 def run_case(door: Door, name: str, fn: Callable[[Door], Tally], *, control: bool = False,
-             pause: float = 0.0) -> Row:
+             pause: float = 0.0, token: str = "alice", source: str | None = None) -> Row:
     before = attack.counts(door.db)
     tally = fn(door)
     after = attack.counts(door.db)
     return Row(name, tally, written(before, after), refusals(before, after),
-               serves(door, pause), control)
+               serves(door, pause, token, source), control)
 
 
 def post_status(door: Door, body: Any, headers: dict[str, str] | None = None,
@@ -301,7 +329,9 @@ async def flood_session(door: Door, secret: str, n: int, method: str, sid: str,
 
 
 def flood_case(figures: list[FloodFigures], name: str, fn: Callable[[Door], attack.Flood],
-               allowed: Callable[[attack.Flood], int] | None) -> Callable[[Door], Tally]:
+               allowed: Callable[[attack.Flood], int] | None,
+               refused_if: Callable[[int], bool] | None = None) -> Callable[[Door], Tally]:
+    """``refused_if``: which statuses count as refused (default: any 4xx)."""
     def run(door: Door) -> Tally:
         time.sleep(1.1)  # a fresh one-second window
         got = fn(door)
@@ -309,10 +339,10 @@ def flood_case(figures: list[FloodFigures], name: str, fn: Callable[[Door], atta
         t = Tally(allowed=allowed(got) if allowed else None)
         for status, n in sorted(got.statuses.items()):
             for _ in range(n):
-                if status:
-                    t.status(status)
-                else:  # a timeout or a connection dropped: not an answer
+                if not status:  # a timeout or a connection dropped: not an answer
                     t.status("no answer", refused=False)
+                else:
+                    t.status(status, None if refused_if is None else refused_if(status))
         return t
     return run
 
@@ -375,6 +405,240 @@ def attacks(where: Path, quick: bool) -> tuple[list[Row], list[FloodFigures], li
     return rows, figures, problems
 
 
+# ------------------------------------------------- issue 29: limits, slow clients, leaving
+def limits(where: Path) -> tuple[list[Row], list[FloodFigures], list[str]]:
+    """One token spelled 64 ways, an escaped initialize, a rotating
+    X-Forwarded-For, against per-minute limits (``TIGHT``)."""
+    db = fresh(where, "limits.db")
+    door = attack.start(db, attack.seed(db, light=True), *TIGHT, log=where / "limits.log")
+    figures: list[FloodFigures] = []
+    rows: list[Row] = []
+    only_429 = (lambda status: status == 429)  # noqa: E731 - what counts as refused here
+    try:
+        spelled = attack.spellings(door.secrets["alice"])
+        bob = door.secrets["bob"]
+        listing = attack.rpc("tools/list")
+        cases: list[tuple[str, Callable[[Door], attack.Flood], int]] = [
+            ("one token spelled 64 ways (max 20)", lambda d: asyncio.run(attack.flood_with(
+                d, 2 * len(spelled), lambda i: {"authorization": spelled[i % len(spelled)]},
+                listing, source="127.0.0.2")), 20),
+            ("\\u0069nitialize: new sessions (max 5)", lambda d: asyncio.run(attack.flood_with(
+                d, 20, lambda i: {"authorization": f"Bearer {bob}"}, attack.ESCAPED_INITIALIZE,
+                source="127.0.0.3")), 5),
+            ("rotating X-Forwarded-For (max 150)", lambda d: asyncio.run(attack.flood_with(
+                d, 400, lambda i: {"x-forwarded-for": f"10.0.{i // 256}.{i % 256}"}, listing)),
+             150)]
+        for name, make, most in cases:
+            rows.append(run_case(door, name, flood_case(  # served: a token, an address unused
+                figures, name, make, lambda f, most=most: most, refused_if=only_429),
+                token="alice_ro", source="127.0.0.9"))
+    finally:
+        log = door.stop()
+    problems = [f"a traceback in the server's log ({where / 'limits.log'})"] \
+        if "Traceback" in log else []
+    return rows, figures, problems
+
+
+@dataclass
+class SlowFigures:
+    case: str
+    opened: int
+    statuses: Counter[str]
+    longest: float  # seconds the longest-lived connection stayed open
+    bound: float
+
+
+def hold(door: Door, source: str, first: bytes, trickle: bytes, bound: float
+         ) -> tuple[str, float]:
+    """One slow client: what the server answered before closing ("503",
+    "408", "closed", or "open" when still open after ``bound`` s) and after
+    how long."""
+    started = time.perf_counter()
+    try:
+        sock = attack.connect(door, source)
+        sock.sendall(first)
+    except OSError:
+        return "closed", 0.0
+    got = attack.until_closed(sock, bound, trickle=trickle, every=0.5)
+    took = time.perf_counter() - started
+    if got is None:
+        return "open", took
+    return (got[9:12].decode() if got.startswith(b"HTTP/1.1 ") else "closed"), took
+
+
+def slow_clients(where: Path, quick: bool) -> tuple[list[Row], list[SlowFigures], list[str]]:
+    """Slow headers and bodies against the default limits, all at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    db = fresh(where, "slow.db")
+    door = attack.start(db, attack.seed(db, light=True), log=where / "slow.log")
+    bound = 60.0
+    n = 100 if quick else 300
+    head = attack.request_head(door, "POST", {"x-slow": "1"}, complete=False)
+    body_head = attack.request_head(door, "POST", {
+        **attack.JSON_HEADERS, "authorization": f"Bearer {door.secrets['alice']}"},
+        length=1000) + b"{"
+    groups = [  # (case, how many, from which addresses, first bytes, trickle)
+        (f"slow headers, one address ({n})", n, ["127.0.0.2"], head[:20], b""),
+        (f"slow headers dribbled, 10 addresses ({5 * n // 3})", 5 * n // 3,
+         [f"127.0.1.{i}" for i in range(1, 11)], head[:20], b"x"),
+        ("slow bodies, 4 addresses (40)", 40, [f"127.0.2.{i}" for i in range(1, 5)],
+         body_head, b" ")]
+    rows: list[Row] = []
+    figures: list[SlowFigures] = []
+    try:
+        before = attack.counts(db)
+        with ThreadPoolExecutor(max_workers=sum(g[1] for g in groups)) as pool:
+            futures = {}
+            for case, count, sources, first, trickle in (groups[2], groups[0], groups[1]):
+                futures[case] = [pool.submit(hold, door, sources[i % len(sources)], first,
+                                             trickle, bound) for i in range(count)]
+                time.sleep(0.5)  # in: the next group meets the caps these left (the bodies
+                # first, then one address's 64, then the total's rest)
+            outcomes = {case: [f.result() for f in futures[case]] for case, *_ in groups}
+        for case, got in outcomes.items():
+            t = Tally()
+            for status, _took in got:
+                t.status(status, refused=status != "open")
+            figures.append(SlowFigures(case, len(got), Counter(s for s, _ in got),
+                                       max(took for _, took in got), bound))
+            rows.append(Row(case, t, {}, 0, True))
+        after = attack.counts(db)
+        rows[-1].rows = written(before, after)
+        rows[-1].serves = serves(door)
+    finally:
+        log = door.stop()
+    problems = [f"a traceback in the server's log ({where / 'slow.log'})"] \
+        if "Traceback" in log else []
+    return rows, figures, problems
+
+
+def show_slow(figures: list[SlowFigures]) -> None:
+    print(f"slow clients against the defaults (headers {DEFAULT_HEADER_TIMEOUT:g} s, body "
+          f"{DEFAULT_BODY_TIMEOUT:g} s, {DEFAULT_ADDRESS_CONNECTIONS} per address, "
+          f"{DEFAULT_MAX_CONNECTIONS} in all):")
+    print(f"  {'case':<42} {'opened':>6} {'503 at once':>11} {'408':>5} {'closed':>6} "
+          f"{'open at the end':>15} {'longest open':>12}")
+    for f in figures:
+        print(f"  {f.case:<42} {f.opened:>6} {f.statuses['503']:>11} {f.statuses['408']:>5} "
+              f"{f.statuses['closed']:>6} {f.statuses['open']:>15} {f.longest:>10.1f} s")
+    print(f"  (open at the end: still open {figures[0].bound:g} s after they began)" if figures
+          else "")
+
+
+def leaving_clients(where: Path, backend: str = "sqlite", n: int = 5) -> Row:
+    """``n`` remember calls in flight behind the write lock, whose clients
+    leave before the answer: each must be cancelled, none written."""
+    db = fresh(where, "leaving.db")
+    trace = where / "leaving.points"
+    trace.unlink(missing_ok=True)
+    secrets_by_name = attack.seed(db, light=True)
+    door = attack.start(db, secrets_by_name, *GENEROUS, log=where / "leaving.log",
+                        env={"MEMDESK_TRACE_POINTS": str(trace)})
+    t = Tally()
+    try:
+        alice = secrets_by_name["alice"]
+        sid = attack.open_session(door, alice)
+        before = attack.counts(db)
+        with attack.write_lock(db):
+            for i in range(n):
+                attack.post_in_flight(door, alice, sid, attack.remember_call(
+                    f"I moved to Bristol {i} weeks ago.", ident=100 + i)).close()
+            gone = attack.wait_until(lambda: f"http.gone#{n}" in attack.points(trace), 60)
+        cancelled = attack.wait_until(
+            lambda: f"http.cancelled#{n}" in attack.points(trace), 60)
+        marks = attack.points(trace)
+        for i in range(n):
+            done = f"http.cancelled#{i + 1}" in marks
+            t.status("cancelled" if done else "NOT cancelled", refused=done)
+        if not (gone and cancelled):
+            t.notes.append(f"saw {sum(p.startswith('http.gone') for p in marks)} gone, "
+                           f"{sum(p.startswith('http.cancelled') for p in marks)} cancelled")
+        after = attack.counts(db)
+        return Row(f"{n} callers leave mid-call ({backend})", t, written(before, after), 0,
+                   serves(door))
+    finally:
+        door.stop()
+
+
+# ------------------------------------------------------------------ stopping
+@dataclass
+class Stop:
+    case: str
+    seconds: float | None  # None: still running at the harness's bound
+    code: int | None
+    how: str
+    rows: dict[str, int]
+    verified: bool
+
+
+def stop_case(where: Path, name: str, kind: str) -> Stop:
+    """SIGTERM to a server with a client's event stream open and, by
+    ``kind``: nothing else ("idle"), a call waiting on the write lock
+    ("lock"), or a remember of a long turn running ("long")."""
+    import signal
+    import subprocess
+    from contextlib import ExitStack
+
+    from memdesk.core import Store
+
+    db = fresh(where, f"stop-{kind}.db")
+    secrets_by_name = attack.seed(db, light=True)
+    log_path = where / f"stop-{kind}.log"
+    door = attack.start(db, secrets_by_name, *GENEROUS, log=log_path)
+    alice = secrets_by_name["alice"]
+    sid = attack.open_session(door, alice)
+    before = attack.counts(db)
+    socks = [attack.event_stream(door, alice, sid)]
+    with ExitStack() as stack:
+        if kind == "lock":
+            stack.enter_context(attack.write_lock(db))
+            socks.append(attack.post_in_flight(door, alice, sid,
+                                               attack.remember_call("I moved to Hull.")))
+        elif kind == "long":
+            turn = " ".join(a["content"] for a in attack.ALICE) + " "
+            socks.append(attack.post_in_flight(door, alice, sid, attack.remember_call(
+                (turn * (20_000 // len(turn) + 1))[:20_000])))
+            time.sleep(1.0)  # well into the call
+        started = time.perf_counter()
+        door.process.send_signal(signal.SIGTERM)
+        try:
+            door.process.wait(timeout=60)
+            seconds: float | None = time.perf_counter() - started
+        except subprocess.TimeoutExpired:
+            seconds = None
+    for sock in socks:
+        sock.close()
+    code = door.process.poll()
+    log = door.stop()
+    how = ("watchdog" if code == -signal.SIGALRM or "exiting now" in log else "graceful") \
+        if seconds is not None else "STILL RUNNING"
+    with Store.open(db) as store:
+        verified = store.verify().ok
+    return Stop(name, seconds, code, how, written(before, attack.counts(db)), verified)
+
+
+def stopping(where: Path) -> tuple[list[Stop], list[str]]:
+    stops = [stop_case(where, "idle, an event stream open", "idle"),
+             stop_case(where, "a remember waiting on the write lock", "lock"),
+             stop_case(where, "a remember of a 20 KB turn running", "long")]
+    print(f"SIGTERM (stop timeout {DEFAULT_STOP_TIMEOUT:g} s), one client's event stream open "
+          "in each, SQLite:")
+    print(f"  {'case':<40} {'exit after':>10} {'code':>5} {'how':>9} {'rows written':>14} "
+          f"{'verify':>7}")
+    problems = []
+    for st in stops:
+        rows_said = ", ".join(f"{k} +{v}" for k, v in sorted(st.rows.items())) or "-"
+        took = f"{st.seconds:.2f} s" if st.seconds is not None else "> 60 s"
+        print(f"  {st.case:<40} {took:>10} {st.code!s:>5} {st.how:>9} {rows_said:>14} "
+              f"{'ok' if st.verified else 'BROKEN':>7}")
+        if st.seconds is None or st.seconds > DEFAULT_STOP_TIMEOUT + 1:
+            problems.append(f"SIGTERM, {st.case}: exit after {took}")
+        if not st.verified:
+            problems.append(f"SIGTERM, {st.case}: verify found problems")
+    return stops, problems
+
+
 def show_attacks(rows: list[Row], figures: list[FloodFigures], problems: list[str]) -> None:
     print(f"{'case':<36} {'tried':>5} {'refused':>7} {'rows':>17} {'audits':>6} {'serves':>6}  "
           "how")
@@ -423,11 +687,11 @@ def free_port() -> int:
     return attack.free_port()
 
 
-def serve_in_thread(app: Any, port: int) -> Any:
+def serve_in_thread(app: Any, port: int, config: Any = None) -> Any:
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", access_log=False))
+    server = uvicorn.Server(config or uvicorn.Config(app, host="127.0.0.1", port=port,
+                                                     log_level="warning", access_log=False))
     threading.Thread(target=server.run, daemon=True).start()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -480,6 +744,52 @@ async def timed_rounds(urls: dict[str, tuple[str, dict[str, str]]],
     return out
 
 
+def guard_alone(n: int) -> None:
+    """The guard's own work per request, in process (no network, no SDK):
+    the same POST through a do-nothing app, bare and behind ``Guard`` and
+    ``TokenLimits`` (as a token the check accepted), and a new session's
+    body parse."""
+    from memdesk.app.http_guard import Guard, GuardSettings, Rates, TokenLimits, opens_session
+
+    class Accepted:  # what the SDK's bearer check leaves in the scope
+        class access_token:  # noqa: N801 - the SDK's attribute name
+            client_id = "token:1"
+
+    async def nothing(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    settings = GuardSettings(token_rate="100000/second", address_rate="100000/second")
+    rates = Rates(settings)
+    guarded = Guard(TokenLimits(nothing, rates), settings, rates=rates)
+    body = attack.rpc("tools/call", {"name": "facts", "arguments": {}})
+    headers = [(b"content-type", b"application/json"), (b"mcp-session-id", b"x"),
+               (b"content-length", str(len(body)).encode())]
+
+    async def run(app: Any, k: int) -> float:
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            return None
+        started = time.perf_counter()
+        for _ in range(k):
+            scope = {"type": "http", "method": "POST", "headers": headers,
+                     "client": ("127.0.0.1", 1), "user": Accepted()}
+            await app(scope, receive, send)
+        return (time.perf_counter() - started) / k * 1e6
+
+    bare_us = min(asyncio.run(run(nothing, n)) for _ in range(3))
+    guarded_us = min(asyncio.run(run(guarded, n)) for _ in range(3))
+    init = attack.INITIALIZE
+    parse_us = per_call_us(lambda: opens_session({"headers": []}, init), n)
+    print(f"the guard alone, in process, {n:,} POSTs each (best of 3): a do-nothing app "
+          f"{bare_us:.1f} µs per request, behind Guard + TokenLimits {guarded_us:.1f} µs "
+          f"(+{guarded_us - bare_us:.1f} µs, {guarded_us / bare_us:.1f}x); an initialize's "
+          f"parse (no session id) {parse_us:.1f} µs")
+
+
 def per_call_us(fn: Callable[[], object], n: int) -> float:
     t = time.perf_counter()
     for _ in range(n):
@@ -489,7 +799,7 @@ def per_call_us(fn: Callable[[], object], n: int) -> float:
 
 def latency(where: Path, calls: int, token_calls: int) -> None:
     from memdesk.app.http_guard import Guard, GuardSettings
-    from memdesk.app.mcp_server import StoreTokenVerifier, build_server, http_app
+    from memdesk.app.mcp_server import StoreTokenVerifier, build_server, http_app, server_config
     from memdesk.core import Memory
 
     try:  # bm25s sets DEBUG on its logger when imported (lazily, by the first recall)
@@ -504,22 +814,29 @@ def latency(where: Path, calls: int, token_calls: int) -> None:
     memory = Memory.open(db)
     servers = []
     try:
-        baseline = Guard(build_server(memory, transport="http").streamable_http_app(
+        ports: list[int] = []
+        while len(ports) < 3:
+            port = free_port()
+            if port not in ports:
+                ports.append(port)
+        bare = build_server(memory, transport="http").streamable_http_app(host="127.0.0.1")
+        servers.append(serve_in_thread(bare, ports[0]))
+        guarded = Guard(build_server(memory, transport="http").streamable_http_app(
             host="127.0.0.1"), rates)
-        base_port = door_port = free_port()
-        while door_port == base_port:
-            door_port = free_port()
-        servers.append(serve_in_thread(baseline, base_port))
-        door = http_app(memory, host="127.0.0.1", port=door_port, guard=rates)
-        servers.append(serve_in_thread(door, door_port))
-        urls = {"baseline": (f"http://127.0.0.1:{base_port}/mcp", {}),
-                "door": (f"http://127.0.0.1:{door_port}/mcp",
+        servers.append(serve_in_thread(guarded, ports[1], server_config(
+            guarded, host="127.0.0.1", port=ports[1])))
+        door = http_app(memory, host="127.0.0.1", port=ports[2], guard=rates)
+        servers.append(serve_in_thread(door, ports[2], server_config(
+            door, host="127.0.0.1", port=ports[2])))
+        urls = {"bare": (f"http://127.0.0.1:{ports[0]}/mcp", {}),
+                "guarded": (f"http://127.0.0.1:{ports[1]}/mcp", {}),
+                "door": (f"http://127.0.0.1:{ports[2]}/mcp",
                          {"Authorization": f"Bearer {secret}"})}
-        tool_calls = {
-            "baseline": {"facts": ("facts", {"user": "alice"}),
-                         "recall": ("recall", {"query": "where do I live", "user": "alice"})},
-            "door": {"facts": ("facts", {}),
-                     "recall": ("recall", {"query": "where do I live"})}}
+        anyone = {"facts": ("facts", {"user": "alice"}),
+                  "recall": ("recall", {"query": "where do I live", "user": "alice"})}
+        tool_calls = {"bare": anyone, "guarded": anyone,
+                      "door": {"facts": ("facts", {}),
+                               "recall": ("recall", {"query": "where do I live"})}}
         rounds = 5 if calls >= 5 else 1
         started = time.perf_counter()
         got = asyncio.run(timed_rounds(urls, tool_calls, calls, rounds))
@@ -527,13 +844,14 @@ def latency(where: Path, calls: int, token_calls: int) -> None:
         n = len(got["door"]["facts"])
         print(f"{n} calls of each tool per server, {rounds} rounds alternating the servers, "
               f"one SDK client connection each ({seconds:.0f} s)")
-        print(f"{'tool':<8} {'baseline p50 / p95':>20} {'door p50 / p95':>20} "
-              f"{'p50 diff':>10} {'ratio':>7}")
+        print(f"{'tool':<8} {'bare p50 / p95':>19} {'guarded p50 / p95':>19} "
+              f"{'door p50 / p95':>19} {'guard adds':>18} {'token check adds':>18}")
         for tool in ("facts", "recall"):
-            b, d = got["baseline"][tool], got["door"][tool]
-            print(f"{tool:<8} {pct(b, 50):8.2f} / {pct(b, 95):6.2f} ms {pct(d, 50):8.2f} / "
-                  f"{pct(d, 95):6.2f} ms {pct(d, 50) - pct(b, 50):+7.2f} ms "
-                  f"{pct(d, 50) / pct(b, 50):6.2f}x")
+            b, g, d = got["bare"][tool], got["guarded"][tool], got["door"][tool]
+            print(f"{tool:<8} {pct(b, 50):7.2f} / {pct(b, 95):6.2f} ms "
+                  f"{pct(g, 50):7.2f} / {pct(g, 95):6.2f} ms {pct(d, 50):7.2f} / "
+                  f"{pct(d, 95):6.2f} ms {pct(g, 50) - pct(b, 50):+7.2f} ms {pct(g, 50) / pct(b, 50):5.2f}x "
+                  f"{pct(d, 50) - pct(g, 50):+7.2f} ms {pct(d, 50) / pct(g, 50):5.2f}x")
         print()
         store = memory.store
         verifier = StoreTokenVerifier(memory)
@@ -584,10 +902,23 @@ def main(argv: list[str] | None = None) -> int:
         where.mkdir(parents=True, exist_ok=True)
         print(f"== attacks (load average {os.getloadavg()[0]:.1f})")
         rows, figures, problems = attacks(where, args.quick)
-        show_attacks(rows, figures, problems)
+        more, more_figures, more_problems = limits(where)
+        slow_rows, slow_figures, slow_problems = slow_clients(where, args.quick)
+        leaving = [leaving_clients(where)]
+        show_attacks(rows + more + slow_rows + leaving, figures + more_figures,
+                     problems + more_problems + slow_problems)
         print()
-        print(f"== latency added by the token check (load average {os.getloadavg()[0]:.1f})")
+        show_slow(slow_figures)
+        print()
+        print(f"== stopping (load average {os.getloadavg()[0]:.1f})")
+        _stops, stop_problems = stopping(where)
+        for p in stop_problems:
+            print(f"  SURPRISE: {p}")
+        print()
+        print(f"== latency added by the guard and the token check (load average "
+              f"{os.getloadavg()[0]:.1f})")
         latency(where, calls, token_calls)
+        guard_alone(token_calls)
     print(f"\n(total {time.perf_counter() - started:.0f} s, load average "
           f"{os.getloadavg()[0]:.1f}{'; stores kept in ' + str(args.keep) if args.keep else ''})")
     return 0
