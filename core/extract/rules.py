@@ -417,6 +417,8 @@ _TASTE_FOR_NOW = _P["shared.taste_for_now"]
 _OTHER_PEOPLE = _P["shared.other_people"]
 # somebody else as the subject (not "给我爸买礼物", where the user acts)
 _OTHER_SUBJECT = _P["shared.other_subject"]
+_REPORTING_LEAD = _P["shared.reporting_lead"]
+_AMOUNT_CHANGE = _P["shared.amount_change"]
 # a clause that is about the user again after one about somebody else
 _NAMES_USER = _P["shared.names_user"]
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
@@ -1362,7 +1364,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 reaction_before = len(starts)
             if _OTHER_PEOPLE.search(sub) and not _CALLED_BY_OTHERS.search(sub) \
                     and not (zh and _P["zh.raw_facts.1"].search(sub)):
-                about_other = bool(_OTHER_SUBJECT.search(sub))
+                # a reporter (甲方说…, "my boss says …") is not what the next clauses are about
+                about_other = bool(_OTHER_SUBJECT.search(sub)) and not _REPORTING_LEAD.search(sub)
                 continue
             if about_other and not _NAMES_USER.search(sub):
                 continue
@@ -1941,12 +1944,17 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             found = [r for r in _raw_facts(f"{m.group(1)} to work", turn.time) if r.predicate == "commute"]
             return [_fact(turn, _Raw("commute", r.object, r.polarity, "correction"), "user_explicit", 0.9)
                     for r in found]
-    if not raws and context and (is_correction or _EVOLUTION.search(text)):
-        # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千")
+    if context and (not raws and (is_correction or _EVOLUTION.search(text))
+                    or not any(r.predicate == "budget_limit" for r in raws) and _AMOUNT_CHANGE.search(text)):
+        # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千",
+        # "砍到12万", "make it $2000"): the budget said before, changed
         earlier = _earlier_budget(context)
         amt = _bare_amount(text, earlier) if earlier is not None else None
         if amt is not None:
-            raws = [_Raw("budget_limit", str(amt), value=amt.to_json())]
+            # set anew in place of the earlier one: a change (a correction says so itself)
+            change = "evolution" if not is_correction and _AMOUNT_CHANGE.search(text) else None
+            raws = [r for r in raws if r.predicate != "decision"] + [
+                _Raw("budget_limit", str(amt), change=change, value=amt.to_json())]  # "不用那么多了，砍到…"
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _in_earlier_currency(raws, context)
