@@ -1976,17 +1976,17 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     tasting: bool | None = None  # the same for a taste's change signal
     for r in raws:
         if is_correction and r.change is None:
-            r = _Raw(r.predicate, r.object, r.polarity, "correction", r.value, r.condition)
+            r = dataclasses.replace(r, change="correction")
         if r.change is None and r.predicate in _EVOLVING:
             if evolving is None:
                 evolving = bool(_EVOLUTION.search(text))
-            if evolving:
-                r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
+            if evolving or r.predicate == "budget_limit" and _AMOUNT_CHANGE.search(text):
+                r = dataclasses.replace(r, change="evolution")  # "预算砍回8万5": an amount set anew
         elif r.change is None and r.predicate in _TASTES:
             if tasting is None:
                 tasting = bool(_TASTE_CHANGE.search(text))
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
-                r = _Raw(r.predicate, r.object, r.polarity, "evolution", r.value, r.condition)
+                r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return out
 
