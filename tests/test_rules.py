@@ -943,3 +943,10 @@ def test_a_budget_said_without_its_currency_takes_the_earlier_budgets():
         ("2500 EUR", {"amount": 2500, "currency": "EUR"}, "evolution")]
     alone = extract(Turn("s", 2, "user", t0, "we're cutting the budget to 2.5k", "u"))
     assert [f.value for f in alone] == [{"amount": 2500, "currency": None}]
+
+
+@pytest.mark.parametrize("text", ["不用了，我自己记得住", "不用啦我自己记着～", "不用啦，我会记着的"])
+def test_declining_an_offered_reminder_is_neither_a_todo_nor_a_decision(text):
+    prev = _zh("要不要我到时候提醒你？", speaker="assistant", n=1)
+    got = extract(_zh(text, n=2), [prev])
+    assert not [f for f in got if f.predicate in ("todo", "decision")], got
