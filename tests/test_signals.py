@@ -259,6 +259,13 @@ def test_a_fact_bearing_clause_nothing_parsed_waits_for_review():
         ("user:mei", "note", t.text, UNPARSED_CONFIDENCE, {"unparsed": "pet"})]
 
 
+def test_a_hedged_statement_nothing_parsed_waits_for_review_too():
+    t = turn("说不定明年会去读个在职研究生", project=None)
+    out = layer({t.text: ("user", "hedge", "plan", 0.9)}).refine(t, [], [], nothing)
+    assert [(c.predicate, c.object, c.value) for c in out] == [("note", t.text, {"unparsed": "plan"})]
+    assert out[0].confidence < 0.75  # below the review threshold: a person decides
+
+
 def test_questions_small_talk_and_short_replies_are_never_queued():
     for text, act in (("你知道浦东哪里有好吃的素食馆吗", "question"), ("haha thanks so much", "smalltalk"), ("好的", "statement")):
         t = turn(text)
