@@ -1577,7 +1577,11 @@ _EN_SUBJECTLESS = _P["en.subjectless"]
 
 
 def _with_subject(clause: str) -> str:
-    """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi")."""
+    """``clause`` with "I" put back when it starts with the verb ("Love sushi" -> "I Love sushi"; after
+    an interjection: "ooh love mussels")."""
+    bare = _P["en.interjection"].sub("", clause)
+    if bare != clause and _EN_SUBJECTLESS.match(bare):
+        clause = bare
     if _P["en.with_subject.1"].match(clause):
         return f"I'm a {_P['en.with_subject.2'].sub('', clause)}"  # "Big fan of board games"
     clause = _P["en.with_subject.3"].sub("", clause)
