@@ -1855,6 +1855,17 @@ def _offered_preference(text: str, offer: str) -> _Raw | None:
     return None
 
 
+_A_NOT_A = _P["shared.a_not_a"]
+
+
+def _echoes_a_not_a(text: str, question: str) -> bool:
+    """A reply that echoes the verb of an A-not-A question ("要不要我提醒你？" "要要要", "好不好？" "好"):
+    a yes."""
+    reply = _P["shared.reply_filler"].sub("", text)
+    return bool(reply) and any(reply == m.group(1) * (len(reply) // len(m.group(1)))
+                               for m in _A_NOT_A.finditer(question))
+
+
 def _put_forward(text: str) -> str:
     """What an assistant turn puts forward for the user to confirm: its guesses and questions ("I assume you eat
     gluten-free, right? I'll skip the bakeries." -> the first sentence). A plain statement puts nothing forward:
@@ -1866,6 +1877,9 @@ def _put_forward(text: str) -> str:
     sents = [_P["shared.put_forward.2"].sub("?", x) for x in sents
              if not _P["shared.tag_question.i"].fullmatch(x)]
     put = [x for x in sents if _P["shared.put_forward.3"].search(x) or _AGENT_HEDGE.search(x) or _OFFERED_REMINDER.search(x)]
+    asked = [x for x in put if x.rstrip().endswith(("?", "？"))]
+    if asked and len(asked) < len(put):  # "好的，4月10日提醒你…。要不要我9号再提醒你…？": a reply answers the question
+        put = asked
     if not put:  # what the assistant says it remembers of the user: "我记得您不吃猪肉，…", "You don't drink alcohol, so…"
         put = [m.group(1) or m.group(2) for x in sents if (m := _RECALLED.match(x))]
     return " ".join(_P["shared.put_forward.4"].sub(".", _P["shared.put_forward.5"].sub("。", _OFFER_LEAD.sub("", x))) for x in put)
@@ -1920,13 +1934,14 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                                    or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
             return [_fact(turn, r, "user_explicit", 0.9) for r in _split_enumeration(answer, _is_zh(text))]
     if not raws and prev is not None and prev.speaker != "user":
-        if _CONFIRM.match(text) and not is_correction:
+        if (_CONFIRM.match(text) or _echoes_a_not_a(text, prev.text)) and not is_correction:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
-            confirmed = _raw_facts(_from_assistant(_put_forward(prev.text)), turn.time, allow_question=True,
-                                   project=True)
+            put = _put_forward(prev.text)
+            confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
                 confirmed = [r for r in confirmed if r.predicate != "decision"]
-            return [_fact(turn, r, "user_confirmed", 0.9, offer=prev) for r in confirmed]
+            offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
+            return [_fact(turn, r, "user_confirmed", 0.9, offer=offer) for r in confirmed]
         if _P["shared.extract.1"].search(prev.text):
             m = _P["shared.extract.2"].match(text)
             if m:
