@@ -125,7 +125,9 @@ def test_the_engine_never_imports_the_app_and_stages_only_look_back():
     # the pure rules import no stage after them
     assert g["memdesk.core.pipeline"] == set()
     assert g["memdesk.core.bitemporal"] == set()
-    assert g["memdesk.core.gates"] <= {"memdesk.core.bitemporal", "memdesk.core.errors"}
+    # (and the language layer's value relations, beneath every stage: core/lang/values.py)
+    assert g["memdesk.core.gates"] <= {"memdesk.core.bitemporal", "memdesk.core.errors",
+                                       "memdesk.core.lang.values"}
     assert not any(d.startswith("memdesk.core.extract") for d in g["memdesk.core.writer"])
 
 
