@@ -81,6 +81,11 @@ Mechanisms for misses a user would not forgive (issue 14):
   correction of the wrong value as stored, for the multi-valued predicates of ``shared.retired_on_correction``,
   so that the gates retire it in its own slot (``_retire_wrong_values``).
 
+Bounded work (issue 29): the rules read a turn in time linear in its length. What they ask of the whole turn
+(``interpret.Whole``) is worked out once per turn, not once per clause, and a run of blanks reads as one blank
+(a line break when it holds one: ``_squeezed``), so that no pattern opening with ``\\s+`` or ``\\s*`` rescans a
+long run from each of its positions.
+
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
 answers to the agent's questions beyond a name, budget, allergy, home or
@@ -160,14 +165,21 @@ def _lead(pattern: re.Pattern[str], text: str) -> int:
     return m.end() if m else 0
 
 
+_LOOK_BACK = 32  # what ``_preceded_by`` reads before the literal: a few words ("，还有 ")
+
+
 def _preceded_by(literal: str, before: re.Pattern[str], text: str) -> bool:
-    """Whether ``literal`` occurs in ``text`` right after a match of ``before`` (a pattern anchored with \\Z)."""
-    i = text.find(literal)
-    while i >= 0:
-        if before.search(text, 0, i):
-            return True
-        i = text.find(literal, i + 1)
-    return False
+    """Whether ``literal`` occurs in ``text`` right after a match of ``before`` (a pattern anchored with \\Z)
+    that starts at most _LOOK_BACK characters before it. For a ``Whole`` text, worked out once per literal."""
+    def look() -> bool:
+        i = text.find(literal)
+        while i >= 0:
+            if before.search(text, max(0, i - _LOOK_BACK), i):
+                return True
+            i = text.find(literal, i + 1)
+        return False
+
+    return text.once(("preceded_by", literal, before), look) if isinstance(text, Whole) else look()
 
 
 def _match_after(literal: str, after: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -1880,12 +1892,28 @@ _OFFERED_REMINDER = _P["shared.offered_reminder"]
 _OFFER_LEAD = _P["shared.offer_lead"]
 
 
+_BLANKS = _P["shared.blanks"]
+
+
+def _squeezed(text: str) -> str:
+    """``text`` with each run of two or more blanks read as one: a line break when the run holds one, else a
+    space. A pattern that opens with ``\\s+`` tried at every position of a long run would read the run again
+    from each of them (time growing with the square of its length); no rule tells a run from one blank."""
+    if "  " not in text and not _BLANKS.search(text):
+        return text
+    return _BLANKS.sub(lambda m: "\n" if "\n" in m.group(0) else " ", text)
+
+
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
-    """The facts ``turn`` states about its user or project (see the module doc)."""
-    text = turn.text.strip()
+    """The facts ``turn`` states about its user or project (see the module doc). Time linear in the length of
+    the turn (and of its context)."""
+    text = _squeezed(turn.text).strip()
     if not text:
         return []
-    turn = dataclasses.replace(turn, text=Whole(turn.text))  # asked of each fact: worked out once
+    # what is asked of the turn's text for each fact is worked out once (interpret.Whole)
+    turn = dataclasses.replace(turn, text=Whole(_squeezed(turn.text)))
+    context = [t if _squeezed(t.text) is t.text else dataclasses.replace(t, text=_squeezed(t.text))
+               for t in context]
     project = bool(turn.project)
     if turn.speaker != "user":
         if not _AGENT_HEDGE.search(text):
