@@ -159,7 +159,7 @@ def test_claims_from_code_refuse_what_no_database_stores(seeded):
     line = json.loads(_line("user:ana", "tea", 9))
     for field, value, match in [("object", "tea \ud800", "object contains a lone surrogate"),
                                 ("value", float("inf"), "not a JSON number"),
-                                ("value", 10**5000, "too long to write as JSON"),
+                                ("value", 10**5000, "JSON readers cannot keep it exact"),
                                 ("value", {"k": {2: 1}}, "object keys are text")]:
         with pytest.raises(InvalidInput, match=match):
             ClaimInput.from_dict({**line, field: value})
@@ -334,7 +334,7 @@ def test_memory_api_checks_names_turns_and_text_before_any_query(memory):
              (lambda: memory.remember([{"role": "user", "content": "x \ud800"}], user="bob"),
               "text contains a lone surrogate"),
              (lambda: memory.propose("likes", "x", session="bob-chat", turn=2**40, user="bob"),
-              "turn must be a whole number from 0 to"),
+              "turn must be a whole number from 1 to"),
              (lambda: memory.propose("likes", "x", session="b\x00", turn=1, user="bob"),
               "session contains a NUL"),
              (lambda: memory.propose("likes", "x\ud800", session="bob-chat", turn=1, user="bob"),

@@ -26,6 +26,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar, cast
 
 from .records import Alternative, Condition, Edit, Raw, Record, Step, Yield, conditions_of
@@ -268,7 +269,7 @@ def _first_match(record: Record, c: Clause, fired: set[str]) -> tuple[str, re.Ma
         text = _text(record, alt, c) if record.read or alt.read or alt.on != "clause" else c.text
         if alt.before and not all(_Reading(record, c, text, None, fired).holds(x) for x in alt.before):
             continue
-        m = text.once(("find", id(alt)), lambda: alt.find(text)) if isinstance(text, Whole) else alt.find(text)
+        m = text.once(("find", id(alt)), partial(alt.find, text)) if isinstance(text, Whole) else alt.find(text)
         if m is not None and (not alt.after or all(_Reading(record, c, text, m, fired).holds(x) for x in alt.after)):
             return text, m, alt
     return None
