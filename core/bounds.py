@@ -27,8 +27,8 @@ TURN_CHARS = 4_000
 TURNS_PER_CALL = 64
 # all the text of one ``remember`` call together: about one second of extraction at the bound
 CALL_CHARS = 16_000
-# a recall query: a question, not a document (the embedders read the first 512 tokens anyway)
-QUERY_CHARS = 1_000
+# a recall query: a question, not a document; the embedders take time growing faster than its length
+QUERY_CHARS = 400
 # the asks of one recall query ("哪天考试？跑鞋多大码？": each is embedded on its own)
 QUERY_ASKS = 8
 
