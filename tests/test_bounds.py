@@ -198,6 +198,7 @@ def test_a_file_is_extracted_before_the_write_transaction_opens(store, store_url
 
 def test_a_turn_whose_context_changed_meanwhile_is_read_again_under_the_lock(store, store_url, clock):
     def another_writer() -> None:  # stores an earlier turn of the same session in between
+        assert _lock_free(store_url), "the write lock is held while the turn is extracted"
         with Store.open(store_url, clock=clock) as other:
             other.ingest_turns([_turn(1, "I moved to Leeds")], signals=False)
 
