@@ -681,10 +681,16 @@ def source_of(turn: Turn) -> SourceRef:
 
 def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rules@1") -> list[ClaimInput]:
     """The facts extracted from ``turn`` as claims citing it (the step from
-    extraction to the gates)."""
+    extraction to the gates). A fact whose value is beyond the documented shape
+    (``_check_value``: "My budget is 1111…" read as a number of thousands of
+    digits) is no claim: it is left out, as no import line could carry it."""
     source_kind = {"user": "user_explicit"}.get(turn.speaker, "agent_inferred")
     out = []
     for f in facts:
+        try:
+            _check_value(f.value)
+        except InvalidInput:
+            continue
         src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
         change_at = f.event_start if f.change == "evolution" else None  # a stated start

@@ -134,7 +134,15 @@ def turn_bad() -> st.SearchStrategy[str | bytes]:
         (bad_names | control_text).map(lambda v: _with(g, "project", v)),
         st.sampled_from(["bob\n", "a b", "x\x00", "'; DROP TABLE turn;--"]).map(
             lambda v: _with(g, "user", v)),
+        st.just(_with(g, "turn", 0)),  # turns are numbered from 1
     )
+
+
+# values beyond the documented shape: whole numbers JSON readers cannot keep exact, more than two
+# levels of lists and objects, more than 64 items and keys
+beyond_shape = st.sampled_from([
+    10**40, -(10**40), 2**53, -(2**53), [[[1]]], {"a": {"b": {"c": 1}}}, [{"a": [1]}],
+    list(range(65)), {f"k{i}": [i] for i in range(40)}, {"amount": 10**40, "currency": "CNY"}])
 
 
 def claim_bad() -> st.SearchStrategy[str | bytes]:
@@ -172,6 +180,11 @@ def claim_bad() -> st.SearchStrategy[str | bytes]:
         st.sampled_from(["nul \x00", "\ud83d alone"]).map(lambda v: _with(g, "source.text", v)),
         st.just(_with(g, "value", {"k": "nul \x00"})),
         st.just(_with(g, "value", {"\x00": 1})),
+        beyond_shape.map(lambda v: _with(g, "value", v)),
+        st.just(_with(g, "source.turn", 0)),
+        # only an absent or null kind defaults: no other value that reads as false
+        st.sampled_from([0, [], {}, "", False, "user", ["imported"]]).map(
+            lambda v: _with(g, "source.kind", v)),
     )
 
 
@@ -327,11 +340,12 @@ GOOD_SCOPES = ["global", "project", "session", "session:trip", "project:atlas", 
 clean_text = st.text(alphabet=st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
                      min_size=1, max_size=30).filter(lambda t: t.strip())
 unstorable = st.sampled_from(["a\x00b", "\x00", "x\ud800y", "\udcff", "\udfff tail"])
-plain_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**30, 10**30)
-    | st.floats(allow_nan=False, allow_infinity=False) | clean_text,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(clean_text, inner, max_size=3),
-    max_leaves=8)
+# a value of the documented shape: a scalar, or lists and objects two levels deep at most
+scalar_json = (st.none() | st.booleans() | st.integers(-(2**53 - 1), 2**53 - 1)
+               | st.floats(allow_nan=False, allow_infinity=False) | clean_text)
+flat_json = st.lists(scalar_json, max_size=3) | st.dictionaries(clean_text, scalar_json, max_size=3)
+plain_json = (scalar_json | flat_json | st.lists(scalar_json | flat_json, max_size=3)
+              | st.dictionaries(clean_text, scalar_json | flat_json, max_size=3))
 aware_times = st.builds(lambda d, tz: d.replace(tzinfo=tz),
                         st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 1, 1)),
                         st.sampled_from(OFFSETS))
@@ -383,12 +397,14 @@ def _field_values(cli: bool) -> dict[str, tuple[st.SearchStrategy, st.SearchStra
         values = (plain_json.map(lambda v: json.dumps(v, ensure_ascii=False)),
                   st.sampled_from(["NaN", "Infinity", "-Infinity", "[1,", "{'a': 1}", "",
                                    "[" * 40 + "]" * 40, "9" * 5000, "1e999", '"\\u0000"',
-                                   '{"\\u0000": 1}', '"\\ud800"', "[1] x", "{\"a\": 1e400}"]))
+                                   '{"\\u0000": 1}', '"\\ud800"', "[1] x", "{\"a\": 1e400}",
+                                   "1" + "0" * 40, "[[[1]]]", json.dumps(list(range(65)))]))
     else:
         values = (plain_json,
                   st.sampled_from([float("nan"), float("inf"), -float("inf"), {1: "a"},
                                    {"k": "\x00"}, "\ud800", b"bytes", {1, 2}, 10**5000,
-                                   [float("nan")], {"a": {"b": object()}}])
+                                   [float("nan")], {"a": {"b": object()}}, 10**40, [[[1]]],
+                                   list(range(65))])
                   | st.integers(34, 60).map(lambda n: json.loads("[" * n + "]" * n)))
     polarities = (st.sampled_from(["positive", "negative", "neutral"]),
                   st.text(max_size=10).filter(lambda t: t not in ("positive", "negative", "neutral"))

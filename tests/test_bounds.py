@@ -365,3 +365,10 @@ async def test_mcp_tools_refuse_above_the_bounds_in_one_line(memory):
             await server.call_tool(name, args)
         assert "\n" not in str(err.value)
     assert _written(memory.store) == before
+
+
+def test_a_turn_of_digits_at_the_bound_is_stored_without_an_absurd_amount(memory):
+    # the rules read "1111…" as a budget of thousands of digits: no claim can carry it (it crashed
+    # the canonical JSON of the claim), so the turn is stored raw and nothing else
+    done = memory.remember([{"role": "user", "content": "My budget is " + "1" * 3_987}], user="ana")
+    assert done.turns == (1,) and (done.asserted, done.queued, done.conflicts) == (0, 0, 0)
