@@ -221,12 +221,12 @@ def _claims_of(extractor: Extractor, turn: Turn, context: Sequence[Turn]
                  for c in claims), None
 
 
-def extract_turns(conn: Connection, numbered: Sequence[tuple[int, Turn]], extractor: Extractor) -> Extracted:
-    """Read each turn's context from the store through ``conn`` (a plain connection: no write transaction
-    is open) and run the extractor on every turn. This is the slow part of an ingest (the rules, the
-    signal layer, an LLM's round trips); it runs before the write transaction opens, so the store's write
-    lock is held only to write. Raises nothing of its own (an ExtractorUnavailable is kept in ``failed``)."""
-    context = stored_context(conn, [turn for _, turn in numbered])
+def extract_turns(numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
+                  context: dict[tuple[str, int], list[Turn]]) -> Extracted:
+    """Run the extractor on every turn, with the context ``stored_context`` read for it. This is the
+    slow part of an ingest (the rules, the signal layer, an LLM's round trips); it runs with no
+    transaction open, before the write transaction, so the store's write lock is held only to write.
+    Raises nothing of its own (an ExtractorUnavailable is kept in ``failed``)."""
     out = []
     failed = []
     for line, turn in numbered:

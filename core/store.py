@@ -826,15 +826,18 @@ class Store:
 
     def _extract(self, numbered: Sequence[tuple[int, Turn]], extractor: Any) -> Extracted:
         """Extraction, before the write transaction opens (``core.ingest.extract_turns``): the turns'
-        context read through a plain connection, every turn run through the extractor; the write lock is
-        then held only to write. Raises StoreError when the store cannot be read."""
-        from .ingest import extract_turns
+        context read through a plain connection, given back, then every turn run through the
+        extractor with no transaction open; the write lock is then held only to write.
+        Raises StoreError when the store cannot be read."""
+        from .ingest import extract_turns, stored_context
 
         try:
-            with _gc_paused(), self.engine.connect() as conn:
-                return extract_turns(conn, numbered, extractor)
+            with self.engine.connect() as conn:
+                context = stored_context(conn, [turn for _, turn in numbered])
         except DBAPIError as exc:
             raise StoreError(f"the store could not be read: {exc.orig}; nothing was saved") from None
+        with _gc_paused():
+            return extract_turns(numbered, extractor, context)
 
     def _extractor(self, extractor: Any, signals: bool) -> Any:
         """The extractor an ingest runs: the given one (default: the rules),

@@ -130,6 +130,27 @@ def test_a_long_run_of_digits_is_not_a_number_read_from_each_of_its_digits():
     assert [(f.predicate, f.object) for f in facts] == [("budget_limit", "3000")]
 
 
+def test_a_correction_reads_each_earlier_turn_once_not_once_per_wrong_value(monkeypatch):
+    # "I meant X, not A, not B, …": each earlier turn was extracted again for every wrong value named
+    from collections import Counter
+
+    from memdesk.core.extract.records import Raw
+
+    context = [Turn("p", n, "user", WHEN, "For search we'll use Algolia.", "yu", "shop") for n in (1, 2, 3)]
+    text = "Sorry, I meant Meilisearch, " + ", ".join(f"not Tool{i}" for i in range(12)) + ", not Algolia."
+    reads: Counter[int] = Counter()
+    extract = rules.extract
+
+    def counting(turn: Turn, ctx: Any = ()) -> Any:
+        reads[turn.turn] += 1
+        return extract(turn, ctx)
+
+    monkeypatch.setattr(rules, "extract", counting)
+    out = rules._retire_wrong_values(text, context, [Raw("decision", "Meilisearch")])
+    assert ("decision", "Algolia", "negative") in [(r.predicate, r.object, r.polarity) for r in out]
+    assert dict(reads) == {1: 1, 2: 1, 3: 1}  # before: 12, 12 and 13
+
+
 # ----------------------------------------------- extraction before the write lock
 def _lock_free(url: str) -> bool:
     """Whether another connection can take the store's write lock at once."""

@@ -2183,11 +2183,14 @@ def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -
              for m in _P["shared.wrong_value"].finditer(text)]
     held = {(r.predicate, r.object.casefold()) for r in raws}
     out = list(raws)
+    said: dict[int, list[ExtractedFact]] = {}  # each earlier turn read once, not once per wrong value
     for old in filter(None, wrong):
-        for t in reversed(context):
+        for i, t in reversed(list(enumerate(context))):
             if t.speaker != "user":
                 continue  # the assistant's words were never stored as facts
-            hit = next((f for f in extract(t) if f.predicate in corrected and f.polarity == "positive"
+            if i not in said:
+                said[i] = extract(t)
+            hit = next((f for f in said[i] if f.predicate in corrected and f.polarity == "positive"
                         and (old == f.object.casefold() or len(old) >= 2 and old in f.object.casefold())), None)
             if hit is not None:
                 if (hit.predicate, hit.object.casefold()) not in held:
