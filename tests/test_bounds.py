@@ -29,9 +29,15 @@ from typing import Any
 
 import pytest
 from memdesk.app import cli
-from memdesk.core import InputFileError, InvalidInput, ManualClock, Memory, Store
-from memdesk.core.bounds import Bounds
-from memdesk.core.errors import BoundExceeded
+from memdesk.core import (
+    BoundExceeded,
+    Bounds,
+    InputFileError,
+    InvalidInput,
+    ManualClock,
+    Memory,
+    Store,
+)
 from memdesk.core.extract import rules
 from memdesk.core.lang.questions import asks
 from memdesk.core.pipeline import Turn

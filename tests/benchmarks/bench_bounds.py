@@ -9,10 +9,10 @@ Run: ``.venv/bin/python -m tests.benchmarks.bench_bounds [--repeat N] [--keep DI
    per KB and the ratio to the 1 KB turn's (linear: about constant).
 2. ``remember`` at the bounds (one call of ``call_chars`` characters in messages of ``turn_chars``, and one
    of ``turns_per_call`` messages) on a new SQLite store, against one short message.
-3. ``recall`` at the bounds (a query of ``query_chars`` characters; one of ``query_asks`` asks) over
-   memories and over raw turns with the default embedders, against a short question; and, apart, the
-   first recall after the remembers, which embeds the turns they stored (the index is brought up to date
-   lazily, by the next recall).
+3. On a new store: one ``remember`` at the bounds and the first recalls after it, which embed what it
+   stored (the index is brought up to date lazily, by the next recall); then ``recall`` at the bounds
+   (a query of ``query_chars`` characters; one of ``query_asks`` asks) over memories and over raw turns
+   with the default embedders, against a short question.
 
 The medians of ``--repeat`` runs are printed with the load average (other jobs share the machine).
 """
@@ -144,23 +144,42 @@ def at_the_bounds(repeat: int, folder: Path) -> None:
                                   repeat)
             base = base or seconds
             print(f"  {name:<34} {seconds:>7.3f} s {seconds / base:>7.1f}x")
-        start = time.perf_counter()
-        memory.recall("warm up", user="u1x0", over="turns")
-        memory.recall("warm up", user="u1x0")
-        print(f"  first recall after them (embeds the turns they stored): {time.perf_counter() - start:.1f} s")
+    finally:
+        memory.close()
+    catch_up_and_recall(repeat, folder / "fresh")
+
+
+def catch_up_and_recall(repeat: int, folder: Path) -> None:
+    """On a new store: one ``remember`` at the bounds, the first recalls after it (which embed what it
+    stored), then recall at the bounds against a short question."""
+    b = Bounds()
+    folder.mkdir(parents=True, exist_ok=True)
+    memory = Memory.open(folder / "bench.db", index_dir=folder / "index")
+    try:
+        zh, en, mixed = gold_texts("zh"), gold_texts("en"), gold_texts()
+        memory.remember(messages(mixed, 1, 200), user="ana")
+        memory.recall("warm up", user="ana", over="turns")
+        memory.recall("warm up", user="ana")
+        memory.remember(messages(mixed, b.call_chars // b.turn_chars, b.turn_chars), user="ana")
+        for over in ("memories", "turns"):
+            start = time.perf_counter()
+            memory.recall("where do I live now?", user="ana", over=over)
+            print(f"  first recall over {over} after it (embeds what it stored): "
+                  f"{time.perf_counter() - start:.2f} s")
         print(f"\nrecall at the bounds (query_chars {b.query_chars}, query_asks {b.query_asks}), "
               "default embedders")
         asked = "".join(f"第{i}次的预算是多少，什么时候定的？" for i in range(1, b.query_asks + 1))
+        one_ask = str.maketrans({c: "，" for c in "。！？!?；;"})
         queries = {
             "a short question (baseline)": "where do I live now?",
             f"{b.query_chars} chars, English": text_of(en, b.query_chars, chars=True).replace("?", "."),
-            f"{b.query_chars} chars, Chinese": text_of(zh, b.query_chars, chars=True).replace("？", "。"),
+            f"{b.query_chars} chars, Chinese": text_of(zh, b.query_chars, chars=True).translate(one_ask),
             f"{b.query_asks} asks, {len(asked)} chars, Chinese": asked,
         }
         for over in ("memories", "turns"):
             base = None
             for name, query in queries.items():
-                seconds = median_time(lambda q=query, o=over: memory.recall(q, user="u1x0", over=o), repeat)
+                seconds = median_time(lambda q=query, o=over: memory.recall(q, user="ana", over=o), repeat)
                 base = base or seconds
                 print(f"  {over:<8} {name:<34} {seconds:>7.3f} s {seconds / base:>7.1f}x")
     finally:
