@@ -867,6 +867,29 @@ def cmd_restore(store: Store, args: argparse.Namespace, settings: Settings) -> i
 
 
 # -------------------------------------------------------------------- parser
+# the bounds on one request's work (core/bounds.py; its defaults, not imported: --help stays light)
+_BOUND_FLAGS = (
+    ("turn_chars", 4_000, "characters of one turn (ingest, remember)"),
+    ("turns_per_call", 64, "messages of one remember call"),
+    ("call_chars", 16_000, "characters of all the messages of one remember call"),
+    ("query_chars", 400, "characters of a recall query"),
+    ("query_asks", 8, "questions one recall query asks"),
+)
+
+
+def _bounds(args: argparse.Namespace, settings: Settings) -> Any:
+    """The bounds in force: flags over settings (environment, config file) over defaults.
+    Raises InvalidInput for a bound that is not a whole number of at least 1."""
+    from memdesk.core.bounds import Bounds
+
+    given = dict(settings.bounds)
+    for name, _, _ in _BOUND_FLAGS:
+        flag = getattr(args, f"max_{name}", None)
+        if flag is not None:
+            given[name] = flag
+    return Bounds(**given)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memdesk",
@@ -879,6 +902,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", metavar="URL_OR_PATH", help="the store (SQLite path or postgresql:// URL)")
     parser.add_argument("--review-threshold", type=float, metavar="X",
                         help="confidence below which imported facts wait for review (default 0.75)")
+    for name, default, what in _BOUND_FLAGS:
+        parser.add_argument(f"--max-{name.replace('_', '-')}", type=int, metavar="N", dest=f"max_{name}",
+                            help=f"{what} (default {default:,}; past it a request is refused)")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -1248,7 +1274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = False
         try:
             with Store.open(settings.db, catalog=settings.catalog,
-                            review_threshold=threshold) as store:
+                            review_threshold=threshold, bounds=_bounds(args, settings)) as store:
                 code = args.func(store, args, settings)
                 done = code == 0
                 return code

@@ -1,11 +1,11 @@
 """User settings: where the store is, who the reviewer is, the review threshold,
-the recall embedder, index folder and score weights.
+the recall embedder, index folder and score weights, the bounds on one request's work.
 
 Looked up in this order, first one wins: command-line flag, environment
 (MEMDESK_DB, MEMDESK_REVIEWER, MEMDESK_REVIEW_THRESHOLD, MEMDESK_CATALOG,
-MEMDESK_EMBEDDER, MEMDESK_INDEX_DIR, MEMDESK_RECALL_<WEIGHT>), the config file
-(MEMDESK_CONFIG, else ~/.config/memdesk/config.toml; recall weights in its
-``[recall]`` table), built-in defaults.
+MEMDESK_EMBEDDER, MEMDESK_INDEX_DIR, MEMDESK_RECALL_<WEIGHT>, MEMDESK_MAX_<BOUND>),
+the config file (MEMDESK_CONFIG, else ~/.config/memdesk/config.toml; recall
+weights in its ``[recall]`` table, bounds in ``[bounds]``), built-in defaults.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ DEFAULT_TURN_EMBEDDER = "e5"  # core.recall.DEFAULT_TURN_EMBEDDER (not imported:
 RECALL_WEIGHTS = ("relevance", "recency", "importance", "subject", "lexical", "half_life_days",
                   "stale_factor", "dense", "words", "dated")
 """Names of the recall score settings (core.recall.RecallWeights fields)."""
+BOUNDS = ("turn_chars", "turns_per_call", "call_chars", "query_chars", "query_asks")
+"""Names of the bounds on one request's work (core.bounds.Bounds fields): flag ``--max-NAME``
+(dashes for underscores), environment ``MEMDESK_MAX_NAME``, config file ``[bounds]`` table."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Settings:
     turn_embedder: str = DEFAULT_TURN_EMBEDDER  # recall embedder of raw turns
     index_dir: str | None = None  # recall index folder (default: beside the SQLite file)
     recall_weights: tuple[tuple[str, float], ...] = ()  # overrides of RecallWeights defaults
+    bounds: tuple[tuple[str, int], ...] = ()  # overrides of core.bounds.Bounds defaults
 
 
 def _config_file(env: dict[str, str]) -> dict:
@@ -71,6 +75,31 @@ def _recall_weights(env: dict[str, str], conf: dict) -> tuple[tuple[str, float],
     return tuple(out)
 
 
+def _bounds(env: dict[str, str], conf: dict) -> tuple[tuple[str, int], ...]:
+    """The bounds set by the environment (``MEMDESK_MAX_<NAME>``) or the config file's ``[bounds]``
+    table. Raises InvalidInput naming one that is unknown or not a whole number of at least 1."""
+    table = conf.get("bounds", {})
+    if not isinstance(table, dict):
+        raise InvalidInput("config file: [bounds] must be a table of whole numbers")
+    unknown = sorted(set(table) - set(BOUNDS))
+    if unknown:
+        raise InvalidInput(f"config file: unknown [bounds] setting {unknown[0]!r} "
+                           f"(known: {', '.join(BOUNDS)})")
+    out = []
+    for name in BOUNDS:
+        value = env.get(f"MEMDESK_MAX_{name.upper()}", table.get(name))
+        if value is None:
+            continue
+        try:
+            number = value if isinstance(value, int) and not isinstance(value, bool) else int(str(value))
+        except ValueError:
+            number = 0
+        if number < 1:
+            raise InvalidInput(f"bound {name} must be a whole number of at least 1, got {value!r}")
+        out.append((name, number))
+    return tuple(out)
+
+
 def load_settings(db: str | None = None, env: dict[str, str] | None = None,
                   embedder: str | None = None) -> Settings:
     """Resolve settings. Raises InvalidInput for a bad config file, threshold or
@@ -99,4 +128,5 @@ def load_settings(db: str | None = None, env: dict[str, str] | None = None,
                        or DEFAULT_TURN_EMBEDDER),
         index_dir=env.get("MEMDESK_INDEX_DIR") or conf.get("index_dir"),
         recall_weights=_recall_weights(env, conf),
+        bounds=_bounds(env, conf),
     )

@@ -13,6 +13,7 @@ from .clock import Clock, ManualClock, SystemClock
 from .errors import (
     AccessRefused,
     AlreadyDecided,
+    BoundExceeded,
     CandidateNotFound,
     ConflictNotFound,
     ExtractorUnavailable,
@@ -31,6 +32,7 @@ from .timeutil import iso, parse_time, parse_time_us
 
 if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for type checkers
     from .access import Caller, Grant
+    from .bounds import Bounds
     from .catalog import Catalog, Predicate
     from .claims import ClaimInput, SourceRef, read_claims
     from .errors import EmbedderUnavailable
@@ -71,7 +73,8 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     )
 
 __all__ = [
-    "AlreadyDecided", "AuditReport", "AuditStep", "Candidate", "CandidateNotFound",
+    "AlreadyDecided", "AuditReport", "AuditStep", "BoundExceeded", "Bounds", "Candidate",
+    "CandidateNotFound",
     "Catalog", "ClaimInput", "Clock", "Conflict", "ConflictNotFound",
     "DEFAULT_REVIEW_THRESHOLD", "ExtractorUnavailable", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
     "InputFileError", "InvalidInput", "ManualClock", "MemdeskError", "Predicate",
@@ -95,6 +98,7 @@ __all__ = [
 # memdesk.core`` (the errors, clocks and time helpers) stays light, so the
 # command line parses its arguments before the engine loads.
 _LAZY = {
+    "Bounds": "bounds",
     "Catalog": "catalog", "Predicate": "catalog",
     "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims",
     "AuditReport": "records", "AuditStep": "records", "Candidate": "records",

@@ -26,6 +26,10 @@ from .pipeline import ExtractedFact, SourceRef, Turn
 from .timeutil import iso, offset_minutes, parse_time, to_us
 
 MAX_TURN = 2**31 - 1  # turn numbers are 32-bit integers in the store
+MIN_TURN = 1  # turns are numbered from 1 (``Memory.remember`` numbers them so)
+MAX_EXACT = 2**53 - 1  # whole numbers every JSON reader keeps exact (RFC 7493, RFC 8785's numbers)
+VALUE_DEPTH = 2  # a value's levels of lists and objects: {"amount": 5000, "currency": "CNY"} is 1
+VALUE_MEMBERS = 64  # the items and keys of a value's lists and objects, at every level together
 MAX_ID = 2**63 - 1  # row ids and counts are 64-bit integers in the store
 MAX_NAME = 200  # identifiers that are indexed (subject, scope, session, …): PostgreSQL
 # refuses index entries of more than about 2.7 kB, and no name needs that much
@@ -308,44 +312,65 @@ def _time(data: dict, key: str, label: str | None = None) -> int | None:
     return _parsed_time(value, label or key)[0]
 
 
-def _choice(data: dict, key: str, choices: tuple[str, ...], default: str) -> str:
+def _choice(data: dict, key: str, choices: tuple[str, ...], default: str,
+            label: str | None = None) -> str:
+    """One of ``choices``; ``default`` when the field is absent or null (never for another
+    value that reads as false: 0, "", [] or {} are refused). Raises InvalidInput."""
     value = data.get(key)
     if value is None:
         return default
-    if value not in choices:
-        raise InvalidInput(f"{key} must be one of {', '.join(choices)}, got {value!r}")
+    if type(value) is not str or value not in choices:
+        raise InvalidInput(f"{label or key} must be one of {', '.join(choices)}, got {value!r}")
     return value
 
 
-_MAX_INT_BITS = 14_000  # about 4,200 digits: Python writes no longer int as text by default
+def _check_value(value: Any) -> None:
+    """Accept a value of the documented shape (docs/DESIGN.md §6.5): null, a scalar (text,
+    true/false, a finite number, a whole number within ±(2^53 − 1), which every JSON reader and
+    the audit chain's RFC 8785 encoding keep exact), or a list or object (text keys) at most
+    VALUE_DEPTH levels deep with at most VALUE_MEMBERS items and keys in all; no NUL character.
+    Walks without recursion and stops at the first fault. Raises InvalidInput saying what is wrong."""
+    members = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if item is None or isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            if not -MAX_EXACT <= item <= MAX_EXACT:
+                raise InvalidInput(f"value holds the whole number {_short_number(item)}, beyond "
+                                   f"±{MAX_EXACT} (2^53 − 1): JSON readers cannot keep it exact")
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise InvalidInput(f"value must be plain JSON: {item} is not a JSON number")
+        elif isinstance(item, str):
+            _clean(item, "value")
+        elif isinstance(item, list | dict):
+            if depth >= VALUE_DEPTH:
+                raise InvalidInput(f"value is nested too deeply: at most {VALUE_DEPTH} levels of "
+                                   "lists and objects ({\"amount\": 5000, \"currency\": \"CNY\"} "
+                                   "is one)")
+            members += len(item)
+            if members > VALUE_MEMBERS:
+                raise InvalidInput(f"value holds more than {VALUE_MEMBERS} items and keys")
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    if not isinstance(key, str):
+                        raise InvalidInput(f"value must be plain JSON: object keys are text, got {key!r}")
+                    _clean(key, "value")
+                    stack.append((inner, depth + 1))
+            else:
+                stack.extend((inner, depth + 1) for inner in item)
+        else:
+            raise InvalidInput(f"value must be plain JSON, got {type(item).__name__}")
 
 
-def _check_value(value: Any, depth: int = 0) -> None:
-    """Accept plain JSON (no NUL characters, nesting at most 32 deep, finite
-    numbers, text keys). Raises InvalidInput."""
-    if depth > 32:
-        raise InvalidInput("value is nested too deeply (at most 32 levels)")
-    if value is None or isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        if value.bit_length() > _MAX_INT_BITS:
-            raise InvalidInput("value holds a whole number too long to write as JSON text")
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidInput(f"value must be plain JSON: {value} is not a JSON number")
-    elif isinstance(value, str):
-        _clean(value, "value")
-    elif isinstance(value, list):
-        for item in value:
-            _check_value(item, depth + 1)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidInput(f"value must be plain JSON: object keys are text, got {key!r}")
-            _clean(key, "value")
-            _check_value(item, depth + 1)
-    else:
-        raise InvalidInput(f"value must be plain JSON, got {type(value).__name__}")
+def _short_number(number: int) -> str:
+    """A whole number as it reads in a one-line message: its first digits when it is long."""
+    if number.bit_length() > 14_000:  # past what Python writes as text by default
+        return "of thousands of digits"
+    text = str(number)
+    return f"{text[:12]}… ({len(text.lstrip('-'))} digits)" if len(text) > 40 else text
 
 
 def _source(data: Any) -> SourceRef:
@@ -360,17 +385,14 @@ def _source(data: Any) -> SourceRef:
     turn = data.get("turn")
     if turn is None:
         raise InvalidInput("missing required field 'source.turn'")
-    if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= MAX_TURN:
-        raise InvalidInput(f"source.turn must be a whole number from 0 to {MAX_TURN}")
+    check_turn(turn, "source.turn")
     text = _text(data, "text", required=True, label="source.text")
     raw_time = data.get("time")
     if raw_time is None:
         raise InvalidInput("missing required field 'source.time'")
     time, tz = _parsed_time(raw_time, "source.time")
     speaker = _name(data, "speaker", label="source.speaker") or "user"
-    kind = data.get("kind") or "imported"
-    if kind not in SOURCE_KINDS:
-        raise InvalidInput(f"source.kind must be one of {', '.join(SOURCE_KINDS)}, got {kind!r}")
+    kind = _choice(data, "kind", SOURCE_KINDS, "imported", "source.kind")  # only absent or null defaults
     source = object.__new__(SourceRef)  # validated above: skip the frozen __init__
     source.__dict__.update(session=session, turn=turn, text=text, time=time, tz=tz,
                            speaker=speaker, kind=kind)
@@ -466,6 +488,15 @@ def check_scope(value: Any, label: str = "scope") -> str:
     return scope
 
 
+def check_turn(value: Any, label: str = "turn") -> int:
+    """A turn number: a whole number from MIN_TURN (1) to 2^31 - 1 (the store's integers).
+    Raises InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_TURN <= value <= MAX_TURN:
+        raise InvalidInput(f"{label} must be a whole number from {MIN_TURN} to {MAX_TURN}, "
+                           f"got {_short_number(value) if isinstance(value, int) else repr(value)}")
+    return value
+
+
 def check_id(value: Any, label: str = "id") -> int:
     """A row id: a whole number from 1 to 2^63 - 1 (the store's integers).
     Raises InvalidInput."""
@@ -496,7 +527,7 @@ def check_moment(value: Any, label: str) -> int:
 
 def decode_json(text: str, label: str) -> Any:
     """A value written as JSON text, held to the rules of an import line's
-    ``value`` (no NaN or Infinity, no NUL, nesting at most 32 deep).
+    ``value`` (no NaN or Infinity, no NUL, the documented shape: ``_check_value``).
     Raises InvalidInput saying what is wrong."""
     try:
         value = json.loads(text, parse_constant=_no_constant)
@@ -504,7 +535,7 @@ def decode_json(text: str, label: str) -> Any:
         raise InvalidInput(f"{label} must be JSON ({exc.msg} at column {exc.colno}), "
                            f"got {text[:80]!r}") from None
     except RecursionError:
-        raise InvalidInput(f"{label} is nested too deeply (at most 32 levels)") from None
+        raise InvalidInput(f"{label} is nested too deeply (at most {VALUE_DEPTH} levels)") from None
     except ValueError as exc:  # NaN, Infinity, a number too long
         if "integer string conversion" in str(exc):
             raise InvalidInput(f"{label} holds a whole number too long to read "
@@ -683,10 +714,16 @@ DATED = frozenset({"todo", "plan", "deadline"})
 
 def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rules@1") -> list[ClaimInput]:
     """The facts extracted from ``turn`` as claims citing it (the step from
-    extraction to the gates)."""
+    extraction to the gates). A fact whose value is beyond the documented shape
+    (``_check_value``: "My budget is 1111…" read as a number of thousands of
+    digits) is no claim: it is left out, as no import line could carry it."""
     source_kind = {"user": "user_explicit"}.get(turn.speaker, "agent_inferred")
     out = []
     for f in facts:
+        try:
+            _check_value(f.value)
+        except InvalidInput:
+            continue
         src = SourceRef(session=turn.session, turn=turn.turn, text=turn.text, time=to_us(turn.time),
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
         # a change's event time is when it happened (a stated start), except for a dated item,

@@ -15,6 +15,12 @@ class InvalidInput(MemdeskError, ValueError):
     """A value given to memdesk is malformed (bad time, unknown field, wrong type)."""
 
 
+class BoundExceeded(InvalidInput):
+    """A request asks for more work than a bound allows (a turn too long, too many turns in one
+    call, a recall query too long or of too many asks: ``core.bounds``). The message names the
+    bound and the value; nothing was done."""
+
+
 class InputFileError(InvalidInput):
     """A line of an input file is invalid. ``line`` is 1-based; ``path`` may be None."""
 

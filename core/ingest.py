@@ -18,13 +18,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from .claims import (
-    MAX_TURN,
     ClaimInput,
     check_name,
     check_storable,
+    check_turn,
     export_hint,
     iter_jsonl,
     source_of,
@@ -106,9 +106,7 @@ def turn_from_dict(data: Any) -> Turn:
     if not isinstance(text, str) or "\x00" in text:
         raise InvalidInput("text must be a string without NUL characters")
     check_storable(text, "text")  # a lone surrogate (from code: file lines are screened)
-    number = data["turn"]
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_TURN:
-        raise InvalidInput(f"turn must be a whole number from 0 to {MAX_TURN}")
+    number = check_turn(data["turn"])
     if data["speaker"] not in SPEAKERS:
         raise InvalidInput(f"speaker must be one of {', '.join(SPEAKERS)}, got {data['speaker']!r}")
     user = data.get("user")
@@ -162,7 +160,7 @@ def iter_turns(path: str | Path) -> Iterator[tuple[int, Turn]]:
         yield number, turn
 
 
-def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> dict[tuple[str, int], list[Turn]]:
+def stored_context(conn: Connection, turns: Sequence[Turn]) -> dict[tuple[str, int], list[Turn]]:
     """For each (session, turn number) of ``turns``, the context the extractor reads for it: the last
     CONTEXT_TURNS turns of its session before it BY TURN NUMBER, taken from the stored turns merged with
     ``turns`` (a stored turn wins over a line of the same number). It depends only on the session's turns,
@@ -179,7 +177,7 @@ def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> dict[tuple[str, 
     stored_same: dict[str, dict[int, Turn]] = defaultdict(dict)
     sessions = sorted(given)
     for part in chunks(sessions):
-        rows = batch.conn.execute(
+        rows = conn.execute(
             select(TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.time, TURN.c.time_tz, TURN.c.text,
                    TURN.c.user, TURN.c.project)
             .where(TURN.c.session.in_(part), TURN.c.turn <= max(numbers[s][-1] for s in part))
@@ -205,28 +203,70 @@ def stored_context(batch: WriteBatch, turns: Sequence[Turn]) -> dict[tuple[str, 
     return out
 
 
-def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
-                 path: str, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
-    """Store each turn raw, extract its claims and run them through the gates,
-    calling ``progress(done, total)`` every PROGRESS_EVERY turns and at the end.
-    Returns per-turn counts (turns, turns_with_facts, dropped). Raises
-    InputFileError naming the line of a turn that contradicts a stored one."""
-    context = stored_context(batch, [turn for _, turn in numbered])
-    counts = {"turns": 0, "turns_with_facts": 0, "dropped": 0, "extraction_failed": 0}
-    claims_by_line = []
-    failed: list[tuple[Turn, str]] = []
+@dataclass(frozen=True)
+class Extracted:
+    """What extraction made of some turns, before anything is written: per turn its input line, the turn,
+    its claims (sensitive ones marked) and the context it was read with; and the turns whose extraction
+    failed (stored raw, logged, retried by a rerun) with the reason."""
+
+    turns: tuple[tuple[int, Turn, tuple[ClaimInput, ...]], ...]
+    context: dict[tuple[str, int], list[Turn]]
+    failed: tuple[tuple[Turn, str], ...]
+
+
+def _claims_of(extractor: Extractor, turn: Turn, context: Sequence[Turn]
+               ) -> tuple[tuple[ClaimInput, ...], str | None]:
+    """The turn's claims (sensitive ones marked), or none and why the extractor failed."""
+    try:
+        claims = extractor.claims(turn, context)
+    except ExtractorUnavailable as exc:
+        # the raw turn is still stored; the failure is logged so a rerun retries it
+        return (), str(exc)
+    return tuple(c.with_changes(sensitive=True) if not c.sensitive and has_sensitive(c.object) else c
+                 for c in claims), None
+
+
+def extract_turns(numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
+                  context: dict[tuple[str, int], list[Turn]]) -> Extracted:
+    """Run the extractor on every turn, with the context ``stored_context`` read for it. This is the
+    slow part of an ingest (the rules, the signal layer, an LLM's round trips); it runs with no
+    transaction open, before the write transaction, so the store's write lock is held only to write.
+    Raises nothing of its own (an ExtractorUnavailable is kept in ``failed``)."""
+    out = []
+    failed = []
     for line, turn in numbered:
-        try:
-            claims = extractor.claims(turn, context[(turn.session, turn.turn)])
-        except ExtractorUnavailable as exc:
-            # the raw turn is still stored; the failure is logged so a rerun retries it
-            failed.append((turn, str(exc)))
-            claims = []
-        claims = [c.with_changes(sensitive=True) if not c.sensitive and has_sensitive(c.object) else c
-                  for c in claims]
-        claims_by_line.append((line, turn, claims))
-    batch.prefetch([c for _, _, cs in claims_by_line for c in cs])
-    for line, turn, claims in claims_by_line:
+        claims, reason = _claims_of(extractor, turn, context[(turn.session, turn.turn)])
+        if reason is not None:
+            failed.append((turn, reason))
+        out.append((line, turn, claims))
+    return Extracted(tuple(out), context, tuple(failed))
+
+
+def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,
+                 path: str, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Write what ``extract_turns`` made of the turns, under the write lock ``batch`` holds: each turn stored
+    raw and its claims run through the gates, calling ``progress(done, total)`` every PROGRESS_EVERY turns
+    and at the end. A turn whose context changed since it was read (another writer stored turns of its
+    session in between) is read again here, under the lock, so that what is written is what the turn says
+    in the store's context. Returns per-turn counts (turns, turns_with_facts, dropped, extraction_failed,
+    reread). Raises InputFileError naming the line of a turn that contradicts a stored one."""
+    numbered = extracted.turns
+    now = stored_context(batch.conn, [turn for _, turn, _ in numbered])
+    failed = dict(((t.session, t.turn), reason) for t, reason in extracted.failed)
+    turns: list[tuple[int, Turn, tuple[ClaimInput, ...]]] = []
+    reread = 0
+    for line, turn, claims in numbered:
+        key = (turn.session, turn.turn)
+        if now[key] != extracted.context[key]:  # a race with another writer: read it again
+            reread += 1
+            claims, reason = _claims_of(extractor, turn, now[key])
+            failed.pop(key, None)
+            if reason is not None:
+                failed[key] = reason
+        turns.append((line, turn, claims))
+    counts = {"turns": 0, "turns_with_facts": 0, "dropped": 0, "extraction_failed": 0}
+    batch.prefetch([c for _, _, cs in turns for c in cs])
+    for line, turn, claims in turns:
         try:
             batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
             for claim in claims:
@@ -240,14 +280,18 @@ def ingest_turns(batch: WriteBatch, numbered: Sequence[tuple[int, Turn]], extrac
             counts["dropped"] += 1
         point("ingest.turn")
         if progress is not None and counts["turns"] % PROGRESS_EVERY == 0:
-            progress(counts["turns"], len(numbered))
+            progress(counts["turns"], len(turns))
     if progress is not None:
-        progress(counts["turns"], len(numbered))
-    for turn, reason in failed:
+        progress(counts["turns"], len(turns))
+    by_key = {(t.session, t.turn): t for _, t, _ in turns}
+    for key, reason in failed.items():
+        turn = by_key[key]
         batch.audit(extractor.name, "extract.failed", subject=f"user:{turn.user}", reason=reason,
                     detail={"session": turn.session, "turn": turn.turn, "retry": True})
     counts["extraction_failed"] = len(failed)
     counts["dropped"] -= len(failed)
+    if reread:
+        counts["reread"] = reread
     return counts
 
 

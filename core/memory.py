@@ -27,7 +27,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from .access import Caller, check_session_owner, session_for
-from .claims import MAX_TURN, ClaimInput, check_name, check_storable, check_subject
+from .bounds import Bounds
+from .claims import ClaimInput, check_name, check_storable, check_subject, check_turn
 from .clock import Clock
 from .errors import InvalidInput
 from .ingest import turn_from_dict
@@ -79,10 +80,11 @@ class Memory:
     def open(cls, url: str | Path = "memdesk.db", *, clock: Clock | None = None,
              embedder: Embedder | str = DEFAULT_EMBEDDER,
              turn_embedder: Embedder | str | None = None,
-             index_dir: str | Path | None = None) -> Memory:
+             index_dir: str | Path | None = None, bounds: Bounds | None = None) -> Memory:
         """Open (or create) the store at ``url`` (a SQLite path or a database
-        URL). Raises StoreError when it cannot be opened."""
-        store = Store.open(url, clock=clock)
+        URL). ``bounds``: the work one call may ask for (default ``Bounds()``).
+        Raises StoreError when it cannot be opened."""
+        store = Store.open(url, clock=clock, bounds=bounds)
         return cls(store, Recaller(store, embedder=embedder, turn_embedder=turn_embedder,
                                    index_dir=index_dir))
 
@@ -149,11 +151,16 @@ class Memory:
         user whose turns it holds. ``caller`` (who sent them through the
         agent's door) goes into the audit entry, its actor too.
 
+        One call is bounded (``store.bounds``, core/bounds.py): at most
+        ``turns_per_call`` messages, ``turn_chars`` characters in one message and
+        ``call_chars`` in all; past a bound it raises BoundExceeded naming it.
+
         Raises InvalidInput for a malformed message (its position named), a
         numbered turn that contradicts a stored one, or a bad name (control,
-        format or invisible characters: ``core.names``); AccessRefused only
-        for a ``<user>/<session>`` that an ingested file filled with another
-        user's turns: nothing is written.
+        format or invisible characters: ``core.names``); BoundExceeded (an
+        InvalidInput) past a bound; AccessRefused only for a
+        ``<user>/<session>`` that an ingested file filled with another user's
+        turns: nothing is written.
         """
         if user is None:
             raise InvalidInput("remember needs the user the conversation is with")
@@ -161,7 +168,10 @@ class Memory:
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
             raise InvalidInput("messages must be a list of {role, content} objects")
         session = self.session_for(user, f"{user}-chat" if session is None else session)
+        bounds = self.store.bounds  # the work one call may ask for, checked before it is done
+        bounds.check_count(len(messages))
         drafts = [self._draft(i, m) for i, m in enumerate(messages, 1)]
+        bounds.check_call([d["content"] for d in drafts])
         last_turn, last_time, held = self._session_holds(session, drafts)
         new = _new_messages(session, drafts, held)
         skipped = len(drafts) - len(new)
@@ -225,9 +235,11 @@ class Memory:
                 raise InvalidInput(f"message {position}: time must be a timezone-aware datetime "
                                    "or ISO 8601 text with an offset")
         number = message.get("turn")
-        if number is not None and (isinstance(number, bool) or not isinstance(number, int)
-                                   or number < 1):
-            raise InvalidInput(f"message {position}: turn must be a whole number >= 1")
+        if number is not None:
+            try:
+                check_turn(number)
+            except InvalidInput as exc:
+                raise InvalidInput(f"message {position}: {exc}") from None
         return {"role": ROLES[role], "content": content, "time": when, "turn": number}
 
     def session_for(self, user: str, session: str) -> str:
@@ -310,8 +322,7 @@ class Memory:
         session = check_name(session, "session")
         if subject.startswith("user:"):  # the user's own session of that name
             session = self.check_session(session, subject[len("user:"):])
-        if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn <= MAX_TURN:
-            raise InvalidInput(f"turn must be a whole number from 0 to {MAX_TURN}, got {turn!r}")
+        check_turn(turn)
         if valid_from is not None and (not isinstance(valid_from, datetime)
                                        or valid_from.utcoffset() is None):
             raise InvalidInput("valid_from must be a timezone-aware datetime")

@@ -40,6 +40,7 @@ from . import tokens as access_tokens
 from .access import Caller
 from .axes import KNOWN_FROM, recorded_by, told_by
 from .bitemporal import normalise_object
+from .bounds import Bounds
 from .catalog import Catalog
 from .chain import GENESIS, VerifyProblem, VerifyReport
 from .chain import verify as verify_chain
@@ -111,7 +112,9 @@ from .writer import (
 )
 
 if TYPE_CHECKING:
+    from .ingest import Extracted
     from .maintain import MaintenanceReport
+    from .pipeline import Turn
 
 DEFAULT_REVIEW_THRESHOLD = 0.75
 # audit columns shown in provenance chains (``rows`` of a bulk import can be megabytes)
@@ -187,8 +190,9 @@ class Store:
     """A memdesk store. Open with ``Store.open(url)``; close with ``close()`` or ``with``."""
 
     def __init__(self, url: str, *, catalog: Catalog, clock: Clock,
-                 review_threshold: float) -> None:
+                 review_threshold: float, bounds: Bounds | None = None) -> None:
         self.url = url
+        self.bounds = bounds or Bounds()  # the work one request may ask for (core.bounds)
         self.catalog = catalog
         self.clock = clock
         self.review_threshold = review_threshold
@@ -227,8 +231,10 @@ class Store:
         clock: Clock | None = None,
         review_threshold: float = DEFAULT_REVIEW_THRESHOLD,
         create: bool = True,
+        bounds: Bounds | None = None,
     ) -> Store:
-        """Open (and by default create) the store at a path or URL.
+        """Open (and by default create) the store at a path or URL. ``bounds``:
+        the work one ingest may ask for (default ``Bounds()``).
 
         Raises StoreError when the database cannot be reached, is not a memdesk
         store (and ``create`` is False), or has another schema version;
@@ -239,7 +245,7 @@ class Store:
         if not isinstance(catalog, Catalog):
             catalog = Catalog.load(catalog)
         store = cls(normalise_url(url), catalog=catalog, clock=clock or SystemClock(),
-                    review_threshold=review_threshold)
+                    review_threshold=review_threshold, bounds=bounds)
         try:
             store._prepare(create)
         except OperationalError as exc:
@@ -786,9 +792,11 @@ class Store:
 
         extractor = self._extractor(extractor, signals)
         numbered = list(iter_turns(path))
+        self.bounds.check_turns([t for _, t in numbered], lines=[n for n, _ in numbered], path=str(path))
+        extracted = self._extract(numbered, extractor)
         with _gc_paused(), self._write() as batch:
             batch.route_memories = True
-            counts = ingest_turns(batch, numbered, extractor, str(path), progress)
+            counts = ingest_turns(batch, extracted, extractor, str(path), progress)
             summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name,
                        "signals": _signals_name(extractor)}
             batch.record_operation(actor, "ingest", reason=f"ingest of {path}",
@@ -818,10 +826,12 @@ class Store:
                 numbered.append((position, checked_turn(turn)))
             except InvalidInput as exc:
                 raise InvalidInput(f"turn {position}: {exc}") from None
+        self.bounds.check_turns([t for _, t in numbered])
+        extracted = self._extract(numbered, extractor)
         try:
             with _gc_paused(), self._write() as batch:
                 batch.route_memories = True
-                counts = ingest_turns(batch, numbered, extractor, origin)
+                counts = ingest_turns(batch, extracted, extractor, origin)
                 summary = {**batch.summary().to_dict(), **counts, "extractor": extractor.name,
                        "signals": _signals_name(extractor)}
                 detail: dict[str, Any] = {"origin": origin, "summary": summary}
@@ -832,6 +842,21 @@ class Store:
                 return summary
         except InputFileError as exc:  # the "line" is the turn's position in the call
             raise InvalidInput(f"turn {exc.line}: {exc.detail}") from None
+
+    def _extract(self, numbered: Sequence[tuple[int, Turn]], extractor: Any) -> Extracted:
+        """Extraction, before the write transaction opens (``core.ingest.extract_turns``): the turns'
+        context read through a plain connection, given back, then every turn run through the
+        extractor with no transaction open; the write lock is then held only to write.
+        Raises StoreError when the store cannot be read."""
+        from .ingest import extract_turns, stored_context
+
+        try:
+            with self.engine.connect() as conn:
+                context = stored_context(conn, [turn for _, turn in numbered])
+        except DBAPIError as exc:
+            raise StoreError(f"the store could not be read: {exc.orig}; nothing was saved") from None
+        with _gc_paused():
+            return extract_turns(numbered, extractor, context)
 
     def _extractor(self, extractor: Any, signals: bool) -> Any:
         """The extractor an ingest runs: the given one (default: the rules),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -159,7 +160,7 @@ def test_claims_from_code_refuse_what_no_database_stores(seeded):
     line = json.loads(_line("user:ana", "tea", 9))
     for field, value, match in [("object", "tea \ud800", "object contains a lone surrogate"),
                                 ("value", float("inf"), "not a JSON number"),
-                                ("value", 10**5000, "too long to write as JSON"),
+                                ("value", 10**5000, "JSON readers cannot keep it exact"),
                                 ("value", {"k": {2: 1}}, "object keys are text")]:
         with pytest.raises(InvalidInput, match=match):
             ClaimInput.from_dict({**line, field: value})
@@ -334,7 +335,7 @@ def test_memory_api_checks_names_turns_and_text_before_any_query(memory):
              (lambda: memory.remember([{"role": "user", "content": "x \ud800"}], user="bob"),
               "text contains a lone surrogate"),
              (lambda: memory.propose("likes", "x", session="bob-chat", turn=2**40, user="bob"),
-              "turn must be a whole number from 0 to"),
+              "turn must be a whole number from 1 to"),
              (lambda: memory.propose("likes", "x", session="b\x00", turn=1, user="bob"),
               "session contains a NUL"),
              (lambda: memory.propose("likes", "x\ud800", session="bob-chat", turn=1, user="bob"),
@@ -481,3 +482,91 @@ def test_cli_says_os_errors_and_unexpected_exceptions_in_one_line(seeded, store_
     monkeypatch.setattr(cli, "cmd_predicates", fails(RuntimeError("shown")))
     with pytest.raises(RuntimeError, match="shown"):
         run(["--db", store_url, "predicates"])
+
+
+# ------------------------------------------- issue 29, section 6: what got through
+def _lines_file(tmp_path, *lines: dict) -> str:
+    path = tmp_path / "lines.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def _claim_with(field: str, value) -> dict:
+    data = json.loads(_line("user:ana", "tea", 7))
+    target, *path = field.split(".")
+    if path:
+        data[target][path[0]] = value
+    else:
+        data[target] = value
+    return data
+
+
+BEYOND = [
+    ("source.turn", 0, "source.turn must be a whole number from 1 to 2147483647"),
+    ("source.kind", 0, "source.kind must be one of user_explicit, agent_inferred, user_confirmed, "
+                       "imported, got 0"),
+    ("source.kind", [], "source.kind must be one of"),
+    ("source.kind", {}, "source.kind must be one of"),
+    ("source.kind", "", "source.kind must be one of"),
+    ("source.kind", False, "source.kind must be one of"),
+    ("value", 10**40, "value holds the whole number 100000000000… (41 digits), beyond ±9007199254740991"),
+    ("value", -(2**53), "beyond ±9007199254740991 (2^53 − 1): JSON readers cannot keep it exact"),
+    ("value", {"amount": 10**40, "currency": "CNY"}, "beyond ±9007199254740991"),
+    ("value", {"a": {"b": {"c": 1}}}, "value is nested too deeply: at most 2 levels"),
+    ("value", [[[]]], "value is nested too deeply"),
+    ("value", list(range(65)), "value holds more than 64 items and keys"),
+    ("value", {f"k{i}": [i] for i in range(40)}, "value holds more than 64 items and keys"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "match"), BEYOND)
+def test_import_lines_beyond_the_documented_shape_are_refused_by_line(seeded, tmp_path, field, value,
+                                                                      match):
+    path = _lines_file(tmp_path, json.loads(_line("user:ana", "milk", 8)), _claim_with(field, value))
+    with refused(seeded, re.escape(f"{path}:2: ") + ".*" + re.escape(match)) as err:
+        seeded.import_file(path)
+    assert err.value.line == 2
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("value", 2**53 - 1), ("value", -(2**53 - 1)), ("value", 1e300),
+    ("value", {"amount": 5000, "currency": "CNY"}), ("value", {"a": [1, 2], "b": {"c": None}}),
+    ("value", list(range(64))), ("source.kind", None)])
+def test_import_lines_of_the_documented_shape_are_taken(seeded, tmp_path, field, value):
+    path = _lines_file(tmp_path, _claim_with(field, value))
+    assert seeded.import_file(path).lines == 1
+    if field == "source.kind":  # only an absent or null kind defaults
+        assert ClaimInput.from_dict(_claim_with(field, value)).source.kind == "imported"
+
+
+def test_turn_zero_is_refused_at_every_door(seeded, tmp_path):
+    line = {"session": "z", "turn": 0, "speaker": "user", "time": TOLD, "text": "hi", "user": "ana"}
+    path = _lines_file(tmp_path, {**line, "turn": 1}, line)
+    with refused(seeded, re.escape(f"{path}:2: turn must be a whole number from 1 to 2147483647, got 0")):
+        seeded.ingest_file(path)
+    when = datetime(2026, 5, 1, 10, tzinfo=CST)
+    with refused(seeded, "turn 1: turn must be a whole number from 1 to"):
+        seeded.ingest_turns([Turn("z", 0, "user", when, "hi", "ana")])
+    m = Memory(seeded, Recaller(seeded, embedder=HashEmbedder()))
+    with refused(seeded, "message 1: turn must be a whole number from 1 to"):
+        m.remember([{"role": "user", "content": "hi", "turn": 0}], user="ana")
+    with refused(seeded, "turn must be a whole number from 1 to 2147483647, got 0"):
+        m.propose("likes", "tea", session="checks", turn=0, user="ana")
+
+
+def test_cli_refuses_what_got_through_in_one_line(seeded, store_url, tmp_path):
+    before = _written(seeded)
+    path = _lines_file(tmp_path, _claim_with("value", 10**40))
+    rc, _, err = run(["--db", store_url, "import", path])
+    assert rc == 1
+    one_error_line(err, f"{path}:1: value holds the whole number", "JSON readers cannot keep it exact")
+    path = _lines_file(tmp_path, _claim_with("source.kind", {}))
+    rc, _, err = run(["--db", store_url, "import", path])
+    assert rc == 1
+    one_error_line(err, f"{path}:1: source.kind must be one of")
+    cand = _pending(seeded, "tea")
+    rc, _, err = run(["--db", store_url, "review", "approve", str(cand), "--by", "lin",
+                      "--edit", "value=[[[1]]]"])
+    assert rc == 1
+    one_error_line(err, "nested too deeply")
+    assert _written(seeded) == before

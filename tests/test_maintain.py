@@ -335,7 +335,7 @@ def _writer(url: str, start, done) -> None:
         start.wait(timeout=60)
         for i in range(30):
             remember(store, [claim(f"user:w{i % 3}", "likes", f"thing {i % 5}",
-                                   at=day(300) + i, turn=i, session="race",
+                                   at=day(300) + i, turn=i + 1, session="race",
                                    text=f"I like thing {i % 5}{'!' if i % 2 else '.'}")])
     done.set()
 

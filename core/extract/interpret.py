@@ -10,6 +10,11 @@ What a record cannot say in a pattern it names: a post-processor (``POST``, a fu
 or a test (``TESTS``, a predicate of a text). Both are registered by ``rules.py`` with ``@post(name)`` and
 ``@test(name)``; ``check_names`` verifies, once the registry is complete, that every name a record uses exists.
 
+A step reads a clause and, for some of its rules, the whole turn (``Clause.whole``). The whole turn is a
+``Whole``: what a rule asks of it (a pattern searched, a text looked for) is worked out once per turn and
+remembered, not once per clause; asked per clause, the turn was read once for every clause of it, and
+reading a turn took time growing with the square of its length.
+
 ``tracing()`` collects the names of the records (and the named patterns of their conditions) that match while
 it is active, for ``tests/test_rule_examples.py``.
 """
@@ -17,14 +22,50 @@ it is active, for ``tests/test_rule_examples.py``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
+from typing import Any, TypeVar, cast
 
 from .records import Alternative, Condition, Edit, Raw, Record, Step, Yield, conditions_of
 
-__all__ = ["POST", "TESTS", "Clause", "check_names", "post", "run_step", "test", "tracing"]
+__all__ = ["POST", "TESTS", "Clause", "Whole", "check_names", "post", "run_step", "searched", "test", "tracing"]
+
+_T = TypeVar("_T")
+
+
+class Whole(str):
+    """The text of a whole turn (as the rules read it), shared by its clauses, with the answers to what the
+    rules asked of it: ``once(key, work)`` does ``work()`` the first time ``key`` is asked and gives the same
+    answer after that. ``worked`` counts the answers worked out (each a pass over the text at most), so a
+    test can check that it does not grow with the number of clauses. A plain ``str`` everywhere else."""
+
+    asked: dict[Hashable, Any]
+    worked: int
+
+    def __new__(cls, text: str) -> Whole:
+        self = super().__new__(cls, text)
+        self.asked = {}
+        self.worked = 0
+        return self
+
+    def once(self, key: Hashable, work: Callable[[], _T]) -> _T:
+        try:
+            return cast(_T, self.asked[key])
+        except KeyError:
+            self.worked += 1
+            answer = self.asked[key] = work()
+            return answer
+
+
+def searched(pattern: re.Pattern[str], text: str, how: str = "search") -> re.Match[str] | None:
+    """``pattern.search(text)`` (or ``match``, ``fullmatch``): for a ``Whole`` text, worked out once."""
+    find = getattr(pattern, how)
+    if isinstance(text, Whole):
+        return text.once((how, pattern), lambda: find(text))
+    return cast("re.Match[str] | None", find(text))
 
 
 @dataclass
@@ -189,7 +230,7 @@ class _Reading:
             return any(self.holds(x) for x in cond.any)
         text = self.span(cond.on)
         if cond.regex is not None:
-            found = getattr(cond.regex, cond.how)(text) is not None
+            found = searched(cond.regex, text, cond.how) is not None
             if found and cond.use is not None and _trace is not None:
                 _trace.add(cond.use)
             return found
@@ -228,7 +269,7 @@ def _first_match(record: Record, c: Clause, fired: set[str]) -> tuple[str, re.Ma
         text = _text(record, alt, c) if record.read or alt.read or alt.on != "clause" else c.text
         if alt.before and not all(_Reading(record, c, text, None, fired).holds(x) for x in alt.before):
             continue
-        m = alt.find(text)
+        m = text.once(("find", id(alt)), partial(alt.find, text)) if isinstance(text, Whole) else alt.find(text)
         if m is not None and (not alt.after or all(_Reading(record, c, text, m, fired).holds(x) for x in alt.after)):
             return text, m, alt
     return None

@@ -81,6 +81,11 @@ Mechanisms for misses a user would not forgive (issue 14):
   correction of the wrong value as stored, for the multi-valued predicates of ``shared.retired_on_correction``,
   so that the gates retire it in its own slot (``_retire_wrong_values``).
 
+Bounded work (issue 29): the rules read a turn in time linear in its length. What they ask of the whole turn
+(``interpret.Whole``) is worked out once per turn, not once per clause, and a run of blanks reads as one blank
+(a line break when it holds one: ``_squeezed``), so that no pattern opening with ``\\s+`` or ``\\s*`` rescans a
+long run from each of its positions.
+
 Not covered yet: narrowing conditions in English ("a hike as long as it's
 under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
 answers to the agent's questions beyond a name, budget, allergy, home or
@@ -101,7 +106,7 @@ from ..lang.numerals import parse_cn_number
 from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
 from . import interpret
-from .interpret import Clause, post, test
+from .interpret import Clause, Whole, post, searched, test
 from .records import Raw as _Raw
 from .ruleset import RULES
 
@@ -160,14 +165,21 @@ def _lead(pattern: re.Pattern[str], text: str) -> int:
     return m.end() if m else 0
 
 
+_LOOK_BACK = 32  # what ``_preceded_by`` reads before the literal: a few words ("，还有 ")
+
+
 def _preceded_by(literal: str, before: re.Pattern[str], text: str) -> bool:
-    """Whether ``literal`` occurs in ``text`` right after a match of ``before`` (a pattern anchored with \\Z)."""
-    i = text.find(literal)
-    while i >= 0:
-        if before.search(text, 0, i):
-            return True
-        i = text.find(literal, i + 1)
-    return False
+    """Whether ``literal`` occurs in ``text`` right after a match of ``before`` (a pattern anchored with \\Z)
+    that starts at most _LOOK_BACK characters before it. For a ``Whole`` text, worked out once per literal."""
+    def look() -> bool:
+        i = text.find(literal)
+        while i >= 0:
+            if before.search(text, max(0, i - _LOOK_BACK), i):
+                return True
+            i = text.find(literal, i + 1)
+        return False
+
+    return text.once(("preceded_by", literal, before), look) if isinstance(text, Whole) else look()
 
 
 def _match_after(literal: str, after: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -225,7 +237,7 @@ def _post_zh_new_home(obj: str, c: Clause) -> str:
     """A move to 新家 names its place after it in the turn (搬到了新家，在闵行莘庄), else nothing."""
     if obj not in RULES.sets["zh.new_home"]:
         return obj
-    m = _P["zh.new_home_place"].search(c.whole)
+    m = searched(_P["zh.new_home_place"], c.whole)
     return m.group(1) if m else ""
 
 
@@ -470,17 +482,17 @@ def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: lis
         if fronted:
             before = fronted.group(1)  # "海鲜我一吃就过敏"
         if _P["zh.allergy.4"].search(before):
-            touched = _P["zh.allergy.5"].search(whole)
+            touched = searched(_P["zh.allergy.5"], whole)
             before = touched.group(1) if touched else ""  # "我一碰芒果嘴就肿，医生说是过敏"
         if _P["zh.allergy.6"].fullmatch(before):
             before = ""  # "我吃不了海鲜，一吃就过敏": the thing is named before
-            m = _P["zh.allergy.7"].search(whole)
+            m = searched(_P["zh.allergy.7"], whole)
             if m:
                 add(_Raw("allergy", _clean(m.group(1), True)))
         elif 1 <= len(before) <= 8 or _P["zh.allergy.8"].fullmatch(before):
             add(_Raw("allergy", before))
         elif not before:  # "布洛芬我吃了会起疹子，过敏"
-            m = _P["zh.allergy.9"].match(whole)
+            m = searched(_P["zh.allergy.9"], whole, "match")
             if m and c != whole:
                 add(_Raw("allergy", m.group(1)))
     return False
@@ -586,7 +598,7 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
     add = out.append
     m: re.Match[str] | None
     rejection = _P["zh.decisions.reject_project"] if project else _P["zh.decisions.reject_deciding"] \
-        if _P["zh.decided"].search(whole) else _P["zh.decisions.reject"]
+        if searched(_P["zh.decided"], whole) else _P["zh.decisions.reject"]
     for m in rejection.finditer(c):
         obj = _P["zh.decisions.1"].sub("", _clean(m.group(1), True))
         obj = _P["zh.decisions.2"].sub("", obj)
@@ -600,7 +612,7 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
     m = _P["zh.decisions.6"].match(c)
     if m and not _ZH_NOT_AN_OPTION.search(m.group(1)):
         add(_Raw("decision", m.group(1), polarity="negative"))
-    elif project or _P["zh.decisions.7"].search(whole):
+    elif project or searched(_P["zh.decisions.7"], whole):
         m = _P["zh.decisions.8"].match(c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", m.group(1), polarity="negative"))
@@ -614,7 +626,7 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         for option in filter(None, m.groups()):
             add(_Raw("decision", _P["zh.decisions.12"].sub("", option), polarity="negative"))
     # one option kept and one dropped side by side: "川西小环线定了，青甘大环线不去了", "数据库选PostgreSQL，MongoDB就不用了"
-    if _P["zh.decisions.13"].search(whole) and (project or _P["zh.decisions.14"].search(whole)):
+    if searched(_P["zh.decisions.13"], whole) and (project or searched(_P["zh.decisions.14"], whole)):
         m = _P["zh.decisions.15"].match(c)
         if m and not _ZH_NOT_AN_OPTION.search(m.group(1)) and not find_times(m.group(1), when):
             add(_Raw("decision", _P["zh.decisions.16"].sub("", m.group(1)),
@@ -627,7 +639,7 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
             add(_Raw("decision", _clean(m.group(1), True)))
             return True
     comp = _P["zh.decisions.20"].search(c)
-    if comp and (project or _P["zh.decided"].search(whole)) and not _P["zh.decisions.21"].search(c):
+    if comp and (project or searched(_P["zh.decided"], whole)) and not _P["zh.decisions.21"].search(c):
         yes, no = _clean(comp.group("yes"), True), _clean(comp.group("no"), True)
         if not _ZH_NOT_AN_OPTION.match(yes) and not _ZH_NOT_AN_OPTION.match(no):
             if not any(r.predicate == "decision" and r.object == no for r in out):
@@ -641,15 +653,15 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         m = _P["zh.decisions.22"].search(c)
     if not m and project:  # "选B方案吧", "那就定周三吧"
         m = _P["zh.decisions.23"].match(c)
-    if not m and (project and _P["zh.decisions.24"].search(whole)):  # "定下来了，酒店选希尔顿"
+    if not m and (project and searched(_P["zh.decisions.24"], whole)):  # "定下来了，酒店选希尔顿"
         m = _P["zh.decisions.25"].match(c)
         if m and _ZH_NOT_AN_OPTION.match(m.group(1)):
             m = None
-    if not m and _P["zh.decisions.26"].search(whole):  # "就它了，方案C"
+    if not m and searched(_P["zh.decisions.26"], whole):  # "就它了，方案C"
         m = _P["zh.decisions.27"].match(c)
-    if not m and (project or _P["zh.decisions.28"].search(whole)):  # "支付先只接微信支付，银联就不考虑了"
+    if not m and (project or searched(_P["zh.decisions.28"], whole)):  # "支付先只接微信支付，银联就不考虑了"
         m = _P["zh.decisions.29"].search(c)
-    if not m and project and _P["zh.decisions.30"].search(whole):  # "不要黑色的，换拉丝不锈钢的"
+    if not m and project and searched(_P["zh.decisions.30"], whole):  # "不要黑色的，换拉丝不锈钢的"
         m = _P["zh.decisions.31"].match(c)
     if m and not _P["zh.decisions.32"].search(c):
         change = "evolution" if _P["zh.decisions.33"].search(c) else None
@@ -663,13 +675,13 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         if m and project and not _P["zh.decisions.38"].search(c):
             add(_Raw("decision", m.group(1).strip()))
         m = _P["zh.decisions.39"].match(c)
-        if m and _P["zh.decisions.40"].search(whole) \
+        if m and searched(_P["zh.decisions.40"], whole) \
                 and not _P["zh.decisions.38"].search(c):  # "不用钉钉，用企业微信", "Airbnb就否了，还是订酒店"
             add(_Raw("decision", _clean(m.group(1), True)))
         m = _P["zh.decisions.41"].match(c)
         if m and project and not c.endswith("算了吧"):  # "方案A吧，B太贵了"
             add(_Raw("decision", m.group(1).strip()))
-        m = _P["zh.decisions.42"].search(whole)
+        m = searched(_P["zh.decisions.42"], whole)
         if m and _P["zh.decisions.43"].match(c) and not find_times(m.group(1), when):  # "物流定了，就顺丰"
             add(_Raw("decision", _clean(m.group(1), True)))
 
@@ -692,7 +704,7 @@ def _zh_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
     """Budget limits. True stops the clause's later steps."""
     add = out.append
     budget_cue = _P["zh.budget_cue"].search(c) or (
-        _P["zh.budget.1"].search(whole) and not _P["zh.budget.2"].match(c)
+        searched(_P["zh.budget.1"], whole) and not _P["zh.budget.2"].match(c)
         and _P["zh.budget.3"].fullmatch(c)
         and find_amounts(c)
         and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c))
@@ -845,7 +857,7 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
     """The user's pets named in a clause: "养了一只布偶猫叫年糕" -> 布偶猫（年糕）, "我家金毛叫旺财" -> 金毛（旺财）,
     "领回来一只橘猫" -> 橘猫. The turn must say the animal is the user's (养, 领养, 我家 …)."""
     m: re.Match[str] | None
-    if not _ZH_PET_CONTEXT.search(whole) or _P["zh.pets.1"].search(clause):
+    if not searched(_ZH_PET_CONTEXT, whole) or _P["zh.pets.1"].search(clause):
         return []
     out = []
     for m in _P["zh.pets.2"].finditer(clause):
@@ -870,7 +882,7 @@ def _zh_pets(clause: str, whole: str) -> list[str]:
 
 def _zh_pet(animal: str, name: str | None, whole: str = "") -> str:
     animal = _P["zh.pet.1"].sub("", animal)
-    kind = _P["zh.pet.2"].search(whole) if animal in _GENERIC_ANIMALS else None
+    kind = searched(_P["zh.pet.2"], whole) if animal in _GENERIC_ANIMALS else None
     if kind and kind.group("kind") not in _GENERIC_ANIMALS:
         animal = kind.group("kind")  # "我家狗狗叫旺财，是只柴犬" -> 柴犬（旺财）
     return f"{animal}（{name}）" if name else animal
@@ -881,12 +893,19 @@ _BARE_REMINDER = _P["zh.bare_reminder"]
 
 def _next_to_bare_reminder(clause: str, whole: str) -> bool:
     """Whether ``clause`` sits right before or after a bare "提醒我一下"/"帮我记一下" clause of ``whole``."""
-    parts = [x.strip() for x in _P["en.next_to_bare_reminder.1"].split(whole) if x.strip()]
-    for i, part in enumerate(parts):
-        if part == clause:
-            near = parts[i - 1:i] + parts[i + 1:i + 2]
-            return any(_BARE_REMINDER.fullmatch(n) for n in near)
-    return False
+    def parts() -> tuple[list[str], dict[str, int]]:
+        split = [x.strip() for x in _P["en.next_to_bare_reminder.1"].split(whole) if x.strip()]
+        first: dict[str, int] = {}
+        for i, part in enumerate(split):
+            first.setdefault(part, i)
+        return split, first
+
+    split, first = whole.once("bare_reminder_parts", parts) if isinstance(whole, Whole) else parts()
+    i = first.get(clause)
+    if i is None:
+        return False
+    near = split[i - 1:i] + split[i + 1:i + 2]
+    return any(_BARE_REMINDER.fullmatch(n) for n in near)
 
 
 def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
@@ -894,7 +913,7 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
     if m and find_times(c, when) or _P["zh.todo.6"].search(c):
         return "起床"  # "明早八点叫我起床": a wake-up call
     if _P["zh.todo.7"].search(c) or (
-            _BARE_REMINDER.search(whole) and _next_to_bare_reminder(c, whole)
+            searched(_BARE_REMINDER, whole) and _next_to_bare_reminder(c, whole)
             and (_P["zh.todo.8"].search(c) or find_times(c, when))):
         body = _strip_times(c, when)
         body = _P["zh.todo.9"].sub("", body)
@@ -969,7 +988,7 @@ def _gerund(verb_phrase: str) -> str:
 def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
     """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here", "but with you just Chidi is
     good", "Siobhan here (Shiv is fine!)"), once the turn names the user; not a day or a time ("Friday works")."""
-    m = _P["en.name_fine"].search(c) if _P["en.names_user"].search(whole) else None
+    m = _P["en.name_fine"].search(c) if searched(_P["en.names_user"], whole) else None
     if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
         return None
     return m
@@ -983,12 +1002,12 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
     add = out.append
     neg = _P["en.decisions.1"].search(c) \
         or _P["en.decisions.2"].match(c) \
-        or (_P["en.decisions.3"].search(whole)
+        or (searched(_P["en.decisions.3"], whole)
             and _P["en.decisions.4"].match(c)) \
         or _P["en.decisions.5"].match(c) \
-        or (_P["en.decisions.6"].search(whole)
+        or (searched(_P["en.decisions.6"], whole)
             and _P["en.decisions.7"].match(c)) \
-        or (_P["en.decisions.8"].search(whole)
+        or (searched(_P["en.decisions.8"], whole)
             and _P["en.decisions.9"].match(c))
     if not neg and project:
         neg = _P["en.decisions.10"].search(c) \
@@ -1037,7 +1056,7 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
             add(_Raw("decision", _clean(one.group(2), False), change="evolution"))
             return True
         m = _P["en.decisions.25"].match(c)
-    if not m and not neg and _P["en.decisions.26"].search(whole):  # "…not Zendesk — Intercom it is"
+    if not m and not neg and searched(_P["en.decisions.26"], whole):  # "…not Zendesk — Intercom it is"
         m = _P["en.decisions.25"].match(c)
     if not m:  # "get the Kindle rather than the iPad": a comparative makes any choice verb a decision
         m = _P["en.decisions.27"].search(c)
@@ -1047,7 +1066,7 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         m = _P["en.decisions.29"].match(c)
     if not m and project:  # "Offsite venue is the Whistler lodge": the option named for a project's slot
         m = _P["en.decisions.30"].match(c)
-    if not m and _P["en.decisions.26"].search(whole):  # "Definitely not the Airbnb, book a hotel"
+    if not m and searched(_P["en.decisions.26"], whole):  # "Definitely not the Airbnb, book a hotel"
         m = _P["en.decisions.31"].match(c)
     if m and (_P["en.decisions.32"].match(m.group(1))
               or _PRONOUN_OBJECT.match(m.group(1).strip())
@@ -1072,7 +1091,7 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
     """Budget limits. True stops the clause's later steps."""
     add = out.append
     if (_P["en.budget.1"].search(c)
-            or _P["en.budget.2"].search(whole)
+            or searched(_P["en.budget.2"], whole)
             or _P["en.budget.3"].search(c)) \
             and (_P["en.budget.4"].search(c)
                  or not _P["en.budget.5"].search(c)):
@@ -1186,7 +1205,7 @@ def _en_place(text: str, when: datetime) -> str:
 
 def _antecedent(whole: str) -> str:
     """The thing a turn opens with when it acts on the user: "Cat dander wrecks me, I'm allergic" -> cat dander."""
-    m = _P["en.antecedent.1"].match(whole)
+    m = searched(_P["en.antecedent.1"], whole, "match")
     return m.group(1).lower() if m and not _P["en.antecedent.2"].match(m.group(1)) else ""
 
 
@@ -1340,6 +1359,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             for name in (m.group(2), m.group(3)):
                 raws.append(_Raw("pet", f"{m.group(1).lower()} ({name})"))
             stripped = stripped[:m.start()] + stripped[m.end():]
+    stripped = Whole(stripped)  # what the clauses' rules ask of the whole turn is worked out once
     about_other = False  # "我哥在阿里上班，住在西溪那边": a clause without a subject goes on about the other person
     starts: list[int] = []  # where each clause's facts start in raws
     texts: list[str] = []  # and the clauses
@@ -1535,7 +1555,7 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "", w
             return None
     else:
         fixed = _P["en.carried_over.3"].match(clause.strip(" .!"))
-        if fixed and prev.predicate in ("allergy", "diet", "likes", "dislikes") and _CORRECTION.search(whole):
+        if fixed and prev.predicate in ("allergy", "diet", "likes", "dislikes") and searched(_CORRECTION, whole):
             return _Raw(prev.predicate, _clean(fixed.group("obj"), False), prev.polarity)  # "walnuts… oh wait, no, it's pecans"
         m = _EN_ELLIPSIS.match(clause.strip(" .!"))
         marked = _P["en.carried_over.4"].search(clause.strip(" .!"))
@@ -1895,11 +1915,28 @@ _OFFERED_REMINDER = _P["shared.offered_reminder"]
 _OFFER_LEAD = _P["shared.offer_lead"]
 
 
+_BLANKS = _P["shared.blanks"]
+
+
+def _squeezed(text: str) -> str:
+    """``text`` with each run of two or more blanks read as one: a line break when the run holds one, else a
+    space. A pattern that opens with ``\\s+`` tried at every position of a long run would read the run again
+    from each of them (time growing with the square of its length); no rule tells a run from one blank."""
+    if "  " not in text and not _BLANKS.search(text):
+        return text
+    return _BLANKS.sub(lambda m: "\n" if "\n" in m.group(0) else " ", text)
+
+
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
-    """The facts ``turn`` states about its user or project (see the module doc)."""
-    text = turn.text.strip()
+    """The facts ``turn`` states about its user or project (see the module doc). Time linear in the length of
+    the turn (and of its context)."""
+    text = _squeezed(turn.text).strip()
     if not text:
         return []
+    # what is asked of the turn's text for each fact is worked out once (interpret.Whole)
+    turn = dataclasses.replace(turn, text=Whole(_squeezed(turn.text)))
+    context = [t if _squeezed(t.text) is t.text else dataclasses.replace(t, text=_squeezed(t.text))
+               for t in context]
     project = bool(turn.project)
     if turn.speaker != "user":
         if not _AGENT_HEDGE.search(text):
@@ -2175,11 +2212,14 @@ def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -
              for m in _P["shared.wrong_value"].finditer(text)]
     held = {(r.predicate, r.object.casefold()) for r in raws}
     out = list(raws)
+    said: dict[int, list[ExtractedFact]] = {}  # each earlier turn read once, not once per wrong value
     for old in filter(None, wrong):
-        for t in reversed(context):
+        for i, t in reversed(list(enumerate(context))):
             if t.speaker != "user":
                 continue  # the assistant's words were never stored as facts
-            hit = next((f for f in extract(t) if f.predicate in corrected and f.polarity == "positive"
+            if i not in said:
+                said[i] = extract(t)
+            hit = next((f for f in said[i] if f.predicate in corrected and f.polarity == "positive"
                         and (old == f.object.casefold() or len(old) >= 2 and old in f.object.casefold())), None)
             if hit is not None:
                 if (hit.predicate, hit.object.casefold()) not in held:
@@ -2241,9 +2281,11 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     elif r.change == "evolution" or r.predicate in _TIMED:
         # a change is told as having happened, unless the turn tells of what is to come:
         # a time naming no direction is then the latest one (February, said in March: this year's)
-        future = _P["zh.told_as_future" if _CJK.search(turn.text) else "en.told_as_future"]
-        past = r.change == "evolution" and not future.search(turn.text)
-        times = find_times(turn.text, turn.time, past=past)
+        told = turn.text
+        future = _P["zh.told_as_future" if searched(_CJK, told) else "en.told_as_future"]
+        past = r.change == "evolution" and not searched(future, told)
+        times = told.once(("times", past), lambda: find_times(told, turn.time, past=past)) \
+            if isinstance(told, Whole) else find_times(told, turn.time, past=past)
         if not times and offer is not None:
             times = find_times(offer.text, offer.time, past=past)
         if times:

@@ -82,7 +82,6 @@ FACT = FactRow.__table__
 CONFLICT = ConflictRow.__table__
 
 MAX_K = 1000  # results one recall may ask for
-MAX_QUERY = 10_000  # characters of a query (the embedders read far fewer)
 OVER = ("memories", "turns")
 _KIND = {"memories": "memory", "turns": "turn"}
 _DUP_COSINE = 0.95
@@ -628,8 +627,9 @@ class Recaller:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the recall query must not be empty")
         check_text(query, "the recall query")  # no NUL, no lone surrogate: the embedders take text
-        if len(query) > MAX_QUERY:
-            raise InvalidInput(f"the recall query is longer than {MAX_QUERY} characters")
+        bounds = self.store.bounds  # the work one recall may ask for (core/bounds.py)
+        bounds.check_query(query)
+        bounds.check_asks(len(asks(query)))  # each ask is embedded on its own
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
         if over not in OVER:
