@@ -4,7 +4,9 @@ Every turn is stored raw in the resource layer, then handed to an extractor
 whose claims go through the same gates as imported facts. One file is one
 transaction: a bad line is named and nothing is written; a rerun of a file
 (or of a crashed ingest) adds nothing twice, because turns and claims are
-both idempotent per (session, turn).
+both idempotent per (session, turn). The extractor runs before the write
+transaction opens (``extract_turns``), so the store's write lock is held
+only to write (``ingest_turns``).
 """
 
 from __future__ import annotations
