@@ -320,9 +320,9 @@ class Memory:
             raise InvalidInput("propose needs either a user or a subject")
         subject = check_subject(subject if subject is not None else f"user:{check_name(user, 'user')}")
         session = check_name(session, "session")
+        check_turn(turn)  # the shape first, then whose session it is
         if subject.startswith("user:"):  # the user's own session of that name
             session = self.check_session(session, subject[len("user:"):])
-        check_turn(turn)
         if valid_from is not None and (not isinstance(valid_from, datetime)
                                        or valid_from.utcoffset() is None):
             raise InvalidInput("valid_from must be a timezone-aware datetime")
