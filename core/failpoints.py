@@ -11,7 +11,10 @@ set, that is all it does (one dictionary lookup):
   process reached ``name``) to FILE, so a harness can list the points a
   command passes;
 * ``MEMDESK_KILL_AT=name#n``: at the n-th arrival at ``name``, the process
-  sends itself SIGKILL (no cleanup, no finally blocks: as a crash).
+  sends itself SIGKILL (no cleanup, no finally blocks: as a crash);
+* ``MEMDESK_TRACE_TIMES=FILE``: append ``name#n ns`` (``time.monotonic_ns()``
+  on arrival), so a benchmark can time what lies between two points (how
+  long a write transaction is held: ``tx.begin`` to ``tx.committed``).
 
 The count per name lives in the process (``_arrivals``): the points are an
 instrument of the process as a whole, like its pid.
@@ -21,10 +24,12 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections import Counter
 
 TRACE_ENV = "MEMDESK_TRACE_POINTS"
 KILL_ENV = "MEMDESK_KILL_AT"
+TIMES_ENV = "MEMDESK_TRACE_TIMES"
 
 _arrivals: Counter[str] = Counter()
 
@@ -32,7 +37,7 @@ _arrivals: Counter[str] = Counter()
 def point(name: str) -> None:
     """This process reached the moment ``name`` (see the module docstring)."""
     environ = os.environ
-    if KILL_ENV not in environ and TRACE_ENV not in environ:
+    if KILL_ENV not in environ and TRACE_ENV not in environ and TIMES_ENV not in environ:
         return
     _arrivals[name] += 1
     here = f"{name}#{_arrivals[name]}"
@@ -40,5 +45,9 @@ def point(name: str) -> None:
     if trace:
         with open(trace, "a", encoding="utf-8") as fh:
             fh.write(here + "\n")
+    times = environ.get(TIMES_ENV)
+    if times:
+        with open(times, "a", encoding="utf-8") as fh:
+            fh.write(f"{here} {time.monotonic_ns()}\n")
     if environ.get(KILL_ENV) == here:
         os.kill(os.getpid(), signal.SIGKILL)

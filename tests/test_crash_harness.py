@@ -390,3 +390,20 @@ def write_lock_free_after(url: str) -> float:
                     raise
     finally:
         engine.dispose()
+
+
+def test_trace_times_record_each_point_with_its_instant(tmp_path, monkeypatch):
+    """MEMDESK_TRACE_TIMES: ``name#n ns`` per arrival, the instants in order
+    (what bench_mcp_auth times a write transaction with)."""
+    from memdesk.core import failpoints
+
+    times = tmp_path / "times"
+    monkeypatch.setenv(failpoints.TIMES_ENV, str(times))
+    monkeypatch.setattr(failpoints, "_arrivals", failpoints.Counter())
+    failpoints.point("tx.begin")
+    failpoints.point("tx.committed")
+    failpoints.point("tx.begin")
+    lines = [line.split() for line in times.read_text(encoding="utf-8").splitlines()]
+    assert [mark for mark, _ in lines] == ["tx.begin#1", "tx.committed#1", "tx.begin#2"]
+    instants = [int(ns) for _, ns in lines]
+    assert instants == sorted(instants)

@@ -561,6 +561,64 @@ def leaving_clients(where: Path, backend: str = "sqlite", n: int = 5) -> Row:
         door.stop()
 
 
+# --------------------------------------------------------------- lock held
+def _holds(times: Path) -> list[float]:
+    """Milliseconds from each write transaction's ``tx.begin`` to its
+    ``tx.committed`` (failpoints with MEMDESK_TRACE_TIMES)."""
+    at: dict[str, int] = {}
+    for line in times.read_text(encoding="utf-8").splitlines():
+        mark, ns = line.split()
+        at[mark] = int(ns)
+    return [(at[f"tx.committed#{mark.split('#')[1]}"] - t) / 1e6
+            for mark, t in at.items()
+            if mark.startswith("tx.begin#") and f"tx.committed#{mark.split('#')[1]}" in at]
+
+
+def lock_holds(where: Path) -> None:
+    """The longest time one request held the write lock, against the whole
+    request's time: remember at its bounds (16,000 characters in 4 messages;
+    64 messages of 250), ten ordinary remembers, a propose. Extraction runs
+    before the transaction, so the lock is held only to write."""
+    db = fresh(where, "holds.db")
+    times = where / "holds.times"
+    times.unlink(missing_ok=True)
+    secrets_by_name = attack.seed(db, light=True)
+    door = attack.start(db, secrets_by_name, *GENEROUS, log=where / "holds.log",
+                        env={"MEMDESK_TRACE_TIMES": str(times)})
+    zh = "这周末我们搬到了新家，预算也从五千提到八千，下周五之前得把旧房子的钥匙交了。"
+    en = "We finally moved to Leeds last weekend and the budget went up to 8000 pounds. "
+
+    def msgs(texts: list[str]) -> list[dict[str, str]]:
+        return [{"role": "user", "content": t, "time": f"2026-06-0{1 + i % 8}T10:00:00+01:00"}
+                for i, t in enumerate(texts)]
+
+    cases = [("remember 4 x 4,000 chars (the bounds)",
+              {"messages": msgs([(zh * 120)[:4000], (en * 60)[:4000]] * 2), "session": "big"}),
+             ("remember 64 x 250 chars (the bounds)",
+              {"messages": msgs([(en * 4)[:250]] * 32 + [(zh * 8)[:250]] * 32), "session": "many"})]
+    cases += [(f"remember, ordinary #{i}", {"messages": msgs([en[:80]]), "session": f"s{i}"})
+              for i in range(10)]
+    try:
+        alice = secrets_by_name["alice"]
+        for name, args in cases:
+            mark = times.stat().st_size if times.exists() else 0
+            started = time.perf_counter()
+            answer = asyncio.run(attack.call(door, alice, "remember", {**args, "user": "alice"}))
+            took = (time.perf_counter() - started) * 1000
+            text = times.read_text(encoding="utf-8")[mark:] if times.exists() else ""
+            scratch = where / "holds.part"
+            scratch.write_text(text, encoding="utf-8")
+            held = max(_holds(scratch), default=0.0)
+            flag = " (refused: " + answer.text[:60] + ")" if answer.error else ""
+            print(f"  {name:<40} request {took:8.0f} ms, write lock held {held:7.1f} ms "
+                  f"({held / took:.2f} of it){flag}")
+        every = _holds(times)
+        print(f"  longest lock held by one request: {max(every, default=0.0):.1f} ms over "
+              f"{len(every)} write transactions")
+    finally:
+        door.stop()
+
+
 # ------------------------------------------------------------------ stopping
 @dataclass
 class Stop:
@@ -909,6 +967,9 @@ def main(argv: list[str] | None = None) -> int:
                      problems + more_problems + slow_problems)
         print()
         show_slow(slow_figures)
+        print()
+        print(f"== the write lock held per request (load average {os.getloadavg()[0]:.1f})")
+        lock_holds(where)
         print()
         print(f"== stopping (load average {os.getloadavg()[0]:.1f})")
         _stops, stop_problems = stopping(where)
