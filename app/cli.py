@@ -1173,11 +1173,11 @@ schedule it, e.g. nightly at 03:15 from cron:
                        help="erase a person's turns, facts, memories and vectors (right to be forgotten)")
     p.add_argument("--subject", required=True, metavar="user:NAME")
     p.add_argument("--by", metavar="NAME", help="who performs the erasure (default $MEMDESK_REVIEWER or $USER)")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--mentions", action="store_true",
+    erase_mode = p.add_mutually_exclusive_group()
+    erase_mode.add_argument("--mentions", action="store_true",
                       help="erase nothing: list other people's turns, memories, facts and audit "
                            "entries that name the person (by user id and known names)")
-    what.add_argument("--redact", action="append", metavar="KIND:ID",
+    erase_mode.add_argument("--redact", action="append", metavar="KIND:ID",
                       help="with the erasure, redact this listed row of someone else's "
                            "(turn:ID, memory:ID, fact:ID, claim:ID, audit:ID; repeatable)")
     p.set_defaults(func=cmd_erase)
