@@ -773,7 +773,7 @@ def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
         if not is_loopback(args.host) and tls is None:
             print("memdesk: warning: tokens travel in clear over plain HTTP; use --tls-cert "
                   "and --tls-key, or put the server behind a TLS proxy", file=sys.stderr)
-    memory = Memory(store, _recaller(store, args, settings))
+    memory = Memory(store, _recaller(store, args, settings), warm=True)  # embeds after remember
     where = ("stdio" if not http
              else f"{'https' if tls else 'http'}://{args.host}:{args.port}/mcp, bearer tokens "
                   "required")

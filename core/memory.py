@@ -72,9 +72,15 @@ class Memory:
     facts and their provenance. Thread-safe as ``Store`` and ``Recaller`` are;
     keep one per process (the models and the index load once)."""
 
-    def __init__(self, store: Store, recaller: Recaller | None = None) -> None:
+    def __init__(self, store: Store, recaller: Recaller | None = None, *,
+                 warm: bool = False) -> None:
+        """``warm``: after a remember stores turns, embed them in a thread of
+        its own (``Recaller.warm_in_background``), so the next recall, which
+        does not wait for it, stays within its bound (the MCP server's
+        choice; a one-shot caller embeds on its first recall instead)."""
         self.store = store
         self.recaller = recaller or Recaller(store)
+        self.warm = warm
 
     @classmethod
     def open(cls, url: str | Path = "memdesk.db", *, clock: Clock | None = None,
@@ -199,6 +205,8 @@ class Memory:
         summary = self.store.ingest_turns(
             turns, origin=f"Memory.remember ({session})", caller=caller,
             actor=caller.actor if caller is not None else "ingest")
+        if self.warm:
+            self.recaller.warm_in_background()
         return Remembered(session, tuple(t.turn for t in turns), skipped,
                           int(summary.get("asserted", 0)) + int(summary.get("evolutions", 0))
                           + int(summary.get("corrections", 0)) + int(summary.get("backfills", 0))

@@ -154,6 +154,7 @@ class Collection:
         self._notify = notify
         self._progress = progress
         self._lock = threading.RLock()
+        self._embedding = threading.Lock()  # one thread embeds at a time, outside ``_lock``
         self._ready = False
         self._index: LoadedIndex | None = None
         self._tail = VectorBlock.empty(embedder.dim)  # everything, when there is no index
@@ -166,26 +167,45 @@ class Collection:
         return self._ready
 
     # ----------------------------------------------------------- lifecycle
-    def refresh(self, stamp: object = None) -> None:
+    def claim_embedding(self) -> bool:
+        """Take the right to embed now, for a refresh in another thread
+        (``refresh(claimed=True)`` gives it back): a search that comes in
+        between then uses the vectors there are instead of embedding itself.
+        False when another thread holds it."""
+        return self._embedding.acquire(blocking=False)
+
+    def refresh(self, stamp: object = None, *, wait: bool = True, claimed: bool = False) -> None:
         """Embed new items, open/check/rebuild the index, pick up new vectors.
 
         ``stamp`` (any comparable value that changes whenever the store does,
         see ``Recaller``): when it equals the one of the last refresh, only the
-        index file is checked for a rebuild by another process."""
+        index file is checked for a rebuild by another process. Embedding runs
+        outside the collection's lock, one thread at a time; ``wait`` False
+        (a search) does not wait while another thread embeds (``Recaller.warm``
+        after a remember): it uses the vectors there are, and the items still
+        waiting count in the word channel only (their vectors are zeros)."""
+        try:
+            with self._lock:
+                if (stamp is not None and self._ready and stamp == self._seen
+                        and (self._index is None
+                             or self.files.manifest_stamp() == self._index.stamp)):
+                    if claimed:
+                        self._embedding.release()
+                    return
+                erasures = self._store_erasures()
+                if self._ready and erasures != self._erasures:
+                    self._notify(f"the store erased a subject since the {self.kind} vectors were "
+                                 "loaded; discarding them and the index")
+                    self.discard()
+                if not self._ready:
+                    self.vectors.ensure_table()
+                    self._erasures = erasures
+        except BaseException:
+            if claimed:  # never reached the embedding: give the right back
+                self._embedding.release()
+            raise
+        caught_up = self._embed(wait, claimed)
         with self._lock:
-            if (stamp is not None and self._ready and stamp == self._seen
-                    and (self._index is None
-                         or self.files.manifest_stamp() == self._index.stamp)):
-                return
-            erasures = self._store_erasures()
-            if self._ready and erasures != self._erasures:
-                self._notify(f"the store erased a subject since the {self.kind} vectors were "
-                             "loaded; discarding them and the index")
-                self.discard()
-            if not self._ready:
-                self.vectors.ensure_table()
-                self._erasures = erasures
-            self.vectors.embed_missing(progress=self._progress)
             if not self._ready:
                 self._open()
                 self._ready = True
@@ -197,7 +217,19 @@ class Collection:
                 self._tail = self._tail.extend(new)
                 self._last_row = int(new.row_ids[-1])
             self._maybe_rebuild()
-            self._seen = stamp
+            self._seen = stamp if caught_up else None  # not caught up: look again next time
+
+    def _embed(self, wait: bool, claimed: bool = False) -> bool:
+        """Embed the items without a vector; False when another thread is
+        embedding and ``wait`` is False (nothing done here). ``claimed``: the
+        caller holds the right already (``claim_embedding``); it is given back."""
+        if not claimed and not self._embedding.acquire(blocking=wait):
+            return False
+        try:
+            self.vectors.embed_missing(progress=self._progress)
+            return True
+        finally:
+            self._embedding.release()
 
     def _open(self) -> None:
         """Decide between exact mode and the index; load or rebuild the index."""
@@ -265,7 +297,8 @@ class Collection:
         (or report exact mode for a small collection)."""
         with self._lock:
             self.vectors.ensure_table()
-            embedded = self.vectors.embed_missing(full=True, progress=self._progress)
+            with self._embedding:
+                embedded = self.vectors.embed_missing(full=True, progress=self._progress)
             total = self.vectors.count()
             key = f"{self.embedder.name}@{self.embedder.version}"
             if total < self.settings.exact_below:

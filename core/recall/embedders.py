@@ -30,6 +30,8 @@ import numpy as np
 from ..errors import EmbedderUnavailable
 
 EMBEDDERS = ("use", "e5", "use+e5")
+MAX_TOKENS = 512
+"""e5's window: a longer text is embedded by its first 512 tokens."""
 DEFAULT_EMBEDDER = "use"
 """For memories: short statements, many of them; USE embeds them about ten
 times faster than e5 and a query in 3 ms (docs/DESIGN.md §4.3)."""
@@ -141,12 +143,27 @@ class E5Embedder:
         self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        items = [t if t.strip() else " " for t in texts]
+        items = [self._fit(t, query) if t.strip() else " " for t in texts]
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
             out = self._model.query(items) if query else self._model.passage(items)
         return _normalise(np.asarray(out).reshape(len(items), self.dim))
+
+    def _fit(self, text: str, query: bool) -> str:
+        """``text`` cut to the model's window (MAX_TOKENS, as sentence-transformers
+        truncates e5): what lies beyond it costs time and the model was not
+        trained to read it."""
+        if len(text) <= MAX_TOKENS or self._model.token_count(text, query) <= MAX_TOKENS:
+            return text
+        lo, hi = MAX_TOKENS // 2, len(text)  # the longest prefix within the window
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._model.token_count(text[:mid], query) <= MAX_TOKENS:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo]
 
 
 class ConcatEmbedder:

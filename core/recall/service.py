@@ -473,6 +473,33 @@ class Recaller:
         if removed:
             self._notify(f"erasure: removed {len(removed)} recall index file(s) from {self.index_dir}")
 
+    def warm(self) -> None:
+        """Embed what was stored since the last search, for raw turns and
+        memories (their collections made if need be), waiting for any other
+        thread doing so. ``Memory.remember`` runs it in a thread of its own
+        after writing, so the next search, which does not wait for it, stays
+        fast; until it is done new items are found by their words only."""
+        for over in ("turns", "memories"):
+            self._collection(over).refresh(wait=True)
+
+    def warm_in_background(self) -> threading.Thread:
+        """``warm`` in a daemon thread (its failures are reported, never
+        raised). The right to embed is taken before it returns, so a search
+        right after it uses the vectors there are rather than embedding."""
+        cols = [self._collection(over) for over in ("turns", "memories")]
+        claimed = [col for col in cols if col.claim_embedding()]
+
+        def run() -> None:
+            for col in claimed:
+                try:
+                    col.refresh(claimed=True)
+                except Exception as exc:  # a background refresh must never kill the process
+                    self._notify(f"embedding {col.kind}s in the background failed: {exc}")
+
+        thread = threading.Thread(target=run, name="memdesk-warm", daemon=True)
+        thread.start()
+        return thread
+
     def close(self) -> None:
         """Drop the cached index and vectors (the store stays open)."""
         with self._lock:
@@ -655,7 +682,7 @@ class Recaller:
             col.vectors.ensure_table()  # the stamp reads it; stores made before it lack it
         stamp = self._stamp()
         in_scope = self._resolve(asked, stamp)
-        col.refresh(stamp)
+        col.refresh(stamp, wait=False)  # another thread embedding (``warm``): not waited for
         q = col.embedder.embed([query], query=True)[0]
         qgrams = QueryGrams.of(grams(query))
         filters = _Filters(in_scope, scopes, statuses, at, since, until, include_archived)
@@ -1226,7 +1253,7 @@ class Recaller:
         if not col.ready:
             col.vectors.ensure_table()
         if int(stamp[3] or 0) - col.vectors.watermark() <= _TOLD_EMBED_MAX:
-            col.refresh(stamp)  # at most a batch of new turns to embed
+            col.refresh(stamp, wait=False)  # at most a batch of new turns to embed
             tq = col.embedder.embed([query], query=True)[0]
             channels.append((self._corpus_vectors(col, corpus) @ tq, self.weights.dense))
         elif not self._told_notice:

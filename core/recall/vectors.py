@@ -27,6 +27,10 @@ MEMORY = MemoryRow.__table__
 TURN = TurnRow.__table__
 KINDS = ("memory", "turn")
 EMBED_BATCH = 256
+EMBED_BATCH_CHARS = 4_000
+"""A batch ends at EMBED_BATCH items or this many characters, whichever comes
+first: an embedder serves one call at a time, so a search's query waits for
+at most one such batch of a refresh running in another thread."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called during long work (embedding, building)."""
@@ -134,8 +138,7 @@ class VectorStore:
         pending = self._pending(full=full)
         total = len(pending)
         done = 0
-        for start in range(0, total, EMBED_BATCH):
-            part = pending[start:start + EMBED_BATCH]
+        for part in _batches(pending):
             vecs = self.embedder.embed([t for _, t in part])
             now = now_us(SystemClock())
             rows = [dict(kind=self.kind, item_id=i, embedder=self.embedder.name,
@@ -208,3 +211,18 @@ class VectorStore:
                 for item_id, blob in conn.execute(stmt):
                     out[int(item_id)] = np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
         return out
+
+
+def _batches(items: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
+    """``items`` in batches of at most EMBED_BATCH items and EMBED_BATCH_CHARS
+    characters (at least one item each)."""
+    part: list[tuple[int, str]] = []
+    chars = 0
+    for item in items:
+        if part and (len(part) >= EMBED_BATCH or chars + len(item[1]) > EMBED_BATCH_CHARS):
+            yield part
+            part, chars = [], 0
+        part.append(item)
+        chars += len(item[1])
+    if part:
+        yield part
