@@ -55,14 +55,21 @@ def _config_file(env: dict[str, str]) -> dict:
         raise InvalidInput(f"{path}: not valid TOML: {exc}") from None
 
 
-def _recall_weights(env: dict[str, str], conf: dict) -> tuple[tuple[str, float], ...]:
-    table = conf.get("recall", {})
+def _section(conf: dict, name: str, known: tuple[str, ...], holds: str) -> dict:
+    """The config file's ``[name]`` table. Raises InvalidInput when it is not a
+    table or names a setting not in ``known``."""
+    table = conf.get(name, {})
     if not isinstance(table, dict):
-        raise InvalidInput("config file: [recall] must be a table of weights")
-    unknown = sorted(set(table) - set(RECALL_WEIGHTS))
+        raise InvalidInput(f"config file: [{name}] must be a table of {holds}")
+    unknown = sorted(set(table) - set(known))
     if unknown:
-        raise InvalidInput(f"config file: unknown [recall] setting {unknown[0]!r} "
-                           f"(known: {', '.join(RECALL_WEIGHTS)})")
+        raise InvalidInput(f"config file: unknown [{name}] setting {unknown[0]!r} "
+                           f"(known: {', '.join(known)})")
+    return table
+
+
+def _recall_weights(env: dict[str, str], conf: dict) -> tuple[tuple[str, float], ...]:
+    table = _section(conf, "recall", RECALL_WEIGHTS, "weights")
     out = []
     for name in RECALL_WEIGHTS:
         text = env.get(f"MEMDESK_RECALL_{name.upper()}", table.get(name))
@@ -78,13 +85,7 @@ def _recall_weights(env: dict[str, str], conf: dict) -> tuple[tuple[str, float],
 def _bounds(env: dict[str, str], conf: dict) -> tuple[tuple[str, int], ...]:
     """The bounds set by the environment (``MEMDESK_MAX_<NAME>``) or the config file's ``[bounds]``
     table. Raises InvalidInput naming one that is unknown or not a whole number of at least 1."""
-    table = conf.get("bounds", {})
-    if not isinstance(table, dict):
-        raise InvalidInput("config file: [bounds] must be a table of whole numbers")
-    unknown = sorted(set(table) - set(BOUNDS))
-    if unknown:
-        raise InvalidInput(f"config file: unknown [bounds] setting {unknown[0]!r} "
-                           f"(known: {', '.join(BOUNDS)})")
+    table = _section(conf, "bounds", BOUNDS, "whole numbers")
     out = []
     for name in BOUNDS:
         value = env.get(f"MEMDESK_MAX_{name.upper()}", table.get(name))

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from enum import StrEnum
+from typing import TypeVar
 
 from . import tables
 from .text import CJK
@@ -46,6 +48,7 @@ _ZH_SUFFIXES = tuple(sorted(tables.words("values", "place.zh_suffixes"), key=len
 _EN_SUFFIXES = frozenset(tables.words("values", "place.en_suffixes"))
 _SEPARATORS = re.compile("|".join(map(re.escape, tables.words("values", "place.separators"))))
 _ZH_TASTE_MIN = int(tables.load("values")["taste"]["min_zh"])
+_T = TypeVar("_T", str, list[str])
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
@@ -57,9 +60,16 @@ def _is_zh(text: str) -> bool:
     return bool(_HAS_CJK.search(text))
 
 
-def _flip(relation: Relation) -> Relation:
-    return {Relation.WITHIN: Relation.CONTAINS,
-            Relation.CONTAINS: Relation.WITHIN}.get(relation, relation)
+def _compare(a: _T, b: _T, same: bool, within: Callable[[_T, _T], bool]) -> Relation:
+    """SAME when ``same``; else WITHIN when ``b`` is ``a`` made finer
+    (``within(a, b)``), CONTAINS the other way round, OTHER otherwise."""
+    if same:
+        return Relation.SAME
+    if within(a, b):
+        return Relation.WITHIN
+    if within(b, a):
+        return Relation.CONTAINS
+    return Relation.OTHER
 
 
 def relate(kind: str, a: str, b: str) -> Relation:
@@ -90,26 +100,24 @@ def _words(text: str) -> list[str]:
     return words
 
 
+def _zh_head_of(head: str, whole: str) -> bool:
+    """Whether Chinese ``head`` ends the longer ``whole`` (火锅, 四川火锅)."""
+    return len(head) >= _ZH_TASTE_MIN and len(whole) > len(head) and whole.endswith(head)
+
+
+def _head_words_of(head: list[str], whole: list[str]) -> bool:
+    """Whether the words ``head`` end the longer ``whole`` ("cheese", "blue cheese")."""
+    return len(whole) > len(head) and whole[-len(head):] == head
+
+
 def _taste(a: str, b: str) -> Relation:
     if _is_zh(a):
         za, zb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
-        if za == zb:
-            return Relation.SAME
-        if len(za) >= _ZH_TASTE_MIN and zb.endswith(za) and len(zb) > len(za):
-            return Relation.WITHIN
-        if len(zb) >= _ZH_TASTE_MIN and za.endswith(zb) and len(za) > len(zb):
-            return Relation.CONTAINS
-        return Relation.OTHER
+        return _compare(za, zb, za == zb, _zh_head_of)
     wa, wb = _words(a), _words(b)
     if not wa or not wb:
         return Relation.OTHER
-    if wa == wb:
-        return Relation.SAME
-    if len(wb) > len(wa) and wb[-len(wa):] == wa:
-        return Relation.WITHIN
-    if len(wa) > len(wb) and wa[-len(wb):] == wb:
-        return Relation.CONTAINS
-    return Relation.OTHER
+    return _compare(wa, wb, wa == wb, _head_words_of)
 
 
 # ---------------------------------------------------------------- places
@@ -154,20 +162,8 @@ def _en_within(coarse: list[str], fine: list[str]) -> bool:
 def _place(a: str, b: str) -> Relation:
     if _is_zh(a):
         za, zb = _zh_path(a), _zh_path(b)
-        if za == zb or _zh_stem(za) == _zh_stem(zb):
-            return Relation.SAME
-        if _zh_within(za, zb):
-            return Relation.WITHIN
-        if _zh_within(zb, za):
-            return Relation.CONTAINS
-        return Relation.OTHER
+        return _compare(za, zb, za == zb or _zh_stem(za) == _zh_stem(zb), _zh_within)
     pa, pb = _en_parts(a), _en_parts(b)
     if not pa or not pb:
         return Relation.OTHER
-    if pa == pb:
-        return Relation.SAME
-    if _en_within(pa, pb):
-        return Relation.WITHIN
-    if _en_within(pb, pa):
-        return Relation.CONTAINS
-    return Relation.OTHER
+    return _compare(pa, pb, pa == pb, _en_within)

@@ -17,12 +17,13 @@ from .cues import Cues
 
 # a fixed instant to ask whether a span is a time word at all (周末, 周一: not 周's names)
 _ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)
-_EN_FILLERS = r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
 
 # a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
 _INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
+# the fillers that may open an English clause before its subject
+_EN_FILLERS = r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
 # a first name opening a clause as its subject (after a filler), followed by a verb-like word
-_NAME_SUBJECT = re.compile(r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
+_NAME_SUBJECT = re.compile(_EN_FILLERS +
                            r"([A-Z][a-z]+),?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
                            r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
                            r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")

@@ -526,15 +526,24 @@ def show_slow(figures: list[SlowFigures]) -> None:
           else "")
 
 
+def traced_door(where: Path, name: str, variable: str, suffix: str
+                ) -> tuple[Path, dict[str, str], Door, Path]:
+    """A fresh seeded store ``name.db`` and its server, writing failpoints to
+    ``name.suffix`` through the environment ``variable`` (MEMDESK_TRACE_POINTS
+    or MEMDESK_TRACE_TIMES): the store, the secrets, the door, the trace."""
+    db = fresh(where, f"{name}.db")
+    trace = where / f"{name}.{suffix}"
+    trace.unlink(missing_ok=True)
+    secrets_by_name = attack.seed(db, light=True)
+    door = attack.start(db, secrets_by_name, *GENEROUS, log=where / f"{name}.log",
+                        env={variable: str(trace)})
+    return db, secrets_by_name, door, trace
+
+
 def leaving_clients(where: Path, backend: str = "sqlite", n: int = 5) -> Row:
     """``n`` remember calls in flight behind the write lock, whose clients
     leave before the answer: each must be cancelled, none written."""
-    db = fresh(where, "leaving.db")
-    trace = where / "leaving.points"
-    trace.unlink(missing_ok=True)
-    secrets_by_name = attack.seed(db, light=True)
-    door = attack.start(db, secrets_by_name, *GENEROUS, log=where / "leaving.log",
-                        env={"MEMDESK_TRACE_POINTS": str(trace)})
+    db, secrets_by_name, door, trace = traced_door(where, "leaving", "MEMDESK_TRACE_POINTS", "points")
     t = Tally()
     try:
         alice = secrets_by_name["alice"]
@@ -577,14 +586,9 @@ def _holds(times: Path) -> list[float]:
 def lock_holds(where: Path) -> None:
     """The longest time one request held the write lock, against the whole
     request's time: remember at its bounds (16,000 characters in 4 messages;
-    64 messages of 250), ten ordinary remembers, a propose. Extraction runs
-    before the transaction, so the lock is held only to write."""
-    db = fresh(where, "holds.db")
-    times = where / "holds.times"
-    times.unlink(missing_ok=True)
-    secrets_by_name = attack.seed(db, light=True)
-    door = attack.start(db, secrets_by_name, *GENEROUS, log=where / "holds.log",
-                        env={"MEMDESK_TRACE_TIMES": str(times)})
+    64 messages of 250), ten ordinary remembers. Extraction runs before the
+    transaction, so the lock is held only to write."""
+    _, secrets_by_name, door, times = traced_door(where, "holds", "MEMDESK_TRACE_TIMES", "times")
     zh = "这周末我们搬到了新家，预算也从五千提到八千，下周五之前得把旧房子的钥匙交了。"
     en = "We finally moved to Leeds last weekend and the budget went up to 8000 pounds. "
 
