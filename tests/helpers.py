@@ -78,3 +78,15 @@ def downgrade(url: str, revision: str) -> None:
             command.downgrade(cfg, revision)
     finally:
         engine.dispose()
+
+
+def written(store) -> tuple:
+    """What any write changes: the store's change stamp and every table's row
+    count (equal before and after: nothing was written)."""
+    from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+    from sqlalchemy import func, select
+
+    with store.engine.connect() as conn:
+        counts = tuple(conn.execute(select(func.count()).select_from(t)).scalar_one()
+                       for t in (TURN, CLAIM, FACT, MEMORY, AUDIT, CONFLICT))
+    return store.change_stamp(), counts

@@ -42,9 +42,8 @@ from memdesk.core.extract import rules
 from memdesk.core.lang.questions import asks
 from memdesk.core.pipeline import Turn
 from memdesk.core.recall import Recaller
-from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
-from sqlalchemy import func, select
 
+from .helpers import written as _written
 from .recall_fixtures import HashEmbedder
 
 CST = timezone(timedelta(hours=8))
@@ -237,13 +236,6 @@ def test_a_turn_whose_context_changed_meanwhile_is_read_again_under_the_lock(sto
 
 
 # ------------------------------------------------------------- request bounds
-def _written(store: Store) -> tuple:
-    with store.engine.connect() as conn:
-        counts = tuple(conn.execute(select(func.count()).select_from(t)).scalar_one()
-                       for t in (TURN, CLAIM, FACT, MEMORY, AUDIT, CONFLICT))
-    return store.change_stamp(), counts
-
-
 @contextlib.contextmanager
 def refused(store: Store, *parts: str) -> Iterator[Any]:
     """The block raises InvalidInput in one line naming ``parts``, and writes nothing."""

@@ -22,9 +22,8 @@ from memdesk.core.maintain import parse_age
 from memdesk.core.pipeline import Turn
 from memdesk.core.recall import Recaller
 from memdesk.core.timeutil import parse_time_us
-from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
-from sqlalchemy import func, select
 
+from .helpers import written as _written
 from .recall_fixtures import HashEmbedder
 
 CST = timezone(timedelta(hours=8))
@@ -63,14 +62,6 @@ def seeded(store, tmp_path):
 
 def _pending(store: Store, obj: str) -> int:
     return next(c.id for c in store.review_list() if c.object == obj)
-
-
-def _written(store: Store) -> tuple:
-    """What any write changes: the change stamp and every table's row count."""
-    with store.engine.connect() as conn:
-        counts = tuple(conn.execute(select(func.count()).select_from(t)).scalar_one()
-                       for t in (TURN, CLAIM, FACT, MEMORY, AUDIT, CONFLICT))
-    return store.change_stamp(), counts
 
 
 @contextlib.contextmanager
