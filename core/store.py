@@ -869,7 +869,8 @@ class Store:
         if not signals:
             return extractor
         if self._signal_layer is None:
-            self._signal_layer = SignalLayer()
+            self._signal_layer = SignalLayer(
+                single_valued=frozenset(p.id for p in self.catalog if p.single_valued))
         return SignalledExtractor(extractor, self._signal_layer)
 
     def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:

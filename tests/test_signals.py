@@ -18,6 +18,7 @@ from memdesk.core.signals.clauses import split_clauses, units
 from memdesk.core.signals.cues import Cues
 from memdesk.core.signals.layer import HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, SignalLayer
 from memdesk.core.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
+from memdesk.core.signals.spans import Span
 from memdesk.core.timeutil import to_us
 
 T0 = datetime.fromisoformat("2026-05-01T10:00:00+08:00")
@@ -49,8 +50,25 @@ class FixedModel:
         return out
 
 
-def layer(table: dict[str, tuple[str, str, str, float]]) -> SignalLayer:
-    return SignalLayer(model=FixedModel(table), cues=Cues.load())  # type: ignore[arg-type]
+class FixedTagger:
+    """A value tagger that marks the values a table gives for a clause: (predicate, value, probability)."""
+
+    def __init__(self, table: dict[str, list[tuple[str, str, float]]] | None = None) -> None:
+        self.table = table or {}
+
+    def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
+        out = []
+        for predicate, value, p in self.table.get(clause, []):
+            at = clause.index(value)
+            polarity = "negative" if predicate.endswith("~neg") else "positive"
+            out.append(Span(predicate.removesuffix("~neg"), polarity, at, at + len(value), value, p))
+        return out
+
+
+def layer(table: dict[str, tuple[str, str, str, float]],
+          tags: dict[str, list[tuple[str, str, float]]] | None = None) -> SignalLayer:
+    return SignalLayer(model=FixedModel(table), cues=Cues.load(), tagger=FixedTagger(tags),  # type: ignore[arg-type]
+                       single_valued=frozenset({"lives_in", "works_at", "role", "name", "commute", "budget_limit"}))
 
 
 def claim(subject: str, predicate: str, obj: str, t: Turn, **kw: object) -> ClaimInput:
@@ -69,6 +87,8 @@ def nothing(t: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
 @pytest.mark.parametrize("text, expected", [
     ("嗯，我搬到闵行了，上周的事", ["嗯，我搬到闵行了", "上周的事"]),
     ("ok so, I switched jobs. Node.js is 3.5 times faster", ["ok so, I switched jobs", "Node.js is 3.5 times faster"]),
+    ("nan chips in £1,500 so we're at £7,500 now, nice", ["nan chips in £1,500 so we're at £7,500 now, nice"]),
+    ("budget is 7,500, rent 1,200 a month", ["budget is 7,500", "rent 1,200 a month"]),
     ("好", ["好"]),
     ("yes; no", ["yes; no"]),
 ])
@@ -355,3 +375,85 @@ def test_a_possessed_attribute_moves_the_claim_to_its_owner():
     out = layer({}).refine(t, [], [], extract)
     assert seen == ["my flat is in Porto"]
     assert [(c.subject, c.object) for c in out] == [("person:mei/cousin", "Porto")]
+
+
+# -- the value tagger -------------------------------------------------------
+
+def stated(clauses: dict[str, object], about: str = "user", family: str = "other",
+           ) -> dict[str, tuple[str, str, str, float]]:
+    """A model table reading each clause as a statement carrying a fact of ``family``."""
+    return {c: (about, "statement", family, 0.9) for c in clauses}
+
+
+def test_a_tagged_value_the_rules_missed_becomes_a_claim_sure_or_for_review():
+    t = turn("my company is called Harbourline, I run the ops desk")
+    tags = {"my company is called Harbourline": [("works_at", "Harbourline", 0.97)],
+            "I run the ops desk": [("role", "ops desk", 0.6)]}
+    out = layer(stated(tags, family="work"), tags).refine(t, [], [], nothing)
+    got = {(c.subject, c.predicate, c.object, c.confidence, c.extractor) for c in out}
+    assert got == {("user:mei", "works_at", "Harbourline", 0.9, "signals@1"),
+                   ("user:mei", "role", "ops desk", 0.5, "signals@1")}
+    # sure tags the family head does not agree with wait for a reviewer
+    out = layer(stated(tags, family="residence"), tags).refine(t, [], [], nothing)
+    assert {(c.predicate, c.confidence) for c in out} == {("works_at", 0.5), ("role", 0.5)}
+
+
+def test_a_tagged_name_must_look_like_a_name_and_a_guess_is_never_the_users():
+    t = turn("跟房东说退租")
+    out = layer(stated({t.text: []}), {t.text: [("relation", "说退租", 0.99)]}).refine(t, [], [], nothing)
+    assert [c.predicate for c in out] == ["note"]  # kept for a reviewer as said, never a name
+    unsure = turn("loves sushi")
+    table = {"loves sushi": ("third", "statement", "taste", 0.6)}  # the user's only at p(user) >= 0.5
+    out = layer(table, {"loves sushi": [("likes", "sushi", 0.99)]}).refine(unsure, [], [], nothing)
+    assert not any(c.subject == "user:mei" and c.predicate == "likes" for c in out)
+
+
+def test_the_extractors_claim_wins_over_a_tagged_value():
+    t = turn("live in Bristol, work at a logistics firm called Harbourline")
+    tags = {"live in Bristol": [("lives_in", "Bristol", 0.99)],
+            "work at a logistics firm called Harbourline": [("works_at", "Harbourline", 0.99),
+                                                            ("likes", "logistics", 0.95)]}
+    rules = [claim("user:mei", "lives_in", "Bristol", t), claim("user:mei", "works_at", "A Logistics Firm", t)]
+    out = layer(stated(tags), tags).refine(t, [], rules, nothing)
+    # works_at is single-valued and claimed in the turn; lives_in is the same value; likes is new
+    assert sorted((c.predicate, c.object) for c in out) == [
+        ("likes", "logistics"), ("lives_in", "Bristol"), ("works_at", "A Logistics Firm")]
+
+
+def test_a_tagged_value_in_a_clause_about_someone_else_is_theirs_and_a_relation_their_name():
+    t = turn("my sister is in Denver, she's called Lucia")
+    tags = {"my sister is in Denver": [("lives_in", "Denver", 0.95)],
+            "she's called Lucia": [("relation", "Lucia", 0.95)]}
+    out = layer(stated(tags), tags).refine(t, [], [], nothing)
+    assert {(c.subject, c.predicate, c.object) for c in out} == {
+        ("person:mei/sister", "lives_in", "Denver"), ("person:mei/sister", "name", "Lucia")}
+    assert not any(c.subject == "user:mei" for c in out)
+
+
+def test_no_tagged_value_from_a_question_or_a_clause_about_nobody():
+    t = turn("is Lisbon nice in June?")
+    assert layer(stated({"is Lisbon nice in June": []}), {"is Lisbon nice in June": [("plan", "Lisbon", 0.99)]}).refine(t, [], [], nothing) == []
+    small = turn("lol the weather in Lisbon")
+    out = layer({"lol the weather in Lisbon": ("none", "smalltalk", "none", 0.9)},
+                {"lol the weather in Lisbon": [("lives_in", "Lisbon", 0.99)]}).refine(small, [], [], nothing)
+    assert out == []
+
+
+def test_a_tagged_amount_is_a_budget_and_a_tagged_deadline_is_due_on_its_day():
+    t = turn("房租预算3500以内", project=None)
+    out = layer(stated({"房租预算3500以内": []}), {"房租预算3500以内": [("budget_limit", "3500", 0.95)]}).refine(t, [], [], nothing)
+    assert [(c.predicate, c.object, c.value) for c in out] == [
+        ("budget_limit", "3500 CNY", {"amount": 3500, "currency": "CNY"})]
+    team = turn("设计稿5月15号要交", project="atlas")
+    out = layer(stated({"设计稿5月15号要交": []}), {"设计稿5月15号要交": [("deadline", "设计稿", 0.95)]}).refine(team, [], [], nothing)
+    assert [(c.subject, c.predicate, c.object, c.value) for c in out] == [
+        ("project:atlas", "deadline", "设计稿", {"due": f"{T0.year}-05-15"})]
+
+
+def test_a_chinese_name_right_after_a_relation_word_must_have_a_names_shape():
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    for text, expected in [("我周五得跟房东说退租", {}), ("我女儿朵朵今年6岁", {"朵朵": "daughter"}),
+                           ("我老公叫大伟，在银行上班", {"大伟": "husband"}), ("我男朋友阿杰在重庆", {"阿杰": "boyfriend"})]:
+        names: dict[str, str] = {}
+        people.introductions(text, names)
+        assert names == expected, text

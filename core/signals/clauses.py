@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# a break: sentence ends, semicolons, commas, colons, line breaks; an English full stop only before
-# white space or the end (not in 3.5, e.g. or Node.js)
-_BREAK = re.compile(r"[。！？!?；;，,、：\n]+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s")
+# a break: sentence ends, semicolons, commas (not one between digits: £7,500), colons, line breaks;
+# an English full stop only before white space or the end (not in 3.5, e.g. or Node.js)
+_BREAK = re.compile(r"(?:[。！？!?；;，、：\n]|(?<!\d),|,(?!\d))+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
 SHORT = 2
 

@@ -44,7 +44,7 @@ class Cues:
         return cls(acts=acts, relations=relations,
                    relation_re={lang: _words(sorted(t, key=len, reverse=True), lang, possessive=True)
                                 for lang, t in relations.items()},
-                   pronoun_re={lang: _words(words, lang) for lang, words in raw["pronouns"].items()},
+                   pronoun_re={lang: _words(words, lang, possessive=True) for lang, words in raw["pronouns"].items()},
                    canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
                    families=dict(raw["families"]), not_names=frozenset(raw["not_names"]["words"]),
                    reporting={lang: re.compile(r"\s*(?:[A-Z][a-z]+\s+)?(?:" + "|".join(map(re.escape, words)) + ")",
@@ -61,10 +61,10 @@ class Cues:
 
 def _words(words: Sequence[str], lang: str, possessive: bool = False) -> re.Pattern[str]:
     """The words as one pattern; English words whole (``possessive``: also
-    before 's, as in "my sister's")."""
+    before 's and the other clitics, as in "my sister's", "she's", "he'd")."""
     alts = "|".join(re.escape(w) for w in words)
     if lang == "en":
-        after = r"(?=(?:['’]s)?(?![\w'’]))" if possessive else r"(?![\w'])"
+        after = r"(?=(?:['’](?:s|d|ll|re|ve))?(?![\w'’]))" if possessive else r"(?![\w'])"
         return re.compile(rf"(?<![\w'])(?:{alts}){after}", re.IGNORECASE)
     return re.compile(f"(?:{alts})")
 

@@ -13,8 +13,13 @@ adjusts the extractor's claims by one shared policy:
 * **corrections** and **returns** the extractor missed become its change kind;
 * **confirmations** and **rejections** of the assistant's previous message the
   extractor did not recognise are read again as a canonical one;
+* **values the rules missed**: in a clause that states something, the value
+  tagger (``core.signals.spans``) marks each value and its predicate; a
+  predicate the extractor did not claim there becomes a claim, written when
+  the tagger is sure and otherwise waiting for a reviewer, with its fact's
+  predicate and value so an approval writes the fact;
 * **unparsed statements**: a clause the layer finds fact-bearing that yields
-  no claim becomes a review candidate, a ``note`` holding the clause (its
+  no claim (and no tagged value) becomes a review candidate, a ``note`` holding the clause (its
   family in the value), so nothing fact-bearing silently disappears: a
   reviewer keeps it as a note or edits it into the fact it states;
 * **names of other people** given with a relation word ("my sister Dana",
@@ -34,15 +39,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..claims import DATED as claims_dated
-from ..claims import ClaimInput, source_of
+from ..claims import ClaimInput, source_of, to_claims
+from ..lang.amounts import Amount, find_amounts, parse_amount
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
-from ..pipeline import Turn
+from ..pipeline import ExtractedFact, Turn
 from ..timeutil import to_us
 from .clauses import units
 from .cues import Cues, is_zh
 from .model import ClauseSignal, SignalModel
 from .people import People
+from .spans import Span, SpanTagger
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 UNPARSED_CONFIDENCE = 0.3
@@ -60,6 +67,20 @@ STATING = frozenset({"statement", "change", "correction", "return", "hedge"})  #
 DATED = claims_dated | {"status"}  # a time in these is when they are due (or, a state's, when it holds)
 UNSURE = "?"  # Reading.who of a clause surely about someone else who is not named
 KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("柯基叫小短腿")
+# the value tagger: a clause is tagged when it is this likely to carry a fact and states or confirms;
+# a tagged value is written at TAGGED_CONFIDENCE when its tags are this sure, else waits for review
+TAG_AT = 0.5
+TAG_SURE = 0.9
+TAGGED_CONFIDENCE = 0.9
+TAGGED_UNSURE = 0.5
+# the family (a head of the model) each tagged predicate belongs to
+FAMILY_OF = {"lives_in": "residence", "name": "name", "works_at": "work", "role": "work", "commute": "commute",
+             "allergy": "health", "diet": "diet", "likes": "taste", "dislikes": "taste", "pet": "pet",
+             "budget_limit": "money", "decision": "decision", "plan": "plan", "todo": "plan",
+             "deadline": "plan", "relation": "relation"}
+USERS = 0.5  # a tagged value is the user's only when the clause is at least this likely about the user
+TAGGING = STATING | {"confirm"}
+PROJECT_PREDICATES = frozenset({"budget_limit", "decision", "plan", "deadline"})  # a team's, in a project's turn
 
 
 def _norm(text: str) -> str:
@@ -87,10 +108,15 @@ class SignalLayer:
 
     name = "signals@1"
 
-    def __init__(self, model: SignalModel | None = None, cues: Cues | None = None) -> None:
+    def __init__(self, model: SignalModel | None = None, cues: Cues | None = None,
+                 tagger: SpanTagger | None = None, single_valued: frozenset[str] = frozenset()) -> None:
+        """``single_valued``: the catalog's single-valued predicates (one tagged
+        value of them per turn and subject, and none beside the extractor's)."""
         self.model = model or SignalModel()
         self.cues = cues or Cues.load()
         self.people = People(self.cues)
+        self.tagger = tagger or SpanTagger()
+        self.single_valued = single_valued
 
     # -- reading ---------------------------------------------------------
 
@@ -163,6 +189,7 @@ class SignalLayer:
                           for i, r in enumerate(readings))
         out: list[ClaimInput] = []
         user_subject = f"user:{turn.user}"
+        assistant = context[-1].text if context and context[-1].speaker != "user" else ""
         for i, reading in enumerate(readings):
             mine = [c for c, at in placed if at == i]
             if reading.who == UNSURE:
@@ -180,6 +207,8 @@ class SignalLayer:
             mine = [self._act(c, reading, hedged_turn) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
+            mine += [self._act(c, reading, hedged_turn)
+                     for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, assistant)]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
                 unparsed = self._unparsed(turn, reading, user_subject)
                 if unparsed is not None:
@@ -188,6 +217,84 @@ class SignalLayer:
         out += [self._hedged(c) if hedged_turn else c for c, at in placed if at is None]
         out = [self._timed_value(c, turn) for c in out]
         return out + self._names_given(turn, out)
+
+    def _tagged(self, turn: Turn, reading: Reading, claimed: list[ClaimInput],
+                user_subject: str, assistant: str) -> list[ClaimInput]:
+        """The values the tagger finds in a clause that states something, each
+        a claim unless the extractor (or an earlier tagged value) claimed its
+        predicate for that subject there: a single-valued predicate anywhere in
+        the turn, another one with an overlapping value."""
+        s = reading.signal
+        act, _ = s.top("act")
+        about, p_about = s.top("about")
+        if (s.fact_bearing < TAG_AT or act not in TAGGING or (about == "none" and p_about >= SURE)
+                or reading.who == UNSURE or turn.text[s.clause.end:s.clause.end + 1] in ("?", "？")
+                or has_sensitive(s.clause.text)):
+            return []
+        out: list[ClaimInput] = []
+        for span in self.tagger.tag(s.clause.text, reading.lang, assistant):
+            claim = self._claim_of(turn, reading, span, user_subject)
+            if claim is None:
+                continue
+            value = _norm(claim.object)
+            taken = [c for c in [*claimed, *out] if c.subject == claim.subject and c.predicate == claim.predicate]
+            if any(claim.predicate in self.single_valued or value in _norm(c.object) or _norm(c.object) in value
+                   for c in taken):
+                continue
+            out.append(claim)
+        return out
+
+    def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str) -> ClaimInput | None:
+        """The claim a tagged value states: its subject (the person the clause is
+        about; a team's item in a project's turn; else the user), its time (a
+        dated item's due day; a change's stated start) and confidence."""
+        predicate, obj = span.predicate, span.text.strip(" \t,，.。!！?？、~～…\"'“”‘’()（）")
+        if not obj:
+            return None
+        if predicate in ("relation", "name") and not self.people.looks_like_name(obj):
+            return None  # "住那边", "下个月": not what a person is called
+        if reading.who is not None:
+            subject = f"person:{turn.user}/{reading.who}"
+            if predicate == "relation":
+                predicate = "name"
+        elif predicate == "relation":
+            return None  # a name of nobody said
+        elif turn.project and predicate in PROJECT_PREDICATES:
+            subject = f"project:{turn.project}"
+        elif reading.signal.about["user"] >= USERS:
+            subject = user_subject
+        else:
+            return None  # the clause may be about someone it does not name: never the user's on a guess
+        value: dict | None = None
+        if predicate == "budget_limit":
+            found = find_amounts(obj)
+            amount = found[0][2] if found else parse_amount(obj)
+            if amount is None:
+                return None
+            if amount.currency is None:  # the currency said beside it ("3500 a month, in euros"), else the yuan in Chinese
+                said = [a for _, _, a in find_amounts(reading.signal.clause.text) if a.value == amount.value]
+                currency = next((a.currency for a in said if a.currency), "CNY" if reading.lang == "zh" else None)
+                amount = Amount(amount.value, currency)
+            obj, value = str(amount), amount.to_json()
+        act, p_act = reading.signal.top("act")
+        change = "evolution" if act in ("change", "return") and p_act >= SURE else None
+        start = end = None
+        clause = reading.signal.clause.text
+        if predicate in claims_dated or change == "evolution":
+            times = find_times(clause, turn.time, past=predicate not in claims_dated)
+            if times:
+                start, end = times[0][2].start, times[0][2].end
+                if predicate == "deadline":
+                    value = {"due": start.date().isoformat()}
+        # written when the tags are sure and the clause's family head agrees on the kind of fact
+        family, p_family = reading.signal.top("family")
+        agreed = family == FAMILY_OF.get(predicate) and p_family >= SURE
+        confidence = TAGGED_CONFIDENCE if span.probability >= TAG_SURE and agreed else TAGGED_UNSURE
+        fact = ExtractedFact(subject=subject, predicate=predicate, object=obj, value=value,
+                             polarity=span.polarity, change=change,
+                             scope="project" if subject.startswith("project:") else "global",
+                             confidence=confidence, event_start=start, event_end=end)
+        return next(iter(to_claims(turn, [fact], extractor=self.name)), None)
 
     def _timed_value(self, claim: ClaimInput, turn: Turn) -> ClaimInput:
         """A state whose value holds a time ("Acme since March", "浦东 从去年开始"):

@@ -79,7 +79,8 @@ class People:
         for m in self.cues.relation_re["zh"].finditer(text):
             key = self.cues.relations["zh"].get(m.group(0))
             after = _ZH_INTRODUCED.match(text, m.end())
-            if key and after:
+            # called so (叫朵朵), or right after the relation word in a name's shape (我女儿朵朵, not 房东说退租)
+            if key and after and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
                 names[after.group(1)] = key
 
     def zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
@@ -118,6 +119,18 @@ class People:
         if find_times(m.group(1), _ANY_TIME):
             return None
         return m.group(1), "我的" + head[m.end():]
+
+    def looks_like_name(self, value: str) -> bool:
+        """Whether ``value`` has the shape of a person's name: one to three
+        capitalised words that are not common openers ("Lucia", "Tom Reyes"), or
+        two or three Chinese characters opening with a surname or 小/老/阿 (王姐,
+        阿杰, 陈雪), or a doubled character (朵朵)."""
+        if _is_cjk_name(value):
+            return (value[0] in self.cues.zh_surnames or value[0] in self.cues.zh_name_prefixes
+                    or value[0] == value[1])
+        words = value.split()
+        return (0 < len(words) <= 3 and all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha()
+                                          for w in words) and words[0] not in self.cues.not_names)
 
     def relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
         m = self.cues.relation_re[lang].search(text)
@@ -192,3 +205,7 @@ class People:
             if len(name) == n and all("\u4e00" <= ch <= "\u9fff" for ch in name) and after:
                 out.append(("我" + after, name))
         return out
+
+
+def _is_cjk_name(value: str) -> bool:
+    return 2 <= len(value) <= 3 and all("\u4e00" <= ch <= "\u9fff" for ch in value)

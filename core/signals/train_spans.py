@@ -1,0 +1,253 @@
+"""Train the value tagger (``core.signals.spans``) from the labelled turns in the repository.
+
+    pip install -e '.[train]'
+    python -m memdesk.core.signals.train_spans            # writes data/signals/spans.crfsuite
+    python -m memdesk.core.signals.train_spans --report   # span P/R: across authors and on the blind set
+
+Data: the labelled turns of ``data/signals/train/<author>/*.jsonl`` (format:
+``data/signals/README.md``); a clause's ``facts`` give each value as an exact
+substring of its span, with its predicate and polarity. Each turn is cut into
+clauses as at run time (``core.signals.clauses``) and each unit takes the tag
+of the value it lies in. A turn without ``facts`` labels is left out.
+Variations: every value is swapped ``--variations`` times for another value
+of the same predicate and language (a fixed seed), so the tagger learns the
+frame around a value, not the values it saw.
+
+The fit is CRFsuite's L-BFGS with L1 and L2 penalties (``-c1``, ``-c2``): the
+same data gives the same weights. Raises SystemExit with one line when the data
+folder is missing or a line is malformed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .clauses import split_clauses
+from .cues import is_zh
+from .spans import MODEL_FILE, NEGATED, SpanTagger, Unit, asked, features, tokenize
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
+PREDICATES = ("name", "lives_in", "works_at", "role", "commute", "allergy", "diet", "likes", "dislikes",
+              "pet", "budget_limit", "decision", "plan", "todo", "deadline", "relation")
+MAX_VALUE = 40  # characters: a longer "value" is a paraphrase, not a span
+
+
+@dataclass(frozen=True)
+class Value:
+    """One labelled value: its label (predicate, ``~neg`` when negated) and place in the clause."""
+
+    label: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Sequence_:
+    """One clause with its labelled values."""
+
+    author: str
+    lang: str
+    text: str
+    values: tuple[Value, ...]
+    assistant: str = ""  # the assistant's message the turn answers
+
+
+def _label(fact: dict[str, Any], where: str) -> str:
+    predicate = fact.get("predicate")
+    if predicate not in PREDICATES:
+        raise SystemExit(f"{where}: predicate {predicate!r} is not one of {', '.join(PREDICATES)}")
+    return predicate + (NEGATED if fact.get("polarity") == "negative" else "")
+
+
+def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Sequence_]:
+    text = line["text"]
+    if not all("facts" in c for c in line["clauses"]):
+        return []
+    found: list[Value] = []
+    cursor = 0
+    for c in line["clauses"]:
+        at = text.find(c["span"], cursor)
+        if at < 0:
+            at = text.find(c["span"])
+        if at < 0:
+            raise SystemExit(f"{where}: span {c['span']!r} is not in the text")
+        cursor = at + len(c["span"])
+        for fact in c["facts"]:
+            value = fact.get("value") or ""
+            inside = c["span"].find(value) if value else -1
+            if inside < 0:
+                raise SystemExit(f"{where}: value {value!r} is not in its span {c['span']!r}")
+            if len(value) <= MAX_VALUE:
+                found.append(Value(_label(fact, where), at + inside, at + inside + len(value)))
+    out = []
+    for clause in split_clauses(text):
+        mine = tuple(Value(v.label, v.start - clause.start, v.end - clause.start)
+                     for v in found if v.start >= clause.start and v.end <= clause.end)
+        lang = "zh" if is_zh(clause.text) else "en"
+        out.append(Sequence_(author, lang, clause.text, _no_overlap(mine), line.get("assistant") or ""))
+    return out
+
+
+def _no_overlap(values: tuple[Value, ...]) -> tuple[Value, ...]:
+    """The values in order, a value overlapping an earlier (longer first) one left out."""
+    kept: list[Value] = []
+    for v in sorted(values, key=lambda v: (v.start, -(v.end - v.start))):
+        if all(v.start >= k.end or v.end <= k.start for k in kept):
+            kept.append(v)
+    return tuple(kept)
+
+
+def load(folder: Path) -> list[Sequence_]:
+    """Every clause of every labelled turn under ``folder`` (one subfolder per author)."""
+    if not folder.is_dir():
+        raise SystemExit(f"no labelled data at {folder}")
+    out = []
+    for path in sorted(folder.glob("*/*.jsonl")):
+        for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if raw.strip():
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
+                out += _load_turn(path.parent.name, line, f"{path}:{number}")
+    return out
+
+
+def tags_of(seq: Sequence_, units: list[Unit]) -> list[str]:
+    """The gold tag of each unit."""
+    tags = ["O"] * len(units)
+    for v in seq.values:
+        inside = [i for i, u in enumerate(units) if u.start >= v.start and u.end <= v.end]
+        for k, i in enumerate(inside):
+            tags[i] = ("B-" if k == 0 else "I-") + v.label
+    return tags
+
+
+def variations(seqs: list[Sequence_], per: int, seed: int = 28) -> list[Sequence_]:
+    """Each clause with one value again with other values of its label and language."""
+    rng = random.Random(seed)
+    pool: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for s in seqs:
+        for v in s.values:
+            pool[(v.label, s.lang)].add(s.text[v.start:v.end])
+    out = []
+    for s in seqs:
+        if len(s.values) != 1:
+            continue
+        v = s.values[0]
+        said = s.text[v.start:v.end]
+        others = sorted(pool[(v.label, s.lang)] - {said})
+        for other in rng.sample(others, min(per, len(others))):
+            text = s.text[:v.start] + other + s.text[v.end:]
+            out.append(Sequence_(s.author, s.lang, text, (Value(v.label, v.start, v.start + len(other)),),
+                                 s.assistant))
+    return out
+
+
+def fit(seqs: list[Sequence_], path: Path, c1: float, c2: float, iterations: int) -> None:
+    """Train the CRF on ``seqs`` and write it to ``path``."""
+    import pycrfsuite
+
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for s in seqs:
+        units = tokenize(s.text)
+        if units:
+            trainer.append(features(units, s.lang, asked(s.assistant)), tags_of(s, units))
+    trainer.set_params({"c1": c1, "c2": c2, "max_iterations": iterations,
+                        "feature.possible_transitions": True})
+    trainer.train(str(path))
+
+
+SURE_AT = (0.5, 0.7, 0.9)  # the probabilities the report gives precision and recall at
+
+
+def report(tagger: SpanTagger, seqs: list[Sequence_], title: str) -> dict[str, Any]:
+    """Span precision and recall (exact span and label) per predicate, and over
+    all values at each probability of ``SURE_AT``; printed and returned."""
+    tp: Counter[str] = Counter()
+    n_pred: Counter[str] = Counter()
+    n_gold: Counter[str] = Counter()
+    at: Counter[tuple[float, str]] = Counter()  # (threshold, "tp"|"pred")
+    started = time.perf_counter()
+    for s in seqs:
+        found = tagger.tag(s.text, s.lang, s.assistant)
+        want = {(v.label, v.start, v.end) for v in s.values}
+        for label, _, _ in want:
+            n_gold[label.removesuffix(NEGATED)] += 1
+        for x in found:
+            key = (x.predicate + (NEGATED if x.polarity == "negative" else ""), x.start, x.end)
+            n_pred[x.predicate] += 1
+            tp[x.predicate] += key in want
+            for t in SURE_AT:
+                if x.probability >= t:
+                    at[(t, "pred")] += 1
+                    at[(t, "tp")] += key in want
+    ms = 1000 * (time.perf_counter() - started) / max(len(seqs), 1)
+    gold = sum(n_gold.values())
+    rows = {}
+    for p in PREDICATES:
+        if n_gold[p] or n_pred[p]:
+            rows[p] = {"p": round(tp[p] / n_pred[p], 2) if n_pred[p] else 0.0,
+                       "r": round(tp[p] / n_gold[p], 2) if n_gold[p] else 0.0, "n": n_gold[p]}
+    total = {"p": round(sum(tp.values()) / max(sum(n_pred.values()), 1), 3),
+             "r": round(sum(tp.values()) / max(gold, 1), 3), "n": gold}
+    sure = {str(t): {"p": round(at[(t, "tp")] / max(at[(t, "pred")], 1), 3),
+                     "r": round(at[(t, "tp")] / max(gold, 1), 3)} for t in SURE_AT}
+    print(f"\n{title}: {len(seqs)} clauses, {ms:.3f} ms per clause; all values P {total['p']:.2f} "
+          f"R {total['r']:.2f} ({gold}); " + ", ".join(
+              f"at p>={t}: P {v['p']:.2f} R {v['r']:.2f}" for t, v in sure.items()))
+    print("  " + ", ".join(f"{p} {v['p']:.2f}/{v['r']:.2f} ({v['n']})" for p, v in rows.items()))
+    return {"set": title, "clauses": len(seqs), "ms_per_clause": round(ms, 3), "all": total,
+            "at_probability": sure, "predicates": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DATA, help="the data/signals folder")
+    parser.add_argument("--out", type=Path, help=f"model file (default: DATA/{MODEL_FILE})")
+    parser.add_argument("--variations", type=int, default=2, help="value swaps per clause (default 2)")
+    parser.add_argument("-c1", type=float, default=0.05, help="L1 penalty (default 0.05)")
+    parser.add_argument("-c2", type=float, default=0.05, help="L2 penalty (default 0.05)")
+    parser.add_argument("--iterations", type=int, default=150, help="L-BFGS iterations (default 150)")
+    parser.add_argument("--report", action="store_true",
+                        help="also train without each author and score on them (dev), "
+                             "and score the final model on the blind set")
+    parser.add_argument("--json", type=Path, help="write the report figures here")
+    args = parser.parse_args(argv)
+    train = load(args.data / "train")
+    authors = sorted({s.author for s in train})
+    if not train:
+        raise SystemExit(f"no turns with facts labels under {args.data / 'train'}")
+    print(f"{len(train)} training clauses, {sum(len(s.values) for s in train)} values, "
+          f"from {len(authors)} authors ({', '.join(authors)})")
+    figures = []
+    if args.report and len(authors) > 1:
+        for held in authors:
+            rest = [s for s in train if s.author != held]
+            with tempfile.TemporaryDirectory() as tmp:
+                fit(rest + variations(rest, args.variations), Path(tmp) / "m", args.c1, args.c2, args.iterations)
+                figures.append(report(SpanTagger(Path(tmp) / "m"), [s for s in train if s.author == held],
+                                      f"dev: trained without {held}, scored on {held}"))
+    out = args.out or args.data / MODEL_FILE
+    fit(train + variations(train, args.variations), out, args.c1, args.c2, args.iterations)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+    if args.report and (args.data / "blind").is_dir():
+        blind = load(args.data / "blind")
+        if blind:
+            figures.append(report(SpanTagger(out), blind, "blind"))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1), "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
