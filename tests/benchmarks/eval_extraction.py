@@ -22,8 +22,10 @@ sets were annotated (``NEWER_PREDICATES``: ``role``), counted apart.
 
 ``--signals`` runs the rules behind the signal layer (core/signals), as ingest
 does: claims are scored as facts; facts about other people (``person:…``
-subjects, which these sets predate and do not annotate) and unparsed statements
-queued for review are counted apart, neither rewarded nor penalised.
+subjects, which these sets predate and do not annotate), unparsed statements
+and values of the value tagger queued for review (review candidates, not
+facts) are counted apart, neither rewarded nor penalised; the tagger's written
+values are scored as facts.
 """
 
 from __future__ import annotations
@@ -120,6 +122,8 @@ class Report:
     people: int = 0  # --signals: facts about other people
     unparsed: int = 0  # --signals: unparsed statements queued for review
     hedged: int = 0  # --signals: facts below the review threshold
+    tagged_queued: int = 0  # --signals: the value tagger's values waiting for review
+    tagged_written: int = 0  # --signals: the value tagger's values written (scored)
 
 
 # predicates added after every gold set here was annotated (issue 28): a prediction of one is
@@ -127,23 +131,36 @@ class Report:
 NEWER_PREDICATES = ("role", "deadline")
 
 
-def _signalled() -> Callable[[Turn, list[Turn]], list[ExtractedFact]]:
-    """The rules behind the signal layer, their claims read back as facts."""
-    from memdesk.core.ingest import RuleExtractor, SignalledExtractor
-    from memdesk.core.signals.layer import SignalLayer
+REVIEW_THRESHOLD = 0.75  # the store's default: a claim below it waits for a reviewer
 
-    layered = SignalledExtractor(RuleExtractor(), SignalLayer())
+
+def _signalled(rep: Report) -> Callable[[Turn, list[Turn]], list[ExtractedFact]]:
+    """The rules behind the signal layer, their claims read back as facts; the
+    value tagger's claims counted into ``rep`` (those queued for review left out)."""
+    from memdesk.core.ingest import RuleExtractor, SignalledExtractor
+    from memdesk.core.signals.layer import UNPARSED_PREDICATE, SignalLayer
+
+    layer = SignalLayer()
+    layered = SignalledExtractor(RuleExtractor(), layer)
 
     def run(turn: Turn, ctx: list[Turn]) -> list[ExtractedFact]:
-        return [ExtractedFact(subject=c.subject, predicate=c.predicate, object=c.object, value=c.value,
-                              polarity=c.polarity, change=c.change, scope=c.scope, source_kind=c.source.kind,
-                              confidence=c.confidence) for c in layered.claims(turn, ctx)]
+        out = []
+        for c in layered.claims(turn, ctx):
+            if c.extractor == layer.name and c.predicate != UNPARSED_PREDICATE:
+                if c.confidence < REVIEW_THRESHOLD:
+                    rep.tagged_queued += 1
+                    continue
+                rep.tagged_written += 1
+            out.append(ExtractedFact(subject=c.subject, predicate=c.predicate, object=c.object, value=c.value,
+                                     polarity=c.polarity, change=c.change, scope=c.scope,
+                                     source_kind=c.source.kind, confidence=c.confidence))
+        return out
     return run
 
 
 def evaluate(path: Path = GOLD, verbose: bool = False, signals: bool = False) -> Report:
     rep = Report()
-    run = _signalled() if signals else extract
+    run = _signalled(rep) if signals else extract
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -228,7 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"facts of predicates newer than the set ({', '.join(NEWER_PREDICATES)}), not scored: {rep.newer}")
     if signals:
         print(f"signal layer: {rep.people} facts about other people, {rep.unparsed} unparsed statements "
-              f"queued, {rep.hedged} facts sent to review as hedged (not scored above: people, unparsed)")
+              f"queued, {rep.hedged} facts sent to review as hedged; value tagger: {rep.tagged_written} "
+              f"values written (scored), {rep.tagged_queued} queued for review (not scored above: "
+              f"people, unparsed, tagged values queued)")
     return 0
 
 
