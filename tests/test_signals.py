@@ -467,3 +467,21 @@ def test_no_tagged_value_from_a_supposition_or_a_sentence_that_asks():
         out = layer(stated({clause: []}, family="residence"),
                     {clause: [("lives_in", "Glasgow" if "Glasgow" in text else "徐汇", 0.99)]}).refine(t, [], [], nothing)
         assert not any(c.predicate == "lives_in" for c in out), text
+
+
+def test_a_value_the_turn_takes_back_is_not_queued_again_by_the_tagger():
+    t = turn("我对芒果过敏……哦不对，是对菠萝过敏")
+    clause = "我对芒果过敏……哦不对，是对菠萝过敏"
+    tags = {c.text: [("allergy", "芒果", 0.95)] for c in split_clauses(clause) if "芒果" in c.text}
+    rules = [claim("user:mei", "allergy", "菠萝", t, change="correction")]
+    out = layer(stated(tags, family="health"), tags).refine(t, [], rules, nothing)
+    assert [(c.predicate, c.object) for c in out] == [("allergy", "菠萝")]
+
+
+def test_a_value_said_right_after_me_stays_the_users_in_a_clause_about_someone_else():
+    t = turn("朋友都喊我芸芸")
+    out = layer({}).refine(t, [], [claim("user:mei", "name", "芸芸", t)], nothing)
+    assert [(c.subject, c.object) for c in out] == [("user:mei", "芸芸")]
+    en = turn("my sister calls me Mimi")
+    out = layer({}).refine(en, [], [claim("user:mei", "name", "Mimi", en)], nothing)
+    assert [(c.subject, c.object) for c in out] == [("user:mei", "Mimi")]

@@ -202,7 +202,8 @@ class SignalLayer:
             elif reading.who is not None:
                 person = f"person:{turn.user}/{reading.who}"
                 movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT
-                           and _norm(c.object) != _norm(reading.who)]  # "Rhubarb is my favourite"
+                           and _norm(c.object) != _norm(reading.who)  # "Rhubarb is my favourite"
+                           and not _of_me(reading.signal.clause.text, c.object)]  # "朋友都喊我芸芸"
                 moved = [c.with_changes(subject=person) for c in movable]
                 if not moved:
                     moved = [c.with_changes(subject=person) if c.subject == user_subject else c
@@ -254,8 +255,10 @@ class SignalLayer:
                 continue
             value = _norm(claim.object)
             taken = [c for c in [*claimed, *out] if c.subject == claim.subject and c.predicate == claim.predicate]
-            if any(claim.predicate in self.single_valued or value in _norm(c.object) or _norm(c.object) in value
-                   for c in taken):
+            # read by the extractor: a single-valued predicate, an overlapping value, or one the turn corrects
+            # (the value taken back is in the clause too: "芒果……不对，是菠萝")
+            if any(claim.predicate in self.single_valued or c.change == "correction"
+                   or value in _norm(c.object) or _norm(c.object) in value for c in taken):
                 continue
             out.append(claim)
         return out
@@ -446,6 +449,16 @@ class SignalLayer:
                           scope="project" if subject.startswith("project:") else "global",
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
                           extractor=self.name, start_stated=False)
+
+
+_ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
+
+
+def _of_me(clause: str, value: str) -> bool:
+    """Whether ``value`` is said right after "me" in ``clause`` ("my friends call me Mimi",
+    "朋友都喊我芸芸"): the other person is the subject, but the value is the speaker's."""
+    at = clause.find(value)
+    return at > 0 and bool(_ME_BEFORE.search(clause[:at]))
 
 
 def _cite(claim: ClaimInput, turn: Turn) -> ClaimInput:

@@ -160,5 +160,6 @@ class SpanTagger:
             return []
         with self._lock:
             tags = self._tagger.tag(features(units, lang, asked(assistant)))
-            probs = [self._tagger.marginal(t, i) for i, t in enumerate(tags)]
+            # a span's probability is all that is read: the marginals of its units only
+            probs = [self._tagger.marginal(t, i) if t != "O" else 1.0 for i, t in enumerate(tags)]
         return spans_of(units, tags, probs, clause)
