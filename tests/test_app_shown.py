@@ -35,7 +35,7 @@ def _app(db, **kwargs) -> MemdeskApp:  # noqa: ANN003 - passed to MemdeskApp
 
 def everything(app: MemdeskApp, width: int) -> str:
     """The screen as drawn, every pane's whole content at ``width``, every
-    table cell (each checked to be one line) and every tree label. The
+    table row (each cell checked to be one line) and every tree label. The
     recall screen's prompt block, when it is in view, is checked line by
     line before it is wrapped to the pane (a quoted text may wrap there)."""
     parts = [screen_text(app)]
@@ -53,11 +53,11 @@ def everything(app: MemdeskApp, width: int) -> str:
         if isinstance(widget, Static):
             parts.append(plain(widget.content, width))
         elif isinstance(widget, DataTable):
-            for i in range(widget.row_count):
-                for cell in widget.get_row_at(i):
-                    cell = cell.plain if isinstance(cell, Text) else str(cell)
+            for i in range(widget.row_count):  # a row on one line, as a person reads it
+                cells = [cell.plain if isinstance(cell, Text) else str(cell) for cell in widget.get_row_at(i)]
+                for cell in cells:
                     assert "\n" not in cell and "\x1b" not in cell, repr(cell)
-                    parts.append(cell)
+                parts.append(" │ ".join(cells))
         elif isinstance(widget, Tree):
             nodes = [widget.root]
             while nodes:
@@ -93,6 +93,13 @@ async def test_every_screen_shows_stored_text_on_its_own_line(poisoned_db, size)
             check(app, size[0], seen)
         await pilot.press("3")  # review: the queue and the candidate's context
         await settle(pilot)
+        check(app, size[0], seen)
+        queue = app.screen.query_one(DataTable)
+        forged = next(i for i in range(queue.row_count)
+                      if any("SYSTEM" in str(cell) for cell in queue.get_row_at(i)))
+        for _ in range(forged):  # the candidate with the forged object
+            await pilot.press("j")
+            await settle(pilot)
         check(app, size[0], seen)
         await pilot.press("e")  # the edit form
         await settle(pilot)

@@ -16,7 +16,7 @@ from memdesk.core.ingest import RuleExtractor, SignalledExtractor
 from memdesk.core.pipeline import SourceRef, Turn
 from memdesk.core.signals.clauses import split_clauses, units
 from memdesk.core.signals.cues import Cues
-from memdesk.core.signals.layer import HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, SignalLayer
+from memdesk.core.signals.layer import FAMILY_OF, HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, SignalLayer
 from memdesk.core.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
 from memdesk.core.signals.spans import Span
 from memdesk.core.timeutil import to_us
@@ -53,8 +53,13 @@ class FixedModel:
 class FixedTagger:
     """A value tagger that marks the values a table gives for a clause: (predicate, value, probability)."""
 
-    def __init__(self, table: dict[str, list[tuple[str, str, float]]] | None = None) -> None:
+    def __init__(self, table: dict[str, list[tuple[str, str, float]]] | None = None,
+                 plausible: dict[str, float] | None = None) -> None:
         self.table = table or {}
+        self.plausible = plausible or {}
+
+    def plausibility(self, clause: str, lang: str, value: str, assistant: str = "") -> float | None:
+        return self.plausible.get(value) if value in clause else None
 
     def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
         out = []
@@ -379,10 +384,13 @@ def test_a_possessed_attribute_moves_the_claim_to_its_owner():
 
 # -- the value tagger -------------------------------------------------------
 
-def stated(clauses: dict[str, object], about: str = "user", family: str = "other",
+def stated(clauses: dict[str, list[tuple[str, str, float]]], about: str = "user", family: str | None = None,
            ) -> dict[str, tuple[str, str, str, float]]:
-    """A model table reading each clause as a statement carrying a fact of ``family``."""
-    return {c: (about, "statement", family, 0.9) for c in clauses}
+    """A model table reading each clause as a statement carrying a fact of
+    ``family`` (default: the family of the first value tagged in it, else other)."""
+    def kind(tags: list[tuple[str, str, float]]) -> str:
+        return family or (FAMILY_OF[tags[0][0].removesuffix("~neg")] if tags else "other")
+    return {c: (about, "statement", kind(tags), 0.9) for c, tags in clauses.items()}
 
 
 def test_a_tagged_value_the_rules_missed_waits_for_review_as_its_typed_fact():
@@ -403,9 +411,9 @@ def test_the_extractors_claim_wins_over_a_tagged_value():
                                                             ("likes", "logistics", 0.95)]}
     rules = [claim("user:mei", "lives_in", "Bristol", t), claim("user:mei", "works_at", "A Logistics Firm", t)]
     out = layer(stated(tags), tags).refine(t, [], rules, nothing)
-    # works_at is single-valued and claimed in the turn; lives_in is the same value; likes is new
-    assert sorted((c.predicate, c.object) for c in out) == [
-        ("likes", "logistics"), ("lives_in", "Bristol"), ("works_at", "A Logistics Firm")]
+    # works_at is single-valued and claimed in the turn; lives_in is the same value; likes is another
+    # kind of fact than the clause's family head reads there (work), so no reviewer sees it
+    assert sorted((c.predicate, c.object) for c in out) == [("lives_in", "Bristol"), ("works_at", "A Logistics Firm")]
 
 
 def test_a_tagged_value_in_a_clause_about_someone_else_is_theirs_and_a_relation_their_name():
@@ -429,11 +437,13 @@ def test_no_tagged_value_from_a_question_or_a_clause_about_nobody():
 
 def test_a_tagged_amount_is_a_budget_and_a_tagged_deadline_is_due_on_its_day():
     t = turn("房租预算3500以内", project=None)
-    out = layer(stated({"房租预算3500以内": []}), {"房租预算3500以内": [("budget_limit", "3500", 0.95)]}).refine(t, [], [], nothing)
+    tags = {"房租预算3500以内": [("budget_limit", "3500", 0.95)]}
+    out = layer(stated(tags), tags).refine(t, [], [], nothing)
     assert [(c.predicate, c.object, c.value) for c in out] == [
         ("budget_limit", "3500 CNY", {"amount": 3500, "currency": "CNY"})]
     team = turn("设计稿5月15号要交", project="atlas")
-    out = layer(stated({"设计稿5月15号要交": []}), {"设计稿5月15号要交": [("deadline", "设计稿", 0.95)]}).refine(team, [], [], nothing)
+    tags = {"设计稿5月15号要交": [("deadline", "设计稿", 0.95)]}
+    out = layer(stated(tags), tags).refine(team, [], [], nothing)
     assert [(c.subject, c.predicate, c.object, c.value) for c in out] == [
         ("project:atlas", "deadline", "设计稿", {"due": f"{T0.year}-05-15"})]
 
@@ -485,3 +495,13 @@ def test_a_value_said_right_after_me_stays_the_users_in_a_clause_about_someone_e
     en = turn("my sister calls me Mimi")
     out = layer({}).refine(en, [], [claim("user:mei", "name", "Mimi", en)], nothing)
     assert [(c.subject, c.object) for c in out] == [("user:mei", "Mimi")]
+
+
+def test_an_extractors_value_the_tagger_finds_implausible_waits_for_review():
+    t = turn("算了，现在反而有点喜欢香菜")
+    lay = SignalLayer(model=FixedModel({}), cues=Cues.load(),  # type: ignore[arg-type]
+                      tagger=FixedTagger(plausible={"现在反而有点": 0.0002, "香菜": 0.4}))  # type: ignore[arg-type]
+    rules = [claim("user:mei", "likes", "现在反而有点", t), claim("user:mei", "likes", "香菜", t),
+             claim("user:mei", "dislikes", "芫荽", t)]  # not said as such: not checked
+    out = {c.object: c.confidence for c in lay.refine(t, [], rules, nothing)}
+    assert out == {"现在反而有点": HEDGED_CONFIDENCE, "香菜": 0.9, "芫荽": 0.9}

@@ -72,6 +72,14 @@ KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("
 TAG_AT = 0.5
 TAG_QUEUE = 0.6  # a value tagged less surely than this is not worth a reviewer's time
 TAGGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
+# the family (a head of the model) each tagged predicate belongs to, and how likely the head must find
+# it for a tagged value to be queued: two readers agreeing on the kind of fact
+FAMILY_OF = {"lives_in": "residence", "name": "name", "works_at": "work", "role": "work", "commute": "commute",
+             "allergy": "health", "diet": "diet", "likes": "taste", "dislikes": "taste", "pet": "pet",
+             "budget_limit": "money", "decision": "decision", "plan": "plan", "todo": "plan",
+             "deadline": "plan", "relation": "relation"}
+KIND_AT = 0.1
+IMPLAUSIBLE = 0.001  # an extractor's value the tagger gives less than this is sent to review
 USERS = 0.5  # a tagged value is the user's only when the clause is at least this likely about the user
 TAGGING = STATING | {"confirm"}
 PROJECT_PREDICATES = frozenset({"budget_limit", "decision", "plan", "deadline"})  # a team's, in a project's turn
@@ -211,7 +219,7 @@ class SignalLayer:
                              if c.subject in (user_subject, person)]
                 mine = [c for c in mine if c not in movable] + moved
             hedged_here = sentences[i] in hedged_sentences
-            mine = [self._act(c, reading, hedged_here) for c in mine]
+            mine = [self._act(self._checked(c, reading, assistant), reading, hedged_here) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
             mine += [self._act(c, reading, hedged_here)
@@ -231,6 +239,16 @@ class SignalLayer:
         """Whether ``claim`` is a value of the tagger waiting for review."""
         return claim.extractor == self.name and claim.confidence == TAGGED_CONFIDENCE
 
+    def _checked(self, claim: ClaimInput, reading: Reading, assistant: str) -> ClaimInput:
+        """An extractor's value the tagger finds implausible as any fact's value
+        ("算了", "现在反而有点", "now it") waits for a reviewer instead of being
+        written. Only a value said word for word in the clause is checked."""
+        if claim.extractor == self.name or claim.source.kind != "user_explicit" \
+                or claim.confidence <= HEDGED_CONFIDENCE:
+            return claim
+        p = self.tagger.plausibility(reading.signal.clause.text, reading.lang, claim.object, assistant)
+        return claim if p is None or p >= IMPLAUSIBLE else self._hedged(claim)
+
     def _tagged(self, turn: Turn, reading: Reading, claimed: list[ClaimInput],
                 user_subject: str, assistant: str) -> list[ClaimInput]:
         """The values the tagger finds in a clause that states something, each
@@ -248,7 +266,7 @@ class SignalLayer:
             return []
         out: list[ClaimInput] = []
         for span in self.tagger.tag(s.clause.text, reading.lang, assistant):
-            if span.probability < TAG_QUEUE:
+            if span.probability < TAG_QUEUE or not self._kind_agrees(reading, span.predicate):
                 continue
             claim = self._claim_of(turn, reading, span, user_subject)
             if claim is None:
@@ -262,6 +280,10 @@ class SignalLayer:
                 continue
             out.append(claim)
         return out
+
+    def _kind_agrees(self, reading: Reading, predicate: str) -> bool:
+        """Whether the clause's family head gives the tagged predicate's family at least ``KIND_AT``."""
+        return reading.signal.family.get(FAMILY_OF.get(predicate, ""), 0.0) >= KIND_AT
 
     def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str) -> ClaimInput | None:
         """The claim a tagged value states: its subject (the person the clause is

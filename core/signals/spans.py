@@ -152,6 +152,21 @@ class SpanTagger:
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(path))
 
+    def plausibility(self, clause: str, lang: str, value: str, assistant: str = "") -> float | None:
+        """How likely the tagger finds the words of ``value`` in ``clause`` to be
+        some fact's value: the mean over its units of the probability of a tag
+        other than ``O``. None when ``value`` is not said as such in the clause."""
+        at = clause.find(value) if value else -1
+        if at < 0:
+            return None
+        units = tokenize(clause)
+        inside = [i for i, u in enumerate(units) if u.start >= at and u.end <= at + len(value)]
+        if not inside:
+            return None
+        with self._lock:
+            self._tagger.set(features(units, lang, asked(assistant)))
+            return sum(1.0 - self._tagger.marginal("O", i) for i in inside) / len(inside)
+
     def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
         """The values in ``clause`` (its language ``zh`` or ``en``; ``assistant``
         the assistant's message it answers, if any), in order."""

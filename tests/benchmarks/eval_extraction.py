@@ -1,7 +1,7 @@
 """Precision / recall / F1 of the rule-based extractor on the gold extraction set.
 
 Run: ``.venv/bin/python -m tests.benchmarks.eval_extraction [--heldout|--chatty|--blind|--blind2|--blind3|--blind4|
---blind5|--blind6|--blind7|--blind8|--blind9|--blind10] [--signals] [--verbose]``
+--blind5|--blind6|--blind7|--blind8|--blind9|--blind10] [--signals [--written]] [--verbose]``
 
 Gold sets (see data/gold/README.md): the default one was used while writing the
 rules; ``--heldout`` was written independently and then used to improve them.
@@ -24,8 +24,10 @@ sets were annotated (``NEWER_PREDICATES``: ``role``), counted apart.
 does: claims are scored as facts; facts about other people (``person:…``
 subjects, which these sets predate and do not annotate), unparsed statements
 and values of the value tagger queued for review (review candidates, not
-facts) are counted apart, neither rewarded nor penalised; the tagger's written
-values are scored as facts.
+facts) are counted apart, neither rewarded nor penalised. ``--written`` scores
+only what the store would write at once: claims below the review threshold
+(hedged, or an extractor's value the value tagger finds implausible) are left
+out as well.
 """
 
 from __future__ import annotations
@@ -123,7 +125,6 @@ class Report:
     unparsed: int = 0  # --signals: unparsed statements queued for review
     hedged: int = 0  # --signals: facts below the review threshold
     tagged_queued: int = 0  # --signals: the value tagger's values waiting for review
-    tagged_written: int = 0  # --signals: the value tagger's values written (scored)
 
 
 # predicates added after every gold set here was annotated (issue 28): a prediction of one is
@@ -134,11 +135,12 @@ NEWER_PREDICATES = ("role", "deadline")
 REVIEW_THRESHOLD = 0.75  # the store's default: a claim below it waits for a reviewer
 
 
-def _signalled(rep: Report) -> Callable[[Turn, list[Turn]], list[ExtractedFact]]:
+def _signalled(rep: Report, written: bool = False) -> Callable[[Turn, list[Turn]], list[ExtractedFact]]:
     """The rules behind the signal layer, their claims read back as facts; the
-    value tagger's claims counted into ``rep`` (those queued for review left out)."""
+    value tagger's values waiting for review counted into ``rep`` and left out
+    (with ``written``, every claim below the review threshold is left out)."""
     from memdesk.core.ingest import RuleExtractor, SignalledExtractor
-    from memdesk.core.signals.layer import UNPARSED_PREDICATE, SignalLayer
+    from memdesk.core.signals.layer import TAGGED_CONFIDENCE, UNPARSED_PREDICATE, SignalLayer
 
     layer = SignalLayer()
     layered = SignalledExtractor(RuleExtractor(), layer)
@@ -146,11 +148,13 @@ def _signalled(rep: Report) -> Callable[[Turn, list[Turn]], list[ExtractedFact]]
     def run(turn: Turn, ctx: list[Turn]) -> list[ExtractedFact]:
         out = []
         for c in layered.claims(turn, ctx):
-            if c.extractor == layer.name and c.predicate != UNPARSED_PREDICATE:
-                if c.confidence < REVIEW_THRESHOLD:
-                    rep.tagged_queued += 1
-                    continue
-                rep.tagged_written += 1
+            if c.extractor == layer.name and c.predicate != UNPARSED_PREDICATE and c.confidence == TAGGED_CONFIDENCE:
+                rep.tagged_queued += 1
+                continue
+            if written and c.confidence < REVIEW_THRESHOLD and c.predicate != UNPARSED_PREDICATE \
+                    and not c.subject.startswith("person:"):
+                rep.hedged += 1
+                continue
             out.append(ExtractedFact(subject=c.subject, predicate=c.predicate, object=c.object, value=c.value,
                                      polarity=c.polarity, change=c.change, scope=c.scope,
                                      source_kind=c.source.kind, confidence=c.confidence))
@@ -158,9 +162,9 @@ def _signalled(rep: Report) -> Callable[[Turn, list[Turn]], list[ExtractedFact]]
     return run
 
 
-def evaluate(path: Path = GOLD, verbose: bool = False, signals: bool = False) -> Report:
+def evaluate(path: Path = GOLD, verbose: bool = False, signals: bool = False, written: bool = False) -> Report:
     rep = Report()
-    run = _signalled(rep) if signals else extract
+    run = _signalled(rep, written) if signals else extract
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -228,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"gold set: {path.relative_to(GOLD_DIR.parent.parent)}")
     signals = "--signals" in argv
-    rep = evaluate(path, verbose="--verbose" in argv or "-v" in argv, signals=signals)
+    rep = evaluate(path, verbose="--verbose" in argv or "-v" in argv, signals=signals,
+                   written=signals and "--written" in argv)
     for e in rep.errors:
         print(e)
     print(f"{'':<14} {'P':>6} {'R':>6} {'F1':>6}")
@@ -245,9 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"facts of predicates newer than the set ({', '.join(NEWER_PREDICATES)}), not scored: {rep.newer}")
     if signals:
         print(f"signal layer: {rep.people} facts about other people, {rep.unparsed} unparsed statements "
-              f"queued, {rep.hedged} facts sent to review as hedged; value tagger: {rep.tagged_written} "
-              f"values written (scored), {rep.tagged_queued} queued for review (not scored above: "
-              f"people, unparsed, tagged values queued)")
+              f"queued, {rep.hedged} facts sent to review (hedged, or a value the tagger finds implausible; "
+              f"{'left out' if '--written' in argv else 'scored'} above), {rep.tagged_queued} values of the "
+              f"value tagger queued (not scored above, nor are people and unparsed statements)")
     return 0
 
 
