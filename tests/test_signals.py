@@ -16,7 +16,12 @@ from memdesk.core.ingest import RuleExtractor, SignalledExtractor
 from memdesk.core.pipeline import SourceRef, Turn
 from memdesk.core.signals.clauses import split_clauses, units
 from memdesk.core.signals.cues import Cues
-from memdesk.core.signals.layer import FAMILY_OF, HEDGED_CONFIDENCE, UNPARSED_CONFIDENCE, SignalLayer
+from memdesk.core.signals.layer import (
+    FAMILY_OF,
+    HEDGED_CONFIDENCE,
+    UNPARSED_CONFIDENCE,
+    SignalLayer,
+)
 from memdesk.core.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
 from memdesk.core.signals.spans import Span
 from memdesk.core.timeutil import to_us
