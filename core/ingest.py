@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, or_, select
 
 from .claims import (
     ClaimInput,
@@ -45,8 +45,9 @@ from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
 from .signals.layer import SignalLayer
-from .timeutil import from_us, parse_time
-from .writer import TURN, WriteBatch, chunks
+from .signals.people import PeopleBook
+from .timeutil import from_us, parse_time, to_us
+from .writer import FACT, TURN, WriteBatch, chunks
 
 SPEAKERS = ("user", "assistant")
 _TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}
@@ -82,13 +83,45 @@ class SignalledExtractor:
 
     inner: Extractor
     layer: SignalLayer
+    people: PeopleBook | None = None  # the names users gave (one book per ingest: ``known_people``)
 
     @property
     def name(self) -> str:
         return self.inner.name
 
     def claims(self, turn: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
-        return self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims)
+        at = to_us(turn.time)
+        known = self.people.before(turn.user, at) if self.people is not None else None
+        out = self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims, known)
+        if self.people is not None and turn.speaker == "user":
+            prefix = f"person:{turn.user}/"
+            for c in out:
+                if c.subject.startswith(prefix) and c.predicate == "name" and c.confidence > HELD_BACK:
+                    self.people.learn(turn.user, at, c.object, c.subject[len(prefix):])
+        return out
+
+
+HELD_BACK = 0.5  # a name claimed at this confidence or below waits for a reviewer: not yet known
+
+
+def known_people(conn: Connection, users: Sequence[str]) -> PeopleBook:
+    """The names ``users`` gave the people they spoke of, as stored (``name`` facts
+    of ``person:<user>/<relation>``, with the time each holds from), in a book
+    the signal layer reads (``SignalledExtractor.people``). One query per 500 users."""
+    said: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    for part in chunks(sorted(set(users))):
+        rows = conn.execute(
+            select(FACT.c.subject, FACT.c.object, FACT.c.valid_from)
+            .where(or_(*[FACT.c.subject.startswith(f"person:{user}/", autoescape=True) for user in part]),
+                   FACT.c.predicate == "name",
+                   or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(NEVER_TRUE))))
+        for subject, name, valid_from in rows:
+            user, key = subject.removeprefix("person:").split("/", 1)
+            said[user].append((valid_from, name, key))
+    return PeopleBook(said)
+
+
+NEVER_TRUE = ("corrected", "retracted")  # a name taken back was never the person's
 
 
 def turn_from_dict(data: Any) -> Turn:

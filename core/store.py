@@ -793,7 +793,7 @@ class Store:
         extractor = self._extractor(extractor, signals)
         numbered = list(iter_turns(path))
         self.bounds.check_turns([t for _, t in numbered], lines=[n for n, _ in numbered], path=str(path))
-        extracted = self._extract(numbered, extractor)
+        extracted, extractor = self._extract(numbered, extractor)
         with _gc_paused(), self._write() as batch:
             batch.route_memories = True
             counts = ingest_turns(batch, extracted, extractor, str(path), progress)
@@ -827,7 +827,7 @@ class Store:
             except InvalidInput as exc:
                 raise InvalidInput(f"turn {position}: {exc}") from None
         self.bounds.check_turns([t for _, t in numbered])
-        extracted = self._extract(numbered, extractor)
+        extracted, extractor = self._extract(numbered, extractor)
         try:
             with _gc_paused(), self._write() as batch:
                 batch.route_memories = True
@@ -843,20 +843,23 @@ class Store:
         except InputFileError as exc:  # the "line" is the turn's position in the call
             raise InvalidInput(f"turn {exc.line}: {exc.detail}") from None
 
-    def _extract(self, numbered: Sequence[tuple[int, Turn]], extractor: Any) -> Extracted:
+    def _extract(self, numbered: Sequence[tuple[int, Turn]], extractor: Any) -> tuple[Extracted, Any]:
         """Extraction, before the write transaction opens (``core.ingest.extract_turns``): the turns'
-        context read through a plain connection, given back, then every turn run through the
-        extractor with no transaction open; the write lock is then held only to write.
-        Raises StoreError when the store cannot be read."""
-        from .ingest import extract_turns, stored_context
+        context (and, for the signal layer, the people their users named) read through a plain
+        connection, given back, then every turn run through the extractor with no transaction open;
+        the write lock is then held only to write. Returns what was extracted and the extractor that
+        did it (to read a turn again under the lock). Raises StoreError when the store cannot be read."""
+        from .ingest import SignalledExtractor, extract_turns, known_people, stored_context
 
         try:
             with self.engine.connect() as conn:
                 context = stored_context(conn, [turn for _, turn in numbered])
+                if isinstance(extractor, SignalledExtractor):  # the people users named before, as stored
+                    extractor = dataclasses.replace(extractor, people=known_people(conn, [t.user for _, t in numbered]))
         except DBAPIError as exc:
             raise StoreError(f"the store could not be read: {exc.orig}; nothing was saved") from None
         with _gc_paused():
-            return extract_turns(numbered, extractor, context)
+            return extract_turns(numbered, extractor, context), extractor
 
     def _extractor(self, extractor: Any, signals: bool) -> Any:
         """The extractor an ingest runs: the given one (default: the rules),

@@ -510,3 +510,36 @@ def test_an_extractors_value_the_tagger_finds_implausible_waits_for_review():
              claim("user:mei", "dislikes", "芫荽", t)]  # not said as such: not checked
     out = {c.object: c.confidence for c in lay.refine(t, [], rules, nothing)}
     assert out == {"现在反而有点": HEDGED_CONFIDENCE, "香菜": 0.9, "芫荽": 0.9}
+
+
+def _said(session: str, number: int, when: str, text: str) -> Turn:
+    return Turn(session, number, "user", datetime.fromisoformat(when), text, "mei", None)
+
+
+@pytest.mark.parametrize("one_call", [True, False], ids=["one ingest", "two ingests"])
+def test_a_person_named_in_an_earlier_session_is_known_in_a_later_one(tmp_path, one_call: bool):
+    first = _said("mei-1", 1, "2026-03-01T10:00:00+08:00", "my sister Lucia lives in Leeds")
+    later = _said("mei-2", 1, "2026-04-01T10:00:00+08:00", "Lucia just moved to Denver")
+    with Store.open(tmp_path / "s.db", clock=ManualClock(datetime.fromisoformat("2026-05-01T00:00:00+08:00"))) as store:
+        if one_call:
+            store.ingest_turns([first, later])
+        else:
+            store.ingest_turns([first])
+            store.ingest_turns([later])
+        homes = {(f.subject, f.object) for s in store.subjects("person:mei/") for f in store.history(s)
+                 if f.predicate == "lives_in"}
+        assert ("person:mei/sister", "Denver") in homes
+        assert not any(s.endswith("/lucia") for s, _ in homes)
+        before = len(store.history("person:mei/sister"))
+        assert store.ingest_turns([first, later])["turns_with_facts"] >= 0  # read again: the same claims
+        assert len(store.history("person:mei/sister")) == before
+
+
+def test_a_name_is_known_only_to_turns_after_it_was_said():
+    from memdesk.core.signals.people import PeopleBook
+    book = PeopleBook({"mei": [(100, "Lucia", "sister")]})
+    book.learn("mei", 200, "阿杰", "boyfriend")
+    assert book.before("mei", 100) == {}
+    assert book.before("mei", 150) == {"lucia": "sister"}
+    assert book.before("mei", 201) == {"lucia": "sister", "阿杰": "boyfriend"}
+    assert book.before("tom", 201) == {}

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..claims import DATED as claims_dated
@@ -128,17 +128,19 @@ class SignalLayer:
 
     # -- reading ---------------------------------------------------------
 
-    def read(self, turn: Turn, context: Sequence[Turn]) -> list[Reading]:
+    def read(self, turn: Turn, context: Sequence[Turn], known: Mapping[str, str] | None = None) -> list[Reading]:
         """The clauses of a user turn with their signals and the person each is
         about: a relation word as the clause's subject ("my sister", "我老公");
         a first name as its subject (the relation it was introduced with, in
         this turn or the user's turns before it: "my sister Dana … Dana moved");
         a pronoun or a dropped subject after one of them; or, when the layer is
-        sure a clause is about someone else and names nobody, ``someone``."""
+        sure a clause is about someone else and names nobody, ``someone``.
+        ``known``: the names the user gave before this turn's session (lower
+        case, each with its relation key; ``PeopleBook.before``)."""
         assistant = next((t.text for t in reversed(context) if t.speaker != "user"), "")
         if context and context[-1].speaker == "user":
             assistant = ""  # the assistant's message is context only right before the turn
-        names: dict[str, str] = {}
+        names: dict[str, str] = dict(known or {})  # named in an earlier session: lower case -> relation
         for t in context:
             if t.speaker == "user":
                 self.people.introductions(t.text, names)
@@ -182,13 +184,14 @@ class SignalLayer:
     # -- applying ---------------------------------------------------------
 
     def refine(self, turn: Turn, context: Sequence[Turn], claims: list[ClaimInput],
-               extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
+               extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]],
+               known: Mapping[str, str] | None = None) -> list[ClaimInput]:
         """The claims of a user turn after the layer's policy (see the module
         doc). ``extract`` is the extractor, called again on a clause read as
-        its canonical form or in the first person."""
+        its canonical form or in the first person; ``known`` as for ``read``."""
         if turn.speaker != "user" or not turn.text.strip():
             return claims
-        readings = self.read(turn, context)
+        readings = self.read(turn, context, known)
         if not readings:
             return claims
         placed = self._place(claims, readings)

@@ -209,3 +209,22 @@ class People:
 
 def _is_cjk_name(value: str) -> bool:
     return 2 <= len(value) <= 3 and all("\u4e00" <= ch <= "\u9fff" for ch in value)
+
+
+class PeopleBook:
+    """The people each user has named, with when: ``(said at, name, relation)``
+    per user, from the store's ``name`` facts of ``person:<user>/…`` subjects
+    and from the turns read so far in one ingest. A turn sees only the names
+    said before its time, so reading a conversation again reads it the same
+    way. One book per ingest (it grows as the ingest reads its turns)."""
+
+    def __init__(self, said: dict[str, list[tuple[int, str, str]]] | None = None) -> None:
+        self._said: dict[str, list[tuple[int, str, str]]] = {u: list(v) for u, v in (said or {}).items()}
+
+    def before(self, user: str, at: int) -> dict[str, str]:
+        """The names ``user`` said before ``at`` (µs), lower case, each with its relation key."""
+        return {name.lower(): key for when, name, key in sorted(self._said.get(user, ())) if when < at}
+
+    def learn(self, user: str, at: int, name: str, key: str) -> None:
+        """``user`` named their ``key`` ``name`` at ``at``."""
+        self._said.setdefault(user, []).append((at, name, key))
