@@ -357,6 +357,9 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
                 print(f"\nunparsed statement: the signal layer read a {value['unparsed']} fact here that no rule "
                       "could parse; approve it to keep it as a note, approve it with --edit predicate=… "
                       "object=… to make it the fact it states, or reject it")
+            elif data.get("reading") == "tagged":
+                print("\nread by the signal layer's value tagger, not by a rule: approve it to write this fact, "
+                      "approve it with --edit object=… (or predicate=…) to correct it first, or reject it")
             print(f"\nturn: {data['source']['text']}")
         return 0
     by = args.by or settings.reviewer

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from .timeutil import from_us, iso
 
 STATUSES = ("active", "superseded", "corrected", "retracted", "expired")
+LAYER_EXTRACTOR = "signals@1"  # the signal layer's name on the claims it makes (core.signals.layer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,10 +246,21 @@ class Candidate:
     def value(self) -> Any:
         return None if self.value_json is None else json.loads(self.value_json)
 
+    @property
+    def reading(self) -> str:
+        """How the candidate was read: ``unparsed`` (a clause the signal layer
+        queued as said: no rule or tagger read its fact), ``tagged`` (a value
+        the signal layer's tagger read where no rule did) or ``extracted``."""
+        if self.source.extractor != LAYER_EXTRACTOR:
+            return "extracted"
+        value = self.value
+        return "unparsed" if isinstance(value, dict) and "unparsed" in value else "tagged"
+
     def to_dict(self) -> dict[str, Any]:
         tz = self.source.tz
         return {
             "id": self.id,
+            "reading": self.reading,
             "subject": self.subject,
             "predicate": self.predicate,
             "object": self.object,

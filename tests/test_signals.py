@@ -543,3 +543,16 @@ def test_a_name_is_known_only_to_turns_after_it_was_said():
     assert book.before("mei", 150) == {"lucia": "sister"}
     assert book.before("mei", 201) == {"lucia": "sister", "阿杰": "boyfriend"}
     assert book.before("tom", 201) == {}
+
+
+@pytest.mark.parametrize("extractor, value, reading", [
+    ("signals@1", {"unparsed": "work"}, "unparsed"), ("signals@1", None, "tagged"),
+    ("signals@1", {"due": "2026-05-15"}, "tagged"), ("rules@1", None, "extracted")])
+def test_a_candidate_says_how_it_was_read(extractor: str, value: object, reading: str):
+    import json
+
+    from memdesk.core.records import Candidate, Source
+    source = Source("s1", 1, "user", "text", 0, 0, "user_explicit", 1, 0.5, extractor)
+    c = Candidate(1, "user:mei", "works_at", "Acme", None if value is None else json.dumps(value), "positive",
+                  "global", 0, None, 0.5, (), "pending", None, source, 0, None, None, None, None, None)
+    assert c.reading == reading and c.to_dict()["reading"] == reading

@@ -43,6 +43,7 @@ from ..lang.amounts import Amount, find_amounts, parse_amount
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
+from ..records import LAYER_EXTRACTOR
 from ..timeutil import to_us
 from .clauses import units
 from .cues import Cues, is_zh
@@ -114,7 +115,7 @@ class Reading:
 class SignalLayer:
     """The model and the cue tables, and the policy that applies them to claims."""
 
-    name = "signals@1"
+    name = LAYER_EXTRACTOR
 
     def __init__(self, model: SignalModel | None = None, cues: Cues | None = None,
                  tagger: SpanTagger | None = None, single_valued: frozenset[str] = frozenset()) -> None:

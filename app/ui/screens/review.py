@@ -91,6 +91,9 @@ def context_text(ctx: CandidateContext) -> Text:
         out.append(f"unparsed statement: the signal layer read a {family} fact in this clause that no "
                    "rule could parse; keep it as a note (a), edit it into the fact it states (e), "
                    "or reject it (x)\n", style="yellow")
+    elif c.reading == "tagged":
+        out.append("read by the signal layer's value tagger, not by a rule: approve (a) writes this fact, "
+                   "edit (e) its value or predicate first, or reject it (x)\n", style="yellow")
     out.append(f"valid from {when(c.valid_from, c.source.tz)}\n")
     out.append(f"said in #{src.turn} ({shown(src.speaker)}, "
                f"{when(src.time, src.tz)}): ", style="cyan")
