@@ -2020,6 +2020,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
     allergens = {r.object.casefold() for r in raws if r.predicate == "allergy"}  # "no nuts - allergic": the allergy
     raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object.casefold() in allergens)]
+    if is_correction:  # "住望京——打错了，是酒仙桥": taken back as it was said, the value meant after the cue
+        raws = _slip_in_turn(text, raws) or raws
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
         raws = [r for i, r in enumerate(raws)
@@ -2238,6 +2240,30 @@ _VALUE_CUES = tuple((p, tuple((_P[f"shared.value_cues.{p}.{i}.before"], _P[f"sha
 
 _CORRECTED_VALUE = _P["shared.corrected_value"]
 _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
+
+
+def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
+    """A value taken back in the turn that said it ("住望京——打错了，是酒仙桥", "I live in Leeds,
+    sorry I meant York"): the raws with the value after the last correction cue in place of the
+    last one said before it. None when the turn is no such slip (the cue opens the turn, no bare
+    value follows it, a value after it was read already, or no value precedes it)."""
+    cue = None
+    for cue in _CORRECTION.finditer(text):
+        pass
+    if cue is None or cue.start() == 0:
+        return None
+    rest = _P["zh.split"].split(text[cue.end():].strip(" ，,:：-—"), maxsplit=1)[0].strip()
+    m = _CORRECTED_VALUE.search(rest)
+    new = (m.group(1) or m.group(2) or "").strip() if m else ""
+    if not new:
+        return None
+    before = text[:cue.start()]
+    if any(r.object and r.object in rest for r in raws):
+        return None  # the value after the cue was read as a fact of its own ("…不对，是对李子过敏")
+    at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].object and raws[i].object in before), None)
+    if at is None:
+        return None
+    return [*raws[:at], dataclasses.replace(raws[at], object=new, value=None), *raws[at + 1:]]
 
 
 def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
