@@ -2247,9 +2247,7 @@ def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
     sorry I meant York"): the raws with the value after the last correction cue in place of the
     last one said before it. None when the turn is no such slip (the cue opens the turn, no bare
     value follows it, a value after it was read already, or no value precedes it)."""
-    cue = None
-    for cue in _CORRECTION.finditer(text):
-        pass
+    cue = next(reversed(list(_CORRECTION.finditer(text))), None)  # the last one
     if cue is None or cue.start() == 0:
         return None
     rest = _P["zh.split"].split(text[cue.end():].strip(" ，,:：-—"), maxsplit=1)[0].strip()
