@@ -473,7 +473,7 @@ def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: lis
     """Allergies. True stops the clause's later steps."""
     add = out.append
     if "过敏" in c and "不过敏" not in c:
-        before = c[:c.index("过敏")]
+        before = _P["zh.opening_filler"].sub("", c[:c.index("过敏")])  # "对了我花生过敏": not 对…过敏
         if "对" in before:
             before = before[before.rindex("对") + 1:]
         before = _P["zh.allergy.1"].sub("", before)
