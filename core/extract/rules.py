@@ -2013,7 +2013,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 _Raw("budget_limit", str(amt), change=change, value=amt.to_json())]  # "不用那么多了，砍到…"
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
-    raws = _in_earlier_currency(raws, context)
+    raws = _named_employer(text, _in_earlier_currency(raws, context))
     raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
     # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
     abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
@@ -2240,6 +2240,22 @@ _VALUE_CUES = tuple((p, tuple((_P[f"shared.value_cues.{p}.{i}.before"], _P[f"sha
 
 _CORRECTED_VALUE = _P["shared.corrected_value"]
 _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
+
+
+def _named_employer(text: str, raws: list[_Raw]) -> list[_Raw]:
+    """The employer's name said after describing it ("在一家游戏公司做UI，公司叫米粒互娱", "a logistics
+    company called Harbourline"): the employer read from the description becomes that name, or the
+    name is the employer when nothing was read."""
+    m = _P["shared.employer_named"].search(text)
+    name = (m.group("zh") or m.group("en") or "").strip() if m else ""
+    if m and _OTHER_PEOPLE.search(_EN_SPLIT.split(_ZH_SPLIT.split(text[:m.start()])[-1])[-1]):
+        return raws  # "我老公的公司叫…": someone else's employer
+    if not name or any(r.predicate == "works_at" and r.object == name for r in raws):
+        return raws
+    at = next((i for i, r in enumerate(raws) if r.predicate == "works_at" and r.polarity == "positive"), None)
+    if at is None:
+        return [*raws, _Raw("works_at", name)]
+    return [*raws[:at], dataclasses.replace(raws[at], object=name), *raws[at + 1:]]
 
 
 def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
