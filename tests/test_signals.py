@@ -556,3 +556,10 @@ def test_a_candidate_says_how_it_was_read(extractor: str, value: object, reading
     c = Candidate(1, "user:mei", "works_at", "Acme", None if value is None else json.dumps(value), "positive",
                   "global", 0, None, 0.5, (), "pending", None, source, 0, None, None, None, None, None)
     assert c.reading == reading and c.to_dict()["reading"] == reading
+
+
+def test_a_long_hedged_clause_is_unsure_of_its_own_content_only():
+    t = turn("budget for the trip is 400 quid, flights are pricey so might have to go via dublin")
+    lay = layer({"flights are pricey so might have to go via dublin": ("user", "hedge", "plan", 0.95)})
+    rules = [claim("user:mei", "budget_limit", "400 GBP", t)]
+    assert [c.confidence for c in lay.refine(t, [], rules, nothing)] == [0.9]

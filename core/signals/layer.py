@@ -52,6 +52,7 @@ from .people import People
 from .spans import Span, SpanTagger
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
+HEDGE_ALONE_UNITS = 8  # a clause this short that hedges is said of its neighbours, not of a content of its own
 UNPARSED_CONFIDENCE = 0.3
 UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
 # probabilities at which the layer acts alone, and with a cue agreeing
@@ -201,7 +202,10 @@ class SignalLayer:
         sentences = [len(_SENTENCE_END.findall(turn.text, 0, r.signal.clause.start)) for r in readings]
         hedged_sentences: set[int] = set()
         for i, r in enumerate(readings):
-            if self._agreed(r, "hedge") and not any(at == i for _, at in placed):
+            # a hedge said on its own: a short clause ("估计吧", "not 100% sure tho"); a longer one with a
+            # content of its own ("so might have to go via dublin") is unsure of that content only
+            if self._agreed(r, "hedge") and not any(at == i for _, at in placed) \
+                    and units(r.signal.clause.text) <= HEDGE_ALONE_UNITS:
                 alone = sentences.count(sentences[i]) == 1
                 hedged_sentences |= {sentences[i] - 1, sentences[i] + 1} if alone else {sentences[i]}
         out: list[ClaimInput] = []
