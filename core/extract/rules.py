@@ -2013,7 +2013,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 _Raw("budget_limit", str(amt), change=change, value=amt.to_json())]  # "不用那么多了，砍到…"
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
-    raws = _named_employer(text, _in_earlier_currency(raws, context))
+    raws = _ended(_named_employer(text, _in_earlier_currency(raws, context)))
     raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
     # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
     abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
@@ -2240,6 +2240,24 @@ _VALUE_CUES = tuple((p, tuple((_P[f"shared.value_cues.{p}.{i}.before"], _P[f"sha
 
 _CORRECTED_VALUE = _P["shared.corrected_value"]
 _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
+
+
+# the predicates whose value is a name or a thing, never a clause: an English one ends where its sentence runs on
+_SLOT_VALUES = frozenset(("lives_in", "works_at", "role", "commute", "allergy", "diet", "likes", "dislikes", "pet",
+                          "name"))
+
+
+def _ended(raws: list[_Raw]) -> list[_Raw]:
+    """English values of things cut where the sentence runs on ("kiwi which is annoying", "partick so i
+    mostly run", "Citi in Midtown as a data analyst"): ``en.run_on``; a value that would be left empty is kept."""
+    out = []
+    for r in raws:
+        if r.predicate in _SLOT_VALUES and not _CJK.search(r.object):
+            cut = _P["en.run_on"].sub("", r.object).strip(" ,.(")
+            if cut and cut != r.object:
+                r = dataclasses.replace(r, object=cut)
+        out.append(r)
+    return out
 
 
 def _named_employer(text: str, raws: list[_Raw]) -> list[_Raw]:
