@@ -2248,12 +2248,14 @@ _SLOT_VALUES = frozenset(("lives_in", "works_at", "role", "commute", "allergy", 
 
 
 def _ended(raws: list[_Raw]) -> list[_Raw]:
-    """English values of things cut where the sentence runs on ("kiwi which is annoying", "partick so i
-    mostly run", "Citi in Midtown as a data analyst"): ``en.run_on``; a value that would be left empty is kept."""
+    """Values of things cut where the sentence runs on ("kiwi which is annoying", "partick so i mostly
+    run", "香菜你知道", "海珠琶洲了 正式搬进来的"): ``en.run_on``, ``zh.run_on``; a value that would be left
+    empty is kept."""
     out = []
     for r in raws:
-        if r.predicate in _SLOT_VALUES and not _CJK.search(r.object):
-            cut = _P["en.run_on"].sub("", r.object).strip(" ,.(")
+        if r.predicate in _SLOT_VALUES:
+            zh = bool(_CJK.search(r.object))
+            cut = _P["zh.run_on" if zh else "en.run_on"].sub("", r.object).strip(" ,.(，。")
             if cut and cut != r.object:
                 r = dataclasses.replace(r, object=cut)
         out.append(r)
