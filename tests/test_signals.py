@@ -6,6 +6,7 @@ layer does with a signal whatever the trained weights are."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
 
@@ -63,16 +64,25 @@ class FixedTagger:
         self.table = table or {}
         self.plausible = plausible or {}
 
-    def plausibility(self, clause: str, lang: str, value: str, assistant: str = "") -> float | None:
-        return self.plausible.get(value) if value in clause else None
-
-    def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
+    def read(self, clause: str, lang: str, assistant: str = "") -> FixedTags:
         out = []
         for predicate, value, p in self.table.get(clause, []):
             at = clause.index(value)
             polarity = "negative" if predicate.endswith("~neg") else "positive"
             out.append(Span(predicate.removesuffix("~neg"), polarity, at, at + len(value), value, p))
-        return out
+        return FixedTags(clause, tuple(out), self.plausible)
+
+
+@dataclass(frozen=True)
+class FixedTags:
+    """What FixedTagger read in a clause (the layer reads ``spans`` and ``plausibility``)."""
+
+    text: str
+    spans: tuple[Span, ...]
+    plausible: dict[str, float]
+
+    def plausibility(self, value: str) -> float | None:
+        return self.plausible.get(value) if value in self.text else None
 
 
 def layer(table: dict[str, tuple[str, str, str, float]],

@@ -49,7 +49,7 @@ from .clauses import units
 from .cues import Cues, is_zh
 from .model import ClauseSignal, SignalModel
 from .people import People
-from .spans import Span, SpanTagger
+from .spans import ClauseTags, Span, SpanTagger
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 HEDGE_ALONE_UNITS = 8  # a clause this short that hedges is said of its neighbours, not of a content of its own
@@ -227,11 +227,17 @@ class SignalLayer:
                              if c.subject in (user_subject, person)]
                 mine = [c for c in mine if c not in movable] + moved
             hedged_here = sentences[i] in hedged_sentences
-            mine = [self._act(self._checked(c, reading, assistant), reading, hedged_here) for c in mine]
+            read: list[ClauseTags] = []  # the clause as the tagger reads it, once, when it is needed
+
+            def tags(reading: Reading = reading, read: list[ClauseTags] = read) -> ClauseTags:
+                if not read:
+                    read.append(self.tagger.read(reading.signal.clause.text, reading.lang, assistant))
+                return read[0]
+            mine = [self._act(self._checked(c, tags), reading, hedged_here) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
             mine += [self._act(c, reading, hedged_here)
-                     for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, assistant)]
+                     for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags)]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
                 unparsed = self._unparsed(turn, reading, user_subject)
                 if unparsed is not None:
@@ -247,18 +253,18 @@ class SignalLayer:
         """Whether ``claim`` is a value of the tagger waiting for review."""
         return claim.extractor == self.name and claim.confidence == TAGGED_CONFIDENCE
 
-    def _checked(self, claim: ClaimInput, reading: Reading, assistant: str) -> ClaimInput:
+    def _checked(self, claim: ClaimInput, tags: Callable[[], ClauseTags]) -> ClaimInput:
         """An extractor's value the tagger finds implausible as any fact's value
         ("算了", "现在反而有点", "now it") waits for a reviewer instead of being
         written. Only a value said word for word in the clause is checked."""
         if claim.extractor == self.name or claim.source.kind != "user_explicit" \
                 or claim.confidence <= HEDGED_CONFIDENCE:
             return claim
-        p = self.tagger.plausibility(reading.signal.clause.text, reading.lang, claim.object, assistant)
+        p = tags().plausibility(claim.object)
         return claim if p is None or p >= IMPLAUSIBLE else self._hedged(claim)
 
     def _tagged(self, turn: Turn, reading: Reading, claimed: list[ClaimInput],
-                user_subject: str, assistant: str) -> list[ClaimInput]:
+                user_subject: str, tags: Callable[[], ClauseTags]) -> list[ClaimInput]:
         """The values the tagger finds in a clause that states something, each
         a claim unless the extractor (or an earlier tagged value) claimed its
         predicate for that subject there: a single-valued predicate anywhere in
@@ -273,7 +279,7 @@ class SignalLayer:
                 or has_sensitive(s.clause.text)):
             return []
         out: list[ClaimInput] = []
-        for span in self.tagger.tag(s.clause.text, reading.lang, assistant):
+        for span in tags().spans:
             if span.probability < TAG_QUEUE or not self._kind_agrees(reading, span.predicate):
                 continue
             claim = self._claim_of(turn, reading, span, user_subject)

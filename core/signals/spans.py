@@ -57,6 +57,27 @@ class Span:
     probability: float
 
 
+@dataclass(frozen=True)
+class ClauseTags:
+    """A clause as the tagger read it: its units, the values it found, and per
+    unit the probability that the unit is inside some value."""
+
+    text: str
+    units: tuple[Unit, ...]
+    spans: tuple[Span, ...]
+    inside: tuple[float, ...]
+
+    def plausibility(self, value: str) -> float | None:
+        """How likely the tagger finds the words of ``value`` to be some fact's
+        value: the mean over its units of ``inside``. None when ``value`` is
+        not said as such in the clause."""
+        at = self.text.find(value) if value else -1
+        if at < 0:
+            return None
+        mine = [p for u, p in zip(self.units, self.inside, strict=True) if u.start >= at and u.end <= at + len(value)]
+        return sum(mine) / len(mine) if mine else None
+
+
 def tokenize(text: str) -> list[Unit]:
     """The units of ``text`` in order."""
     return [Unit(m.group(0), m.start(), m.end()) for m in _UNIT.finditer(text)]
@@ -152,29 +173,24 @@ class SpanTagger:
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(path))
 
-    def plausibility(self, clause: str, lang: str, value: str, assistant: str = "") -> float | None:
-        """How likely the tagger finds the words of ``value`` in ``clause`` to be
-        some fact's value: the mean over its units of the probability of a tag
-        other than ``O``. None when ``value`` is not said as such in the clause."""
-        at = clause.find(value) if value else -1
-        if at < 0:
-            return None
-        units = tokenize(clause)
-        inside = [i for i, u in enumerate(units) if u.start >= at and u.end <= at + len(value)]
-        if not inside:
-            return None
-        with self._lock:
-            self._tagger.set(features(units, lang, asked(assistant)))
-            return sum(1.0 - self._tagger.marginal("O", i) for i in inside) / len(inside)
-
-    def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
-        """The values in ``clause`` (its language ``zh`` or ``en``; ``assistant``
-        the assistant's message it answers, if any), in order."""
+    def read(self, clause: str, lang: str, assistant: str = "") -> ClauseTags:
+        """The clause tagged once (``lang`` ``zh`` or ``en``; ``assistant`` the
+        assistant's message it answers, if any): its values and, per unit, the
+        probability of being inside some value."""
         units = tokenize(clause)
         if not units:
-            return []
+            return ClauseTags(clause, (), (), ())
         with self._lock:
             tags = self._tagger.tag(features(units, lang, asked(assistant)))
-            # a span's probability is all that is read: the marginals of its units only
+            inside = tuple(1.0 - self._tagger.marginal("O", i) for i in range(len(units)))
+            # a span's probability: the marginals of its units' tags
             probs = [self._tagger.marginal(t, i) if t != "O" else 1.0 for i, t in enumerate(tags)]
-        return spans_of(units, tags, probs, clause)
+        return ClauseTags(clause, tuple(units), tuple(spans_of(units, tags, probs, clause)), inside)
+
+    def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
+        """The values in ``clause``, in order (``read`` for the arguments)."""
+        return list(self.read(clause, lang, assistant).spans)
+
+    def plausibility(self, clause: str, lang: str, value: str, assistant: str = "") -> float | None:
+        """``ClauseTags.plausibility`` of ``value`` in ``clause``."""
+        return self.read(clause, lang, assistant).plausibility(value)
