@@ -2287,11 +2287,11 @@ def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
     if cue is None or cue.start() == 0:
         return None
     rest = _P["zh.split"].split(text[cue.end():].strip(" ，,:：-—"), maxsplit=1)[0].strip()
+    before = text[:cue.start()]
     m = _CORRECTED_VALUE.search(rest)
     new = (m.group(1) or m.group(2) or "").strip() if m else ""
     if not new:
         return None
-    before = text[:cue.start()]
     if any(r.object and r.object in rest for r in raws):
         return None  # the value after the cue was read as a fact of its own ("…不对，是对李子过敏")
     at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].object and raws[i].object in before), None)
