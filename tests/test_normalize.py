@@ -145,6 +145,10 @@ FIND_AMOUNTS: list[tuple[str, list[tuple[str, str, str | None]]]] = [
     ("我们一块去吧，买了三块蛋糕花了30块", [("30块", "30", "CNY")]),
     ("paid 30 euros and RMB 800", [("30 euros", "30", "EUR"), ("RMB 800", "800", "CNY")]),
     ("元旦花了两千五百元", [("两千五百元", "2500", "CNY")]),
+    ("house budget around R1.8 million, car R250k, C$2,000 or ₹70k", [
+        ("R1.8 million", "1800000", "ZAR"), ("R250k", "250000", "ZAR"), ("C$2,000", "2000", "CAD"),
+        ("₹70k", "70000", "INR")]),
+    ("about 500 rand or 300 aud", [("500 rand", "500", "ZAR"), ("300 aud", "300", "AUD")]),
 ]
 
 
@@ -164,6 +168,7 @@ def test_find_amounts(text: str, expected: list[tuple[str, str, str | None]]) ->
     "第一次见面，万一下雨就改天",
     "I have 3 cats and 4km to go",
     "一万个理由",
+    "R2D2 took Route R1",  # a one-letter symbol only before a sizeable amount
 ])
 def test_find_amounts_none(text: str) -> None:
     assert find_amounts(text) == []

@@ -174,7 +174,12 @@ def _evaluate(m: re.Match[str], text: str) -> _Candidate | None:
         with localcontext() as ctx:
             ctx.prec = PRECISION
             value *= _MAGNITUDES[mag.strip().lower()]
-    pre_cur = _currency(m.group("pre"), prefix=True)
+    pre = m.group("pre")
+    if pre is not None and len(pre) == 1 and pre.isalpha() and not (
+            mag is not None or len(re.sub(r"\D", "", num_text)) >= 3) or pre is not None and pre.isalpha() \
+            and following.isalpha():
+        return None  # a one-letter symbol (R for rand) only before a sizeable amount: not "R2D2", "Route R1"
+    pre_cur = _currency(pre, prefix=True)
     suf_cur = _currency(suf, prefix=False)
     if pre_cur and suf_cur and pre_cur != suf_cur:
         return None
