@@ -950,3 +950,12 @@ def test_declining_an_offered_reminder_is_neither_a_todo_nor_a_decision(text):
     prev = _zh("要不要我到时候提醒你？", speaker="assistant", n=1)
     got = extract(_zh(text, n=2), [prev])
     assert not [f for f in got if f.predicate in ("todo", "decision")], got
+
+
+def test_a_number_in_a_date_is_no_corrected_budget():
+    ctx = [_en("car budget is R250k max", n=1), _en("Noted.", speaker="assistant", n=2)]
+    facts = extract(_en("wait no, the UCT one is 31 july, 30 june is wits", n=3), ctx)
+    assert not any(f.predicate == "budget_limit" for f in facts)
+    [f] = extract(_en("no, I said 200k", n=3), ctx)
+    assert (f.predicate, f.object) == ("budget_limit", "200000 ZAR")
+

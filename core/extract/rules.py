@@ -2005,7 +2005,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千",
         # "砍到12万", "make it $2000"): the budget said before, changed
         earlier = _earlier_budget(context)
-        amt = _bare_amount(text, earlier) if earlier is not None else None
+        amt = _bare_amount(text, earlier, turn.time) if earlier is not None else None
         if amt is not None:
             # set anew in place of the earlier one: a change (a correction says so itself)
             change = "evolution" if not is_correction and _AMOUNT_CHANGE.search(text) else None
@@ -2075,11 +2075,14 @@ def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
     return m, Amount(sign * amt.value, amt.currency)
 
 
-def _bare_amount(text: str, earlier: _Raw) -> Amount | None:
+def _bare_amount(text: str, earlier: _Raw, when: datetime) -> Amount | None:
     """The amount a turn gives once a budget is being corrected or changed: money found in it, or a plain number
     ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English. A change
     by an amount ("又涨了五百", "it went up by £500") gives the earlier budget plus or minus it; without an earlier
-    amount (or in another currency) it gives no value."""
+    amount (or in another currency) it gives no value. A number that is part of a time ("31 july", "3月5号") is
+    no amount."""
+    for start, end, _ in reversed(find_times(text, when)):
+        text = text[:start] + " " * (end - start) + text[end:]
     zh = _is_zh(text)
     diff = _difference(text, zh)
     if diff is not None:
