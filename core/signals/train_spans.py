@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help=f"model file (default: DATA/{MODEL_FILE})")
     parser.add_argument("--variations", type=int, default=2, help="value swaps per clause (default 2)")
     parser.add_argument("-c1", type=float, default=0.05, help="L1 penalty (default 0.05)")
-    parser.add_argument("-c2", type=float, default=0.05, help="L2 penalty (default 0.05)")
+    parser.add_argument("-c2", type=float, default=0.01, help="L2 penalty (default 0.01)")
     parser.add_argument("--iterations", type=int, default=150, help="L-BFGS iterations (default 150)")
     parser.add_argument("--report", action="store_true",
                         help="also train without each author and score on them (dev), "
