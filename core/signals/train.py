@@ -38,6 +38,7 @@ import numpy as np
 
 from .clauses import split_clauses
 from .features import clause_grams, weigh
+from .labelled import placed, turns
 from .model import ABOUT, ACTS, FAMILIES, FORMAT, HEADS, SEP, SignalModel
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
@@ -60,18 +61,11 @@ class Example:
 def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Example]:
     text = line["text"]
     spans = []
-    cursor = 0
-    for c in line["clauses"]:
-        at = text.find(c["span"], cursor)
-        if at < 0:
-            at = text.find(c["span"])
-        if at < 0:
-            raise SystemExit(f"{where}: span {c['span']!r} is not in the text")
+    for at, c in placed(line, where):
         for head in HEADS:
             if c.get(head) not in LABELS[head]:
                 raise SystemExit(f"{where}: {head} {c.get(head)!r} is not one of {', '.join(LABELS[head])}")
         spans.append((at, at + len(c["span"]), c))
-        cursor = at + len(c["span"])
     out = []
     previous = ""
     for clause in split_clauses(text):
@@ -90,19 +84,7 @@ def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Example]:
 
 def load(folder: Path) -> list[Example]:
     """Every clause of every labelled turn under ``folder`` (one subfolder per author)."""
-    if not folder.is_dir():
-        raise SystemExit(f"no labelled data at {folder}")
-    out = []
-    for path in sorted(folder.glob("*/*.jsonl")):
-        author = path.parent.name
-        for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
-            if raw.strip():
-                try:
-                    line = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
-                out += _load_turn(author, line, f"{path}:{number}")
-    return out
+    return [e for author, line, where in turns(folder) for e in _load_turn(author, line, where)]
 
 
 def variations(examples: list[Example], per: int, seed: int = 28) -> list[Example]:

@@ -33,6 +33,7 @@ from typing import Any
 
 from .clauses import split_clauses
 from .cues import is_zh
+from .labelled import placed, turns
 from .spans import MODEL_FILE, NEGATED, SpanTagger, Unit, asked, features, tokenize
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
@@ -73,14 +74,7 @@ def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Sequence_]
     if not all("facts" in c for c in line["clauses"]):
         return []
     found: list[Value] = []
-    cursor = 0
-    for c in line["clauses"]:
-        at = text.find(c["span"], cursor)
-        if at < 0:
-            at = text.find(c["span"])
-        if at < 0:
-            raise SystemExit(f"{where}: span {c['span']!r} is not in the text")
-        cursor = at + len(c["span"])
+    for at, c in placed(line, where):
         for fact in c["facts"]:
             value = fact.get("value") or ""
             inside = c["span"].find(value) if value else -1
@@ -108,18 +102,7 @@ def _no_overlap(values: tuple[Value, ...]) -> tuple[Value, ...]:
 
 def load(folder: Path) -> list[Sequence_]:
     """Every clause of every labelled turn under ``folder`` (one subfolder per author)."""
-    if not folder.is_dir():
-        raise SystemExit(f"no labelled data at {folder}")
-    out = []
-    for path in sorted(folder.glob("*/*.jsonl")):
-        for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
-            if raw.strip():
-                try:
-                    line = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
-                out += _load_turn(path.parent.name, line, f"{path}:{number}")
-    return out
+    return [s for author, line, where in turns(folder) for s in _load_turn(author, line, where)]
 
 
 def tags_of(seq: Sequence_, units: list[Unit]) -> list[str]:

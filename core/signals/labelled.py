@@ -1,0 +1,46 @@
+"""The labelled turns of ``data/signals`` as the trainers read them (format:
+``data/signals/README.md``): each turn with its author and where it stands,
+and each of its clauses with where its span starts in the text. Shared by
+``core.signals.train`` (the heads) and ``core.signals.train_spans`` (the
+value tagger). Raises SystemExit with one line naming the file and line when
+the folder is missing, a line is not JSON or a span is not in its text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def turns(folder: Path) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``(author, turn, "file:line")`` for every labelled turn under ``folder``
+    (one subfolder per author), in file and line order."""
+    if not folder.is_dir():
+        raise SystemExit(f"no labelled data at {folder}")
+    for path in sorted(folder.glob("*/*.jsonl")):
+        for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if raw.strip():
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
+                yield path.parent.name, line, f"{path}:{number}"
+
+
+def placed(line: dict[str, Any], where: str) -> list[tuple[int, dict[str, Any]]]:
+    """Each clause of a labelled turn with where its span starts in the turn's
+    text (the first place at or after the clause before it, else anywhere)."""
+    text = line["text"]
+    out = []
+    cursor = 0
+    for c in line["clauses"]:
+        at = text.find(c["span"], cursor)
+        if at < 0:
+            at = text.find(c["span"])
+        if at < 0:
+            raise SystemExit(f"{where}: span {c['span']!r} is not in the text")
+        out.append((at, c))
+        cursor = at + len(c["span"])
+    return out
