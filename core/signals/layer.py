@@ -36,6 +36,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache, partial
 
 from ..claims import DATED as claims_dated
 from ..claims import ClaimInput, source_of, to_claims
@@ -227,12 +228,8 @@ class SignalLayer:
                              if c.subject in (user_subject, person)]
                 mine = [c for c in mine if c not in movable] + moved
             hedged_here = sentences[i] in hedged_sentences
-            read: list[ClauseTags] = []  # the clause as the tagger reads it, once, when it is needed
-
-            def tags(reading: Reading = reading, read: list[ClauseTags] = read) -> ClauseTags:
-                if not read:
-                    read.append(self.tagger.read(reading.signal.clause.text, reading.lang, assistant))
-                return read[0]
+            # the clause as the tagger reads it: once, and only when it is needed
+            tags = cache(partial(self.tagger.read, reading.signal.clause.text, reading.lang, assistant))
             mine = [self._act(self._checked(c, tags), reading, hedged_here) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
@@ -245,12 +242,12 @@ class SignalLayer:
             out += mine
         out += [self._hedged(c) if hedged_sentences else c for c, at in placed if at is None]
         out = [self._timed_value(c, turn) for c in out]
-        given = self._names_given(turn, [c for c in out if not self._queued_tag(c)])
+        given = self._names_given(turn, [c for c in out if not self.tagged_for_review(c)])
         named = {c.subject for c in given}  # said with the relation word: the tagger's guess gives way
-        return [c for c in out if not (self._queued_tag(c) and c.predicate == "name" and c.subject in named)] + given
+        return [c for c in out if not (self.tagged_for_review(c) and c.predicate == "name" and c.subject in named)] + given
 
-    def _queued_tag(self, claim: ClaimInput) -> bool:
-        """Whether ``claim`` is a value of the tagger waiting for review."""
+    def tagged_for_review(self, claim: ClaimInput) -> bool:
+        """Whether ``claim`` is a value of the tagger, made to wait for review."""
         return claim.extractor == self.name and claim.confidence == TAGGED_CONFIDENCE
 
     def _checked(self, claim: ClaimInput, tags: Callable[[], ClauseTags]) -> ClaimInput:

@@ -190,7 +190,3 @@ class SpanTagger:
     def tag(self, clause: str, lang: str, assistant: str = "") -> list[Span]:
         """The values in ``clause``, in order (``read`` for the arguments)."""
         return list(self.read(clause, lang, assistant).spans)
-
-    def plausibility(self, clause: str, lang: str, value: str, assistant: str = "") -> float | None:
-        """``ClauseTags.plausibility`` of ``value`` in ``clause``."""
-        return self.read(clause, lang, assistant).plausibility(value)

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from memdesk.core import DEFAULT_REVIEW_THRESHOLD
 from memdesk.core.extract.rules import extract
 from memdesk.core.pipeline import ExtractedFact, Turn
 
@@ -132,15 +133,12 @@ class Report:
 NEWER_PREDICATES = ("role", "deadline")
 
 
-REVIEW_THRESHOLD = 0.75  # the store's default: a claim below it waits for a reviewer
-
-
 def _signalled(rep: Report, written: bool = False) -> Callable[[Turn, list[Turn]], list[ExtractedFact]]:
     """The rules behind the signal layer, their claims read back as facts; the
     value tagger's values waiting for review counted into ``rep`` and left out
     (with ``written``, every claim below the review threshold is left out)."""
     from memdesk.core.ingest import RuleExtractor, SignalledExtractor
-    from memdesk.core.signals.layer import TAGGED_CONFIDENCE, UNPARSED_PREDICATE, SignalLayer
+    from memdesk.core.signals.layer import UNPARSED_PREDICATE, SignalLayer
 
     layer = SignalLayer()
     layered = SignalledExtractor(RuleExtractor(), layer)
@@ -148,10 +146,10 @@ def _signalled(rep: Report, written: bool = False) -> Callable[[Turn, list[Turn]
     def run(turn: Turn, ctx: list[Turn]) -> list[ExtractedFact]:
         out = []
         for c in layered.claims(turn, ctx):
-            if c.extractor == layer.name and c.predicate != UNPARSED_PREDICATE and c.confidence == TAGGED_CONFIDENCE:
+            if layer.tagged_for_review(c):
                 rep.tagged_queued += 1
                 continue
-            if written and c.confidence < REVIEW_THRESHOLD and c.predicate != UNPARSED_PREDICATE \
+            if written and c.confidence < DEFAULT_REVIEW_THRESHOLD and c.predicate != UNPARSED_PREDICATE \
                     and not c.subject.startswith("person:"):
                 rep.hedged += 1
                 continue
@@ -177,7 +175,7 @@ def evaluate(path: Path = GOLD, verbose: bool = False, signals: bool = False, wr
         if signals:
             rep.people += sum(p.subject.startswith("person:") for p in preds)
             rep.unparsed += sum(isinstance(p.value, dict) and "unparsed" in p.value for p in preds)
-            rep.hedged += sum(p.confidence < 0.75 and not (isinstance(p.value, dict) and "unparsed" in p.value)
+            rep.hedged += sum(p.confidence < DEFAULT_REVIEW_THRESHOLD and not (isinstance(p.value, dict) and "unparsed" in p.value)
                               for p in preds)
             preds = [p for p in preds if not p.subject.startswith("person:")
                      and not (isinstance(p.value, dict) and "unparsed" in p.value)]
