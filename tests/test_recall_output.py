@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from memdesk.core import ManualClock, Memory, Store
 from memdesk.core.recall import Recaller, RecallHit
-from memdesk.core.recall.service import HitSource
+from memdesk.core.recall.hits import HitSource
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder

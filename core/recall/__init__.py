@@ -12,8 +12,8 @@ Modules: ``embedders`` (the Embedder protocol and the bundled models),
 manifest), ``collection`` (index lifecycle: tail, rebuilds, exact mode),
 ``lexical`` (character n-grams for names and numbers), ``bm25`` (the word
 channel), ``fusion``, ``intent`` (predicates and subjects a query names),
-``scope``, ``scoring`` (the score and its weights), ``service`` (the
-Recaller). How text is folded and cut into grams, stop words, times and what
+``scope``, ``scoring`` (the score and its weights), ``hits`` (a result and the
+prompt block), ``service`` (the Recaller). How text is folded and cut into grams, stop words, times and what
 a question asks come from the language layer, ``memdesk.core.lang``.
 """
 
@@ -29,12 +29,11 @@ from .embedders import (
     embedder_key,
     make_embedder,
 )
+from .hits import HitSource, RecallHit
 from .scoring import RecallWeights
 from .service import (
     Comparison,
-    HitSource,
     Recaller,
-    RecallHit,
     default_index_dir,
     index_folder,
 )
