@@ -10,7 +10,10 @@ question is recalled over turns on behalf of its user
 its evidence turns are scored:
 
 * ``R@k``: the share of a question's evidence turns in the top k, averaged;
-* ``hit@1``: whether the first result is an evidence turn.
+* ``hit@1``: whether the first result is an evidence turn;
+* ``short@5``: the share of questions whose recall asked for 5 (``-k 5``,
+  a search of its own) came back with fewer than 5 turns although the user
+  has 5 or more: the ranked list must be whole.
 
 Questions without evidence (asked about something never said) are left out.
 
@@ -39,7 +42,7 @@ from typing import Any
 from memdesk.core import ManualClock, Store
 from memdesk.core.recall import Recaller, RecallWeights
 from memdesk.core.schema import TurnRow
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"dev": ROOT / "data" / "recall_dev", "blind": ROOT / "data" / "recall_blind"}
@@ -54,8 +57,11 @@ def load_set(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
 
 
 def score_set(recaller: Recaller, questions: list[dict[str, Any]],
-              turn_ids: dict[tuple[str, int], int]) -> dict[str, Any]:
-    """R@k and hit@1 over the questions with evidence, overall and per kind."""
+              turn_ids: dict[tuple[str, int], int],
+              turns_of: dict[str, int] | None = None) -> dict[str, Any]:
+    """R@k, hit@1 and short@5 over the questions with evidence, overall and
+    per kind. ``turns_of``: each user's number of turns (short@5 is left out
+    without it)."""
     per: dict[str, list[dict[str, float]]] = defaultdict(list)
     started = time.perf_counter()
     asked = 0
@@ -68,12 +74,18 @@ def score_set(recaller: Recaller, questions: list[dict[str, Any]],
         evidence = {turn_ids[(e["session"], e["turn"])] for e in q["evidence"]}
         row = {f"R@{k}": len(evidence & set(ranked[:k])) / len(evidence) for k in KS}
         row["hit@1"] = float(bool(ranked) and ranked[0] in evidence)
+        if turns_of is not None:
+            five = recaller.search(q["question"], k=5, over="turns", subject=f"user:{q['user']}")
+            row["short@5"] = float(len(five) < min(5, turns_of.get(q["user"], 0)))
         per["all"].append(row)
         per[q["kind"]].append(row)
     ms = 1000 * (time.perf_counter() - started) / max(1, asked)
     table = {kind: {"n": len(rows), **{m: sum(r[m] for r in rows) / len(rows) for m in rows[0]}}
              for kind, rows in per.items()}
     return {"table": table, "ms_per_question": ms}
+
+
+METRICS = ("hit@1", *[f"R@{k}" for k in KS], "short@5")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.turn_embedder:
         options["turn_embedder"] = args.turn_embedder
     out: dict[str, Any] = {}
-    print(f"{'set':<18} {'kind':<17} {'n':>4} " + " ".join(f"{m:>6}" for m in
-                                                      ("hit@1", *[f"R@{k}" for k in KS])))
+    print(f"{'set':<18} {'kind':<17} {'n':>4} " + " ".join(f"{m:>7}" for m in METRICS))
     for spec in [s.strip() for s in args.sets.split(",") if s.strip()]:
         part, _, name = spec.partition("/")
         folder = SETS[part] / name
@@ -119,11 +130,13 @@ def main(argv: list[str] | None = None) -> int:
                 with store.engine.connect() as conn:
                     turn_ids = {(s, t): i for i, s, t in conn.execute(
                         select(TurnRow.id, TurnRow.session, TurnRow.turn))}
+                    turns_of = {str(u): int(n) for u, n in conn.execute(
+                        select(TurnRow.user, func.count()).group_by(TurnRow.user))}
                 recaller = Recaller(store, index_dir=tmp / "index", **options)
                 started = time.perf_counter()
                 recaller.search("warm up", k=1, over="turns")  # embeds every turn once
                 embed_s = time.perf_counter() - started
-                result = score_set(recaller, questions, turn_ids)
+                result = score_set(recaller, questions, turn_ids, turns_of)
             finally:
                 store.close()
         result["embed_seconds"] = embed_s
@@ -131,9 +144,16 @@ def main(argv: list[str] | None = None) -> int:
         out[spec] = result
         for kind, row in sorted(result["table"].items(), key=lambda kv: (kv[0] != "all", kv[0])):
             print(f"{spec:<18} {kind:<17} {row['n']:>4} " + " ".join(
-                f"{row[m]:>6.3f}" for m in ("hit@1", *[f"R@{k}" for k in KS])))
+                f"{row[m]:>7.3f}" for m in METRICS))
         print(f"{spec:<18} {len(turn_ids)} turns embedded in {embed_s:.0f} s; "
               f"{result['ms_per_question']:.1f} ms per question")
+    # dev and blind apart: the sets tuned on, and those scored once after tuning
+    for part in ("dev", "blind"):
+        mine = {spec: r["table"]["all"] for spec, r in out.items() if spec.startswith(part + "/")}
+        if mine:
+            print(f"{part}: " + "; ".join(f"{spec.partition('/')[2]} R@5 {row['R@5']:.3f} "
+                                          f"R@10 {row['R@10']:.3f} short@5 {row['short@5']:.3f}"
+                                          for spec, row in mine.items()))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2), encoding="utf-8")
     return 0
