@@ -23,6 +23,13 @@ from typing import Any, NamedTuple, Protocol
 EVOLUTION = "evolution"
 CORRECTION = "correction"
 CHANGES = (EVOLUTION, CORRECTION)
+RETRACTION = "retraction"
+"""A claim that takes a value back (an agent's ``forget``, approved by a
+person): the rows of that value in its slot are retired as ``retracted`` and
+nothing is inserted (``core.gates.plan_for``; not a change ``plan_change``
+places on the timeline)."""
+CLAIM_CHANGES = (*CHANGES, RETRACTION)
+"""What a claim's ``change`` may say: a change of value, or a retraction."""
 
 # How a row's start was arrived at (``Piece.kind``, ``fact.start_kind``):
 STATED = "stated"  # a time given for it (an event time in the text, an import line's valid_from)
@@ -166,7 +173,9 @@ class Plan(NamedTuple):
       ``conflict``   a different value holds and no change/correction was signalled;
       ``evolution``  the world changed at ``start``: the row holding then is closed;
       ``backfill``   an older change arrived late: inserted closed at the next change;
-      ``correction`` the row was never true: retired and replaced over its interval.
+      ``correction`` the row was never true: retired and replaced over its interval;
+      ``retract``    (a retraction claim, or a reviewer's ``neither``) the rows are
+                     retired as retracted and nothing takes their place.
     """
 
     kind: str

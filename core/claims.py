@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .bitemporal import CHANGES, canonical_json
+from .bitemporal import CLAIM_CHANGES, canonical_json
 from .catalog import is_predicate_id
 from .errors import InputFileError, InvalidInput
 from .names import identifier
@@ -176,8 +176,9 @@ class ClaimInput:
         if not 0.0 <= float(confidence) <= 1.0:
             raise InvalidInput(f"confidence must be between 0 and 1, got {confidence}")
         change = data.get("change")
-        if change is not None and change not in CHANGES:
-            raise InvalidInput(f"change must be evolution, correction or null, got {change!r}")
+        if change is not None and change not in CLAIM_CHANGES:
+            raise InvalidInput("change must be evolution, correction, retraction or null, "
+                               f"got {change!r}")
         extractor = _name(data, "extractor") or "import"
         single = data.get("single_valued")
         if single is not None and not isinstance(single, bool):

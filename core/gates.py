@@ -38,6 +38,7 @@ from typing import Any, NamedTuple, Protocol, cast
 from .bitemporal import (
     CORRECTION,
     EVOLUTION,
+    RETRACTION,
     Plan,
     Said,
     SlotRow,
@@ -270,7 +271,8 @@ _REVIEW_QUEUED = _constant(GateStep(Gate.REVIEW, "queued"))
 _REPEATED = _constant(GateStep(Gate.IDEMPOTENCY, "repeated",
                                "the same claim from the same turn is stored"))
 _CONFLICT_NONE = {kind: _constant(GateStep(Gate.CONFLICT, "none", kind))
-                  for kind in ("insert", "evolution", "backfill", "correction", REFINEMENT)}
+                  for kind in ("insert", "evolution", "backfill", "correction", REFINEMENT,
+                                "retract")}
 
 
 def provenance_step(turn_id: int) -> GateStep:
@@ -342,9 +344,12 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
     one: "I love X" then "X is the worst" is the same thing with the other
     polarity, whichever predicates say it. ``said``: what merged mentions
     said (see ``Evidence``; None: none). The plan names the rows themselves.
-    Raises ValueError for an empty valid interval."""
+    A retraction (``change`` "retraction") plans to retire the rows holding
+    its very value (kind ``retract``), whatever their valid time. Raises ValueError for an empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
     same = slot_rows(rows, statement)
+    if statement.change == RETRACTION:  # its value taken back, whenever it held
+        return Plan("retract", retire=tuple(_own(r) for r in same if row_key(r) == key))
     plan = _place_plan(statement, same, key, said) or plan_change(
         same, key, statement.valid_from, statement.valid_to, statement.change,
         start_stated=statement.start_stated, told=statement.told,
@@ -476,8 +481,8 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 RETIRED_AS = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
               REFINEMENT: "superseded",
               "insert": "superseded", "retract": "retracted"}
-"""The retire reason each plan kind stamps on the rows it retires (the writer's
-``_RETIRE_REASON`` plus the ``retract`` plan of ``neither``)."""
+"""The retire reason each plan kind stamps on the rows it retires (the
+writer's ``_RETIRE_REASON``)."""
 
 OTHER_SCOPE = "(the scope you name)"
 """The scope a preview of ``both`` shows before the reviewer has named one."""

@@ -18,6 +18,7 @@ store's integers stay inside. Errors are the package's exception classes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -27,18 +28,28 @@ from typing import Any
 from sqlalchemy import func, select
 
 from .access import Caller, check_session_owner, session_for
+from .bitemporal import RETRACTION
 from .bounds import Bounds
-from .claims import ClaimInput, check_name, check_storable, check_subject, check_turn
+from .claims import (
+    ClaimInput,
+    check_id,
+    check_name,
+    check_storable,
+    check_subject,
+    check_turn,
+)
 from .clock import Clock
-from .errors import InvalidInput
+from .errors import AccessRefused, InvalidInput
 from .ingest import turn_from_dict
 from .pipeline import Turn
 from .recall import Recaller, RecallHit
 from .recall.embedders import DEFAULT_EMBEDDER, Embedder
+from .recall.scope import people_of
+from .records import Fact
 from .schema import ClaimRow, TurnRow
 from .store import Store
 from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
-from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit
+from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit, MemoryItem
 from .writer import chunks
 
 ROLES = {"user": "user", "assistant": "assistant"}
@@ -105,9 +116,9 @@ class Memory:
         self.close()
 
     # ------------------------------------------------------------- writing
-    def remember(self, messages: Sequence[Mapping[str, Any]], *, user: str,
+    def remember(self, messages: Sequence[Mapping[str, Any]], *, user: str | None = None,
                  project: str | None = None, session: str | None = None,
-                 caller: Caller | None = None) -> Remembered:
+                 caller: Caller | None = None, user_id: str | None = None) -> Remembered:
         """Store chat messages as turns of the user's session ``session``
         (default ``<user>-chat``) and put what they say through extraction
         and the gates. Session names are the user's own: a new session is
@@ -155,7 +166,8 @@ class Memory:
 
         A session is one person's conversation: it takes turns only for the
         user whose turns it holds. ``caller`` (who sent them through the
-        agent's door) goes into the audit entry, its actor too.
+        agent's door) goes into the audit entry, its actor too. ``user_id``
+        is ``user`` (mem0's name for it; give one of them).
 
         One call is bounded (``store.bounds``, core/bounds.py): at most
         ``turns_per_call`` messages, ``turn_chars`` characters in one message and
@@ -168,6 +180,7 @@ class Memory:
         ``<user>/<session>`` that an ingested file filled with another user's
         turns: nothing is written.
         """
+        user = _one_user(user, user_id)
         if user is None:
             raise InvalidInput("remember needs the user the conversation is with")
         user = check_name(user, "user")
@@ -309,13 +322,13 @@ class Memory:
                 user: str | None = None, subject: str | None = None,
                 polarity: str = "positive", scope: str = "global",
                 confidence: float = 0.5, valid_from: datetime | None = None,
-                caller: Caller | None = None) -> MemoryCandidate:
+                caller: Caller | None = None, user_id: str | None = None) -> MemoryCandidate:
         """Propose a fact the agent inferred from a stored turn (``session``,
         ``turn``: its provenance). It always waits in the review queue for a
         person (the review gate holds every agent inference); the agent can
         neither approve nor reject it. ``valid_from`` defaults to the turn's
         time. Returns the candidate (``state`` "pending", or "merged" when the
-        store already believes it).
+        store already believes it). ``user_id`` is ``user`` (mem0's name).
 
         A proposal about a user comes from that user's own conversation;
         ``caller`` (who sent it through the agent's door) goes into the audit.
@@ -324,36 +337,115 @@ class Memory:
         AccessRefused for a turn of another user's conversation (nothing is
         written).
         """
+        user = _one_user(user, user_id)
         if (user is None) == (subject is None):
             raise InvalidInput("propose needs either a user or a subject")
         subject = check_subject(subject if subject is not None else f"user:{check_name(user, 'user')}")
-        session = check_name(session, "session")
-        check_turn(turn)  # the shape first, then whose session it is
-        if subject.startswith("user:"):  # the user's own session of that name
-            session = self.check_session(session, subject[len("user:"):])
         if valid_from is not None and (not isinstance(valid_from, datetime)
                                        or valid_from.utcoffset() is None):
             raise InvalidInput("valid_from must be a timezone-aware datetime")
+        return self._queue({"subject": subject, "predicate": predicate, "object": object,
+                            "polarity": polarity, "scope": scope, "confidence": confidence,
+                            "valid_from": None if valid_from is None else iso_of(valid_from)},
+                           session=session, turn=turn,
+                           owner=subject[len("user:"):] if subject.startswith("user:") else None,
+                           caller=caller, origin="Memory.propose")
+
+    def correct(self, fact_id: int, object: str, *, session: str, turn: int,
+                user: str | None = None, user_id: str | None = None,
+                confidence: float = 0.5, caller: Caller | None = None) -> MemoryCandidate:
+        """Ask a person to correct fact ``fact_id`` (one of ``facts``'s ids) to
+        ``object``: the stored value was wrong. Proposed, never done: an edit
+        claim (change ``correction``, over the fact's valid time) waits in the
+        review queue, cited to the turn ``session``/``turn`` of the user's own
+        conversation where it was asked for; a reviewer's approval replaces
+        the value (the old one marked corrected, kept as history).
+
+        Raises InvalidInput for a bad field, a fact that is not current or a
+        turn that is not stored; FactNotFound; AccessRefused when the fact or
+        the turn is not the user's (nothing is written).
+        """
+        name, fact = self._own_fact(fact_id, _one_user(user, user_id), "correct")
+        object = check_storable(object, "object")
+        if object == fact.object:
+            raise InvalidInput(f"fact {fact.id} already holds {object!r}: nothing to correct")
+        return self._queue(self._line_of(fact, object=object, change="correction",
+                                         confidence=confidence),
+                           session=session, turn=turn, owner=name, caller=caller,
+                           origin="Memory.correct")
+
+    def forget(self, fact_id: int, *, session: str, turn: int, user: str | None = None,
+               user_id: str | None = None, caller: Caller | None = None) -> MemoryCandidate:
+        """Ask a person to take fact ``fact_id`` back: a retraction claim
+        (change ``retraction``) waits in the review queue, cited to the turn
+        ``session``/``turn`` of the user's own conversation where it was asked
+        for. A reviewer's approval retires the value as retracted (kept as
+        history, out of current belief); erasing a person's data altogether
+        is an operator's ``memdesk erase``, not an agent's call.
+
+        Raises InvalidInput for a fact that is not current or a turn that is
+        not stored; FactNotFound; AccessRefused when the fact or the turn is
+        not the user's (nothing is written).
+        """
+        name, fact = self._own_fact(fact_id, _one_user(user, user_id), "forget")
+        return self._queue(self._line_of(fact, object=fact.object, change=RETRACTION,
+                                         confidence=0.5),
+                           session=session, turn=turn, owner=name, caller=caller,
+                           origin="Memory.forget")
+
+    def _own_fact(self, fact_id: int, user: str | None, verb: str) -> tuple[str, Fact]:
+        """The user's name and their current fact ``fact_id`` (theirs, their
+        people's or their projects'). Raises InvalidInput, FactNotFound,
+        AccessRefused."""
+        if user is None:
+            raise InvalidInput(f"{verb} needs the user whose fact it is (user=...)")
+        name = check_name(user, "user")
+        fact = self.store.fact(check_id(fact_id, "fact id"))
+        if not self.recaller.resolve_scope(user=name).covers_subject(fact.subject):
+            raise AccessRefused(f"fact {fact.id} is not a fact of user:{name}",
+                                subject=fact.subject)
+        if fact.retired_at is not None:
+            raise InvalidInput(f"fact {fact.id} is no longer current ({fact.retire_reason}): "
+                               f"{verb} a current fact (facts(user=...) lists them)")
+        return name, fact
+
+    @staticmethod
+    def _line_of(fact: Fact, *, object: str, change: str, confidence: float) -> dict[str, Any]:
+        """The claim fields of a proposal about ``fact``: its slot, over its valid time."""
+        line = {"subject": fact.subject, "predicate": fact.predicate, "object": object,
+                "polarity": fact.polarity, "scope": fact.scope, "confidence": confidence,
+                "change": change, "valid_from": iso(fact.valid_from, fact.tz),
+                "valid_to": iso(fact.valid_to, fact.tz) if fact.valid_to is not None else None}
+        if object == fact.object and fact.value_json is not None:
+            line["value"] = json.loads(fact.value_json)
+        return line
+
+    def _queue(self, line: dict[str, Any], *, session: str, turn: int, owner: str | None,
+               caller: Caller | None, origin: str) -> MemoryCandidate:
+        """Queue the agent's claim ``line`` for review, cited to stored turn
+        ``turn`` of ``session`` (``owner``'s own, when given; its time is the
+        default ``valid_from``). Raises InvalidInput, AccessRefused."""
+        session = check_name(session, "session")
+        check_turn(turn)  # the shape first, then whose session it is
+        if owner is not None:  # the user's own session of that name
+            session = self.check_session(session, owner)
         with self.store.engine.connect() as conn:
             row = conn.execute(select(_TURN.c.speaker, _TURN.c.text, _TURN.c.time,
                                       _TURN.c.time_tz, _TURN.c.user)
                                .where(_TURN.c.session == session, _TURN.c.turn == turn)).first()
         if row is None:
             raise InvalidInput(f"no stored turn {turn} in session {session!r}: remember the "
-                               "conversation first, then propose from its turn")
-        speaker, text, time, tz, owner = row
-        if subject.startswith("user:"):
-            check_session_owner(session, [owner], subject[len("user:"):])
-        line = {"subject": subject, "predicate": predicate, "object": object,
-                "polarity": polarity, "scope": scope, "confidence": confidence,
-                "valid_from": iso_of(valid_from) if valid_from is not None
-                else iso(int(time), int(tz or 0)),
+                               "conversation first, then cite its turn")
+        speaker, text, time, tz, turn_owner = row
+        if owner is not None:
+            check_session_owner(session, [turn_owner], owner)
+        said = iso(int(time), int(tz or 0))
+        line = {**line, "valid_from": line.get("valid_from") or said,
                 "source": {"session": session, "turn": int(turn), "text": str(text),
-                           "time": iso(int(time), int(tz or 0)), "speaker": str(speaker),
-                           "kind": "agent_inferred"}}
+                           "time": said, "speaker": str(speaker), "kind": "agent_inferred"}}
         claim = ClaimInput.from_dict(line)
         self.store.import_claims([claim], actor=caller.actor if caller is not None else "agent",
-                                 origin=f"Memory.propose ({session})", caller=caller)
+                                 origin=f"{origin} ({session})", caller=caller)
         with self.store.engine.connect() as conn:  # its row: one per (turn, claim key)
             claim_id = conn.execute(
                 select(_CLAIM.c.id).join(_TURN, _TURN.c.id == _CLAIM.c.turn_id)
@@ -366,22 +458,24 @@ class Memory:
     # ------------------------------------------------------------- reading
     def recall(self, query: str, *, user: str | None = None, project: str | None = None,
                session: str | None = None, k: int = 10, at: datetime | None = None,
-               over: str = "memories", within: Sequence[str] | None = None) -> list[MemoryHit]:
+               over: str = "memories", within: Sequence[str] | None = None,
+               user_id: str | None = None) -> list[MemoryHit]:
         """The best ``k`` memories (or raw turns, ``over="turns"``) for
-        ``query``, asked on behalf of ``user``: theirs and their projects'
-        (``within``: only these of them), never anyone else's (without a
-        user: everyone's, each hit naming its subject). ``at``: as the store
-        had been told by then. Raises InvalidInput."""
+        ``query``, asked on behalf of ``user`` (or ``user_id``): theirs and
+        their projects' (``within``: only these of them), never anyone else's
+        (without a user: everyone's, each hit naming its subject). ``at``: as
+        the store had been told by then. Raises InvalidInput."""
         return [MemoryHit.of(h.to_json()) for h in self._search(
-            query, user=user, project=project, session=session, k=k, at=at, over=over,
-            within=within)]
+            query, user=_one_user(user, user_id), project=project, session=session, k=k, at=at,
+            over=over, within=within)]
 
     def recall_with_prompt(self, query: str, *, user: str | None = None,
                            project: str | None = None, session: str | None = None, k: int = 10,
                            at: datetime | None = None, over: str = "memories",
-                           within: Sequence[str] | None = None) -> tuple[str, list[MemoryHit]]:
+                           within: Sequence[str] | None = None, user_id: str | None = None
+                           ) -> tuple[str, list[MemoryHit]]:
         """``prompt`` and ``recall`` from one search. Raises InvalidInput."""
-        hits = self._search(query, user=user, project=project, session=session, k=k, at=at,
+        hits = self._search(query, user=_one_user(user, user_id), project=project, session=session, k=k, at=at,
                             over=over, within=within)
         block = Recaller.render_prompt(hits, _us(at, "at") if at is not None else self.store.now())
         return block, [MemoryHit.of(h.to_json()) for h in hits]
@@ -395,34 +489,89 @@ class Memory:
                                     user=user, project=project, session=session, within=within)
 
     def prompt(self, query: str, *, user: str | None = None, project: str | None = None,
-               session: str | None = None, k: int = 10, at: datetime | None = None) -> str:
+               session: str | None = None, k: int = 10, at: datetime | None = None,
+               user_id: str | None = None) -> str:
         """The block an agent pastes into its prompt for ``query``: one line
         per memory with its date, confidence and subject; outdated or
         conflicting ones say so. Raises InvalidInput."""
-        hits = self._search(query, user=user, project=project, session=session, k=k, at=at)
+        hits = self._search(query, user=_one_user(user, user_id), project=project, session=session, k=k, at=at)
         return Recaller.render_prompt(hits, _us(at, "at") if at is not None else self.store.now())
 
     def facts(self, *, user: str | None = None, subject: str | None = None,
               predicate: str | None = None, valid_at: datetime | None = None,
-              known_at: datetime | None = None) -> list[MemoryFact]:
-        """What the store believes of a subject (``user="alice"`` is
-        ``user:alice``): the rows holding at ``valid_at`` as the store had
-        been told by ``known_at`` (both default to now), expired ones left
-        out; every time an aware datetime. Raises InvalidInput without a
-        subject, or for a malformed one."""
+              known_at: datetime | None = None, limit: int | None = None, offset: int = 0,
+              user_id: str | None = None) -> list[MemoryFact]:
+        """What the store believes of a subject (``user="alice"`` or
+        ``user_id="alice"`` is ``user:alice``): the rows holding at
+        ``valid_at`` as the store had been told by ``known_at`` (both default
+        to now), expired ones left out; every time an aware datetime. A page:
+        ``limit`` rows (None: all) from ``offset`` on, in the store's order
+        (predicate, then valid time). Raises InvalidInput without a subject,
+        or for a malformed one or a bad page."""
+        user = _one_user(user, user_id)
+        limit, offset = _page(limit, offset)
         if (user is None) == (subject is None):
             raise InvalidInput("facts needs either a user or a subject")
         about = subject if subject is not None else f"user:{check_name(user, 'user')}"
         valid, known = _us(valid_at, "valid_at"), _us(known_at, "known_at")
         rows = self.store.as_of(about, predicate, valid_at=valid, known_at=known,
                                 include_expired=False)
+        rows = rows[offset:] if limit is None else rows[offset:offset + limit]
         return [MemoryFact.of(d) for d in self.store.fact_dicts(rows, at=valid, known_at=known)]
+
+    def memories(self, *, user: str | None = None, subject: str | None = None,
+                 limit: int = 100, offset: int = 0, include_archived: bool = False,
+                 user_id: str | None = None) -> list[MemoryItem]:
+        """The memories of the vector path (what was said, sensitive data
+        masked), newest first: a user's (``user`` or ``user_id``: theirs and
+        the people they told about, each naming its subject) or one
+        subject's (``subject``, e.g. ``project:atlas``). A page of ``limit``
+        (1 to ``MAX_PAGE``) from ``offset`` on; archived ones only when asked
+        for. Raises InvalidInput without a subject, for a malformed one or a
+        bad page."""
+        user = _one_user(user, user_id)
+        page, offset = _page(limit, offset)
+        if (user is None) == (subject is None):
+            raise InvalidInput("memories needs either a user or a subject")
+        if user is not None:
+            name = check_name(user, "user")
+            about, under = f"user:{name}", people_of(name)
+        else:
+            about, under = check_subject(subject), None
+        rows = self.store.memories(about, page or MAX_PAGE, offset=offset, under=under,
+                                   include_archived=include_archived)
+        return [MemoryItem.of(r) for r in rows]
 
     def audit(self, subject: str, predicate: str, object: str | None = None) -> MemoryAudit:
         """Since when, and why, the store believes a value: the provenance chain
         from the turn to the fact, every time an aware datetime. Raises
         FactNotFound, InvalidInput for a malformed subject, predicate or object."""
         return MemoryAudit.of(self.store.audit(subject, predicate, object).to_dict())
+
+
+MAX_PAGE = 1000
+"""The most rows one page of ``facts`` or ``memories`` holds."""
+
+
+def _one_user(user: str | None, user_id: str | None) -> str | None:
+    """The user named by ``user`` or by its alias ``user_id`` (mem0's name).
+    Raises InvalidInput when both are given and differ."""
+    if user_id is None:
+        return user
+    if user is not None and user != user_id:
+        raise InvalidInput(f"user {user!r} and user_id {user_id!r} differ: give one of them")
+    return user_id
+
+
+def _page(limit: int | None, offset: int) -> tuple[int | None, int]:
+    """A checked page: ``limit`` rows (None: no limit) from ``offset``.
+    Raises InvalidInput."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or not 1 <= limit <= MAX_PAGE):
+        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_PAGE}, got {limit!r}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise InvalidInput(f"offset must be a whole number from 0, got {offset!r}")
+    return limit, offset
 
 
 def iso_of(when: datetime) -> str:

@@ -411,6 +411,7 @@ class ImportSummary:
     corrections: int = 0
     backfills: int = 0
     refinements: int = 0
+    retractions: int = 0
     merged: int = 0
     queued: int = 0
     conflicts: int = 0
@@ -428,6 +429,7 @@ class ImportSummary:
             "corrections": self.corrections,
             "backfills": self.backfills,
             "refinements": self.refinements,
+            "retractions": self.retractions,
             "merged": self.merged,
             "queued": self.queued,
             "conflicts": self.conflicts,

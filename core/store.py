@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MethodType
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from sqlalchemy import bindparam, func, or_, select, text, update
+from sqlalchemy import and_, bindparam, func, or_, select, text, update
 from sqlalchemy.exc import (
     DatabaseError,
     DBAPIError,
@@ -571,19 +571,31 @@ class Store:
         with self.engine.connect() as conn:
             return [r[0] for r in conn.execute(stmt)]
 
-    def memories(self, subject: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+    def memories(self, subject: str | None = None, limit: int = 1000, *, offset: int = 0,
+                 under: str | None = None, include_archived: bool = True
+                 ) -> list[dict[str, Any]]:
         """Memory texts of the vector path (sensitive data masked), newest first,
         with the turn each came from and how often it was said; archived ones
-        too, with when and why (``archived_at``, ``archive_reason``, and
-        ``merged_into`` for a near duplicate folded by maintenance)."""
+        too (unless ``include_archived`` is false), with when and why
+        (``archived_at``, ``archive_reason``, and ``merged_into`` for a near
+        duplicate folded by maintenance). ``subject``: only its memories;
+        ``under``: also those of the subjects starting with it (a user's
+        people, ``person:<user>/``). ``limit`` rows from ``offset`` on."""
         stmt = (select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text,
                        MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.created_at,
                        TURN.c.session, TURN.c.turn, MEMORY.c.archived_at,
                        MEMORY.c.archive_reason, MEMORY.c.merged_into)
                 .join(TURN, TURN.c.id == MEMORY.c.turn_id)
-                .order_by(MEMORY.c.created_at.desc(), MEMORY.c.id.desc()).limit(limit))
-        if subject is not None:
+                .order_by(MEMORY.c.created_at.desc(), MEMORY.c.id.desc())
+                .limit(limit).offset(offset))
+        if subject is not None and under is not None:
+            stmt = stmt.where(or_(MEMORY.c.subject == subject,
+                                  and_(MEMORY.c.subject >= under,
+                                       MEMORY.c.subject < under + "\U0010ffff")))
+        elif subject is not None:
             stmt = stmt.where(MEMORY.c.subject == subject)
+        if not include_archived:
+            stmt = stmt.where(MEMORY.c.archived_at.is_(None))
         with self.engine.connect() as conn:
             return [{**r._mapping, "created_at": iso(r.created_at),
                      "archived_at": iso(r.archived_at)} for r in conn.execute(stmt)]

@@ -156,6 +156,41 @@ class MemoryFact:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryItem:
+    """One memory of the vector path as ``Memory.memories`` lists it: its
+    text (sensitive data masked), whose it is, the turn it came from, how
+    often it was said, and whether maintenance archived it."""
+
+    id: int
+    subject: str
+    predicate: str | None
+    text: str
+    mentions: int
+    created_at: datetime
+    session: str
+    turn: int
+    claim_id: int
+    archived_at: datetime | None
+    archive_reason: str | None
+    merged_into: int | None
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> MemoryItem:
+        """From a row of ``Store.memories``."""
+        return cls(int(d["id"]), d["subject"], d["predicate"], d["text"], int(d["mentions"]),
+                   _req(d["created_at"]), d["session"], int(d["turn"]), int(d["claim_id"]),
+                   _at(d["archived_at"]), d["archive_reason"], d["merged_into"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "subject": self.subject, "predicate": self.predicate,
+                "text": self.text, "mentions": self.mentions,
+                "created_at": self.created_at.isoformat(), "session": self.session,
+                "turn": self.turn, "claim_id": self.claim_id,
+                "archived_at": _iso(self.archived_at), "archive_reason": self.archive_reason,
+                "merged_into": self.merged_into}
+
+
+@dataclass(frozen=True, slots=True)
 class AuditStepView:
     """One step of a provenance chain: ``at`` when it happened as told,
     ``recorded_at`` when this store wrote it (None: not known)."""
@@ -277,4 +312,4 @@ class MemoryHit:
 
 
 __all__ = ["AuditStepView", "MemoryAudit", "MemoryCandidate", "MemoryFact", "MemoryHit",
-           "SourceView", "StartView"]
+           "MemoryItem", "SourceView", "StartView"]

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, cast
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from .bitemporal import EVOLUTION, Piece, Said, normalise_object, said_by
+from .bitemporal import EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
 from .chain import (
     FLOATS,
@@ -82,13 +82,15 @@ MEMORY = MemoryRow.__table__
 CHUNK = 500
 FLUSH_EVERY = 20_000
 
-_RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected"}
+_RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
+                  "retract": "retracted"}
 _SUMMARY_FIELD = {
     "insert": "asserted",
     "evolution": "evolutions",
     "backfill": "backfills",
     "correction": "corrections",
     "refinement": "refinements",
+    "retract": "retractions",
 }
 
 _RETIRE = (
@@ -655,7 +657,8 @@ class WriteBatch:
             self.counts["queued"] += 1
         else:
             self.apply(row, decision)
-        if self.route_memories and row["state"] in ("asserted", "merged"):
+        if (self.route_memories and row["state"] in ("asserted", "merged")
+                and claim.change != RETRACTION):  # a value taken back is no memory
             self.remember(row, source.text)
         claims = self._buf["claim"]
         claims.append(row)

@@ -1,0 +1,152 @@
+"""The verbs agent developers expect at the door (core/memory.py): list a
+user's memories and facts a page at a time, ask for a correction or a
+forgetting (proposed, never done: a person decides at the review queue),
+and ``user_id=`` as mem0's name for ``user``."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from memdesk.core import AccessRefused, FactNotFound, InvalidInput, ManualClock, Memory, Store
+from memdesk.core.recall import Recaller
+
+from .recall_fixtures import HashEmbedder
+
+CST = timezone(timedelta(hours=8))
+
+
+@pytest.fixture
+def memory(store_url, tmp_path):
+    clock = ManualClock(datetime(2026, 6, 1, 9, 0, tzinfo=CST))
+    store = Store.open(store_url, clock=clock)
+    m = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx"))
+    m.remember([
+        {"role": "user", "content": "I live in Leeds and I love sushi", "time": at(1)},
+        {"role": "user", "content": "my sister lives in York", "time": at(2)},
+        {"role": "user", "content": "can you drop the food thing from your notes", "time": at(3)},
+    ], user="alice")
+    m.remember([{"role": "user", "content": "I live in Bristol", "time": at(1)}], user="bob")
+    m.clock = clock  # type: ignore[attr-defined]
+    yield m
+    m.close()
+
+
+def later(m: Memory) -> None:
+    """The clock an hour on: what a decision did is known by then."""
+    m.clock.set(m.clock.now() + timedelta(hours=1))  # type: ignore[attr-defined]
+
+
+def at(day: int, hour: int = 10) -> datetime:
+    return datetime(2026, 5, day, hour, tzinfo=CST)
+
+
+def _fact(m: Memory, predicate: str, user: str = "alice"):
+    (fact,) = [f for f in m.facts(user=user) if f.predicate == predicate]
+    return fact
+
+
+def test_forget_queues_a_retraction_that_a_reviewer_carries_out(memory):
+    m = memory
+    sushi = _fact(m, "likes")
+    asked = m.forget(sushi.id, user="alice", session="alice-chat", turn=3)
+    assert asked.state == "pending" and asked.change == "retraction"
+    assert asked.source.turn == 3 and asked.source.kind == "agent_inferred"
+    assert any("agent_inferred" in r for r in asked.reasons)
+    assert _fact(m, "likes").id == sushi.id  # proposed, not done: the fact still holds
+    outcome = m.store.approve(asked.id, by="rita")
+    later(m)
+    assert outcome["outcome"] == "retract" and outcome["fact_id"] is None
+    assert [f for f in m.facts(user="alice") if f.predicate == "likes"] == []
+    gone = m.store.fact(sushi.id)
+    assert gone.retire_reason == "retracted"  # history kept, not erased
+    assert len(m.store.history("user:alice", "likes")) == 1
+    m.store.undo_decision(asked.id, by="rita")  # a person can take the decision back
+    later(m)
+    assert [f.object for f in m.facts(user="alice") if f.predicate == "likes"] == ["sushi"]
+
+
+def test_correct_queues_an_edit_over_the_old_value_s_time(memory):
+    m = memory
+    leeds = _fact(m, "lives_in")
+    asked = m.correct(leeds.id, "Harrogate", user_id="alice", session="alice-chat", turn=3)
+    assert (asked.state, asked.change, asked.object) == ("pending", "correction", "Harrogate")
+    assert asked.valid_from == leeds.valid_from
+    assert _fact(m, "lives_in").object == "Leeds"
+    m.store.approve(asked.id, by="rita")
+    later(m)
+    now = _fact(m, "lives_in")
+    assert now.object == "Harrogate" and now.valid_from == leeds.valid_from
+    assert m.store.fact(leeds.id).retire_reason == "corrected"
+
+
+def test_a_rejected_forget_changes_nothing(memory):
+    m = memory
+    sushi = _fact(m, "likes")
+    asked = m.forget(sushi.id, user="alice", session="alice-chat", turn=3)
+    m.store.reject(asked.id, by="rita", reason="she still likes it")
+    later(m)
+    assert _fact(m, "likes").id == sushi.id
+
+
+def test_an_agent_cannot_reach_another_user_s_fact_or_session(memory):
+    m = memory
+    bristol = _fact(m, "lives_in", user="bob")
+    before = m.store.review_count()
+    with pytest.raises(AccessRefused):
+        m.forget(bristol.id, user="alice", session="alice-chat", turn=3)
+    with pytest.raises(AccessRefused):  # bob's fact, cited to alice's turn
+        m.correct(bristol.id, "Bath", user="bob", session="alice/alice-chat", turn=3)
+    leeds = _fact(m, "lives_in")
+    for bad, error in (
+            (lambda: m.forget(leeds.id, user="alice", session="alice-chat", turn=99), InvalidInput),
+            (lambda: m.forget(10**9, user="alice", session="alice-chat", turn=3), FactNotFound),
+            (lambda: m.forget(leeds.id, session="alice-chat", turn=3), InvalidInput),
+            (lambda: m.correct(leeds.id, "Leeds", user="alice", session="alice-chat", turn=3),
+             InvalidInput),
+            (lambda: m.correct(leeds.id, "", user="alice", session="alice-chat", turn=3),
+             InvalidInput)):
+        with pytest.raises(error):
+            bad()
+    assert m.store.review_count() == before  # nothing written by a refused call
+
+
+def test_a_retired_fact_cannot_be_forgotten_again(memory):
+    m = memory
+    sushi = _fact(m, "likes")
+    m.store.approve(m.forget(sushi.id, user="alice", session="alice-chat", turn=3).id, by="rita")
+    with pytest.raises(InvalidInput, match="no longer current"):
+        m.forget(sushi.id, user="alice", session="alice-chat", turn=3)
+
+
+def test_memories_and_facts_come_a_page_at_a_time(memory):
+    m = memory
+    items = m.memories(user="alice")
+    assert items and all(i.subject == "user:alice" or i.subject.startswith("person:alice/")
+                         for i in items)
+    assert any(i.subject.startswith("person:alice/") for i in items)  # her sister's too
+    assert all("Bristol" not in i.text for i in items)
+    assert [i.created_at for i in items] == sorted((i.created_at for i in items), reverse=True)
+    paged = [x for n in range(len(items)) for x in m.memories(user_id="alice", limit=1, offset=n)]
+    assert [i.id for i in paged] == [i.id for i in items]
+    assert m.memories(user="alice", offset=len(items)) == []
+    facts = m.facts(user="alice")
+    assert [f.id for f in m.facts(user="alice", limit=1, offset=1)] == [facts[1].id]
+    assert m.facts(user_id="alice") == facts
+    for bad in ({"limit": 0}, {"limit": 1001}, {"offset": -1}, {"limit": True}):
+        with pytest.raises(InvalidInput):
+            m.memories(user="alice", **bad)
+    with pytest.raises(InvalidInput, match="differ"):
+        m.memories(user="alice", user_id="bob")
+
+
+def test_user_id_is_user_everywhere(memory):
+    m = memory
+    got = m.remember([{"role": "user", "content": "I work at Initech", "time": at(4)}],
+                     user_id="alice")
+    assert got.session == "alice/alice-chat"
+    hits = m.recall("where does she work", user_id="alice")
+    assert hits and all(h.subject != "user:bob" for h in hits)
+    assert m.prompt("where does she work", user_id="alice").startswith("Relevant memory")
+    with pytest.raises(InvalidInput, match="differ"):
+        m.recall("x", user="alice", user_id="bob")
