@@ -733,8 +733,9 @@ def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
 
     from .http_conn import parse_trusted
     from .http_guard import GuardSettings, check_rate
-    from .mcp_server import is_loopback, serve
+    from .mcp_server import configure_logging, is_loopback, serve
 
+    configure_logging(args.log_level)  # before the models load: their loggers follow it
     http = args.transport == "http"
     guard = GuardSettings()
     tls = None
@@ -783,7 +784,7 @@ def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     print(f"memdesk: MCP server on {where} for {store.safe_url}"
           + (f", user {args.user} only" if args.user else ""), file=sys.stderr)
     serve(memory, transport="http" if http else "stdio", host=args.host, port=args.port,
-          user=args.user, guard=guard, tls=tls)
+          user=args.user, guard=guard, tls=tls, log_level=args.log_level)
     return 0
 
 
@@ -1103,6 +1104,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve this one user only (otherwise every call names its user)")
     p.add_argument("--embedder", choices=["use", "e5", "use+e5"],
                    help="embedder of memories and turns alike (default: settings)")
+    p.add_argument("--log-level", choices=["debug", "info", "warning", "error"],
+                   default="warning",
+                   help="what the server logs to stderr (default warning; every library's "
+                        "logger follows it)")
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("tokens", parents=[common],

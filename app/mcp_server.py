@@ -8,8 +8,9 @@ as the server. The tools are thin: each checks its arguments, calls
 an MCP tool error with its one-line message, never a crashed server, and
 nothing is written.
 
-What an agent may do: remember turns, recall, read facts (now or as of a
-time), read a value's provenance, and propose a fact for review. What it may
+What an agent may do: remember turns, recall, list memories and facts a
+page at a time, read facts (now or as of a time), read a value's provenance,
+and propose a fact, a correction or a forgetting for review. What it may
 not: approve, reject or resolve anything. Those tools do not exist; people
 decide at the desk (``memdesk`` app, ``memdesk review``, ``memdesk
 conflicts``), and every tool description says so.
@@ -33,11 +34,19 @@ Who may reach what (``core.access.Grant``):
 
 Every write names its caller in the audit: the token (id and name, never the
 secret) and the client name and version the protocol reported.
+
+Errors are one line (``MemdeskMCP.call_tool``): arguments that do not fit a
+tool's schema are named (``recall: missing argument 'query'``), never the
+SDK's multi-line validation dump. Tools take ``user_id`` as mem0's name for
+``user``. What the server logs to stderr follows ``--log-level`` (default
+warning; ``configure_logging``), whatever level a dependency sets on its own
+logger.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
 import sys
 from collections.abc import Callable
@@ -48,12 +57,14 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from memdesk.core import AccessRefused, MemdeskError, Memory
 from memdesk.core.access import Caller, Grant
 from memdesk.core.errors import RequestCancelled
 from memdesk.core.failpoints import point
+from memdesk.core.memory import MAX_PAGE
 from memdesk.core.timeutil import iso, parse_time
+from pydantic import ValidationError
 
 from .cancel import check_current, stop_cancelled_work
 from .http_guard import (
@@ -75,9 +86,64 @@ INSTRUCTIONS = (
     "Long-term memory of the people you talk with. Call `remember` with the turns of the "
     "conversation as they happen; call `recall` before answering a question that may depend "
     "on what the person told you earlier, and paste its `prompt` block into your context. "
-    "`facts` gives what the store believes now (or at a past time), `audit` why. "
-    "Use `propose_fact` for something you inferred yourself; it waits for a person's review. "
-    + DECIDED_BY_PEOPLE)
+    "`facts` gives what the store believes now (or at a past time), `audit` why; "
+    "`memories` lists what the person said, a page at a time. "
+    "Use `propose_fact` for something you inferred yourself, `correct` when the person says "
+    "a stored value is wrong, `forget` when they ask you to drop one; each waits for a "
+    "person's review. " + DECIDED_BY_PEOPLE)
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def configure_logging(level: str = "warning") -> None:
+    """Send log records at ``level`` and above to stderr, one line each, and
+    drop the rest, whichever level a dependency gives its own logger (bm25s
+    sets DEBUG on its logger, so its records would pass a root level alone).
+    Raises ValueError for an unknown level."""
+    if level not in LOG_LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(level.upper())
+    handler.setFormatter(logging.Formatter("memdesk mcp: %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+
+
+def _one_line(tool: str, failed: ValidationError) -> str:
+    """The first of a tool's argument errors in one line, naming the argument."""
+    errors = failed.errors()
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"]) or "arguments"
+    if first["type"] == "missing":
+        said = f"missing argument {where!r}"
+    elif first["type"] == "extra_forbidden":
+        said = f"unknown argument {where!r}"
+    else:
+        said = f"argument {where!r}: {first['msg']}"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return " ".join(f"{tool}: {said}{more}".split())
+
+
+class MemdeskMCP(MCPServer):
+    """The SDK's server, its tool errors in one line: arguments that do not
+    fit the schema name the argument; a tool's own error keeps its message
+    after the tool's name."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_one_line(name, exc.__cause__)) from exc.__cause__
+            said = str(exc).removeprefix(f"Error executing tool {name}: ")
+            raise ToolError(" ".join(f"{name}: {said}".split())) from exc.__cause__
+
+
+def _next(offset: int, limit: int, got: int) -> int | None:
+    """The offset of the next page, or None when this one was the last."""
+    return offset + limit if got > limit else None
 _CLIENT_TEXT = re.compile(r"[^\w .:/@+()-]", re.UNICODE)
 
 
@@ -112,8 +178,8 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
     accepts, and the token's grant decides each call."""
     auth = (AuthSettings(issuer_url=server_url, resource_server_url=None)  # type: ignore[arg-type]
             if token_verifier is not None else None)
-    server = MCPServer("memdesk", instructions=INSTRUCTIONS, log_level="WARNING",
-                       token_verifier=token_verifier, auth=auth)
+    server = MemdeskMCP("memdesk", instructions=INSTRUCTIONS, log_level="WARNING",
+                        token_verifier=token_verifier, auth=auth)
     local = Grant.of([user] if user is not None else None,
                      label=f"this server (user {user} only)" if user else "this server")
 
@@ -163,6 +229,22 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         except MemdeskError as exc:
             raise ToolError(str(exc)) from None
 
+    def one_user(user: str | None, user_id: str | None) -> str | None:
+        """``user``, or ``user_id`` (mem0's name for it). Raises ToolError when they differ."""
+        if user is not None and user_id is not None and user != user_id:
+            raise ToolError(f"user {user!r} and user_id {user_id!r} differ: give one of them")
+        return user if user is not None else user_id
+
+    def check_limit(limit: int) -> int:
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise ToolError(f"limit must be a whole number from 1 to {MAX_PAGE}, got {limit!r}")
+        return limit
+
+    def proposed(c: Any) -> dict[str, Any]:
+        return {"id": c.id, "state": c.state, "subject": c.subject, "predicate": c.predicate,
+                "object": c.object, "change": c.change, "reasons": list(c.reasons),
+                "valid_from": c.valid_from.isoformat()}
+
     def member(name: str, project: str) -> bool:
         return memory.recaller.resolve_scope(user=name).covers_subject(f"project:{project}")
 
@@ -175,11 +257,12 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         "numbers stored and what the gates made of them (facts asserted, queued for review, "
         "conflicts opened). " + DECIDED_BY_PEOPLE))
     def remember(messages: list[dict[str, Any]], ctx: Context, user: str | None = None,
-                 project: str | None = None, session: str | None = None) -> dict[str, Any]:
+                 project: str | None = None, session: str | None = None,
+                 user_id: str | None = None) -> dict[str, Any]:
         grant, caller = door(ctx)
 
         def run() -> dict[str, Any]:
-            name = grant.user(user)
+            name = grant.user(one_user(user, user_id))
             grant.check_write(name, project)
             return memory.remember(messages, user=name, project=project, session=session,
                                    caller=caller).to_dict()
@@ -194,12 +277,12 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         "store knew it at that time (ISO 8601 with offset)."))
     def recall(query: str, ctx: Context, user: str | None = None, k: int = 10,
                over: str = "memories", at: str | None = None, project: str | None = None,
-               session: str | None = None) -> dict[str, Any]:
+               session: str | None = None, user_id: str | None = None) -> dict[str, Any]:
         grant, caller = door(ctx)
         moment = when(at, "at")
 
         def run() -> dict[str, Any]:
-            name = grant.user(user)
+            name = grant.user(one_user(user, user_id))
             within = grant.recall_projects(project)
             if session is not None:
                 memory.check_session(session, name)
@@ -212,30 +295,57 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
     @server.tool(description=(
         "What memdesk believes about the person (or one of their projects, `subject` e.g. "
         "'project:atlas'): the facts holding at `valid_at` as believed at `known_at` (ISO 8601 "
-        "with offset; both default to now), each with its value, valid interval and confidence."))
+        "with offset; both default to now), each with its id, value, valid interval and "
+        f"confidence. A page of `limit` (1 to {MAX_PAGE}, default 100) from `offset`; "
+        "`next_offset` is the next page's (null: no more)."))
     def facts(ctx: Context, user: str | None = None, subject: str | None = None,
               predicate: str | None = None, valid_at: str | None = None,
-              known_at: str | None = None) -> dict[str, Any]:
+              known_at: str | None = None, limit: int = 100, offset: int = 0,
+              user_id: str | None = None) -> dict[str, Any]:
         grant, caller = door(ctx)
         valid, known = when(valid_at, "valid_at"), when(known_at, "known_at")
 
         def run() -> dict[str, Any]:
-            about = grant.subject(subject, user, member)
+            about = grant.subject(subject, one_user(user, user_id), member)
+            page = check_limit(limit)
             rows = memory.facts(subject=about, predicate=predicate, valid_at=valid,
-                                known_at=known)
-            return {"subject": about, "facts": [f.to_dict() for f in rows]}
+                                known_at=known, limit=page + 1, offset=offset)
+            return {"subject": about, "facts": [f.to_dict() for f in rows[:page]],
+                    "next_offset": _next(offset, page, len(rows))}
         return call("facts", grant, caller, run)
+
+    @server.tool(description=(
+        "What the person said that memdesk keeps as memories (sensitive data masked), newest "
+        "first: theirs and the people they told about (each naming its subject), or one of "
+        "their projects' (`subject` e.g. 'project:atlas'), with the turn each came from. "
+        f"A page of `limit` (1 to {MAX_PAGE}, default 100) from `offset`; `next_offset` is "
+        "the next page's (null: no more)."))
+    def memories(ctx: Context, user: str | None = None, subject: str | None = None,
+                 limit: int = 100, offset: int = 0,
+                 user_id: str | None = None) -> dict[str, Any]:
+        grant, caller = door(ctx)
+
+        def run() -> dict[str, Any]:
+            about = grant.subject(subject, one_user(user, user_id), member)
+            page = check_limit(limit)
+            if about.startswith("user:"):
+                rows = memory.memories(user=about[len("user:"):], limit=page + 1, offset=offset)
+            else:
+                rows = memory.memories(subject=about, limit=page + 1, offset=offset)
+            return {"subject": about, "memories": [m.to_dict() for m in rows[:page]],
+                    "next_offset": _next(offset, page, len(rows))}
+        return call("memories", grant, caller, run)
 
     @server.tool(description=(
         "Since when, and why, memdesk believes a value of the person (or of one of their "
         "projects): the provenance chain from the turn that said it through extraction, the "
         "gates and any review or resolution to the fact."))
     def audit(subject: str, predicate: str, ctx: Context, object: str | None = None,
-              user: str | None = None) -> dict[str, Any]:
+              user: str | None = None, user_id: str | None = None) -> dict[str, Any]:
         grant, caller = door(ctx)
 
         def run() -> dict[str, Any]:
-            about = grant.subject(subject, user, member)
+            about = grant.subject(subject, one_user(user, user_id), member)
             return memory.audit(about, predicate, object).to_dict()
         return call("audit", grant, caller, run)
 
@@ -245,18 +355,56 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         "Returns the candidate with its id and why it waits. " + DECIDED_BY_PEOPLE))
     def propose_fact(predicate: str, object: str, session: str, turn: int, ctx: Context,
                      user: str | None = None, polarity: str = "positive",
-                     confidence: float = 0.5) -> dict[str, Any]:
+                     confidence: float = 0.5, user_id: str | None = None) -> dict[str, Any]:
         grant, caller = door(ctx)
 
         def run() -> dict[str, Any]:
-            name = grant.user(user)
+            name = grant.user(one_user(user, user_id))
             grant.check_write(name, None)
-            c = memory.propose(predicate, object, user=name, session=session, turn=turn,
-                               polarity=polarity, confidence=confidence, caller=caller)
-            return {"id": c.id, "state": c.state, "subject": c.subject, "predicate": c.predicate,
-                    "object": c.object, "reasons": list(c.reasons),
-                    "valid_from": c.valid_from.isoformat()}
+            return proposed(memory.propose(predicate, object, user=name, session=session,
+                                           turn=turn, polarity=polarity, confidence=confidence,
+                                           caller=caller))
         return call("propose_fact", grant, caller, run)
+
+    def fact_writer(fact_id: int, user: str | None, user_id: str | None,
+                    grant: Grant) -> str:
+        """The user a correction or forgetting of ``fact_id`` is for, once the
+        grant may write where the fact lives."""
+        name = grant.user(one_user(user, user_id))
+        subject = memory.store.fact(fact_id).subject if isinstance(fact_id, int) else ""
+        grant.check_write(name, subject[len("project:"):] if subject.startswith("project:")
+                          else None)
+        return name
+
+    @server.tool(description=(
+        "Ask a person to correct a stored fact (`fact_id`, from `facts`) to `object`, when the "
+        "person says the value is wrong; cite the turn where they said so (`session`, `turn`). "
+        "It waits in the review queue; an approval replaces the value over the old one's time "
+        "and keeps the old one as history. " + DECIDED_BY_PEOPLE))
+    def correct(fact_id: int, object: str, session: str, turn: int, ctx: Context,
+                user: str | None = None, user_id: str | None = None) -> dict[str, Any]:
+        grant, caller = door(ctx)
+
+        def run() -> dict[str, Any]:
+            name = fact_writer(fact_id, user, user_id, grant)
+            return proposed(memory.correct(fact_id, object, user=name, session=session,
+                                           turn=turn, caller=caller))
+        return call("correct", grant, caller, run)
+
+    @server.tool(description=(
+        "Ask a person to take a stored fact back (`fact_id`, from `facts`), when the person "
+        "asks you to forget it; cite the turn where they asked (`session`, `turn`). It waits "
+        "in the review queue; an approval retires the value as retracted (kept as history). "
+        + DECIDED_BY_PEOPLE))
+    def forget(fact_id: int, session: str, turn: int, ctx: Context, user: str | None = None,
+               user_id: str | None = None) -> dict[str, Any]:
+        grant, caller = door(ctx)
+
+        def run() -> dict[str, Any]:
+            name = fact_writer(fact_id, user, user_id, grant)
+            return proposed(memory.forget(fact_id, user=name, session=session, turn=turn,
+                                          caller=caller))
+        return call("forget", grant, caller, run)
 
     return server
 
@@ -332,7 +480,8 @@ def http_app(memory: Memory, *, host: str = "127.0.0.1", port: int = 8765,
 
 
 def server_config(app: Guard, *, host: str, port: int,
-                  tls: tuple[str, str] | None = None, log: RefusalLog | None = None) -> Any:
+                  tls: tuple[str, str] | None = None, log: RefusalLog | None = None,
+                  log_level: str = "warning") -> Any:
     """The uvicorn configuration of the HTTP door: the guarded h11 protocol
     (``app.http_conn``: header and body timeouts, connection caps),
     forwarded headers believed only from ``forwarded_allow_ips`` (none by
@@ -344,7 +493,7 @@ def server_config(app: Guard, *, host: str, port: int,
     settings = app.settings
     trusted = list(settings.forwarded_allow_ips)
     book = ConnectionBook(settings, log if log is not None else app.log)
-    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False,
                           http=protocol_class(book),
                           proxy_headers=bool(trusted),
                           forwarded_allow_ips=trusted or None,
@@ -355,18 +504,20 @@ def server_config(app: Guard, *, host: str, port: int,
 
 def serve(memory: Memory, *, transport: str = "stdio", host: str = "127.0.0.1",
           port: int = 8765, user: str | None = None, guard: GuardSettings | None = None,
-          tls: tuple[str, str] | None = None) -> None:
+          tls: tuple[str, str] | None = None, log_level: str = "warning") -> None:
     """Run the server until it is stopped (stdio: until the client closes it;
     HTTP: until SIGTERM or SIGINT, see ``DoorServer``). ``tls``:
-    (certificate file, key file)."""
+    (certificate file, key file); ``log_level``: the HTTP server's too."""
     if transport == "stdio":
         build_server(memory, user=user).run("stdio")
         return
     from .http_stop import DoorServer
 
     app = http_app(memory, host=host, port=port, user=user, guard=guard)
-    DoorServer(server_config(app, host=host, port=port, tls=tls), app).run()
+    DoorServer(server_config(app, host=host, port=port, tls=tls, log_level=log_level),
+               app).run()
 
 
-__all__ = ["DECIDED_BY_PEOPLE", "INSTRUCTIONS", "StoreTokenVerifier", "build_server",
-           "client_name", "http_app", "is_loopback", "serve", "server_config"]
+__all__ = ["DECIDED_BY_PEOPLE", "INSTRUCTIONS", "LOG_LEVELS", "MemdeskMCP", "StoreTokenVerifier",
+           "build_server", "client_name", "configure_logging", "http_app", "is_loopback", "serve",
+           "server_config"]

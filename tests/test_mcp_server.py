@@ -44,8 +44,9 @@ async def test_an_agent_remembers_recalls_reads_and_proposes_over_stdio(tmp_path
     db = tmp_path / "m.db"
     async with Client(server(db)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {"remember", "recall", "facts", "audit", "propose_fact"}
-        for name in ("remember", "propose_fact"):
+        assert set(tools) == {"remember", "recall", "facts", "memories", "audit", "propose_fact",
+                              "correct", "forget"}
+        for name in ("remember", "propose_fact", "correct", "forget"):
             assert "never approve, reject or resolve" in tools[name].description
         assert tools["recall"].input_schema["properties"]["query"]["type"] == "string"
 
@@ -172,3 +173,70 @@ async def test_a_statement_about_someone_else_never_becomes_the_speakers_fact(tm
         held = set(conn.execute(text("SELECT subject, predicate FROM fact")).all())
     assert ("person:ivy/brother", "budget_limit") in held and ("person:ivy/小陈", "budget_limit") in held
     assert not {s for s, _ in held} & {"user:ivy"}
+
+
+@pytest.mark.parametrize(("arguments", "said"), [
+    ({"user": "zhou"}, "recall: missing argument 'query'"),
+    ({"query": "x", "user": "zhou", "k": "many"}, "recall: argument 'k': "),
+    ({"query": "x", "user": "zhou", "k": 0}, "recall: k must be a whole number"),
+    ({"query": "x", "user": "zhou", "user_id": "bob"}, "recall: user 'zhou' and user_id 'bob' differ"),
+])
+async def test_every_tool_error_is_one_line_naming_the_argument(tmp_path, arguments, said):
+    async with Client(server(tmp_path / "m.db")) as client:
+        result = await client.call_tool("recall", arguments)
+        text_ = result.content[0].text
+        assert result.is_error and text_.startswith(said), text_
+        assert "\n" not in text_ and "http" not in text_ and len(text_) < 200, text_
+
+
+async def test_the_server_logs_no_debug_lines_unless_asked(tmp_path):
+    from mcp.client.stdio import stdio_client
+
+    db = tmp_path / "m.db"
+    for level, debug_expected in (("warning", False), ("debug", True)):
+        log = tmp_path / f"{level}.log"
+        with log.open("w") as errlog:
+            params = server(db, "--log-level", level)
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                data(await client.call_tool("remember", {"messages": EN, "user": "bob"}))
+                data(await client.call_tool("recall", {"query": "where do I live", "user": "bob",
+                                                       "over": "turns"}))
+        said = log.read_text()
+        assert ("DEBUG" in said) == debug_expected, said
+        assert "memdesk: MCP server on stdio" in said  # its own start line, either way
+
+
+async def test_agents_page_through_memories_and_facts_and_ask_to_correct_or_forget(tmp_path):
+    db = tmp_path / "m.db"
+    async with Client(server(db)) as client:
+        data(await client.call_tool("remember", {"messages": EN, "user_id": "bob"}))
+        data(await client.call_tool("remember", {"messages": ZH, "user": "zhou"}))
+        facts = data(await client.call_tool("facts", {"user_id": "bob"}))
+        assert facts["next_offset"] is None and len(facts["facts"]) >= 2
+        first = data(await client.call_tool("facts", {"user": "bob", "limit": 1}))
+        assert first["next_offset"] == 1 and first["facts"] == facts["facts"][:1]
+        listed = data(await client.call_tool("memories", {"user_id": "bob", "limit": 1}))
+        assert len(listed["memories"]) == 1 and listed["memories"][0]["subject"] == "user:bob"
+        rest = data(await client.call_tool("memories", {"user": "bob", "offset": 1}))
+        assert all(m["subject"] == "user:bob" for m in rest["memories"])
+        assert listed["memories"][0]["id"] not in {m["id"] for m in rest["memories"]}
+
+        by = {f["predicate"]: f for f in facts["facts"]}
+        before = counts(db)
+        gone = data(await client.call_tool("forget", {"fact_id": by["allergy"]["id"],
+                                                      "user": "bob", "session": "bob-chat",
+                                                      "turn": 2}))
+        assert gone["state"] == "pending" and gone["change"] == "retraction"
+        fixed = data(await client.call_tool("correct", {"fact_id": by["lives_in"]["id"],
+                                                        "object": "Kreuzberg", "user": "bob",
+                                                        "session": "bob-chat", "turn": 1}))
+        assert fixed["state"] == "pending" and fixed["change"] == "correction"
+        assert counts(db)[1] == before[1] + 2  # queued for a person, nothing decided
+        after = data(await client.call_tool("facts", {"user": "bob"}))
+        assert after["facts"] == facts["facts"]
+        zhou = data(await client.call_tool("facts", {"user": "zhou"}))["facts"][0]
+    async with Client(server(db, "--user", "bob")) as client:  # bob's server, zhou's fact
+        result = await client.call_tool("forget", {"fact_id": zhou["id"], "session": "bob-chat",
+                                                   "turn": 1})
+        assert result.is_error and "refused" in result.content[0].text
+    assert counts(db)[1] == before[1] + 2
