@@ -7,12 +7,12 @@ import time
 
 from memdesk.core import Candidate
 from textual import events, work
-from textual.app import App
 from textual.binding import Binding
 from textual.reactive import var
 from textual.screen import Screen
 
 from .commands import MemdeskCommands, SystemCommandsAfter
+from .keys import KeyGate
 from .screens.audit import AuditScreen
 from .screens.conflicts import ConflictsScreen
 from .screens.modals import Confirmation, ConfirmScreen, EditScreen, PromptScreen
@@ -33,8 +33,12 @@ CHANGE_POLL_S = 1.0
 a worker): a write from another process shows within about this long."""
 
 
-class MemdeskApp(App[None]):
-    """Timeline, conflicts, review queue, recall debugger and audit over one store."""
+class MemdeskApp(KeyGate):
+    """Timeline, conflicts, review queue, recall debugger and audit over one store.
+
+    Typed keys are queued and handled one at a time (``KeyGate``, ``keys.py``):
+    a key goes on only when the one before has settled and no screen holds
+    the keys while it loads what they act on."""
 
     CSS_PATH = "memdesk.tcss"
     TITLE = "memdesk"
@@ -94,6 +98,7 @@ class MemdeskApp(App[None]):
         self.install_screen(self._help_dialog, "memdesk-help")
         self.title = "memdesk"
         self.sub_title = f"reviewer {self.service.reviewer}"
+        self.hold_keys("startup")  # keys typed at once are for the first screen, not this blank one
         self.load_overview()
         self.check_changes()  # the first read sets the baseline
         self.set_interval(CHANGE_POLL_S, self._poll_changes)
@@ -131,6 +136,7 @@ class MemdeskApp(App[None]):
             if self.subject is None:
                 self.subject = overview.first_subject
             self.switch_mode(self.start)
+            self.release_keys("startup")
             self.set_timer(0.2, self._warm_up)
         elif self.subject is None and overview.first_subject:
             # the store was empty and someone wrote: there is a subject to show now

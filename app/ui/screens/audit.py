@@ -108,6 +108,7 @@ class AuditScreen(MemdeskScreen):
     def show(self, subject: str, predicate: str, obj: str | None) -> None:
         self.shown = (subject, predicate, obj)
         self.query_one("#audit-status", Label).update(Text(shown(f"loading {subject} {predicate} …")))
+        self.hold_keys("chain")  # keys typed next move in this chain's tree
         self.fetch(subject, predicate, obj)
 
     def store_changed(self) -> None:
@@ -125,6 +126,7 @@ class AuditScreen(MemdeskScreen):
     def on_audit_loaded(self, message: AuditLoaded) -> None:
         if message.superseded:
             return
+        self.release_keys("chain")  # (a quiet reload may have replaced the one asked for)
         r = message.report
         self.query_one("#audit-status", Label).update(
             f"{len(r.chain)} steps · fact {r.fact['id']} · status {r.fact['status']}")

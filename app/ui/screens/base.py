@@ -103,6 +103,17 @@ class MemdeskScreen(Screen):
             self.stale = False
             self.store_changed()
 
+    def hold_keys(self, what: str) -> None:
+        """Keys typed from now on wait until ``release_keys(what)``: this screen
+        is loading what they act on (the app's ``KeyGate``). Only a screen in
+        view holds them (one built or reloaded in the background does not)."""
+        if self.is_current:
+            self.memdesk.hold_keys((self, what))
+
+    def release_keys(self, what: str) -> None:
+        """What the keys act on is here (or failed): let them go on."""
+        self.memdesk.release_keys((self, what))
+
     def store_changed(self) -> None:
         """Someone wrote to the store (another process, another reviewer, this
         app): reload what is shown, keeping the cursor, the focus and anything
@@ -124,6 +135,7 @@ class MemdeskScreen(Screen):
         self.post_message(Failed(str(exc) or exc.__class__.__name__))
 
     def on_failed(self, message: Failed) -> None:
+        self.memdesk.release_screen_keys(self)  # whatever was loading will not come
         self.notify(shown(message.text), severity="error", timeout=6, markup=False)
 
 

@@ -423,6 +423,7 @@ class ConflictsScreen(MemdeskScreen):
         if not self.built:
             return
         self.stale = False  # the fetch below catches up with any change
+        self.hold_keys("list")  # keys typed next act on the list as it is now
         self.fetch()
 
     def store_changed(self) -> None:
@@ -442,6 +443,7 @@ class ConflictsScreen(MemdeskScreen):
     def on_conflicts_loaded(self, message: ConflictsLoaded) -> None:
         if message.superseded:
             return
+        self.release_keys("list")
         table = self.query_one(DataTable)
         wanted = message.focus if message.focus is not None else self.memdesk.focus_conflict
         self.memdesk.focus_conflict = None
@@ -506,6 +508,7 @@ class ConflictsScreen(MemdeskScreen):
         c = self.current
         if self.pending is not None and (c is None or c.id != self.pending[0]):
             self.pending = None  # the key was for a conflict no longer selected
+            self.release_keys("choice")
         if c is None:
             return
         loaded = self.loaded.get(c.id)
@@ -546,6 +549,7 @@ class ConflictsScreen(MemdeskScreen):
             keep = self.pending[1]
             self.pending = None
             self._ask(c, keep, loaded)
+            self.release_keys("choice")  # the keys typed next go to the dialog
 
     def _show(self, loaded: Loaded) -> None:
         """Fill the detail pane, reusing the side panels already mounted."""
@@ -587,6 +591,7 @@ class ConflictsScreen(MemdeskScreen):
         loaded = self.loaded.get(c.id)
         if loaded is None:
             self.pending = (c.id, keep)
+            self.hold_keys("choice")  # enter typed next confirms this choice in its dialog
             self.notify("working out what this choice would do…", timeout=2)
             self._show_current()
             return
@@ -657,4 +662,5 @@ class ConflictsScreen(MemdeskScreen):
             self.memdesk.open_audit(c.subject, c.predicate, existing)
 
     def action_reload(self) -> None:
+        self.hold_keys("list")
         self.fetch()

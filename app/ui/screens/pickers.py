@@ -26,7 +26,10 @@ class SubjectsLoaded(Fetched):
 
 class SubjectPicker(ModalScreen[str | None]):
     """Type a prefix (user:, project:, a name) and pick a subject. Subjects are
-    looked up in the store as you type, a page at a time."""
+    looked up in the store as you type, a page at a time. Enter pressed before
+    the list caught up with the text picks from the list for that text when it
+    comes; the keys typed after it wait for that (they are for the screen the
+    picked subject opens, not for this box)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel"),
                 Binding("down", "list_focus", "List", show=False, id="picker.list")]
@@ -44,6 +47,7 @@ class SubjectPicker(ModalScreen[str | None]):
         field.value = ""
         field.focus()
         self.submit_pending = False
+        self.listed = None
         self.lookup("")
 
     @work(thread=True, exclusive=True)
@@ -65,21 +69,29 @@ class SubjectPicker(ModalScreen[str | None]):
         options.add_options([Option(Text(shown(s)), id=s) for s in message.subjects])
         if message.subjects:
             options.highlighted = 0
+        self.listed = message.prefix
         if self.submit_pending:
             self.submit_pending = False
-            self.submitted()
+            self.pick()
+            self.app.release_keys((self, "submit"))  # type: ignore[attr-defined]
 
     @on(Input.Changed)
     def changed(self, event: Input.Changed) -> None:
         self.lookup(event.value.strip())
 
     submit_pending = False  # enter was pressed before the list caught up with the text
+    listed: str | None = None  # the text the list shows subjects for
 
     @on(Input.Submitted)
     def submitted(self) -> None:
-        if self.is_running_lookup():
+        if self.listed != self.query_one(Input).value.strip():  # its list is on its way
             self.submit_pending = True
+            self.app.hold_keys((self, "submit"))  # type: ignore[attr-defined]
             return
+        self.pick()
+
+    def pick(self) -> None:
+        """Take the subject highlighted in the list (none: nothing matched, stay)."""
         options = self.query_one(OptionList)
         if options.highlighted is not None and options.option_count:
             self.dismiss(options.get_option_at_index(options.highlighted).id)
@@ -88,14 +100,12 @@ class SubjectPicker(ModalScreen[str | None]):
     def selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
 
-    def is_running_lookup(self) -> bool:
-        return any(w.node is self and (w.is_running or w.state.name == "PENDING")
-                   for w in self.workers)
-
     def action_list_focus(self) -> None:
         self.query_one(OptionList).focus()
 
     def action_cancel(self) -> None:
+        self.submit_pending = False
+        self.app.release_keys((self, "submit"))  # type: ignore[attr-defined]
         self.dismiss(None)
 
 

@@ -171,6 +171,7 @@ class RecallScreen(MemdeskScreen):
         if not query:
             return
         self.query_one("#recall-mode", Label).update(Text(f"searching {shown(query)!r} …"))
+        self.hold_keys("search")  # keys typed next move among these results
         self.search(query, self.exact, self.over, self.at, self.scope)
 
     def store_changed(self) -> None:
@@ -199,6 +200,7 @@ class RecallScreen(MemdeskScreen):
     def on_recall_done(self, message: RecallDone) -> None:
         if message.superseded:
             return
+        self.release_keys("search")  # (a quiet rerun may have replaced the search asked for)
         self.view = view = message.view
         self.sources.clear()
         table = self.query_one(DataTable)

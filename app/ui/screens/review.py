@@ -152,6 +152,7 @@ class ReviewScreen(MemdeskScreen):
             return
         self.query_one(DataTable).focus()
         self.subject_filter = self.memdesk.review_subject
+        self.hold_keys("page")  # keys typed next act on the queue's first page
         self.fetch(None, append=False)
 
     def on_screen_resume(self) -> None:
@@ -180,6 +181,7 @@ class ReviewScreen(MemdeskScreen):
     def on_page_loaded(self, message: PageLoaded) -> None:
         if message.superseded:
             return
+        self.release_keys("page")
         self.loading = False
         page = message.page
         known = {c.id for c in self.items} if message.append else set()
@@ -400,6 +402,7 @@ class ReviewScreen(MemdeskScreen):
             self.memdesk.open_audit(cand.subject, cand.predicate, None)
 
     def action_reload(self) -> None:
+        self.hold_keys("page")
         self.store_changed()
 
     def store_changed(self) -> None:
@@ -412,4 +415,5 @@ class ReviewScreen(MemdeskScreen):
         """Show only the current subject's candidates, or everyone's again."""
         subject = self.memdesk.subject
         self.subject_filter = None if self.subject_filter or not subject else subject
+        self.hold_keys("page")  # keys typed next act on the filtered queue
         self.fetch(None, append=False)

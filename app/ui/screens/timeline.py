@@ -213,6 +213,7 @@ class TimelineScreen(MemdeskScreen):
             return
         subject = self.memdesk.subject
         if subject and (self.data is None or self.data.subject != subject):
+            self.hold_keys("timeline")  # keys typed next move in this subject's chart
             self.load(subject)
         elif not subject and self.memdesk.overview is not None:
             self.query_one("#timeline-subject", Label).update(
@@ -237,6 +238,7 @@ class TimelineScreen(MemdeskScreen):
     def on_timeline_loaded(self, message: TimelineLoaded) -> None:
         if message.superseded:
             return
+        self.release_keys("timeline")
         self.data = message.data
         self.query_one("#timeline-subject", Label).update(Text.assemble(
             (shown(message.data.subject), "bold"), f"  {len(message.data.rows)} rows"))
@@ -331,9 +333,11 @@ class TimelineScreen(MemdeskScreen):
 
     def action_reload(self) -> None:
         if self.data is not None:
+            self.hold_keys("timeline")
             self.load(self.data.subject)
 
     def store_changed(self) -> None:
         """Someone wrote: reload the subject's rows (cursor, known-at time and
         whatever is typed in the known-at box stay)."""
-        self.action_reload()
+        if self.data is not None:
+            self.load(self.data.subject)
