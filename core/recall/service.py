@@ -563,7 +563,22 @@ class Recaller:
             hits = pinned + [h for h in hits if h.key not in pinned_keys]
             hits = hits[:max(k, len(pinned))]
             hits = self._with_conflict_partners(hits, now, is_chinese(query))
-        return [masked(h) for h in hits], used
+        return [masked(h) for h in self._with_approvers(hits)], used
+
+    def _with_approvers(self, hits: list[RecallHit]) -> list[RecallHit]:
+        """The hits, an agent's inference among them naming the person who
+        approved it (``HitSource.approved_by``: the prompt line says so). One
+        query, and only when such a hit is there."""
+        wanted = {h.source.claim_id for h in hits if h.source is not None
+                  and h.source.kind == "agent_inferred" and h.source.claim_id is not None}
+        if not wanted:
+            return hits
+        with self.store.engine.connect() as conn:
+            by = dict(conn.execute(select(CLAIM.c.id, CLAIM.c.decided_by)
+                                   .where(CLAIM.c.id.in_(sorted(wanted)),
+                                          CLAIM.c.state == "approved")).all())
+        return [replace(h, source=replace(h.source, approved_by=by[h.source.claim_id]))
+                if h.source is not None and h.source.claim_id in by else h for h in hits]
 
     def _candidates(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int, n: int,
                     over: str, col: Collection, exact: bool, named: list[str],
@@ -585,8 +600,10 @@ class Recaller:
                      if int(i) not in kept]
             if lexical:
                 seen = {c.item_id for c in fresh}
-                cos = col.cosines(q, [i for i in lexical if i not in kept and i not in seen])
-                fresh += [_Cand(i, c, "lexical") for i, c in cos.items()]
+                ids = [i for i in lexical if i not in kept and i not in seen]
+                cos = col.cosines(q, ids)
+                # an item still waiting for its vector is a candidate by its words alone
+                fresh += [_Cand(i, cos.get(i, 0.0), "lexical") for i in ids]
                 lexical = []
             self._admit(over, fresh, filters, kept, now, known_at, conflicts)
             seen_all = found.searched_all
@@ -681,12 +698,13 @@ class Recaller:
         return corpus
 
     @staticmethod
-    def _corpus_vectors(col: Collection, corpus: _TurnCorpus) -> np.ndarray:
+    def _corpus_vectors(col: Collection, corpus: _TurnCorpus) -> tuple[np.ndarray, np.ndarray]:
         """The stored vectors of the corpus's turns, one row per turn in its
-        order (zeros for a turn without one yet)."""
+        order (zeros for a turn without one yet), and which turns have one."""
         vectors = col.vectors_of(corpus.ids.tolist())
         zero = np.zeros(col.embedder.dim, np.float32)
-        return np.stack([vectors.get(int(i), zero) for i in corpus.ids])
+        present = np.fromiter((int(i) in vectors for i in corpus.ids), bool, len(corpus.ids))
+        return np.stack([vectors.get(int(i), zero) for i in corpus.ids]), present
 
     def _fused_turns(self, query: str, q: np.ndarray, qgrams: QueryGrams, k: int,
                      col: Collection, f: _Filters, named: list[str], now: int,
@@ -700,16 +718,18 @@ class Recaller:
             return None
         if not len(corpus.ids):
             return []
-        matrix = self._corpus_vectors(col, corpus)
+        matrix, present = self._corpus_vectors(col, corpus)
         cosines = matrix @ q
         words = corpus.words.scores(query)
-        fused = fuse([(cosines, self.weights.dense), (words, self.weights.words)])
+        fused = fuse([(_neutral(cosines, present), self.weights.dense),
+                      (words, self.weights.words)])
         if self.weights.dated and asks_when(query):  # "when did I move?": the turns that date it
             fused = fused + self.weights.dated * corpus.dated()
         parts = asks(query)
         if len(parts) > 1:  # "哪天考试？跑鞋多大码？": each ask finds its own turn
             for part, pq in zip(parts, col.embedder.embed(parts, query=True), strict=True):
-                fused = np.maximum(fused, fuse([(matrix @ pq, self.weights.dense),
+                fused = np.maximum(fused, fuse([(_neutral(matrix @ pq, present),
+                                                 self.weights.dense),
                                                 (corpus.words.scores(part), self.weights.words)]))
         order = np.argsort(-fused, kind="stable")
         kept: dict[int, _Cand] = {}
@@ -1088,7 +1108,8 @@ class Recaller:
         if int(stamp[3] or 0) - col.vectors.watermark() <= _TOLD_EMBED_MAX:
             col.refresh(stamp, wait=False)  # at most a batch of new turns to embed
             tq = col.embedder.embed([query], query=True)[0]
-            channels.append((self._corpus_vectors(col, corpus) @ tq, self.weights.dense))
+            matrix, present = self._corpus_vectors(col, corpus)
+            channels.append((_neutral(matrix @ tq, present), self.weights.dense))
         elif not self._told_notice:
             self._told_notice = True
             self._notify("raw turns are not embedded yet: recall over memories uses their words "
@@ -1300,6 +1321,21 @@ def _turns_where(stmt: Any, f: _Filters) -> Any:
     if f.until is not None:
         stmt = stmt.where(TURN.c.time <= f.until)
     return stmt
+
+
+def _neutral(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The dense channel's scores with every item still waiting for its
+    vector (``present`` False) put at the mean of the others: neither for nor
+    against it, so the word channel alone places it. A zero cosine would sink
+    it: e5's cosines sit near 0.8 with a spread of a few hundredths, so 0 is
+    some twenty standard deviations down, where no word score reaches (a turn
+    just remembered, its vector still being computed, was not found by its
+    own rare word)."""
+    if present.all() or not present.any():
+        return cosines
+    out = cosines.astype(np.float64)
+    out[~present] = float(out[present].mean())
+    return out
 
 
 def _wording(text: str) -> str:

@@ -1,0 +1,77 @@
+"""A turn just remembered is found by the next recall over turns while its
+vector is still being computed (issue point 3, freshness in one server).
+
+With e5, a person's turns have cosines to a query near 0.8 with a spread of
+a few hundredths; a turn without a vector yet used to count with cosine 0,
+some twenty standard deviations down, and its own rare word could not lift
+it into the top 5. The dense channel now counts such a turn at the others'
+mean (neither for nor against), and the word channel places it. The
+embedder below is e5-like (``CrowdedEmbedder``) and holds every passage
+until the test lets go, so the background embedding is still running when
+the recall comes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from memdesk.core import Memory, Recaller
+
+from .recall_fixtures import HashEmbedder, topic_texts, write_turns
+from .test_recall_warm import HeldEmbedder
+from .test_recall_whole import CrowdedEmbedder
+
+
+class CrowdedHeld(HeldEmbedder):
+    """HeldEmbedder (passages wait for ``release``) with CrowdedEmbedder's cone."""
+
+    def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        base = super().embed(texts, query=query)
+        shared = np.zeros(self.dim, np.float32)
+        shared[0] = 5.0
+        out = base + shared
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def memory(store, tmp_path):
+    store.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(40), user="ines",
+                                  session="ines-chat"))
+    turns = CrowdedHeld()
+    turns.release.set()
+    m = Memory(store, Recaller(store, embedder=HashEmbedder(), turn_embedder=turns,
+                               index_dir=tmp_path / "idx"), warm=True)
+    assert m.recall("taxis", user="ines", over="turns", k=3)  # every turn embedded
+    turns.release.clear()
+    turns.started.clear()
+    yield m, turns
+    turns.release.set()
+    for t in threading.enumerate():
+        if t.name == "memdesk-warm":
+            t.join(30)
+
+
+def test_the_crowded_stand_in_is_like_e5():
+    v = CrowdedEmbedder().embed(topic_texts(10))
+    cos = v[1:] @ v[0]
+    assert cos.min() > 0.9 and cos.std() < 0.05
+
+
+def test_a_turn_waiting_for_its_vector_is_found_by_its_words(memory):
+    m, turns = memory
+    m.remember([{"role": "user", "content": "The storage unit code is zyquorbat, remember it",
+                 "time": "2026-06-01T10:00:00+01:00"}], user="ines")
+    assert turns.started.wait(30)  # the background embedding holds the new turn
+    hits = m.recall("what was the storage unit code zyquorbat", user="ines", over="turns", k=5)
+    new = [h for h in hits if "zyquorbat" in h.text]
+    assert len(hits) == 5 and new, [h.text for h in hits]
+    assert new[0].json["semantic"] == 0.0  # no vector yet: shown as such
+    assert m.recall("storage unit code", user="ines", k=5) is not None  # nor over memories
+    turns.release.set()
+    for t in threading.enumerate():
+        if t.name == "memdesk-warm":
+            t.join(30)
+    again = m.recall("what was the storage unit code zyquorbat", user="ines", over="turns", k=5)
+    assert "zyquorbat" in again[0].text and again[0].json["semantic"] > 0.5
