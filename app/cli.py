@@ -307,7 +307,8 @@ def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int
 def _candidates_table(rows: list[dict]) -> str:
     return table(
         ["id", "conf", "subject", "predicate", "object", "state", "source", "reasons"],
-        [(d["id"], f"{d['confidence']:.2f}", d["subject"], d["predicate"], d["object"],
+        [(d["id"], f"{d['confidence']:.2f}", d["subject"], d["predicate"],
+          ("retract: " if d.get("change") == "retraction" else "") + d["object"],
           d["state"], _source(d["source"]), "; ".join(d["reasons"])) for d in rows],
     )
 
@@ -357,6 +358,14 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
                 print(f"\nunparsed statement: the signal layer read a {value['unparsed']} fact here that no rule "
                       "could parse; approve it to keep it as a note, approve it with --edit predicate=… "
                       "object=… to make it the fact it states, or reject it")
+            elif data.get("change") == "retraction":
+                print(f"\nretraction asked for by an agent: approve it to retire {data['predicate']} "
+                      f"{data['object']} of {data['subject']} (kept as history, status retracted), "
+                      "or reject it to keep the value")
+            elif data.get("change") == "correction" and data["source"]["kind"] == "agent_inferred":
+                print("\ncorrection asked for by an agent: approve it to replace the current value "
+                      f"with {data['object']} over the old value's time (the old one kept as "
+                      "history, status corrected), or reject it")
             elif data.get("reading") == "tagged":
                 print("\nread by the signal layer's value tagger, not by a rule: approve it to write this fact, "
                       "approve it with --edit object=… (or predicate=…) to correct it first, or reject it")

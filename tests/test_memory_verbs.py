@@ -150,3 +150,23 @@ def test_user_id_is_user_everywhere(memory):
     assert m.prompt("where does she work", user_id="alice").startswith("Relevant memory")
     with pytest.raises(InvalidInput, match="differ"):
         m.recall("x", user="alice", user_id="bob")
+
+
+def test_each_prompt_line_says_who_told_it(memory):
+    """A reviewer-approved agent inference never reads like something the
+    user said: each line names its source kind, and who approved it."""
+    m = memory
+    asked = m.propose("likes", "jazz", user="alice", session="alice-chat", turn=3,
+                      confidence=0.6)
+    m.store.approve(asked.id, by="rita")
+    later(m)
+    block = m.prompt("what does she like, where does she live", user="alice", k=10)
+    lines = {line.split("] ", 2)[-1]: line for line in block.splitlines()[1:]}
+    jazz = [line for line in lines.values() if "jazz" in line]
+    assert jazz and all("an agent inferred, approved by rita]" in line for line in jazz), block
+    leeds = [line for line in lines.values() if "Leeds" in line]
+    assert leeds and all("; the user said]" in line for line in leeds), block
+    turns = m.prompt("sushi", user="alice")  # over memories; and raw turns say who said them
+    assert "; the user said]" in turns
+    raw = m.recall_with_prompt("sushi", user="alice", over="turns")[0]
+    assert "[raw turn; the user said]" in raw

@@ -46,6 +46,8 @@ def quoted(text: str) -> str:
     return '"' + shown(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
+_TOLD_HOW = {"user_explicit": "the user said",
+             "user_confirmed": "the user confirmed a suggestion", "imported": "imported"}
 _WORD = re.compile(r'[^\s"\\\[\]()]+')
 
 
@@ -67,11 +69,24 @@ class HitSource:
     tz: int
     kind: str
     claim_id: int | None = None
+    approved_by: str | None = None  # an agent's inference: the person who approved it
 
     def to_dict(self) -> dict[str, Any]:
         return {"session": self.session, "turn": self.turn, "speaker": self.speaker,
                 "text": self.text, "time": iso(self.time, self.tz), "kind": self.kind,
-                "claim_id": self.claim_id}
+                "claim_id": self.claim_id, "approved_by": self.approved_by}
+
+    @property
+    def told_how(self) -> str:
+        """Where a result came from, in a few words for its prompt line: the
+        user said it, confirmed an assistant's suggestion, an agent inferred
+        it (and who approved it), it was imported; a raw turn: who said it."""
+        if self.kind == "turn":
+            return f"the {self.speaker} said"
+        if self.kind == "agent_inferred":
+            return ("an agent inferred, approved by " + _word(self.approved_by)
+                    if self.approved_by else "an agent inferred, not reviewed")
+        return _TOLD_HOW.get(self.kind, self.kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +170,9 @@ class RecallHit:
 
 def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
     """The block an agent would get in its prompt: one line per result with
-    its date, confidence, subject and text (``user:carol: "I live in
+    its date, confidence, where it came from (``HitSource.told_how``: the
+    user said it, confirmed a suggestion, an agent inferred it and who
+    approved it, imported), subject and text (``user:carol: "I live in
     Leeds"``), so a memory is never taken for someone else's; outdated ones
     say so, conflicting ones name their conflict.
 
@@ -171,6 +188,8 @@ def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
     for h in hits:
         date = (iso(h.time, h.tz) or "")[:10]
         conf = f"confidence {h.confidence:.2f}" if h.confidence is not None else "raw turn"
+        if h.source is not None:
+            conf += f"; {h.source.told_how}"
         notes = []
         if h.kind == "fact" and h.status == "active":
             notes.append("current value")
