@@ -918,7 +918,11 @@ def build_parser() -> argparse.ArgumentParser:
     for name, default, what in _BOUND_FLAGS:
         parser.add_argument(f"--max-{name.replace('_', '-')}", type=int, metavar="N", dest=f"max_{name}",
                             help=f"{what} (default {default:,}; past it a request is refused)")
-    common = argparse.ArgumentParser(add_help=False)
+    # --db after the command too ("memdesk facts --db demo.db …"): it overrides one before it
+    store_at = argparse.ArgumentParser(add_help=False)
+    store_at.add_argument("--db", metavar="URL_OR_PATH", default=argparse.SUPPRESS,
+                          help="the store (SQLite path or postgresql:// URL)")
+    common = argparse.ArgumentParser(add_help=False, parents=[store_at])
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -1199,7 +1203,8 @@ schedule it, e.g. nightly at 03:15 from cron:
                            "(turn:ID, memory:ID, fact:ID, claim:ID, audit:ID; repeatable)")
     p.set_defaults(func=cmd_erase)
 
-    p = sub.add_parser("app", help="open the terminal app (the default when no command is given)")
+    p = sub.add_parser("app", parents=[store_at],
+                       help="open the terminal app (the default when no command is given)")
     p.add_argument("--screen", default="timeline",
                    choices=["timeline", "conflicts", "review", "recall", "audit"])
     p.add_argument("--subject", help="the subject the timeline opens on")
@@ -1213,10 +1218,29 @@ def cmd_app(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     return run_app(store, settings, screen=args.screen, subject=args.subject)
 
 
-def _app_store(settings: Settings) -> str:
-    """The configured store, or the demo store (built on first use) when none is configured."""
-    if settings.db_configured:
+def _default_store(settings: Settings) -> str | None:
+    """The store a command without a configured one (no --db, $MEMDESK_DB or
+    config ``db=``) reads, the same for the app and every command that needs
+    a store: ``./memdesk.db`` when it exists, else the demo store when it has
+    been built (said on stderr, with how to pick another). None: neither."""
+    from .demo import default_demo_path
+
+    if settings.db_configured or _new_sqlite_file(settings.db) is None:
         return settings.db
+    demo = default_demo_path()
+    if demo.exists():
+        print(f"memdesk: no store configured and no {settings.db} here: using the demo store "
+              f"at {demo} (--db PATH or MEMDESK_DB=PATH picks another)", file=sys.stderr)
+        return str(demo)
+    return None
+
+
+def _app_store(settings: Settings) -> str:
+    """The store the app opens: the default store (``_default_store``), or the
+    demo store, built on first use, when there is none."""
+    found = _default_store(settings)
+    if found is not None:
+        return found
     from .demo import build_demo, default_demo_path
 
     path = default_demo_path()
@@ -1231,6 +1255,18 @@ def _app_store(settings: Settings) -> str:
         with Store.open(partial, catalog=settings.catalog,
                         review_threshold=settings.review_threshold) as store:
             build_demo(store, progress=lambda text: print(f"  {text}", file=sys.stderr))
+            # embedded as `memdesk demo` does, so recall over turns works at once; the
+            # index goes where the finished store's is looked for
+            from memdesk.core.recall import Recaller, index_folder
+
+            print("  embedding memories and turns for recall", file=sys.stderr)
+            recaller = Recaller(store, embedder=settings.embedder,
+                                turn_embedder=settings.turn_embedder,
+                                index_dir=index_folder(f"sqlite:///{path}", settings.index_dir))
+            try:
+                recaller.reindex(progress=_stage_progress())
+            finally:
+                recaller.close()
         partial.rename(path)
     return str(path)
 
@@ -1274,9 +1310,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args.command, args.func, args.screen, args.subject = "app", cmd_app, "timeline", None
     try:
-        settings = load_settings(args.db)
+        settings = load_settings(getattr(args, "db", None))
         if args.command == "app":
             settings = replace(settings, db=_app_store(settings))
+        elif args.command not in CREATING:  # a command that reads: the app's default store too
+            settings = replace(settings, db=_default_store(settings) or settings.db)
         if args.command == "upgrade":
             return cmd_upgrade(args, settings)
         threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
@@ -1286,8 +1324,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         creates = args.command in CREATING or (args.command, getattr(args, "action", None)) \
             == ("tokens", "create")  # the first token of a team's new store
         if new_file is not None and not creates:
-            raise UserError(f"no memdesk store at {new_file}: check --db, or make one with "
-                            "`memdesk --db PATH ingest FILE`, `import FILE` or `demo`")
+            raise UserError(f"no memdesk store at {new_file}: name one with --db PATH (before or "
+                            "after the command) or MEMDESK_DB=PATH, make one with `memdesk --db "
+                            "PATH ingest FILE`, `import FILE` or `demo`, or run `memdesk` to "
+                            "build and open the demo store")
         done = False
         try:
             with Store.open(settings.db, catalog=settings.catalog,
