@@ -132,12 +132,22 @@ def _source(d: dict | None) -> str:
 
 
 # ------------------------------------------------------------------ commands
-def _print_summary(summary: dict[str, Any], as_json: bool) -> int:
+_INGEST_LABELS = {"lines": "claims extracted", "dropped": "turns without a fact",
+                  "turns": "turns read"}
+"""What an ingest's summary keys count, said in its table (the JSON keeps the
+contract's keys: ``lines`` counts the claims that went to the gates, not the
+file's lines; ``dropped`` the turns that stated no fact, kept as turns)."""
+
+
+def _print_summary(summary: dict[str, Any], as_json: bool,
+                   labels: dict[str, str] | None = None) -> int:
     if as_json:
         _dump(summary)
     else:
-        print(table(["outcome", "count"], [(k, v if not isinstance(v, list) else ", ".join(v) or "-")
-                                          for k, v in summary.items()]))
+        named = labels or {}
+        print(table(["outcome", "count"],
+                    [(named.get(k, k), v if not isinstance(v, list) else ", ".join(v) or "-")
+                     for k, v in summary.items()]))
     return 0
 
 
@@ -172,7 +182,7 @@ def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> in
     if summary["extraction_failed"]:
         print(f"memdesk: warning: extraction failed for {summary['extraction_failed']} turn(s); "
               "they are stored raw and logged; rerun the same file to retry them", file=sys.stderr)
-    return _print_summary(summary, args.json)
+    return _print_summary(summary, args.json, _INGEST_LABELS)
 
 
 def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
@@ -217,9 +227,19 @@ def _facts_table(rows: list[dict]) -> str:
         [(d["id"], d["subject"], d["predicate"], _signed_object(d), _interval(d),
           start_cell(d["start"]), _due(d), _told(d),
           (d["recorded_at"] or "")[:16].replace("T", " "),
-          (d["retired_at"] or "")[:16].replace("T", " "), d["status"],
-          f"{d['confidence']:.2f}", _source(d["source"])) for d in rows],
+          _retired(d), d["status"], f"{d['confidence']:.2f}", _source(d["source"]))
+         for d in rows],
     )
+
+
+def _retired(d: dict) -> str:
+    """When the row was retired, for a row the view shows retired. A row an
+    as-of view (``--known-at``) shows active was not retired as the store
+    knew things then: its later retirement is no part of that view (``told``
+    says when what retired it was told)."""
+    if d["status"] == "active" or not d["retired_at"]:
+        return ""
+    return str(d["retired_at"])[:16].replace("T", " ")
 
 
 def _told(d: dict) -> str:
@@ -313,6 +333,29 @@ def _candidates_table(rows: list[dict]) -> str:
     )
 
 
+def _candidate_detail(d: dict) -> str:
+    """One candidate, field by field, nothing cut (``review show``): the table
+    of ``review list`` clips long values and reasons."""
+    def when(t: str | None) -> str:
+        return minute_text(t) if t else "…"
+
+    rows = [("candidate", f"{d['id']} ({d['state']}, confidence {d['confidence']:.2f}, "
+                          f"read: {d.get('reading', 'extracted')})"),
+            ("subject", d["subject"]), ("predicate", d["predicate"]),
+            ("object", d["object"] + ("" if d["polarity"] == "positive" else f" ({d['polarity']})")),
+            ("scope", d["scope"]), ("valid", f"{when(d['valid_from'])} → {when(d['valid_to'])}")]
+    if d.get("change"):
+        rows.append(("change", d["change"]))
+    rows.append(("source", f"{_source(d['source'])} ({d['source']['kind']}, "
+                           f"{when(d['source']['time'])})"))
+    for n, reason in enumerate(d["reasons"] or ["-"]):
+        rows.append(("reasons" if n == 0 else "", f"- {reason}" if d["reasons"] else reason))
+    if d.get("decided_by"):
+        rows.append(("decided", f"by {d['decided_by']} at {when(d['decided_at'])}"
+                                + (f": {d['decision_reason']}" if d.get("decision_reason") else "")))
+    return "\n".join(f"{k + ':' if k else '':<11}{v}" for k, v in rows)
+
+
 def _edits(pairs: Sequence[str]) -> dict[str, Any]:
     """The ``--edit FIELD=VALUE`` pairs as the edits ``Store.approve`` takes
     (which checks the edited candidate as a whole). ``value`` is JSON; an empty
@@ -352,7 +395,7 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
             _dump(data)
         else:
             data = shown_all(data)  # stored text, one line each
-            print(_candidates_table([data]))
+            print(_candidate_detail(data))
             value = data.get("value")
             if isinstance(value, dict) and "unparsed" in value:
                 print(f"\nunparsed statement: the signal layer read a {value['unparsed']} fact here that no rule "
@@ -398,10 +441,14 @@ def _conflicts_text(items: list[dict]) -> str:
         head = f"conflict {c['id']} [{c['state']}] {c['kind']}: {c['subject']} {c['predicate']} ({c['scope']})"
         if c["resolution"]:
             head += f" -> kept {c['resolution']} by {c['resolved_by']}"
-        rows = [("incoming" if f["id"] is None else f"fact {f['id']}", f["object"], f["polarity"],
+        # each side names its own predicate: "likes sushi" against "dislikes sushi" are two
+        # predicates of one slot, both of them positive
+        rows = [("incoming" if f["id"] is None else f"fact {f['id']}",
+                 f.get("predicate") or c["predicate"], f["object"], f["polarity"],
                  _interval(f), f"{f['confidence']:.2f}", f["status"], _source(f["source"]))
                 for f in c["facts"]]
-        blocks.append(head + "\n" + table(["side", "object", "polarity", "valid", "conf", "status", "source"], rows))
+        blocks.append(head + "\n" + table(["side", "predicate", "object", "polarity", "valid", "conf",
+                                           "status", "source"], rows))
     return "\n\n".join(blocks)
 
 
@@ -648,11 +695,13 @@ def _recall_table(hits: list) -> str:
         src = h.source
         status = h.status + (" (archived)" if getattr(h, "archived", None) else "")
         rows.append((i, h.kind, status, f"{h.score:.3f}", f"{h.relevance:.2f}",
-                     f"{h.recency:.2f}", f"{h.importance:.2f}", h.text,
+                     f"{h.recency:.2f}", f"{h.importance:.2f}", h.subject or "",
+                     (iso(h.time, h.tz) or "")[:10], h.text,
                      f"{src.session}#{src.turn}" if src else "",
                      ",".join(str(c) for c in h.conflict)))
-    return table(["#", "kind", "status", "score", "rel", "rec", "imp", "text", "source", "conflict"],
-                 rows, max_col=60)
+    # every row names whose it is (an unscoped recall mixes people) and when it was said
+    return table(["#", "kind", "status", "score", "rel", "rec", "imp", "subject", "date", "text",
+                  "source", "conflict"], rows, max_col=60)
 
 
 def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:

@@ -627,14 +627,17 @@ def outlook(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
                 src = cast(BeliefRow, piece.source)
                 spans.append(Span(src.object, src.polarity, src.scope, piece.start, piece.end,
                                   "history", src.id, other(src)))
-    if predicate is not None and any(s.predicate for s in spans):  # likes and dislikes
+    # likes and dislikes in one slot: every value names its predicate, the incoming one too
+    mixed = predicate is not None and any(other(r) for r in affected.values())
+    if mixed:
         spans = [s if s.predicate else s._replace(predicate=predicate) for s in spans]
     spans.sort(key=lambda s: (s.scope != conflict_scope, s.start, s.fact_id is None))
     reason = RETIRED_AS.get(plan.kind, "superseded") if plan is not None else ""
     retired = tuple(Retired(r.id, r.object, r.valid_from, r.valid_to, reason, other(r))
                     for r in retire)
     return Outlook(keep, decision.outcome, plan.kind if plan is not None else None,
-                   statement.object, tuple(spans), retired)
+                   f"{predicate} {statement.object}" if mixed else statement.object,
+                   tuple(spans), retired)
 
 
 def outlooks(statement: Statement, rows: Sequence[BeliefRow], *, conflict_scope: str,
