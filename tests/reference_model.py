@@ -239,7 +239,7 @@ class MRow:
 
 @dataclass
 class Decision:
-    kind: str  # insert | evolution | backfill | correction | merge | conflict
+    kind: str  # insert | evolution | backfill | correction | merge | conflict | retract
     span: tuple[float, float] | None = None
     conflict_with: tuple[int, ...] = ()
     stated: bool = True  # whether the new row's start counts as stated
@@ -403,6 +403,9 @@ class Model:
     # ------------------------------------------------------------- rules
     def decide(self, c: MClaim) -> Decision:
         rows = self.meeting_rows(c)
+        if c.change == "retraction":  # the value taken back: its rows, whenever they held
+            return Decision("retract", conflict_with=tuple(
+                r.id for r in rows if r.identity() == c.identity()))
         t, end = c.valid_from, c.end
         hi = t if c.latest is None or c.latest < t else c.latest
         if c.latest is not None and t <= c.told < hi:
@@ -513,6 +516,10 @@ class Model:
         return Decision(change, span=(t, stop), stated=c.stated, start_kind=kind, latest=hi)
 
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
+        if d.kind == "retract":
+            for row_id in d.conflict_with:
+                self._retire(self.rows[row_id], tx, "retracted")
+            return Outcome("retract", tx, number)
         if d.kind == "conflict":
             self.opened += 1
             self.conflicts.append(MConflict(number, c.predicate, self.told, d.conflict_with, c,

@@ -176,7 +176,8 @@ def add_ops(draw) -> Add:
         polarity=polarity,
         valid_from=draw(st.integers(0, 8)),
         length=draw(st.one_of(st.none(), st.integers(1, 5))),
-        change=draw(st.sampled_from([None, "evolution", "evolution", "correction"])),
+        change=draw(st.sampled_from([None, "evolution", "evolution", "correction",
+                                     "retraction"])),
         confidence=draw(st.sampled_from([1.0, 1.0, 1.0, 0.75, 0.5])),
         kind=draw(st.sampled_from(["imported"] * 5 + ["agent_inferred"])),
         dt=draw(st.integers(-2, 4)),
@@ -272,7 +273,7 @@ CONFLICT_OPS = st.builds(lambda first, rest: first + rest,
 _SUMMARY_FIELD = {
     "insert": "asserted", "evolution": "evolutions", "backfill": "backfills",
     "correction": "corrections", "refinement": "refinements", "merge": "merged", "pending": "queued",
-    "conflict": "conflicts", "unchanged": "unchanged",
+    "conflict": "conflicts", "unchanged": "unchanged", "retract": "retractions",
 }
 _APPROVAL_OUTCOME = {"merge": "merged", "conflict": "conflict"}
 
