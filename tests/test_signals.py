@@ -161,6 +161,29 @@ def test_a_pronoun_after_a_relation_carries_the_person():
     assert [(c.subject, c.object) for c in out] == [("person:mei/husband", "peanuts")]
 
 
+def test_a_dropped_subject_goes_on_about_the_person_within_the_sentence():
+    """A Chinese topic chain: a clause that begins with its predicate is
+    about the person of the clause before it, in the same sentence; a
+    sentence end, a clause that names the speaker anywhere ("同事都喊我…"),
+    or a subject of its own ends the chain."""
+    t = turn("我哥叫王磊，住在苏州，在一家银行当柜员。周末在家加班")
+    claims = [claim("user:mei", "lives_in", "苏州", t), claim("user:mei", "role", "柜员", t),
+              claim("user:mei", "works_at", "一家银行", t)]
+    out = layer({}).refine(t, [], claims, nothing)
+    assert {(c.subject, c.predicate) for c in out if c.predicate != "name"} == {
+        ("person:mei/brother", "lives_in"), ("person:mei/brother", "role"),
+        ("person:mei/brother", "works_at")}
+    t = turn("我姐住在成都。在腾讯上班")  # a new sentence: the speaker again
+    out = layer({}).refine(t, [], [claim("user:mei", "works_at", "腾讯", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+    t = turn("我叫梅，同事都喊我小梅，在腾讯上班")  # the clause before names the speaker
+    out = layer({}).refine(t, [], [claim("user:mei", "works_at", "腾讯", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+    t = turn("我姐住在成都，房租每月三千")  # a subject of its own
+    out = layer({}).refine(t, [], [claim("user:mei", "budget_limit", "3000 CNY", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+
+
 def test_another_persons_clause_is_read_again_in_the_first_person():
     t = turn("我妈对花生过敏")
     seen: list[str] = []

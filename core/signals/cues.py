@@ -31,6 +31,7 @@ class Cues:
     possessed: dict[str, re.Pattern[str]]  # attribute nouns whose possessor is the clause's person
     zh_surnames: str
     zh_name_prefixes: str
+    dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -52,7 +53,9 @@ class Cues:
                 possessed={lang: _words(sorted(words, key=len, reverse=True), lang)
                            for lang, words in raw["possessed"].items()},
                 zh_surnames=str(raw["names"]["zh_surnames"]),
-                zh_name_prefixes=str(raw["names"]["zh_prefixes"]))
+                zh_name_prefixes=str(raw["names"]["zh_prefixes"]),
+                dropped_subject={lang: tuple(sorted(words, key=len, reverse=True))
+                                 for lang, words in raw["dropped_subject"].items()})
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)

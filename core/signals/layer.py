@@ -150,8 +150,14 @@ class SignalLayer:
         self.people.introductions(turn.text, names)
         out = []
         who: str | None = None
+        said_to = 0  # where the clause before ended
+        chain = False  # whether the clause before was about its person alone (a topic chain may go on)
         for signal in self.model.read(turn.text, assistant):
             text = signal.clause.text
+            # the same sentence as the clause before: no sentence end between them
+            chained = chain and not _SENTENCE_END.search(turn.text, said_to,
+                                                         max(said_to, signal.clause.start))
+            said_to = signal.clause.end
             lang = "zh" if is_zh(text) else "en"
             named = self.people.relation(text, lang)
             about, p = signal.top("about")
@@ -173,8 +179,9 @@ class SignalLayer:
             elif first is not None:
                 current = who = first
             elif who is not None and not self.people.speaks_of_self(text, lang) and (
-                    self.cues.pronoun_re[lang].search(text) or about == "third"):
-                current = who
+                    self.cues.pronoun_re[lang].search(text) or about == "third"
+                    or (chained and self.people.drops_subject(text, lang))):
+                current = who  # a pronoun, or a dropped subject in the same sentence (a topic chain)
             elif about == "third" and p >= THIRD_ALONE and not self.people.speaks_of_self(text, lang):
                 current = UNSURE  # surely someone else's, whose is not said: a reviewer decides
             else:
@@ -182,6 +189,7 @@ class SignalLayer:
                 if self.people.speaks_of_self(text, lang):
                     who = None
             out.append(Reading(signal, current, lang))
+            chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out
 
     # -- applying ---------------------------------------------------------

@@ -43,6 +43,9 @@ _EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "
                  "glass", "class", "miss", "boss", "bus", "plus", "thus", "previous", "obvious"}
 
 
+_ZH_ME = "我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻们])"  # the speaker, not "我妹妹", "我们"
+
+
 def _en_first_person(rest: str) -> str:
     m = _EN_VERB.match(rest)
     if not m:
@@ -155,8 +158,22 @@ class People:
 
     def speaks_of_self(self, text: str, lang: str) -> bool:
         if lang == "zh":
-            return bool(re.match(r"^(?:[^，,。]{0,4})?我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻])", text))
+            return bool(re.match(r"^(?:[^，,。]{0,4})?" + _ZH_ME, text))
         return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", text, re.IGNORECASE))
+
+    def names_self(self, text: str, lang: str) -> bool:
+        """Whether the clause names the speaker anywhere, not only as the
+        possessor of a relation word ("朋友都叫我小鹿": yes; "我妹妹住在杭州": no)."""
+        if lang == "zh":
+            return bool(re.search(_ZH_ME, text))
+        return self.speaks_of_self(text, lang)
+
+    def drops_subject(self, text: str, lang: str) -> bool:
+        """Whether a clause begins with its predicate, its subject dropped
+        (``cues.toml`` ``[dropped_subject]``: "在阿里上班", "也喜欢猫"); only
+        Chinese, where a topic chain goes on that way."""
+        starts = self.cues.dropped_subject.get(lang, ())
+        return bool(starts) and text.lstrip(" ，,、").startswith(starts)
 
     def first_person(self, text: str, lang: str) -> str | None:
         """The clause with the person it is about as "I" (None: no person found to replace)."""
