@@ -90,3 +90,17 @@ def written(store) -> tuple:
         counts = tuple(conn.execute(select(func.count()).select_from(t)).scalar_one()
                        for t in (TURN, CLAIM, FACT, MEMORY, AUDIT, CONFLICT))
     return store.change_stamp(), counts
+
+
+def manual_memory(store_url: str, index_dir) -> tuple:
+    """A ``Memory`` over a store at ``store_url`` whose clock stands at
+    2026-06-01 09:00 (+08:00) until moved, with the hash embedder (no model
+    loads); returns (memory, clock). The caller closes the memory."""
+    from memdesk.core import ManualClock, Memory, Store
+    from memdesk.core.recall import Recaller
+
+    from .recall_fixtures import HashEmbedder
+
+    clock = ManualClock(datetime(2026, 6, 1, 9, 0, tzinfo=timezone(timedelta(hours=8))))
+    store = Store.open(store_url, clock=clock)
+    return Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=index_dir)), clock

@@ -7,19 +7,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core import InvalidInput, ManualClock, Memory, Store
-from memdesk.core.recall import Recaller
+from memdesk.core import InvalidInput
 
-from .recall_fixtures import HashEmbedder
+from .helpers import manual_memory
 
 CST = timezone(timedelta(hours=8))
 
 
 @pytest.fixture
 def memory(store_url, tmp_path):
-    clock = ManualClock(datetime(2026, 6, 1, 9, 0, tzinfo=CST))
-    store = Store.open(store_url, clock=clock)
-    m = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx"))
+    m, clock = manual_memory(store_url, tmp_path / "idx")
     yield m, clock
     m.close()
 

@@ -8,19 +8,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core import AccessRefused, FactNotFound, InvalidInput, ManualClock, Memory, Store
-from memdesk.core.recall import Recaller
+from memdesk.core import AccessRefused, FactNotFound, InvalidInput, Memory
 
-from .recall_fixtures import HashEmbedder
+from .helpers import manual_memory
 
 CST = timezone(timedelta(hours=8))
 
 
 @pytest.fixture
 def memory(store_url, tmp_path):
-    clock = ManualClock(datetime(2026, 6, 1, 9, 0, tzinfo=CST))
-    store = Store.open(store_url, clock=clock)
-    m = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx"))
+    m, clock = manual_memory(store_url, tmp_path / "idx")
     m.remember([
         {"role": "user", "content": "I live in Leeds and I love sushi", "time": at(1)},
         {"role": "user", "content": "my sister lives in York", "time": at(2)},
