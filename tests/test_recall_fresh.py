@@ -4,8 +4,9 @@ vector is still being computed (issue point 3, freshness in one server).
 With e5, a person's turns have cosines to a query near 0.8 with a spread of
 a few hundredths; a turn without a vector yet used to count with cosine 0,
 some twenty standard deviations down, and its own rare word could not lift
-it into the top 5. The dense channel now counts such a turn at the others'
-mean (neither for nor against), and the word channel places it. The
+it into the top 5. Now its word score stands for its meaning too (its dense
+z-score is its word z-score) until the vector is there; the mean of the
+others would still leave it below the near-copies of it said before. The
 embedder below is e5-like (``CrowdedEmbedder``) and holds every passage
 until the test lets go, so the background embedding is still running when
 the recall comes."""
@@ -37,7 +38,11 @@ class CrowdedHeld(HeldEmbedder):
 
 @pytest.fixture
 def memory(store, tmp_path):
-    store.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(40), user="ines",
+    # near-copies of the new turn said before, each with its own code: the
+    # dense channel favours them all, only the words tell the new one apart
+    copies = [f"The storage unit code is zy{w}, remember it" for w in
+              ("balto", "cremin", "dostra", "fenwick", "galvo", "hestor")]
+    store.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(34) + copies, user="ines",
                                   session="ines-chat"))
     turns = CrowdedHeld()
     turns.release.set()
@@ -65,9 +70,8 @@ def test_a_turn_waiting_for_its_vector_is_found_by_its_words(memory):
                  "time": "2026-06-01T10:00:00+01:00"}], user="ines")
     assert turns.started.wait(30)  # the background embedding holds the new turn
     hits = m.recall("what was the storage unit code zyquorbat", user="ines", over="turns", k=5)
-    new = [h for h in hits if "zyquorbat" in h.text]
-    assert len(hits) == 5 and new, [h.text for h in hits]
-    assert new[0].json["semantic"] == 0.0  # no vector yet: shown as such
+    assert len(hits) == 5 and "zyquorbat" in hits[0].text, [h.text for h in hits]
+    assert hits[0].json["semantic"] == 0.0  # no vector yet: shown as such
     assert m.recall("storage unit code", user="ines", k=5) is not None  # nor over memories
     turns.release.set()
     for t in threading.enumerate():

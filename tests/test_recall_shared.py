@@ -99,3 +99,26 @@ def test_the_other_servers_index_path_finds_it_too(store_url, tmp_path):
                 t.join(30)
         a.close()
         b.close()
+
+
+def test_the_other_server_forgets_what_an_erasure_removed(store_url, tmp_path):
+    """An erasure committed by A: B's next recall drops every text and vector
+    it had cached (its query and statement vectors, the person's turns), not
+    only its index."""
+    with Store.open(store_url) as seed:
+        seed.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(12), user="ines",
+                                     session="ines-chat"))
+    a = _server(store_url, tmp_path / "index-a")
+    b = _server(store_url, tmp_path / "index-b")
+    try:
+        assert b.recall("what did ines say about taxis", user="ines", over="turns", k=3)
+        assert b.recall("what did ines say about taxis", user="ines", k=3) is not None
+        cached = b.recaller._vectors_cache
+        assert {text for _, text in cached} == {"what did ines say about taxis"}
+        a.store.erase_subject("user:ines", by="test")
+        assert not b.recall("anything else", user="ines", over="turns", k=3)
+        assert {text for _, text in cached} == {"anything else"}
+        assert all(not len(c.ids) for c in b.recaller._corpora.values())
+    finally:
+        a.close()
+        b.close()

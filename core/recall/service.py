@@ -34,11 +34,12 @@ import re
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from hashlib import sha1
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from sqlalchemy import and_, bindparam, func, or_, select
@@ -66,7 +67,7 @@ from .embedders import (
     embedder_key,
     make_embedder,
 )
-from .fusion import fuse, relevance_of
+from .fusion import fuse, relevance_of, zscores
 from .hits import HitSource, RecallHit, masked, render_prompt
 from .intent import PredicateMatcher, SubjectMatcher
 from .lexical import AnchorIndex, QueryGrams, lexical_score
@@ -80,12 +81,15 @@ CLAIM = ClaimRow.__table__
 FACT = FactRow.__table__
 CONFLICT = ConflictRow.__table__
 
+_T = TypeVar("_T")
 MAX_K = 1000  # results one recall may ask for
 OVER = ("memories", "turns")
 _KIND = {"memories": "memory", "turns": "turn"}
 _DUP_COSINE = 0.95
 _DUP_GRAMS = 0.8
 _FILTERED_EXACT_MAX = 50_000
+_EMBED_CACHE = 1024  # query and statement vectors kept per Recaller
+_DIRECT_EXACT_MAX = 2_000  # a narrow filter admitting at most this many: scored exactly, no index
 
 # hot statements, built once (SQLAlchemy caches their compiled form per dialect)
 # candidate rows are fetched in blocks of _BLOCK ids (padded with -1) by statements
@@ -205,6 +209,15 @@ class _Told:
 
 
 @dataclass(frozen=True, slots=True)
+class _ToldQuery:
+    """What ``_told_facts`` asks of whose turns (never leaves the module)."""
+
+    query: str
+    filters: _Filters
+    turn_query: Future[np.ndarray] | None  # the query's turn vector, being computed
+
+
+@dataclass(frozen=True, slots=True)
 class _TurnCorpus:
     """The turns of one scope with a word index over them (never leaves the module)."""
 
@@ -277,6 +290,11 @@ class Recaller:
         self.messages: list[str] = []
         self._told_notice = False
         self._turn_count: tuple[tuple, bool] | None = None
+        self._waiting: tuple[tuple, int] | None = None
+        self._filtered: dict[tuple, tuple[tuple, list[int]]] = {}
+        self._vectors_cache: dict[tuple[tuple[str, bool], str], np.ndarray] = {}
+        self._erasure_mark: tuple[tuple, int] | None = None  # (stamp, the store's erasures)
+        self._pool: ThreadPoolExecutor | None = None
         store.on_erasure(self._forget_erased)
 
     # ------------------------------------------------------------- plumbing
@@ -373,6 +391,9 @@ class Recaller:
             self._subjects = self._subjects_mark = None
             self._corpora.clear()
             self._conversations.clear()
+            self._filtered.clear()
+            self._waiting = None
+            self._vectors_cache.clear()
 
     # ------------------------------------------------------------------ API
     def search(self, query: str, *, k: int = 10, at: int | None = None, exact: bool = False,
@@ -501,15 +522,24 @@ class Recaller:
         if over == "turns" and (scopes or statuses):
             raise InvalidInput("scope and status filters apply to memories, not raw turns")
         asked = Scope.of(subject, user=user, project=project, session=session, within=within)
+        # a recall over memories asked for someone also ranks their turns
+        # (told facts, below): the query's turn vector (e5, the longest part
+        # of such a recall) is computed in a side thread meanwhile
+        turn_query: Future[np.ndarray] | None = None
+        if (over == "memories" and asked.scoped and (statuses is None or "active" in statuses)
+                and (self._waiting is None or self._waiting[1] <= _TOLD_EMBED_MAX)):
+            turn_query = self._side(self._embed_query, "turn", query)
         now = self.store.now() if at is None else at
         known_at = at
         col = self._collection(over)
         if not col.ready:
             col.vectors.ensure_table()  # the stamp reads it; stores made before it lack it
         stamp = self._stamp()
+        if self._after_erasures(stamp):
+            col = self._collection(over)
         in_scope = self._resolve(asked, stamp)
         col.refresh(stamp, wait=False)  # another thread embedding (``warm``): not waited for
-        q = col.embedder.embed([query], query=True)[0]
+        q = self._embed_query(_KIND[over], query)
         qgrams = QueryGrams.of(grams(query))
         filters = _Filters(in_scope, scopes, statuses, at, since, until, include_archived)
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
@@ -520,6 +550,19 @@ class Recaller:
             s for s in self._subject_matcher(stamp).subjects(query) if in_scope.covers_subject(s)]
         if in_scope.scoped and not asked.subject:
             named = [s for s in named if s != f"user:{asked.user}"]
+
+        # facts told in the turns of the person asked for, or named ("does
+        # Carol have any animals": among Carol's turns, without her name); an
+        # unscoped recall naming nobody (support, debugging) goes without
+        told: _ToldQuery | None = None
+        if over == "memories" and (statuses is None or "active" in statuses) and (
+                in_scope.scoped or named):
+            about, content = filters, query
+            if not in_scope.scoped:
+                about = replace(filters, scope=self._resolve(Scope.of(named[0]), stamp))
+                content = self._subject_matcher(stamp).without_names(query)
+            if content.strip():
+                told = _ToldQuery(content, about, turn_query if content == query else None)
 
         # a person's turns (or a small store's) are all ranked, by both channels
         # fused; beyond IndexSettings.fused_max the index brings the candidates
@@ -541,19 +584,11 @@ class Recaller:
                 n *= 4
             used = col.uses_index and not exact
         if over == "memories":
-            # facts told in the turns of the person asked for, or named
-            # ("does Carol have any animals": among Carol's turns, without her
-            # name); an unscoped recall naming nobody (support, debugging)
-            # goes without
-            if (statuses is None or "active" in statuses) and (in_scope.scoped or named):
-                about, content = filters, query
-                if not in_scope.scoped:
-                    about = replace(filters, scope=self._resolve(Scope.of(named[0]), stamp))
-                    content = self._subject_matcher(stamp).without_names(query)
-                told = self._told_facts(content, q, about, now, known_at, conflicts, stamp,
-                                        is_chinese(query)) if content.strip() else []
+            if told is not None:
+                extra = self._told_facts(told, q, now, known_at, conflicts, stamp,
+                                         is_chinese(query))
                 seen = {h.key for h in hits}
-                hits = sorted(hits + [h for h in told if h.key not in seen],
+                hits = sorted(hits + [h for h in extra if h.key not in seen],
                               key=lambda h: -h.score)
             pinned = self._structured(query, q, in_scope, named, scopes, statuses, hits, now,
                                       known_at, conflicts, stamp, k)
@@ -593,25 +628,41 @@ class Recaller:
         # hydrated together with the first nearest items (one round trip)
         tokens = anchors(query)
         lexical = self._anchor_index(over, stamp).lookup(tokens) if tokens else []
-        while True:
+        seen_all = False
+        if filters.narrow and not exact:
+            # a narrow filter (a person's items) admitting few items: every one
+            # of them is scored exactly, without first asking the index for the
+            # nearest of everyone's (which the filter then mostly refused)
+            ids = self._filtered_ids(over, filters, stamp)
+            if len(ids) <= _DIRECT_EXACT_MAX:
+                anchor_set = set(lexical)
+                cos = col.cosines(q, [i for i in ids if i not in kept])
+                cands = [_Cand(i, c, "lexical" if i in anchor_set else "exact")
+                         for i, c in cos.items()]
+                # an item still waiting for its vector is a candidate by its words alone
+                cands += [_Cand(i, 0.0, "lexical") for i in lexical
+                          if i not in kept and i not in cos]
+                self._admit(over, cands, filters, kept, now, known_at, conflicts)
+                seen_all = True
+        while not seen_all:
             found = col.search(q, n, exact=exact)
             fresh = [_Cand(int(i), float(c), ch) for i, c, ch in
                      zip(found.item_ids, found.cosines, found.channels, strict=True)
                      if int(i) not in kept]
             if lexical:
                 seen = {c.item_id for c in fresh}
-                ids = [i for i in lexical if i not in kept and i not in seen]
-                cos = col.cosines(q, ids)
+                anchored = [i for i in lexical if i not in kept and i not in seen]
+                cos = col.cosines(q, anchored)
                 # an item still waiting for its vector is a candidate by its words alone
-                fresh += [_Cand(i, cos.get(i, 0.0), "lexical") for i in ids]
+                fresh += [_Cand(i, cos.get(i, 0.0), "lexical") for i in anchored]
                 lexical = []
             self._admit(over, fresh, filters, kept, now, known_at, conflicts)
             seen_all = found.searched_all
             if len(kept) >= k or seen_all:
                 break
             if filters.narrow and not exact:
-                ids = self._filtered_ids(over, filters)
-                if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
+                ids = self._filtered_ids(over, filters, stamp)
+                if len(ids) <= _FILTERED_EXACT_MAX:
                     cos = col.cosines(q, [i for i in ids if i not in kept])
                     extra = [_Cand(i, c, "exact") for i, c in cos.items()]
                     self._admit(over, extra, filters, kept, now, known_at, conflicts)
@@ -622,8 +673,8 @@ class Recaller:
             f = filters
             ids = self._filtered_ids(over, _Filters(self._resolve(Scope.of(name), stamp), None,
                                                     None, f.at, f.since, f.until,
-                                                    f.include_archived))
-            if ids is not None and len(ids) <= _FILTERED_EXACT_MAX:
+                                                    f.include_archived), stamp)
+            if len(ids) <= _FILTERED_EXACT_MAX:
                 cos = col.cosines(q, [i for i in ids if i not in kept])
                 order = sorted(cos, key=lambda i: -cos[i])[:n]
                 self._admit(over, [_Cand(i, cos[i], "subject") for i in order], filters, kept,
@@ -721,16 +772,14 @@ class Recaller:
         matrix, present = self._corpus_vectors(col, corpus)
         cosines = matrix @ q
         words = corpus.words.scores(query)
-        fused = fuse([(_neutral(cosines, present), self.weights.dense),
-                      (words, self.weights.words)])
+        fused = _fuse_turns(cosines, words, present, self.weights)
         if self.weights.dated and asks_when(query):  # "when did I move?": the turns that date it
             fused = fused + self.weights.dated * corpus.dated()
         parts = asks(query)
         if len(parts) > 1:  # "哪天考试？跑鞋多大码？": each ask finds its own turn
-            for part, pq in zip(parts, col.embedder.embed(parts, query=True), strict=True):
-                fused = np.maximum(fused, fuse([(_neutral(matrix @ pq, present),
-                                                 self.weights.dense),
-                                                (corpus.words.scores(part), self.weights.words)]))
+            for part, pq in zip(parts, self._embedded(("turn", True), parts), strict=True):
+                fused = np.maximum(fused, _fuse_turns(matrix @ pq, corpus.words.scores(part),
+                                                      present, self.weights))
         order = np.argsort(-fused, kind="stable")
         kept: dict[int, _Cand] = {}
         named_set = set(named)
@@ -805,9 +854,16 @@ class Recaller:
             found = self._queries[name] = PreparedQuery(stmt, self.store.engine)
         return found
 
-    def _filtered_ids(self, over: str, f: _Filters) -> list[int] | None:
-        """Every item id the filters admit (subject, scope, time), for an exact
-        search over just those; None when the filters do not narrow by SQL."""
+    def _filtered_ids(self, over: str, f: _Filters, stamp: tuple) -> list[int]:
+        """Every item id the filters admit by SQL (subject, scope, time; at
+        most ``_FILTERED_EXACT_MAX`` + 1), for an exact search over just
+        those. Cached per filter until the store changes."""
+        sc = f.scope
+        key = (over, sc.subjects, sc.turn_users, sc.turn_projects, sc.sessions, f.scopes, f.at,
+               f.since, f.until, f.include_archived)
+        cached = self._filtered.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
         if over == "memories":
             stmt = select(MEMORY.c.id)
             if f.scopes:
@@ -817,7 +873,12 @@ class Recaller:
         else:
             stmt = _turns_where(select(TURN.c.id), f)
         with self.store.engine.connect() as conn:
-            return [int(r[0]) for r in conn.execute(stmt.limit(_FILTERED_EXACT_MAX + 1))]
+            ids = [int(r[0]) for r in conn.execute(stmt.limit(_FILTERED_EXACT_MAX + 1))]
+        with self._lock:
+            if len(self._filtered) >= _CORPUS_CACHE * 4:
+                self._filtered.pop(next(iter(self._filtered)))
+            self._filtered[key] = (stamp, ids)
+        return ids
 
     def _statuses(self, cands: list[_Cand], now: int, known_at: int | None,
                   conflicts: dict[int, tuple[set[int], int, str]]) -> None:
@@ -1052,7 +1113,7 @@ class Recaller:
                     # the ones whose statement is closest to the query first ...
                     texts = [sources[f.claim_id].text if f.claim_id in sources else f.object
                              for f in facts]
-                    cos = self.embedder.embed(texts) @ q
+                    cos = self._embed_passages(texts) @ q
                     semantic = {f.id: float(c) for f, c in zip(facts, cos, strict=True)}
                     # ... the chosen options before the rejected ones
                     facts = sorted(facts, key=lambda f: (f.polarity == "negative",
@@ -1080,8 +1141,68 @@ class Recaller:
             subject=f.subject, predicate=f.predicate, object=f.object, confidence=f.confidence,
             semantic=semantic, lexical=1.0, pinned=pinned, channel=channel)
 
-    def _told_facts(self, query: str, q: np.ndarray, f: _Filters, now: int,
-                    known_at: int | None,
+    def _after_erasures(self, stamp: tuple) -> bool:
+        """When the store has had an erasure since the last look (committed
+        by another process: this one's own are heard at once, ``on_erasure``),
+        drop every text and vector cached here (``close``) and say so. The
+        count is read once per store stamp (an erasure writes an audit entry)."""
+        if self._erasure_mark is not None and self._erasure_mark[0] == stamp:
+            return False
+        count = self.store.erasures()
+        dropped = self._erasure_mark is not None and self._erasure_mark[1] != count
+        if dropped:
+            self.close()
+        self._erasure_mark = (stamp, count)
+        return dropped
+
+    def _embed_query(self, kind: str, query: str) -> np.ndarray:
+        """``query`` embedded as a query by the embedder of ``kind`` items;
+        the last ``_EMBED_CACHE`` kept (an agent asks the same question over
+        memories and over turns, the prompt and the results)."""
+        return self._embedded((kind, True), [query])[0]
+
+    def _embed_passages(self, texts: list[str]) -> np.ndarray:
+        """``texts`` embedded by the embedder of memories as stored texts (the
+        statements told facts and several held values are compared by: the
+        same few again and again); the last ``_EMBED_CACHE`` kept."""
+        return self._embedded(("memory", False), texts)
+
+    def _embedded(self, how: tuple[str, bool], texts: list[str]) -> np.ndarray:
+        kind, query = how
+        embedder = self.embedder_for(kind)
+        cache = self._vectors_cache
+        with self._lock:
+            found = {t: cache[(how, t)] for t in texts if (how, t) in cache}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            found.update(zip(missing, embedder.embed(missing, query=query), strict=True))
+            with self._lock:
+                for t in missing:
+                    cache[(how, t)] = found[t]
+                while len(cache) > _EMBED_CACHE:
+                    cache.pop(next(iter(cache)))
+        if not texts:
+            return np.zeros((0, embedder.dim), np.float32)
+        return np.stack([found[t] for t in texts])
+
+    def _turns_waiting(self, col: Collection, stamp: tuple) -> int:
+        """How many turns (by id) are newer than the newest with a vector;
+        read once per store stamp."""
+        cached = self._waiting
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        waiting = int(stamp[3] or 0) - col.vectors.watermark()
+        self._waiting = (stamp, waiting)
+        return waiting
+
+    def _side(self, fn: Callable[..., _T], *args: Any) -> Future[_T]:
+        """``fn(*args)`` in the Recaller's side thread (made on first use)."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="memdesk-recall")
+            return self._pool.submit(fn, *args)
+
+    def _told_facts(self, told: _ToldQuery, q: np.ndarray, now: int, known_at: int | None,
                     conflicts: dict[int, tuple[set[int], int, str]], stamp: tuple,
                     zh: bool) -> list[RecallHit]:
         """Facts reached through the turns that told them: the turns in scope
@@ -1095,27 +1216,29 @@ class Recaller:
         酒店" the hotel decision, whose statements are facts, not memories.
         A value told there and changed since comes back as its current value;
         one no longer held is left out. Empty when too many turns are in scope
-        for an exact pass."""
+        for an exact pass. ``told.turn_query``: the query's turn vector being
+        computed in a side thread (``_search`` starts it first thing), if any."""
+        query, f = told.query, told.filters
         turn_filter = _Filters(f.scope, None, None, f.at, f.since, f.until)
         corpus = self._turn_corpus(turn_filter, stamp)
         if corpus is None or not len(corpus.ids):
             return []
         words = corpus.words.scores(query)
-        channels = [(words, self.weights.words)]
+        fused = fuse([(words, self.weights.words)])
         col = self._collection("turns")
         if not col.ready:
             col.vectors.ensure_table()
-        if int(stamp[3] or 0) - col.vectors.watermark() <= _TOLD_EMBED_MAX:
+        if self._turns_waiting(col, stamp) <= _TOLD_EMBED_MAX:
             col.refresh(stamp, wait=False)  # at most a batch of new turns to embed
-            tq = col.embedder.embed([query], query=True)[0]
             matrix, present = self._corpus_vectors(col, corpus)
-            channels.append((_neutral(matrix @ tq, present), self.weights.dense))
+            tq = (told.turn_query.result() if told.turn_query is not None
+                  else self._embed_query("turn", query))
+            fused = _fuse_turns(matrix @ tq, words, present, self.weights)
         elif not self._told_notice:
             self._told_notice = True
             self._notify("raw turns are not embedded yet: recall over memories uses their words "
                          "only (memdesk reindex --over turns embeds them)")
-        fused = fuse(channels)
-        told: dict[tuple[str, int], float] = {}
+        told_at: dict[tuple[str, int], float] = {}
         for j in np.argsort(-fused, kind="stable")[:_TOLD_TURNS]:
             if fused[j] <= 0:  # no better than the person's typical turn
                 break
@@ -1124,19 +1247,19 @@ class Recaller:
             # the assistant's confirmation of the statement before it
             for n in (number - 1, number, number + 1):
                 share = 1.0 if n == number else _NEIGHBOUR_SHARE
-                told[(session, n)] = max(told.get((session, n), 0.0),
+                told_at[(session, n)] = max(told_at.get((session, n), 0.0),
                                          share * relevance_of(float(fused[j])))
-        if not told:
+        if not told_at:
             return []
         stmt = (select(FACT.c.subject, FACT.c.predicate, FACT.c.object, TURN.c.session,
                        TURN.c.turn)
                 .join(CLAIM, CLAIM.c.id == FACT.c.claim_id)
                 .join(TURN, TURN.c.id == CLAIM.c.turn_id)
-                .where(TURN.c.session.in_(sorted({s for s, _ in told})),
-                       TURN.c.turn.in_(sorted({n for _, n in told}))).distinct())
+                .where(TURN.c.session.in_(sorted({s for s, _ in told_at})),
+                       TURN.c.turn.in_(sorted({n for _, n in told_at}))).distinct())
         with self.store.engine.connect() as conn:
             rows = [(str(a), str(b), str(o), (str(c), int(d)))
-                    for a, b, o, c, d in conn.execute(stmt) if (str(c), int(d)) in told]
+                    for a, b, o, c, d in conn.execute(stmt) if (str(c), int(d)) in told_at]
         # what each turn told, as the facts that hold now: a single value as
         # it holds now, whichever was told there; of several (decisions,
         # likes), only those told there
@@ -1158,7 +1281,7 @@ class Recaller:
         # a turn may tell several facts ("I'm Carol, I live in Hackney and work
         # at Monzo"): it answers the query with the one whose statement is
         # closest to it
-        closeness = self.embedder.embed([o.statement for o in options]) @ q
+        closeness = self._embed_passages([o.statement for o in options]) @ q
         best: dict[tuple[str, int], int] = {}
         for j, o in enumerate(options):
             if o.turn not in best or closeness[j] > closeness[best[o.turn]]:
@@ -1166,7 +1289,7 @@ class Recaller:
         out: list[RecallHit] = []
         placed: dict[int, int] = {}  # fact id → its position in out
         for turn, j in best.items():
-            o, rel = options[j], told[turn]
+            o, rel = options[j], told_at[turn]
             sources = self.store.sources(x.claim_id for x in o.facts)
             for x in o.facts:
                 hit = self._fact_hit(x, o.label, sources.get(x.claim_id), now, known_at,
@@ -1323,18 +1446,28 @@ def _turns_where(stmt: Any, f: _Filters) -> Any:
     return stmt
 
 
-def _neutral(cosines: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """The dense channel's scores with every item still waiting for its
-    vector (``present`` False) put at the mean of the others: neither for nor
-    against it, so the word channel alone places it. A zero cosine would sink
-    it: e5's cosines sit near 0.8 with a spread of a few hundredths, so 0 is
-    some twenty standard deviations down, where no word score reaches (a turn
-    just remembered, its vector still being computed, was not found by its
-    own rare word)."""
+def _fuse_turns(cosines: np.ndarray, words: np.ndarray, present: np.ndarray,
+                w: RecallWeights) -> np.ndarray:
+    """The two channels of raw turns fused (``fusion.fuse``). A turn still
+    waiting for its vector (``present`` False: just remembered, its vector
+    being computed in the background) has its words stand for its meaning
+    too: its dense z-score is its word z-score, and the dense channel is
+    standardised over the turns that have a vector. A cosine of 0 would sink
+    it (e5's cosines sit near 0.8 with a spread of a few hundredths: 0 is
+    some twenty standard deviations down, and a turn just remembered missed
+    the top 5 of a query naming its own rare word); the others' mean would
+    leave it below every near-copy of it the person said before. With every
+    vector there (or none) this is ``fuse`` itself."""
     if present.all() or not present.any():
-        return cosines
-    out = cosines.astype(np.float64)
-    out[~present] = float(out[present].mean())
+        return fuse([(cosines, w.dense), (words, w.words)])
+    zw = zscores(words)
+    zd = zw.copy()
+    zd[present] = zscores(cosines[present])
+    out = np.zeros(len(words), dtype=np.float64)
+    if w.dense:
+        out += w.dense * zd
+    if w.words:
+        out += w.words * zw
     return out
 
 

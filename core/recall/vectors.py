@@ -79,6 +79,7 @@ class VectorStore:
         self._where = (VECTOR.c.kind == kind, VECTOR.c.embedder == embedder.name,
                        VECTOR.c.embedder_version == embedder.version)
         self._embedded_upto = 0  # every item up to this id is known to have a vector
+        self._ensured = False  # the table is known to exist
         self._q_newest = select(func.max(self._source.c.id))
         self._q_after = (select(VECTOR.c.id, VECTOR.c.item_id, VECTOR.c.vector, VECTOR.c.kind,
                                 VECTOR.c.embedder, VECTOR.c.embedder_version, VECTOR.c.dim)
@@ -88,11 +89,16 @@ class VectorStore:
     # ------------------------------------------------------------ writing
     def ensure_table(self) -> None:
         """Create the vector table (and the fact-by-claim index recall uses) in a
-        store made before they existed."""
+        store made before they existed. Checked once per instance (a check
+        reads the schema: about 2 ms, on every recall whose collection is not
+        loaded yet)."""
+        if self._ensured:
+            return
         VECTOR.create(self.engine, checkfirst=True)
         for index in FactRow.__table__.indexes:
             if index.name == "ix_fact_claim":
                 index.create(self.engine, checkfirst=True)
+        self._ensured = True
 
     def _insert(self, conn, rows: list[dict]) -> None:
         dialect = self.engine.dialect.name
