@@ -36,6 +36,13 @@ from tests.app_screen import reopen
 SIZE = (80, 24)
 
 
+@pytest.fixture(autouse=True)
+def _patient(monkeypatch):
+    """A screen holds the keys until its answer comes, however slow the
+    shared test machine is (a hold that lapses would make the test a race)."""
+    monkeypatch.setattr("memdesk.app.ui.keys.KEY_HOLD_MAX_S", 120.0)
+
+
 def key_event(key: str) -> events.Key:
     """The event a terminal sends for ``key``: a character ("a", ":", "张")
     or a key name ("enter", "tab", "ctrl+u")."""
@@ -118,6 +125,7 @@ async def run_keys(db: Path, keys: tuple[str, ...], fast: bool, **kwargs: Any) -
                 await slowly(pilot, *keys)
             await quiet(pilot)
             seen = state(app)
+            assert app.lapsed_holds == 0
     finally:
         app.service.store.close()
     return seen | decisions(db)
@@ -239,3 +247,10 @@ async def test_keys_typed_before_the_first_screen_is_up(demo_db, tmp_path, start
     keys = ("j", "j", "p")
     end = await same_as_slowly(demo_db, tmp_path, keys, start=start)
     assert end["mode"] == "audit" and end["audit"] is not None
+
+
+async def test_review_undo_then_keys_act_on_the_candidate_brought_back(demo_db, tmp_path):
+    keys = ("3", "j", "a", "u", "x", *typed("not so"), "enter")
+    end = await same_as_slowly(demo_db, tmp_path, keys)
+    assert end["decided"]["approved"] == []  # undone
+    assert [reason for _, _, reason in end["decided"]["rejected"]] == ["not so"]

@@ -135,8 +135,7 @@ class MemdeskApp(KeyGate):
         if first_time:
             if self.subject is None:
                 self.subject = overview.first_subject
-            self.switch_mode(self.start)
-            self.release_keys("startup")
+            self.switch_mode(self.start)  # it lets the keys typed so far go (MemdeskScreen)
             self.set_timer(0.2, self._warm_up)
         elif self.subject is None and overview.first_subject:
             # the store was empty and someone wrote: there is a subject to show now

@@ -42,7 +42,7 @@ from textual import events
 from textual.app import App, ScreenStackError
 from textual.dom import DOMNode
 
-KEY_HOLD_MAX_S = 3.0
+KEY_HOLD_MAX_S = 5.0
 """The longest a screen may hold typed keys while it loads (a slow store, a
 failed worker): after that the keys go on to whatever is focused."""
 ROUND_MAX_S = 0.5
@@ -66,12 +66,14 @@ class KeyGate(App[None]):
         self._rounds = 0  # rounds taken by the key settling now
         self._round_timer: asyncio.TimerHandle | None = None
         self._holds: dict[Hashable, float] = {}  # holder -> when its hold lapses
+        self.lapsed_holds = 0  # holds that lapsed (an answer that never came, or a slow one)
         self._hold_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------- holds
-    def hold_keys(self, holder: Hashable, timeout: float = KEY_HOLD_MAX_S) -> None:
-        """Keep typed keys waiting until ``release_keys(holder)`` (or ``timeout``)."""
-        self._holds[holder] = time.monotonic() + timeout
+    def hold_keys(self, holder: Hashable, timeout: float | None = None) -> None:
+        """Keep typed keys waiting until ``release_keys(holder)`` (or ``timeout``
+        seconds, ``KEY_HOLD_MAX_S`` by default)."""
+        self._holds[holder] = time.monotonic() + (KEY_HOLD_MAX_S if timeout is None else timeout)
 
     def release_keys(self, holder: Hashable) -> None:
         """End ``holder``'s hold; waiting keys go on once the screen is settled."""
@@ -91,6 +93,7 @@ class KeyGate(App[None]):
         now = time.monotonic()
         for holder in [h for h, until in self._holds.items() if until <= now]:
             del self._holds[holder]
+            self.lapsed_holds += 1
         if self._holds and self._hold_timer is None:
             wait = min(self._holds.values()) - now
             self._hold_timer = asyncio.get_running_loop().call_later(wait, self._hold_lapsed)

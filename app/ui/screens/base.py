@@ -75,6 +75,14 @@ class MemdeskScreen(Screen):
 
     def on_mount(self) -> None:
         self.watch(self.app, "changes", self._store_changed, init=False)
+        self._first_screen_up()
+
+    def _first_screen_up(self) -> None:
+        """The keys typed while the app started wait for the first screen to
+        be built and shown (and for what it then loads: its own hold, taken
+        in its handlers, which Textual calls before these)."""
+        if self.built and self.is_current:
+            self.memdesk.release_keys("startup")
 
     def _store_changed(self) -> None:
         if self.is_current:
@@ -96,6 +104,7 @@ class MemdeskScreen(Screen):
         (Textual calls this besides the screen's own handler)."""
         if self.built:
             self.catch_up()
+            self._first_screen_up()
 
     def catch_up(self) -> None:
         """Bring the screen up to date if the store changed while it was hidden."""

@@ -64,6 +64,7 @@ class SubjectPicker(ModalScreen[str | None]):
             return
         if message.prefix != self.query_one(Input).value.strip():
             return  # an answer for text the user has typed past
+        self.app.release_keys((self, "list"))  # type: ignore[attr-defined]
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(Text(shown(s)), id=s) for s in message.subjects])
@@ -77,6 +78,8 @@ class SubjectPicker(ModalScreen[str | None]):
 
     @on(Input.Changed)
     def changed(self, event: Input.Changed) -> None:
+        # keys typed next (down into the list, enter) act on the list for this text
+        self.app.hold_keys((self, "list"))  # type: ignore[attr-defined]
         self.lookup(event.value.strip())
 
     submit_pending = False  # enter was pressed before the list caught up with the text
@@ -98,6 +101,7 @@ class SubjectPicker(ModalScreen[str | None]):
 
     @on(OptionList.OptionSelected)
     def selected(self, event: OptionList.OptionSelected) -> None:
+        self.app.release_keys((self, "list"))  # type: ignore[attr-defined]
         self.dismiss(event.option.id)
 
     def action_list_focus(self) -> None:
@@ -106,6 +110,7 @@ class SubjectPicker(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         self.submit_pending = False
         self.app.release_keys((self, "submit"))  # type: ignore[attr-defined]
+        self.app.release_keys((self, "list"))  # type: ignore[attr-defined]
         self.dismiss(None)
 
 
