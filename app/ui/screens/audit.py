@@ -5,12 +5,14 @@ did to its memories (merged into another, archived, restored) and facts (expired
 from __future__ import annotations
 
 from memdesk.core import AuditReport
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Input, Label, Tree
+from textual.widgets import Input, Label, Static, Tree
+from textual.widgets.tree import TreeNode
 
 from ...tables import start_phrase
 from ..text import shown
@@ -69,6 +71,29 @@ def fill_tree(tree: Tree, report: AuditReport) -> None:
     tree.root.expand()
 
 
+class ChainTree(Tree):
+    """The chain's tree, each line cut to the width with "…" (no sideways
+    scrolling); the screen shows the whole of the line under the cursor below."""
+
+    def render_label(self, node: TreeNode, base_style: Style, style: Style) -> Text:
+        label = super().render_label(node, base_style, style)
+        depth, parent = 0, node.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room > 0 and label.cell_len > room:
+            label = label.copy()
+            label.truncate(room, overflow="ellipsis")
+        return label
+
+
+def step_text(node: TreeNode | None) -> Text:
+    """The detail line: the whole text of the chain step under the cursor."""
+    if node is None:
+        return Text("")
+    return Text.assemble(node.label, style="")
+
+
 class AuditScreen(MemdeskScreen):
     """Pick subject, predicate and object; see why the store believes it."""
 
@@ -89,7 +114,8 @@ class AuditScreen(MemdeskScreen):
             yield Input(placeholder="predicate (lives_in)", id="audit-predicate")
             yield Input(placeholder="object (empty = current value)", id="audit-object")
         yield Label("/ edits the query · enter shows the chain · escape leaves the form", id="audit-status")
-        yield Tree("no value chosen yet", id="audit-tree")
+        yield ChainTree("no value chosen yet", id="audit-tree")
+        yield Static("", id="audit-detail")
         yield KeyBar()
 
     def on_screen_resume(self) -> None:
@@ -137,6 +163,11 @@ class AuditScreen(MemdeskScreen):
             tree.cursor_line = line
         else:
             tree.focus()
+            self.query_one("#audit-detail", Static).update(step_text(tree.root))
+
+    @on(Tree.NodeHighlighted)
+    def step_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        self.query_one("#audit-detail", Static).update(step_text(event.node))
 
     @on(Input.Submitted)
     def submitted(self) -> None:

@@ -277,35 +277,36 @@ def timeline_rows(rows: list[dict[str, Any]], scope_named: str | None = None) ->
 def choice_effect(choices: list[dict[str, Any]], keep: str, incoming: str,
                   answer: str = "") -> Group:
     """What resolving as ``keep`` does to the timeline: what the choice
-    means, the preview's one-line summary, current belief before (as keeping
-    the existing value leaves it), after, the rows it retires and whether the
-    incoming claim (object ``incoming``) is rejected. ``answer`` is the scope
-    typed for keep both."""
+    means, the preview's one-line summary, current belief after, the rows it
+    retires and whether the incoming claim (object ``incoming``) is rejected,
+    then before (as keeping the existing value leaves it). After comes first:
+    on a small screen the dialog's body scrolls, and what the choice makes is
+    what a person has to see. ``answer`` is the scope typed for keep both."""
     by_keep = {c["keep"]: c for c in shown_all(choices)}
     choice = by_keep[keep]
     incoming, answer = shown(incoming), shown(answer)
     unchanged = by_keep.get("existing")
     parts: list[RenderableType] = [Text(CHOICE_DOES.get(keep, keep)),
                                    Text(choice["text"], style="italic dim")]
+    parts.append(Text("after", style="bold underline"))
+    if choice["error"] is not None:
+        parts.append(Text(f"nothing: {choice['error']}", style="red"))
+    elif choice["timeline"]:
+        parts.append(timeline_rows(choice["timeline"], answer if keep == "both" else None))
+    else:
+        parts.append(Text("no value: nothing is believed for this any more", style="yellow"))
+    if choice["error"] is None:
+        for r in choice.get("retired") or ():
+            what = RETIRED_AS.get(r["reason"], r["reason"])
+            parts.append(Text(f"fact {r['fact_id']} {r['object']} ({short_time(r['valid_from'])} → "
+                              f"{short_time(r['valid_to'])}): {what}", style="yellow"))
+        if choice["outcome"] == "rejected":
+            parts.append(Text(f"incoming {incoming}: rejected", style="yellow"))
     parts.append(Text("before", style="bold underline"))
     if unchanged is not None and unchanged["error"] is None and unchanged["timeline"]:
         parts.append(timeline_rows(unchanged["timeline"]))
     else:
         parts.append(Text("(the current belief could not be worked out)", style="dim"))
-    parts.append(Text("after", style="bold underline"))
-    if choice["error"] is not None:
-        parts.append(Text(f"nothing: {choice['error']}", style="red"))
-        return Group(*parts)
-    if choice["timeline"]:
-        parts.append(timeline_rows(choice["timeline"], answer if keep == "both" else None))
-    else:
-        parts.append(Text("no value: nothing is believed for this any more", style="yellow"))
-    for r in choice.get("retired") or ():
-        what = RETIRED_AS.get(r["reason"], r["reason"])
-        parts.append(Text(f"fact {r['fact_id']} {r['object']} ({short_time(r['valid_from'])} → "
-                          f"{short_time(r['valid_to'])}): {what}", style="yellow"))
-    if choice["outcome"] == "rejected":
-        parts.append(Text(f"incoming {incoming}: rejected", style="yellow"))
     return Group(*parts)
 
 
@@ -399,8 +400,12 @@ class ConflictsScreen(MemdeskScreen):
         yield DeskHeader()
         yield Label("", id="conflicts-count", classes="bar")
         with Vertical(id="conflicts-body"):
+            # the two values and whose they are are what a person reads: when
+            # was it opened, the kind and the scope step aside for them (the
+            # detail pane below says them)
             table = FastTable(id="conflicts-table", cursor_type="row", zebra_stripes=True,
-                              flex=("existing", "incoming", "subject"))
+                              flex=("existing", "incoming", "subject"), caps={"subject": 18},
+                              optional=("opened", "kind", "scope"), want=16)
             for name in ("id", "subject", "predicate", "scope", "kind", "existing", "incoming",
                          "opened"):
                 table.add_column(name, key=name)
@@ -609,6 +614,9 @@ class ConflictsScreen(MemdeskScreen):
             self.asking = None
             if answer is None:
                 return  # cancelled: nothing written
+            # keys typed next act on the list without this conflict: they wait
+            # for the resolution, then for the list loaded after it
+            self.hold_keys("resolve")
             if keep == "both":
                 self.resolve(conflict_id, keep, answer, None)
             elif keep == "neither":
@@ -632,13 +640,14 @@ class ConflictsScreen(MemdeskScreen):
         self.undo_stack.append(c.id)
         self.notify(shown(f"conflict {c.id} resolved: kept {c.resolution} (by {c.resolved_by}) · "
                           "u undoes it"), timeout=4, markup=False)
-        self.fetch()
+        self._reload_after_write()
         self.memdesk.refresh_overview()
 
     def action_undo(self) -> None:
         if not self.undo_stack:
             self.notify("no resolution to undo in this sitting", severity="warning")
             return
+        self.hold_keys("resolve")  # keys typed next act on the list with it back
         self.reopen(self.undo_stack.pop())
 
     @work(thread=True, group="resolve")
@@ -652,8 +661,17 @@ class ConflictsScreen(MemdeskScreen):
     def on_reopened(self, message: Reopened) -> None:
         c = message.conflict
         self.notify(f"conflict {c.id} is open again: the timeline is as it was before", timeout=4)
-        self.fetch(focus=c.id)
+        self._reload_after_write(focus=c.id)
         self.memdesk.refresh_overview()
+
+    def _reload_after_write(self, focus: int | None = None) -> None:
+        """Reload the list after this screen wrote; keys held for the write
+        now wait for this load (a load started before the write, by a live
+        refresh, is superseded by it and cannot let them go early)."""
+        if self.memdesk.holding_keys:
+            self.hold_keys("list")
+        self.release_keys("resolve")
+        self.fetch(focus=focus)
 
     def action_audit(self) -> None:
         c = self.current

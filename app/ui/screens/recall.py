@@ -137,8 +137,12 @@ class RecallScreen(MemdeskScreen):
             yield Input(placeholder="at YYYY-MM-DD (empty: now)", id="recall-at")
         yield Label("", id="recall-mode")
         with Vertical():
+            # the text is what a person reads: relevance, conflicts and the index
+            # mark step aside for it on a narrow screen (the detail pane has them,
+            # and a result the index missed is ranked "–")
             table = FastTable(id="recall-table", cursor_type="row", zebra_stripes=True,
-                              flex=("text", "subject"))
+                              flex=("text", "subject"), caps={"subject": 14},
+                              optional=("relev", "confl", "index"), want=30)
             for name in self.COLUMNS:
                 table.add_column(name, key=name)
             yield table

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from memdesk.core import Candidate
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -29,6 +29,10 @@ from ..widgets.keybar import KeyBar
 from .base import Fetched, MemdeskScreen, cells, conversation_text, when
 
 PREFETCH_MARGIN = 20
+SIDE_BY_SIDE = 140
+"""From this many columns the context panel stands beside the queue; below
+it (120x40 too) it goes under the queue, so the object column has the
+screen's width."""
 
 
 class PageLoaded(Fetched):
@@ -130,13 +134,17 @@ class ReviewScreen(MemdeskScreen):
         self.subject_filter: str | None = None  # show this subject's candidates only
         self.shown: int | None = None  # the candidate the context panel shows
         self.deciding: set[int] = set()  # decisions sent, not yet confirmed by the store
+        self.undo_waiting = False  # u pressed while a decision was on its way: undo it when it lands
 
     def compose(self) -> ComposeResult:
         yield DeskHeader()
         yield Label("", id="review-count", classes="bar")
         with Horizontal(id="review-body"):
+            # the object is what a person reads: the source kind steps aside for
+            # it (the context panel says it)
             table = FastTable(id="review-table", cursor_type="row", zebra_stripes=True,
-                              flex=("object", "subject"))
+                              flex=("object", "subject"), caps={"subject": 16},
+                              optional=("kind",), want=40)
             table.add_column("id", key="id")
             table.add_column("conf", key="conf")
             table.add_column("subject", key="subject")
@@ -146,6 +154,10 @@ class ReviewScreen(MemdeskScreen):
             yield table
             yield Static("", id="review-context", classes="panel")
         yield KeyBar()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # (Textual also calls MemdeskScreen.on_resize, which sets ``narrow``)
+        self.set_class(event.size.width < SIDE_BY_SIDE, "-stacked")
 
     def on_mount(self) -> None:
         if not self.built:
@@ -317,11 +329,17 @@ class ReviewScreen(MemdeskScreen):
             self.notify(shown(f"#{message.candidate.id}: {message.error}"), severity="error",
                         timeout=8, markup=False)
             self.fetch(None, append=False)
+            if self.undo_waiting and not self.deciding:  # nothing was written: nothing to undo
+                self.undo_waiting = False
+                self.release_keys("undo")
             return
         self.undo_stack.append(Decision(message.candidate, message.verdict))
         self.last = message.detail
         self._count()
         self.memdesk.refresh_overview()
+        if self.undo_waiting and not self.deciding:
+            self.undo_waiting = False
+            self.action_undo()
 
     def action_approve(self) -> None:
         taken = self._take_current()
@@ -372,12 +390,19 @@ class ReviewScreen(MemdeskScreen):
             self.report(exc)
 
     def action_undo(self) -> None:
+        if self.deciding:  # the decision to undo has not reached the store yet
+            self.undo_waiting = True
+            self.hold_keys("undo")
+            return
         if not self.undo_stack:
+            self.release_keys("undo")
             self.notify("nothing to undo in this sitting", severity="warning")
             return
+        self.hold_keys("undo")  # keys typed next act on the candidate brought back
         self.reopen(self.undo_stack.pop())
 
     def on_reopened(self, message: Reopened) -> None:
+        self.release_keys("undo")
         cand = message.candidate
         table = self.query_one(DataTable)
         if any(c.id == cand.id for c in self.items):

@@ -18,12 +18,20 @@ styled or multi-line cells, rows taller than one line) goes through
 DataTable's own code. Styles are computed once per repaint instead of once per
 line. ``tests/test_app.py`` checks the cells against DataTable's own output.
 
-Two things it does that DataTable does not:
+Three things it does that DataTable does not:
 
-* **columns fit the table's width**: the columns named ``flex`` share what the
-  others leave of the width (in proportion to their content, none narrower
-  than its label), so the last columns are never pushed off screen; the table
-  refits when it is resized or its content changes;
+* **columns fit the table's width**: the columns named ``flex`` (the ones a
+  person reads: a value, a text) share what the others leave of the width,
+  fairly, none narrower than its label, so the last columns are never pushed
+  off screen; a flex column with a ``caps`` entry (a subject) asks for no more
+  than its cap while the others are cut, and gets back what they leave over;
+  the table refits when it is resized or its content changes;
+* **columns that matter less step aside**: while a flex column would get less
+  than ``want`` cells (or its whole content, if shorter), the ``optional``
+  columns are left out, in their order (what they show is in the screen's
+  detail pane); they come back when the table is wide enough again. The
+  table keeps every row's cells for all its columns and rebuilds itself when
+  the set shown changes;
 * **a cell wider than its column ends in "…"**, cut by display width (a CJK
   character takes two cells), instead of being cropped mid-word.
 
@@ -39,12 +47,13 @@ from typing import Any, TypeVar
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Text, TextType
 from textual._segment_tools import line_crop
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import DataTable
+from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
 from ..text import ellipsize
 
@@ -68,31 +77,69 @@ def plain_line(cell: object) -> str | None:
 
 
 def flex_widths(available: int, natural: dict[str, int], flex: tuple[str, ...],
-                minimum: dict[str, int]) -> dict[str, int]:
+                minimum: dict[str, int], caps: dict[str, int] | None = None) -> dict[str, int]:
     """Content widths for the ``flex`` columns when the columns' ``natural``
     content widths (padding excluded) do not fit in ``available`` cells of
     content. The flexible columns share what the others leave, fairly: one
     that needs less than an equal share keeps its natural width and the rest
     is shared by the others (so a short subject column stays whole while a
-    long text column gives way); none goes below its ``minimum``. Empty when
-    everything fits."""
+    long text column gives way); a column in ``caps`` needs no more than its
+    cap there, and gets back what the others leave over; none goes below its
+    ``minimum``. Empty when everything fits."""
     if sum(natural.values()) <= available or not flex:
         return {}
+    caps = caps or {}
+    need = {k: min(natural.get(k, 0), caps.get(k, natural.get(k, 0))) for k in flex}
     room = available - sum(w for k, w in natural.items() if k not in flex)
     widths: dict[str, int] = {}
-    left = sorted(flex, key=lambda k: natural.get(k, 0))
+    left = sorted(flex, key=lambda k: need[k])
+    spare = room
     while left:
-        share = room // len(left)
+        share = spare // len(left)
         key = left[0]
-        if natural.get(key, 0) <= share:  # needs less than its share: keeps what it needs
-            widths[key] = natural.get(key, 0)
+        if need[key] <= share:  # needs less than its share: keeps what it needs
+            widths[key] = need[key]
         else:  # every column left needs more: they split the room evenly
             for i, key in enumerate(left):
-                widths[key] = share + (1 if i < room - share * len(left) else 0)
+                widths[key] = share + (1 if i < spare - share * len(left) else 0)
             break
-        room -= widths[key]
+        spare -= widths[key]
         left.pop(0)
+    spare = room - sum(widths.values())
+    for key in flex:  # what the others left over goes back to the capped columns
+        if spare <= 0:
+            break
+        more = min(spare, natural.get(key, 0) - widths[key])
+        if more > 0:
+            widths[key] += more
+            spare -= more
     return {k: max(w, minimum.get(k, MIN_FLEX)) for k, w in widths.items()}
+
+
+def plan_columns(available: int, natural: dict[str, int], minimum: dict[str, int],
+                 flex: tuple[str, ...], caps: dict[str, int], optional: tuple[str, ...],
+                 want: int, pad: int) -> tuple[tuple[str, ...], dict[str, int]]:
+    """Which ``optional`` columns to leave out, and the flex columns' widths,
+    for ``available`` cells (padding included, ``pad`` per column): the
+    optional columns go, in order, while a flex column would get less than
+    ``want`` cells or, if it needs less, its whole (capped) content."""
+    hidden: list[str] = []
+    while True:
+        shown = {k: w for k, w in natural.items() if k not in hidden}
+        widths = flex_widths(available - pad * len(shown), shown, flex,
+                             {k: minimum.get(k, MIN_FLEX) for k in shown}, caps)
+        short = any(widths.get(k, shown[k]) < min(shown[k], caps.get(k, shown[k]), want)
+                    for k in flex if k in shown)
+        going = next((k for k in optional if k in shown), None)
+        if not short or going is None:
+            return tuple(hidden), widths
+        hidden.append(going)
+
+
+def cell_width(cell: object) -> int:
+    """The cells a table cell's widest line takes."""
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    return max((cell_len(line) for line in text.splitlines()), default=0)
 
 
 class FastTable(DataTable):
@@ -101,10 +148,20 @@ class FastTable(DataTable):
     _pass_styles: dict[object, Any] | None = None  # set while a repaint runs
     _content_version = 0  # bumped whenever a cell's value changes
 
-    def __init__(self, *args, flex: tuple[str, ...] = (), **kwargs) -> None:  # noqa: ANN002, ANN003
+    def __init__(self, *args, flex: tuple[str, ...] = (),  # noqa: ANN002, ANN003
+                 caps: dict[str, int] | None = None, optional: tuple[str, ...] = (),
+                 want: int = 0, **kwargs) -> None:
         self._body_lines: LRUCache[tuple, Strip] = LRUCache(1024)  # DataTable's init clears it
         self._removed: dict[object, int] = {}  # row key -> times removed
         self.flex = flex  # keys of the columns that give way when the table is too narrow
+        self.caps = caps or {}  # flex columns that ask for no more than this while others are cut
+        self.optional = optional  # columns left out (in this order) while a flex one is short
+        self.want = want  # what a flex column should get before optional columns go
+        self.hidden: tuple[str, ...] = ()  # the optional columns left out now
+        self._all_columns: list[tuple[str, TextType]] = []  # (key, label), shown or not
+        self._natural: dict[str, int] = {}  # key -> widest label or cell ever added
+        self._cells: dict[RowKey, tuple[CellType, ...]] = {}  # every row's cells, all columns
+        self._replanning = False
         super().__init__(*args, **kwargs)
         if flex:  # the columns always fit: no horizontal scrollbar to take a line
             self.styles.overflow_x = "hidden"
@@ -117,8 +174,79 @@ class FastTable(DataTable):
     def on_resize(self) -> None:
         self.fit_columns()
 
+    # --------------------------------------------- every column's cells kept
+    def add_column(self, label: TextType, *, width: int | None = None, key: str | None = None,
+                   default: CellType | None = None) -> ColumnKey:
+        name = key if key is not None else f"column-{len(self._all_columns)}"
+        self._all_columns.append((name, label))
+        plain = Text.from_markup(label).plain if isinstance(label, str) else label.plain
+        self._natural[name] = cell_len(plain)
+        if name in self.hidden:
+            return ColumnKey(name)
+        return super().add_column(label, width=width, key=name, default=default)
+
+    def add_row(self, *cells: CellType, height: int | None = 1, key: str | None = None,
+                label: TextType | None = None) -> RowKey:
+        """Add a row: ``cells`` for every column added, shown or left out."""
+        for (name, _), cell in zip(self._all_columns, cells, strict=False):
+            width = cell_width(cell)
+            if width > self._natural[name]:
+                self._natural[name] = width
+        row_key = super().add_row(*self._shown_cells(cells), height=height, key=key, label=label)
+        self._cells[row_key] = cells
+        return row_key
+
+    def all_cells(self, row_key: RowKey | str) -> dict[str, CellType]:
+        """A row's cells by column key, the columns left out included."""
+        cells = self._cells[row_key]  # type: ignore[index] - a RowKey is found by its string
+        return {name: cell for (name, _), cell in zip(self._all_columns, cells, strict=False)}
+
+    def _shown_cells(self, cells: tuple[CellType, ...]) -> list[CellType]:
+        if not self.hidden:
+            return list(cells)
+        return [cell for (name, _), cell in zip(self._all_columns, cells, strict=False)
+                if name not in self.hidden]
+
+    def clear(self, columns: bool = False) -> FastTable:
+        super().clear(columns)
+        if not self._replanning:
+            self._cells.clear()
+            self._natural = {}
+            for name, label in self._all_columns:
+                plain = Text.from_markup(label).plain if isinstance(label, str) else label.plain
+                self._natural[name] = cell_len(plain)
+            if columns:
+                self._all_columns.clear()
+                self._natural.clear()
+        return self
+
+    def _show_columns(self, hidden: tuple[str, ...]) -> None:
+        """Show every column but ``hidden``: the table is rebuilt from the
+        cells it keeps, rows in the same order, the cursor on the same row."""
+        if hidden == self.hidden:
+            return
+        order = [row.key for row in self.ordered_rows]
+        cursor, scroll_y = self.cursor_row, self.scroll_y
+        kept, self._cells = self._cells, {}
+        self.hidden = hidden
+        self._replanning = True
+        try:
+            self.clear(columns=True)
+            for name, label in self._all_columns:
+                if name not in hidden:
+                    super().add_column(label, key=name)
+            for row_key in order:
+                cells = kept[row_key]
+                self._cells[super().add_row(*self._shown_cells(cells), key=row_key.value)] = cells
+        finally:
+            self._replanning = False
+        if order:
+            self.move_cursor(row=min(cursor, len(order) - 1), animate=False, scroll=False)
+            self.scroll_y = scroll_y
+
     def fit_columns(self) -> None:
-        """Give the flexible columns what the others leave of the width (see
+        """Give the flexible columns what the others leave of the width, and
+        leave out optional columns while a flexible one would be short (see
         the module docstring); every column keeps its content width when all fit."""
         if not self.flex or not self.columns:
             return
@@ -128,11 +256,15 @@ class FastTable(DataTable):
         available = self.size.width - self.styles.scrollbar_size_vertical
         if available <= 0:
             return
+        minimum = {name: max(MIN_FLEX, self._natural_label(label))
+                   for name, label in self._all_columns}
+        hidden, widths = plan_columns(available - self._row_label_column_width, self._natural,
+                                      minimum, self.flex, self.caps, self.optional, self.want,
+                                      pad)
+        if hidden != self.hidden:  # rebuilt once this refit is over; it refits itself then
+            self.call_later(self._show_columns, hidden)
+            return
         columns = self.ordered_columns
-        natural = {str(c.key.value): c.content_width for c in columns}
-        minimum = {str(c.key.value): max(MIN_FLEX, cell_len(c.label.plain)) for c in columns}
-        widths = flex_widths(available - pad * len(columns) - self._row_label_column_width,
-                             natural, self.flex, minimum)
         changed = False
         for column in columns:
             width = widths.get(str(column.key.value))
@@ -147,18 +279,31 @@ class FastTable(DataTable):
                 self.virtual_size.height)
             self.refresh()
 
+    @staticmethod
+    def _natural_label(label: TextType) -> int:
+        return cell_len(Text.from_markup(label).plain if isinstance(label, str) else label.plain)
+
     def _clear_caches(self) -> None:
         super()._clear_caches()
         self._body_lines.clear()
 
     def update_cell(self, row_key, column_key, value, *, update_width: bool = False) -> None:  # noqa: ANN001
         self._content_version += 1
-        super().update_cell(row_key, column_key, value, update_width=update_width)
+        name = str(column_key.value if isinstance(column_key, ColumnKey) else column_key)
+        names = [n for n, _ in self._all_columns]
+        cells = self._cells.get(row_key)  # a RowKey is found by its string too
+        if cells is not None and name in names:
+            at = names.index(name)
+            self._cells[row_key] = (*cells[:at], value, *cells[at + 1:])
+            self._natural[name] = max(self._natural[name], cell_width(value))
+        if name not in self.hidden:
+            super().update_cell(row_key, column_key, value, update_width=update_width)
 
     def remove_row(self, row_key) -> None:  # noqa: ANN001
         # a row added again later under the same key may hold other cells
         self._removed[row_key] = self._removed.get(row_key, 0) + 1
         super().remove_row(row_key)
+        self._cells.pop(row_key, None)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._pass_styles = {}
