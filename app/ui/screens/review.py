@@ -143,7 +143,7 @@ class ReviewScreen(MemdeskScreen):
             # the object is what a person reads: the source kind steps aside for
             # it (the context panel says it)
             table = FastTable(id="review-table", cursor_type="row", zebra_stripes=True,
-                              flex=("object", "subject"), caps={"subject": 16},
+                              flex=("object", "subject"), caps={"subject": 18},
                               optional=("kind",), want=40)
             table.add_column("id", key="id")
             table.add_column("conf", key="conf")
