@@ -53,7 +53,7 @@ from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widgets import DataTable
-from textual.widgets.data_table import CellType, ColumnKey, RowKey
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from ..text import ellipsize
 
@@ -160,7 +160,7 @@ class FastTable(DataTable):
         self.hidden: tuple[str, ...] = ()  # the optional columns left out now
         self._all_columns: list[tuple[str, TextType]] = []  # (key, label), shown or not
         self._natural: dict[str, int] = {}  # key -> widest label or cell ever added
-        self._cells: dict[RowKey, tuple[CellType, ...]] = {}  # every row's cells, all columns
+        self._cells: dict[RowKey, tuple[object, ...]] = {}  # every row's cells, all columns
         self._replanning = False
         super().__init__(*args, **kwargs)
         if flex:  # the columns always fit: no horizontal scrollbar to take a line
@@ -176,7 +176,7 @@ class FastTable(DataTable):
 
     # --------------------------------------------- every column's cells kept
     def add_column(self, label: TextType, *, width: int | None = None, key: str | None = None,
-                   default: CellType | None = None) -> ColumnKey:
+                   default: object | None = None) -> ColumnKey:
         name = key if key is not None else f"column-{len(self._all_columns)}"
         self._all_columns.append((name, label))
         plain = Text.from_markup(label).plain if isinstance(label, str) else label.plain
@@ -185,7 +185,7 @@ class FastTable(DataTable):
             return ColumnKey(name)
         return super().add_column(label, width=width, key=name, default=default)
 
-    def add_row(self, *cells: CellType, height: int | None = 1, key: str | None = None,
+    def add_row(self, *cells: object, height: int | None = 1, key: str | None = None,
                 label: TextType | None = None) -> RowKey:
         """Add a row: ``cells`` for every column added, shown or left out."""
         for (name, _), cell in zip(self._all_columns, cells, strict=False):
@@ -196,12 +196,12 @@ class FastTable(DataTable):
         self._cells[row_key] = cells
         return row_key
 
-    def all_cells(self, row_key: RowKey | str) -> dict[str, CellType]:
+    def all_cells(self, row_key: RowKey | str) -> dict[str, object]:
         """A row's cells by column key, the columns left out included."""
-        cells = self._cells[row_key]  # type: ignore[index] - a RowKey is found by its string
+        cells = self._cells[row_key if isinstance(row_key, RowKey) else RowKey(row_key)]
         return {name: cell for (name, _), cell in zip(self._all_columns, cells, strict=False)}
 
-    def _shown_cells(self, cells: tuple[CellType, ...]) -> list[CellType]:
+    def _shown_cells(self, cells: tuple[object, ...]) -> list[object]:
         if not self.hidden:
             return list(cells)
         return [cell for (name, _), cell in zip(self._all_columns, cells, strict=False)
