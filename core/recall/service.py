@@ -529,6 +529,9 @@ class Recaller:
         if (over == "memories" and asked.scoped and (statuses is None or "active" in statuses)
                 and (self._waiting is None or self._waiting[1] <= _TOLD_EMBED_MAX)):
             turn_query = self._side(self._embed_query, "turn", query)
+        # and the query's own vector while the store is looked at and new
+        # items are embedded (e5's passages and queries have engines of their own)
+        own_query = self._side(self._embed_query, _KIND[over], query)
         now = self.store.now() if at is None else at
         known_at = at
         col = self._collection(over)
@@ -539,7 +542,7 @@ class Recaller:
             col = self._collection(over)
         in_scope = self._resolve(asked, stamp)
         col.refresh(stamp, wait=False)  # another thread embedding (``warm``): not waited for
-        q = self._embed_query(_KIND[over], query)
+        q = own_query.result()
         qgrams = QueryGrams.of(grams(query))
         filters = _Filters(in_scope, scopes, statuses, at, since, until, include_archived)
         conflicts = self._open_conflicts(known_at, stamp) if over == "memories" else {}
@@ -1199,7 +1202,7 @@ class Recaller:
         """``fn(*args)`` in the Recaller's side thread (made on first use)."""
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(2, thread_name_prefix="memdesk-recall")
+                self._pool = ThreadPoolExecutor(4, thread_name_prefix="memdesk-recall")
             return self._pool.submit(fn, *args)
 
     def _told_facts(self, told: _ToldQuery, q: np.ndarray, now: int, known_at: int | None,
