@@ -105,3 +105,29 @@ def test_an_e5_query_does_not_wait_behind_a_batch_of_passages():
     finally:
         release.set()
         worker.join(30)
+
+
+def test_another_persons_remember_keeps_the_word_index(store, tmp_path):
+    """A person's turns and their word index are built again only when that
+    person's turns changed: another person's remember (the store stamp moves
+    on) keeps them; the person's own remember builds them again, the new
+    turn in."""
+    store.ingest_file(write_turns(tmp_path / "i.jsonl", topic_texts(20), user="ines",
+                                  session="ines-chat"))
+    memory = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx"))
+
+    def words():
+        (corpus,) = [c for c in memory.recaller._corpora.values() if len(c.ids)]
+        return corpus.words
+
+    assert memory.recall("taxis", user="ines", over="turns", k=3)
+    built = words()
+    memory.remember([{"role": "user", "content": "Omar's zyquorbat code",
+                      "time": "2026-06-01T10:00:00+01:00"}], user="omar")
+    assert memory.recall("taxis", user="ines", over="turns", k=3)
+    assert words() is built
+    memory.remember([{"role": "user", "content": "The storage unit code is zyquorbat",
+                      "time": "2026-06-01T10:00:00+01:00"}], user="ines")
+    hits = memory.recall("storage unit code zyquorbat", user="ines", over="turns", k=3)
+    assert words() is not built and "zyquorbat" in hits[0].text
+    assert all(h.subject == "user:ines" for h in hits)

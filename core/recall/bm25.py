@@ -25,7 +25,7 @@ the development sets (docs/DESIGN.md §4.3).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -78,13 +78,19 @@ class Bm25Index:
     a query none of whose tokens occurs, scores 0 everywhere."""
 
     def __init__(self, item_ids: Sequence[int], texts: Sequence[str], *,
-                 k1: float = K1, b: float = B) -> None:
+                 k1: float = K1, b: float = B,
+                 known: Mapping[str, list[str]] | None = None) -> None:
+        """``known``: tokens of texts analysed before (a former index's
+        ``tokens``), taken over instead of analysing those texts again."""
         import bm25s
 
         self.item_ids = np.asarray(item_ids, dtype=np.int64)
         self._model = None
+        known = known or {}
+        self.tokens: dict[str, list[str]] = {
+            t: known[t] if t in known else analyze(t) or [_EMPTY] for t in texts}
         if len(texts):
-            corpus = [analyze(t) or [_EMPTY] for t in texts]
+            corpus = [self.tokens[t] for t in texts]
             model = bm25s.BM25(k1=k1, b=b)
             model.index(corpus, show_progress=False)
             self._model = model

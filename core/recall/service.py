@@ -222,21 +222,29 @@ class _TurnCorpus:
     """The turns of one scope with a word index over them (never leaves the module)."""
 
     stamp: tuple
+    mark: tuple  # (count, highest id) of the turns in scope: unchanged, the corpus is current
     ids: np.ndarray
     words: Bm25Index
     keys: tuple[tuple[str, int], ...]  # (session, turn) of each
     said: tuple[tuple[str, int, int], ...]  # (text, time µs, offset minutes) of each
     _dated: list[np.ndarray] = field(default_factory=list)
+    _known: dict[tuple[str, int, int], float] = field(default_factory=dict)  # a former corpus's
 
     def dated(self) -> np.ndarray:
         """1 for each turn whose text names a day ("next Friday", 5月13日,
         上周末: ``lang.times.find_times`` against the turn's own time),
-        else 0; worked out on first use and kept."""
+        else 0; worked out on first use (what the scope's former corpus
+        worked out is taken over) and kept."""
         if not self._dated:
+            known = self._known
             self._dated.append(np.fromiter(
-                (1.0 if find_times(text, from_us(t, tz)) else 0.0 for text, t, tz in self.said),
-                np.float64, len(self.said)))
+                (known[x] if x in known else 1.0 if find_times(x[0], from_us(x[1], x[2])) else 0.0
+                 for x in self.said), np.float64, len(self.said)))
         return self._dated[0]
+
+    def dated_by_turn(self) -> dict[tuple[str, int, int], float]:
+        """What ``dated`` worked out, by turn (empty before its first use)."""
+        return dict(zip(self.said, self._dated[0].tolist(), strict=True)) if self._dated else {}
 
 
 def _as_tuple(value: str | Sequence[str] | None, label: str) -> tuple[str, ...] | None:
@@ -717,7 +725,12 @@ class Recaller:
         between its neighbours in the session, so that "民宿吧" carries the
         question it answers) and a word index over them. None when more than
         ``IndexSettings.fused_max`` turns are in play: then the index path
-        serves. Cached per scope until the store changes."""
+        serves. Cached per scope: when the store changed, one query counts
+        the scope's turns (turns are only added, an erasure drops every
+        cache: ``_after_erasures``), and an unchanged count and highest id
+        keep the corpus (another person's remember changes nothing here); a
+        changed one builds it again, the word analysis of every indexed text
+        and the days the turns name taken over from the former corpus."""
         most = self.index_settings.fused_max
         if most <= 0 or (not f.scope.scoped and int(stamp[3] or 0) > most
                          and self._more_turns_than(most, stamp)):
@@ -727,12 +740,37 @@ class Recaller:
         cached = self._corpora.get(key)
         if cached is not None and cached.stamp == stamp:
             return cached
-        stmt = _turns_where(select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text,
-                                   TURN.c.time, TURN.c.time_tz), f)
         with self.store.engine.connect() as conn:
-            rows = conn.execute(stmt.order_by(TURN.c.session, TURN.c.turn).limit(most + 1)).all()
-        if len(rows) > most:
-            return None
+            count, top = conn.execute(_turns_where(
+                select(func.count(), func.max(TURN.c.id)), f)).one()
+            mark = (int(count or 0), int(top or 0))
+            if cached is not None and cached.mark == mark:
+                corpus = replace(cached, stamp=stamp)
+                rows = None
+            elif mark[0] > most:
+                return None
+            else:
+                stmt = _turns_where(select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text,
+                                           TURN.c.time, TURN.c.time_tz), f)
+                rows = conn.execute(stmt.order_by(TURN.c.session, TURN.c.turn)
+                                    .limit(most + 1)).all()
+        if rows is not None:
+            if len(rows) > most:
+                return None
+            corpus = self._built_corpus(rows, stamp, mark, cached)
+        with self._lock:
+            self._corpora.pop(key, None)
+            if len(self._corpora) >= _CORPUS_CACHE:
+                self._corpora.pop(next(iter(self._corpora)))
+            self._corpora[key] = corpus
+        return corpus
+
+    @staticmethod
+    def _built_corpus(rows: Sequence[Any], stamp: tuple, mark: tuple,
+                      former: _TurnCorpus | None) -> _TurnCorpus:
+        """A corpus of ``rows`` (id, session, turn, text, time, offset, in
+        session order), taking over what ``former`` (the scope's previous
+        corpus) worked out for the texts it shares."""
         texts = []
         for j, (_, session, number, text, _, _) in enumerate(rows):
             parts = [text]
@@ -742,14 +780,11 @@ class Recaller:
                 parts.append(rows[j + 1][3])
             texts.append("\n".join(parts))
         ids = [int(r[0]) for r in rows]
-        corpus = _TurnCorpus(stamp, np.asarray(ids, dtype=np.int64), Bm25Index(ids, texts),
-                             tuple((str(r[1]), int(r[2])) for r in rows),
-                             tuple((str(r[3]), int(r[4]), int(r[5] or 0)) for r in rows))
-        with self._lock:
-            if len(self._corpora) >= _CORPUS_CACHE:
-                self._corpora.pop(next(iter(self._corpora)))
-            self._corpora[key] = corpus
-        return corpus
+        return _TurnCorpus(stamp, mark, np.asarray(ids, dtype=np.int64),
+                           Bm25Index(ids, texts, known=former.words.tokens if former else None),
+                           tuple((str(r[1]), int(r[2])) for r in rows),
+                           tuple((str(r[3]), int(r[4]), int(r[5] or 0)) for r in rows),
+                           _known=former.dated_by_turn() if former else {})
 
     @staticmethod
     def _corpus_vectors(col: Collection, corpus: _TurnCorpus) -> tuple[np.ndarray, np.ndarray]:
