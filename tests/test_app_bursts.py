@@ -2,8 +2,8 @@
 delivering a whole chunk at once) do exactly what the same keys typed one by
 one do: on every form, picker and dialog that takes text (subject picker,
 audit form, recall query and "at", timeline "known at", the reject prompt,
-the edit form, the conflict confirmation with and without a typed answer)
-and across screen switches and loads.
+the edit form, the conflict confirmation with and without a typed answer,
+the command palette) and across screen switches, loads and decisions.
 
 A burst is every key event posted to the app at once, with no pause between
 them (``pilot.press`` waits for the app to go idle after each key, so it
@@ -125,7 +125,7 @@ async def run_keys(db: Path, keys: tuple[str, ...], fast: bool, **kwargs: Any) -
                 await slowly(pilot, *keys)
             await quiet(pilot)
             seen = state(app)
-            assert app.lapsed_holds == 0
+            assert app.lapsed_holds == 0 and app.lapsed_rounds == 0
     finally:
         app.service.store.close()
     return seen | decisions(db)
@@ -254,3 +254,11 @@ async def test_review_undo_then_keys_act_on_the_candidate_brought_back(demo_db, 
     end = await same_as_slowly(demo_db, tmp_path, keys)
     assert end["decided"]["approved"] == []  # undone
     assert [reason for _, _, reason in end["decided"]["rejected"]] == ["not so"]
+
+
+# ------------------------------------------------------------ the palette
+async def test_command_palette_jump_typed_at_once(demo_db, tmp_path):
+    """ctrl+p, a subject, enter and a move in its timeline, in one burst."""
+    keys = ("ctrl+p", *typed("user:tom"), "enter", "j")
+    end = await same_as_slowly(demo_db, tmp_path, keys)
+    assert end["subject"] == "user:tom" and end["top"] == "TimelineScreen"

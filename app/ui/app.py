@@ -8,8 +8,11 @@ import time
 from memdesk.core import Candidate
 from textual import events, work
 from textual.binding import Binding
+from textual.command import CommandPalette
+from textual.dom import DOMNode
 from textual.reactive import var
 from textual.screen import Screen
+from textual.worker import WorkerState
 
 from .commands import MemdeskCommands, SystemCommandsAfter
 from .keys import KeyGate
@@ -223,6 +226,13 @@ class MemdeskApp(KeyGate):
         if self._gc_thresholds is not None:  # the process may go on (tests, embedding)
             gc.set_threshold(*self._gc_thresholds)
             self._gc_thresholds = None
+
+    def screen_busy(self, screen: DOMNode) -> bool:
+        """The command palette (Textual's) while it searches: enter typed
+        right after the text picks from the list for that text."""
+        return isinstance(screen, CommandPalette) and any(
+            w.node is screen and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for w in self.workers)
 
     def refresh_overview(self) -> None:
         if self.overview is not None:

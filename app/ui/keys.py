@@ -24,7 +24,9 @@ through only when the one before has *settled*:
   result callback), checked in rounds until a round finds them quiet;
 * no screen holds the keys: a screen that starts loading what the next keys
   act on calls ``hold_keys`` and ``release_keys`` when it is shown (each hold
-  lapses after ``KEY_HOLD_MAX_S`` so a lost answer cannot freeze the keys).
+  lapses after ``KEY_HOLD_MAX_S`` so a lost answer cannot freeze the keys);
+  a screen that is not the app's own (Textual's command palette) is waited
+  for while ``screen_busy`` says it works on something (its search).
 
 Only public Textual API is used (``call_later``, ``message_queue_size``,
 ``walk_children``); a round that does not come back (a widget removed with the
@@ -45,8 +47,11 @@ from textual.dom import DOMNode
 KEY_HOLD_MAX_S = 5.0
 """The longest a screen may hold typed keys while it loads (a slow store, a
 failed worker): after that the keys go on to whatever is focused."""
-ROUND_MAX_S = 0.5
-"""A settling round that has not come back by then is over anyway."""
+ROUND_MAX_S = 1.0
+"""A settling round that has not come back by then is over anyway (a widget
+removed with a callback in its queue; counted in ``lapsed_rounds``)."""
+BUSY_POLL_S = 0.02
+"""How often a busy screen (``screen_busy``) is looked at again."""
 MAX_ROUNDS = 12
 """Rounds a key may take to settle (something that keeps posting messages,
 an animation, would otherwise hold the next key for ever)."""
@@ -64,9 +69,11 @@ class KeyGate(App[None]):
         self._round_left = 0  # its callbacks not back yet
         self._round_screen: object = None  # the screen in view when it started
         self._rounds = 0  # rounds taken by the key settling now
+        self._key_at = 0.0  # when the key settling now was handed on
         self._round_timer: asyncio.TimerHandle | None = None
         self._holds: dict[Hashable, float] = {}  # holder -> when its hold lapses
         self.lapsed_holds = 0  # holds that lapsed (an answer that never came, or a slow one)
+        self.lapsed_rounds = 0  # settling rounds given up (ROUND_MAX_S)
         self._hold_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------- holds
@@ -131,6 +138,7 @@ class KeyGate(App[None]):
             target = target.parent
         self._settling = True
         self._rounds = 0
+        self._key_at = time.monotonic()
         await super().on_event(event)  # the app's priority bindings, else to the focused widget
         self._start_round(path)
 
@@ -139,6 +147,7 @@ class KeyGate(App[None]):
         if not self._settling and self._typed:
             self._settling = True
             self._rounds = 0
+            self._key_at = time.monotonic()
             self._settle_round()
 
     # ----------------------------------------------------------- settling
@@ -202,6 +211,7 @@ class KeyGate(App[None]):
 
     def _round_lapsed(self, number: int) -> None:
         if number == self._open:
+            self.lapsed_rounds += 1
             self.call_later(self._round_done, number)
 
     async def _round_done(self, number: int) -> None:
@@ -214,8 +224,24 @@ class KeyGate(App[None]):
         if self._rounds < MAX_ROUNDS and self._busy_screen():
             self._settle_round()
             return
+        screen = self._screen_or_none()
+        if (screen is not None and self.screen_busy(screen)
+                and time.monotonic() - self._key_at < KEY_HOLD_MAX_S):
+            asyncio.get_running_loop().call_later(BUSY_POLL_S, self.call_later, self._look_again)
+            return
         self._settling = False
         await self._next_key()
+
+    def _look_again(self) -> None:
+        """A busy screen, a moment later: settle again."""
+        if self._settling and self._open is None:
+            self._rounds = 0
+            self._settle_round()
+
+    def screen_busy(self, screen: DOMNode) -> bool:
+        """Whether ``screen`` works on what the next key acts on without holding
+        the keys itself (the app's own screens hold them); the app says."""
+        return False
 
     def _busy_screen(self) -> bool:
         """The screen in view changed during the round, or some node on it

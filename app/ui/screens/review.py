@@ -420,6 +420,9 @@ class ReviewScreen(MemdeskScreen):
         self._count()
         self._sync()
         self.memdesk.refresh_overview()
+        # a reload started before the undo was written (the store changed: our
+        # own decision) would take the candidate away again; this one replaces it
+        self.store_changed()
 
     def action_audit(self) -> None:
         cand = self.current
