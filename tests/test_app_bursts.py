@@ -7,9 +7,10 @@ the command palette) and across screen switches, loads and decisions.
 
 A burst is every key event posted to the app at once, with no pause between
 them (``pilot.press`` waits for the app to go idle after each key, so it
-cannot show this); the test then waits until the app is quiet and checks the
-end state, and the same keys typed one at a time (``slowly``, settling after
-each) must end in the same state.
+cannot show it as well); the test then waits until the app is quiet and
+checks the end state, and the same keys typed one at a time (``slowly``,
+settling after each) must end in the same state; so must
+``pilot.press(*keys)``.
 """
 
 from __future__ import annotations
@@ -114,12 +115,17 @@ def decisions(db: Path) -> dict[str, Any]:
     return {"decided": decided, "conflicts": conflicts}
 
 
-async def run_keys(db: Path, keys: tuple[str, ...], fast: bool, **kwargs: Any) -> dict[str, Any]:
+async def run_keys(db: Path, keys: tuple[str, ...], how: str, **kwargs: Any) -> dict[str, Any]:
+    """Type ``keys`` ``how``: "burst" (all at once, from the first moment,
+    before the first screen is up), "press" (``pilot.press(*keys)``, no pause
+    between keys but Pilot's own wait for the app to go idle) or "slowly"."""
     app = demo_app(db, **kwargs)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            if fast:
-                burst(app, *keys)  # from the first moment: before the first screen is up
+            if how == "burst":
+                burst(app, *keys)
+            elif how == "press":
+                await pilot.press(*keys)
             else:
                 await quiet(pilot)
                 await slowly(pilot, *keys)
@@ -133,15 +139,17 @@ async def run_keys(db: Path, keys: tuple[str, ...], fast: bool, **kwargs: Any) -
 
 async def same_as_slowly(demo_db: Path, tmp_path: Path, keys: tuple[str, ...],
                          **kwargs: Any) -> dict[str, Any]:
-    """Run ``keys`` as one burst and one at a time on copies of the demo
-    store; both end in the same state, which is returned."""
-    fast_db, slow_db = tmp_path / "fast.db", tmp_path / "slow.db"
-    shutil.copy(demo_db, fast_db)
-    shutil.copy(demo_db, slow_db)
-    fast = await run_keys(fast_db, keys, True, **kwargs)
-    slow = await run_keys(slow_db, keys, False, **kwargs)
-    assert fast == slow
-    return fast
+    """Run ``keys`` as one burst, with ``pilot.press`` and one at a time,
+    each on a copy of the demo store; all end in the same state, which is
+    returned (the burst's; its store is ``fast.db``)."""
+    ends = {}
+    for how, name in (("burst", "fast"), ("press", "press"), ("slowly", "slow")):
+        db = tmp_path / f"{name}.db"
+        shutil.copy(demo_db, db)
+        ends[how] = await run_keys(db, keys, how, **kwargs)
+    assert ends["burst"] == ends["slowly"]
+    assert ends["press"] == ends["slowly"]
+    return ends["burst"]
 
 
 def typed(text: str) -> tuple[str, ...]:
