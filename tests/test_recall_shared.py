@@ -122,3 +122,46 @@ def test_the_other_server_forgets_what_an_erasure_removed(store_url, tmp_path):
     finally:
         a.close()
         b.close()
+
+
+@pytest.mark.parametrize("how", ["flag", "a remember of its own"])
+def test_a_long_lived_server_does_not_embed_the_others_turns_in_its_search(store_url, tmp_path,
+                                                                          how):
+    """B in a long-lived process (``embed_in_background``, or set by its own
+    ``remember``'s warm-up): the turn A stored is found by B's next recall by
+    its words while B's own thread embeds it; the search itself embeds
+    nothing (its embedder holds every passage until the test lets go)."""
+    with Store.open(store_url) as seed:
+        seed.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(30), user="ines",
+                                     session="ines-chat"))
+    held = HeldEmbedder()
+    held.release.set()
+    # A's vectors are of another version, so B's own thread has to embed
+    a = _server(store_url, tmp_path / "index-a", turns=HashEmbedder(version="a"))
+    b = _server(store_url, tmp_path / "index-b", turns=held)
+    try:
+        assert b.recall("taxis", user="ines", over="turns", k=3)  # B's vectors loaded
+        if how == "flag":
+            b.recaller.embed_in_background = True
+        else:
+            b.remember([{"role": "user", "content": "Omar's first note",
+                         "time": "2026-05-01T10:00:00+01:00"}], user="omar")
+            for t in threading.enumerate():
+                if t.name == "memdesk-warm":
+                    t.join(30)
+        held.release.clear()
+        held.started.clear()
+        me = threading.current_thread().name
+        before = held.passages.get(me, 0)
+        _said(a, WORDS[0], "2026-06-01T10:00:00+01:00")
+        hits = b.recall(f"storage unit code {WORDS[0]}", user="ines", over="turns", k=5)
+        assert WORDS[0] in hits[0].text, [h.text for h in hits]
+        assert held.passages.get(me, 0) == before  # the search embedded none itself
+        assert held.started.wait(30)  # B's own thread is embedding it
+    finally:
+        held.release.set()
+        for t in threading.enumerate():
+            if t.name == "memdesk-warm":
+                t.join(30)
+        a.close()
+        b.close()

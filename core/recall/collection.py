@@ -174,6 +174,25 @@ class Collection:
         False when another thread holds it."""
         return self._embedding.acquire(blocking=False)
 
+    def refresh_in_background(self, stamp: object, notify: Callable[[str], None]) -> bool:
+        """When the store changed since the last refresh and no other thread
+        is embedding: take the right to embed and refresh in a daemon thread
+        of its own (failures reported through ``notify``). True when one was
+        started; a ``refresh(wait=False)`` after it then embeds nothing."""
+        if self._ready and stamp == self._seen:
+            return False
+        if not self.claim_embedding():
+            return False
+
+        def run() -> None:
+            try:
+                self.refresh(stamp, claimed=True)
+            except Exception as exc:  # a background refresh must never kill the process
+                notify(f"embedding {self.kind}s in the background failed: {exc}")
+
+        threading.Thread(target=run, name="memdesk-warm", daemon=True).start()
+        return True
+
     def refresh(self, stamp: object = None, *, wait: bool = True, claimed: bool = False) -> None:
         """Embed new items, open/check/rebuild the index, pick up new vectors.
 

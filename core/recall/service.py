@@ -264,6 +264,11 @@ class Recaller:
     ``embedder`` is an Embedder or a setting value (``use``, ``e5``, ``use+e5``),
     loaded on first use. ``on_message`` receives one-line notices (an index
     rebuilt, and why); ``progress(stage, done, total)`` long work.
+    ``embed_in_background`` (a long-lived process: the MCP server; set by
+    ``warm_in_background`` too): a search never embeds items stored since
+    the last one (another process's, say) itself, a thread of its own does,
+    and they count by their words meanwhile; the first search of a
+    collection still embeds what it needs.
     Raises EmbedderUnavailable (on first use) when the embedder cannot load.
     """
 
@@ -272,7 +277,7 @@ class Recaller:
                  weights: RecallWeights | None = None, index_dir: str | Path | None = None,
                  index: IndexSettings | None = None,
                  on_message: Callable[[str], None] | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, embed_in_background: bool = False) -> None:
         self.store = store
         self.weights = weights or RecallWeights()
         self.index_settings = index or IndexSettings()
@@ -302,6 +307,7 @@ class Recaller:
         self._filtered: dict[tuple, tuple[tuple, list[int]]] = {}
         self._vectors_cache: dict[tuple[tuple[str, bool], str], np.ndarray] = {}
         self._erasure_mark: tuple[tuple, int] | None = None  # (stamp, the store's erasures)
+        self.embed_in_background = embed_in_background
         self._pool: ThreadPoolExecutor | None = None
         store.on_erasure(self._forget_erased)
 
@@ -372,7 +378,10 @@ class Recaller:
     def warm_in_background(self) -> threading.Thread:
         """``warm`` in a daemon thread (its failures are reported, never
         raised). The right to embed is taken before it returns, so a search
-        right after it uses the vectors there are rather than embedding."""
+        right after it uses the vectors there are rather than embedding.
+        From then on the Recaller serves a long-lived process: its searches
+        embed in the background too (``embed_in_background``)."""
+        self.embed_in_background = True
         cols = [self._collection(over) for over in ("turns", "memories")]
         claimed = [col for col in cols if col.claim_embedding()]
 
@@ -386,6 +395,16 @@ class Recaller:
         thread = threading.Thread(target=run, name="memdesk-warm", daemon=True)
         thread.start()
         return thread
+
+    def _refresh(self, col: Collection, stamp: tuple) -> None:
+        """A search's refresh of ``col``: never waits for another thread's
+        embedding; with ``embed_in_background``, embeds nothing itself either
+        (a thread of its own does, and the new items count by their words
+        meanwhile), else embeds what is new (at most a batch while a search
+        waits is what a one-shot caller wants: its first recall embeds)."""
+        if self.embed_in_background and col.ready:
+            col.refresh_in_background(stamp, self._notify)
+        col.refresh(stamp, wait=False)
 
     def close(self) -> None:
         """Drop the cached index and vectors (the store stays open)."""
@@ -549,7 +568,7 @@ class Recaller:
         if self._after_erasures(stamp):
             col = self._collection(over)
         in_scope = self._resolve(asked, stamp)
-        col.refresh(stamp, wait=False)  # another thread embedding (``warm``): not waited for
+        self._refresh(col, stamp)  # another thread embedding (``warm``): not waited for
         q = own_query.result()
         qgrams = QueryGrams.of(grams(query))
         filters = _Filters(in_scope, scopes, statuses, at, since, until, include_archived)
@@ -1267,7 +1286,7 @@ class Recaller:
         if not col.ready:
             col.vectors.ensure_table()
         if self._turns_waiting(col, stamp) <= _TOLD_EMBED_MAX:
-            col.refresh(stamp, wait=False)  # at most a batch of new turns to embed
+            self._refresh(col, stamp)  # at most a batch of new turns to embed
             matrix, present = self._corpus_vectors(col, corpus)
             tq = (told.turn_query.result() if told.turn_query is not None
                   else self._embed_query("turn", query))
