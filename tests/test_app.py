@@ -23,7 +23,7 @@ from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
 from memdesk.core.timeutil import to_us
 from textual.widgets import DataTable, Input, Tree
 
-from tests.app_screen import plain, reopen
+from tests.app_screen import plain, reopen, screen_text
 
 
 async def test_first_screen_is_the_timeline_of_the_first_subject(db):
@@ -593,3 +593,34 @@ async def test_a_result_fetched_by_a_worker_that_was_replaced_is_superseded(db):
         await app.workers.wait_for_complete([second])
         assert not Fetched().superseded  # made outside a worker
     app.service.store.close()
+
+
+async def test_an_agents_retraction_reads_as_one_at_the_desk(db):
+    """A forgetting an agent asked for is a candidate whose approval retires
+    the value: the queue says "retract", the context pane says what approving
+    does, and approving it at the desk retires the fact as retracted."""
+    from memdesk.core import Memory
+    from memdesk.core.recall import Recaller
+
+    from tests.recall_fixtures import HashEmbedder
+
+    with reopen(db) as store:
+        memory = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=db.parent / "i"))
+        fact = store.current("user:alice", "allergy")[0]
+        session = store.sources([fact.claim_id])[fact.claim_id].session
+        asked = memory.forget(fact.id, user="alice", session=session, turn=1)
+        memory.recaller.close()
+    app = demo_app(db, start="review")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot)
+        app.open_candidate(asked.id)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.current.id == asked.id
+        shown = screen_text(app)
+        assert f"retract: {fact.object}" in shown and "retires this value" in shown
+        await pilot.press("a")
+        await settle(pilot)
+    with reopen(db) as store:
+        assert store.fact(fact.id).retire_reason == "retracted"
+        assert store.candidate(asked.id).decided_by == REVIEWER

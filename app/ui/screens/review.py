@@ -95,6 +95,13 @@ def context_text(ctx: CandidateContext) -> Text:
         out.append(f"unparsed statement: the signal layer read a {family} fact in this clause that no "
                    "rule could parse; keep it as a note (a), edit it into the fact it states (e), "
                    "or reject it (x)\n", style="yellow")
+    elif c.change == "retraction":
+        out.append("a retraction an agent asked for: approve (a) retires this value (kept as history, "
+                   "status retracted), or reject it (x) to keep the value\n", style="yellow")
+    elif c.change == "correction" and src.kind == "agent_inferred":
+        out.append("a correction an agent asked for: approve (a) replaces the current value with this "
+                   "one over the old value's time (the old one kept as history), or reject it (x)\n",
+                   style="yellow")
     elif c.reading == "tagged":
         out.append("read by the signal layer's value tagger, not by a rule: approve (a) writes this fact, "
                    "edit (e) its value or predicate first, or reject it (x)\n", style="yellow")
@@ -214,7 +221,8 @@ class ReviewScreen(MemdeskScreen):
     def _add_rows(self, items: list[Candidate]) -> None:
         table = self.query_one(DataTable)
         for c in items:
-            table.add_row(*cells(c.id, f"{c.confidence:.2f}", c.subject, c.predicate, c.object,
+            shown_object = ("retract: " if c.change == "retraction" else "") + c.object
+            table.add_row(*cells(c.id, f"{c.confidence:.2f}", c.subject, c.predicate, shown_object,
                                  c.source.kind), key=str(c.id))
 
     def _replace(self, items: list[Candidate]) -> None:
