@@ -141,3 +141,27 @@ def test_each_side_of_a_conflict_names_its_predicate(store, capsys):
     incoming = next(line for line in lines if line.startswith("incoming "))
     assert " likes " in fact and " dislikes " in incoming
     assert "incoming dislikes sushi rejected" in out
+
+
+def test_the_apps_first_demo_store_is_embedded_for_recall(tmp_path, monkeypatch, capsys):
+    """The demo store the app builds on first use has its turns embedded,
+    as ``memdesk demo`` leaves it: a recall over turns finds them at once
+    (before, the app said "raw turns are not embedded yet")."""
+    from memdesk.app.cli import _app_store
+    from memdesk.app.config import load_settings
+    from memdesk.core import Store
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MEMDESK_DB", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    built = _app_store(load_settings(None))
+    assert built == str(tmp_path / "data" / "memdesk" / "demo.db")
+    assert "embedding memories and turns" in capsys.readouterr().err
+    with Store.open(built) as store, store.engine.connect() as conn:
+        from sqlalchemy import text
+
+        stored = conn.execute(text("SELECT count(*) FROM turn")).scalar()
+        embedded = conn.execute(text(
+            "SELECT count(DISTINCT item_id) FROM recall_vector WHERE kind = 'turn'")).scalar()
+    assert stored and embedded == stored
