@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,3 +68,20 @@ def demo_store(url: str, clock_iso: str = "2026-06-01T00:00:00+00:00") -> Store:
     for path in demo_files():
         store.ingest_file(path)
     return store
+
+
+def crowded(vectors: np.ndarray) -> np.ndarray:
+    """Unit vectors pulled towards one shared direction: two different texts
+    end at a cosine of about 0.96 (as e5 puts short messages), and the order
+    of cosines to a query is still that of shared wording."""
+    shared = np.zeros(vectors.shape[1], np.float32)
+    shared[0] = 5.0
+    out = vectors + shared
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def join_warmers(timeout: float = 30) -> None:
+    """Wait for the background embedding threads (``memdesk-warm``) to finish."""
+    for t in threading.enumerate():
+        if t.name == "memdesk-warm":
+            t.join(timeout)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from memdesk.core import Memory, Recaller
 
-from .recall_fixtures import HashEmbedder, topic_texts, write_turns
+from .recall_fixtures import HashEmbedder, crowded, join_warmers, topic_texts, write_turns
 from .test_recall_warm import HeldEmbedder
 from .test_recall_whole import CrowdedEmbedder
 
@@ -29,11 +29,7 @@ class CrowdedHeld(HeldEmbedder):
     """HeldEmbedder (passages wait for ``release``) with CrowdedEmbedder's cone."""
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        base = super().embed(texts, query=query)
-        shared = np.zeros(self.dim, np.float32)
-        shared[0] = 5.0
-        out = base + shared
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        return crowded(super().embed(texts, query=query))
 
 
 @pytest.fixture
@@ -53,9 +49,7 @@ def memory(store, tmp_path):
     turns.started.clear()
     yield m, turns
     turns.release.set()
-    for t in threading.enumerate():
-        if t.name == "memdesk-warm":
-            t.join(30)
+    join_warmers()
 
 
 def test_the_crowded_stand_in_is_like_e5():
@@ -74,9 +68,7 @@ def test_a_turn_waiting_for_its_vector_is_found_by_its_words(memory):
     assert hits[0].json["semantic"] == 0.0  # no vector yet: shown as such
     assert m.recall("storage unit code", user="ines", k=5) is not None  # nor over memories
     turns.release.set()
-    for t in threading.enumerate():
-        if t.name == "memdesk-warm":
-            t.join(30)
+    join_warmers()
     again = m.recall("what was the storage unit code zyquorbat", user="ines", over="turns", k=5)
     assert "zyquorbat" in again[0].text and again[0].json["semantic"] > 0.5
 

@@ -15,7 +15,7 @@ import pytest
 from memdesk.core import Memory, Recaller, Store
 from memdesk.core.recall import IndexSettings
 
-from .recall_fixtures import HashEmbedder, topic_texts, write_turns
+from .recall_fixtures import HashEmbedder, join_warmers, topic_texts, write_turns
 from .test_recall_warm import HeldEmbedder
 
 WORDS = ["zyquorbat", "zyplendix", "zyvarnook"]
@@ -47,9 +47,7 @@ def servers(store_url, tmp_path) -> Iterator[tuple[Memory, Memory]]:
     held.started.clear()
     yield a, b
     held.release.set()
-    for t in threading.enumerate():
-        if t.name == "memdesk-warm":
-            t.join(30)
+    join_warmers()
     for m in (a, b):
         m.close()
 
@@ -94,9 +92,7 @@ def test_the_other_servers_index_path_finds_it_too(store_url, tmp_path):
         hits = b.recall(f"storage unit code {WORDS[0]}", user="ines", over="turns", k=5)
         assert WORDS[0] in hits[0].text
     finally:
-        for t in threading.enumerate():
-            if t.name == "memdesk-warm":
-                t.join(30)
+        join_warmers()
         a.close()
         b.close()
 
@@ -146,9 +142,7 @@ def test_a_long_lived_server_does_not_embed_the_others_turns_in_its_search(store
         else:
             b.remember([{"role": "user", "content": "Omar's first note",
                          "time": "2026-05-01T10:00:00+01:00"}], user="omar")
-            for t in threading.enumerate():
-                if t.name == "memdesk-warm":
-                    t.join(30)
+            join_warmers()
         held.release.clear()
         held.started.clear()
         me = threading.current_thread().name
@@ -160,8 +154,6 @@ def test_a_long_lived_server_does_not_embed_the_others_turns_in_its_search(store
         assert held.started.wait(30)  # B's own thread is embedding it
     finally:
         held.release.set()
-        for t in threading.enumerate():
-            if t.name == "memdesk-warm":
-                t.join(30)
+        join_warmers()
         a.close()
         b.close()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from memdesk.core import Memory, Recaller
 
-from .recall_fixtures import HashEmbedder
+from .recall_fixtures import HashEmbedder, join_warmers
 
 
 class HeldEmbedder(HashEmbedder):
@@ -46,9 +46,7 @@ def test_a_recall_after_a_remember_does_not_wait_for_its_embedding(store):
     assert hits and "lighthouse" in hits[0].text  # found by its words meanwhile
     assert turns.passages.get(threading.current_thread().name, 0) == 0  # the search embedded none
     turns.release.set()
-    for t in threading.enumerate():
-        if t.name == "memdesk-warm":
-            t.join(30)
+    join_warmers()
     assert turns.passages.get("memdesk-warm", 0) >= 1
     again = memory.recall("lighthouse tour", user="ines", over="turns", k=3)
     assert again and "lighthouse" in again[0].text

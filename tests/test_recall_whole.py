@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from memdesk.core import Memory, Recaller
 
-from .recall_fixtures import HashEmbedder, write_turns
+from .recall_fixtures import HashEmbedder, crowded, write_turns
 
 STREAM = ["帮我记一下，周三上午十点产品评审会，在公司7楼大会议室",
           "午饭在楼下吃了和府捞面，35块，还行",
@@ -37,11 +37,7 @@ class CrowdedEmbedder(HashEmbedder):
     and the order of cosines to a query is still that of shared wording."""
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
-        base = super().embed(texts, query=query)
-        shared = np.zeros(self.dim, np.float32)
-        shared[0] = 5.0
-        out = base + shared
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        return crowded(super().embed(texts, query=query))
 
 
 def _streams(store, tmp_path) -> None:
