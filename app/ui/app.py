@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.worker import WorkerState
 
 from .commands import MemdeskCommands, SystemCommandsAfter
+from .desk import Desk
 from .keys import KeyGate
 from .screens.audit import AuditScreen
 from .screens.conflicts import ConflictsScreen
@@ -295,3 +296,10 @@ class MemdeskApp(KeyGate):
             if name == "timeline":
                 sections.append(("timeline chart", keys(TimelineChart.BINDINGS)))
         return sections
+
+
+def as_desk(app: MemdeskApp) -> Desk:
+    """The app as its screens see it. Its use is static: the type checker
+    proves here that ``MemdeskApp`` is the ``Desk`` its screens, the command
+    palette and the header rely on (a missing or changed member fails mypy)."""
+    return app

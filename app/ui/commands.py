@@ -20,7 +20,7 @@ from textual.system_commands import SystemCommandsProvider
 from .text import shown
 
 if TYPE_CHECKING:
-    from .app import MemdeskApp
+    from .desk import Desk
 
 Entry = tuple[str, str, Callable[[], Any]]
 
@@ -31,9 +31,9 @@ class MemdeskCommands(Provider):
     """Entries are loaded from the store once per palette opening, off the UI thread."""
 
     @property
-    def memdesk(self) -> MemdeskApp:
+    def memdesk(self) -> Desk:
         """``self.app``, typed as the memdesk app."""
-        return cast("MemdeskApp", self.app)
+        return cast("Desk", self.app)
 
     async def startup(self) -> None:
         app = self.memdesk

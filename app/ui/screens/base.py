@@ -18,7 +18,7 @@ from textual.worker import NoActiveWorker, Worker, get_current_worker
 if TYPE_CHECKING:
     from memdesk.core import TurnRecord
 
-    from ..app import MemdeskApp
+    from ..desk import Desk
     from ..service import MemdeskService
 
 
@@ -129,9 +129,9 @@ class MemdeskScreen(Screen):
         half-typed. Screens override it."""
 
     @property
-    def memdesk(self) -> MemdeskApp:
+    def memdesk(self) -> Desk:
         """``self.app``, typed as the memdesk app (textual types it as any App)."""
-        return cast("MemdeskApp", self.app)
+        return cast("Desk", self.app)
 
     @property
     def service(self) -> MemdeskService:

@@ -22,7 +22,7 @@ from textual.widget import Widget
 from ..text import ellipsize, plural
 
 if TYPE_CHECKING:
-    from ..app import MemdeskApp
+    from ..desk import Desk
     from ..service import Overview
 
 
@@ -86,6 +86,6 @@ class DeskHeader(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        app = cast("MemdeskApp", self.app)
+        app = cast("Desk", self.app)
         return header_line(app.SCREENS_IN_ORDER, app.current_mode, app.overview,
                            self.size.width)
