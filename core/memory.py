@@ -92,8 +92,6 @@ class Memory:
         self.store = store
         self.recaller = recaller or Recaller(store)
         self.warm = warm
-        if warm:  # a long-lived server: what other processes store is embedded in a thread too
-            self.recaller.embed_in_background = True
 
     @classmethod
     def open(cls, url: str | Path = "memdesk.db", *, clock: Clock | None = None,
