@@ -79,6 +79,20 @@ def seed(db: Path | str, *, light: bool = False) -> dict[str, str]:
     return out
 
 
+def settled_counts(db: Path | str, *, rounds: int = 100, pause: float = 0.2) -> dict[str, int]:
+    """``counts`` once the server's background embedding of what earlier
+    calls remembered has settled (two reads ``pause`` apart agree): the
+    vectors it writes afterwards are no part of the next call's writes."""
+    seen = counts(db)
+    for _ in range(rounds):
+        time.sleep(pause)
+        again = counts(db)
+        if again == seen:
+            return again
+        seen = again
+    return seen
+
+
 def counts(db: Path | str) -> dict[str, int]:
     """Rows per table that memory lives in, and audit entries by action."""
     with Store.open(db) as store, store.engine.connect() as conn:

@@ -61,7 +61,7 @@ def still_serving(door: Door) -> None:
 
 # ------------------------------------------------------------ no, wrong, revoked
 def test_no_token_or_a_wrong_one_is_refused_before_any_tool_runs(door):
-    before = attack.counts(door.db)
+    before = attack.settled_counts(door.db)
     tried = 0
     for secret in attack.wrong_secrets():
         for body in (attack.INITIALIZE, attack.rpc("tools/call", {"name": "facts",
@@ -90,7 +90,7 @@ def test_no_token_or_a_wrong_one_is_refused_before_any_tool_runs(door):
 
 
 def test_a_revoked_token_is_refused_and_its_use_audited(door):
-    before = attack.counts(door.db)
+    before = attack.settled_counts(door.db)
     for _ in range(3):
         r = attack.post(door, attack.INITIALIZE, secret=door.secrets["revoked"])
         assert r.status_code == 401
@@ -160,7 +160,7 @@ MALFORMED_NAMES = [
 @pytest.mark.parametrize("case", ["argument", "subject", "session"])
 def test_alices_token_never_reaches_bob(door, case):
     batch = {"argument": BY_ARGUMENT, "subject": BY_SUBJECT, "session": BY_SESSION}[case]
-    before = attack.counts(door.db)
+    before = attack.settled_counts(door.db)
     answers = asyncio.run(attack.calls(door, door.secrets["alice"], batch))
     for (tool, args), got in zip(batch, answers, strict=True):
         assert got.error, (tool, args, got.text)
@@ -207,7 +207,7 @@ def test_a_session_name_written_to_is_the_callers_own(door):
 
 
 def test_malformed_names_are_errors_that_write_nothing(door):
-    before = attack.counts(door.db)
+    before = attack.settled_counts(door.db)
     answers = asyncio.run(attack.calls(door, door.secrets["alice"], MALFORMED_NAMES))
     assert all(a.error for a in answers), [a.text for a in answers]
     assert [("refused:" in a.text) for a in answers] == [True, False, False, True]
@@ -246,7 +246,7 @@ def test_an_mcp_session_opened_by_bob_is_not_alices(door):
 
 
 def test_a_read_only_token_reads_but_cannot_write(door):
-    before = attack.counts(door.db)
+    before = attack.settled_counts(door.db)
     answers = asyncio.run(attack.calls(door, door.secrets["alice_ro"], [
         ("remember", {"messages": [{"role": "user", "content": "I live in York"}]}),
         ("propose_fact", {"predicate": "lives_in", "object": "York", "session": "alice-chat",
@@ -286,7 +286,7 @@ def test_writes_through_the_door_name_the_token_and_the_client(door):
 # ----------------------------------------------------------- oversized, malformed
 def test_oversized_and_malformed_requests_are_refused_cleanly(door):
     good = door.secrets["alice"]
-    before = attack.counts(door.db)
+    before = attack.settled_counts(door.db)
     huge = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "remember", "arguments": {"messages": [
             {"role": "user", "content": "x" * (2 << 20)}]}}}).encode()
