@@ -395,6 +395,9 @@ class ConflictsScreen(MemdeskScreen):
         self.pending: tuple[int, str] | None = None  # a key pressed before its choices arrived
         self.asking: tuple[int, ConfirmScreen] | None = None  # the open confirm dialog's conflict
         self.undo_stack: list[int] = []  # conflicts resolved in this sitting, for ``u``
+        # the conflict a reload after this screen's own write must land on, until a load
+        # lands: a live refresh started meanwhile supersedes that reload and has no focus
+        self.focus_after_write: int | None = None
 
     def compose(self) -> ComposeResult:
         yield DeskHeader()
@@ -450,8 +453,9 @@ class ConflictsScreen(MemdeskScreen):
             return
         self.release_keys("list")
         table = self.query_one(DataTable)
-        wanted = message.focus if message.focus is not None else self.memdesk.focus_conflict
-        self.memdesk.focus_conflict = None
+        wanted = next((f for f in (message.focus, self.focus_after_write,
+                                   self.memdesk.focus_conflict) if f is not None), None)
+        self.memdesk.focus_conflict = self.focus_after_write = None
         if wanted is None and self.current is not None:
             wanted = self.current.id
         self.items = message.conflicts
@@ -671,6 +675,7 @@ class ConflictsScreen(MemdeskScreen):
         if self.memdesk.holding_keys:
             self.hold_keys("list")
         self.release_keys("resolve")
+        self.focus_after_write = focus
         self.fetch(focus=focus)
 
     def action_audit(self) -> None:
