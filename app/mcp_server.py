@@ -62,7 +62,7 @@ from memdesk.core import AccessRefused, MemdeskError, Memory
 from memdesk.core.access import Caller, Grant
 from memdesk.core.errors import RequestCancelled
 from memdesk.core.failpoints import point
-from memdesk.core.memory import MAX_PAGE
+from memdesk.core.memory import MAX_PAGE, one_user
 from memdesk.core.timeutil import iso, parse_time
 from pydantic import ValidationError
 
@@ -141,9 +141,15 @@ class MemdeskMCP(MCPServer):
             raise ToolError(" ".join(f"{name}: {said}".split())) from exc.__cause__
 
 
-def _next(offset: int, limit: int, got: int) -> int | None:
-    """The offset of the next page, or None when this one was the last."""
-    return offset + limit if got > limit else None
+def paged(fetch: Callable[[int, int], list[T]], limit: int, offset: int
+          ) -> tuple[list[T], int | None]:
+    """A page of ``limit`` rows from ``offset`` (``fetch(limit, offset)``,
+    which checks both) and the next page's offset, None when no row follows:
+    asked for as one more row, so a page of the largest size is asked for as
+    it is."""
+    rows = fetch(limit, offset)
+    more = len(rows) == limit and bool(fetch(1, offset + limit))
+    return rows, offset + limit if more else None
 _CLIENT_TEXT = re.compile(r"[^\w .:/@+()-]", re.UNICODE)
 
 
@@ -229,17 +235,6 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         except MemdeskError as exc:
             raise ToolError(str(exc)) from None
 
-    def one_user(user: str | None, user_id: str | None) -> str | None:
-        """``user``, or ``user_id`` (mem0's name for it). Raises ToolError when they differ."""
-        if user is not None and user_id is not None and user != user_id:
-            raise ToolError(f"user {user!r} and user_id {user_id!r} differ: give one of them")
-        return user if user is not None else user_id
-
-    def check_limit(limit: int) -> int:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise ToolError(f"limit must be a whole number from 1 to {MAX_PAGE}, got {limit!r}")
-        return limit
-
     def proposed(c: Any) -> dict[str, Any]:
         return {"id": c.id, "state": c.state, "subject": c.subject, "predicate": c.predicate,
                 "object": c.object, "change": c.change, "reasons": list(c.reasons),
@@ -307,11 +302,11 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 
         def run() -> dict[str, Any]:
             about = grant.subject(subject, one_user(user, user_id), member)
-            page = check_limit(limit)
-            rows = memory.facts(subject=about, predicate=predicate, valid_at=valid,
-                                known_at=known, limit=page + 1, offset=offset)
-            return {"subject": about, "facts": [f.to_dict() for f in rows[:page]],
-                    "next_offset": _next(offset, page, len(rows))}
+            rows, after = paged(lambda n, at: memory.facts(
+                subject=about, predicate=predicate, valid_at=valid, known_at=known, limit=n,
+                offset=at), limit, offset)
+            return {"subject": about, "facts": [f.to_dict() for f in rows],
+                    "next_offset": after}
         return call("facts", grant, caller, run)
 
     @server.tool(description=(
@@ -327,13 +322,12 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
 
         def run() -> dict[str, Any]:
             about = grant.subject(subject, one_user(user, user_id), member)
-            page = check_limit(limit)
-            if about.startswith("user:"):
-                rows = memory.memories(user=about[len("user:"):], limit=page + 1, offset=offset)
-            else:
-                rows = memory.memories(subject=about, limit=page + 1, offset=offset)
-            return {"subject": about, "memories": [m.to_dict() for m in rows[:page]],
-                    "next_offset": _next(offset, page, len(rows))}
+            # a user's: theirs and their people's; a project's: its own
+            name = about[len("user:"):] if about.startswith("user:") else None
+            rows, after = paged(lambda n, at: memory.memories(
+                user=name, subject=None if name else about, limit=n, offset=at), limit, offset)
+            return {"subject": about, "memories": [m.to_dict() for m in rows],
+                    "next_offset": after}
         return call("memories", grant, caller, run)
 
     @server.tool(description=(
@@ -371,7 +365,7 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         """The user a correction or forgetting of ``fact_id`` is for, once the
         grant may write where the fact lives."""
         name = grant.user(one_user(user, user_id))
-        subject = memory.store.fact(fact_id).subject if isinstance(fact_id, int) else ""
+        subject = memory.store.fact(fact_id).subject
         grant.check_write(name, subject[len("project:"):] if subject.startswith("project:")
                           else None)
         return name

@@ -180,7 +180,7 @@ class Memory:
         ``<user>/<session>`` that an ingested file filled with another user's
         turns: nothing is written.
         """
-        user = _one_user(user, user_id)
+        user = one_user(user, user_id)
         if user is None:
             raise InvalidInput("remember needs the user the conversation is with")
         user = check_name(user, "user")
@@ -337,7 +337,7 @@ class Memory:
         AccessRefused for a turn of another user's conversation (nothing is
         written).
         """
-        user = _one_user(user, user_id)
+        user = one_user(user, user_id)
         if (user is None) == (subject is None):
             raise InvalidInput("propose needs either a user or a subject")
         subject = check_subject(subject if subject is not None else f"user:{check_name(user, 'user')}")
@@ -365,7 +365,7 @@ class Memory:
         turn that is not stored; FactNotFound; AccessRefused when the fact or
         the turn is not the user's (nothing is written).
         """
-        name, fact = self._own_fact(fact_id, _one_user(user, user_id), "correct")
+        name, fact = self._own_fact(fact_id, one_user(user, user_id), "correct")
         object = check_storable(object, "object")
         if object == fact.object:
             raise InvalidInput(f"fact {fact.id} already holds {object!r}: nothing to correct")
@@ -387,7 +387,7 @@ class Memory:
         not stored; FactNotFound; AccessRefused when the fact or the turn is
         not the user's (nothing is written).
         """
-        name, fact = self._own_fact(fact_id, _one_user(user, user_id), "forget")
+        name, fact = self._own_fact(fact_id, one_user(user, user_id), "forget")
         return self._queue(self._line_of(fact, object=fact.object, change=RETRACTION,
                                          confidence=0.5),
                            session=session, turn=turn, owner=name, caller=caller,
@@ -466,7 +466,7 @@ class Memory:
         (without a user: everyone's, each hit naming its subject). ``at``: as
         the store had been told by then. Raises InvalidInput."""
         return [MemoryHit.of(h.to_json()) for h in self._search(
-            query, user=_one_user(user, user_id), project=project, session=session, k=k, at=at,
+            query, user=one_user(user, user_id), project=project, session=session, k=k, at=at,
             over=over, within=within)]
 
     def recall_with_prompt(self, query: str, *, user: str | None = None,
@@ -475,8 +475,8 @@ class Memory:
                            within: Sequence[str] | None = None, user_id: str | None = None
                            ) -> tuple[str, list[MemoryHit]]:
         """``prompt`` and ``recall`` from one search. Raises InvalidInput."""
-        hits = self._search(query, user=_one_user(user, user_id), project=project, session=session, k=k, at=at,
-                            over=over, within=within)
+        hits = self._search(query, user=one_user(user, user_id), project=project, session=session,
+                            k=k, at=at, over=over, within=within)
         block = Recaller.render_prompt(hits, _us(at, "at") if at is not None else self.store.now())
         return block, [MemoryHit.of(h.to_json()) for h in hits]
 
@@ -494,7 +494,8 @@ class Memory:
         """The block an agent pastes into its prompt for ``query``: one line
         per memory with its date, confidence and subject; outdated or
         conflicting ones say so. Raises InvalidInput."""
-        hits = self._search(query, user=_one_user(user, user_id), project=project, session=session, k=k, at=at)
+        hits = self._search(query, user=one_user(user, user_id), project=project, session=session,
+                            k=k, at=at)
         return Recaller.render_prompt(hits, _us(at, "at") if at is not None else self.store.now())
 
     def facts(self, *, user: str | None = None, subject: str | None = None,
@@ -508,7 +509,7 @@ class Memory:
         ``limit`` rows (None: all) from ``offset`` on, in the store's order
         (predicate, then valid time). Raises InvalidInput without a subject,
         or for a malformed one or a bad page."""
-        user = _one_user(user, user_id)
+        user = one_user(user, user_id)
         limit, offset = _page(limit, offset)
         if (user is None) == (subject is None):
             raise InvalidInput("facts needs either a user or a subject")
@@ -529,7 +530,7 @@ class Memory:
         (1 to ``MAX_PAGE``) from ``offset`` on; archived ones only when asked
         for. Raises InvalidInput without a subject, for a malformed one or a
         bad page."""
-        user = _one_user(user, user_id)
+        user = one_user(user, user_id)
         page, offset = _page(limit, offset)
         if (user is None) == (subject is None):
             raise InvalidInput("memories needs either a user or a subject")
@@ -553,9 +554,10 @@ MAX_PAGE = 1000
 """The most rows one page of ``facts`` or ``memories`` holds."""
 
 
-def _one_user(user: str | None, user_id: str | None) -> str | None:
-    """The user named by ``user`` or by its alias ``user_id`` (mem0's name).
-    Raises InvalidInput when both are given and differ."""
+def one_user(user: str | None, user_id: str | None) -> str | None:
+    """The user named by ``user`` or by its alias ``user_id`` (mem0's name;
+    the MCP tools take both too). Raises InvalidInput when both are given and
+    differ."""
     if user_id is None:
         return user
     if user is not None and user != user_id:

@@ -215,6 +215,12 @@ async def test_agents_page_through_memories_and_facts_and_ask_to_correct_or_forg
         assert facts["next_offset"] is None and len(facts["facts"]) >= 2
         first = data(await client.call_tool("facts", {"user": "bob", "limit": 1}))
         assert first["next_offset"] == 1 and first["facts"] == facts["facts"][:1]
+        largest = data(await client.call_tool("facts", {"user": "bob", "limit": 1000}))
+        assert largest == facts  # the largest page is a page, not an error
+        for bad in (0, 1001):
+            refused = await client.call_tool("memories", {"user": "bob", "limit": bad})
+            assert refused.is_error and refused.content[0].text.startswith(
+                "memories: limit must be a whole number from 1 to 1000"), refused.content[0].text
         listed = data(await client.call_tool("memories", {"user_id": "bob", "limit": 1}))
         assert len(listed["memories"]) == 1 and listed["memories"][0]["subject"] == "user:bob"
         rest = data(await client.call_tool("memories", {"user": "bob", "offset": 1}))
