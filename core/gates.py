@@ -481,8 +481,8 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 RETIRED_AS = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
               REFINEMENT: "superseded",
               "insert": "superseded", "retract": "retracted"}
-"""The retire reason each plan kind stamps on the rows it retires (the
-writer's ``_RETIRE_REASON``)."""
+"""The retire reason each plan kind stamps on the rows it retires: what the
+writer stamps (``Batch.apply``) and what a resolution's preview says."""
 
 OTHER_SCOPE = "(the scope you name)"
 """The scope a preview of ``both`` shows before the reviewer has named one."""

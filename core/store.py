@@ -133,6 +133,12 @@ def _as_us(value: datetime | int | None, default: int, what: str = "time") -> in
     return check_moment(value, what)
 
 
+def _starts_with(column: Any, prefix: str) -> Any:
+    """``column`` starts with ``prefix``, as a range instead of LIKE, so both
+    backends walk the column's index (and no LIKE wildcard needs escaping)."""
+    return and_(column >= prefix, column < prefix + "\U0010ffff")
+
+
 def _caller_of(raw: str | None) -> Caller | None:
     """The door's caller recorded in an audit entry's detail, if any."""
     try:
@@ -566,8 +572,7 @@ class Store:
         """Distinct subjects, sorted, optionally starting with ``prefix``."""
         stmt = select(FACT.c.subject).distinct().order_by(FACT.c.subject).limit(limit)
         if prefix:
-            # a range instead of LIKE, so both backends walk the (subject, …) index
-            stmt = stmt.where(FACT.c.subject >= prefix, FACT.c.subject < prefix + "\U0010ffff")
+            stmt = stmt.where(_starts_with(FACT.c.subject, prefix))
         with self.engine.connect() as conn:
             return [r[0] for r in conn.execute(stmt)]
 
@@ -589,9 +594,7 @@ class Store:
                 .order_by(MEMORY.c.created_at.desc(), MEMORY.c.id.desc())
                 .limit(limit).offset(offset))
         if subject is not None and under is not None:
-            stmt = stmt.where(or_(MEMORY.c.subject == subject,
-                                  and_(MEMORY.c.subject >= under,
-                                       MEMORY.c.subject < under + "\U0010ffff")))
+            stmt = stmt.where(or_(MEMORY.c.subject == subject, _starts_with(MEMORY.c.subject, under)))
         elif subject is not None:
             stmt = stmt.where(MEMORY.c.subject == subject)
         if not include_archived:

@@ -53,7 +53,16 @@ from .chain import (
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
 from .errors import PredicateMismatch, StoreError, TurnMismatch
-from .gates import Decision, Evidence, Outcome, Statement, admit, append_steps, encode_steps
+from .gates import (
+    RETIRED_AS,
+    Decision,
+    Evidence,
+    Outcome,
+    Statement,
+    admit,
+    append_steps,
+    encode_steps,
+)
 from .lang.sensitive import mask
 from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
@@ -82,8 +91,6 @@ MEMORY = MemoryRow.__table__
 CHUNK = 500
 FLUSH_EVERY = 20_000
 
-_RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
-                  "retract": "retracted"}
 _SUMMARY_FIELD = {
     "insert": "asserted",
     "evolution": "evolutions",
@@ -748,7 +755,7 @@ class WriteBatch:
             c["state"], c["fact_id"] = "conflict", None
             self.counts["conflicts"] += 1
         else:
-            reason = _RETIRE_REASON.get(plan.kind, "superseded")
+            reason = RETIRED_AS.get(plan.kind, "superseded")
             for r in plan.retire:
                 self.retire(cast(Fact, r), reason, c["id"])
             new_id: int | None = None

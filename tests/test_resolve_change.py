@@ -322,9 +322,13 @@ def test_pure_resolve_changed_and_neither():
 
 
 def test_retire_reasons_agree_with_the_writer():
-    from memdesk.core.writer import _RETIRE_REASON
+    """A preview says what the writer will stamp: both read one table."""
+    from memdesk.core import writer
 
-    assert {k: v for k, v in gates.RETIRED_AS.items() if k in _RETIRE_REASON} == _RETIRE_REASON
+    assert writer.RETIRED_AS is gates.RETIRED_AS
+    assert {k: gates.RETIRED_AS[k] for k in ("evolution", "backfill", "correction", "retract")} == {
+        "evolution": "superseded", "backfill": "superseded", "correction": "corrected",
+        "retract": "retracted"}
 
 
 # -------------------------------------------------------------------- undo
