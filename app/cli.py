@@ -189,9 +189,7 @@ def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     from .demo import build_demo
 
     parts = build_demo(store)
-    # embed what recall needs now (the turns' e5 vectors take the longest),
-    # so that the first recall does not wait for them
-    _recaller(store, args, settings).reindex(progress=_stage_progress())
+    _embed_for_recall(store, args, settings)
     if args.json:
         _dump([asdict(p) for p in parts])
         return 0
@@ -348,8 +346,8 @@ def _candidate_detail(d: dict) -> str:
         rows.append(("change", d["change"]))
     rows.append(("source", f"{_source(d['source'])} ({d['source']['kind']}, "
                            f"{when(d['source']['time'])})"))
-    for n, reason in enumerate(d["reasons"] or ["-"]):
-        rows.append(("reasons" if n == 0 else "", f"- {reason}" if d["reasons"] else reason))
+    reasons = [f"- {reason}" for reason in d["reasons"]] or ["-"]
+    rows += [("reasons" if n == 0 else "", reason) for n, reason in enumerate(reasons)]
     if d.get("decided_by"):
         rows.append(("decided", f"by {d['decided_by']} at {when(d['decided_at'])}"
                                 + (f": {d['decision_reason']}" if d.get("decision_reason") else "")))
@@ -675,6 +673,16 @@ def _stage_progress() -> Callable[[str, int, int], None] | None:
             bars[stage](done, total)
 
     return show
+
+
+def _embed_for_recall(store: Store, args: argparse.Namespace, settings: Settings) -> None:
+    """Embed what recall needs now (the turns' e5 vectors take the longest), so
+    that the first recall does not wait for them, and build the index."""
+    recaller = _recaller(store, args, settings)
+    try:
+        recaller.reindex(progress=_stage_progress())
+    finally:
+        recaller.close()
 
 
 def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
@@ -1306,16 +1314,11 @@ def _app_store(settings: Settings) -> str:
             build_demo(store, progress=lambda text: print(f"  {text}", file=sys.stderr))
             # embedded as `memdesk demo` does, so recall over turns works at once; the
             # index goes where the finished store's is looked for
-            from memdesk.core.recall import Recaller, index_folder
+            from memdesk.core.recall import index_folder
 
             print("  embedding memories and turns for recall", file=sys.stderr)
-            recaller = Recaller(store, embedder=settings.embedder,
-                                turn_embedder=settings.turn_embedder,
-                                index_dir=index_folder(f"sqlite:///{path}", settings.index_dir))
-            try:
-                recaller.reindex(progress=_stage_progress())
-            finally:
-                recaller.close()
+            final = str(index_folder(f"sqlite:///{path}", settings.index_dir))
+            _embed_for_recall(store, argparse.Namespace(), replace(settings, index_dir=final))
         partial.rename(path)
     return str(path)
 
