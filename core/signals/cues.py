@@ -54,7 +54,7 @@ class Cues:
                            for lang, words in raw["possessed"].items()},
                 zh_surnames=str(raw["names"]["zh_surnames"]),
                 zh_name_prefixes=str(raw["names"]["zh_prefixes"]),
-                dropped_subject={lang: tuple(sorted(words, key=len, reverse=True))
+                dropped_subject={lang: tuple(words)
                                  for lang, words in raw["dropped_subject"].items()})
 
     def has(self, act: str, text: str, lang: str) -> bool:

@@ -42,9 +42,8 @@ from .modals import Confirmation, ConfirmScreen
 
 
 class ConflictsLoaded(Fetched):
-    def __init__(self, conflicts: list[Conflict], focus: int | None) -> None:
+    def __init__(self, conflicts: list[Conflict]) -> None:
         self.conflicts = conflicts
-        self.focus = focus  # the conflict the cursor should land on, if asked
         super().__init__()
 
 
@@ -440,11 +439,11 @@ class ConflictsScreen(MemdeskScreen):
 
     # ---------------------------------------------------------------- data
     @work(thread=True, exclusive=True, group="conflicts")
-    def fetch(self, focus: int | None = None) -> None:
-        """Reload the open conflicts, the cursor on ``focus`` if given, else
-        staying on its conflict."""
+    def fetch(self) -> None:
+        """Reload the open conflicts, the cursor on ``focus_after_write`` (or a
+        conflict jumped to) if set, else staying on its conflict."""
         try:
-            self.post_message(ConflictsLoaded(self.service.conflicts("open"), focus))
+            self.post_message(ConflictsLoaded(self.service.conflicts("open")))
         except Exception as exc:  # noqa: BLE001
             self.report(exc)
 
@@ -453,8 +452,8 @@ class ConflictsScreen(MemdeskScreen):
             return
         self.release_keys("list")
         table = self.query_one(DataTable)
-        wanted = next((f for f in (message.focus, self.focus_after_write,
-                                   self.memdesk.focus_conflict) if f is not None), None)
+        wanted = next((f for f in (self.focus_after_write, self.memdesk.focus_conflict)
+                       if f is not None), None)
         self.memdesk.focus_conflict = self.focus_after_write = None
         if wanted is None and self.current is not None:
             wanted = self.current.id
@@ -676,7 +675,7 @@ class ConflictsScreen(MemdeskScreen):
             self.hold_keys("list")
         self.release_keys("resolve")
         self.focus_after_write = focus
-        self.fetch(focus=focus)
+        self.fetch()
 
     def action_audit(self) -> None:
         c = self.current
