@@ -139,7 +139,9 @@ def test_wheel_holds_only_the_memdesk_package_and_its_data(installed):
     for must in ("memdesk/core/__init__.py", "memdesk/app/__init__.py", "memdesk/data/__init__.py",
                  "memdesk/core/py.typed", "memdesk/app/py.typed", "memdesk/app/ui/memdesk.tcss",
                  "memdesk/core/migrations/script.py.mako", "memdesk/data/predicates.toml",
-                 "memdesk/data/demo/facts.jsonl", "memdesk/data/demo/review.jsonl"):
+                 "memdesk/data/demo/facts.jsonl", "memdesk/data/demo/review.jsonl",
+                 "memdesk/data/signals/model.npz", "memdesk/data/signals/spans.crfsuite",
+                 "memdesk/data/recall/query_map.npz"):
         assert must in names, must
     conversations = [n for n in names if n.startswith("memdesk/data/conversations/") and n.endswith(".jsonl")]
     assert len(conversations) >= 6, conversations

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from hashlib import sha1
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -71,6 +72,7 @@ from .fusion import fuse, relevance_of, zscores
 from .hits import HitSource, RecallHit, masked, render_prompt
 from .intent import PredicateMatcher, SubjectMatcher
 from .lexical import AnchorIndex, QueryGrams, lexical_score
+from .query_map import QueryMap
 from .scope import ResolvedScope, Scope, people_of, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
@@ -214,7 +216,7 @@ class _ToldQuery:
 
     query: str
     filters: _Filters
-    turn_query: Future[np.ndarray] | None  # the query's turn vector, being computed
+    turn_vector: Callable[[], np.ndarray]  # the query's vector among the turns' (on demand)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +304,7 @@ class Recaller:
         self._queries: dict[str, PreparedQuery] = {}
         self.messages: list[str] = []
         self._told_notice = False
+        self._query_map: QueryMap | bool | None = None  # loaded on first use; False: none shipped
         self._turn_count: tuple[tuple, bool] | None = None
         self._waiting: tuple[tuple, int] | None = None
         self._filtered: dict[tuple, tuple[tuple, list[int]]] = {}
@@ -550,10 +553,13 @@ class Recaller:
             raise InvalidInput("scope and status filters apply to memories, not raw turns")
         asked = Scope.of(subject, user=user, project=project, session=session, within=within)
         # a recall over memories asked for someone also ranks their turns
-        # (told facts, below): the query's turn vector (e5, the longest part
-        # of such a recall) is computed in a side thread meanwhile
+        # (told facts, below): the query's turn vector is mapped from its own
+        # (``query_map``), or else embedded (e5, the longest part of such a
+        # recall) in a side thread meanwhile
+        wants_told = over == "memories" and (statuses is None or "active" in statuses)
+        told_map = self._told_map() if wants_told and asked.scoped else None
         turn_query: Future[np.ndarray] | None = None
-        if (over == "memories" and asked.scoped and (statuses is None or "active" in statuses)
+        if (wants_told and asked.scoped and told_map is None
                 and (self._waiting is None or self._waiting[1] <= _TOLD_EMBED_MAX)):
             turn_query = self._side(self._embed_query, "turn", query)
         # and the query's own vector while the store is looked at and new
@@ -585,14 +591,15 @@ class Recaller:
         # Carol have any animals": among Carol's turns, without her name); an
         # unscoped recall naming nobody (support, debugging) goes without
         told: _ToldQuery | None = None
-        if over == "memories" and (statuses is None or "active" in statuses) and (
-                in_scope.scoped or named):
+        if wants_told and (in_scope.scoped or named):
             about, content = filters, query
             if not in_scope.scoped:
                 about = replace(filters, scope=self._resolve(Scope.of(named[0]), stamp))
                 content = self._subject_matcher(stamp).without_names(query)
             if content.strip():
-                told = _ToldQuery(content, about, turn_query if content == query else None)
+                qmap = told_map if asked.scoped else self._told_map()
+                told = _ToldQuery(content, about, self._turn_vector(
+                    content, q if content == query else None, qmap, turn_query))
 
         # a person's turns (or a small store's) are all ranked, by both channels
         # fused; beyond IndexSettings.fused_max the index brings the candidates
@@ -1252,6 +1259,36 @@ class Recaller:
         self._waiting = (stamp, waiting)
         return waiting
 
+    def _told_map(self) -> QueryMap | None:
+        """The query map from this recaller's memory embedder to its turn
+        embedder, when one was fitted for exactly these two and
+        ``IndexSettings.told_query_map`` is on; None otherwise (loaded once)."""
+        if not self.index_settings.told_query_map:
+            return None
+        if self._query_map is None:
+            try:
+                found: QueryMap | bool = QueryMap.load()
+            except (FileNotFoundError, ValueError):
+                found = False  # an install without the map embeds the query as before
+            self._query_map = found
+        qmap = self._query_map
+        if not isinstance(qmap, QueryMap):
+            return None
+        source, target = embedder_key(self.embedder), embedder_key(self.turn_embedder)
+        return qmap if qmap.applies(source, target) else None
+
+    def _turn_vector(self, text: str, own: np.ndarray | None, qmap: QueryMap | None,
+                     pending: Future[np.ndarray] | None) -> Callable[[], np.ndarray]:
+        """How told facts get ``text``'s vector among the turns': mapped from
+        its memory vector (``own`` when it is the query's, else embedded), the
+        turn query being computed in a side thread (``pending``, for the
+        query itself), or the turn embedder on demand."""
+        if qmap is not None:
+            return lambda: qmap(own if own is not None else self._embed_query("memory", text))
+        if pending is not None and own is not None:
+            return pending.result
+        return partial(self._embed_query, "turn", text)
+
     def _side(self, fn: Callable[..., _T], *args: Any) -> Future[_T]:
         """``fn(*args)`` in the Recaller's side thread (made on first use)."""
         with self._lock:
@@ -1273,8 +1310,8 @@ class Recaller:
         酒店" the hotel decision, whose statements are facts, not memories.
         A value told there and changed since comes back as its current value;
         one no longer held is left out. Empty when too many turns are in scope
-        for an exact pass. ``told.turn_query``: the query's turn vector being
-        computed in a side thread (``_search`` starts it first thing), if any."""
+        for an exact pass. ``told.turn_vector``: the query's vector among the
+        turns' (mapped from its own, or embedded: ``_turn_vector``)."""
         query, f = told.query, told.filters
         turn_filter = _Filters(f.scope, None, None, f.at, f.since, f.until)
         corpus = self._turn_corpus(turn_filter, stamp)
@@ -1288,9 +1325,7 @@ class Recaller:
         if self._turns_waiting(col, stamp) <= _TOLD_EMBED_MAX:
             self._refresh(col, stamp)  # at most a batch of new turns to embed
             matrix, present = self._corpus_vectors(col, corpus)
-            tq = (told.turn_query.result() if told.turn_query is not None
-                  else self._embed_query("turn", query))
-            fused = _fuse_turns(matrix @ tq, words, present, self.weights)
+            fused = _fuse_turns(matrix @ told.turn_vector(), words, present, self.weights)
         elif not self._told_notice:
             self._told_notice = True
             self._notify("raw turns are not embedded yet: recall over memories uses their words "
