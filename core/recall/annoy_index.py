@@ -480,7 +480,7 @@ def build_index(files: IndexFiles, block: VectorBlock, *, n_trees: int, proj_dim
         manifest = Manifest(
             format=FORMAT, kind=files.kind, embedder=files.embedder,
             embedder_version=files.embedder_version, dim=dim, proj_dim=pdim, items=n,
-            max_row_id=int(block.row_ids[-1]) if n else 0, n_trees=n_trees, shards=shards,
+            max_row_id=block.last_row, n_trees=n_trees, shards=shards,
             metric=METRIC,
             built_at=time.time(), build_seconds=round(time.perf_counter() - started, 3),
             files={p: {"size": tmp[p].stat().st_size, "checksum": file_checksum(tmp[p])}

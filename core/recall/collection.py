@@ -24,6 +24,7 @@ Lifecycle, run at the start of every search (``refresh``):
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,10 @@ from sqlalchemy import Engine
 from .annoy_index import IndexFiles, LoadedIndex, Manifest, build_index, dot, open_index
 from .embedders import Embedder
 from .vectors import Progress, VectorBlock, VectorStore
+
+GAP_SECONDS = 60.0
+"""How long a row id below those read is looked for again before it is taken
+for one never used (a transaction commits its batch of vectors within seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,11 @@ class IndexSettings:
     """Raw turns in scope up to this many (a person's conversations) are ranked
     exactly, every one by both channels fused (``fusion``); above it the
     index serves, with the word channel's anchors."""
+    told_query_map: bool = True
+    """A recall over memories ranks the person's turns with the query's turn
+    vector mapped from its memory vector (``query_map``: 0.01 ms) instead of
+    embedding it with e5 (15–17 ms), when the map fits the two embedders. The
+    ranking differs a little (docs/query-map.md); False embeds it exactly."""
 
     def search_k_for(self, items: int) -> int:
         if self.search_k is not None:
@@ -159,6 +169,9 @@ class Collection:
         self._index: LoadedIndex | None = None
         self._tail = VectorBlock.empty(embedder.dim)  # everything, when there is no index
         self._last_row = 0
+        # row ids below _last_row not in the table when last looked (a row another
+        # process was committing), each with when it was first missed
+        self._gaps: dict[int, float] = {}
         self._seen: object = None  # the store stamp of the last full refresh
         self._erasures = 0  # the store's erasure count when the vectors were loaded
 
@@ -231,12 +244,30 @@ class Collection:
             elif self._index is not None and self.files.manifest_stamp() != self._index.stamp:
                 self._notify(f"recall index for {self.kind}s changed on disk; reopening it")
                 self._open()
-            new = self.vectors.load(self._last_row)
-            if len(new):
-                self._tail = self._tail.extend(new)
-                self._last_row = int(new.row_ids[-1])
+            self._take_new()
             self._maybe_rebuild()
             self._seen = stamp if caught_up else None  # not caught up: look again next time
+
+    def _take_new(self) -> None:
+        """Add to the tail the vectors stored since the last look, and those
+        that committed late below it (``_gaps``: another process's rows, on
+        PostgreSQL, get their ids when inserted and are seen when committed).
+        A gap still empty after ``GAP_SECONDS`` is an id never used; it is let go."""
+        if self._gaps:
+            late, present = self.vectors.load_rows(list(self._gaps))
+            self._tail = self._tail.extend(late)
+            now = time.monotonic()
+            self._gaps = {i: t for i, t in self._gaps.items()
+                          if i not in present and now - t < GAP_SECONDS}
+        new, gaps = self.vectors.load_new(self._last_row)
+        self._tail = self._tail.extend(new)
+        self._last_row = max(self._last_row, new.last_row, max(gaps, default=0))
+        self._watch(gaps)
+
+    def _watch(self, gaps: list[int]) -> None:
+        now = time.monotonic()
+        for i in gaps:
+            self._gaps.setdefault(i, now)
 
     def _embed(self, wait: bool, claimed: bool = False) -> bool:
         """Embed the items without a vector; False when another thread is
@@ -255,7 +286,7 @@ class Collection:
         self._index = None  # dropped, not unloaded: a search may still hold it
         total = self.vectors.count()
         if total < self.settings.exact_below:
-            self._tail, self._last_row = VectorBlock.empty(self.embedder.dim), 0
+            self._tail, self._last_row, self._gaps = VectorBlock.empty(self.embedder.dim), 0, {}
             return
         index, why = open_index(self.files, self.embedder.dim)
         if index is not None and index.manifest.erasures != self._erasures:
@@ -276,6 +307,7 @@ class Collection:
             return
         self._index = index
         self._tail, self._last_row = VectorBlock.empty(self.embedder.dim), index.manifest.max_row_id
+        self._gaps = {}
 
     def _maybe_rebuild(self) -> None:
         s = self.settings
@@ -295,7 +327,7 @@ class Collection:
         with self._lock:
             # the old index (if any) stays in use until the new one is in place; it is
             # dropped, never unloaded, so a search still holding it finishes safely
-            block = self.vectors.load(0)
+            block, gaps = self.vectors.load_new(0)
             manifest = build_index(self.files, block, n_trees=self.settings.n_trees,
                                    proj_dim=self.settings.proj_dim,
                                    shards=self.settings.shards_for(len(block)),
@@ -304,11 +336,15 @@ class Collection:
             index, why = open_index(self.files, self.embedder.dim)
             if index is None:  # pragma: no cover - a build that cannot be read back
                 self._notify(f"the rebuilt recall index cannot be read ({why}); searching exactly")
-                self._tail, self._last_row = block, int(block.row_ids[-1]) if len(block) else 0
+                self._tail, self._last_row = block, block.last_row
+                self._gaps = {}
+                self._watch(gaps)
                 return manifest
             self._index = index
             self._tail = VectorBlock.empty(self.embedder.dim)
             self._last_row = manifest.max_row_id
+            self._gaps = {}
+            self._watch(gaps)  # rows committing while it was read: the tail takes them
             return manifest
 
     def reindex(self) -> IndexReport:
@@ -329,9 +365,7 @@ class Collection:
             manifest = self._build()
             self._ready = True
             self._seen = None
-            new = self.vectors.load(self._last_row)
-            if len(new):
-                self._tail, self._last_row = new, int(new.row_ids[-1])
+            self._take_new()
             return IndexReport(self.kind, key, manifest.items, embedded, "index", True,
                                manifest.build_seconds, str(self.files.annoy), None)
 
@@ -343,6 +377,7 @@ class Collection:
             self._index = None
             self._tail = VectorBlock.empty(self.embedder.dim)
             self._last_row = 0
+            self._gaps = {}
             self._ready = False
             self._seen = None
             self.files.remove()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Engine, Executable, bindparam, func, select
@@ -36,9 +37,17 @@ Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called during long work (embedding, building)."""
 
 
+GAP_WINDOW = 10_000
+"""Row ids this far below the newest one read are watched for rows that
+commit late (``VectorStore.load_new``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class VectorBlock:
-    """Vectors with their row ids (ascending) and item ids, as numpy arrays."""
+    """Vectors with their row ids and item ids, as numpy arrays, in ascending
+    item id order (``by_item``: lookups search the item ids). Rows are mostly
+    stored in item order too, but not always: two processes embedding at once
+    commit in either order."""
 
     row_ids: np.ndarray  # int64
     item_ids: np.ndarray  # int64
@@ -52,12 +61,24 @@ class VectorBlock:
         return VectorBlock(np.zeros(0, np.int64), np.zeros(0, np.int64),
                            np.zeros((0, dim), np.float32))
 
+    @property
+    def last_row(self) -> int:
+        """The highest row id (0 for an empty block)."""
+        return int(self.row_ids.max()) if len(self) else 0
+
+    def by_item(self) -> VectorBlock:
+        """The same rows in ascending item id order (itself when they are)."""
+        if len(self) < 2 or bool(np.all(np.diff(self.item_ids) > 0)):
+            return self
+        order = np.argsort(self.item_ids, kind="stable")
+        return VectorBlock(self.row_ids[order], self.item_ids[order], self.vectors[order])
+
     def extend(self, other: VectorBlock) -> VectorBlock:
         if not len(other):
             return self
         return VectorBlock(np.concatenate([self.row_ids, other.row_ids]),
                            np.concatenate([self.item_ids, other.item_ids]),
-                           np.concatenate([self.vectors, other.vectors]))
+                           np.concatenate([self.vectors, other.vectors])).by_item()
 
 
 def _source_table(kind: str):
@@ -81,10 +102,10 @@ class VectorStore:
         self._embedded_upto = 0  # every item up to this id is known to have a vector
         self._ensured = False  # the table is known to exist
         self._q_newest = select(func.max(self._source.c.id))
-        self._q_after = (select(VECTOR.c.id, VECTOR.c.item_id, VECTOR.c.vector, VECTOR.c.kind,
-                                VECTOR.c.embedder, VECTOR.c.embedder_version, VECTOR.c.dim)
-                         .where(VECTOR.c.id > bindparam("last")).order_by(VECTOR.c.id)
-                         .limit(bindparam("batch")))
+        self._q_rows = select(VECTOR.c.id, VECTOR.c.item_id, VECTOR.c.vector, VECTOR.c.kind,
+                              VECTOR.c.embedder, VECTOR.c.embedder_version, VECTOR.c.dim)
+        self._q_after = (self._q_rows.where(VECTOR.c.id > bindparam("last"))
+                         .order_by(VECTOR.c.id).limit(bindparam("batch")))
 
     # ------------------------------------------------------------ writing
     def ensure_table(self) -> None:
@@ -173,11 +194,24 @@ class VectorStore:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.max(VECTOR.c.id)).where(*self._where)).scalar() or 0)
 
-    def iter_blocks(self, after_row_id: int = 0, batch: int = 20_000) -> Iterator[VectorBlock]:
-        """Stored vectors with row id > ``after_row_id``, in row id order, in blocks."""
-        dim = self.embedder.dim
+    def _block(self, rows: Sequence[Any]) -> VectorBlock | None:
+        """This store's rows among ``rows`` (id, item id, vector, kind,
+        embedder, version, dim) as a block, in the order given; None if none."""
+        want = (self.kind, self.embedder.name, self.embedder.version, self.embedder.dim)
+        mine = [r for r in rows if tuple(r[3:]) == want]
+        if not mine:
+            return None
+        row_ids = np.fromiter((r[0] for r in mine), np.int64, len(mine))
+        item_ids = np.fromiter((r[1] for r in mine), np.int64, len(mine))
+        vecs = np.frombuffer(b"".join(bytes(r[2]) for r in mine), dtype="<f4")
+        return VectorBlock(row_ids, item_ids,
+                           vecs.reshape(len(mine), self.embedder.dim).astype(np.float32))
+
+    def _scan(self, after_row_id: int, batch: int) -> Iterator[tuple[np.ndarray, VectorBlock | None]]:
+        """Every row with id > ``after_row_id`` (of any kind: rows of all
+        collections share the id sequence), in row id order, in batches: the
+        ids read, and this store's rows among them."""
         last = after_row_id
-        want = (self.kind, self.embedder.name, self.embedder.version, dim)
         # a range on the primary key only (the other columns are checked here):
         # with them in the WHERE clause the databases prefer the unique index
         # and scan every vector of the embedder just to find the few new ones
@@ -187,24 +221,58 @@ class VectorStore:
             if not fetched:
                 return
             last = int(fetched[-1][0])
-            rows = [r for r in fetched if tuple(r[3:]) == want]
-            if rows:
-                row_ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-                item_ids = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-                vecs = np.frombuffer(b"".join(bytes(r[2]) for r in rows), dtype="<f4")
-                yield VectorBlock(row_ids, item_ids, vecs.reshape(len(rows), dim).astype(np.float32))
+            yield np.fromiter((r[0] for r in fetched), np.int64, len(fetched)), self._block(fetched)
             if len(fetched) < batch:
                 return
 
+    def iter_blocks(self, after_row_id: int = 0, batch: int = 20_000) -> Iterator[VectorBlock]:
+        """Stored vectors with row id > ``after_row_id``, in row id order, in blocks."""
+        for _, block in self._scan(after_row_id, batch):
+            if block is not None:
+                yield block
+
     def load(self, after_row_id: int = 0) -> VectorBlock:
-        """All stored vectors with row id > ``after_row_id`` as one block."""
-        block = VectorBlock.empty(self.embedder.dim)
-        parts = list(self.iter_blocks(after_row_id))
+        """All stored vectors with row id > ``after_row_id`` as one block (by item id)."""
+        return self.load_new(after_row_id)[0]
+
+    def load_new(self, after_row_id: int = 0) -> tuple[VectorBlock, list[int]]:
+        """All stored vectors with row id > ``after_row_id`` as one block (by
+        item id), and the row ids not (yet) in the table among the last
+        ``GAP_WINDOW`` below the newest row read: on PostgreSQL a row another
+        process is committing holds an id below those already committed, and
+        appears later (``load_rows``); an id never used (a rolled-back insert,
+        a row skipped as a duplicate) never does."""
+        parts: list[VectorBlock] = []
+        seen: list[np.ndarray] = []
+        for ids, block in self._scan(after_row_id, 20_000):
+            seen.append(ids)
+            if block is not None:
+                parts.append(block)
+        if not seen:
+            return VectorBlock.empty(self.embedder.dim), []
+        read = np.concatenate(seen)
+        top = int(read[-1])
+        low = max(after_row_id, top - GAP_WINDOW)
+        window = np.arange(low + 1, top + 1, dtype=np.int64)
+        gaps = window[~np.isin(window, read)].tolist()
         if not parts:
-            return block
-        return VectorBlock(np.concatenate([p.row_ids for p in parts]),
-                           np.concatenate([p.item_ids for p in parts]),
-                           np.concatenate([p.vectors for p in parts]))
+            return VectorBlock.empty(self.embedder.dim), gaps
+        block = VectorBlock(np.concatenate([p.row_ids for p in parts]),
+                            np.concatenate([p.item_ids for p in parts]),
+                            np.concatenate([p.vectors for p in parts]))
+        return block.by_item(), gaps
+
+    def load_rows(self, row_ids: Sequence[int]) -> tuple[VectorBlock, set[int]]:
+        """This store's vectors among rows ``row_ids`` (by item id), and which
+        of those ids are in the table now (of any kind)."""
+        found: list[Any] = []
+        ids = sorted(set(int(i) for i in row_ids))
+        with self.engine.connect() as conn:
+            for s in range(0, len(ids), 500):
+                found += conn.execute(self._q_rows.where(VECTOR.c.id.in_(ids[s:s + 500]))).all()
+        block = self._block(found)
+        return (VectorBlock.empty(self.embedder.dim) if block is None else block.by_item(),
+                {int(r[0]) for r in found})
 
     def vectors_for(self, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored vectors of some items (e.g. candidates found by the lexical channel)."""
