@@ -232,6 +232,20 @@ async def test_review_edit_form_fields_then_approve(demo_db, tmp_path):
         assert [f.object for f in store.current(subject, "lives_in")] == ["浦东"]
 
 
+async def test_review_edit_form_dropdowns_opened_and_chosen_at_once(demo_db, tmp_path):
+    """Tab to the polarity dropdown, open it, move down and choose; the same
+    for the scope; ctrl+s: all in one burst, as typed one by one."""
+    keys = ("3", "e", "tab", "tab", "tab", "enter", "down", "enter",
+            "tab", "enter", "down", "down", "enter", "ctrl+s", "j")
+    end = await same_as_slowly(demo_db, tmp_path, keys)
+    assert end["top"] == "ReviewScreen"
+    [(candidate, _, _)] = end["decided"]["approved"]
+    with reopen(tmp_path / "fast.db") as store:
+        c = store.candidate(candidate)
+        [fact] = [f for f in store.history(c.subject) if f.claim_id == candidate]
+        assert (fact.polarity, fact.scope) == ("negative", "session")
+
+
 # --------------------------------------------------------------- conflicts
 async def test_conflict_keep_both_with_a_scope_typed_at_once(demo_db, tmp_path):
     """b asks for the scope in the confirmation; typed straight after b
