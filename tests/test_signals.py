@@ -271,6 +271,25 @@ def test_a_time_inside_a_value_becomes_its_stated_start():
     assert layer({}).refine(todo, [], [kept], nothing) == [kept]
 
 
+@pytest.mark.parametrize("text, value, who", [
+    ("dad is vegan these days, I live in Leeds now", "vegan", "father"),
+    ("oh and grandma's allergic to wasps", "wasps", "grandmother"),
+    ("还有个事，妈信佛以后不吃牛肉了", "牛肉", "mother"),
+    ("老伴血糖高，不能吃甜的", "甜的", "partner"),
+])
+def test_a_relation_word_said_bare_as_a_name_is_the_subject(text, value, who):
+    """Kin words people use bare, as names ("dad is…", 妈…, 老伴…), opening a clause."""
+    t = turn(text)
+    out = layer({}).refine(t, [], [claim("user:mei", "diet", value, t)], nothing)
+    assert [c.subject for c in out] == [f"person:mei/{who}"]
+
+
+def test_a_bare_relation_word_after_a_verb_is_not_the_subject():
+    t = turn("I call dad every sunday, I am vegan")
+    out = layer({}).refine(t, [], [claim("user:mei", "diet", "vegan", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+
+
 def test_a_relation_as_object_is_not_the_subject():
     t = turn("I called my mum, I live in Leeds now")
     out = layer({}).refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)

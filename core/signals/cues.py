@@ -32,6 +32,7 @@ class Cues:
     zh_surnames: str
     zh_name_prefixes: str
     dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
+    bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -55,7 +56,9 @@ class Cues:
                 zh_surnames=str(raw["names"]["zh_surnames"]),
                 zh_name_prefixes=str(raw["names"]["zh_prefixes"]),
                 dropped_subject={lang: tuple(words)
-                                 for lang, words in raw["dropped_subject"].items()})
+                                 for lang, words in raw["dropped_subject"].items()},
+                bare={lang: frozenset(w.lower() for w in words)
+                      for lang, words in raw["bare"].items()})
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)

@@ -152,6 +152,8 @@ class People:
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
             return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?|\s)+", "",
                               before).strip("，, ")) <= 2
+        if m.group(0).lower() in self.cues.bare.get(lang, ()) and re.fullmatch(_EN_FILLERS, before.lower()):
+            return True  # "mom is vegetarian now", "also grandpa's allergic to bees"
         words = re.findall(r"[\w']+", before.lower())
         return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
             w in ("i", "i'm", "me", "to", "with", "for", "about", "and") for w in words[:-1])
