@@ -241,6 +241,29 @@ def test_a_name_introduced_earlier_opens_a_clause_about_that_person():
     assert [c.subject for c in out] == ["person:mei/priya"]
 
 
+def test_a_turn_typed_in_lower_case_still_gives_a_relations_name():
+    """No capital marks the name: the word between the relation word and the
+    clause's verb is it, unless it is a word of the clause ("really", "also")."""
+    t = turn("my husband sipho is a paramedic, my roommate jay's moving out")
+    out = layer({}).refine(t, [], [], nothing)
+    assert {(c.subject, c.object) for c in out if c.predicate == "name"} == {
+        ("person:mei/husband", "Sipho"), ("person:mei/roommate", "Jay")}
+    for text in ("my husband really is the best", "my sister also lives in leeds",
+                 "My husband sipho is a paramedic"):  # capitals typed: the name would have one
+        t = turn(text)
+        assert not [c for c in layer({}).refine(t, [], [], nothing) if c.predicate == "name"], text
+
+
+def test_a_name_given_before_opens_a_clause_in_any_case_when_its_verb_follows():
+    before = turn("my roommate jay's moving back to thunder bay", number=1)
+    t = turn("ugh yeah. jay is allergic to cats")
+    out = layer({}).refine(t, [before], [claim("user:mei", "allergy", "cats", t)], nothing)
+    assert [c.subject for c in out] == ["person:mei/roommate"]
+    t = turn("Jay and I both hate cats")  # the speaker too: not about Jay alone
+    out = layer({}).refine(t, [before], [claim("user:mei", "dislikes", "cats", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+
+
 def test_a_clause_surely_about_someone_unnamed_waits_for_a_reviewer():
     t = turn("they're allergic to shellfish")
     out = layer({t.text: ("third", "statement", "health", 0.95)}).refine(

@@ -164,7 +164,7 @@ class SignalLayer:
             if lang == "en":
                 # a first name introduced before; one never heard of only when the head agrees
                 # ("Dana just moved", not "Bouldering is my go-to", "Bea works, nobody calls me Beatrice")
-                first = self.people.name_subject(text)
+                first = self.people.name_subject(text) or self.people.known_name_opening(text, names)
                 if first is not None:  # never heard of: the head says someone else, and the clause not "my …"
                     first = names.get(first.lower()) or (
                         first.lower() if about == "third" and not self.people.speaks_of_self(text, lang) else None)
@@ -382,6 +382,8 @@ class SignalLayer:
             if any(c.subject == subject and c.predicate == "name" for c in claims):
                 continue
             shown = next((m.group(0) for m in re.finditer(re.escape(name), turn.text, re.IGNORECASE)), name)
+            if shown.islower() and shown.isascii():  # given in a turn typed in lower case
+                shown = shown.capitalize()
             out.append(self._named(turn, subject, shown))
         return out
 

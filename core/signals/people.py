@@ -20,6 +20,16 @@ _ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 
 # a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
 _INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
+# the same in a turn typed all in lower case, where no capital marks a name: a word right after the
+# relation word and before the clause's verb ("my husband sipho is a paramedic", "my roommate jay's
+# moving out"); words that fill that slot without being names are left out (``_not_a_lower_name``)
+_INTRODUCED_LOWER = re.compile(
+    r",?\s+([a-z][a-z-]+)(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
+    r"loves|hates|likes|moved|started|and|who)\b)")
+_LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "never", "always", "actually",
+                         "already", "and", "who", "is", "was", "has", "does", "at", "in", "on", "from", "for",
+                         "with", "to", "a", "an", "the", "of", "too", "then", "here", "there", "again", "even",
+                         "though", "tho", "lol", "haha", "btw", "rn", "tbh", "def", "prob", "kinda", "super"})
 # the fillers that may open an English clause before its subject
 _EN_FILLERS = r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
 # a first name opening a clause as its subject (after a filler), followed by a verb-like word
@@ -27,6 +37,10 @@ _NAME_SUBJECT = re.compile(_EN_FILLERS +
                            r"([A-Z][a-z]+),?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
                            r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
                            r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
+# a name given before opening a clause, or a sentence in it after a short one ("ugh yeah. jay is …"),
+# in any case, as its subject (followed by its verb, as above: "Tom and I moved" is not about Tom)
+_KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _NAME_SUBJECT.pattern[1:].replace("([A-Z][a-z]+)", "([a-z][a-z-]*)", 1),
+                            re.IGNORECASE)
 
 # a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
 # given with 叫 ("柯基叫豆豆")
@@ -74,17 +88,36 @@ class People:
     def introductions(self, text: str, names: dict[str, str]) -> None:
         """Names given with a relation word ("my sister Dana", "our manager, Keisha",
         "我女儿朵朵今年…", "柯基叫豆豆"), into ``names``."""
+        lower = not any("A" <= ch <= "Z" for ch in text)
         for m in self.cues.relation_re["en"].finditer(text):
             key = self.cues.relations["en"].get(m.group(0).lower())
             after = _INTRODUCED.match(text, m.end())
             if key and after and after.group(1) not in self.cues.not_names:
                 names[after.group(1).lower()] = key
+            elif key and lower:
+                after = _INTRODUCED_LOWER.match(text, m.end())
+                if after and not self._not_a_lower_name(after.group(1)):
+                    names[after.group(1)] = key
         for m in self.cues.relation_re["zh"].finditer(text):
             key = self.cues.relations["zh"].get(m.group(0))
             after = _ZH_INTRODUCED.match(text, m.end())
             # called so (叫朵朵), or right after the relation word in a name's shape (我女儿朵朵, not 房东说退租)
             if key and after and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
                 names[after.group(1)] = key
+
+    def _not_a_lower_name(self, word: str) -> bool:
+        """Whether a lower-case word in a name's slot is rather a word of the
+        clause (an adverb, a filler, an opener, a relation word)."""
+        return (word in _LOWER_SLOT or word.endswith("ly") or word.capitalize() in self.cues.not_names
+                or word in self.cues.relations["en"])
+
+    def known_name_opening(self, text: str, names: dict[str, str]) -> str | None:
+        """A name given before (``names``, lower case) that opens an English
+        clause, in any case ("sipho's on nights this week", "Dana moved")."""
+        for m in _KNOWN_SUBJECT.finditer(text):
+            if m.group(1).lower() in names:
+                return m.group(1)
+        return None
 
     def zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
         """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
