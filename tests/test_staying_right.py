@@ -115,6 +115,22 @@ def test_a_heard_value_told_after_the_change_is_not_overtaken(store):
     assert current(store, "user:kim", "lives_in", t(2026, 6, 5)) == ["Bristol"]
 
 
+def test_a_value_taken_back_in_the_turn_leaves_the_change_a_change(store, tmp_path):
+    """"预算砍到十万 啊不是 十二万": the slip is taken back, and what remains is a
+    cut of the budget held before, which stays in history as true until then
+    (a correction would have retired it as never true)."""
+    path = write_turns(tmp_path / "budget.jsonl", "car-zh", "hao", [
+        (3, "买车预算二十万吧 一步到位"),
+        (20, "开销太大 预算砍到十万 啊不是 十二万 还是看比亚迪吧"),
+    ])
+    store.ingest_file(path)
+    assert current(store, "user:hao", "budget_limit") == ["120000 CNY"]
+    assert current(store, "user:hao", "budget_limit", t(2026, 6, 10)) == ["200000 CNY"]
+    rows = store.history("user:hao", "budget_limit")
+    assert "100000 CNY" not in {f.object for f in rows}
+    assert all(f.retire_reason is None or f.retire_reason == "superseded" for f in rows)
+
+
 def test_import_lines_say_whether_the_start_was_stated(tmp_path):
     source = {"session": "s", "turn": 1, "text": "x", "time": "2026-06-01T10:00:00+08:00"}
     heard = ClaimInput.from_dict({"subject": "user:a", "predicate": "lives_in",

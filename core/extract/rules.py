@@ -2022,18 +2022,24 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object.casefold() in allergens)]
     if is_correction:  # "住望京——打错了，是酒仙桥": taken back as it was said, the value meant after the cue
         raws = _slip_in_turn(text, raws) or raws
+    slipped: set[str] = set()  # predicates whose value the turn said twice, taking the first back
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
-        raws = [r for i, r in enumerate(raws)
+        kept = [r for i, r in enumerate(raws)
                 if last[r.predicate] == i or r.predicate not in ("allergy", "lives_in", "works_at", "name",
                                                                  "budget_limit")]
+        slipped = {r.predicate for r in raws if r not in kept}
+        raws = kept
     if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
         raws = _retire_wrong_values(text, context, raws)
     out = []
     evolving: bool | None = None  # the change signal, looked for once and only when a fact can take it
     tasting: bool | None = None  # the same for a taste's change signal
     for r in raws:
-        if is_correction and r.change is None:
+        # the cue took back a value said earlier in this turn ("砍到十万 啊不是 十二万"): what
+        # remains is said as the turn says it (a change, a statement), not a correction of
+        # what the store held
+        if is_correction and r.change is None and r.predicate not in slipped:
             r = dataclasses.replace(r, change="correction")
         if r.change is None and r.predicate in _EVOLVING:
             if evolving is None:
