@@ -2036,10 +2036,12 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     evolving: bool | None = None  # the change signal, looked for once and only when a fact can take it
     tasting: bool | None = None  # the same for a taste's change signal
     for r in raws:
-        # the cue took back a value said earlier in this turn ("砍到十万 啊不是 十二万"): what
-        # remains is said as the turn says it (a change, a statement), not a correction of
-        # what the store held
-        if is_correction and r.change is None and r.predicate not in slipped:
+        # the cue took back a value said earlier in this turn, which says a change ("预算砍到十万
+        # 啊不是 十二万"): what remains is that change of the value held before, not a
+        # correction of it (which would retire it as never true)
+        changing = r.predicate in slipped and bool(
+            _EVOLUTION.search(text) or r.predicate == "budget_limit" and _AMOUNT_CHANGE.search(text))
+        if is_correction and r.change is None and not changing:
             r = dataclasses.replace(r, change="correction")
         if r.change is None and r.predicate in _EVOLVING:
             if evolving is None:
