@@ -137,6 +137,13 @@ def test_value_only_and_in_turn_corrections():
         "project:orion", "decision", "Celery for jobs", "negative", "correction")
 
 
+def test_a_fronted_food_only_when_its_verb_has_no_object():
+    """The eater put first (妈…不吃牛肉, 西安人不吃羊肉) is no food: the verb's own object is."""
+    assert _triples(extract(_zh("就那一次破例，妈还是不吃牛肉的"))) == {("diet", "牛肉", "negative")}
+    assert _triples(extract(_zh("做奶茶的自己不能喝奶"))) == {("diet", "奶", "negative")}
+    assert _triples(extract(_zh("香菜我是真不吃"))) == {("diet", "香菜", "negative")}
+
+
 def test_zh_pets_with_names_and_breeds():
     assert _triples(extract(_zh("我家里养了一只英短叫团子，还有一条泰迪叫球球。"))) == {
         ("pet", "英短（团子）", "positive"), ("pet", "泰迪（球球）", "positive")}
