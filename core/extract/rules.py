@@ -2025,11 +2025,10 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     slipped: set[str] = set()  # predicates whose value the turn said twice, taking the first back
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
-        kept = [r for i, r in enumerate(raws)
-                if last[r.predicate] == i or r.predicate not in ("allergy", "lives_in", "works_at", "name",
-                                                                 "budget_limit")]
-        slipped = {r.predicate for r in raws if r not in kept}
-        raws = kept
+        dropped = {i for i, r in enumerate(raws) if last[r.predicate] != i
+                   and r.predicate in ("allergy", "lives_in", "works_at", "name", "budget_limit")}
+        slipped = {raws[i].predicate for i in dropped}
+        raws = [r for i, r in enumerate(raws) if i not in dropped]
     if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
         raws = _retire_wrong_values(text, context, raws)
     out = []

@@ -47,13 +47,18 @@ class QueryMap:
     def __call__(self, vector: np.ndarray) -> np.ndarray:
         """The unit-length target-space vector for one source query vector.
         Raises ValueError when ``vector`` is not of the source's dimension."""
-        v = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if len(v) + 1 != self.weights.shape[0]:
+        return self.rows(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+
+    def rows(self, vectors: np.ndarray) -> np.ndarray:
+        """``__call__`` for each row of ``vectors`` (one per source query vector)."""
+        v = np.asarray(vectors, dtype=np.float32)
+        if v.ndim != 2 or v.shape[1] + 1 != self.weights.shape[0]:
             raise ValueError(f"a query map from {self.source} takes {self.weights.shape[0] - 1} "
-                             f"dimensions, got {len(v)}")
+                             f"dimensions, got {v.shape[-1]}")
         out = v @ self.weights[:-1] + self.weights[-1]
-        norm = float(np.linalg.norm(out))
-        return (out / norm if norm else out).astype(np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (out / norms).astype(np.float32)
 
     def save(self, path: Path) -> None:
         """Write the map (float32, with its keys and format)."""

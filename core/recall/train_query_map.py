@@ -20,28 +20,18 @@ when a data folder is missing or a line is not JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from ..signals.labelled import lines, turns
 from .embedders import E5Embedder, Embedder, UseEmbedder, embedder_key
 from .query_map import MAP_FILE, QueryMap, fit
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 CUT = 300  # characters of a text embedded (queries are short; e5 reads at most 512 tokens)
-
-
-def _lines(path: Path) -> Iterator[dict]:
-    for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
-        if raw.strip():
-            try:
-                yield json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
 
 
 def texts(data: Path = DATA) -> list[str]:
@@ -57,16 +47,15 @@ def texts(data: Path = DATA) -> list[str]:
         if text:
             out.setdefault(text, None)
 
-    for path in sorted(folders[0].glob("*/*.jsonl")):
-        for line in _lines(path):
-            add(line.get("text"))
-            for clause in line.get("clauses", []):
-                add(clause.get("span"))
+    for _, line, _ in turns(folders[0]):
+        add(line.get("text"))
+        for clause in line.get("clauses", []):
+            add(clause.get("span"))
     for path in sorted(folders[1].glob("*.jsonl")):
-        for line in _lines(path):
+        for _, line in lines(path):
             add(line.get("text"))
     for path in sorted(folders[2].glob("*/questions.jsonl")):
-        for line in _lines(path):
+        for _, line in lines(path):
             add(line.get("question"))
     return list(out)
 
@@ -102,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     u = embed(source, items, 256, "use")
     e = embed(target, items, 64, "e5")
     held = np.arange(len(items)) % 10 == 9
-    w = fit(u[~held], e[~held], args.ridge)
-    mapped = np.hstack([u[held], np.ones((int(held.sum()), 1), np.float32)]) @ w
+    mapped = QueryMap(embedder_key(source), embedder_key(target),
+                      fit(u[~held], e[~held], args.ridge)).rows(u[held])
     mean = np.tile(e[~held].mean(axis=0), (int(held.sum()), 1))
     print(f"held out ({int(held.sum()):,} texts): mean cosine to e5's vector {_cosine(mapped, e[held]):.4f} "
           f"(the mean vector alone: {_cosine(mean, e[held]):.4f})")

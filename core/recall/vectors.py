@@ -225,16 +225,6 @@ class VectorStore:
             if len(fetched) < batch:
                 return
 
-    def iter_blocks(self, after_row_id: int = 0, batch: int = 20_000) -> Iterator[VectorBlock]:
-        """Stored vectors with row id > ``after_row_id``, in row id order, in blocks."""
-        for _, block in self._scan(after_row_id, batch):
-            if block is not None:
-                yield block
-
-    def load(self, after_row_id: int = 0) -> VectorBlock:
-        """All stored vectors with row id > ``after_row_id`` as one block (by item id)."""
-        return self.load_new(after_row_id)[0]
-
     def load_new(self, after_row_id: int = 0) -> tuple[VectorBlock, list[int]]:
         """All stored vectors with row id > ``after_row_id`` as one block (by
         item id), and the row ids not (yet) in the table among the last
@@ -254,7 +244,7 @@ class VectorStore:
         top = int(read[-1])
         low = max(after_row_id, top - GAP_WINDOW)
         window = np.arange(low + 1, top + 1, dtype=np.int64)
-        gaps = window[~np.isin(window, read)].tolist()
+        gaps = window[~np.isin(window, read[np.searchsorted(read, low, side="right"):])].tolist()
         if not parts:
             return VectorBlock.empty(self.embedder.dim), gaps
         block = VectorBlock(np.concatenate([p.row_ids for p in parts]),

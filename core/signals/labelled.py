@@ -14,19 +14,24 @@ from pathlib import Path
 from typing import Any
 
 
+def lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a JSONL file."""
+    for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if raw.strip():
+            try:
+                yield number, json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
+
+
 def turns(folder: Path) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``(author, turn, "file:line")`` for every labelled turn under ``folder``
     (one subfolder per author), in file and line order."""
     if not folder.is_dir():
         raise SystemExit(f"no labelled data at {folder}")
     for path in sorted(folder.glob("*/*.jsonl")):
-        for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
-            if raw.strip():
-                try:
-                    line = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
-                yield path.parent.name, line, f"{path}:{number}"
+        for number, line in lines(path):
+            yield path.parent.name, line, f"{path}:{number}"
 
 
 def placed(line: dict[str, Any], where: str) -> list[tuple[int, dict[str, Any]]]:

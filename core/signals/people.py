@@ -33,13 +33,13 @@ _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "n
 # the fillers that may open an English clause before its subject
 _EN_FILLERS = r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
 # a first name opening a clause as its subject (after a filler), followed by a verb-like word
-_NAME_SUBJECT = re.compile(_EN_FILLERS +
-                           r"([A-Z][a-z]+),?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
-                           r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
-                           r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
+_SUBJECT_VERB = (r",?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
+                 r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
+                 r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
+_NAME_SUBJECT = re.compile(_EN_FILLERS + r"([A-Z][a-z]+)" + _SUBJECT_VERB)
 # a name given before opening a clause, or a sentence in it after a short one ("ugh yeah. jay is …"),
 # in any case, as its subject (followed by its verb, as above: "Tom and I moved" is not about Tom)
-_KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _NAME_SUBJECT.pattern[1:].replace("([A-Z][a-z]+)", "([a-z][a-z-]*)", 1),
+_KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([a-z][a-z-]*)" + _SUBJECT_VERB,
                             re.IGNORECASE)
 
 # a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or

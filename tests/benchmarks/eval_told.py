@@ -30,7 +30,7 @@ from memdesk.core import ManualClock, Store
 from memdesk.core.recall import IndexSettings, Recaller
 
 from .eval_recall import build_demo_store, evaluate, load_probes
-from .eval_turns import CLOCK, SETS, load_set
+from .eval_turns import CLOCK, find_set, load_set
 
 WAYS = {"mapped": IndexSettings(), "e5": IndexSettings(told_query_map=False)}
 
@@ -75,10 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 store.close()
     for spec in [s.strip() for s in args.sets.split(",") if s.strip()]:
-        part, _, name = spec.partition("/")
-        folder = SETS[part] / name
-        if not (folder / "questions.jsonl").exists():
-            print(f"{spec}: no such set ({folder})", file=sys.stderr)
+        folder = find_set(spec)
+        if folder is None:
             return 2
         conversations, questions = load_set(folder)
         with tempfile.TemporaryDirectory() as tmp:

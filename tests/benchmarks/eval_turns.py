@@ -50,6 +50,20 @@ CLOCK = datetime.fromisoformat("2026-12-01T00:00:00+00:00")
 KS = (1, 3, 5, 10)
 
 
+def find_set(spec: str) -> Path | None:
+    """The folder of a set named ``dev/NAME`` or ``blind/NAME``; None (said on
+    stderr) when there is no such set."""
+    part, _, name = spec.partition("/")
+    if part not in SETS:
+        print(f"{spec}: no such set (dev/NAME or blind/NAME)", file=sys.stderr)
+        return None
+    folder = SETS[part] / name
+    if not (folder / "questions.jsonl").exists():
+        print(f"{spec}: no such set ({folder})", file=sys.stderr)
+        return None
+    return folder
+
+
 def load_set(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
     questions = [json.loads(line) for line in
                  (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -113,10 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {}
     print(f"{'set':<18} {'kind':<17} {'n':>4} " + " ".join(f"{m:>7}" for m in METRICS))
     for spec in [s.strip() for s in args.sets.split(",") if s.strip()]:
-        part, _, name = spec.partition("/")
-        folder = SETS[part] / name
-        if not (folder / "questions.jsonl").exists():
-            print(f"{spec}: no such set ({folder})", file=sys.stderr)
+        folder = find_set(spec)
+        if folder is None:
             return 2
         conversations, questions = load_set(folder)
         with tempfile.TemporaryDirectory() as scratch:
