@@ -35,6 +35,8 @@ class Predicate:
     opposite: str | None = None
     # how two values relate beyond equality ("taste", "place": core/lang/values.py)
     values: str | None = None
+    # said in a project's turn, the fact is the project's, not the speaker's
+    team: bool = False
 
     @property
     def ttl_us(self) -> int | None:
@@ -99,8 +101,12 @@ class Catalog:
             values = entry.get("values")
             if values is not None and values not in VALUE_KINDS:
                 raise InvalidInput(f"{where}: values must be one of {', '.join(VALUE_KINDS)}")
+            team = entry.get("team", False)
+            if not isinstance(team, bool):
+                raise InvalidInput(f"{where}: team must be true or false")
             predicates[pid] = Predicate(
                 opposite=opposite,
+                team=team,
                 values=values,
                 id=pid,
                 zh=str(entry["zh"]),

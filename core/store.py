@@ -888,7 +888,8 @@ class Store:
             return extractor
         if self._signal_layer is None:
             self._signal_layer = SignalLayer(
-                single_valued=frozenset(p.id for p in self.catalog if p.single_valued))
+                single_valued=frozenset(p.id for p in self.catalog if p.single_valued),
+                team=frozenset(p.id for p in self.catalog if p.team))
         return SignalledExtractor(extractor, self._signal_layer)
 
     def retract(self, fact_id: int, *, by: str, reason: str) -> Fact:

@@ -50,6 +50,18 @@ def test_decisions_project_subject_and_rejection():
     assert _triples(facts) == {("decision", "Postgres", "positive")}
 
 
+def test_a_team_to_do_is_the_projects_and_a_personal_one_the_users():
+    # the catalog's team predicates (budget, decisions, plans, deadlines, to-dos)
+    # said in a project's turn are the project's
+    [f] = extract(_en("pls remind me to renew the venue insurance before the 14th", project="orion"))
+    assert (f.predicate, f.subject, f.scope) == ("todo", "project:orion", "project")
+    [f] = extract(_en("pls remind me to renew the venue insurance before the 14th"))
+    assert (f.predicate, f.subject, f.scope) == ("todo", "user:nina", "global")
+    # a fact about the speaker stays the speaker's in a project's turn
+    facts = extract(_en("I live in Leeds now.", project="orion"))
+    assert [(f.predicate, f.subject) for f in facts] == [("lives_in", "user:nina")]
+
+
 def test_budget_values_and_evolution():
     [f] = extract(_zh("预算砍到一万二了。", project="apollo"))
     assert (f.predicate, f.value, f.change, f.subject) == (

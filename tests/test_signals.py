@@ -88,7 +88,8 @@ class FixedTags:
 def layer(table: dict[str, tuple[str, str, str, float]],
           tags: dict[str, list[tuple[str, str, float]]] | None = None) -> SignalLayer:
     return SignalLayer(model=FixedModel(table), cues=Cues.load(), tagger=FixedTagger(tags),  # type: ignore[arg-type]
-                       single_valued=frozenset({"lives_in", "works_at", "role", "name", "commute", "budget_limit"}))
+                       single_valued=frozenset({"lives_in", "works_at", "role", "name", "commute", "budget_limit"}),
+                       team=frozenset({"budget_limit", "decision", "plan", "deadline", "todo"}))
 
 
 def claim(subject: str, predicate: str, obj: str, t: Turn, **kw: object) -> ClaimInput:

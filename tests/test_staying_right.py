@@ -276,6 +276,17 @@ def test_the_catalog_refuses_a_lopsided_opposite(tmp_path):
         Catalog.load(path)
 
 
+def test_the_catalog_names_the_team_predicates_and_refuses_a_bad_flag(tmp_path):
+    from memdesk.core.catalog import Catalog
+    from memdesk.core.errors import InvalidInput
+
+    assert {p.id for p in Catalog.load() if p.team} == {"budget_limit", "decision", "plan", "deadline", "todo"}
+    path = tmp_path / "cat.toml"
+    path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nteam = "yes"\n')
+    with pytest.raises(InvalidInput, match="team must be true or false"):
+        Catalog.load(path)
+
+
 @pytest.mark.parametrize("first,second", [
     ("我很爱吃折耳根。", "折耳根我实在受不了。"),  # 爱吃X and X受不了 name one thing
     ("Rhubarb is my favourite.", "Honestly, rhubarb is the worst."),

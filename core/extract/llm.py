@@ -212,7 +212,8 @@ def _system_prompt(turn: Turn) -> str:
         lines.append(f"- {p.id}: {p.en} / {p.zh} ({kind})")
     subjects = f'"user:{turn.user}" (the user)'
     if turn.project:
-        subjects += f', or "project:{turn.project}" for project-level facts (budget, decisions, plans)'
+        team = ", ".join(p.id for p in catalog if p.team)
+        subjects += f', or "project:{turn.project}" for the project\'s facts ({team})'
     return "\n".join([
         "You extract lasting facts about the user from one conversation turn "
         "(Chinese or English) for a memory store.",

@@ -115,7 +115,8 @@ __all__ = ["extract"]
 _P = RULES.patterns  # every pattern, compiled once when the rules load
 _Step = Callable[[str, str, datetime, bool, list[_Raw]], bool]
 
-_PROJECT_PREDICATES = {"budget_limit", "decision", "plan", "deadline"}
+# said in a project's turn, the project's (its budget, decisions, plans, deadlines, to-dos)
+_PROJECT_PREDICATES = frozenset(p.id for p in Catalog.load() if p.team)
 _TIMED = {"plan", "todo", "pet"}
 
 

@@ -85,7 +85,6 @@ KIND_AT = 0.1
 IMPLAUSIBLE = 0.001  # an extractor's value the tagger gives less than this is sent to review
 USERS = 0.5  # a tagged value is the user's only when the clause is at least this likely about the user
 TAGGING = STATING | {"confirm"}
-PROJECT_PREDICATES = frozenset({"budget_limit", "decision", "plan", "deadline"})  # a team's, in a project's turn
 
 
 def _norm(text: str) -> str:
@@ -120,14 +119,17 @@ class SignalLayer:
     name = LAYER_EXTRACTOR
 
     def __init__(self, model: SignalModel | None = None, cues: Cues | None = None,
-                 tagger: SpanTagger | None = None, single_valued: frozenset[str] = frozenset()) -> None:
+                 tagger: SpanTagger | None = None, single_valued: frozenset[str] = frozenset(),
+                 team: frozenset[str] = frozenset()) -> None:
         """``single_valued``: the catalog's single-valued predicates (one tagged
-        value of them per turn and subject, and none beside the extractor's)."""
+        value of them per turn and subject, and none beside the extractor's);
+        ``team``: its team predicates (said in a project's turn, the project's)."""
         self.model = model or SignalModel()
         self.cues = cues or Cues.load()
         self.people = People(self.cues)
         self.tagger = tagger or SpanTagger()
         self.single_valued = single_valued
+        self.team = team
 
     # -- reading ---------------------------------------------------------
 
@@ -319,7 +321,7 @@ class SignalLayer:
                 predicate = "name"
         elif predicate == "relation":
             return None  # a name of nobody said
-        elif turn.project and predicate in PROJECT_PREDICATES:
+        elif turn.project and predicate in self.team:
             subject = f"project:{turn.project}"
         elif reading.signal.about["user"] >= USERS:
             subject = user_subject
