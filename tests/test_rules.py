@@ -945,6 +945,9 @@ def test_shapes_found_on_the_eighth_blind_set():
 @pytest.mark.parametrize("offer, reply, due", [
     ("需要我周四上午提醒你去银行续签合同吗？", "可以", "2026-04-02"),
     ("Should I remind you on the 14th to book the MOT?", "yes", "2026-04-14"),
+    # however the offer is put: a reminder as a noun, set, wanted
+    ("I can't call them myself - want a reminder on Thursday to ring the garage?", "yes pls", "2026-04-02"),
+    ("Got it. Should I set a reminder for the 6th to renew the parking permit?", "sure", "2026-04-06"),
 ])
 def test_an_offered_reminder_taken_is_due_when_the_offer_said(offer, reply, due):
     """The reminder the user accepts takes its day from the assistant's offer, and is a to-do, not a decision."""
@@ -952,6 +955,44 @@ def test_an_offered_reminder_taken_is_due_when_the_offer_said(offer, reply, due)
     facts = extract(Turn("s", 2, "user", t0, reply, "u"), [Turn("s", 1, "assistant", t0, offer, "u")])
     assert [(f.predicate, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [
         ("todo", due)]
+
+
+@pytest.mark.parametrize("before, offer, reply, todo, due", [
+    # the offer names no action: the one its message states before it
+    ([], "Noted: the grant report is due Friday 10 April. Reminder on the 8th?", "yes please", "grant report",
+     "2026-04-08"),
+    # else the one the user's turn before it states
+    (["我周五得去物业交停车费"], "好的。要不要我周五早上提醒你一下？", "好", "去物业交停车费", "2026-04-03"),
+])
+def test_an_offered_reminder_that_names_no_action_reminds_of_the_item_said_before_it(before, offer, reply, todo, due):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    ctx = [Turn("s", 1, "user", t0, text, "u") for text in before] + [Turn("s", 2, "assistant", t0, offer, "u")]
+    facts = extract(Turn("s", 3, "user", t0, reply, "u"), ctx)
+    assert [(f.predicate, f.object, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [
+        ("todo", todo, due)]
+    # with nothing said before it, the reminder is no fact, and never a decision
+    bare = offer.split("。" if "。" in offer else ". ")[-1]
+    assert extract(Turn("s", 3, "user", t0, reply, "u"), [Turn("s", 2, "assistant", t0, bare, "u")]) == []
+
+
+@pytest.mark.parametrize("text, fact, due", [
+    ("宣传册周四之前发给印刷厂", ("todo", "宣传册发给印刷厂"), "2026-04-02"),
+    ("报名表4月20号前交齐就行", ("todo", "报名表交齐"), "2026-04-20"),
+    ("奖学金申请今年4月15号截止", ("deadline", "奖学金申请"), "2026-04-15"),
+    ("the venue needs the final numbers by April 17", ("deadline", "final numbers"), "2026-04-17"),
+])
+def test_a_thing_due_by_a_day_said_topic_first_or_as_needed_by(text, fact, due):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    [f] = extract(Turn("s", 1, "user", t0, text, "u", "expo"))
+    assert (f.predicate, f.object, f.subject) == (*fact, "project:expo")
+    assert f.event_start is not None and f.event_start.date().isoformat() == due
+
+
+@pytest.mark.parametrize("text", ["我们周五之前聊聊吧", "三天前我去了趟医院", "I need a break before Friday"])
+def test_a_day_with_before_is_not_always_a_thing_due(text):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    facts = extract(Turn("s", 1, "user", t0, text, "u", "expo"))
+    assert not [f for f in facts if f.predicate in ("todo", "deadline")], facts
 
 
 def test_a_budget_said_without_its_currency_takes_the_earlier_budgets():

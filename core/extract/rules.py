@@ -735,7 +735,32 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
             plan = (_zh_timed_plan(c, when) if modal else None) or (_zh_dated_event(c, when) if not out else None)
             if plan:  # "下周三我们要做版本评审", "我们月底开一次复盘会"
                 add(_Raw("plan", plan))
+            elif not out and (due := _zh_due_by(c, when)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
+                add(due)
     return False
+
+
+def _zh_due_by(clause: str, when: datetime) -> _Raw | None:
+    """A thing due by a day, said topic first: the topic, a day, then 之前/前 and what is to be done by it (a to-do:
+    "节目单周五之前发给大家" -> 节目单发给大家) or 截止 and nothing more (a deadline: "基金委3月20号截止" -> 基金委).
+    Due the day named; None when the clause is not said so, or its topic is a person (a promise: handled before)."""
+    times = find_times(clause, when)
+    if not times:
+        return None
+    start, end, _ = times[0]
+    m = _P["zh.due_by.1"].match(clause, end)
+    if m is None:
+        return None
+    topic = _P["zh.due_by.2"].sub("", clause[:start]).strip(" ，,、")
+    rest = _P["zh.due_by.3"].sub("", clause[m.end():].strip(" ，,")).strip(" ，,。！!~")
+    if not 1 <= len(topic) <= 10 or _P["zh.due_by.4"].fullmatch(topic):
+        return None
+    if m.group("closes"):
+        return None if rest else _Raw("deadline", topic, due=clause[start:end])
+    vp = _P["zh.due_by.5"].sub("", rest)
+    if not vp or len(vp) > 12:
+        return None
+    return _Raw("todo", _trim_measure(f"{topic}{vp}"), due=clause[start:end])
 
 
 def _zh_step_pet(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -1906,6 +1931,26 @@ def _put_forward(text: str) -> str:
     return " ".join(_P["shared.put_forward.4"].sub(".", _P["shared.put_forward.5"].sub("。", _OFFER_LEAD.sub("", x))) for x in put)
 
 
+_DATED_ITEMS = ("todo", "deadline", "plan")
+
+
+def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw | None:
+    """The to-do of an offered reminder that does not name its action ("Final headcount due the 25th. Reminder on
+    the 23rd?", "周五跟房东说退租。要不要我周五早上提醒你一下？"): the dated item the offer's message states
+    before it, else the one the user's turn before it states; None when neither states one."""
+    sents = [x.strip() for x in _P["shared.put_forward.1"].split(offer) if x.strip()]
+    said = [_from_assistant(_P["shared.reminded_item.1"].sub("", x)) for x in sents if not _OFFERED_REMINDER.search(x)]
+    if before and before[-1].speaker == "user":
+        said.insert(0, before[-1].text)
+    for text in reversed(said):
+        raws = _raw_facts(text, when, allow_question=True, project=True)
+        for predicate in _DATED_ITEMS:
+            item = next((r for r in raws if r.predicate == predicate and r.polarity == "positive"), None)
+            if item is not None:
+                return _Raw("todo", item.object)
+    return None
+
+
 # an assistant's sentence that states what it knows of the user, up to the first comma or "so"
 _RECALLED = _P["shared.recalled"]
 
@@ -1976,6 +2021,10 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             put = _put_forward(prev.text)
             confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
+            if _OFFERED_REMINDER.search(put) and not any(r.predicate == "todo" for r in confirmed):
+                reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
+                # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
+                confirmed = [reminded] if reminded is not None else [r for r in confirmed if r.predicate != "decision"]
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
                 confirmed = [r for r in confirmed if r.predicate != "decision"]
             offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
