@@ -988,6 +988,17 @@ def test_a_thing_due_by_a_day_said_topic_first_or_as_needed_by(text, fact, due):
     assert f.event_start is not None and f.event_start.date().isoformat() == due
 
 
+@pytest.mark.parametrize("text, todo, due", [
+    ("my lease ends in june and the car is due a service in may, so remind me on the 14th to call the garage",
+     "call the garage", "2026-04-14"),
+    ("下周六是我妈生日，提醒我9号去取蛋糕", "取蛋糕", "2026-04-09"),
+])
+def test_a_to_do_is_due_on_the_time_said_nearest_it_not_the_turns_first(text, todo, due):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    facts = [f for f in extract(Turn("s", 1, "user", t0, text, "u")) if f.predicate == "todo"]
+    assert [(f.object, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [(todo, due)]
+
+
 @pytest.mark.parametrize("text", ["我们周五之前聊聊吧", "三天前我去了趟医院", "I need a break before Friday"])
 def test_a_day_with_before_is_not_always_a_thing_due(text):
     t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")

@@ -103,7 +103,7 @@ from decimal import Decimal
 from ..catalog import Catalog
 from ..lang.amounts import Amount, find_amounts
 from ..lang.numerals import parse_cn_number
-from ..lang.times import find_times
+from ..lang.times import TimeSpan, find_times
 from ..pipeline import ExtractedFact, Turn
 from . import interpret
 from .interpret import Clause, Whole, post, searched, test
@@ -2380,6 +2380,20 @@ def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     return []
 
 
+def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -> tuple[int, int, TimeSpan]:
+    """Of the times ``text`` names, the one said nearest to where it says ``obj`` (found whole, else by its first
+    word): "i turn 65 in may… so remind me march 1 to call the ssa office" -> march 1. The first when ``obj``
+    is not found (it was rewritten)."""
+    at = text.find(obj)
+    size = len(obj)
+    if at < 0 and obj.split():
+        head = obj.split()[0] if not searched(_CJK, obj) else obj[:2]
+        at, size = text.find(head), len(head)
+    if at < 0:
+        return times[0]
+    return min(times, key=lambda t: max(0, t[0] - (at + size), at - t[1]))
+
+
 def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None = None) -> ExtractedFact:
     """The fact ``r`` states, cited to ``turn``. A dated item the user takes from the
     assistant's ``offer`` ("Shall I remind you on the 18th?" "yes please") is due when
@@ -2408,6 +2422,8 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
             if isinstance(told, Whole) else find_times(told, turn.time, past=past)
         if not times and offer is not None:
             times = find_times(offer.text, offer.time, past=past)
+        elif len(times) > 1:
+            times = [_nearest_time(told, r.object, times)]
         if times:
             start, end = times[0][2].start, times[0][2].end
     return ExtractedFact(
