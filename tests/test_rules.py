@@ -988,6 +988,22 @@ def test_a_thing_due_by_a_day_said_topic_first_or_as_needed_by(text, fact, due):
     assert f.event_start is not None and f.event_start.date().isoformat() == due
 
 
+@pytest.mark.parametrize("offer, todo, due", [
+    ("Good luck! Dentist on Friday 10 April. Want a reminder the day before to floss properly?", "floss properly",
+     "2026-04-09"),
+    ("收到，4月20日前交期中卷。要不要提前一周提醒你？", "交期中卷", "2026-04-13"),
+    ("Noted: the permit application closes on 15 April. Reminder two days before?", "permit application", "2026-04-13"),
+    # a day of its own wins
+    ("Noted: renewal closes 15 April. Want me to remind you the day before, on Monday 13 April?", None, "2026-04-13"),
+])
+def test_a_reminder_offered_days_before_the_item_is_due_that_many_days_before_it(offer, todo, due):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    [f] = [f for f in extract(Turn("s", 2, "user", t0, "yes please", "u"), [Turn("s", 1, "assistant", t0, offer, "u")])
+           if f.predicate == "todo"]
+    assert todo is None or f.object == todo
+    assert f.event_start is not None and f.event_start.date().isoformat() == due
+
+
 @pytest.mark.parametrize("text, todo, due", [
     ("my lease ends in june and the car is due a service in may, so remind me on the 14th to call the garage",
      "call the garage", "2026-04-14"),

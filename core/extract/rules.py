@@ -97,7 +97,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from ..catalog import Catalog
@@ -1951,6 +1951,34 @@ def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw |
     return None
 
 
+def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) -> str | None:
+    """The day of a reminder offered some days before the item it is about, when the offer names no day of its own
+    ("Interview May 6. Want a reminder the day before?" -> 2026-05-05, "3月11日打疫苗。要不要前一天提醒你？"
+    -> 3月10日): the first day the offer's message names outside the offer, else the user's turn before it, less
+    the days said. None when the offer names its own day or no day before the item."""
+    m = _P["shared.days_before"].search(put)
+    if m is None or find_times(put, when):
+        return None
+    n = m.group("n") or m.group("n_zh")
+    if m.group("week") or m.group("week_zh"):
+        days = 7
+    elif n:
+        days = _EN_COUNT.get(n.casefold()) or int(parse_cn_number(n) or 1)
+    else:
+        days = 1
+    said = [x for x in _P["shared.put_forward.1"].split(offer) if x.strip() and not _OFFERED_REMINDER.search(x)]
+    if before and before[-1].speaker == "user":
+        said.insert(0, before[-1].text)
+    for text in reversed(said):
+        times = find_times(text, when)
+        if times:
+            return (times[0][2].start.date() - timedelta(days=days)).isoformat()
+    return None
+
+
+_EN_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
 # an assistant's sentence that states what it knows of the user, up to the first comma or "so"
 _RECALLED = _P["shared.recalled"]
 
@@ -2025,6 +2053,8 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
                 reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
                 # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
                 confirmed = [reminded] if reminded is not None else [r for r in confirmed if r.predicate != "decision"]
+            if _OFFERED_REMINDER.search(put) and (day := _reminder_day(put, prev.text, context[:-1], turn.time)):
+                confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
                 confirmed = [r for r in confirmed if r.predicate != "decision"]
             offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
