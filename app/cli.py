@@ -3,7 +3,7 @@
 message on stderr and exit code 1 (2 for bad usage), never a traceback.
 
 The arguments are parsed before the engine loads: this module imports only the
-light part of ``memdesk.core`` (errors, time helpers) at the top, and the store
+light part of ``memdesk`` (errors, time helpers) at the top, and the store
 (SQLAlchemy, SQLModel, Alembic), recall (numpy, Annoy) and the app (Textual)
 inside the commands, so ``memdesk --help`` and ``--version`` start at once."""
 
@@ -18,9 +18,9 @@ from dataclasses import asdict, astuple, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memdesk.core.errors import InputFileError, InvalidInput, MemdeskError
-from memdesk.core.names import shown, shown_all
-from memdesk.core.timeutil import iso, parse_time_us
+from memdesk.errors import InputFileError, InvalidInput, MemdeskError
+from memdesk.names import shown, shown_all
+from memdesk.timeutil import iso, parse_time_us
 
 from .config import Settings, load_settings
 from .tables import minute_text, start_cell, start_phrase, table
@@ -28,11 +28,11 @@ from .tables import minute_text, start_cell, start_phrase, table
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from memdesk.core import Store
+    from memdesk import Store
 
 EXIT_ERROR = 1
 RESOLUTIONS = ("existing", "incoming", "changed", "both", "neither")
-"""``--keep`` choices of ``conflicts resolve``: memdesk.core.store.RESOLUTIONS,
+"""``--keep`` choices of ``conflicts resolve``: memdesk.store.RESOLUTIONS,
 spelled out so the parser does not load the store (a test keeps them equal)."""
 RESOLVE_HELP = """\
 what each --keep choice does to the timeline of the conflict's slot:
@@ -86,7 +86,7 @@ def _time_arg(text: str | None, flag: str) -> int | None:
     time without an offset stays an error (DESIGN §6: never a guess)."""
     if text is None or text == "now":
         return None
-    from memdesk.core.timeutil import read_moment
+    from memdesk.timeutil import read_moment
 
     try:
         us, note = read_moment(text, flag)
@@ -174,7 +174,7 @@ def _progress_bar(label: str) -> Callable[[int, int], None] | None:
 def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     extractor = None
     if args.extractor == "llm":
-        from memdesk.core.extract.llm import LLMExtractor
+        from memdesk.extract.llm import LLMExtractor
 
         extractor = LLMExtractor.from_env()
     summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"),
@@ -257,7 +257,7 @@ _BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "rec
 
 def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     if args.batch:
-        from memdesk.core.claims import check_predicate, check_subject, iter_jsonl
+        from memdesk.claims import check_predicate, check_subject, iter_jsonl
 
         queries = []
         for line, q in iter_jsonl(args.batch):
@@ -359,7 +359,7 @@ def _edits(pairs: Sequence[str]) -> dict[str, Any]:
     (which checks the edited candidate as a whole). ``value`` is JSON; an empty
     or ``null`` valid_to or change clears it. Raises UserError for a pair
     without ``=`` or a field given twice, InvalidInput for bad JSON."""
-    from memdesk.core.claims import decode_json
+    from memdesk.claims import decode_json
 
     edits: dict[str, Any] = {}
     for pair in pairs:
@@ -570,7 +570,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
     erased = store.erase_subject(args.subject, by=by, redact=args.redact or ())
     # the index files of this store's default (or configured) folder go now; any
     # other folder's index discards itself when a Recaller next opens it
-    from memdesk.core.recall import index_folder, remove_index_files
+    from memdesk.recall import index_folder, remove_index_files
 
     remove_index_files(index_folder(store.url, settings.index_dir))
     report = erased.to_dict()
@@ -594,7 +594,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
 
 
 def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
-    from memdesk.core import Store
+    from memdesk import Store
 
     result = Store.upgrade(settings.db)
     if args.json:
@@ -686,7 +686,7 @@ def _embed_for_recall(store: Store, args: argparse.Namespace, settings: Settings
 
 
 def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
-    from memdesk.core.recall import Recaller, RecallWeights
+    from memdesk.recall import Recaller, RecallWeights
 
     chosen = getattr(args, "embedder", None)  # --embedder: both kinds
     return Recaller(store, embedder=chosen or settings.embedder,
@@ -714,7 +714,7 @@ def _recall_table(hits: list) -> str:
 
 def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
     """Validate every line first, so a bad line is named before anything runs."""
-    from memdesk.core.claims import iter_jsonl
+    from memdesk.claims import iter_jsonl
 
     out = []
     for line, q in iter_jsonl(path):
@@ -795,7 +795,7 @@ def cmd_recall(store: Store, args: argparse.Namespace, settings: Settings) -> in
 
 
 def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    from memdesk.core import Memory
+    from memdesk import Memory
 
     from .http_conn import parse_trusted
     from .http_guard import GuardSettings, check_rate
@@ -950,7 +950,7 @@ _BOUND_FLAGS = (
 def _bounds(args: argparse.Namespace, settings: Settings) -> Any:
     """The bounds in force: flags over settings (environment, config file) over defaults.
     Raises InvalidInput for a bound that is not a whole number of at least 1."""
-    from memdesk.core.bounds import Bounds
+    from memdesk.bounds import Bounds
 
     given = dict(settings.bounds)
     for name, _, _ in _BOUND_FLAGS:
@@ -1302,7 +1302,7 @@ def _app_store(settings: Settings) -> str:
 
     path = default_demo_path()
     if not path.exists():
-        from memdesk.core import Store
+        from memdesk import Store
 
         path.parent.mkdir(parents=True, exist_ok=True)
         print(f"memdesk: no store configured; building the demo store at {path} …", file=sys.stderr)
@@ -1314,7 +1314,7 @@ def _app_store(settings: Settings) -> str:
             build_demo(store, progress=lambda text: print(f"  {text}", file=sys.stderr))
             # embedded as `memdesk demo` does, so recall over turns works at once; the
             # index goes where the finished store's is looked for
-            from memdesk.core.recall import index_folder
+            from memdesk.recall import index_folder
 
             print("  embedding memories and turns for recall", file=sys.stderr)
             final = str(index_folder(f"sqlite:///{path}", settings.index_dir))
@@ -1370,7 +1370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "upgrade":
             return cmd_upgrade(args, settings)
         threshold = args.review_threshold if args.review_threshold is not None else settings.review_threshold
-        from memdesk.core import Store
+        from memdesk import Store
 
         new_file = _new_sqlite_file(settings.db)
         creates = args.command in CREATING or (args.command, getattr(args, "action", None)) \

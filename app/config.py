@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from memdesk.core.errors import InvalidInput
+from memdesk.errors import InvalidInput
 
 DEFAULT_CONFIG = Path("~/.config/memdesk/config.toml")
 DEFAULT_EMBEDDER = "use"
@@ -105,7 +105,7 @@ def load_settings(db: str | None = None, env: dict[str, str] | None = None,
                   embedder: str | None = None) -> Settings:
     """Resolve settings. Raises InvalidInput for a bad config file, threshold or
     recall weight."""
-    from memdesk.core import DEFAULT_REVIEW_THRESHOLD  # loads the store: only once a command runs
+    from memdesk import DEFAULT_REVIEW_THRESHOLD  # loads the store: only once a command runs
 
     env = dict(os.environ) if env is None else env
     conf = _config_file(env)

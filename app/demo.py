@@ -18,11 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memdesk.core import InvalidInput, Store
-from memdesk.core.ingest import demo_files, iter_turns
-from memdesk.core.pipeline import Turn
-from memdesk.core.resources import data_path
-from memdesk.core.timeutil import to_us
+from memdesk import InvalidInput, Store
+from memdesk.ingest import demo_files, iter_turns
+from memdesk.pipeline import Turn
+from memdesk.resources import data_path
+from memdesk.timeutil import to_us
 
 DEMO_REVIEW = data_path("demo", "review.jsonl")
 

@@ -58,12 +58,12 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from memdesk.core import AccessRefused, MemdeskError, Memory
-from memdesk.core.access import Caller, Grant
-from memdesk.core.errors import RequestCancelled
-from memdesk.core.failpoints import point
-from memdesk.core.memory import MAX_PAGE, one_user
-from memdesk.core.timeutil import iso, parse_time
+from memdesk import AccessRefused, MemdeskError, Memory
+from memdesk.access import Caller, Grant
+from memdesk.errors import RequestCancelled
+from memdesk.failpoints import point
+from memdesk.memory import MAX_PAGE, one_user
+from memdesk.timeutil import iso, parse_time
 from pydantic import ValidationError
 
 from .cancel import check_current, stop_cancelled_work

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.core import ManualClock, Store
-from memdesk.core.recall import Recaller
+from memdesk import ManualClock, Store
+from memdesk.recall import Recaller
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerState
 

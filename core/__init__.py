@@ -1,7 +1,7 @@
 """memdesk's engine: a bitemporal fact store with gated writes, a review queue,
 conflicts and provenance. Never imports the app or any UI toolkit.
 
-    from memdesk.core import Store, ClaimInput, SourceRef
+    from memdesk import Store, ClaimInput, SourceRef
     with Store.open("memdesk.db") as store:
         store.import_file("facts.jsonl")
         store.as_of("user:alice", "lives_in", valid_at=..., known_at=...)
@@ -94,8 +94,8 @@ __all__ = [
 
 # Everything that loads SQLAlchemy, SQLModel and Alembic (the store and what
 # it uses) or numpy and Annoy (recall, docs/DESIGN.md §4) is imported on first use:
-# ``from memdesk.core import Store`` works as before, while ``import
-# memdesk.core`` (the errors, clocks and time helpers) stays light, so the
+# ``from memdesk import Store`` works as before, while ``import
+# memdesk`` (the errors, clocks and time helpers) stays light, so the
 # command line parses its arguments before the engine loads.
 _LAZY = {
     "Bounds": "bounds",

@@ -2,7 +2,7 @@
 ``Recaller`` (docs/DESIGN.md §6.1), shaped like the memory APIs agent
 developers know (mem0's ``Memory.add(messages, user_id=…)`` / ``search``):
 
-    from memdesk.core import Memory
+    from memdesk import Memory
     with Memory.open("memdesk.db") as memory:
         memory.remember([{"role": "user", "content": "我上周末搬到张江了"}], user="alice")
         hits = memory.recall("where does she live now?", user="alice")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from memdesk import ManualClock, Store
 from memdesk.app.screenshots import DEMO_NOW
-from memdesk.core import ManualClock, Store
 from rich.console import Console
 from textual.app import App
 from textual.strip import Strip

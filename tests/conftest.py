@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from memdesk.core import ManualClock, Store
+from memdesk import ManualClock, Store
 
 from .pgserver import PgServer, reset_pg, start_server
 

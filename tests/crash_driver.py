@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from datetime import datetime
 
-from memdesk.core import clock
+from memdesk import clock
 
 FIXED_NOW = datetime.fromisoformat("2026-07-01T12:00:00+00:00")
 

@@ -30,7 +30,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
-from memdesk.core import ManualClock, Memory, Store
+from memdesk import ManualClock, Memory, Store
 from sqlalchemy import text
 
 ALICE = [{"role": "user", "content": "I live in Leeds and I'm allergic to peanuts.",

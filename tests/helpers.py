@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memdesk.core import ClaimInput, SourceRef, migrations, parse_time_us
-from memdesk.core.db import make_engine, normalise_url
+from memdesk import ClaimInput, SourceRef, migrations, parse_time_us
+from memdesk.db import make_engine, normalise_url
 
 CST = timezone(timedelta(hours=8))
 DAY0 = datetime(2026, 3, 1, 10, 0, tzinfo=CST)
@@ -83,7 +83,7 @@ def downgrade(url: str, revision: str) -> None:
 def written(store) -> tuple:
     """What any write changes: the store's change stamp and every table's row
     count (equal before and after: nothing was written)."""
-    from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+    from memdesk.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:
@@ -96,8 +96,8 @@ def manual_memory(store_url: str, index_dir) -> tuple:
     """A ``Memory`` over a store at ``store_url`` whose clock stands at
     2026-06-01 09:00 (+08:00) until moved, with the hash embedder (no model
     loads); returns (memory, clock). The caller closes the memory."""
-    from memdesk.core import ManualClock, Memory, Store
-    from memdesk.core.recall import Recaller
+    from memdesk import ManualClock, Memory, Store
+    from memdesk.recall import Recaller
 
     from .recall_fixtures import HashEmbedder
 

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from memdesk.core import ManualClock, Store
-from memdesk.core.ingest import demo_files
-from memdesk.core.lang.text import grams
+from memdesk import ManualClock, Store
+from memdesk.ingest import demo_files
+from memdesk.lang.text import grams
 
 
 class HashEmbedder:

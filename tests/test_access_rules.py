@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memdesk.core import AccessRefused, InvalidInput, ManualClock, Store
-from memdesk.core.access import Caller, Grant, check_session_owner
-from memdesk.core.memory import Memory
-from memdesk.core.recall.scope import Scope, resolve
+from memdesk import AccessRefused, InvalidInput, ManualClock, Store
+from memdesk.access import Caller, Grant, check_session_owner
+from memdesk.memory import Memory
+from memdesk.recall.scope import Scope, resolve
 from sqlalchemy import text
 
 from tests.conftest import DEMO_START

@@ -20,7 +20,7 @@ from memdesk.app.ui.screens.pickers import HelpScreen, help_text
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.screens.timeline import FactPanel, TimelineScreen
 from memdesk.app.ui.widgets.timeline_chart import TimelineChart, layout
-from memdesk.core.timeutil import to_us
+from memdesk.timeutil import to_us
 from textual.widgets import DataTable, Input, Tree
 
 from tests.app_screen import plain, reopen, screen_text
@@ -599,8 +599,8 @@ async def test_an_agents_retraction_reads_as_one_at_the_desk(db):
     """A forgetting an agent asked for is a candidate whose approval retires
     the value: the queue says "retract", the context pane says what approving
     does, and approving it at the desk retires the fact as retracted."""
-    from memdesk.core import Memory
-    from memdesk.core.recall import Recaller
+    from memdesk import Memory
+    from memdesk.recall import Recaller
 
     from tests.recall_fixtures import HashEmbedder
 

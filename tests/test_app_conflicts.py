@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from memdesk import ManualClock, Store
 from memdesk.app.screenshots import DEMO_NOW, REVIEWER, demo_app, settle
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.screens.base import when
@@ -19,7 +20,6 @@ from memdesk.app.ui.screens.modals import ConfirmScreen, EditScreen, PromptScree
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.service import MemdeskService
 from memdesk.app.ui.widgets.keybar import KeyBar
-from memdesk.core import ManualClock, Store
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
@@ -543,8 +543,8 @@ def test_row_for_keeps_the_id_or_takes_the_next():
 def test_conflict_detail_is_plain_frozen_data_with_each_sides_gates(db):
     import dataclasses
 
+    from memdesk import AuditStep
     from memdesk.app.ui.service import ConflictDetail, gates_by_claim
-    from memdesk.core import AuditStep
 
     with reopen(db) as store:
         service = MemdeskService(store, REVIEWER)

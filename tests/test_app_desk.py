@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from memdesk import Store
 from memdesk.app.screenshots import REVIEWER, demo_app, settle
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.commands import MemdeskCommands
@@ -23,8 +24,7 @@ from memdesk.app.ui.screens.recall import RecallScreen
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.service import MemdeskService
 from memdesk.app.ui.widgets.desk_header import header_line
-from memdesk.core import Store
-from memdesk.core.recall import Recaller
+from memdesk.recall import Recaller
 from rich.cells import cell_len
 from textual.widgets import Input, Static
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from memdesk import Store
 from memdesk.app.screenshots import demo_app, settle
 from memdesk.app.ui.screens.conflicts import ConflictsScreen
 from memdesk.app.ui.screens.modals import ConfirmScreen
@@ -16,7 +17,6 @@ from memdesk.app.ui.screens.recall import RecallScreen
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.widgets.desk_header import header_line
 from memdesk.app.ui.widgets.fast_table import FastTable, flex_widths, plan_columns
-from memdesk.core import Store
 from rich.cells import cell_len
 from textual.widgets import Static, Tree
 

@@ -6,11 +6,11 @@ every screen, table cell and pane shows them as visible escapes."""
 from __future__ import annotations
 
 import pytest
+from memdesk import ManualClock, Store
 from memdesk.app.screenshots import REVIEWER, settle
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.service import MemdeskService
-from memdesk.core import ManualClock, Store
-from memdesk.core.recall import Recaller
+from memdesk.recall import Recaller
 from rich.text import Text
 from textual.widgets import DataTable, Input, Static, Tree
 

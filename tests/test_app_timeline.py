@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from memdesk import Fact
 from memdesk.app.demo import build_demo, stretches
 from memdesk.app.screenshots import demo_app, settle
 from memdesk.app.ui.screens.timeline import (
@@ -32,8 +33,7 @@ from memdesk.app.ui.widgets.timeline_chart import (
     start_edge,
     ticks,
 )
-from memdesk.core import Fact
-from memdesk.core.ingest import demo_files
+from memdesk.ingest import demo_files
 from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import Input

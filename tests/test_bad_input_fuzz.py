@@ -19,13 +19,13 @@ from unicodedata import normalize
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from memdesk import InputFileError, InvalidInput, Store
 from memdesk.app.cli import main
-from memdesk.core import InputFileError, InvalidInput, Store
-from memdesk.core.bitemporal import canonical_json
-from memdesk.core.claims import EDITABLE, SCOPE_PATTERN, read_claims
-from memdesk.core.ingest import iter_turns
-from memdesk.core.timeutil import parse_time_us, to_us
-from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+from memdesk.bitemporal import canonical_json
+from memdesk.claims import EDITABLE, SCOPE_PATTERN, read_claims
+from memdesk.ingest import iter_turns
+from memdesk.timeutil import parse_time_us, to_us
+from memdesk.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from sqlalchemy import func, select
 
 GOOD_TURN = {"session": "fz", "turn": 1, "speaker": "user", "time": "2026-03-01T10:00:00+08:00",

@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memdesk.app import cli
-from memdesk.core import (
+from memdesk import (
     BoundExceeded,
     Bounds,
     InputFileError,
@@ -38,10 +37,11 @@ from memdesk.core import (
     Memory,
     Store,
 )
-from memdesk.core.extract import rules
-from memdesk.core.lang.questions import asks
-from memdesk.core.pipeline import Turn
-from memdesk.core.recall import Recaller
+from memdesk.app import cli
+from memdesk.extract import rules
+from memdesk.lang.questions import asks
+from memdesk.pipeline import Turn
+from memdesk.recall import Recaller
 
 from .helpers import written as _written
 from .recall_fixtures import HashEmbedder
@@ -139,7 +139,7 @@ def test_a_correction_reads_each_earlier_turn_once_not_once_per_wrong_value(monk
     # "I meant X, not A, not B, …": each earlier turn was extracted again for every wrong value named
     from collections import Counter
 
-    from memdesk.core.extract.records import Raw
+    from memdesk.extract.records import Raw
 
     context = [Turn("p", n, "user", WHEN, "For search we'll use Algolia.", "yu", "shop") for n in (1, 2, 3)]
     text = "Sorry, I meant Meilisearch, " + ", ".join(f"not Tool{i}" for i in range(12)) + ", not Algolia."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memdesk.core import chain
+from memdesk import chain
 
 plain = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
                   st.integers(-(2**80), 2**80), st.text(max_size=30),

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memdesk.core import Store, chain
+from memdesk import Store, chain
 from sqlalchemy import text
 
 rfc8785 = pytest.importorskip("rfc8785")

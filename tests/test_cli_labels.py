@@ -147,9 +147,9 @@ def test_the_apps_first_demo_store_is_embedded_for_recall(tmp_path, monkeypatch,
     """The demo store the app builds on first use has its turns embedded,
     as ``memdesk demo`` leaves it: a recall over turns finds them at once
     (before, the app said "raw turns are not embedded yet")."""
+    from memdesk import Store
     from memdesk.app.cli import _app_store
     from memdesk.app.config import load_settings
-    from memdesk.core import Store
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MEMDESK_DB", raising=False)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from memdesk.app.cli import main
-from memdesk.core.ingest import demo_files
+from memdesk.ingest import demo_files
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

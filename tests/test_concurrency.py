@@ -15,8 +15,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from memdesk.core import AlreadyDecided, Store
-from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+from memdesk import AlreadyDecided, Store
+from memdesk.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from sqlalchemy import select
 
 from .helpers import pending_lines

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from memdesk.core import Store, StoreError
+from memdesk import Store, StoreError
 
 from .test_crash_safety import WALL, conversation
 
@@ -209,7 +209,7 @@ def kill_points(trace: list[str]) -> list[str]:
 
 
 def _recall_consistent(db: Path) -> None:
-    from memdesk.core.recall import Recaller
+    from memdesk.recall import Recaller
 
     with Store.open(db) as store:
         recaller = Recaller(store)
@@ -372,7 +372,7 @@ def write_lock_free_after(url: str) -> float:
     """Seconds until this process can take the store's write lock (the
     ``store_meta`` row every write transaction updates first), waiting at
     most 2 s per try; it rolls back, so nothing changes."""
-    from memdesk.core.db import make_engine
+    from memdesk.db import make_engine
     from sqlalchemy import text
 
     engine = make_engine(url)
@@ -395,7 +395,7 @@ def write_lock_free_after(url: str) -> float:
 def test_trace_times_record_each_point_with_its_instant(tmp_path, monkeypatch):
     """MEMDESK_TRACE_TIMES: ``name#n ns`` per arrival, the instants in order
     (what bench_mcp_auth times a write transaction with)."""
-    from memdesk.core import failpoints
+    from memdesk import failpoints
 
     times = tmp_path / "times"
     monkeypatch.setenv(failpoints.TIMES_ENV, str(times))

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from memdesk.core import Store
-from memdesk.core.parallel_parse import PARALLEL_MIN_BYTES
+from memdesk import Store
+from memdesk.parallel_parse import PARALLEL_MIN_BYTES
 
 from .benchmarks.bench_store import write_dataset
 

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-from memdesk.core import Store
-from memdesk.core.recall import Recaller, annoy_index
+from memdesk import Store
+from memdesk.recall import Recaller, annoy_index
 
 from .recall_fixtures import HashEmbedder, topic_texts, write_turns
 from .test_recall_index import SMALL
@@ -175,7 +175,7 @@ def test_index_build_killed_between_renames(tmp_path, step):
 
 def _create_and_die(db: str) -> None:
     """Create a new store, dying (no cleanup) once the store_meta table exists."""
-    from memdesk.core.writer import META
+    from memdesk.writer import META
     from sqlalchemy import event
 
     event.listen(META, "after_create", lambda *a, **k: os._exit(9))

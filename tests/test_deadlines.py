@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memdesk.core.pipeline import Turn
+from memdesk.pipeline import Turn
 
 TZ = timezone(timedelta(hours=8))
 

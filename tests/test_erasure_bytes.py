@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from memdesk.core import Memory, Store
+from memdesk import Memory, Store
 
 from .test_trust import CONV
 

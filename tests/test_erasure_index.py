@@ -10,8 +10,8 @@ import json
 
 import numpy as np
 import pytest
-from memdesk.core import Store
-from memdesk.core.recall import IndexSettings, Recaller
+from memdesk import Store
+from memdesk.recall import IndexSettings, Recaller
 
 from .recall_fixtures import HashEmbedder
 from .test_trust import CONV
@@ -103,7 +103,7 @@ def test_a_long_lived_recaller_of_another_store_object_forgets_on_refresh(
 
 def test_the_cli_erase_clears_the_store_s_index_folder(two_people, store_url, capsys):
     from memdesk.app.cli import main
-    from memdesk.core.recall import default_index_dir
+    from memdesk.recall import default_index_dir
 
     folder = default_index_dir(two_people.url)
     with Store.open(store_url) as other:  # built by "another process": no listener here

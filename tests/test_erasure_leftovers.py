@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from memdesk import InvalidInput, Memory, Store
+from memdesk.access import Caller
 from memdesk.app.cli import main
-from memdesk.core import InvalidInput, Memory, Store
-from memdesk.core.access import Caller
-from memdesk.core.recall import IndexSettings, Recaller
-from memdesk.core.tokens import ERASED, ERASED_REASON
+from memdesk.recall import IndexSettings, Recaller
+from memdesk.tokens import ERASED, ERASED_REASON
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder
@@ -245,7 +245,7 @@ def test_a_redaction_changes_only_what_a_person_named_and_recall_follows(
 
 
 def test_names_are_found_as_words_and_cjk_names_anywhere():
-    from memdesk.core.mentions import Names
+    from memdesk.mentions import Names
 
     names = Names.of("user:alice", ["alice", "Alice Martin", "Martin", "王芳", "a.b", " "])
     assert names.names[0] == "Alice Martin"  # the longest first: replaced whole

@@ -12,10 +12,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from memdesk import InputFileError, ManualClock, StoreError
 from memdesk.app.cli import main
-from memdesk.core import InputFileError, ManualClock, StoreError
-from memdesk.core.ingest import demo_files
-from memdesk.core.recall import Recaller
+from memdesk.ingest import demo_files
+from memdesk.recall import Recaller
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder
@@ -26,7 +26,7 @@ NOW = "2026-06-01T00:00:00+00:00"
 
 
 def _open(url):
-    from memdesk.core import Store
+    from memdesk import Store
 
     return Store.open(url, clock=ManualClock(datetime.fromisoformat(NOW)))
 

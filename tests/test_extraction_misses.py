@@ -18,9 +18,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from memdesk.core import Store
-from memdesk.core.extract.rules import extract
-from memdesk.core.pipeline import Turn
+from memdesk import Store
+from memdesk.extract.rules import extract
+from memdesk.pipeline import Turn
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))

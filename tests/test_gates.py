@@ -4,7 +4,7 @@ confidence/agent-inferred review routing, conflict detection, change kinds."""
 from __future__ import annotations
 
 import pytest
-from memdesk.core import PredicateMismatch, Store, TurnMismatch
+from memdesk import PredicateMismatch, Store, TurnMismatch
 
 from .helpers import claim, day
 
@@ -204,8 +204,8 @@ def test_same_object_with_and_without_normalised_value_is_the_same_fact(store):
 
 
 def test_open_checks_schema_version_and_existence(tmp_path):
-    from memdesk.core import StoreError
-    from memdesk.core.writer import META
+    from memdesk import StoreError
+    from memdesk.writer import META
     from sqlalchemy import update
 
     path = tmp_path / "m.db"

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memdesk.core import gates
-from memdesk.core.gates import Gate, GateStep, Outcome, Resolution, Statement
+from memdesk import gates
+from memdesk.gates import Gate, GateStep, Outcome, Resolution, Statement
 
 from .helpers import claim, day
 from .reference_model import Identity

@@ -24,9 +24,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from memdesk import ManualClock, Memory, Store
 from memdesk.app.cli import main
-from memdesk.core import ManualClock, Memory, Store
-from memdesk.core.timeutil import parse_time_us, to_us
+from memdesk.timeutil import parse_time_us, to_us
 
 from .recall_fixtures import HashEmbedder
 

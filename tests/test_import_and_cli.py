@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from memdesk import InputFileError, Store
 from memdesk.app.cli import main
-from memdesk.core import InputFileError, Store
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl"
 
@@ -113,7 +113,7 @@ def test_demo_file_imports_and_reimport_adds_nothing(store_url):
 
 
 def _count_rows(store):
-    from memdesk.core.writer import AUDIT, CLAIM, CONFLICT, FACT, TURN
+    from memdesk.writer import AUDIT, CLAIM, CONFLICT, FACT, TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:
@@ -246,11 +246,26 @@ def test_console_script_runs_without_traceback(tmp_path):
 
 
 def test_core_never_imports_ui():
-    code = ("import sys, memdesk.core, memdesk.core.store, memdesk.core.writer; "
+    code = ("import sys, memdesk, memdesk.store, memdesk.writer; "
             "bad = [m for m in sys.modules if m == 'memdesk.app' or m.startswith(('memdesk.app.', 'textual'))]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_import_memdesk_is_the_public_face(tmp_path):
+    """What an agent developer used to ``from mem0 import Memory`` types first: the
+    engine is ``memdesk`` itself (core/ installed as the package), its names at the top."""
+    code = ("import sys, memdesk; from memdesk import Memory, Store, Fact, InvalidInput, ClaimInput; "
+            f"m = Memory.open({str(tmp_path / 'm.db')!r}); "
+            "m.remember([{'role': 'user', 'content': 'I live in Leeds.', 'time': '2026-03-18T09:30:00+00:00'}], user='ann'); "
+            "print([f.object for f in m.facts(user='ann')]); m.close(); "
+            "print([n for n in memdesk.__all__ if not hasattr(memdesk, n)]); "
+            "print([n for n in sys.modules if n.startswith(('memdesk.app', 'textual', 'mcp'))])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    facts, missing, loaded = proc.stdout.splitlines()[-3:]
+    assert "Leeds" in facts and missing == "[]" and loaded == "[]", proc.stdout
 
 
 # ------------------------------------------------- large files: parsed in parallel
@@ -267,7 +282,7 @@ def test_parallel_parse_gives_the_same_store(tmp_path):
 @pytest.mark.parametrize("bad,message", [(BAD_LINES[0][0], "not valid JSON"),
                                          (BAD_LINES[5][0], "no UTC offset")])
 def test_parallel_parse_bad_line_rolls_back(tmp_path, monkeypatch, bad, message):
-    from memdesk.core import parallel_parse
+    from memdesk import parallel_parse
 
     monkeypatch.setattr(parallel_parse, "CHUNK_LINES", 2)  # several chunks written before the error
     lines = [other_turn(n) for n in range(1, 8)] + [bad] + [other_turn(20)]

@@ -5,7 +5,7 @@ import that runs counts, at module level or inside a function (a deferred
 import still makes the two modules depend on each other); only imports under
 ``if TYPE_CHECKING:``, which never run, are left out (annotations may name a
 type of a module that depends on this one). Below the graph lies the language
-layer (memdesk.core.lang, issue 28), which imports nothing above it."""
+layer (memdesk.lang, issue 28), which imports nothing above it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,12 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"core": "memdesk.core", "app": "memdesk.app", "data": "memdesk.data"}
+PACKAGES = {"core": "memdesk", "app": "memdesk.app", "data": "memdesk.data"}
+
+
+def in_engine(name: str) -> bool:
+    """A module of the engine (core/, installed as ``memdesk`` itself), not of the app or the data."""
+    return name.startswith("memdesk") and not name.startswith(("memdesk.app", "memdesk.data"))
 
 
 def modules() -> dict[str, tuple[Path, bool]]:
@@ -133,51 +138,51 @@ def test_the_checker_finds_a_cycle():
 def test_the_engine_never_imports_the_app_and_stages_only_look_back():
     g = graph()
     for name, deps in g.items():
-        if name.startswith("memdesk.core"):
+        if in_engine(name):
             assert not any(d.startswith("memdesk.app") for d in deps), name
     # the pure rules import no stage after them
-    assert g["memdesk.core.pipeline"] == set()
-    assert g["memdesk.core.bitemporal"] == set()
+    assert g["memdesk.pipeline"] == set()
+    assert g["memdesk.bitemporal"] == set()
     # (and the language layer's value relations, beneath every stage: core/lang/values.py)
-    assert g["memdesk.core.gates"] <= {"memdesk.core.bitemporal", "memdesk.core.errors",
-                                       "memdesk.core.lang.values"}
-    assert not any(d.startswith("memdesk.core.extract") for d in g["memdesk.core.writer"])
+    assert g["memdesk.gates"] <= {"memdesk.bitemporal", "memdesk.errors",
+                                       "memdesk.lang.values"}
+    assert not any(d.startswith("memdesk.extract") for d in g["memdesk.writer"])
 
 
 # The language layer (issue 28): what memdesk knows of Chinese and English text
 # (numerals, times, amounts, sensitive spans, folding and grams, stop words,
 # question words) is one package at the bottom of the engine. It imports
 # nothing above it; extraction, recall and maintenance read text through it.
-# The extractors are a stage, not a library: outside memdesk.core.extract only
+# The extractors are a stage, not a library: outside memdesk.extract only
 # the stage that runs them (ingest) and the command that picks one (the CLI's
 # --extractor) import them, and only their entry points.
-LANG_MAY_IMPORT = {"memdesk.core.resources", "memdesk.core.errors"}
+LANG_MAY_IMPORT = {"memdesk.resources", "memdesk.errors"}
 EXTRACTOR_ENTRY_POINTS = {
-    "memdesk.core.ingest": {"memdesk.core.extract.rules"},
-    "memdesk.app.cli": {"memdesk.core.extract.llm"},
+    "memdesk.ingest": {"memdesk.extract.rules"},
+    "memdesk.app.cli": {"memdesk.extract.llm"},
 }
 
 
 def test_the_language_layer_is_at_the_bottom_and_nothing_reads_text_through_the_extractor():
     g = graph()
-    lang = {name for name in g if name.startswith("memdesk.core.lang")}
-    assert {"memdesk.core.lang.numerals", "memdesk.core.lang.times", "memdesk.core.lang.amounts",
-            "memdesk.core.lang.sensitive", "memdesk.core.lang.text"} <= lang
+    lang = {name for name in g if name.startswith("memdesk.lang")}
+    assert {"memdesk.lang.numerals", "memdesk.lang.times", "memdesk.lang.amounts",
+            "memdesk.lang.sensitive", "memdesk.lang.text"} <= lang
     for name in sorted(lang):
         assert g[name] <= lang | LANG_MAY_IMPORT, (name, sorted(g[name] - lang - LANG_MAY_IMPORT))
     for name, deps in sorted(g.items()):
-        if name == "memdesk.core.extract" or name.startswith("memdesk.core.extract."):
+        if name == "memdesk.extract" or name.startswith("memdesk.extract."):
             continue
-        from_extract = {d for d in deps if d == "memdesk.core.extract" or d.startswith("memdesk.core.extract.")}
+        from_extract = {d for d in deps if d == "memdesk.extract" or d.startswith("memdesk.extract.")}
         assert from_extract <= EXTRACTOR_ENTRY_POINTS.get(name, set()), (name, sorted(from_extract))
     # the stages that read text do so through the language layer
-    for reader in ("memdesk.core.extract.rules", "memdesk.core.recall.service", "memdesk.core.maintain"):
+    for reader in ("memdesk.extract.rules", "memdesk.recall.service", "memdesk.maintain"):
         assert g[reader] & lang, reader
 
 
 def test_the_direction_check_sees_a_reach_into_the_extractor(tmp_path):
-    known = {"memdesk.core.recall.service": (tmp_path / "service.py", False),
-             "memdesk.core.extract.times": (tmp_path / "times.py", False)}
+    known = {"memdesk.recall.service": (tmp_path / "service.py", False),
+             "memdesk.extract.times": (tmp_path / "times.py", False)}
     path = tmp_path / "service.py"
     path.write_text("from ..extract.times import find_times\n", encoding="utf-8")
-    assert imports("memdesk.core.recall.service", path, False, known) == {"memdesk.core.extract.times"}
+    assert imports("memdesk.recall.service", path, False, known) == {"memdesk.extract.times"}

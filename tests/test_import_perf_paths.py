@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from memdesk.core import (
+from memdesk import (
     ClaimInput,
     InputFileError,
     ManualClock,

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from memdesk import InputFileError, Store
 from memdesk.app.cli import main
-from memdesk.core import InputFileError, Store
 
 CONVERSATIONS = Path(__file__).resolve().parent.parent / "data" / "conversations"
 
@@ -25,7 +25,7 @@ def write(path, *lines):
 
 
 def count_turns(store):
-    from memdesk.core.writer import TURN
+    from memdesk.writer import TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:
@@ -86,7 +86,7 @@ def test_demo_conversation_evolution_through_cli(tmp_path, capsys):
 
 
 def _snapshot(store):
-    from memdesk.core.writer import CLAIM, CONFLICT, FACT, TURN
+    from memdesk.writer import CLAIM, CONFLICT, FACT, TURN
     from sqlalchemy import select
 
     with store.engine.connect() as conn:
@@ -101,7 +101,7 @@ def test_interrupted_ingest_leaves_nothing_and_rerun_matches_clean_run(tmp_path,
         clean.ingest_file(path)
         expected = _snapshot(clean)
 
-    from memdesk.core.writer import WriteBatch
+    from memdesk.writer import WriteBatch
 
     real_submit = WriteBatch.submit
     calls = {"n": 0}
@@ -130,12 +130,12 @@ def test_progress_is_reported_to_the_end(tmp_path):
 
 
 def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
-    from memdesk.core import ClaimInput
-    from memdesk.core.ingest import RuleExtractor
+    from memdesk import ClaimInput
+    from memdesk.ingest import RuleExtractor
 
     class PhoneExtractor(RuleExtractor):
         def claims(self, turn, context):
-            from memdesk.core.ingest import source_of
+            from memdesk.ingest import source_of
             return [ClaimInput(subject="user:alice", predicate="phone", object="13600002222",
                                source=source_of(turn), valid_from=source_of(turn).time)]
 
@@ -147,9 +147,9 @@ def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
 
 
 def test_failed_extraction_keeps_the_turn_and_logs_it_for_retry(tmp_path):
-    from memdesk.core import ExtractorUnavailable
-    from memdesk.core.ingest import RuleExtractor
-    from memdesk.core.writer import AUDIT
+    from memdesk import ExtractorUnavailable
+    from memdesk.ingest import RuleExtractor
+    from memdesk.writer import AUDIT
     from sqlalchemy import select
 
     class Down(RuleExtractor):
@@ -183,7 +183,7 @@ def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tm
 
 
 def test_worked_example_conversation_gives_the_design_views(tmp_path):
-    from memdesk.core import parse_time_us
+    from memdesk import parse_time_us
 
     with Store.open(tmp_path / "m.db") as store:
         store.ingest_file(CONVERSATIONS / "alice-reno.jsonl")

@@ -15,13 +15,13 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from memdesk import InvalidInput, ManualClock, Memory, Store
 from memdesk.app import cli
-from memdesk.core import InvalidInput, ManualClock, Memory, Store
-from memdesk.core.claims import ClaimInput, edited_claim
-from memdesk.core.maintain import parse_age
-from memdesk.core.pipeline import Turn
-from memdesk.core.recall import Recaller
-from memdesk.core.timeutil import parse_time_us
+from memdesk.claims import ClaimInput, edited_claim
+from memdesk.maintain import parse_age
+from memdesk.pipeline import Turn
+from memdesk.recall import Recaller
+from memdesk.timeutil import parse_time_us
 
 from .helpers import written as _written
 from .recall_fixtures import HashEmbedder

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from memdesk.core.lang.text import fold_case
-from memdesk.core.recall.intent import Mention, SubjectMatcher, _longest_first, _pattern
+from memdesk.lang.text import fold_case
+from memdesk.recall.intent import Mention, SubjectMatcher, _longest_first, _pattern
 
 
 def brute_force(names: dict[str, set[str]], query: str) -> list[str]:

@@ -23,9 +23,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from memdesk.core import ClaimInput, ManualClock, SourceRef, Store
-from memdesk.core.pipeline import Turn
-from memdesk.core.timeutil import from_us, to_us
+from memdesk import ClaimInput, ManualClock, SourceRef, Store
+from memdesk.pipeline import Turn
+from memdesk.timeutil import from_us, to_us
 
 from .reference_model import INF, MClaim, Model, MRow
 from .test_properties import _empty_store_file, _grid

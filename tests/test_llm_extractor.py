@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from memdesk.core.errors import InvalidInput, MemdeskError
-from memdesk.core.extract.llm import ExtractorUnavailable, LLMExtractor
-from memdesk.core.ingest import Extractor
-from memdesk.core.pipeline import Turn
-from memdesk.core.timeutil import to_us
+from memdesk.errors import InvalidInput, MemdeskError
+from memdesk.extract.llm import ExtractorUnavailable, LLMExtractor
+from memdesk.ingest import Extractor
+from memdesk.pipeline import Turn
+from memdesk.timeutil import to_us
 
 CST = timezone(timedelta(hours=8))
 WHEN = datetime(2026, 3, 18, 9, 30, tzinfo=CST)

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memdesk.core import InvalidInput, ManualClock, Store
-from memdesk.core.lang.text import grams
-from memdesk.core.maintain import (
+from memdesk import InvalidInput, ManualClock, Store
+from memdesk.lang.text import grams
+from memdesk.maintain import (
     ACTION,
     ClaimLink,
     LineageFact,
@@ -30,7 +30,7 @@ from memdesk.core.maintain import (
     parse_age,
     plan_maintenance,
 )
-from memdesk.core.writer import AUDIT, FACT, MEMORY
+from memdesk.writer import AUDIT, FACT, MEMORY
 from sqlalchemy import func, select
 
 from .helpers import CST, claim, day
@@ -158,7 +158,7 @@ def _moved(store: Store) -> None:
 
 
 def test_stale_memories_are_archived_after_the_age_and_leave_recall(store, clock, tmp_path):
-    from memdesk.core.recall import Recaller
+    from memdesk.recall import Recaller
 
     _moved(store)
     clock.set(at_day(18 + 30))

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from memdesk.core import Store
+from memdesk import Store
 
 from tests import door_attacks as attack
 from tests.door_attacks import BOB_WORDS, Door
@@ -451,10 +451,10 @@ def test_forwarded_for_is_not_believed_by_default(tight):
 
 
 def test_forwarded_headers_are_trusted_only_from_named_proxies(tmp_path, capsys):
+    from memdesk import Memory
     from memdesk.app.cli import main
     from memdesk.app.http_guard import GuardSettings
     from memdesk.app.mcp_server import http_app, server_config
-    from memdesk.core import Memory
 
     with Memory.open(tmp_path / "m.db") as memory:
         plain = server_config(http_app(memory), host="127.0.0.1", port=1)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from memdesk.core import Store
+from memdesk import Store
 from sqlalchemy import text
 
 mcp = pytest.importorskip("mcp")

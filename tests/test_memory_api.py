@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core import InvalidInput
+from memdesk import InvalidInput
 
 from .helpers import manual_memory
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core import AccessRefused, FactNotFound, InvalidInput, Memory
+from memdesk import AccessRefused, FactNotFound, InvalidInput, Memory
 
 from .helpers import manual_memory
 

@@ -9,10 +9,10 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core import AccessRefused, InvalidInput, Memory, Store
-from memdesk.core.claims import check_name, check_subject
-from memdesk.core.names import identifier, shown
-from memdesk.core.recall import Recaller
+from memdesk import AccessRefused, InvalidInput, Memory, Store
+from memdesk.claims import check_name, check_subject
+from memdesk.names import identifier, shown
+from memdesk.recall import Recaller
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder

@@ -9,12 +9,12 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
-from memdesk.core.errors import InvalidInput
-from memdesk.core.lang import tables
-from memdesk.core.lang.amounts import Amount, find_amounts, parse_amount
-from memdesk.core.lang.numerals import parse_cn_number
-from memdesk.core.lang.text import fold
-from memdesk.core.lang.times import TimeSpan, find_times, resolve_time
+from memdesk.errors import InvalidInput
+from memdesk.lang import tables
+from memdesk.lang.amounts import Amount, find_amounts, parse_amount
+from memdesk.lang.numerals import parse_cn_number
+from memdesk.lang.text import fold
+from memdesk.lang.times import TimeSpan, find_times, resolve_time
 
 # ---------------------------------------------------------------- amounts
 
@@ -438,7 +438,7 @@ def test_the_language_tables_are_read_and_checked() -> None:
     ("Sunday, and then 7 June", None, None),  # not side by side: two times
 ])
 def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
-    from memdesk.core.lang.times import find_times
+    from memdesk.lang.times import find_times
 
     found = find_times(text, datetime(2026, 6, 1, 9, tzinfo=timezone(timedelta(hours=8))))
     if expr is None:

@@ -37,8 +37,8 @@ from datetime import datetime
 
 from hypothesis import event, example, given, note, settings
 from hypothesis import strategies as st
-from memdesk.core import ClaimInput, Fact, InvalidInput, ManualClock, SourceRef, Store
-from memdesk.core.timeutil import from_us, to_us
+from memdesk import ClaimInput, Fact, InvalidInput, ManualClock, SourceRef, Store
+from memdesk.timeutil import from_us, to_us
 
 from .reference_model import INF, MClaim, MConflict, Model, MRow, Outcome, norm
 

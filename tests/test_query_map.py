@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memdesk.core import Store
-from memdesk.core.recall import E5Embedder, IndexSettings, Recaller, UseEmbedder, embedder_key
-from memdesk.core.recall.query_map import QueryMap, fit
+from memdesk import Store
+from memdesk.recall import E5Embedder, IndexSettings, Recaller, UseEmbedder, embedder_key
+from memdesk.recall.query_map import QueryMap, fit
 
 from .recall_fixtures import HashEmbedder
 
@@ -38,7 +38,7 @@ def embedders():
 
 def test_the_bundled_map_fits_the_default_embedders(embedders):
     """A new release of either model needs a new map
-    (``python -m memdesk.core.recall.train_query_map``)."""
+    (``python -m memdesk.recall.train_query_map``)."""
     qmap = QueryMap.load()
     use, e5 = embedders
     assert qmap.applies(embedder_key(use), embedder_key(e5))

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from memdesk.core import Memory, Recaller
+from memdesk import Memory, Recaller
 
 from .recall_fixtures import HashEmbedder, crowded, join_warmers, topic_texts, write_turns
 from .test_recall_warm import HeldEmbedder
@@ -76,7 +76,7 @@ def test_a_turn_waiting_for_its_vector_is_found_by_its_words(memory):
 def test_an_e5_query_does_not_wait_behind_a_batch_of_passages():
     """e5 embeds queries on an engine of its own: while the background thread
     is inside a batch of passages (held here), a recall's query embeds."""
-    from memdesk.core.recall import E5Embedder
+    from memdesk.recall import E5Embedder
 
     e5 = E5Embedder()
     inside, release = threading.Event(), threading.Event()

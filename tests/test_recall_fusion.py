@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from memdesk.core import Store
-from memdesk.core.recall import Recaller
-from memdesk.core.recall.bm25 import Bm25Index, analyze
-from memdesk.core.recall.fusion import fuse, relevance_of, zscores
+from memdesk import Store
+from memdesk.recall import Recaller
+from memdesk.recall.bm25 import Bm25Index, analyze
+from memdesk.recall.fusion import fuse, relevance_of, zscores
 
 from .recall_fixtures import HashEmbedder
 

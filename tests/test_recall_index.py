@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memdesk.core import Store
-from memdesk.core.recall import IndexSettings, Recaller
-from memdesk.core.schema import RecallVectorRow
+from memdesk import Store
+from memdesk.recall import IndexSettings, Recaller
+from memdesk.schema import RecallVectorRow
 from sqlalchemy import delete, func, select
 
 from .recall_fixtures import HashEmbedder, topic_texts, write_turns
@@ -235,8 +235,8 @@ def test_concurrent_searches_share_one_recaller(turns_store, tmp_path):
 
 
 def test_bundled_embedders_identity_and_unit_vectors():
-    from memdesk.core import EmbedderUnavailable, make_embedder
-    from memdesk.core.recall import ConcatEmbedder, E5Embedder, UseEmbedder
+    from memdesk import EmbedderUnavailable, make_embedder
+    from memdesk.recall import ConcatEmbedder, E5Embedder, UseEmbedder
 
     with pytest.raises(EmbedderUnavailable, match="unknown embedder"):
         make_embedder("word2vec")

@@ -6,10 +6,10 @@ collection's tail, and lookups by item still find it in memory."""
 
 from __future__ import annotations
 
-from memdesk.core.recall import IndexSettings
-from memdesk.core.recall.collection import Collection
-from memdesk.core.recall.vectors import VECTOR
-from memdesk.core.schema import TurnRow
+from memdesk.recall import IndexSettings
+from memdesk.recall.collection import Collection
+from memdesk.recall.vectors import VECTOR
+from memdesk.schema import TurnRow
 from sqlalchemy import select
 
 from .recall_fixtures import HashEmbedder, write_turns

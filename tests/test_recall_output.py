@@ -11,9 +11,9 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core import ManualClock, Memory, Store
-from memdesk.core.recall import Recaller, RecallHit
-from memdesk.core.recall.hits import HitSource
+from memdesk import ManualClock, Memory, Store
+from memdesk.recall import Recaller, RecallHit
+from memdesk.recall.hits import HitSource
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder

@@ -5,7 +5,7 @@ the default embedder (the real model, loaded once: a few seconds)."""
 
 from __future__ import annotations
 
-from memdesk.core.recall import Recaller
+from memdesk.recall import Recaller
 
 from .benchmarks.eval_recall import build_demo_store, evaluate, load_probes
 

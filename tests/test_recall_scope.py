@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memdesk.core import InvalidInput, Store
-from memdesk.core.recall import Recaller
-from memdesk.core.recall.scope import Scope, resolve
+from memdesk import InvalidInput, Store
+from memdesk.recall import Recaller
+from memdesk.recall.scope import Scope, resolve
 
 from .recall_fixtures import HashEmbedder
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from memdesk import InvalidInput, parse_time_us
 from memdesk.app.cli import main
-from memdesk.core import InvalidInput, parse_time_us
-from memdesk.core.recall import Recaller
+from memdesk.recall import Recaller
 
 from .recall_fixtures import HashEmbedder, demo_store, write_turns
 
@@ -106,7 +106,7 @@ def test_expired_memories_are_left_out_unless_asked_for(store_url, tmp_path):
 
 
 def test_over_turns_and_duplicates_collapse(tmp_path):
-    from memdesk.core import Store
+    from memdesk import Store
 
     with Store.open(tmp_path / "t.db") as store:
         store.ingest_file(write_turns(tmp_path / "t.jsonl", [
@@ -126,7 +126,7 @@ def test_duplicates_never_starve_the_top_k(tmp_path):
     """30 copies of one sentence are nearer the query than anything else: they
     collapse into one result, and the search fetches further until k distinct
     results are found (the first fetch holds only copies)."""
-    from memdesk.core import Store
+    from memdesk import Store
 
     copies = ["I really hate taking taxis to the airport"] * 30
     others = ["Taxis to the station are fine", "The airport bus is slow but cheap",
@@ -144,7 +144,7 @@ def test_duplicates_never_starve_the_top_k(tmp_path):
 
 @pytest.fixture
 def cli_store(tmp_path, monkeypatch):
-    monkeypatch.setattr("memdesk.core.recall.service.make_embedder", lambda spec: HashEmbedder())
+    monkeypatch.setattr("memdesk.recall.service.make_embedder", lambda spec: HashEmbedder())
     monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
     (tmp_path / "none.toml").write_text("")
     db = str(tmp_path / "cli.db")
@@ -191,7 +191,7 @@ def test_cli_recall_json_prompt_batch_and_reindex(cli_store, tmp_path, capsys):
 
 def test_recall_settings_flag_env_and_config(tmp_path):
     from memdesk.app.config import load_settings
-    from memdesk.core.recall import RecallWeights
+    from memdesk.recall import RecallWeights
 
     conf = tmp_path / "c.toml"
     conf.write_text('embedder = "e5"\nindex_dir = "/tmp/x"\n[recall]\nrecency = 0.3\nlexical = 0.1\n')

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from memdesk.core import Memory, Recaller, Store
-from memdesk.core.recall import IndexSettings
+from memdesk import Memory, Recaller, Store
+from memdesk.recall import IndexSettings
 
 from .recall_fixtures import HashEmbedder, join_warmers, topic_texts, write_turns
 from .test_recall_warm import HeldEmbedder

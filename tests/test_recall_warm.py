@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 
 import numpy as np
-from memdesk.core import Memory, Recaller
+from memdesk import Memory, Recaller
 
 from .recall_fixtures import HashEmbedder, join_warmers
 

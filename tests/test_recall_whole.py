@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from memdesk.core import Memory, Recaller
+from memdesk import Memory, Recaller
 
 from .recall_fixtures import HashEmbedder, crowded, write_turns
 

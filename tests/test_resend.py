@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memdesk.core import InvalidInput, ManualClock, Memory, Store
-from memdesk.core.recall import Recaller
-from memdesk.core.timeutil import to_us
+from memdesk import InvalidInput, ManualClock, Memory, Store
+from memdesk.recall import Recaller
+from memdesk.timeutil import to_us
 from sqlalchemy import text
 
 from .pgserver import reset_pg

@@ -17,10 +17,10 @@ from datetime import timedelta
 from typing import NamedTuple
 
 import pytest
+from memdesk import AlreadyDecided, ConflictNotFound, InvalidInput, Store, gates
 from memdesk.app.cli import main
-from memdesk.core import AlreadyDecided, ConflictNotFound, InvalidInput, Store, gates
-from memdesk.core.gates import Outcome, Resolution, Statement
-from memdesk.core.timeutil import parse_time_us
+from memdesk.gates import Outcome, Resolution, Statement
+from memdesk.timeutil import parse_time_us
 
 from .helpers import DAY0, claim, day
 
@@ -323,7 +323,7 @@ def test_pure_resolve_changed_and_neither():
 
 def test_retire_reasons_agree_with_the_writer():
     """A preview says what the writer will stamp: both read one table."""
-    from memdesk.core import writer
+    from memdesk import writer
 
     assert writer.RETIRED_AS is gates.RETIRED_AS
     assert {k: gates.RETIRED_AS[k] for k in ("evolution", "backfill", "correction", "retract")} == {
@@ -380,7 +380,7 @@ def test_undo_of_a_budget_resolution(store, keep):
 
 
 def test_one_audit_entry_per_undo_and_the_audit_shows_both(store):
-    from memdesk.core.writer import AUDIT
+    from memdesk.writer import AUDIT
     from sqlalchemy import select
 
     c = employer_conflict(store)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from memdesk.core import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, Store
-from memdesk.core.timeutil import to_us
+from memdesk import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, Store
+from memdesk.timeutil import to_us
 
 from .helpers import DAY0, claim, day
 
@@ -150,7 +150,7 @@ def test_resolving_twice_or_unknown(conflicted):
 def test_resolution_lands_in_audit_log(conflicted):
     store, c = conflicted
     store.resolve_conflict(c.id, "existing", by="lin", reason="trip")
-    from memdesk.core.writer import AUDIT
+    from memdesk.writer import AUDIT
     from sqlalchemy import select
 
     with store.engine.connect() as conn:

@@ -15,9 +15,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from memdesk.core.extract import interpret, rules
-from memdesk.core.extract.records import Record
-from memdesk.core.extract.ruleset import (
+from memdesk.extract import interpret, rules
+from memdesk.extract.records import Record
+from memdesk.extract.ruleset import (
     RULES,
     Example,
     Rule,
@@ -26,7 +26,7 @@ from memdesk.core.extract.ruleset import (
     load_rules,
     parse_rules,
 )
-from memdesk.core.pipeline import Turn
+from memdesk.pipeline import Turn
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))

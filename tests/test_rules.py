@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from memdesk.core.claims import ClaimInput, to_claims
-from memdesk.core.extract.rules import extract
-from memdesk.core.pipeline import Turn
+from memdesk.claims import ClaimInput, to_claims
+from memdesk.extract.rules import extract
+from memdesk.pipeline import Turn
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))

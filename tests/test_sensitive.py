@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from memdesk.core.lang.sensitive import SensitiveSpan, find_sensitive, has_sensitive, mask
+from memdesk.lang.sensitive import SensitiveSpan, find_sensitive, has_sensitive, mask
 
 GOLD = Path(__file__).resolve().parents[1] / "data" / "gold" / "extraction.jsonl"
 

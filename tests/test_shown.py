@@ -11,7 +11,7 @@ import json
 import pytest
 from memdesk.app.cli import main
 from memdesk.app.tables import table
-from memdesk.core.names import shown, shown_all
+from memdesk.names import shown, shown_all
 
 from .poisoned import ANSI, BIDI, FORGED, LEGACY_REVIEWER, one_line_each, poison
 
@@ -84,8 +84,8 @@ def test_recall_tables_and_the_prompt_block_print_stored_text_on_its_own_line(po
 
 
 def test_an_agents_proposal_with_a_forged_line_prints_on_its_own_row(poisoned, capsys):
-    from memdesk.core import Memory, Store
-    from memdesk.core.recall import Recaller
+    from memdesk import Memory, Store
+    from memdesk.recall import Recaller
 
     from .recall_fixtures import HashEmbedder
 

@@ -11,21 +11,21 @@ from datetime import datetime
 from types import MappingProxyType
 
 import pytest
-from memdesk.core import ManualClock, Store
-from memdesk.core.claims import ClaimInput
-from memdesk.core.ingest import RuleExtractor, SignalledExtractor
-from memdesk.core.pipeline import SourceRef, Turn
-from memdesk.core.signals.clauses import split_clauses, units
-from memdesk.core.signals.cues import Cues
-from memdesk.core.signals.layer import (
+from memdesk import ManualClock, Store
+from memdesk.claims import ClaimInput
+from memdesk.ingest import RuleExtractor, SignalledExtractor
+from memdesk.pipeline import SourceRef, Turn
+from memdesk.signals.clauses import split_clauses, units
+from memdesk.signals.cues import Cues
+from memdesk.signals.layer import (
     FAMILY_OF,
     HEDGED_CONFIDENCE,
     UNPARSED_CONFIDENCE,
     SignalLayer,
 )
-from memdesk.core.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
-from memdesk.core.signals.spans import Span
-from memdesk.core.timeutil import to_us
+from memdesk.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
+from memdesk.signals.spans import Span
+from memdesk.timeutil import to_us
 
 T0 = datetime.fromisoformat("2026-05-01T10:00:00+08:00")
 
@@ -441,7 +441,7 @@ def test_erasing_a_user_erases_the_people_they_told_of(tmp_path):
     ("公司的预算不多", "zh", None, None),
 ])
 def test_a_possessor_names_whom_the_clause_is_about(text, lang, owner, reread):
-    from memdesk.core.signals.people import People
+    from memdesk.signals.people import People
 
     found = People(Cues.load()).possessor(text, lang)
     assert (found is None) if owner is None else found == (owner, reread)
@@ -612,7 +612,7 @@ def test_a_person_named_in_an_earlier_session_is_known_in_a_later_one(tmp_path, 
 
 
 def test_a_name_is_known_only_to_turns_after_it_was_said():
-    from memdesk.core.signals.people import PeopleBook
+    from memdesk.signals.people import PeopleBook
     book = PeopleBook({"mei": [(100, "Lucia", "sister")]})
     book.learn("mei", 200, "阿杰", "boyfriend")
     assert book.before("mei", 100) == {}
@@ -627,7 +627,7 @@ def test_a_name_is_known_only_to_turns_after_it_was_said():
 def test_a_candidate_says_how_it_was_read(extractor: str, value: object, reading: str):
     import json
 
-    from memdesk.core.records import Candidate, Source
+    from memdesk.records import Candidate, Source
     source = Source("s1", 1, "user", "text", 0, 0, "user_explicit", 1, 0.5, extractor)
     c = Candidate(1, "user:mei", "works_at", "Acme", None if value is None else json.dumps(value), "positive",
                   "global", 0, None, 0.5, (), "pending", None, source, 0, None, None, None, None, None)

@@ -17,9 +17,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from memdesk.core import ClaimInput, Store
-from memdesk.core.bitemporal import Piece, plan_change, value_key
-from memdesk.core.timeutil import to_us
+from memdesk import ClaimInput, Store
+from memdesk.bitemporal import Piece, plan_change, value_key
+from memdesk.timeutil import to_us
 
 from .helpers import claim
 
@@ -263,8 +263,8 @@ def test_a_positive_and_a_negative_diet_conflict(store):
 
 
 def test_the_catalog_refuses_a_lopsided_opposite(tmp_path):
-    from memdesk.core.catalog import Catalog
-    from memdesk.core.errors import InvalidInput
+    from memdesk.catalog import Catalog
+    from memdesk.errors import InvalidInput
 
     path = tmp_path / "cat.toml"
     path.write_text('[predicates.a]\nzh = "a"\nen = "a"\nsingle_valued = true\nopposite = "b"\n'
@@ -277,8 +277,8 @@ def test_the_catalog_refuses_a_lopsided_opposite(tmp_path):
 
 
 def test_the_catalog_names_the_team_predicates_and_refuses_a_bad_flag(tmp_path):
-    from memdesk.core.catalog import Catalog
-    from memdesk.core.errors import InvalidInput
+    from memdesk.catalog import Catalog
+    from memdesk.errors import InvalidInput
 
     assert {p.id for p in Catalog.load() if p.team} == {"budget_limit", "decision", "plan", "deadline", "todo"}
     path = tmp_path / "cat.toml"

@@ -12,10 +12,10 @@ import json
 import sqlite3
 
 import pytest
+from memdesk import InvalidInput, Memory, Store, TokenNotFound, migrations
 from memdesk.app.cli import main
-from memdesk.core import InvalidInput, Memory, Store, TokenNotFound, migrations
-from memdesk.core.db import make_engine, normalise_url
-from memdesk.core.tokens import PREFIX, well_formed
+from memdesk.db import make_engine, normalise_url
+from memdesk.tokens import PREFIX, well_formed
 from sqlalchemy import inspect, text
 
 from tests.helpers import downgrade

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from memdesk import InputFileError, InvalidInput, Store, SubjectNotFound
 from memdesk.app.cli import main
-from memdesk.core import InputFileError, InvalidInput, Store, SubjectNotFound
-from memdesk.core.recall import IndexSettings, Recaller
+from memdesk.recall import IndexSettings, Recaller
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder

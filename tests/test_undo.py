@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from memdesk.core import AlreadyDecided, CandidateNotFound, InvalidInput
+from memdesk import AlreadyDecided, CandidateNotFound, InvalidInput
 from sqlalchemy import create_engine, text
 
 from .helpers import DAY0, claim, day

@@ -8,9 +8,9 @@ the store end to end on SQLite and PostgreSQL. The property tests in
 from __future__ import annotations
 
 import pytest
-from memdesk.core import gates
-from memdesk.core.gates import Outcome, Statement
-from memdesk.core.lang.values import Relation, relate
+from memdesk import gates
+from memdesk.gates import Outcome, Statement
+from memdesk.lang.values import Relation, relate
 
 from .helpers import claim, day
 

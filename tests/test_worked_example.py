@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from memdesk import iso
 from memdesk.app.cli import main
-from memdesk.core import iso
 
 from .helpers import day, worked_example
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import time
 
-from memdesk.core import Candidate
+from memdesk import Candidate
 from textual import events, work
 from textual.binding import Binding
 from textual.command import CommandPalette

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
-from memdesk.core import Candidate
+from memdesk import Candidate
 from textual.screen import Screen
 
 from .screens.modals import Confirmation, ConfirmScreen, EditScreen, PromptScreen

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memdesk.core import (
+from memdesk import (
     AuditReport,
     AuditStep,
     Candidate,
@@ -23,8 +23,8 @@ from memdesk.core import (
     Store,
     TurnRecord,
 )
-from memdesk.core.recall import Recaller, RecallHit
-from memdesk.core.timeutil import iso
+from memdesk.recall import Recaller, RecallHit
+from memdesk.timeutil import iso
 
 REVIEW_PAGE = 60
 

@@ -20,7 +20,7 @@ conventions of ``data/gold/README.md``:
   and a user's confirmation of the preceding assistant turn yields that
   statement as ``user_confirmed`` (an offer to act only when it offers the user's usual choice).
 
-``memdesk.core.claims.to_claims(turn, facts)`` maps the result to claims.
+``memdesk.claims.to_claims(turn, facts)`` maps the result to claims.
 
 This module is the mechanism; the phrasings are data. ``_zh_rules`` and ``_en_rules`` run a table of steps
 (``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Most families are *rules as records*

@@ -1,5 +1,5 @@
 """The language layer's word tables: ``data/lang/*.toml`` (shipped in the
-wheel like ``data/rules``, found through ``memdesk.core.resources``).
+wheel like ``data/rules``, found through ``memdesk.resources``).
 
 Each module of the layer reads its tables once, at import: ``numerals.toml``
 (Chinese and English numerals), ``currencies.toml`` (amounts of money),

@@ -5,9 +5,9 @@ in ``sqlalchemy.url`` (for the ``alembic`` command line)."""
 from __future__ import annotations
 
 from alembic import context
-from memdesk.core import schema  # noqa: F401 - registers the tables
-from memdesk.core.db import make_engine
-from memdesk.core.failpoints import point
+from memdesk import schema  # noqa: F401 - registers the tables
+from memdesk.db import make_engine
+from memdesk.failpoints import point
 from sqlmodel import SQLModel
 
 config = context.config

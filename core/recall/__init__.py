@@ -1,7 +1,7 @@
 """Recall (docs/DESIGN.md §4): hybrid, explainable search over memories and raw turns.
 
-    from memdesk.core import Store
-    from memdesk.core.recall import Recaller
+    from memdesk import Store
+    from memdesk.recall import Recaller
     with Store.open("memdesk.db") as store:
         recaller = Recaller(store)                 # embedder "use" by default
         for hit in recaller.search("where does alice live now", k=5):
@@ -14,7 +14,7 @@ manifest), ``collection`` (index lifecycle: tail, rebuilds, exact mode),
 channel), ``fusion``, ``intent`` (predicates and subjects a query names),
 ``scope``, ``scoring`` (the score and its weights), ``hits`` (a result and the
 prompt block), ``service`` (the Recaller). How text is folded and cut into grams, stop words, times and what
-a question asks come from the language layer, ``memdesk.core.lang``.
+a question asks come from the language layer, ``memdesk.lang``.
 """
 
 from .annoy_index import Manifest, file_checksum, remove_index_files

@@ -4,7 +4,7 @@ Sentence embeddings blur exactly the things a memory must get right: "上限五�
 and "上限八千元" embed almost alike, and a rare name (Biscuit, 煤球, C01X00T47)
 may sit far from a question about it. This channel scores how much of the
 query's wording a text contains, by the grams of the language layer
-(``memdesk.core.lang.text``: character bigrams of Chinese runs, words and
+(``memdesk.lang.text``: character bigrams of Chinese runs, words and
 trigrams of Latin ones, Chinese numerals folded to digits so that "预算5000"
 and "预算五千" meet).
 

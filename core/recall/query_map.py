@@ -1,7 +1,7 @@
 """A query's turn vector without running the turn embedder: a linear map from
 the memory embedder's query vectors (USE, 3 ms) to the turn embedder's (e5,
 15–17 ms on one core), learned from texts in the repository
-(``python -m memdesk.core.recall.train_query_map``; model card
+(``python -m memdesk.recall.train_query_map``; model card
 ``docs/query-map.md``).
 
 Recall over memories ranks the person's turns to find the facts told in them

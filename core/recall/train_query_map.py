@@ -1,7 +1,7 @@
 """Fit the query map (``core.recall.query_map``) from texts in the repository.
 
-    python -m memdesk.core.recall.train_query_map            # writes data/recall/query_map.npz
-    python -m memdesk.core.recall.train_query_map --check    # the held-out figures only, nothing written
+    python -m memdesk.recall.train_query_map            # writes data/recall/query_map.npz
+    python -m memdesk.recall.train_query_map --check    # the held-out figures only, nothing written
 
 Texts: every labelled turn and clause of ``data/signals/train`` (what people
 tell an assistant, zh and en), the demo conversations (``data/conversations``)

@@ -3,7 +3,7 @@
 
 Three linear heads over the character n-gram features of
 ``core.signals.features``, weights in ``data/signals/model.npz`` (trained by
-``python -m memdesk.core.signals.train``), evaluated with numpy: no network,
+``python -m memdesk.signals.train``), evaluated with numpy: no network,
 no GPU, deterministic. Raises FileNotFoundError when the weights are missing
 from the install, ValueError when the file is not a model of this format.
 """

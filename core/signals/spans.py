@@ -9,7 +9,7 @@ being a catalog predicate, with ``~neg`` for a negated value ("不吃猪肉": di
 the bigrams around it, its shape and the clause's language: what a value
 looks like and what stands before and after it ("住" … , "called" …).
 
-Trained by ``python -m memdesk.core.signals.train_spans`` from the labelled
+Trained by ``python -m memdesk.signals.train_spans`` from the labelled
 turns of ``data/signals/train`` (their ``facts``); the weights are
 ``data/signals/spans.crfsuite``, shipped in the wheel. Tagging is plain
 arithmetic, deterministic, on the CPU. Raises FileNotFoundError when the

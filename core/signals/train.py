@@ -1,8 +1,8 @@
 """Train the signal layer's heads from the labelled conversations in the repository.
 
     pip install -e '.[train]'                       # scikit-learn, for training only
-    python -m memdesk.core.signals.train            # writes data/signals/model.npz
-    python -m memdesk.core.signals.train --report   # per-class P/R: across authors and on the blind set
+    python -m memdesk.signals.train            # writes data/signals/model.npz
+    python -m memdesk.signals.train --report   # per-class P/R: across authors and on the blind set
 
 Data: ``data/signals/train/<author>/*.jsonl`` (labelled turns in the format of
 ``data/signals/README.md``, one folder per author) and

@@ -1,8 +1,8 @@
 """Train the value tagger (``core.signals.spans``) from the labelled turns in the repository.
 
     pip install -e '.[train]'
-    python -m memdesk.core.signals.train_spans            # writes data/signals/spans.crfsuite
-    python -m memdesk.core.signals.train_spans --report   # span P/R: across authors and on the blind set
+    python -m memdesk.signals.train_spans            # writes data/signals/spans.crfsuite
+    python -m memdesk.signals.train_spans --report   # span P/R: across authors and on the blind set
 
 Data: the labelled turns of ``data/signals/train/<author>/*.jsonl`` (format:
 ``data/signals/README.md``); a clause's ``facts`` give each value as an exact

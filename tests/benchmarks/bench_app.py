@@ -36,12 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from memdesk import ManualClock, Store
 from memdesk.app.screenshots import DEMO_NOW, SIZE, build_demo_store
 from memdesk.app.ui.app import MemdeskApp
 from memdesk.app.ui.screens.review import ReviewScreen
 from memdesk.app.ui.service import MemdeskService
 from memdesk.app.ui.widgets.timeline_chart import TimelineChart
-from memdesk.core import ManualClock, Store
 
 from .bench_store import write_dataset
 

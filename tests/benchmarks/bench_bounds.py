@@ -31,11 +31,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memdesk.core import Memory
-from memdesk.core.bounds import Bounds
-from memdesk.core.ingest import RuleExtractor, SignalledExtractor
-from memdesk.core.pipeline import Turn
-from memdesk.core.signals.layer import SignalLayer
+from memdesk import Memory
+from memdesk.bounds import Bounds
+from memdesk.ingest import RuleExtractor, SignalledExtractor
+from memdesk.pipeline import Turn
+from memdesk.signals.layer import SignalLayer
 
 GOLD = Path(__file__).resolve().parents[2] / "data" / "gold"
 CST = timezone(timedelta(hours=8))

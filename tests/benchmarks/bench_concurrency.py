@@ -30,8 +30,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from memdesk.core import AlreadyDecided, Store
-from memdesk.core.writer import AUDIT, CLAIM, FACT
+from memdesk import AlreadyDecided, Store
+from memdesk.writer import AUDIT, CLAIM, FACT
 from sqlalchemy import func, select
 
 from ..helpers import pending_lines

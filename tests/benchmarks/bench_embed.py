@@ -26,8 +26,8 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
-from memdesk.core import ManualClock, Store
-from memdesk.core.recall import Recaller, make_embedder
+from memdesk import ManualClock, Store
+from memdesk.recall import Recaller, make_embedder
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = [ROOT / "data" / "recall_dev" / name / "conversations.jsonl" for name in ("en", "zh")]

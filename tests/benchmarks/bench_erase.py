@@ -21,8 +21,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memdesk.core import Store
-from memdesk.core.pipeline import Turn
+from memdesk import Store
+from memdesk.pipeline import Turn
 
 TZ = timezone(timedelta(hours=1))
 BASE = datetime(2026, 1, 1, 9, 0, tzinfo=TZ)

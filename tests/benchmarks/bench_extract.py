@@ -4,8 +4,8 @@ Run: ``.venv/bin/python -m tests.benchmarks.bench_extract [--baseline REV] [--re
 
 The baseline is ``core/extract/rules.py`` at ``REV`` (default: the last revision before the rules moved to
 ``data/rules/``, when about 560 patterns were built and compiled per call, more than ``re``'s cache holds),
-written to a temporary file and loaded as ``memdesk.core.extract._baseline_rules`` so that its relative imports
-resolve (``.amounts`` and ``.times``, since moved to ``memdesk.core.lang``, are served from there). Passes over
+written to a temporary file and loaded as ``memdesk.extract._baseline_rules`` so that its relative imports
+resolve (``.amounts`` and ``.times``, since moved to ``memdesk.lang``, are served from there). Passes over
 the 538 turns of ``data/gold/extraction.jsonl`` alternate between the two implementations; the medians of the
 seconds per pass and their ratio are printed. Both must also agree on every turn's facts (checked once, before
 timing). The target is a ratio of at least 1.8.
@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
-from memdesk.core.extract import rules as current
-from memdesk.core.pipeline import ExtractedFact, Turn
+from memdesk.extract import rules as current
+from memdesk.pipeline import ExtractedFact, Turn
 
 from .eval_extraction import GOLD, _turn
 
@@ -36,16 +36,16 @@ Extract = Callable[[Turn, Sequence[Turn]], list[ExtractedFact]]
 
 
 def load_baseline(rev: str) -> ModuleType:
-    """``core/extract/rules.py`` as it was at ``rev``, imported under ``memdesk.core.extract._baseline_rules``."""
+    """``core/extract/rules.py`` as it was at ``rev``, imported under ``memdesk.extract._baseline_rules``."""
     source = subprocess.run(["git", "show", f"{rev}:core/extract/rules.py"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
     # its ``from .amounts import`` / ``from .times import``: those modules are now the language layer's
     for moved in ("amounts", "times"):
-        sys.modules.setdefault(f"memdesk.core.extract.{moved}", importlib.import_module(f"memdesk.core.lang.{moved}"))
+        sys.modules.setdefault(f"memdesk.extract.{moved}", importlib.import_module(f"memdesk.lang.{moved}"))
     folder = Path(tempfile.mkdtemp(prefix="memdesk-baseline-"))
     path = folder / "_baseline_rules.py"
     path.write_text(source, encoding="utf-8")
-    name = "memdesk.core.extract._baseline_rules"
+    name = "memdesk.extract._baseline_rules"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

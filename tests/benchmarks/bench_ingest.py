@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from memdesk.core import Store
-from memdesk.core.extract.rules import extract
-from memdesk.core.ingest import iter_turns
-from memdesk.core.signals.layer import SignalLayer
+from memdesk import Store
+from memdesk.extract.rules import extract
+from memdesk.ingest import iter_turns
+from memdesk.signals.layer import SignalLayer
 
 from tests.benchmarks.bench_store import write_dataset
 

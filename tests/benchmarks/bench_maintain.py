@@ -22,8 +22,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memdesk.core import ClaimInput, ManualClock, SourceRef, Store
-from memdesk.core.timeutil import to_us
+from memdesk import ClaimInput, ManualClock, SourceRef, Store
+from memdesk.timeutil import to_us
 
 TZ = timezone(timedelta(hours=8))
 BASE = datetime(2026, 1, 1, 9, 0, tzinfo=TZ)

@@ -55,8 +55,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from memdesk.core import Memory, Store
-from memdesk.core.recall import Recaller, UseEmbedder
+from memdesk import Memory, Store
+from memdesk.recall import Recaller, UseEmbedder
 
 from .bench_recall import base_vectors, fill_store, synth
 from .eval_recall import ROOT

@@ -642,7 +642,7 @@ def stop_case(where: Path, name: str, kind: str) -> Stop:
     import subprocess
     from contextlib import ExitStack
 
-    from memdesk.core import Store
+    from memdesk import Store
 
     db = fresh(where, f"stop-{kind}.db")
     secrets_by_name = attack.seed(db, light=True)
@@ -860,9 +860,9 @@ def per_call_us(fn: Callable[[], object], n: int) -> float:
 
 
 def latency(where: Path, calls: int, token_calls: int) -> None:
+    from memdesk import Memory
     from memdesk.app.http_guard import Guard, GuardSettings
     from memdesk.app.mcp_server import StoreTokenVerifier, build_server, http_app, server_config
-    from memdesk.core import Memory
 
     try:  # bm25s sets DEBUG on its logger when imported (lazily, by the first recall)
         import bm25s  # noqa: F401

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from memdesk import Store, claims
 from memdesk.app import tables
-from memdesk.core import Store, claims
-from memdesk.core.names import shown
-from memdesk.core.recall import Recaller
-from memdesk.core.recall import service as recall_service
+from memdesk.names import shown
+from memdesk.recall import Recaller
+from memdesk.recall import service as recall_service
 
 from ..recall_fixtures import HashEmbedder
 
@@ -120,7 +120,7 @@ CITIES = ["York", "Leeds", "Bath", "Hull", "杭州", "张江", "Porto", "Bonn", 
 
 def old_render_prompt(hits: list, now: int | None = None) -> str:
     """``Recaller.render_prompt`` before texts were quoted (the baseline)."""
-    from memdesk.core.timeutil import iso
+    from memdesk.timeutil import iso
 
     lines = ["Relevant memory" + (f" (as of {(iso(now) or '')[:10]})" if now is not None else "")
              + ":"]

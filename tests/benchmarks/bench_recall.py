@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from memdesk.core import Store
-from memdesk.core.recall import IndexSettings, Recaller, UseEmbedder
+from memdesk import Store
+from memdesk.recall import IndexSettings, Recaller, UseEmbedder
 
 from .eval_recall import ROOT
 

@@ -32,7 +32,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memdesk.core import Store, parse_time_us
+from memdesk import Store, parse_time_us
 
 TZ = timezone(timedelta(hours=8))
 BASE = datetime(2025, 1, 1, 9, 0, tzinfo=TZ)

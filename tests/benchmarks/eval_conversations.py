@@ -39,9 +39,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memdesk.core import ManualClock, Store
-from memdesk.core.records import Fact
-from memdesk.core.timeutil import to_us
+from memdesk import ManualClock, Store
+from memdesk.records import Fact
+from memdesk.timeutil import to_us
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"dev": ROOT / "data" / "convo_dev", "blind": ROOT / "data" / "convo_blind"}
@@ -279,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen += [(f"{kind}/{f.name}", f) for f in folders]
     extractor = None
     if args.extractor == "llm":
-        from memdesk.core import InvalidInput
-        from memdesk.core.extract.llm import LLMExtractor
+        from memdesk import InvalidInput
+        from memdesk.extract.llm import LLMExtractor
 
         try:
             extractor = LLMExtractor.from_env()

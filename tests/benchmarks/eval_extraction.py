@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.core import DEFAULT_REVIEW_THRESHOLD
-from memdesk.core.extract.rules import extract
-from memdesk.core.pipeline import ExtractedFact, Turn
+from memdesk import DEFAULT_REVIEW_THRESHOLD
+from memdesk.extract.rules import extract
+from memdesk.pipeline import ExtractedFact, Turn
 
 GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "gold"
 GOLD = GOLD_DIR / "extraction.jsonl"
@@ -137,8 +137,8 @@ def _signalled(rep: Report, written: bool = False) -> Callable[[Turn, list[Turn]
     """The rules behind the signal layer, their claims read back as facts; the
     value tagger's values waiting for review counted into ``rep`` and left out
     (with ``written``, every claim below the review threshold is left out)."""
-    from memdesk.core.ingest import RuleExtractor, SignalledExtractor
-    from memdesk.core.signals.layer import UNPARSED_PREDICATE, SignalLayer
+    from memdesk.ingest import RuleExtractor, SignalledExtractor
+    from memdesk.signals.layer import UNPARSED_PREDICATE, SignalLayer
 
     layer = SignalLayer()
     layered = SignalledExtractor(RuleExtractor(), layer)

@@ -55,7 +55,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memdesk.core import Store
+from memdesk import Store
 
 PLACES = ["Leeds", "York", "Bath", "Hull", "Ely", "Wells", "Derby", "Truro", "徐家汇", "张江",
           "望京", "回龙观", "Fitzroy", "Marrickville"]

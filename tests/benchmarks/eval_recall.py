@@ -26,10 +26,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memdesk.core import ManualClock, Store
-from memdesk.core.ingest import demo_files
-from memdesk.core.recall import Recaller, RecallHit
-from memdesk.core.schema import TurnRow
+from memdesk import ManualClock, Store
+from memdesk.ingest import demo_files
+from memdesk.recall import Recaller, RecallHit
+from memdesk.schema import TurnRow
 from sqlalchemy import select
 
 ROOT = Path(__file__).resolve().parents[2]

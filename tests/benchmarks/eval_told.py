@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memdesk.core import ManualClock, Store
-from memdesk.core.recall import IndexSettings, Recaller
+from memdesk import ManualClock, Store
+from memdesk.recall import IndexSettings, Recaller
 
 from .eval_recall import build_demo_store, evaluate, load_probes
 from .eval_turns import CLOCK, find_set, load_set

@@ -39,9 +39,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memdesk.core import ManualClock, Store
-from memdesk.core.recall import Recaller, RecallWeights
-from memdesk.core.schema import TurnRow
+from memdesk import ManualClock, Store
+from memdesk.recall import Recaller, RecallWeights
+from memdesk.schema import TurnRow
 from sqlalchemy import func, select
 
 ROOT = Path(__file__).resolve().parents[2]

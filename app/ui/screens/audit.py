@@ -4,7 +4,7 @@ did to its memories (merged into another, archived, restored) and facts (expired
 
 from __future__ import annotations
 
-from memdesk.core import AuditReport
+from memdesk import AuditReport
 from rich.style import Style
 from rich.text import Text
 from textual import on, work

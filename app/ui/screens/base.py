@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, cast
 
-from memdesk.core import MemdeskError
-from memdesk.core.names import shown
+from memdesk import MemdeskError
+from memdesk.names import shown
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 if TYPE_CHECKING:
-    from memdesk.core import TurnRecord
+    from memdesk import TurnRecord
 
     from ..desk import Desk
     from ..service import MemdeskService

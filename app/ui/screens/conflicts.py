@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memdesk.core import AlreadyDecided, Conflict, TurnRecord
+from memdesk import AlreadyDecided, Conflict, TurnRecord
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text

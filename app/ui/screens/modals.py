@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memdesk.core import Candidate
+from memdesk import Candidate
 from rich.console import RenderableType
 from rich.text import Text
 from textual import on

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memdesk.core import Candidate
+from memdesk import Candidate
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta, timezone
 
-from memdesk.core import InvalidInput
-from memdesk.core.timeutil import read_moment
+from memdesk import InvalidInput
+from memdesk.timeutil import read_moment
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work

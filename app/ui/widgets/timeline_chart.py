@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
-from memdesk.core import Fact
+from memdesk import Fact
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import events

@@ -84,7 +84,7 @@ def gates_to_text(text: str | None) -> str:
 
 def _convert_gates(conn: sa.Connection, convert: Any, window: int = 20_000) -> int:
     """Rewrite every claim's ``gates`` with ``convert``, a window of ids at a time."""
-    from memdesk.core.chain import TABLES
+    from memdesk.chain import TABLES
 
     claim = TABLES["claim"]
     stmt = sa.update(claim).where(claim.c.id == sa.bindparam("b_id")).values(
@@ -107,7 +107,7 @@ def _convert_gates(conn: sa.Connection, convert: Any, window: int = 20_000) -> i
 # ----------------------------------------------------------------- chain
 def _refuse_broken(conn: sa.Connection, codec: ModuleType, what: str) -> str | None:
     """Verify with ``codec``; raise StoreError naming the first broken entry. Returns the head."""
-    from memdesk.core.errors import StoreError
+    from memdesk.errors import StoreError
 
     report = codec.verify(conn)
     if not report.ok:
@@ -200,7 +200,7 @@ def _append(conn: sa.Connection, codec: ModuleType, detail: dict[str, Any]) -> N
 
 def rechain_store(conn: sa.Connection) -> None:
     """The upgrade (see the module docstring)."""
-    from memdesk.core import chain, chain_legacy
+    from memdesk import chain, chain_legacy
 
     legacy_head = _refuse_broken(conn, chain_legacy, "legacy (pickle)")
     converted = _convert_gates(conn, gates_to_json)
@@ -215,7 +215,7 @@ def rechain_store(conn: sa.Connection) -> None:
 def unchain_store(conn: sa.Connection) -> None:
     """The downgrade: pickle chain and text gates again (the ``store.rechained``
     entries stay: later entries may follow them)."""
-    from memdesk.core import chain, chain_legacy
+    from memdesk import chain, chain_legacy
 
     _refuse_broken(conn, chain, "canonical JSON")
     _convert_gates(conn, gates_to_text)
