@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from memdesk.errors import RequestCancelled
+from memdesk import RequestCancelled
 from sqlalchemy import Engine, event
 
 

@@ -18,9 +18,7 @@ from dataclasses import asdict, astuple, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memdesk.errors import InputFileError, InvalidInput, MemdeskError
-from memdesk.names import shown, shown_all
-from memdesk.timeutil import iso, parse_time_us
+from memdesk import InputFileError, InvalidInput, MemdeskError, iso, parse_time_us, shown, shown_all
 
 from .config import Settings, load_settings
 from .tables import minute_text, start_cell, start_phrase, table
@@ -86,7 +84,7 @@ def _time_arg(text: str | None, flag: str) -> int | None:
     time without an offset stays an error (DESIGN §6: never a guess)."""
     if text is None or text == "now":
         return None
-    from memdesk.timeutil import read_moment
+    from memdesk import read_moment
 
     try:
         us, note = read_moment(text, flag)
@@ -174,7 +172,7 @@ def _progress_bar(label: str) -> Callable[[int, int], None] | None:
 def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     extractor = None
     if args.extractor == "llm":
-        from memdesk.extract.llm import LLMExtractor
+        from memdesk import LLMExtractor
 
         extractor = LLMExtractor.from_env()
     summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"),
@@ -257,7 +255,7 @@ _BATCH_FACT_FIELDS = {"id", "subject", "predicate", "valid_at", "known_at", "rec
 
 def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     if args.batch:
-        from memdesk.claims import check_predicate, check_subject, iter_jsonl
+        from memdesk import check_predicate, check_subject, iter_jsonl
 
         queries = []
         for line, q in iter_jsonl(args.batch):
@@ -359,7 +357,7 @@ def _edits(pairs: Sequence[str]) -> dict[str, Any]:
     (which checks the edited candidate as a whole). ``value`` is JSON; an empty
     or ``null`` valid_to or change clears it. Raises UserError for a pair
     without ``=`` or a field given twice, InvalidInput for bad JSON."""
-    from memdesk.claims import decode_json
+    from memdesk import decode_json
 
     edits: dict[str, Any] = {}
     for pair in pairs:
@@ -570,7 +568,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
     erased = store.erase_subject(args.subject, by=by, redact=args.redact or ())
     # the index files of this store's default (or configured) folder go now; any
     # other folder's index discards itself when a Recaller next opens it
-    from memdesk.recall import index_folder, remove_index_files
+    from memdesk import index_folder, remove_index_files
 
     remove_index_files(index_folder(store.url, settings.index_dir))
     report = erased.to_dict()
@@ -686,7 +684,7 @@ def _embed_for_recall(store: Store, args: argparse.Namespace, settings: Settings
 
 
 def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
-    from memdesk.recall import Recaller, RecallWeights
+    from memdesk import Recaller, RecallWeights
 
     chosen = getattr(args, "embedder", None)  # --embedder: both kinds
     return Recaller(store, embedder=chosen or settings.embedder,
@@ -714,7 +712,7 @@ def _recall_table(hits: list) -> str:
 
 def _batch_recall_queries(path: str) -> list[tuple[Any, dict[str, Any]]]:
     """Validate every line first, so a bad line is named before anything runs."""
-    from memdesk.claims import iter_jsonl
+    from memdesk import iter_jsonl
 
     out = []
     for line, q in iter_jsonl(path):
@@ -950,7 +948,7 @@ _BOUND_FLAGS = (
 def _bounds(args: argparse.Namespace, settings: Settings) -> Any:
     """The bounds in force: flags over settings (environment, config file) over defaults.
     Raises InvalidInput for a bound that is not a whole number of at least 1."""
-    from memdesk.bounds import Bounds
+    from memdesk import Bounds
 
     given = dict(settings.bounds)
     for name, _, _ in _BOUND_FLAGS:
@@ -1314,7 +1312,7 @@ def _app_store(settings: Settings) -> str:
             build_demo(store, progress=lambda text: print(f"  {text}", file=sys.stderr))
             # embedded as `memdesk demo` does, so recall over turns works at once; the
             # index goes where the finished store's is looked for
-            from memdesk.recall import index_folder
+            from memdesk import index_folder
 
             print("  embedding memories and turns for recall", file=sys.stderr)
             final = str(index_folder(f"sqlite:///{path}", settings.index_dir))

@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from memdesk.errors import InvalidInput
+from memdesk import InvalidInput
 
 DEFAULT_CONFIG = Path("~/.config/memdesk/config.toml")
 DEFAULT_EMBEDDER = "use"

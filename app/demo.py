@@ -18,11 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memdesk import InvalidInput, Store
-from memdesk.ingest import demo_files, iter_turns
-from memdesk.pipeline import Turn
-from memdesk.resources import data_path
-from memdesk.timeutil import to_us
+from memdesk import InvalidInput, Store, Turn, data_path, demo_files, iter_turns, to_us
 
 DEMO_REVIEW = data_path("demo", "review.jsonl")
 

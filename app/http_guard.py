@@ -54,7 +54,7 @@ import pydantic_core
 from limits import parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
-from memdesk.failpoints import point
+from memdesk import failpoint as point
 
 from .cancel import Cancellation, InFlight, current_request
 

@@ -58,12 +58,19 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from memdesk import AccessRefused, MemdeskError, Memory
-from memdesk.access import Caller, Grant
-from memdesk.errors import RequestCancelled
-from memdesk.failpoints import point
-from memdesk.memory import MAX_PAGE, one_user
-from memdesk.timeutil import iso, parse_time
+from memdesk import (
+    MAX_PAGE,
+    AccessRefused,
+    Caller,
+    Grant,
+    MemdeskError,
+    Memory,
+    RequestCancelled,
+    iso,
+    one_user,
+    parse_time,
+)
+from memdesk import failpoint as point
 from pydantic import ValidationError
 
 from .cancel import check_current, stop_cancelled_work

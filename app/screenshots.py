@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memdesk import ManualClock, Store
-from memdesk.recall import Recaller
+from memdesk import ManualClock, Recaller, Store
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerState
 

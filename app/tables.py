@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from memdesk.names import shown
+from memdesk import shown
 
 
 def width(text: str) -> int:

@@ -1,10 +1,18 @@
-"""memdesk's engine: a bitemporal fact store with gated writes, a review queue,
-conflicts and provenance. Never imports the app or any UI toolkit.
+"""memdesk: long-term memory for AI agents. A bitemporal fact store with gated
+writes, a review queue, conflicts, provenance and recall. This module is the
+public face: everything a program uses is importable from ``memdesk`` itself;
+the modules behind it are private and may move. Never imports the app or any
+UI toolkit.
 
-    from memdesk import Store, ClaimInput, SourceRef
+    from memdesk import Memory
+    with Memory.open("memdesk.db") as memory:
+        memory.remember([{"role": "user", "content": "I moved to Leeds"}], user="ann")
+        memory.recall("where does ann live?", user="ann")
+
+    from memdesk import Store
     with Store.open("memdesk.db") as store:
         store.import_file("facts.jsonl")
-        store.as_of("user:alice", "lives_in", valid_at=..., known_at=...)
+        store.as_of("user:alice", valid_at=..., known_at=...)
 """
 
 from typing import TYPE_CHECKING
@@ -23,21 +31,35 @@ from .errors import (
     InvalidInput,
     MemdeskError,
     PredicateMismatch,
+    RequestCancelled,
     StoreError,
     SubjectNotFound,
     TokenNotFound,
     TurnMismatch,
 )
-from .timeutil import iso, parse_time, parse_time_us
+from .timeutil import iso, parse_time, parse_time_us, read_moment, to_us
 
 if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for type checkers
     from .access import Caller, Grant
     from .bounds import Bounds
     from .catalog import Catalog, Predicate
-    from .claims import ClaimInput, SourceRef, read_claims
+    from .claims import (
+        ClaimInput,
+        SourceRef,
+        check_predicate,
+        check_subject,
+        decode_json,
+        iter_jsonl,
+        read_claims,
+    )
     from .errors import EmbedderUnavailable
+    from .extract.llm import LLMExtractor
+    from .failpoints import point as failpoint
+    from .ingest import demo_files, iter_turns
     from .maintain import MaintenancePlan, MaintenanceReport, parse_age
-    from .memory import Memory, Remembered
+    from .memory import MAX_PAGE, Memory, Remembered, one_user
+    from .names import shown, shown_all
+    from .pipeline import Turn
     from .recall import (
         Comparison,
         Embedder,
@@ -47,7 +69,9 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
         Recaller,
         RecallHit,
         RecallWeights,
+        index_folder,
         make_embedder,
+        remove_index_files,
     )
     from .records import (
         AuditReport,
@@ -60,6 +84,7 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
         Source,
         TurnRecord,
     )
+    from .resources import data_path
     from .store import DEFAULT_REVIEW_THRESHOLD, RESOLUTIONS, Store
     from .tokens import Token
     from .views import (
@@ -73,34 +98,45 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     )
 
 __all__ = [
-    "AlreadyDecided", "AuditReport", "AuditStep", "BoundExceeded", "Bounds", "Candidate",
-    "CandidateNotFound",
-    "Catalog", "ClaimInput", "Clock", "Conflict", "ConflictNotFound",
-    "DEFAULT_REVIEW_THRESHOLD", "ExtractorUnavailable", "Fact", "FactNotFound", "FactRetired", "ImportSummary",
-    "InputFileError", "InvalidInput", "ManualClock", "MemdeskError", "Predicate",
-    "PredicateInfo", "PredicateMismatch", "RESOLUTIONS", "Source", "SourceRef", "Store",
-    "StoreError", "SubjectNotFound", "SystemClock", "TurnMismatch", "TurnRecord", "iso", "parse_time", "parse_time_us",
-    "read_claims",
-    # maintenance
-    "MaintenancePlan", "MaintenanceReport", "parse_age",
-    # the agent's door
-    "Memory", "Remembered", "AccessRefused", "Caller", "Grant", "Token", "TokenNotFound",
-    "MemoryFact", "MemoryAudit", "AuditStepView", "MemoryCandidate", "MemoryHit", "SourceView",
-    "StartView",
+    # the agent's door: remember, recall, read, propose (mem0's Memory, one to one)
+    "Memory", "Remembered", "MemoryFact", "MemoryAudit", "AuditStepView", "MemoryCandidate", "MemoryHit",
+    "SourceView", "StartView", "MAX_PAGE",
+    # the store and what it returns
+    "Store", "ClaimInput", "SourceRef", "read_claims", "Fact", "Candidate", "Conflict", "Source", "TurnRecord",
+    "AuditReport", "AuditStep", "ImportSummary", "PredicateInfo", "Catalog", "Predicate",
+    "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS", "MaintenancePlan", "MaintenanceReport", "parse_age",
+    "Bounds", "Token",
     # recall
-    "Comparison", "Embedder", "EmbedderUnavailable", "HitSource", "IndexReport", "IndexSettings",
-    "RecallHit", "RecallWeights", "Recaller", "make_embedder",
+    "Recaller", "RecallHit", "RecallWeights", "IndexSettings", "IndexReport", "Comparison", "HitSource",
+    "Embedder", "make_embedder",
+    # who may read and write
+    "Caller", "Grant",
+    # clocks and times
+    "Clock", "ManualClock", "SystemClock", "iso", "parse_time", "parse_time_us", "read_moment", "to_us",
+    # errors (each also a builtin: ValueError, LookupError, RuntimeError …)
+    "MemdeskError", "InvalidInput", "InputFileError", "StoreError", "AccessRefused", "AlreadyDecided",
+    "BoundExceeded", "CandidateNotFound", "ConflictNotFound", "EmbedderUnavailable", "ExtractorUnavailable",
+    "FactNotFound", "FactRetired", "PredicateMismatch", "RequestCancelled", "SubjectNotFound",
+    "TokenNotFound", "TurnMismatch",
+    # for the doors built on the engine (the CLI, the MCP server, the desk): reading
+    # conversation and import files, checking names, showing stored text safely,
+    # the LLM extractor, the index's folder, the bundled data, the crash-test hook
+    "Turn", "iter_turns", "demo_files", "iter_jsonl", "decode_json", "check_subject", "check_predicate",
+    "one_user", "shown", "shown_all", "LLMExtractor", "index_folder", "remove_index_files", "data_path",
+    "failpoint",
 ]
 
 # Everything that loads SQLAlchemy, SQLModel and Alembic (the store and what
 # it uses) or numpy and Annoy (recall, docs/DESIGN.md §4) is imported on first use:
 # ``from memdesk import Store`` works as before, while ``import
 # memdesk`` (the errors, clocks and time helpers) stays light, so the
-# command line parses its arguments before the engine loads.
+# command line parses its arguments before the engine loads. A value names the
+# module, and after a colon the name there when it differs.
 _LAZY = {
     "Bounds": "bounds",
     "Catalog": "catalog", "Predicate": "catalog",
-    "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims",
+    "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims", "check_predicate": "claims",
+    "check_subject": "claims", "decode_json": "claims", "iter_jsonl": "claims",
     "AuditReport": "records", "AuditStep": "records", "Candidate": "records",
     "Conflict": "records", "Fact": "records", "ImportSummary": "records",
     "PredicateInfo": "records", "Source": "records", "TurnRecord": "records",
@@ -108,12 +144,16 @@ _LAZY = {
     "Recaller": "recall", "RecallHit": "recall", "RecallWeights": "recall",
     "IndexSettings": "recall", "IndexReport": "recall", "Comparison": "recall",
     "HitSource": "recall", "Embedder": "recall", "make_embedder": "recall",
+    "index_folder": "recall", "remove_index_files": "recall",
     "EmbedderUnavailable": "errors",
     "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",
-    "Memory": "memory", "Remembered": "memory",
+    "Memory": "memory", "Remembered": "memory", "MAX_PAGE": "memory", "one_user": "memory",
     "MemoryFact": "views", "MemoryAudit": "views", "AuditStepView": "views",
     "MemoryCandidate": "views", "MemoryHit": "views", "SourceView": "views", "StartView": "views",
     "Caller": "access", "Grant": "access", "Token": "tokens",
+    "Turn": "pipeline", "iter_turns": "ingest", "demo_files": "ingest",
+    "shown": "names", "shown_all": "names", "LLMExtractor": "extract.llm",
+    "data_path": "resources", "failpoint": "failpoints:point",
 }
 
 
@@ -121,7 +161,8 @@ def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        module, _, attr = _LAZY[name].partition(":")
+        value = getattr(importlib.import_module(f".{module}", __name__), attr or name)
         globals()[name] = value  # later lookups skip __getattr__
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

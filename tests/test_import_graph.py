@@ -149,6 +149,24 @@ def test_the_engine_never_imports_the_app_and_stages_only_look_back():
     assert not any(d.startswith("memdesk.extract") for d in g["memdesk.writer"])
 
 
+def test_the_doors_use_only_the_public_face():
+    """The CLI, the MCP server and the desk (everything in app/) reach the engine only through
+    ``memdesk`` itself, as any program built on it does (issue 30 §1): its modules are private."""
+    g = graph(typing_too=True)
+    for name, deps in sorted(g.items()):
+        if name.startswith("memdesk.app"):
+            private = sorted(d for d in deps if in_engine(d) and d != "memdesk")
+            assert private == [], (name, private)
+
+
+def test_the_face_check_sees_a_private_import(tmp_path):
+    known = {"memdesk": (tmp_path / "__init__.py", True), "memdesk.names": (tmp_path / "names.py", False),
+             "memdesk.app.cli": (tmp_path / "cli.py", False)}
+    path = tmp_path / "cli.py"
+    path.write_text("from memdesk import Store\nfrom memdesk.names import shown\n", encoding="utf-8")
+    assert imports("memdesk.app.cli", path, False, known) == {"memdesk", "memdesk.names"}
+
+
 # The language layer (issue 28): what memdesk knows of Chinese and English text
 # (numerals, times, amounts, sensitive spans, folding and grams, stop words,
 # question words) is one package at the bottom of the engine. It imports

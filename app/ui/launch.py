@@ -12,7 +12,7 @@ from .service import MemdeskService
 def run_app(store: Store, settings: Settings, *, screen: str = "timeline",
             subject: str | None = None) -> int:
     """Run the app until the user quits. Returns the exit code."""
-    from memdesk.recall import Recaller, RecallWeights
+    from memdesk import Recaller, RecallWeights
 
     recaller = Recaller(store, embedder=settings.embedder, index_dir=settings.index_dir,
                         weights=RecallWeights(**dict(settings.recall_weights)))

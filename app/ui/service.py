@@ -19,12 +19,13 @@ from memdesk import (
     Conflict,
     Fact,
     FactNotFound,
+    Recaller,
+    RecallHit,
     Source,
     Store,
     TurnRecord,
+    iso,
 )
-from memdesk.recall import Recaller, RecallHit
-from memdesk.timeutil import iso
 
 REVIEW_PAGE = 60
 

@@ -6,7 +6,7 @@ escape), here or where a pane puts it whole."""
 
 from __future__ import annotations
 
-from memdesk.names import shown, shown_all
+from memdesk import shown, shown_all
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 

@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, cast
 
-from memdesk import MemdeskError
-from memdesk.names import shown
+from memdesk import MemdeskError, shown
 from rich.text import Text
 from textual import events
 from textual.message import Message

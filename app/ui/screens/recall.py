@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from memdesk import InvalidInput, TurnRecord
-from memdesk.recall import RecallHit
-from memdesk.timeutil import read_moment
+from memdesk import InvalidInput, RecallHit, TurnRecord, read_moment
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult

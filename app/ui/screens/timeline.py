@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta, timezone
 
-from memdesk import InvalidInput
-from memdesk.timeutil import read_moment
+from memdesk import InvalidInput, read_moment
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
