@@ -18,7 +18,16 @@ from dataclasses import asdict, astuple, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memdesk import InputFileError, InvalidInput, MemdeskError, iso, parse_time_us, shown, shown_all
+from memdesk import (
+    InputFileError,
+    InvalidInput,
+    MemdeskError,
+    iso,
+    missing_extra,
+    parse_time_us,
+    shown,
+    shown_all,
+)
 
 from .config import Settings, load_settings
 from .tables import minute_text, start_cell, start_phrase, table
@@ -1403,8 +1412,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("memdesk: interrupted; nothing was written by the unfinished command", file=sys.stderr)
         return 130
     except ImportError as exc:  # an optional package (mcp, textual, …) this command needs
-        return _fail(f"this command needs the Python package {exc.name or exc}, which is not "
-                     "installed here")
+        extra = missing_extra(exc, f"memdesk {args.command}")
+        return _fail(str(extra) if extra is not None else
+                     f"this command needs the Python package {exc.name or exc}, which is not installed here")
     except Exception as exc:  # noqa: BLE001 - the last guard: a user never sees a traceback
         if os.environ.get("MEMDESK_DEBUG"):
             raise

@@ -30,12 +30,14 @@ from .errors import (
     InputFileError,
     InvalidInput,
     MemdeskError,
+    MissingExtra,
     PredicateMismatch,
     RequestCancelled,
     StoreError,
     SubjectNotFound,
     TokenNotFound,
     TurnMismatch,
+    missing_extra,
 )
 from .timeutil import iso, parse_time, parse_time_us, read_moment, to_us
 
@@ -116,8 +118,8 @@ __all__ = [
     # errors (each also a builtin: ValueError, LookupError, RuntimeError …)
     "MemdeskError", "InvalidInput", "InputFileError", "StoreError", "AccessRefused", "AlreadyDecided",
     "BoundExceeded", "CandidateNotFound", "ConflictNotFound", "EmbedderUnavailable", "ExtractorUnavailable",
-    "FactNotFound", "FactRetired", "PredicateMismatch", "RequestCancelled", "SubjectNotFound",
-    "TokenNotFound", "TurnMismatch",
+    "FactNotFound", "FactRetired", "MissingExtra", "PredicateMismatch", "RequestCancelled", "SubjectNotFound",
+    "TokenNotFound", "TurnMismatch", "missing_extra",
     # for the doors built on the engine (the CLI, the MCP server, the desk): reading
     # conversation and import files, checking names, showing stored text safely,
     # the LLM extractor, the index's folder, the bundled data, the crash-test hook

@@ -22,7 +22,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from .errors import StoreError
+from .errors import StoreError, missing_extra
 
 DEFAULT_DB = "memdesk.db"
 
@@ -70,7 +70,10 @@ def make_engine(location: str | Path | None) -> Engine:
 
         return engine
     if backend == "postgresql":
-        return create_engine(url, pool_pre_ping=True)
+        try:
+            return create_engine(url, pool_pre_ping=True)
+        except ImportError as exc:  # the driver comes with the postgres extra
+            raise missing_extra(exc, "a PostgreSQL store") or exc from None
     raise StoreError(f"unsupported database backend {backend!r}: use a SQLite path or postgresql://")
 
 

@@ -86,6 +86,29 @@ class EmbedderUnavailable(MemdeskError, RuntimeError):
     at run time, so installing the package is the fix."""
 
 
+class MissingExtra(MemdeskError, ImportError):
+    """What was asked needs an optional part of memdesk that is not installed
+    (``pip install memdesk`` is the engine: SQLite, recall, the agent API; the
+    desk, the MCP server and PostgreSQL are extras). The message is one line
+    naming the install command, e.g. ``pip install 'memdesk[postgres]'``."""
+
+
+# which extra brings which importable package (pyproject.toml [project.optional-dependencies])
+EXTRA_OF = {"textual": "app", "rich": "app", "mcp": "mcp", "uvicorn": "mcp", "limits": "mcp", "h11": "mcp",
+            "starlette": "mcp", "anyio": "mcp", "psycopg": "postgres"}
+
+
+def missing_extra(exc: ImportError, what: str) -> MissingExtra | None:
+    """The ``MissingExtra`` for ``exc`` when it is the import of an extra's package failing (None when it is
+    another import): "``what`` needs the Python package X: pip install 'memdesk[EXTRA]'"."""
+    package = (exc.name or "").partition(".")[0]
+    extra = EXTRA_OF.get(package)
+    if extra is None:
+        return None
+    return MissingExtra(f"{what} needs the Python package {package}, which is not installed here: "
+                        f"pip install 'memdesk[{extra}]'")
+
+
 class AccessRefused(MemdeskError, PermissionError):
     """The caller's grant (an HTTP door token, or a server bound to one user)
     does not reach what it asked for: another user, a project it is not bound

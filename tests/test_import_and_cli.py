@@ -297,3 +297,12 @@ def test_parallel_parse_bad_line_rolls_back(tmp_path, monkeypatch, bad, message)
 def test_parallel_parse_missing_file(tmp_path):
     with Store.open(tmp_path / "m.db") as store, pytest.raises(FileNotFoundError):
         store.import_file(tmp_path / "nope.jsonl", parallel=True)
+
+
+def test_a_postgres_store_without_its_driver_names_the_extra(monkeypatch):
+    from memdesk import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if `pip install memdesk` without [postgres]
+    with pytest.raises(MissingExtra, match=r"psycopg.*pip install 'memdesk\[postgres\]'") as caught:
+        Store.open("postgresql://memdesk@127.0.0.1:1/none")
+    assert isinstance(caught.value, ImportError) and "\n" not in str(caught.value)

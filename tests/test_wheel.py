@@ -11,6 +11,7 @@ importable once the wheel is installed (checked first).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import shutil
@@ -242,6 +243,49 @@ async def main(db):
 
 asyncio.run(main(sys.argv[1]))
 """
+
+
+# what each extra brings, kept out of reach: `pip install memdesk` without extras
+BLOCKER = """
+import sys
+BLOCKED = {"textual", "rich", "mcp", "uvicorn", "limits", "h11", "starlette", "psycopg"}
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+
+def test_the_engine_alone_runs_without_its_extras(installed, tmp_path):
+    """``pip install memdesk`` (no extras) is the engine: the agent API and the command line work; the
+    desk, the MCP server and a PostgreSQL store each say in one line which extra to install."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(BLOCKER, encoding="utf-8")
+    env = {**installed.env, "PYTHONPATH": str(blocker)}
+    alone = dataclasses.replace(installed, env=env)
+    probe = alone.run(installed.python, "-c", "import textual")
+    assert probe.returncode == 1 and "No module named 'textual'" in probe.stderr, probe.stderr
+
+    db = installed.work / "alone.db"
+    assert "demo store ready" in alone.ok(installed.memdesk, "--db", db, "demo")
+    assert "张江" in alone.ok(installed.memdesk, "--db", db, "facts", "--subject", SUBJECT)
+    out = alone.ok(installed.python, "-c",
+                   "import sys; from memdesk import Memory\n"
+                   f"with Memory.open({str(db)!r}) as m:\n"
+                   "    print([f.object for f in m.facts(user='alice', predicate='lives_in')])\n"
+                   "print(sorted(n for n in sys.modules if n.split('.')[0] in ('textual', 'mcp', 'psycopg')))")
+    assert "张江" in out and out.strip().endswith("[]"), out
+    for argv, extra in ((["app"], "app"), ([], "app"), (["mcp"], "mcp"),
+                        (["--db", "postgresql://memdesk@127.0.0.1:1/none", "facts"], "postgres")):
+        proc = alone.run(installed.memdesk, *(["--db", db] if "--db" not in argv else []), *argv)
+        assert proc.returncode == 1, (argv, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, (argv, proc.stderr)
+        assert f"pip install 'memdesk[{extra}]'" in proc.stderr, (argv, proc.stderr)
 
 
 def test_installed_app_runs_headless(installed):
