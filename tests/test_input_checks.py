@@ -461,7 +461,10 @@ def test_cli_says_os_errors_and_unexpected_exceptions_in_one_line(seeded, store_
                        "unexpected RuntimeError: first line / second line (a bug in memdesk"),
                       (RecursionError("maximum recursion depth exceeded"), "unexpected RecursionError"),
                       (ModuleNotFoundError("No module named 'mcp'", name="mcp"),
-                       "this command needs the Python package mcp, which is not installed"),
+                       "memdesk predicates needs the Python package mcp, which is not installed here: "
+                       "pip install 'memdesk[mcp]'"),
+                      (ModuleNotFoundError("No module named 'zstandard'", name="zstandard"),
+                       "this command needs the Python package zstandard, which is not installed"),
                       (OperationalError("SELECT 1", {}, Exception("server closed the connection\n"
                                                                   "unexpectedly")),
                        "the store failed: server closed the connection / unexpectedly")]:
