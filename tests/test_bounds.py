@@ -48,7 +48,7 @@ from .recall_fixtures import HashEmbedder
 
 CST = timezone(timedelta(hours=8))
 WHEN = datetime(2026, 3, 2, 9, 0, tzinfo=CST)
-GOLD = Path(__file__).resolve().parents[1] / "data" / "gold" / "extraction.jsonl"
+GOLD = Path(__file__).resolve().parents[1] / "tests" / "sets" / "gold" / "extraction.jsonl"
 
 
 # ------------------------------------------------------------ linear extraction

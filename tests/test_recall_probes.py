@@ -1,4 +1,4 @@
-"""The probe set (data/probes/recall.jsonl) runs on every change to scoring:
+"""The probe set (tests/sets/probes/recall.jsonl) runs on every change to scoring:
 queries in Chinese and English worded unlike their memories, with the
 memories they must find and the stale values that must not rank first. Uses
 the default embedder (the real model, loaded once: a few seconds)."""

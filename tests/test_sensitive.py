@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from memdesk.lang.sensitive import SensitiveSpan, find_sensitive, has_sensitive, mask
 
-GOLD = Path(__file__).resolve().parents[1] / "data" / "gold" / "extraction.jsonl"
+GOLD = Path(__file__).resolve().parents[1] / "tests" / "sets" / "gold" / "extraction.jsonl"
 
 # The gold set's kinds are coarser than ours: "id_card" is any national ID.
 GOLD_KINDS = {
@@ -196,7 +196,7 @@ def _gold_lines() -> list[dict]:
 
 def test_gold_annotated_spans_are_found() -> None:
     lines = [d for d in _gold_lines() if "sensitive" in d]
-    assert len(lines) == 14  # 7 zh + 7 en, per data/gold/README.md
+    assert len(lines) == 14  # 7 zh + 7 en, per tests/sets/gold/README.md
     mismatches = []
     for d in lines:
         text = d["turn"]["text"]

@@ -2,7 +2,7 @@
 
 ``extract(turn, context)`` reads one conversation turn and returns the facts it
 states about the user (or the turn's project), following DESIGN §3 and the
-conventions of ``data/gold/README.md``:
+conventions of ``tests/sets/gold/README.md``:
 
 * candidate rules by family: preferences (likes / dislikes), diet, allergies,
   decisions and rejections, budgets, todos and commitments, plans, where the

@@ -31,7 +31,7 @@ DAY_US = 86_400_000_000
 class RecallWeights:
     """The knobs of the score (settings: ``[recall]`` in the config file or
     ``MEMDESK_RECALL_<NAME>``). Defaults chosen on the probe set
-    (``data/probes/recall.jsonl``)."""
+    (``tests/sets/probes/recall.jsonl``)."""
 
     relevance: float = 1.0
     recency: float = 0.1

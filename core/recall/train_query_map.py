@@ -5,7 +5,7 @@
 
 Texts: every labelled turn and clause of ``data/signals/train`` (what people
 tell an assistant, zh and en), the demo conversations (``data/conversations``)
-and the questions of the recall development sets (``data/recall_dev/*/
+and the questions of the recall development sets (``tests/sets/recall_dev/*/
 questions.jsonl``: what agents ask). Never the recall blind sets nor the
 probes, which measure the map (``docs/query-map.md``). Each text (its first
 300 characters, once) is embedded as a query by both default embedders, USE
@@ -30,13 +30,15 @@ from ..signals.labelled import lines, turns
 from .embedders import E5Embedder, Embedder, UseEmbedder, embedder_key
 from .query_map import MAP_FILE, QueryMap, fit
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+ROOT = Path(__file__).resolve().parents[2]  # the repository (the trainer runs from a checkout)
+DATA = ROOT / "data"
+DEV_QUESTIONS = ROOT / "tests" / "sets" / "recall_dev"
 CUT = 300  # characters of a text embedded (queries are short; e5 reads at most 512 tokens)
 
 
-def texts(data: Path = DATA) -> list[str]:
+def texts(data: Path = DATA, dev_questions: Path = DEV_QUESTIONS) -> list[str]:
     """The training texts, each once, in file order."""
-    folders = [data / "signals" / "train", data / "conversations", data / "recall_dev"]
+    folders = [data / "signals" / "train", data / "conversations", dev_questions]
     for folder in folders:
         if not folder.is_dir():
             raise SystemExit(f"no training texts at {folder}")

@@ -37,7 +37,7 @@ from memdesk.ingest import RuleExtractor, SignalledExtractor
 from memdesk.pipeline import Turn
 from memdesk.signals.layer import SignalLayer
 
-GOLD = Path(__file__).resolve().parents[2] / "data" / "gold"
+GOLD = Path(__file__).resolve().parents[2] / "tests" / "sets" / "gold"
 CST = timezone(timedelta(hours=8))
 WHEN = datetime(2026, 3, 2, 9, 0, tzinfo=CST)
 SIZES_KB = (1, 2, 5, 10, 20)

@@ -30,7 +30,7 @@ from memdesk import ManualClock, Store
 from memdesk.recall import Recaller, make_embedder
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = [ROOT / "data" / "recall_dev" / name / "conversations.jsonl" for name in ("en", "zh")]
+SETS = [ROOT / "tests" / "sets" / "recall_dev" / name / "conversations.jsonl" for name in ("en", "zh")]
 CLOCK = datetime.fromisoformat("2026-12-01T00:00:00+00:00")
 
 

@@ -6,7 +6,7 @@ The baseline is ``core/extract/rules.py`` at ``REV`` (default: the last revision
 ``data/rules/``, when about 560 patterns were built and compiled per call, more than ``re``'s cache holds),
 written to a temporary file and loaded as ``memdesk.extract._baseline_rules`` so that its relative imports
 resolve (``.amounts`` and ``.times``, since moved to ``memdesk.lang``, are served from there). Passes over
-the 538 turns of ``data/gold/extraction.jsonl`` alternate between the two implementations; the medians of the
+the 538 turns of ``tests/sets/gold/extraction.jsonl`` alternate between the two implementations; the medians of the
 seconds per pass and their ratio are printed. Both must also agree on every turn's facts (checked once, before
 timing). The target is a ratio of at least 1.8.
 """

@@ -62,7 +62,7 @@ from .bench_recall import base_vectors, fill_store, synth
 from .eval_recall import ROOT
 
 USER = "daniel"
-DEV_EN = ROOT / "data" / "recall_dev" / "en"
+DEV_EN = ROOT / "tests" / "sets" / "recall_dev" / "en"
 CACHE = Path(tempfile.gettempdir()) / "memdesk-bench-mcp"
 BUILD = 3  # bump when the cached store's recipe changes
 
@@ -93,7 +93,7 @@ def questions() -> list[str]:
     new questions."""
     out: list[str] = []
     for name in ("en", "zh"):
-        path = ROOT / "data" / "recall_dev" / name / "questions.jsonl"
+        path = ROOT / "tests" / "sets" / "recall_dev" / name / "questions.jsonl"
         out += [json.loads(line)["question"] for line in
                 path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return list(dict.fromkeys(out))

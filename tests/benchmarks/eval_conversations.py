@@ -1,7 +1,7 @@
 """Multi-session conversations against what a careful note-taker would keep.
 
-Each set (``data/convo_dev/<name>/``, ``data/convo_blind/<name>/``; the format in
-``data/convo_dev/README.md``) holds ``conversations.jsonl`` (turns of several
+Each set (``tests/sets/convo_dev/<name>/``, ``tests/sets/convo_blind/<name>/``; the format in
+``tests/sets/convo_dev/README.md``) holds ``conversations.jsonl`` (turns of several
 sessions, one person or a team sharing a project) and ``expect.jsonl``: every
 fact a careful person would record, and checks (what is current at a time, what
 must never be stored, what waits for review, conflicts, stated starts, due
@@ -44,7 +44,7 @@ from memdesk.records import Fact
 from memdesk.timeutil import to_us
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = {"dev": ROOT / "data" / "convo_dev", "blind": ROOT / "data" / "convo_blind"}
+SETS = {"dev": ROOT / "tests" / "sets" / "convo_dev", "blind": ROOT / "tests" / "sets" / "convo_blind"}
 NEVER_TRUE = ("corrected", "retracted")
 DATED = ("todo", "plan", "deadline")
 

@@ -3,13 +3,13 @@
 Run: ``.venv/bin/python -m tests.benchmarks.eval_extraction [--heldout|--chatty|--blind|--blind2|--blind3|--blind4|
 --blind5|--blind6|--blind7|--blind8|--blind9|--blind10] [--signals [--written]] [--verbose]``
 
-Gold sets (see data/gold/README.md): the default one was used while writing the
+Gold sets (see tests/sets/gold/README.md): the default one was used while writing the
 rules; ``--heldout`` was written independently and then used to improve them.
 Every other set was written by an author who never saw the rules, scored once
 as a blind set, and (except the last ones) then used for tuning: ``--chatty``
 (terse, voice-typed), ``--blind``, ``--blind2``, ``--blind4``, ``--blind5``.
 ``--blind3``, ``--blind6`` and ``--blind9`` were kept for the final, honest
-measurement (``--blind7`` and ``--blind8`` were blind at first, then tuned on). Their first scores are recorded in data/gold/README.md.
+measurement (``--blind7`` and ``--blind8`` were blind at first, then tuned on). Their first scores are recorded in tests/sets/gold/README.md.
 
 Each gold line is one turn with its context; ``extract`` runs on the turn and
 its predictions are matched one-to-one to the gold facts on (subject,
@@ -46,7 +46,7 @@ from memdesk import DEFAULT_REVIEW_THRESHOLD
 from memdesk.extract.rules import extract
 from memdesk.pipeline import ExtractedFact, Turn
 
-GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "gold"
+GOLD_DIR = Path(__file__).resolve().parents[2] / "tests" / "sets" / "gold"
 GOLD = GOLD_DIR / "extraction.jsonl"
 HELDOUT = GOLD_DIR / "heldout.jsonl"  # written independently of the rules, then used to improve them
 CHATTY = GOLD_DIR / "chatty.jsonl"  # written independently as a blind set, scored once, then used for tuning
@@ -225,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     path = _gold_path(argv)
     if not path.exists():
-        print(f"error: {path.relative_to(GOLD_DIR.parent.parent)} does not exist (see data/gold/README.md)",
+        print(f"error: {path.relative_to(GOLD_DIR.parents[2])} does not exist (see tests/sets/gold/README.md)",
               file=sys.stderr)
         return 2
-    print(f"gold set: {path.relative_to(GOLD_DIR.parent.parent)}")
+    print(f"gold set: {path.relative_to(GOLD_DIR.parents[2])}")
     signals = "--signals" in argv
     rep = evaluate(path, verbose="--verbose" in argv or "-v" in argv, signals=signals,
                    written=signals and "--written" in argv)

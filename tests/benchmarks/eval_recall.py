@@ -1,4 +1,4 @@
-"""Recall quality on the probe set (``data/probes/recall.jsonl``).
+"""Recall quality on the probe set (``tests/sets/probes/recall.jsonl``).
 
 Builds the demo store from ``data/conversations/`` in a temporary folder (the
 clock fixed at 2026-06-01, so statuses do not drift with the calendar), runs
@@ -33,7 +33,7 @@ from memdesk.schema import TurnRow
 from sqlalchemy import select
 
 ROOT = Path(__file__).resolve().parents[2]
-PROBES = ROOT / "data" / "probes" / "recall.jsonl"
+PROBES = ROOT / "tests" / "sets" / "probes" / "recall.jsonl"
 CLOCK = datetime.fromisoformat("2026-06-01T00:00:00+00:00")
 
 

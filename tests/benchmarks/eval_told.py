@@ -2,9 +2,9 @@
 ``core/recall/query_map.py``) against embedded by e5 (``IndexSettings(
 told_query_map=False)``), in the same run, on the same store.
 
-* the probe set (``data/probes/recall.jsonl``, its probes over memories):
+* the probe set (``tests/sets/probes/recall.jsonl``, its probes over memories):
   hit@1 and hit@5 as ``eval_recall`` scores them;
-* the recall sets (``data/recall_dev``, ``data/recall_blind``): each question
+* the recall sets (``tests/sets/recall_dev``, ``tests/sets/recall_blind``): each question
   with evidence recalled over memories for its user (k 10, what ``memdesk
   recall --subject user:NAME`` runs); **hit@5 / hit@10**: a memory or fact
   told in an evidence turn, or in the turn right after it (the assistant's

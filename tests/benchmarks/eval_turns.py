@@ -1,6 +1,6 @@
 """Evidence-turn recall over raw turns, on the recall development and blind sets.
 
-Each set (``data/recall_dev/<name>/``, ``data/recall_blind/<name>/``) holds
+Each set (``tests/sets/recall_dev/<name>/``, ``tests/sets/recall_blind/<name>/``) holds
 ``conversations.jsonl`` (turns) and ``questions.jsonl`` (a question, the user
 who asks it, the evidence turns). The conversations are ingested into a
 temporary store (clock fixed, so nothing drifts with the calendar); every
@@ -45,7 +45,7 @@ from memdesk.schema import TurnRow
 from sqlalchemy import func, select
 
 ROOT = Path(__file__).resolve().parents[2]
-SETS = {"dev": ROOT / "data" / "recall_dev", "blind": ROOT / "data" / "recall_blind"}
+SETS = {"dev": ROOT / "tests" / "sets" / "recall_dev", "blind": ROOT / "tests" / "sets" / "recall_blind"}
 CLOCK = datetime.fromisoformat("2026-12-01T00:00:00+00:00")
 KS = (1, 3, 5, 10)
 
