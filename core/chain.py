@@ -52,32 +52,14 @@ from orjson import JSONEncodeError
 from orjson import dumps as _orjson_dumps
 from sqlalchemy import Connection, inspect, select
 
-from .schema import (
-    AuditRow,
-    ClaimRow,
-    ConflictRow,
-    FactRow,
-    MemoryRow,
-    PredicateUse,
-    StoreMeta,
-    TurnRow,
-)
+from .schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, PRED, TURN
 
 GENESIS = "0" * 64
 ERASED_ACTION = "subject.erased"
 RANGED = ("turn", "claim", "fact", "conflict", "memory")
 STATEFUL = ("claim", "conflict")  # hashed row by row (rows change after creation)
 
-TABLES = {
-    "turn": TurnRow.__table__,
-    "claim": ClaimRow.__table__,
-    "fact": FactRow.__table__,
-    "conflict": ConflictRow.__table__,
-    "memory": MemoryRow.__table__,
-    "predicate": PredicateUse.__table__,
-}
-AUDIT = AuditRow.__table__
-META = StoreMeta.__table__
+TABLES = {"turn": TURN, "claim": CLAIM, "fact": FACT, "conflict": CONFLICT, "memory": MEMORY, "predicate": PRED}
 
 STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note",
                  "known_until")

@@ -53,14 +53,12 @@ from sqlalchemy import Connection, delete, inspect, select, update
 
 from . import tokens
 from .bitemporal import normalise_object
-from .chain import AUDIT, ERASED_ACTION, Recomputer, load_entries
+from .chain import ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
 from .errors import InvalidInput, StoreError, SubjectNotFound
 from .mentions import Mention, Names, find_mentions, names_of
-from .schema import RecallVectorRow
-from .writer import CLAIM, CONFLICT, FACT, MEMORY, META, TURN, WriteBatch, chunks
-
-VECTOR = RecallVectorRow.__table__
+from .schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, TURN, VECTOR
+from .writer import WriteBatch, chunks
 
 SUBJECT = re.compile(r"^user:(\S.*)$")
 SCRUBBED_DETAIL = json.dumps({"erased": True})

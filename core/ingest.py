@@ -44,10 +44,11 @@ from .failpoints import point
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
+from .schema import FACT, TURN
 from .signals.layer import SignalLayer
 from .signals.people import PeopleBook
 from .timeutil import from_us, parse_time, to_us
-from .writer import FACT, TURN, WriteBatch, chunks
+from .writer import WriteBatch, chunks
 
 SPEAKERS = ("user", "assistant")
 _TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}

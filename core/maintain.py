@@ -68,11 +68,9 @@ from .bitemporal import copy_until
 from .errors import InvalidInput, StoreError
 from .lang.text import grams
 from .records import Fact
-from .schema import ConflictRow
+from .schema import CLAIM, CONFLICT, FACT, MEMORY, TURN
 from .timeutil import iso
-from .writer import CLAIM, FACT, MEMORY, TURN, WriteBatch, chunks, execute_many, fact_from_row
-
-CONFLICT = ConflictRow.__table__
+from .writer import WriteBatch, chunks, execute_many, fact_from_row
 
 ACTION = "store.maintained"
 DEFAULT_ACTOR = "maintain"

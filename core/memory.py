@@ -46,15 +46,13 @@ from .recall import Recaller, RecallHit
 from .recall.embedders import DEFAULT_EMBEDDER, Embedder
 from .recall.scope import people_of
 from .records import Fact
-from .schema import ClaimRow, TurnRow
+from .schema import CLAIM, TURN
 from .store import Store
 from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
 from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit, MemoryItem
 from .writer import chunks
 
 ROLES = {"user": "user", "assistant": "assistant"}
-_TURN = TurnRow.__table__
-_CLAIM = ClaimRow.__table__
 _STEP = timedelta(microseconds=1)
 
 
@@ -293,8 +291,8 @@ class Memory:
     def _owners(self, session: str) -> list[str | None]:
         """The users whose turns ``session`` holds (None: a turn without one)."""
         with self.store.engine.connect() as conn:
-            return [u for (u,) in conn.execute(select(_TURN.c.user).distinct()
-                                               .where(_TURN.c.session == session))]
+            return [u for (u,) in conn.execute(select(TURN.c.user).distinct()
+                                               .where(TURN.c.session == session))]
 
     def _session_holds(self, session: str, drafts: list[dict[str, Any]]
                        ) -> tuple[int, datetime | None, list[tuple[int, str, str, int]]]:
@@ -303,17 +301,17 @@ class Memory:
         text, or a number one of them gives) as (turn, speaker, text, time µs)."""
         texts = sorted({d["content"] for d in drafts})
         numbers = sorted({d["turn"] for d in drafts if d["turn"] is not None})
-        cols = (_TURN.c.turn, _TURN.c.speaker, _TURN.c.text, _TURN.c.time)
-        in_session = _TURN.c.session == session
+        cols = (TURN.c.turn, TURN.c.speaker, TURN.c.text, TURN.c.time)
+        in_session = TURN.c.session == session
         with self.store.engine.connect() as conn:
-            last = conn.execute(select(func.max(_TURN.c.turn)).where(in_session)).scalar()
-            latest = conn.execute(select(_TURN.c.time, _TURN.c.time_tz).where(in_session)
-                                  .order_by(_TURN.c.time.desc()).limit(1)).first()
+            last = conn.execute(select(func.max(TURN.c.turn)).where(in_session)).scalar()
+            latest = conn.execute(select(TURN.c.time, TURN.c.time_tz).where(in_session)
+                                  .order_by(TURN.c.time.desc()).limit(1)).first()
             rows: list[Any] = []
             for part in chunks(texts):
-                rows += conn.execute(select(*cols).where(in_session, _TURN.c.text.in_(part))).all()
+                rows += conn.execute(select(*cols).where(in_session, TURN.c.text.in_(part))).all()
             for part in chunks(numbers):
-                rows += conn.execute(select(*cols).where(in_session, _TURN.c.turn.in_(part))).all()
+                rows += conn.execute(select(*cols).where(in_session, TURN.c.turn.in_(part))).all()
         when = from_us(int(latest[0]), int(latest[1] or 0)) if latest is not None else None
         return (int(last) if last is not None else 0, when,
                 [(int(n), str(s), str(t), int(us)) for n, s, t, us in rows])
@@ -430,9 +428,9 @@ class Memory:
         if owner is not None:  # the user's own session of that name
             session = self.check_session(session, owner)
         with self.store.engine.connect() as conn:
-            row = conn.execute(select(_TURN.c.speaker, _TURN.c.text, _TURN.c.time,
-                                      _TURN.c.time_tz, _TURN.c.user)
-                               .where(_TURN.c.session == session, _TURN.c.turn == turn)).first()
+            row = conn.execute(select(TURN.c.speaker, TURN.c.text, TURN.c.time,
+                                      TURN.c.time_tz, TURN.c.user)
+                               .where(TURN.c.session == session, TURN.c.turn == turn)).first()
         if row is None:
             raise InvalidInput(f"no stored turn {turn} in session {session!r}: remember the "
                                "conversation first, then cite its turn")
@@ -448,9 +446,9 @@ class Memory:
                                  origin=f"{origin} ({session})", caller=caller)
         with self.store.engine.connect() as conn:  # its row: one per (turn, claim key)
             claim_id = conn.execute(
-                select(_CLAIM.c.id).join(_TURN, _TURN.c.id == _CLAIM.c.turn_id)
-                .where(_TURN.c.session == session, _TURN.c.turn == turn,
-                       _CLAIM.c.claim_key == claim.key)).scalar()
+                select(CLAIM.c.id).join(TURN, TURN.c.id == CLAIM.c.turn_id)
+                .where(TURN.c.session == session, TURN.c.turn == turn,
+                       CLAIM.c.claim_key == claim.key)).scalar()
         if claim_id is None:
             raise InvalidInput("the proposal was not recorded (a duplicate of a decided one?)")
         return MemoryCandidate.of(self.store.candidate(int(claim_id)).to_dict())

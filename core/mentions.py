@@ -33,11 +33,8 @@ from typing import Any
 
 from sqlalchemy import Connection, or_, select
 
-from .schema import AuditRow, ClaimRow, FactRow, MemoryRow, TurnRow
+from .schema import AUDIT, CLAIM, FACT, MEMORY, TURN
 
-TURN, CLAIM, FACT, MEMORY = (TurnRow.__table__, ClaimRow.__table__, FactRow.__table__,
-                             MemoryRow.__table__)
-AUDIT = AuditRow.__table__
 NAME_PREDICATE = "name"
 SNIPPET = 100  # characters of context a listed mention shows
 MIN_PART = 2  # a part of a full name shorter than this is not looked for alone

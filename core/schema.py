@@ -316,5 +316,18 @@ class AccessTokenRow(TableModel, table=True):
     revoke_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
+# Each table as SQLAlchemy Core sees it, named once here: the engine's queries and writes
+# (the writer, recall, undo, tokens, erasure, maintenance, the agent API) all go through these.
+META = StoreMeta.__table__
+TURN = TurnRow.__table__
+CLAIM = ClaimRow.__table__
+FACT = FactRow.__table__
+MEMORY = MemoryRow.__table__
+CONFLICT = ConflictRow.__table__
+PRED = PredicateUse.__table__
+AUDIT = AuditRow.__table__
+VECTOR = RecallVectorRow.__table__
+TOKEN = AccessTokenRow.__table__
+
 # recall looks facts up by the claim a memory came from
-Index("ix_fact_claim", FactRow.__table__.c.claim_id)
+Index("ix_fact_claim", FACT.c.claim_id)

@@ -33,12 +33,10 @@ from sqlalchemy import Connection, func, select, update
 from .access import PROJECT_PREFIX, USER_PREFIX, Grant
 from .claims import check_id, check_name, check_required_text
 from .errors import InvalidInput, TokenNotFound
-from .schema import AccessTokenRow, AuditRow
+from .schema import AUDIT, TOKEN
 from .timeutil import iso
 from .writer import WriteBatch
 
-TOKEN = AccessTokenRow.__table__
-AUDIT = AuditRow.__table__
 PREFIX = "mdk_"
 _SECRET_CHARS = 43  # secrets.token_urlsafe(32)
 CREATED, REVOKED = "token.created", "token.revoked"

@@ -21,13 +21,8 @@ from .bitemporal import normalise_object, whole_copy
 from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
 from .gates import append_steps, reopened, undone
 from .records import Fact
-from .schema import AuditRow, ClaimRow, ConflictRow, FactRow
+from .schema import AUDIT, CLAIM, CONFLICT, FACT
 from .writer import WriteBatch, fact_from_row
-
-AUDIT = AuditRow.__table__
-CLAIM = ClaimRow.__table__
-CONFLICT = ConflictRow.__table__
-FACT = FactRow.__table__
 
 _DECISIONS = ("claim.approved", "claim.rejected")
 

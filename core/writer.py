@@ -68,25 +68,16 @@ from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
 from .schema import (
+    AUDIT,
+    CLAIM,
+    CONFLICT,
+    FACT,
     FACT_COLUMNS,
-    AuditRow,
-    ClaimRow,
-    ConflictRow,
-    FactRow,
-    MemoryRow,
-    PredicateUse,
-    StoreMeta,
-    TurnRow,
+    MEMORY,
+    META,
+    PRED,
+    TURN,
 )
-
-FACT = FactRow.__table__
-CLAIM = ClaimRow.__table__
-TURN = TurnRow.__table__
-CONFLICT = ConflictRow.__table__
-AUDIT = AuditRow.__table__
-META = StoreMeta.__table__
-PRED = PredicateUse.__table__
-MEMORY = MemoryRow.__table__
 
 CHUNK = 500
 FLUSH_EVERY = 20_000
@@ -129,7 +120,6 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 def _dumps(value: Any) -> str:
     return _ENCODER.encode(value)
-
 
 
 

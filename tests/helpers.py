@@ -83,7 +83,7 @@ def downgrade(url: str, revision: str) -> None:
 def written(store) -> tuple:
     """What any write changes: the store's change stamp and every table's row
     count (equal before and after: nothing was written)."""
-    from memdesk.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+    from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:

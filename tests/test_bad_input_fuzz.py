@@ -24,8 +24,8 @@ from memdesk.app.cli import main
 from memdesk.bitemporal import canonical_json
 from memdesk.claims import EDITABLE, SCOPE_PATTERN, read_claims
 from memdesk.ingest import iter_turns
+from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from memdesk.timeutil import parse_time_us, to_us
-from memdesk.writer import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from sqlalchemy import func, select
 
 GOOD_TURN = {"session": "fz", "turn": 1, "speaker": "user", "time": "2026-03-01T10:00:00+08:00",

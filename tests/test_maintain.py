@@ -30,7 +30,7 @@ from memdesk.maintain import (
     parse_age,
     plan_maintenance,
 )
-from memdesk.writer import AUDIT, FACT, MEMORY
+from memdesk.schema import AUDIT, FACT, MEMORY
 from sqlalchemy import func, select
 
 from .helpers import CST, claim, day

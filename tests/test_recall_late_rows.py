@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from memdesk.recall import IndexSettings
 from memdesk.recall.collection import Collection
-from memdesk.recall.vectors import VECTOR
-from memdesk.schema import TurnRow
+from memdesk.schema import VECTOR, TurnRow
 from sqlalchemy import select
 
 from .recall_fixtures import HashEmbedder, write_turns

@@ -84,9 +84,7 @@ def current(conn: Connection) -> str | None:
             return str(rev)
     if "store_meta" not in tables:
         return None
-    from ..schema import StoreMeta
-
-    meta = StoreMeta.__table__
+    from ..schema import META as meta
     version = conn.execute(select(meta.c.schema_version).where(meta.c.id == 1)).scalar()
     legacy = LEGACY.get(version) if isinstance(version, int) else None
     return legacy or f"schema_version {version}"

@@ -55,7 +55,7 @@ from ..lang.questions import asks, asks_when
 from ..lang.text import anchors, grams, is_chinese
 from ..lang.times import find_times
 from ..records import STATUSES, Fact
-from ..schema import AuditRow, ClaimRow, ConflictRow, FactRow, MemoryRow, TurnRow
+from ..schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from ..store import Store
 from ..timeutil import from_us, iso, parse_time_us
 from .annoy_index import remove_index_files
@@ -76,12 +76,6 @@ from .query_map import QueryMap
 from .scope import ResolvedScope, Scope, people_of, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
 from .vectors import VECTOR, Progress
-
-MEMORY = MemoryRow.__table__
-TURN = TurnRow.__table__
-CLAIM = ClaimRow.__table__
-FACT = FactRow.__table__
-CONFLICT = ConflictRow.__table__
 
 _T = TypeVar("_T")
 MAX_K = 1000  # results one recall may ask for
@@ -136,7 +130,7 @@ _Q_NEW_TEXTS = {
 # still current: one round trip instead of six. (Ids an erasure removed may
 # stay in those caches; their rows are gone, so they never hydrate.)
 _Q_STAMP = select(*(select(func.max(t.c.id)).scalar_subquery()
-                    for t in (AuditRow.__table__, VECTOR, MEMORY, TURN, FACT, CONFLICT, CLAIM)))
+                    for t in (AUDIT, VECTOR, MEMORY, TURN, FACT, CONFLICT, CLAIM)))
 
 
 def default_index_dir(url: str) -> Path:

@@ -20,12 +20,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from ..clock import SystemClock, now_us
 from ..failpoints import point
-from ..schema import FactRow, MemoryRow, RecallVectorRow, TurnRow
+from ..schema import FACT, MEMORY, TURN, VECTOR
 from .embedders import Embedder
 
-VECTOR = RecallVectorRow.__table__
-MEMORY = MemoryRow.__table__
-TURN = TurnRow.__table__
 KINDS = ("memory", "turn")
 EMBED_BATCH = 256
 EMBED_BATCH_CHARS = 4_000
@@ -116,7 +113,7 @@ class VectorStore:
         if self._ensured:
             return
         VECTOR.create(self.engine, checkfirst=True)
-        for index in FactRow.__table__.indexes:
+        for index in FACT.indexes:
             if index.name == "ix_fact_claim":
                 index.create(self.engine, checkfirst=True)
         self._ensured = True
