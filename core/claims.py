@@ -729,7 +729,7 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
                         tz=offset_minutes(turn.time), speaker=turn.speaker, kind=f.source_kind or source_kind)
         # a change's event time is when it happened (a stated start), except for a dated item,
         # whose event time is when it is due ("the launch slips to the 29th": changed now)
-        change_at = f.event_start if f.change == "evolution" and f.predicate not in DATED else None
+        change_at = f.event_start if (f.change == "evolution" or f.start_said) and f.predicate not in DATED else None
         valid_from = to_us(change_at if change_at is not None else turn.time)
         event_end = to_us(f.event_end) if f.event_end else None
         # a stated start lies somewhere in the event's span ("上个月": the whole month)

@@ -43,6 +43,9 @@ class ExtractedFact:
     event_start: datetime | None = None
     event_end: datetime | None = None
     condition: str | None = None
+    # the turn said when the value began ("vegetarian since January", "从三月开始戒了"): the event
+    # time is the value's stated start, as a change's is
+    start_said: bool = False
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import pytest
 from memdesk.claims import ClaimInput, to_claims
 from memdesk.extract.rules import extract
 from memdesk.pipeline import Turn
+from memdesk.timeutil import to_us
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))
@@ -1013,6 +1014,27 @@ def test_a_to_do_is_due_on_the_time_said_nearest_it_not_the_turns_first(text, to
     t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
     facts = [f for f in extract(Turn("s", 1, "user", t0, text, "u")) if f.predicate == "todo"]
     assert [(f.object, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [(todo, due)]
+
+
+@pytest.mark.parametrize("text, obj, start", [
+    ("我从二月份开始不喝酒了", "酒", "2026-02-01"),
+    ("been vegetarian since february, feels great", "vegetarian", "2026-02-01"),
+])
+def test_a_value_said_with_its_start_starts_then(text, obj, start):
+    """"since February", 从二月份开始: the value's stated start, not the turn's time (and no change)."""
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    facts = [f for f in extract(Turn("s", 1, "user", t0, text, "u")) if f.predicate in ("diet", "likes")]
+    [f] = [f for f in facts if obj in f.object]
+    assert f.start_said and f.change is None and f.event_start is not None
+    assert f.event_start.date().isoformat() == start
+    [claim] = to_claims(Turn("s", 1, "user", t0, text, "u"), [f])
+    assert claim.start_stated and claim.valid_from == to_us(f.event_start)
+
+
+def test_a_start_still_to_come_is_no_stated_start():
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    facts = extract(Turn("s", 1, "user", t0, "我下个月开始吃素", "u"))
+    assert not any(f.start_said for f in facts)
 
 
 @pytest.mark.parametrize("text", ["我们周五之前聊聊吧", "三天前我去了趟医院", "I need a break before Friday"])

@@ -2456,11 +2456,30 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
             times = [_nearest_time(told, r.object, times)]
         if times:
             start, end = times[0][2].start, times[0][2].end
+    said = None if start is not None or r.predicate in _DATED_ITEMS or r.predicate == "pet" \
+        else _said_start(turn.text, r.object, turn.time)
+    if said is not None:
+        start, end = said
     return ExtractedFact(
         subject=subject, predicate=r.predicate, object=r.object, value=value,
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
         confidence=confidence, event_start=start, event_end=end, condition=r.condition,
+        start_said=said is not None,
     )
+
+
+def _said_start(text: str, obj: str, when: datetime) -> tuple[datetime, datetime] | None:
+    """When the turn says the value began, as a time after "since" / "as of" (en) or between 从/自从 and
+    开始/起/以来 (zh), not after the turn: "vegetarian since January" -> January, "从三月开始戒的" -> March.
+    The time said nearest the value; None when the turn names no such time."""
+    zh = searched(_CJK, text)
+    found = [t for t in find_times(text, when, past=True) if t[2].start <= when and (
+        _P["zh.said_start.1"].search(text[:t[0]]) and _P["zh.said_start.2"].match(text, t[1]) if zh
+        else _P["en.said_start"].search(text[:t[0]]) or _P["en.said_start_within"].match(text, t[0]))]
+    if not found:
+        return None
+    _, _, span = _nearest_time(text, obj, found)
+    return span.start, span.end
 
 
 interpret.check_names(RULES.steps, RULES.maps, RULES.sets)
