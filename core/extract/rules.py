@@ -2456,10 +2456,14 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
             times = [_nearest_time(told, r.object, times)]
         if times:
             start, end = times[0][2].start, times[0][2].end
-    said = None if start is not None or r.predicate in _DATED_ITEMS or r.predicate == "pet" \
-        else _said_start(turn.text, r.object, turn.time)
+    said = None
+    if start is None and r.predicate not in _DATED_ITEMS and r.predicate != "pet":
+        told = turn.text  # the times said as starts, found once per turn (a Whole keeps them)
+        starts = told.once(("said_starts",), lambda: _said_starts(told, turn.time)) \
+            if isinstance(told, Whole) else _said_starts(told, turn.time)
+        said = _nearest_time(told, r.object, starts)[2] if starts else None
     if said is not None:
-        start, end = said
+        start, end = said.start, said.end
     return ExtractedFact(
         subject=subject, predicate=r.predicate, object=r.object, value=value,
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
@@ -2468,18 +2472,22 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     )
 
 
-def _said_start(text: str, obj: str, when: datetime) -> tuple[datetime, datetime] | None:
-    """When the turn says the value began, as a time after "since" / "as of" (en) or between 从/自从 and
-    开始/起/以来 (zh), not after the turn: "vegetarian since January" -> January, "从三月开始戒的" -> March.
-    The time said nearest the value; None when the turn names no such time."""
-    zh = searched(_CJK, text)
-    found = [t for t in find_times(text, when, past=True) if t[2].start <= when and (
-        _P["zh.said_start.1"].search(text[:t[0]]) and _P["zh.said_start.2"].match(text, t[1]) if zh
-        else _P["en.said_start"].search(text[:t[0]]) or _P["en.said_start_within"].match(text, t[0]))]
-    if not found:
-        return None
-    _, _, span = _nearest_time(text, obj, found)
-    return span.start, span.end
+def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
+    """The times ``text`` says a value began at, not after ``when``: after "since" / "as of" ("vegetarian since
+    January"), or between 从/自从 and 开始/起/以来 ("从三月开始戒的"). Each time's glue is looked for in a few
+    characters around it, so the work stays linear in the text."""
+    out = []
+    for t in find_times(text, when, past=True):
+        if t[2].start > when:
+            continue
+        before, after, within = text[max(0, t[0] - _GLUE):t[0]], text[t[1]:t[1] + _GLUE], text[t[0]:t[0] + _GLUE]
+        if (_P["zh.said_start.1"].search(before) and _P["zh.said_start.2"].match(after)) \
+                or _P["en.said_start"].search(before) or _P["en.said_start_within"].match(within):
+            out.append(t)
+    return out
+
+
+_GLUE = 24  # characters around a time in which its "since" / 从…开始 is looked for
 
 
 interpret.check_names(RULES.steps, RULES.maps, RULES.sets)
