@@ -102,7 +102,7 @@ from decimal import Decimal
 
 from ..catalog import Catalog
 from ..lang.amounts import Amount, find_amounts
-from ..lang.numerals import parse_cn_number
+from ..lang.numerals import EN_UNITS, parse_cn_number
 from ..lang.times import TimeSpan, find_times
 from ..pipeline import ExtractedFact, Turn
 from . import interpret
@@ -1938,10 +1938,7 @@ def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw |
     """The to-do of an offered reminder that does not name its action ("Final headcount due the 25th. Reminder on
     the 23rd?", "周五跟房东说退租。要不要我周五早上提醒你一下？"): the dated item the offer's message states
     before it, else the one the user's turn before it states; None when neither states one."""
-    sents = [x.strip() for x in _P["shared.put_forward.1"].split(offer) if x.strip()]
-    said = [_from_assistant(_P["shared.reminded_item.1"].sub("", x)) for x in sents if not _OFFERED_REMINDER.search(x)]
-    if before and before[-1].speaker == "user":
-        said.insert(0, before[-1].text)
+    said = _said_before_offer(offer, before, lambda x: _from_assistant(_P["shared.reminded_item.1"].sub("", x)))
     for text in reversed(said):
         raws = _raw_facts(text, when, allow_question=True, project=True)
         for predicate in _DATED_ITEMS:
@@ -1963,20 +1960,22 @@ def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) 
     if m.group("week") or m.group("week_zh"):
         days = 7
     elif n:
-        days = _EN_COUNT.get(n.casefold()) or int(parse_cn_number(n) or 1)
+        days = EN_UNITS.get(n.casefold()) or int(parse_cn_number(n) or 1)
     else:
         days = 1
-    said = [x for x in _P["shared.put_forward.1"].split(offer) if x.strip() and not _OFFERED_REMINDER.search(x)]
-    if before and before[-1].speaker == "user":
-        said.insert(0, before[-1].text)
-    for text in reversed(said):
+    for text in reversed(_said_before_offer(offer, before)):
         times = find_times(text, when)
         if times:
             return (times[0][2].start.date() - timedelta(days=days)).isoformat()
     return None
 
 
-_EN_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+def _said_before_offer(offer: str, before: Sequence[Turn], read: Callable[[str], str] = str.strip) -> list[str]:
+    """What a reminder offer can be about, in the order it was said: the user's turn before it (when the turn
+    before is the user's), then the sentences of the offer's message that offer no reminder, each ``read``."""
+    sents = [read(x.strip()) for x in _P["shared.put_forward.1"].split(offer)
+             if x.strip() and not _OFFERED_REMINDER.search(x)]
+    return ([before[-1].text] if before and before[-1].speaker == "user" else []) + sents
 
 
 # an assistant's sentence that states what it knows of the user, up to the first comma or "so"
@@ -2049,12 +2048,14 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             put = _put_forward(prev.text)
             confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
-            if _OFFERED_REMINDER.search(put) and not any(r.predicate == "todo" for r in confirmed):
-                reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
-                # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
-                confirmed = [reminded] if reminded is not None else [r for r in confirmed if r.predicate != "decision"]
-            if _OFFERED_REMINDER.search(put) and (day := _reminder_day(put, prev.text, context[:-1], turn.time)):
-                confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
+            if _OFFERED_REMINDER.search(put):
+                if not any(r.predicate == "todo" for r in confirmed):
+                    reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
+                    # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
+                    confirmed = [reminded] if reminded is not None else \
+                        [r for r in confirmed if r.predicate != "decision"]
+                if day := _reminder_day(put, prev.text, context[:-1], turn.time):  # "… the day before?"
+                    confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
                 confirmed = [r for r in confirmed if r.predicate != "decision"]
             offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
