@@ -578,6 +578,40 @@ def test_a_value_said_right_after_me_stays_the_users_in_a_clause_about_someone_e
     assert [(c.subject, c.object) for c in out] == [("user:mei", "Mimi")]
 
 
+def test_the_speakers_value_in_a_clause_about_someone_else_is_not_read_again_as_theirs():
+    """The extractor's value said right after "me" stays the user's, and the clause is not read again in
+    the first person ("朋友都叫我小鹿" read as "我都叫我小鹿" made 小鹿 the friend's name too)."""
+    t = turn("朋友一般都叫我小鹿")
+    seen: list[str] = []
+
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        seen.append(t2.text)
+        return [claim("user:mei", "name", "小鹿", t2)]
+
+    out = layer({}).refine(t, [], [claim("user:mei", "name", "小鹿", t)], extract)
+    assert [(c.subject, c.object) for c in out] == [("user:mei", "小鹿")]
+    assert seen == []
+
+
+def test_a_tagged_value_said_right_after_me_is_not_the_other_persons():
+    t = turn("朋友一般都叫我小鹿")
+    tags = {"朋友一般都叫我小鹿": [("name", "小鹿", 0.95)]}
+    lay = layer(stated(tags, family="name", about="third"), tags)
+    assert [r.who for r in lay.read(t, [])] == ["friend"]
+    assert not any(c.predicate == "name" for c in lay.refine(t, [], [], nothing))
+
+
+def test_a_pronoun_after_a_relation_that_reports_means_that_person():
+    """A relation word as the subject of a reporting verb ("my boss says…", "我男朋友阿哲说…") is not what its
+    clause is about, but a pronoun after it means that person."""
+    lay = layer({})
+    t = turn("My boss says the launch moved. She lives in Leeds")
+    readings = lay.read(t, [])
+    assert [r.who for r in readings] == [None, "manager"]
+    t = turn("我男朋友阿哲说作品集可以给他看看，他在上海做产品经理")
+    assert [r.who for r in lay.read(t, [])] == [None, "boyfriend"]
+
+
 def test_an_extractors_value_the_tagger_finds_implausible_waits_for_review():
     t = turn("算了，现在反而有点喜欢香菜")
     lay = SignalLayer(model=FixedModel({}), cues=Cues.load(),  # type: ignore[arg-type]

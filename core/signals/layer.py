@@ -190,6 +190,8 @@ class SignalLayer:
                 current = None
                 if self.people.speaks_of_self(text, lang):
                     who = None
+            if current is None and named is not None and self.people.reports(text, named[1], lang):
+                who = named[0]  # "我男朋友说…": not what the clause is about, but whom a pronoun after it means
             out.append(Reading(signal, current, lang))
             chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out
@@ -232,7 +234,7 @@ class SignalLayer:
                            and _norm(c.object) != _norm(reading.who)  # "Rhubarb is my favourite"
                            and not _of_me(reading.signal.clause.text, c.object)]  # "朋友都喊我芸芸"
                 moved = [c.with_changes(subject=person) for c in movable]
-                if not moved:
+                if not mine:  # the extractor found nothing there (a value it found is the speaker's: "朋友都喊我芸芸")
                     moved = [c.with_changes(subject=person) if c.subject == user_subject else c
                              for c in self._as_first_person(turn, context, reading, extract)
                              if c.subject in (user_subject, person)]
@@ -315,6 +317,8 @@ class SignalLayer:
             return None
         if predicate in ("relation", "name") and not self.people.looks_like_name(obj):
             return None  # "住那边", "下个月": not what a person is called
+        if reading.who is not None and _of_me(reading.signal.clause.text, obj):
+            return None  # what the other person calls the speaker ("朋友都叫我小鹿"): the extractor's to read
         if reading.who is not None:
             subject = f"person:{turn.user}/{reading.who}"
             if predicate == "relation":

@@ -175,11 +175,21 @@ class People:
         key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
         return (key, m) if key else None
 
+    def reports(self, text: str, m: re.Match[str], lang: str) -> bool:
+        """Whether the relation word ``m`` is the subject of a reporting verb
+        ("老婆同意…", "my boss says …", "我男朋友阿哲说…"): the clause says what they said."""
+        at = m.end()
+        if lang == "zh":  # a name after the relation word (English: the pattern allows one)
+            name = _ZH_INTRODUCED.match(text, at)
+            if name is not None and name.group(0) == name.group(1) and self.looks_like_name(name.group(1)):
+                at = name.end()
+        return bool(self.cues.reporting[lang].match(text, at))
+
     def is_subject(self, text: str, m: re.Match[str], lang: str) -> bool:
         """Whether the relation word is what the clause speaks about: its
         subject (not an object: "I called my mum", "给我妈打电话")."""
         before = text[:m.start()]
-        if self.cues.reporting[lang].match(text, m.end()):
+        if self.reports(text, m, lang):
             return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
         if lang == "zh":
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
