@@ -35,8 +35,11 @@ Three things it does that DataTable does not:
 * **a cell wider than its column ends in "…"**, cut by display width (a CJK
   character takes two cells), instead of being cropped mid-word.
 
-Textual is pinned (8.2.8): the methods overridden here are DataTable's
-private rendering methods of that version.
+Only Textual's public API is used: the table overrides ``render_line`` (the
+Line API, as ``Textualize/toolong`` draws its logs) and reads DataTable's
+public accessors (``ordered_rows``, ``get_row``, ``get_component_styles``,
+``get_pseudo_class_state``); the rows it does not draw itself go to
+``DataTable.render_line``.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text, TextType
-from textual._segment_tools import line_crop
+from textual import events
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.strip import Strip
@@ -67,7 +70,7 @@ MIN_FLEX = 6
 def plain_line(cell: object) -> str | None:
     """The text of a cell that can be drawn without Rich's pipeline, else None:
     a one-line Text without spans (a style of its own is fine)."""
-    if (type(cell) is not Text or cell._spans or cell.justify is not None
+    if (type(cell) is not Text or cell.spans or cell.justify is not None
             or cell.overflow not in (None, "ellipsis") or cell.no_wrap is False):
         return None
     plain = cell.plain
@@ -162,16 +165,43 @@ class FastTable(DataTable):
         self._natural: dict[str, int] = {}  # key -> widest label or cell ever added
         self._cells: dict[RowKey, tuple[object, ...]] = {}  # every row's cells, all columns
         self._replanning = False
+        self._refit_pending = False
+        self._hover_shown = False  # whether DataTable shows the hovered row (the mouse is in use)
+        self._tall_rows = 0  # rows taller than one line: DataTable draws the table then
+        self._labelled = False  # whether a row has a label: DataTable draws the table then
         super().__init__(*args, **kwargs)
         if flex:  # the columns always fit: no horizontal scrollbar to take a line
             self.styles.overflow_x = "hidden"
 
+    # ------------------------------------------------- the mouse's faint cursor
+    # DataTable shows the hovered row only while the mouse is in use; the same
+    # rule, from the public events, decides it for the cursor's row drawn here
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        meta = event.style.meta
+        self._hover_shown = bool(meta) and not (self.cursor_type != "row" and meta.get("out_of_bounds", False))
+
+    def on_click(self) -> None:
+        self._hover_shown = True
+
+    def on_leave(self) -> None:
+        self._hover_shown = False
+
+    def on_key(self) -> None:
+        self._hover_shown = False
+
     # ------------------------------------------------------------- fitting
-    def _update_dimensions(self, new_rows) -> None:  # noqa: ANN001
-        super()._update_dimensions(new_rows)
+    def on_resize(self) -> None:
         self.fit_columns()
 
-    def on_resize(self) -> None:
+    def _refit_soon(self) -> None:
+        """Fit the columns once the changes made now are drawn (once for a batch of rows)."""
+        if self._refit_pending or not self.is_attached:
+            return  # not mounted yet: its first resize fits it
+        self._refit_pending = True
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        self._refit_pending = False
         self.fit_columns()
 
     # --------------------------------------------- every column's cells kept
@@ -181,6 +211,7 @@ class FastTable(DataTable):
         self._all_columns.append((name, label))
         plain = Text.from_markup(label).plain if isinstance(label, str) else label.plain
         self._natural[name] = cell_len(plain)
+        self._refit_soon()
         if name in self.hidden:
             return ColumnKey(name)
         return super().add_column(label, width=width, key=name, default=default)
@@ -194,6 +225,9 @@ class FastTable(DataTable):
                 self._natural[name] = width
         row_key = super().add_row(*self._shown_cells(cells), height=height, key=key, label=label)
         self._cells[row_key] = cells
+        self._tall_rows += height != 1
+        self._labelled = self._labelled or label is not None
+        self._refit_soon()
         return row_key
 
     def all_cells(self, row_key: RowKey | str) -> dict[str, object]:
@@ -209,6 +243,8 @@ class FastTable(DataTable):
 
     def clear(self, columns: bool = False) -> FastTable:
         super().clear(columns)
+        self._tall_rows, self._labelled = 0, False
+        self._content_version += 1
         if not self._replanning:
             self._cells.clear()
             self._natural = {}
@@ -243,6 +279,7 @@ class FastTable(DataTable):
         if order:
             self.move_cursor(row=min(cursor, len(order) - 1), animate=False, scroll=False)
             self.scroll_y = scroll_y
+        self._refit_soon()  # the columns shown now fitted
 
     def fit_columns(self) -> None:
         """Give the flexible columns what the others leave of the width, and
@@ -258,12 +295,13 @@ class FastTable(DataTable):
             return
         minimum = {name: max(MIN_FLEX, self._natural_label(label))
                    for name, label in self._all_columns}
-        hidden, widths = plan_columns(available - self._row_label_column_width, self._natural,
+        hidden, widths = plan_columns(available - self._label_width(), self._natural,
                                       minimum, self.flex, self.caps, self.optional, self.want,
                                       pad)
         if hidden != self.hidden:  # rebuilt once this refit is over; it refits itself then
             self.call_later(self._show_columns, hidden)
             return
+        labels = self._label_width()
         columns = self.ordered_columns
         changed = False
         for column in columns:
@@ -273,19 +311,22 @@ class FastTable(DataTable):
                 column.auto_width, column.width = auto, target
                 changed = True
         if changed:
-            self._clear_caches()
-            self.virtual_size = Size(
-                sum(c.get_render_width(self) for c in columns) + self._row_label_column_width,
-                self.virtual_size.height)
+            self.notify_style_update()  # DataTable's drawn cells are cached without their width
+            self.virtual_size = Size(sum(c.get_render_width(self) for c in columns) + labels,
+                                     self.virtual_size.height)
             self.refresh()
+
+    def _label_width(self) -> int:
+        """The cells the row labels' column takes (none unless a row has a label and they show)."""
+        if not (self._labelled and self.show_row_labels):
+            return 0
+        widest = max((cell_len(row.label.plain) for row in self.rows.values() if row.label is not None),
+                     default=0)
+        return widest + 2 * self.cell_padding
 
     @staticmethod
     def _natural_label(label: TextType) -> int:
         return cell_len(Text.from_markup(label).plain if isinstance(label, str) else label.plain)
-
-    def _clear_caches(self) -> None:
-        super()._clear_caches()
-        self._body_lines.clear()
 
     def update_cell(self, row_key, column_key, value, *, update_width: bool = False) -> None:  # noqa: ANN001
         self._content_version += 1
@@ -298,10 +339,14 @@ class FastTable(DataTable):
             self._natural[name] = max(self._natural[name], cell_width(value))
         if name not in self.hidden:
             super().update_cell(row_key, column_key, value, update_width=update_width)
+        self._refit_soon()
 
     def remove_row(self, row_key) -> None:  # noqa: ANN001
         # a row added again later under the same key may hold other cells
         self._removed[row_key] = self._removed.get(row_key, 0) + 1
+        row = self.rows.get(row_key if isinstance(row_key, RowKey) else RowKey(row_key))
+        if row is not None:
+            self._tall_rows -= row.height != 1
         super().remove_row(row_key)
         self._cells.pop(row_key, None)
 
@@ -321,110 +366,101 @@ class FastTable(DataTable):
             style = styles[key] = compute()
         return style
 
-    def render_line(self, y: int) -> Strip:
-        # DataTable.render_line, with the widget's style computed once per repaint
-        width, _height = self.size
-        scroll_x, scroll_y = self.scroll_offset
-        fixed_keys = (self._row_locations.get_key(index) for index in range(self.fixed_rows))
-        fixed_rows_height = sum(self.get_row_height(key) for key in fixed_keys if key is not None)
-        if self.show_header:
-            fixed_rows_height += self.get_row_height(self._header_row_key)
-        if y >= fixed_rows_height:
-            y += scroll_y
-        base = self._cached_style("base", lambda: self.rich_style)
-        return self._render_line(y, scroll_x, scroll_x + width, base)
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._body_lines.clear()
 
-    def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
-        """A body line, cached per row: DataTable keys its line caches on the
-        cursor position and on a counter bumped by every added or removed row,
-        so moving the cursor (or scrolling) repainted every visible row from
-        scratch. Here a row's line is reused until something that changes how
-        that row looks changes: its cells, its index (zebra stripe, click
-        metadata), whether the cursor or hover is on it, the column widths,
-        the focus. Rows of plain one-line cells only; others go to DataTable."""
-        if (self.cursor_type != "row" or self.fixed_columns or self.fixed_rows
-                or (self._labelled_row_exists and self.show_row_labels)):
-            return super()._render_line(y, x1, x2, base_style)
-        try:
-            row_key, line_no = self._get_offsets(y)
-        except LookupError:
-            return super()._render_line(y, x1, x2, base_style)
-        row_index = self._row_locations.get(row_key)
-        row = self.rows.get(row_key)
-        if row_index is None or row is None or row.height != 1:  # the header, tall rows
-            return super()._render_line(y, x1, x2, base_style)
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the widget (Textual's Line API): a body row of plain cells is drawn here
+        (``_fast_line``); everything else (the header, a row the mouse is on other than the
+        cursor's, styled or tall cells, fixed columns) by DataTable."""
+        strip = self._fast_line(y)
+        return strip if strip is not None else super().render_line(y)
+
+    def _fast_line(self, y: int) -> Strip | None:
+        """A body line, cached per row: DataTable keys its line caches on the cursor position
+        and on a counter bumped by every added or removed row, so moving the cursor (or
+        scrolling) repainted every visible row from scratch. Here a row's line is reused until
+        something that changes how that row looks changes: its cells, its index (zebra stripe,
+        click metadata), the column widths, the widget's pseudo-classes (focus). None: not such
+        a line, DataTable draws it."""
+        if (self.cursor_type != "row" or self.fixed_columns or self.fixed_rows or self._tall_rows
+                or (self._labelled and self.show_row_labels)):
+            return None
+        header = self.header_height if self.show_header else 0
+        if y < header:
+            return None
+        scroll_x, scroll_y = self.scroll_offset
+        row_index = y - header + scroll_y
+        rows = self.ordered_rows
+        cursor = self.show_cursor and row_index == self.cursor_coordinate.row
+        hover = row_index == self.hover_coordinate.row
+        if row_index >= len(rows) or (hover and not cursor):
+            return None
+        row_key = rows[row_index].key
+        width = self.size.width
+        base = self._cached_style("base", lambda: self.rich_style)
         widths = self._cached_style("widths", lambda: tuple(
             column.get_render_width(self) for column in self.ordered_columns))
-        cursor = row_index == self.cursor_coordinate.row
-        hover = row_index == self.hover_coordinate.row
-        key = (row_key, row_index, x1, x2, self.size.width, base_style, widths, cursor, hover,
-               self.show_cursor, self._show_hover_cursor, self._pseudo_class_state,
-               self._content_version, self._removed.get(row_key, 0),
-               self._row_label_column_width)
+        if any(w < 2 * self.cell_padding for w in widths):
+            return None
+        state = self._cached_style("state", self.get_pseudo_class_state)
+        hover = hover and self._hover_shown
+        key = (row_key, row_index, scroll_x, width, base, widths, state, self.zebra_stripes, cursor, hover,
+               self._content_version, self._removed.get(row_key, 0))
         strip = self._body_lines.get(key)
         if strip is None:
-            cells = self._data[row_key]
-            if any(plain_line(cells.get(column.key)) is None for column in self.ordered_columns):
-                return super()._render_line(y, x1, x2, base_style)
-            strip = self._body_lines[key] = self._draw_row(
-                row_index, widths, base_style, x1, x2, cursor, hover)
+            cells = self.get_row(row_key)
+            if any(plain_line(cell) is None for cell in cells):
+                return None
+            strip = self._body_lines[key] = self._draw_row(row_index, cells, widths, base, scroll_x,
+                                                           cursor, hover)
         return strip
 
-    def _draw_row(self, row_index: int, widths: tuple[int, ...], base_style: Style, x1: int,
-                  x2: int, cursor: bool, hover: bool) -> Strip:
-        """One row of plain cells, as DataTable's ``_render_line_in_row`` and
-        ``_render_line`` draw it (no fixed columns, no row labels)."""
-        row_style = self._get_row_style(row_index, base_style)
+    def _draw_row(self, row_index: int, cells: list[object], widths: tuple[int, ...], base_style: Style,
+                  x1: int, cursor: bool, hover: bool) -> Strip:
+        """One row of plain cells as DataTable draws it (no fixed columns, no row labels): each
+        cell in the row's style (and the cursor's, the hover's) with its place as click metadata,
+        the row's style extended to the widget's right edge."""
+        row_style = self._row_style(row_index, base_style)
+        component = Style()
+        if hover:
+            component += self.get_component_rich_style("datatable--hover")
+        if cursor:
+            component += self.get_component_rich_style("datatable--cursor")
+        post = ((Style.from_color(color=component.color) if self.cursor_foreground_priority == "css"
+                 else Style.null())
+                + (Style.from_color(bgcolor=component.bgcolor) if self.cursor_background_priority == "css"
+                   else Style.null()))
         segments: list[Segment] = []
-        for column_index, width in enumerate(widths):
-            segments.extend(self._render_cell(row_index, column_index, row_style, width,
-                                              cursor=cursor, hover=hover)[0])
-        # DataTable extends the row's style to the widget's right edge
+        for column_index, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+            style = row_style + Style.from_meta({"row": row_index, "column": column_index}) + component + post
+            segments.extend(self._cell_segments(cell, style, width))
         width = self.size.width
-        remaining = max(0, width - sum(widths) - self._row_label_column_width)
-        extend_style, _ = self._get_styles_to_render_cell(
-            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            False, False)
-        extend_style = row_style + extend_style + Style.from_meta(
+        remaining = max(0, width - sum(widths))
+        extend_style = row_style + component + Style.from_meta(
             {"row": row_index, "column": 0, "out_of_bounds": True})
         segments.append(Segment(" " * remaining, extend_style))
-        return Strip(line_crop(segments, x1, x2, width)).adjust_cell_length(
-            width, base_style).simplify()
+        return Strip(segments).crop(x1, x1 + width).adjust_cell_length(width, base_style).simplify()
 
-    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
-        if row_index >= self.fixed_rows and not self.zebra_stripes:
+    def _row_style(self, row_index: int, base_style: Style) -> Style:
+        """A body row's style: its zebra stripe's, else the widget's."""
+        if not self.zebra_stripes:
             return base_style
-        key = ("row", -1 if row_index == -1 else
-               -2 if row_index < self.fixed_rows else row_index % 2)
-        return self._cached_style(key, lambda: super(FastTable, self)._get_row_style(
-            row_index, base_style))
+        component = "datatable--odd-row" if row_index % 2 else "datatable--even-row"
+        return self._cached_style(("row", component),
+                                  lambda: self.get_component_styles(component).rich_style)
 
-    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
-                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
-        if row_index < self.fixed_rows or column_index < self.fixed_columns:
-            # the header, row labels and fixed cells: DataTable's own code
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        row_key = self._row_locations.get_key(row_index)
-        row = self.rows.get(row_key) if row_key is not None else None
-        if row_key is None or row is None or row.height != 1 or self.cell_padding * 2 > width:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        column_key = self._column_locations.get_key(column_index)
-        cell = self._data[row_key].get(column_key) if column_key is not None else None
-        text = plain_line(cell)
-        if text is None:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        component_style, post_style = self._get_styles_to_render_cell(
-            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-        style = (base_style + Style.from_meta({"row": row_index, "column": column_index})
-                 + component_style + post_style)
+    def _cell_segments(self, cell: object, style: Style, width: int) -> list[Segment]:
+        """A plain one-line cell in ``style`` padded to ``width``, ending in "…" when cut."""
+        text = plain_line(cell) or ""
         inner = width - 2 * self.cell_padding
         if cell_len(text) > inner:
             text = ellipsize(text, inner)
         pad = " " * self.cell_padding
         line = [Segment(pad, style)] if pad else []
         if text:
-            own = cell.style  # type: ignore[union-attr]
+            own = cell.style  # type: ignore[attr-defined]
             line.append(Segment(text, style + (own if isinstance(own, Style) else Style.parse(own))
                                 if own else style))
         fill = inner - cell_len(text)
@@ -432,4 +468,4 @@ class FastTable(DataTable):
             line.append(Segment(" " * fill, style))
         if pad:
             line.append(Segment(pad, style))
-        return [line]
+        return line
