@@ -481,14 +481,14 @@ async def test_fast_table_draws_what_datatable_draws():
 
 
 async def test_full_garbage_collections_wait_for_the_user_to_pause(db):
-    """After warm-up the app freezes its startup heap and leaves full
+    """Once the first screen is up the app freezes its startup heap and leaves full
     collections to idle moments; the interpreter's thresholds come back when
     the app exits."""
     before = gc.get_threshold()
     app = demo_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        for _ in range(100):  # warm-up builds the other screens and dialogs first
+        for _ in range(100):  # the heap is frozen a moment after the first screen is up
             if app._gc_thresholds is not None:
                 break
             await pilot.pause(0.05)
@@ -549,8 +549,8 @@ async def test_fast_table_fits_its_width_and_ends_cut_cells_in_an_ellipsis():
 # ------------------------------------------- screens built while the app closes
 @pytest.mark.parametrize("screen_class", list(MemdeskApp.MODES.values()))
 async def test_a_screen_left_without_widgets_ignores_its_mount_and_resume(db, screen_class):
-    """The warm-up builds screens in the background; one built while the app
-    closes gets no widgets, and Textual still mounts and resumes it."""
+    """A screen built while the app closes gets no widgets, and Textual still
+    mounts and resumes it."""
     app = demo_app(db)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

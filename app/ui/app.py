@@ -140,7 +140,7 @@ class MemdeskApp(KeyGate):
             if self.subject is None:
                 self.subject = overview.first_subject
             self.switch_mode(self.start)  # it lets the keys typed so far go (MemdeskScreen)
-            self.set_timer(0.2, self._warm_up)
+            self.set_timer(0.2, self._first_screen_settled)
         elif self.subject is None and overview.first_subject:
             # the store was empty and someone wrote: there is a subject to show now
             self.subject = overview.first_subject
@@ -159,40 +159,13 @@ class MemdeskApp(KeyGate):
         """The app's one edit form, set to ``candidate`` (push it with a callback)."""
         return self._edit_dialog.edit(candidate)
 
-    def _warm_up(self) -> None:
-        """Build one not-yet-visited screen (then the dialogs: prompt,
-        confirmation, subject picker, help), then come back for the next: the first
-        visit to a screen or dialog then costs no more than later ones. (Textual
-        composes a mode's screen on first use; ``_init_mode`` does just that
-        without showing it. textual is pinned, so these private names are stable.)
-
-        ``_init_mode`` already brings the stylesheet up to date for the new
-        screen, but marks only the screens of the *current* mode as styled
-        with it, so the first switch to a warmed-up screen reparsed the whole
-        stylesheet and restyled every node (≈ 100 ms here). The new screen is
-        styled with the current stylesheet when it mounts, so it is marked as
-        such; a later theme change still bumps the app's count and restyles."""
-        if self._exit or self._closing or not self._running:  # closing: no new screens
-            return
-        for mode in SCREENS_IN_ORDER:
-            if not self._screen_stacks.get(mode):
-                self._init_mode(mode)
-                for screen in self._screen_stacks[mode]:
-                    screen._css_update_count = self._css_update_count
-                self.set_timer(0.05, self._warm_up)
-                return
-        # not the edit form: its Select widgets, composed this way while the app
-        # was closing, once ran their mount handler before their own children
-        # existed (a NoMatches in Select._on_mount); it is composed when first shown
-        for dialog in (self._prompt_dialog, self._confirm_dialog, self._subject_picker,
-                       self._help_dialog):
-            if not dialog.is_running:  # composed now, shown later (as push_screen would)
-                self._get_screen(dialog)
-                self._load_screen_css(dialog)
-                dialog._css_update_count = self._css_update_count
-                self.set_timer(0.05, self._warm_up)
-                return
-        self._freeze_heap()
+    def _first_screen_settled(self) -> None:
+        """Once the first screen is up: freeze the heap (``_freeze_heap``). The
+        other screens are built when first shown (Textual composes a mode's
+        screen then; the app does not reach into Textual's private screen
+        stacks to build them earlier)."""
+        if self.is_running:
+            self._freeze_heap()
 
     def _freeze_heap(self) -> None:
         """Move everything alive now (modules, classes, the screens and their

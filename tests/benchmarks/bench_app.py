@@ -176,11 +176,11 @@ async def _measure(db: Path, writer: bool) -> dict[str, float]:
         other = (subprocess.Popen([sys.executable, "-m", "tests.benchmarks.bench_app",
                                    "--write-loop", str(db)]) if writer else None)
         seen_changes = getattr(app, "changes", 0)
-        # the app builds the other screens in the background right after start
+        # the app settles right after start (the heap frozen, the first loads finishing)
         dog.start()
         await asyncio.sleep(2.0)
         dog.stop()
-        out["warm_up_block_ms"] = max(dog.lags) * 1000
+        out["settle_block_ms"] = max(dog.lags) * 1000
         dog.start()
         t1 = time.perf_counter()
         await pilot.press("3")
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     base = base or {k: float("nan") for k in result}
     print(f"{'':<22} {'big':>10} {'demo':>10} {'ratio':>7}   target")
     targets = {"first_screen_s": "<= 2 s", "max_loop_block_ms": "<= 100 ms"}
-    for key in ("first_screen_s", "warm_up_block_ms", "review_first_page_s", "max_loop_block_ms",
+    for key in ("first_screen_s", "settle_block_ms", "review_first_page_s", "max_loop_block_ms",
                 "p99_loop_block_ms", "key_p50_ms", "key_max_ms"):
         ratio = result[key] / base[key] if base[key] else float("nan")
         print(f"{key:<22} {result[key]:>10.3f} {base[key]:>10.3f} {ratio:>6.2f}x   "

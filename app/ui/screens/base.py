@@ -91,11 +91,10 @@ class MemdeskScreen(Screen):
 
     @property
     def built(self) -> bool:
-        """Whether every widget of this screen is mounted. Textual resumes a
-        screen built in the background (the app's warm-up) as soon as it is
-        built, and a screen built while the app closes is left with some
-        widgets or none (a container whose own children never came): its
-        mount and resume handlers then have nothing to show and do nothing."""
+        """Whether every widget of this screen is mounted. A screen built
+        while the app closes is left with some widgets or none (a container
+        whose own children never came): its mount and resume handlers then
+        have nothing to show and do nothing."""
         return bool(self.children) and all(w.is_mounted for w in self.query("*"))
 
     def on_screen_resume(self) -> None:
