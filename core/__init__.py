@@ -65,7 +65,6 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     from .recall import (
         Comparison,
         Embedder,
-        HitSource,
         IndexReport,
         IndexSettings,
         Recaller,
@@ -74,6 +73,9 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
         index_folder,
         make_embedder,
         remove_index_files,
+    )
+    from .recall import (
+        HitSource as HitSource,  # kept importable (records.Source), not in __all__
     )
     from .records import (
         AuditReport,
@@ -109,7 +111,7 @@ __all__ = [
     "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS", "MaintenancePlan", "MaintenanceReport", "parse_age",
     "Bounds", "Token",
     # recall
-    "Recaller", "RecallHit", "RecallWeights", "IndexSettings", "IndexReport", "Comparison", "HitSource",
+    "Recaller", "RecallHit", "RecallWeights", "IndexSettings", "IndexReport", "Comparison",
     "Embedder", "make_embedder",
     # who may read and write
     "Caller", "Grant",
@@ -145,7 +147,8 @@ _LAZY = {
     "DEFAULT_REVIEW_THRESHOLD": "store", "RESOLUTIONS": "store", "Store": "store",
     "Recaller": "recall", "RecallHit": "recall", "RecallWeights": "recall",
     "IndexSettings": "recall", "IndexReport": "recall", "Comparison": "recall",
-    "HitSource": "recall", "Embedder": "recall", "make_embedder": "recall",
+    "HitSource": "recall",  # the old name of a recall result's Source (records.Source): kept importable
+    "Embedder": "recall", "make_embedder": "recall",
     "index_folder": "recall", "remove_index_files": "recall",
     "EmbedderUnavailable": "errors",
     "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",

@@ -20,7 +20,13 @@ LAYER_EXTRACTOR = "signals@1"  # the signal layer's name on the claims it makes 
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """The turn a claim came from and how it was obtained."""
+    """The turn a claim (or a recall result) came from and how it was obtained.
+
+    ``kind`` is the claim's source kind (``user_explicit``, ``agent_inferred``, …),
+    or ``turn`` for a raw turn recalled as such (no claim: ``claim_id`` None).
+    ``confidence`` and ``extractor`` are the claim's, when it is read from the
+    store; ``approved_by`` is who approved an agent's inference (recall sets it).
+    """
 
     session: str
     turn: int
@@ -29,11 +35,13 @@ class Source:
     time: int
     tz: int
     kind: str
-    claim_id: int
-    confidence: float
-    extractor: str
+    claim_id: int | None = None
+    confidence: float | None = None
+    extractor: str | None = None
+    approved_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The source as the JSON contract shows it (a recall result's also names ``approved_by``)."""
         return {
             "session": self.session,
             "turn": self.turn,

@@ -617,7 +617,7 @@ class Store:
                     CLAIM.c.extractor,
                 ).join(TURN, TURN.c.id == CLAIM.c.turn_id).where(CLAIM.c.id.in_(part))
                 for row in conn.execute(stmt):
-                    out[row[7]] = Source(*row)  # type: ignore[call-arg]  # a frozen dataclass of these columns
+                    out[row[7]] = Source(*row)  # a frozen dataclass of these columns
         return out
 
     def mentions(self, claim_ids: Iterable[int]) -> dict[int, int]:

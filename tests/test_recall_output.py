@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from memdesk import ManualClock, Memory, Store
 from memdesk.recall import Recaller, RecallHit
-from memdesk.recall.hits import HitSource
+from memdesk.records import Source
 from sqlalchemy import text
 
 from .recall_fixtures import HashEmbedder
@@ -33,7 +33,7 @@ def unquote(quoted: str) -> str:
 
 
 def _hit(said: str, subject: str = "user:carol", kind: str = "turn") -> RecallHit:
-    src = HitSource("s", 1, "user", said, 0, 0, "turn")
+    src = Source("s", 1, "user", said, 0, 0, "turn")
     return RecallHit(kind=kind, text=said, score=1.0, relevance=1.0, recency=1.0,
                      importance=1.0, status="active", conflict=(), source=src, time=0,
                      subject=subject, confidence=None if kind == "turn" else 0.9)

@@ -343,7 +343,7 @@ class MemdeskService:
             fact_id=None, claim_id=claim.id, object=claim.object, value_json=claim.value_json,
             polarity=claim.polarity, scope=claim.scope, valid_from=claim.valid_from,
             valid_to=claim.valid_to, recorded_at=None, status=claim.state,
-            confidence=claim.confidence, kind=claim.source.kind, extractor=claim.source.extractor,
+            confidence=claim.confidence, kind=claim.source.kind, extractor=claim.source.extractor or "",
             mentions=mentions.get(claim.id, 1), tz=claim.source.tz, source=source,
             turns=self._turns_around(source, radius), gates=(), reasons=claim.reasons))
         return ConflictDetail(conflict, tuple(sides), claim.source.tz)

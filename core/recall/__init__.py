@@ -29,7 +29,8 @@ from .embedders import (
     embedder_key,
     make_embedder,
 )
-from .hits import HitSource, RecallHit
+from .hits import HitSource as HitSource  # kept importable (records.Source), not in __all__
+from .hits import RecallHit
 from .scoring import RecallWeights
 from .service import (
     Comparison,
@@ -40,7 +41,7 @@ from .service import (
 
 __all__ = [
     "Comparison", "ConcatEmbedder", "DEFAULT_EMBEDDER", "E5Embedder", "EMBEDDERS", "Embedder",
-    "HitSource", "IndexReport", "IndexSettings", "Manifest", "RecallHit", "RecallWeights",
+    "IndexReport", "IndexSettings", "Manifest", "RecallHit", "RecallWeights",
     "Recaller", "UseEmbedder", "default_index_dir", "embedder_key", "file_checksum",
     "index_folder", "make_embedder", "remove_index_files",
 ]

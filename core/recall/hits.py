@@ -1,5 +1,5 @@
 """What a recall returns and how it is shown to an agent: ``RecallHit`` (one
-result with its score breakdown), ``HitSource`` (the turn behind it),
+result with its score breakdown; its ``source`` is a ``records.Source``, the turn behind it),
 ``masked`` (sensitive spans masked before a hit leaves recall) and
 ``render_prompt`` (the block an agent pastes into its prompt)."""
 
@@ -12,6 +12,7 @@ from typing import Any
 
 from ..lang.sensitive import mask
 from ..names import shown
+from ..records import Source
 from ..timeutil import iso
 
 
@@ -57,36 +58,19 @@ def _word(name: str) -> str:
     return name if _WORD.fullmatch(name) and shown(name) == name else quoted(name)
 
 
-@dataclass(frozen=True, slots=True)
-class HitSource:
-    """Where a result came from: the conversation turn (and claim) behind it."""
+def told_how(source: Source) -> str:
+    """Where a result came from, in a few words for its prompt line: the user
+    said it, confirmed an assistant's suggestion, an agent inferred it (and who
+    approved it), it was imported; a raw turn: who said it."""
+    if source.kind == "turn":
+        return f"the {source.speaker} said"
+    if source.kind == "agent_inferred":
+        return ("an agent inferred, approved by " + _word(source.approved_by)
+                if source.approved_by else "an agent inferred, not reviewed")
+    return _TOLD_HOW.get(source.kind, source.kind)
 
-    session: str
-    turn: int
-    speaker: str
-    text: str
-    time: int
-    tz: int
-    kind: str
-    claim_id: int | None = None
-    approved_by: str | None = None  # an agent's inference: the person who approved it
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"session": self.session, "turn": self.turn, "speaker": self.speaker,
-                "text": self.text, "time": iso(self.time, self.tz), "kind": self.kind,
-                "claim_id": self.claim_id, "approved_by": self.approved_by}
-
-    @property
-    def told_how(self) -> str:
-        """Where a result came from, in a few words for its prompt line: the
-        user said it, confirmed an assistant's suggestion, an agent inferred
-        it (and who approved it), it was imported; a raw turn: who said it."""
-        if self.kind == "turn":
-            return f"the {self.speaker} said"
-        if self.kind == "agent_inferred":
-            return ("an agent inferred, approved by " + _word(self.approved_by)
-                    if self.approved_by else "an agent inferred, not reviewed")
-        return _TOLD_HOW.get(self.kind, self.kind)
+HitSource = Source  # the name recall results' sources had before they were records.Source (issue 30 §9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +93,7 @@ class RecallHit:
     importance: float
     status: str
     conflict: tuple[int, ...]
-    source: HitSource | None
+    source: Source | None
     time: int
     tz: int = 0
     memory_id: int | None = None
@@ -148,7 +132,7 @@ class RecallHit:
             "text": self.text, "score": round(self.score, 4),
             "relevance": round(self.relevance, 4), "recency": round(self.recency, 4),
             "importance": round(self.importance, 4), "kind": self.kind,
-            "source": self.source.to_dict() if self.source else None,
+            "source": {**self.source.to_dict(), "approved_by": self.source.approved_by} if self.source else None,
             "status": self.status, "conflict": list(self.conflict),
             "memory_id": self.memory_id, "fact_id": self.fact_id, "turn_id": self.turn_id,
             "claim_id": self.claim_id, "subject": self.subject, "predicate": self.predicate,
@@ -170,7 +154,7 @@ class RecallHit:
 
 def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
     """The block an agent would get in its prompt: one line per result with
-    its date, confidence, where it came from (``HitSource.told_how``: the
+    its date, confidence, where it came from (``told_how``: the
     user said it, confirmed a suggestion, an agent inferred it and who
     approved it, imported), subject and text (``user:carol: "I live in
     Leeds"``), so a memory is never taken for someone else's; outdated ones
@@ -189,7 +173,7 @@ def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
         date = (iso(h.time, h.tz) or "")[:10]
         conf = f"confidence {h.confidence:.2f}" if h.confidence is not None else "raw turn"
         if h.source is not None:
-            conf += f"; {h.source.told_how}"
+            conf += f"; {told_how(h.source)}"
         notes = []
         if h.kind == "fact" and h.status == "active":
             notes.append("current value")

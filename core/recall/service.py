@@ -54,7 +54,7 @@ from ..errors import InvalidInput
 from ..lang.questions import asks, asks_when
 from ..lang.text import anchors, grams, is_chinese
 from ..lang.times import find_times
-from ..records import STATUSES, Fact
+from ..records import STATUSES, Fact, Source
 from ..schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from ..store import Store
 from ..timeutil import from_us, iso, parse_time_us
@@ -69,7 +69,7 @@ from .embedders import (
     make_embedder,
 )
 from .fusion import fuse, relevance_of, zscores
-from .hits import HitSource, RecallHit, masked, render_prompt
+from .hits import RecallHit, masked, render_prompt
 from .intent import PredicateMatcher, SubjectMatcher
 from .lexical import AnchorIndex, QueryGrams, lexical_score
 from .query_map import QueryMap
@@ -633,7 +633,7 @@ class Recaller:
 
     def _with_approvers(self, hits: list[RecallHit]) -> list[RecallHit]:
         """The hits, an agent's inference among them naming the person who
-        approved it (``HitSource.approved_by``: the prompt line says so). One
+        approved it (``Source.approved_by``: the prompt line says so). One
         query, and only when such a hit is there."""
         wanted = {h.source.claim_id for h in hits if h.source is not None
                   and h.source.kind == "agent_inferred" and h.source.claim_id is not None}
@@ -1018,8 +1018,8 @@ class Recaller:
             rec = recency(min(r["time"], r["created_at"]), now, w)
             imp = importance(r["confidence"], r["mentions"])
             factor = status_factor(c.status, w)
-            src = HitSource(r["session"], r["turn"], r["speaker"], r["turn_text"], r["time"],
-                            r["time_tz"], r["source_kind"], r["claim_id"])
+            src = Source(r["session"], r["turn"], r["speaker"], r["turn_text"], r["time"],
+                         r["time_tz"], r["source_kind"], r["claim_id"])
             return RecallHit(
                 kind="memory", text=r["text"], score=score(rel, rec, imp, factor, w, sm),
                 relevance=rel, recency=rec, importance=imp, status=c.status,
@@ -1031,8 +1031,7 @@ class Recaller:
                 mentions=r["mentions"], archived=_archived(r), words=c.words, fused=c.fused)
         rec = recency(r["time"], now, w)
         imp = importance(0.6 if r["speaker"] == "user" else 0.2, 1)
-        src = HitSource(r["session"], r["turn"], r["speaker"], r["text"], r["time"], r["time_tz"],
-                        "turn")
+        src = Source(r["session"], r["turn"], r["speaker"], r["text"], r["time"], r["time_tz"], "turn")
         subject = f"user:{r.get('user') or 'me'}"
         sm = 1.0 if subject in named or (r.get("project") and f"project:{r['project']}" in named) else 0.0
         return RecallHit(
@@ -1186,8 +1185,8 @@ class Recaller:
                   semantic: float = 1.0, relevance: float = 1.0, pinned: bool = True,
                   channel: str = "structured") -> RecallHit:
         """A fact as a result: "user:alice lives in 张江", with its source turn."""
-        hs = HitSource(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
-                       src.kind, src.claim_id) if src else None
+        hs = Source(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
+                    src.kind, src.claim_id) if src else None
         conflict = tuple(sorted(cid for cid, (fids, _, _) in conflicts.items() if f.id in fids))
         rec = recency(f.told_from, now, self.weights)
         imp = importance(f.confidence, 1)
@@ -1425,9 +1424,9 @@ class Recaller:
                 src = d.get("source") or None
                 hs = None
                 if src:
-                    hs = HitSource(src["session"], src["turn"], src.get("speaker") or "user",
-                                   src["text"], _parse_iso(src["time"]), 0, src["kind"],
-                                   src.get("claim_id"))
+                    hs = Source(src["session"], src["turn"], src.get("speaker") or "user",
+                                src["text"], _parse_iso(src["time"]), 0, src["kind"],
+                                src.get("claim_id"))
                 fid = d.get("id")
                 claim_id = d.get("candidate_id") if fid is None else d.get("claim_id")
                 key = ("fact", fid if fid is not None else -(claim_id or 0))
@@ -1631,5 +1630,5 @@ def _parse_iso(text: str | None) -> int:
         return 0
 
 
-__all__ = ["Comparison", "HitSource", "RecallHit", "Recaller", "default_index_dir",
+__all__ = ["Comparison", "RecallHit", "Recaller", "default_index_dir",
            "index_folder"]
