@@ -45,11 +45,10 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
     from .access import Caller, Grant
     from .bounds import Bounds
     from .catalog import Catalog, Predicate
+    from .checks import check_predicate, check_subject
     from .claims import (
         ClaimInput,
         SourceRef,
-        check_predicate,
-        check_subject,
         decode_json,
         iter_jsonl,
         read_claims,
@@ -139,8 +138,8 @@ __all__ = [
 _LAZY = {
     "Bounds": "bounds",
     "Catalog": "catalog", "Predicate": "catalog",
-    "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims", "check_predicate": "claims",
-    "check_subject": "claims", "decode_json": "claims", "iter_jsonl": "claims",
+    "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims", "check_predicate": "checks",
+    "check_subject": "checks", "decode_json": "claims", "iter_jsonl": "claims",
     "AuditReport": "records", "AuditStep": "records", "Candidate": "records",
     "Conflict": "records", "Fact": "records", "ImportSummary": "records",
     "PredicateInfo": "records", "Source": "records", "TurnRecord": "records",

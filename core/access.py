@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .claims import check_name, check_subject
+from .checks import check_name, check_subject
 from .errors import AccessRefused, InvalidInput
 
 USER_PREFIX = "user:"

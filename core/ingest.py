@@ -22,11 +22,9 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, or_, select
 
+from .checks import check_name, check_storable, check_turn
 from .claims import (
     ClaimInput,
-    check_name,
-    check_storable,
-    check_turn,
     export_hint,
     iter_jsonl,
     source_of,

@@ -30,14 +30,8 @@ from sqlalchemy import func, select
 from .access import Caller, check_session_owner, session_for
 from .bitemporal import RETRACTION
 from .bounds import Bounds
-from .claims import (
-    ClaimInput,
-    check_id,
-    check_name,
-    check_storable,
-    check_subject,
-    check_turn,
-)
+from .checks import check_id, check_name, check_storable, check_subject, check_turn
+from .claims import ClaimInput
 from .clock import Clock
 from .errors import AccessRefused, InvalidInput
 from .ingest import turn_from_dict

@@ -44,9 +44,7 @@ from .bounds import Bounds
 from .catalog import Catalog
 from .chain import GENESIS, VerifyProblem, VerifyReport
 from .chain import verify as verify_chain
-from .claims import (
-    EDITABLE,
-    ClaimInput,
+from .checks import (
     check_count,
     check_id,
     check_moment,
@@ -57,6 +55,10 @@ from .claims import (
     check_stored_name,
     check_subject,
     check_text,
+)
+from .claims import (
+    EDITABLE,
+    ClaimInput,
     claim_line,
     edited_claim,
     read_claims,

@@ -31,7 +31,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 
 from .access import PROJECT_PREFIX, USER_PREFIX, Grant
-from .claims import check_id, check_name, check_required_text
+from .checks import check_id, check_name, check_required_text
 from .errors import InvalidInput, TokenNotFound
 from .schema import AUDIT, TOKEN
 from .timeutil import iso

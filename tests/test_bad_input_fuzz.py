@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from memdesk import InputFileError, InvalidInput, Store
 from memdesk.app.cli import main
 from memdesk.bitemporal import canonical_json
-from memdesk.claims import EDITABLE, SCOPE_PATTERN, read_claims
+from memdesk.checks import SCOPE_PATTERN
+from memdesk.claims import EDITABLE, read_claims
 from memdesk.ingest import iter_turns
 from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from memdesk.timeutil import parse_time_us, to_us

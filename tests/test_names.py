@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from memdesk import AccessRefused, InvalidInput, Memory, Store
-from memdesk.claims import check_name, check_subject
+from memdesk.checks import check_name, check_subject
 from memdesk.names import identifier, shown
 from memdesk.recall import Recaller
 from sqlalchemy import text

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..claims import check_name, check_subject
+from ..checks import check_name, check_subject
 from ..errors import InvalidInput
 
 USER_PREFIX = "user:"

@@ -48,7 +48,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.sql.elements import BindParameter
 
 from ..axes import KNOWN_FROM, told_by
-from ..claims import check_moment, check_scope, check_text
+from ..checks import check_moment, check_scope, check_text
 from ..db import PreparedQuery
 from ..errors import InvalidInput
 from ..lang.questions import asks, asks_when

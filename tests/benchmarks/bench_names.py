@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from memdesk import Store, claims
+from memdesk import Store, checks
 from memdesk.app import tables
 from memdesk.names import shown
 from memdesk.recall import Recaller
@@ -48,9 +48,9 @@ def best_of(fn: Callable[[], Any], rounds: int = 5) -> float:
     return min(times)
 
 
-def old_check_name(value: Any, label: str, *, limit: int = claims.MAX_NAME) -> str:
+def old_check_name(value: Any, label: str, *, limit: int = checks.MAX_NAME) -> str:
     """The check before the identifier rule (strip, not empty, length, no NUL)."""
-    text = claims.check_required_text(value, label)
+    text = checks.check_required_text(value, label)
     if len(text) > limit:
         raise ValueError(label)
     return text
@@ -70,7 +70,7 @@ def names_part(n: int) -> None:
     ascii_names = [f"reviewer-{i}@team" for i in range(n)]
     zh_names = [f"王工{i}号" for i in range(n)]
     for label, names in (("ascii", ascii_names), ("zh", zh_names)):
-        new = best_of(lambda names=names: [claims.check_name(x, "user") for x in names])
+        new = best_of(lambda names=names: [checks.check_name(x, "user") for x in names])
         old = best_of(lambda names=names: [old_check_name(x, "user") for x in names])
         print(f"check_name {label:<5} {n:,} names: {new / n * 1e6:.2f} µs each, before "
               f"{old / n * 1e6:.2f} µs ({new / old:.2f}×)")
@@ -98,7 +98,7 @@ def import_part(lines: int, folder: Path) -> None:
     rounds = []
     for r in range(2):  # alternate, so a busy moment of the machine hits both
         new = run(f"new{r}")
-        with patched(claims, "identifier", lambda text, label: text.strip()):
+        with patched(checks, "identifier", lambda text, label: text.strip()):
             old = run(f"old{r}")
         rounds.append((new, old))
     new, old = min(r[0] for r in rounds), min(r[1] for r in rounds)
