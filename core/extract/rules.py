@@ -411,6 +411,13 @@ def _test_any_word_within(text: str, c: Clause, arg: str | None) -> bool:
     return any(word in words for word in text.split())
 
 
+@test("any_word_within_any_case")
+def _test_any_word_within_any_case(text: str, c: Clause, arg: str | None) -> bool:
+    """One of the text's words is in the set ``arg``, in any case ("same" for "Same")."""
+    words = {w.casefold() for w in RULES.sets[arg or ""]}
+    return any(word.casefold() in words for word in text.split())
+
+
 @test("empty")
 def _test_empty(text: str, c: Clause, arg: str | None) -> bool:
     """The text is empty."""

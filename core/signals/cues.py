@@ -33,6 +33,7 @@ class Cues:
     zh_name_prefixes: str
     dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
     bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
+    object_marker: dict[str, re.Pattern[str]]  # a coverb right before a relation word: it is an object
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -58,7 +59,9 @@ class Cues:
                 dropped_subject={lang: tuple(words)
                                  for lang, words in raw["dropped_subject"].items()},
                 bare={lang: frozenset(w.lower() for w in words)
-                      for lang, words in raw["bare"].items()})
+                      for lang, words in raw["bare"].items()},
+                object_marker={lang: re.compile("(?:" + "|".join(map(re.escape, words)) + r")\s*$")
+                               for lang, words in raw["object_markers"].items()})
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)

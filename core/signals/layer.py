@@ -190,8 +190,10 @@ class SignalLayer:
                 current = None
                 if self.people.speaks_of_self(text, lang):
                     who = None
-            if current is None and named is not None and self.people.reports(text, named[1], lang):
-                who = named[0]  # "我男朋友说…": not what the clause is about, but whom a pronoun after it means
+            if current is None and named is not None:
+                # "我男朋友说…", "我跟男朋友…", "I called my mum": not what the clause is about, but whom
+                # a pronoun after it means
+                who = named[0]
             out.append(Reading(signal, current, lang))
             chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out

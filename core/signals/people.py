@@ -193,8 +193,10 @@ class People:
             return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
         if lang == "zh":
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
-            return len(re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?|\s)+", "",
-                              before).strip("，, ")) <= 2
+            # or a coverb that makes it an object (跟老伴两个人住, 给我妈打电话)
+            lead = re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我的?|咱|我们家?|\s)+", "",
+                          before).strip("，, ")
+            return len(lead) <= 2 and not self.cues.object_marker["zh"].search(re.sub(r"我的?$", "", lead))
         if m.group(0).lower() in self.cues.bare.get(lang, ()) and re.fullmatch(_EN_FILLERS, before.lower()):
             return True  # "mom is vegetarian now", "also grandpa's allergic to bees"
         words = re.findall(r"[\w']+", before.lower())
