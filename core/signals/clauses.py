@@ -13,11 +13,9 @@ from dataclasses import dataclass
 
 # a break: sentence ends, semicolons, commas (not one between digits: £7,500), colons, line breaks;
 # an English full stop only before white space or the end (not in 3.5, e.g. or Node.js)
-# an emoji (with its modifiers) is chat's punctuation: "叫我芸芸😂 在学校教语文"; so is a blank between two Chinese
-# characters (Chinese puts none between words): "杭州 住滨江 在橙桔网络做UI设计"
+# an emoji (with its modifiers) is chat's punctuation: "叫我芸芸😂 在学校教语文"
 _BREAK = re.compile(r"(?:[。！？!?；;，、：\n]|(?<!\d),|,(?!\d))+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s|——+"
-                    r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*"
-                    r"|(?<=[\u3400-\u9fff])[ \t\u3000]+(?=[\u3400-\u9fff])")
+                    r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
 SHORT = 2
 
