@@ -578,6 +578,18 @@ def test_a_value_said_right_after_me_stays_the_users_in_a_clause_about_someone_e
     assert [(c.subject, c.object) for c in out] == [("user:mei", "Mimi")]
 
 
+def test_a_relation_word_after_a_coverb_is_an_object_but_a_later_pronoun_means_that_person():
+    """跟/给/帮… before a relation word make it an object (我跟男朋友…, 给我妈打电话): the clause is not
+    about them, but a pronoun in a later clause is."""
+    lay = layer({})
+    t = turn("然后我跟男朋友去看了房，他在广州当律师")
+    assert [r.who for r in lay.read(t, [])] == [None, "boyfriend"]
+    t = turn("昨天给我妈打电话，她说下个月搬去成都")
+    assert [r.who for r in lay.read(t, [])] == [None, "mother"]
+    t = turn("我姐住在成都，她对芒果过敏")  # a subject of its own
+    assert [r.who for r in lay.read(t, [])] == ["sister", "sister"]
+
+
 def test_the_speakers_value_in_a_clause_about_someone_else_is_not_read_again_as_theirs():
     """The extractor's value said right after "me" stays the user's, and the clause is not read again in
     the first person ("朋友都叫我小鹿" read as "我都叫我小鹿" made 小鹿 the friend's name too)."""
