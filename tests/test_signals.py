@@ -590,6 +590,23 @@ def test_a_relation_word_after_a_coverb_is_an_object_but_a_later_pronoun_means_t
     assert [r.who for r in lay.read(t, [])] == ["sister", "sister"]
 
 
+def test_a_chinese_name_from_a_first_person_reading_must_look_like_a_name():
+    """"医生叫他控糖" read as "医生叫我控糖" makes the rules hear 叫我X (a name): 叫 tells here. A Chinese
+    name the reading gives the person must have a name's shape; an English one may be in lower case."""
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        said = {"医生叫我控糖": "控糖", "我叫林建国": "林建国"}
+        if t2.text.startswith("I ") and t2.text.endswith("called lily"):  # "my sister is called lily" read as I
+            return [claim("user:mei", "name", "lily", t2)]
+        return [claim("user:mei", "name", said[t2.text], t2)] if t2.text in said else []
+
+    lay = layer({})
+    for text, name in (("我老公血糖高，医生叫他控糖", None), ("老伴叫林建国", "林建国"),
+                       ("my sister is called lily", "lily")):
+        t = turn(text)
+        got = [c.object for c in lay.refine(t, [], [], extract) if c.predicate == "name"]
+        assert got == ([name] if name else []), text
+
+
 def test_the_speakers_value_in_a_clause_about_someone_else_is_not_read_again_as_theirs():
     """The extractor's value said right after "me" stays the user's, and the clause is not read again in
     the first person ("朋友都叫我小鹿" read as "我都叫我小鹿" made 小鹿 the friend's name too)."""

@@ -448,6 +448,10 @@ class SignalLayer:
         text = reading.signal.clause.text
         new = self.people.first_person(text, reading.lang)
         found = [] if new is None else extract(replace(turn, text=new, project=None), context)
+        # a Chinese name the reading gives them must look like one ("医生叫他控糖" read as "医生叫我控糖": 叫
+        # tells here, it does not name); an English one may be typed in lower case
+        found = [c for c in found if c.predicate != "name" or not is_zh(c.object)
+                 or self.people.looks_like_name(c.object)]
         unnamed = self.people.unnamed_readings(text) if reading.lang == "zh" else []
         if unnamed and any(n in c.object for c in found for _, n in unnamed):
             found = []  # the name after the relation word was read into the value ("我王姐海鲜过敏")
