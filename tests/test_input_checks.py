@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from memdesk import InvalidInput, ManualClock, Memory, Store
 from memdesk.app import cli
+from memdesk.app.cli import parser as cli_parser  # where each command's function is bound
 from memdesk.claims import ClaimInput, edited_claim
 from memdesk.maintain import parse_age
 from memdesk.pipeline import Turn
@@ -468,12 +469,12 @@ def test_cli_says_os_errors_and_unexpected_exceptions_in_one_line(seeded, store_
                       (OperationalError("SELECT 1", {}, Exception("server closed the connection\n"
                                                                   "unexpectedly")),
                        "the store failed: server closed the connection / unexpectedly")]:
-        monkeypatch.setattr(cli, "cmd_predicates", fails(exc))
+        monkeypatch.setattr(cli_parser, "cmd_predicates", fails(exc))
         rc, _, err = run(["--db", store_url, "predicates"])
         assert rc == 1
         one_error_line(err, part)
     monkeypatch.setenv("MEMDESK_DEBUG", "1")
-    monkeypatch.setattr(cli, "cmd_predicates", fails(RuntimeError("shown")))
+    monkeypatch.setattr(cli_parser, "cmd_predicates", fails(RuntimeError("shown")))
     with pytest.raises(RuntimeError, match="shown"):
         run(["--db", store_url, "predicates"])
 
