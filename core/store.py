@@ -975,6 +975,12 @@ class Store:
         with self.engine.connect() as conn:
             return conn.execute(stmt).scalar_one()
 
+    def holds_nothing(self) -> bool:
+        """Whether the store holds not a single turn or claim (only its schema): a store
+        a failed command created may then be removed without losing anything."""
+        with self.engine.connect() as conn:
+            return all(conn.execute(select(table.c.id).limit(1)).first() is None for table in (TURN, CLAIM))
+
     def candidate(self, candidate_id: int) -> Candidate:
         """One claim by id. Raises CandidateNotFound, InvalidInput for a malformed id."""
         candidate_id = check_id(candidate_id, "candidate id")

@@ -52,6 +52,18 @@ def test_a_failed_ingest_leaves_no_empty_store_and_an_existing_one_unchanged(tmp
     assert store.exists() and store.stat().st_size == size
 
 
+def test_a_store_holds_nothing_until_a_turn_or_claim_is_written(tmp_path, capsys):
+    """What the command line asks before removing a store a failed command made
+    (``Store.holds_nothing``, read through the store, not a second connection)."""
+    from memdesk import Store
+
+    with Store.open(tmp_path / "s.db") as store:
+        assert store.holds_nothing()
+    assert run(capsys, "--db", str(tmp_path / "s.db"), "ingest", str(demo_files()[0]))[0] == 0
+    with Store.open(tmp_path / "s.db") as store:
+        assert not store.holds_nothing()
+
+
 def test_demo_hints_name_the_store_they_were_built_in(tmp_path, capsys):
     db = tmp_path / "demo.db"
     code, out, _ = run(capsys, "--db", str(db), "demo")

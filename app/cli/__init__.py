@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from memdesk import MemdeskError, missing_extra, shown
 
@@ -99,21 +100,19 @@ def _new_sqlite_file(db: str) -> Path | None:
     return path
 
 
-def _remove_empty_store(path: Path) -> None:
-    """Delete a store file this command created when the command failed and
-    left it without a single turn or claim (nothing is lost: it holds only
-    the schema)."""
-    import sqlite3
-
+def _holds_nothing(store: Any) -> bool:
+    """Whether ``store`` holds nothing (``Store.holds_nothing``); False when that cannot be
+    read (the command's own failure is what the user hears about, and the file stays)."""
     try:
-        with sqlite3.connect(path) as conn:
-            used = sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                       for t in ("turn", "claim"))
-    except sqlite3.Error:
-        return
-    if used == 0:
-        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
-            leftover.unlink(missing_ok=True)
+        return bool(store.holds_nothing())
+    except Exception:  # noqa: BLE001 - never hide the command's own error behind this check
+        return False
+
+
+def _remove_store_files(path: Path) -> None:
+    """Delete a SQLite store's file and its companions (write-ahead log, shared memory, journal)."""
+    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        leftover.unlink(missing_ok=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -140,16 +139,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                             "after the command) or MEMDESK_DB=PATH, make one with `memdesk --db "
                             "PATH ingest FILE`, `import FILE` or `demo`, or run `memdesk` to "
                             "build and open the demo store")
-        done = False
+        done = empty = False
         try:
             with Store.open(settings.db, catalog=settings.catalog,
                             review_threshold=threshold, bounds=_bounds(args, settings)) as store:
-                code = args.func(store, args, settings)
-                done = code == 0
-                return code
+                try:
+                    code = args.func(store, args, settings)
+                    done = code == 0
+                    return code
+                finally:
+                    # a store this command created and left holding nothing (only its schema) goes
+                    empty = new_file is not None and not done and _holds_nothing(store)
         finally:
-            if new_file is not None and not done:
-                _remove_empty_store(new_file)
+            if empty and new_file is not None:
+                _remove_store_files(new_file)
     except IsADirectoryError as exc:
         return _fail(f"{exc.filename} is a folder, not a file")
     except (UserError, MemdeskError) as exc:
