@@ -1,12 +1,13 @@
 """Scheduled maintenance (docs/DESIGN.md §3.10): fold near-duplicate memories,
 archive stale ones, expire facts whose TTL ran out.
 
-The planning half is pure, like ``core.bitemporal`` and ``core.gates``:
-``plan_maintenance`` takes the rows it needs (memories with their fact
-lineage, facts whose TTL ran out, the facts open conflicts hold) and returns
-a frozen ``MaintenancePlan``. The thin half reads those rows (``gather``)
-and carries a plan out inside one ``WriteBatch`` (``carry_out``), which holds
-the store's write lock, so maintenance is safe while other processes write.
+This module is the planning half, pure like ``core.bitemporal`` and
+``core.gates``: ``plan_maintenance`` takes the rows it needs (memories with
+their fact lineage, facts whose TTL ran out, the facts open conflicts hold)
+and returns a frozen ``MaintenancePlan``. The thin half, ``core.maintain_store``,
+reads those rows (``gather``) and carries a plan out inside one ``WriteBatch``
+(``carry_out``), which holds the store's write lock, so maintenance is safe
+while other processes write.
 
 The three actions:
 
@@ -50,27 +51,19 @@ the memory columns maintenance sets are outside the memory row hash
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import time
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, func, null, select, update
-
-from .axes import KNOWN_UNTIL
-from .bitemporal import copy_until
-from .errors import InvalidInput, StoreError
+from .errors import InvalidInput
 from .lang.text import grams
 from .records import Fact
-from .schema import CLAIM, CONFLICT, FACT, MEMORY, TURN
 from .timeutil import iso
-from .writer import WriteBatch, chunks, execute_many, fact_from_row
 
 ACTION = "store.maintained"
 DEFAULT_ACTOR = "maintain"
@@ -565,147 +558,9 @@ def entry_detail(plan: MaintenancePlan, copies: Mapping[int, int]) -> dict[str, 
     }
 
 
-# ---------------------------------------------------------- reads and writes
-def gather(conn: Connection, *, now: int, routed: Iterable[str] = (),
-           subject: str | None = None
-           ) -> tuple[list[MemoryItem], list[LineageFact], list[Fact], dict[int, int]]:
-    """The rows ``plan_maintenance`` needs, read on ``conn`` (under the write
-    lock for a real run, so they cannot change before the plan is carried
-    out). ``routed``: the predicates the catalog routes to memories."""
-    lineage = func.coalesce(CLAIM.c.merged_into, CLAIM.c.id)
-    mem = (select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text, MEMORY.c.mentions,
-                  MEMORY.c.created_at, MEMORY.c.archived_at, MEMORY.c.archive_reason,
-                  MEMORY.c.merged_into, lineage, TURN.c.text)
-           .join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
-           .join(TURN, TURN.c.id == MEMORY.c.turn_id).order_by(MEMORY.c.id))
-    if subject is not None:
-        mem = mem.where(MEMORY.c.subject == subject)
-    memory_rows = [StoredMemory._make(r) for r in conn.execute(mem).all()]
-    predicates = set(routed)
-    predicates.update(p for (p,) in conn.execute(
-        select(MEMORY.c.predicate).distinct().where(MEMORY.c.predicate.is_not(None))))
-    predicates_in = sorted(predicates)
-    links: list[ClaimLink] = []
-    lineages: list[LineageFact] = []
-    if memory_rows and predicates_in:
-        claims = (select(CLAIM.c.subject, lineage, CLAIM.c.created_at, TURN.c.text, TURN.c.time)
-                  .join(TURN, TURN.c.id == CLAIM.c.turn_id)
-                  .where(CLAIM.c.state.in_(("asserted", "merged")),
-                         CLAIM.c.predicate.in_(predicates_in)))
-        # when a row stopped being believed, on the told axis (a backfilled
-        # conversation's old values are stale by what was said, not by when
-        # the store was given it)
-        facts = select(FACT.c.claim_id, FACT.c.id, KNOWN_UNTIL.label("retired_at"),
-                       FACT.c.retire_reason, FACT.c.valid_to, FACT.c.expires_at
-                       ).where(FACT.c.predicate.in_(predicates_in))
-        if subject is not None:
-            claims = claims.where(CLAIM.c.subject == subject)
-            facts = facts.where(FACT.c.subject == subject)
-        links = [ClaimLink._make(r) for r in conn.execute(claims).all()]
-        lineages = [LineageFact._make(r) for r in conn.execute(facts).all()]
-    expiring = select(*FACT.c).where(
-        FACT.c.retired_at.is_(None), FACT.c.expires_at.is_not(None), FACT.c.expires_at <= now)
-    if subject is not None:
-        expiring = expiring.where(FACT.c.subject == subject)
-    expiring_facts = [fact_from_row(r) for r in conn.execute(expiring.order_by(FACT.c.id)).all()]
-    held: dict[int, int] = {}
-    for cid, fact_ids in conn.execute(select(CONFLICT.c.id, CONFLICT.c.fact_ids)
-                                      .where(CONFLICT.c.state == "open").order_by(CONFLICT.c.id)):
-        for fid in json.loads(fact_ids):
-            held.setdefault(int(fid), int(cid))
-    return link_lineages(memory_rows, links), lineages, expiring_facts, held
-
-
-_FOLD = (update(MEMORY)
-         .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.archived_at.is_(None))
-         .values(archived_at=bindparam("b_at"), archive_reason=bindparam("b_reason"),
-                 merged_into=bindparam("b_into")))
-_MENTIONS = (update(MEMORY)
-             .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.mentions == bindparam("b_before"))
-             .values(mentions=bindparam("b_after")))
-_RESTORE = (update(MEMORY)
-            .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.archived_at.is_not(None))
-            .values(archived_at=null(), archive_reason=null(), merged_into=null()))
-_CHANGED = "a memory changed during maintenance; nothing was saved"
-
-
-def carry_out(batch: WriteBatch, plan: MaintenancePlan) -> dict[int, int]:
-    """Apply ``plan`` in ``batch`` at its transaction time. Returns expired
-    fact id → the id of its closed copy. Raises StoreError when a row is not
-    as planned (the plan must be made under the same lock)."""
-    cache: dict = {}
-    at = batch.tx
-
-    def run(key: str, statement: Any, rows: list, columns: tuple[str, ...] | None = None) -> None:
-        for part in chunks(rows, 5_000):
-            count = execute_many(batch.conn, key, statement, part, cache, columns)
-            if count not in (-1, len(part)):
-                raise StoreError(_CHANGED)
-
-    run("restore", _RESTORE, [(r.memory,) for r in plan.restores], ("b_id",))
-    folds = [{"b_id": mid, "b_at": at, "b_reason": f"{MERGED_PREFIX}{m.into}", "b_into": m.into}
-             for m in plan.merges for mid in m.folded]
-    folds += [{"b_id": a.memory, "b_at": at, "b_reason": a.reason, "b_into": None}
-              for a in plan.archives]
-    run("fold", _FOLD, folds)
-    run("mentions", _MENTIONS, [{"b_id": m.into, "b_before": m.mentions[0],
-                                 "b_after": m.mentions[1]} for m in plan.merges])
-    copies: dict[int, int] = {}
-    # loaded before the stamps, so the expired rows drop out of the batch's cache
-    batch.prefetch_pairs({(e.fact.subject, e.fact.predicate) for e in plan.expiries})
-    for e in plan.expiries:
-        f = e.fact
-        batch.retire(f, "expired", None, note=f"TTL ran out at {iso(f.expires_at, f.tz)}")
-        assert f.expires_at is not None  # planned expiries have one
-        copies[f.id] = batch._insert_piece({}, copy_until(f, f.expires_at))
-    return copies
-
-
-def maintain(batch_or_conn: WriteBatch | Connection, *, now: int, older_than: int,
-             routed: Iterable[str] = (), similarity: float = DEFAULT_SIMILARITY,
-             subject: str | None = None,
-             dry_run: bool = False, by: str = DEFAULT_ACTOR,
-             progress: Callable[[int, int], None] | None = None) -> MaintenanceReport:
-    """One run: gather, plan and (unless ``dry_run``) carry out and audit.
-    ``batch_or_conn`` is the run's WriteBatch, or a read connection for a dry
-    run. ``progress(done, total)`` is called after each of its stages."""
-    started = time.perf_counter()
-    stages = 2 if dry_run else 3
-
-    def step(done: int) -> None:
-        if progress is not None:
-            progress(done, stages)
-
-    conn = batch_or_conn.conn if isinstance(batch_or_conn, WriteBatch) else batch_or_conn
-    rows = gather(conn, now=now, routed=routed, subject=subject)
-    step(1)
-    plan = plan_maintenance(*rows, now=now, older_than=older_than, similarity=similarity)
-    step(2)
-    if dry_run or plan.empty:
-        if not dry_run:
-            step(3)
-        return MaintenanceReport(plan, dry_run, actor=by, subject=subject,
-                                 seconds=time.perf_counter() - started)
-    assert isinstance(batch_or_conn, WriteBatch)
-    batch = batch_or_conn
-    # its own instant (the batch's recorded time), after everything before it
-    copies = carry_out(batch, plan)
-    c = plan.counts()
-    batch.record_operation(
-        by, ACTION, subject=subject,
-        reason=(f"maintenance: {c['merged']} merged, {c['archived']} archived, "
-                f"{c['restored']} restored, {c['expired']} expired"),
-        detail=entry_detail(plan, copies))
-    step(3)
-    return MaintenanceReport(plan, False, audit_entry=batch._last_audit, at=batch.tx, actor=by,
-                             subject=subject, copies=copies,
-                             seconds=time.perf_counter() - started)
-
-
 __all__ = [
     "ACTION", "DEFAULT_ACTOR", "DEFAULT_OLDER_THAN", "DEFAULT_SIMILARITY", "Archive", "Expiry",
     "ClaimLink", "Held", "LineageFact", "MaintenancePlan", "MaintenanceReport", "MemoryItem",
-    "StoredMemory", "Merge", "Restore", "age_text", "carry_out", "cluster", "entry_detail",
-    "gather", "jaccard", "lineage_end", "link_lineages", "maintain", "near_key", "parse_age",
-    "plan_maintenance",
+    "StoredMemory", "Merge", "Restore", "age_text", "cluster", "entry_detail", "jaccard",
+    "lineage_end", "link_lineages", "near_key", "parse_age", "plan_maintenance",
 ]

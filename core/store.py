@@ -1503,7 +1503,8 @@ class Store:
 
         Raises InvalidInput for a bad age, similarity, subject or actor.
         """
-        from .maintain import maintain, parse_age
+        from .maintain import parse_age
+        from .maintain_store import maintain
 
         age = parse_age(older_than)
         by = check_name(by, "by (the actor in the audit entry)")
