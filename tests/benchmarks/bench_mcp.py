@@ -135,7 +135,8 @@ def working_copy(db: Path, where: Path) -> Path:
     """A copy of the cached store and its index folder, for one run."""
     copy = where / db.name
     shutil.copyfile(db, copy)
-    shutil.copytree(Path(f"{db}.recall"), Path(f"{copy}.recall"))
+    if Path(f"{db}.recall").is_dir():  # below 10,000 items recall searches exactly: no index files
+        shutil.copytree(Path(f"{db}.recall"), Path(f"{copy}.recall"))
     return copy
 
 
