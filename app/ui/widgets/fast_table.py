@@ -295,13 +295,13 @@ class FastTable(DataTable):
             return
         minimum = {name: max(MIN_FLEX, self._natural_label(label))
                    for name, label in self._all_columns}
-        hidden, widths = plan_columns(available - self._label_width(), self._natural,
+        labels = self._label_width()
+        hidden, widths = plan_columns(available - labels, self._natural,
                                       minimum, self.flex, self.caps, self.optional, self.want,
                                       pad)
         if hidden != self.hidden:  # rebuilt once this refit is over; it refits itself then
             self.call_later(self._show_columns, hidden)
             return
-        labels = self._label_width()
         columns = self.ordered_columns
         changed = False
         for column in columns:
@@ -411,14 +411,15 @@ class FastTable(DataTable):
         strip = self._body_lines.get(key)
         if strip is None:
             cells = self.get_row(row_key)
-            if any(plain_line(cell) is None for cell in cells):
+            texts = [plain_line(cell) for cell in cells]
+            if any(text is None for text in texts):
                 return None
-            strip = self._body_lines[key] = self._draw_row(row_index, cells, widths, base, scroll_x,
-                                                           cursor, hover)
+            strip = self._body_lines[key] = self._draw_row(row_index, cells, texts, widths, base,
+                                                           scroll_x, cursor, hover)
         return strip
 
-    def _draw_row(self, row_index: int, cells: list[object], widths: tuple[int, ...], base_style: Style,
-                  x1: int, cursor: bool, hover: bool) -> Strip:
+    def _draw_row(self, row_index: int, cells: list[object], texts: list[str | None],
+                  widths: tuple[int, ...], base_style: Style, x1: int, cursor: bool, hover: bool) -> Strip:
         """One row of plain cells as DataTable draws it (no fixed columns, no row labels): each
         cell in the row's style (and the cursor's, the hover's) with its place as click metadata,
         the row's style extended to the widget's right edge."""
@@ -433,9 +434,9 @@ class FastTable(DataTable):
                 + (Style.from_color(bgcolor=component.bgcolor) if self.cursor_background_priority == "css"
                    else Style.null()))
         segments: list[Segment] = []
-        for column_index, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+        for column_index, (cell, text, width) in enumerate(zip(cells, texts, widths, strict=True)):
             style = row_style + Style.from_meta({"row": row_index, "column": column_index}) + component + post
-            segments.extend(self._cell_segments(cell, style, width))
+            segments.extend(self._cell_segments(cell, text or "", style, width))
         width = self.size.width
         remaining = max(0, width - sum(widths))
         extend_style = row_style + component + Style.from_meta(
@@ -451,9 +452,9 @@ class FastTable(DataTable):
         return self._cached_style(("row", component),
                                   lambda: self.get_component_styles(component).rich_style)
 
-    def _cell_segments(self, cell: object, style: Style, width: int) -> list[Segment]:
-        """A plain one-line cell in ``style`` padded to ``width``, ending in "…" when cut."""
-        text = plain_line(cell) or ""
+    def _cell_segments(self, cell: object, text: str, style: Style, width: int) -> list[Segment]:
+        """A plain one-line cell (its ``text``, ``plain_line``) in ``style`` padded to ``width``,
+        ending in "…" when cut."""
         inner = width - 2 * self.cell_padding
         if cell_len(text) > inner:
             text = ellipsize(text, inner)
