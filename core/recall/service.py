@@ -1180,13 +1180,11 @@ class Recaller:
                            for f in facts)
         return out
 
-    def _fact_hit(self, f: Fact, label: str, src: Any, now: int, known_at: int | None,
+    def _fact_hit(self, f: Fact, label: str, src: Source | None, now: int, known_at: int | None,
                   conflicts: dict[int, tuple[set[int], int, str]], zh: bool, *,
                   semantic: float = 1.0, relevance: float = 1.0, pinned: bool = True,
                   channel: str = "structured") -> RecallHit:
         """A fact as a result: "user:alice lives in 张江", with its source turn."""
-        hs = Source(src.session, src.turn, src.speaker, src.text, src.time, src.tz,
-                    src.kind, src.claim_id) if src else None
         conflict = tuple(sorted(cid for cid, (fids, _, _) in conflicts.items() if f.id in fids))
         rec = recency(f.told_from, now, self.weights)
         imp = importance(f.confidence, 1)
@@ -1194,7 +1192,7 @@ class Recaller:
             kind="fact", text=f"{f.subject} {label} {_negation(f.polarity, zh)}{f.object}",
             score=score(relevance, rec, imp, 1.0, self.weights), relevance=relevance,
             recency=rec, importance=imp, status=f.status(now, known_at), conflict=conflict,
-            source=hs, time=f.valid_from, tz=f.tz, fact_id=f.id, claim_id=f.claim_id,
+            source=src, time=f.valid_from, tz=f.tz, fact_id=f.id, claim_id=f.claim_id,
             subject=f.subject, predicate=f.predicate, object=f.object, confidence=f.confidence,
             semantic=semantic, lexical=1.0, pinned=pinned, channel=channel)
 
