@@ -95,6 +95,7 @@ employer (``_answer_value``), enumerations without a separator (虾蟹).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -414,8 +415,14 @@ def _test_any_word_within(text: str, c: Clause, arg: str | None) -> bool:
 @test("any_word_within_any_case")
 def _test_any_word_within_any_case(text: str, c: Clause, arg: str | None) -> bool:
     """One of the text's words is in the set ``arg``, in any case ("same" for "Same")."""
-    words = {w.casefold() for w in RULES.sets[arg or ""]}
+    words = _folded_set(arg or "")
     return any(word.casefold() in words for word in text.split())
+
+
+@functools.cache
+def _folded_set(name: str) -> frozenset[str]:
+    """The words of the rule set ``name``, case-folded (once per set)."""
+    return frozenset(w.casefold() for w in RULES.sets[name])
 
 
 @test("empty")
