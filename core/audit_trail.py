@@ -14,8 +14,8 @@ from sqlalchemy import Engine, Select, func, or_, select
 
 from . import gates
 from .access import Caller
+from .db.tables import AUDIT, CLAIM, CONFLICT, MEMORY
 from .records import AuditStep, Fact
-from .schema import AUDIT, CLAIM, CONFLICT, MEMORY
 from .timeutil import iso
 
 _AUDIT_SHOWN = tuple(c for c in AUDIT.c if c.name not in ("rows", "hash"))

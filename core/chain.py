@@ -28,7 +28,7 @@ ECMAScript form (``1.0`` -> ``1``), no whitespace, strings escaped as JCS
 prescribes; NaN, infinities, lone surrogates and other types are refused.
 ``docs/audit-chain.md`` specifies every byte, so another tool can verify a
 store. Stores chained before revision 0003 hashed pickle bytes; that
-encoding is frozen in ``core.chain_legacy`` for the migrations. The head (hash and id of the last entry) is kept in
+encoding is frozen in ``core.db.chain_legacy`` for the migrations. The head (hash and id of the last entry) is kept in
 ``store_meta`` so that deleting the newest entries is noticed too.
 
 An erasure (``core.erase``) deletes rows and scrubs entries; its tombstone
@@ -52,7 +52,7 @@ from orjson import JSONEncodeError
 from orjson import dumps as _orjson_dumps
 from sqlalchemy import Connection, inspect, select
 
-from .schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, PRED, TURN
+from .db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, PRED, TURN
 
 GENESIS = "0" * 64
 ERASED_ACTION = "subject.erased"

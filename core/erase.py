@@ -55,9 +55,9 @@ from . import tokens
 from .bitemporal import normalise_object
 from .chain import ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
+from .db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, TURN, VECTOR
 from .errors import InvalidInput, StoreError, SubjectNotFound
 from .mentions import Mention, Names, find_mentions, names_of
-from .schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, TURN, VECTOR
 from .writer import WriteBatch, chunks
 
 SUBJECT = re.compile(r"^user:(\S.*)$")

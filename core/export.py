@@ -45,9 +45,9 @@ from sqlalchemy import (
 from sqlmodel import SQLModel
 
 from .claims import iter_jsonl
+from .db.tables import SCHEMA_VERSION
 from .errors import InputFileError, StoreError
 from .failpoints import point
-from .schema import SCHEMA_VERSION
 from .writer import CHUNK, lock_store
 
 FORMAT_NAME = "memdesk-export"

@@ -30,6 +30,7 @@ from .claims import (
     source_of,
     to_claims,
 )
+from .db.tables import FACT, TURN
 from .errors import (
     ExtractorUnavailable,
     InputFileError,
@@ -42,7 +43,6 @@ from .failpoints import point
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
-from .schema import FACT, TURN
 from .signals.layer import SignalLayer
 from .signals.people import PeopleBook
 from .timeutil import from_us, parse_time, to_us

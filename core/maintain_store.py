@@ -17,6 +17,7 @@ from sqlalchemy import Connection, bindparam, func, null, select, update
 
 from .axes import KNOWN_UNTIL
 from .bitemporal import copy_until
+from .db.tables import CLAIM, CONFLICT, FACT, MEMORY, TURN
 from .errors import StoreError
 from .maintain import (
     ACTION,
@@ -34,7 +35,6 @@ from .maintain import (
     plan_maintenance,
 )
 from .records import Fact
-from .schema import CLAIM, CONFLICT, FACT, MEMORY, TURN
 from .timeutil import iso
 from .writer import WriteBatch, chunks, execute_many, fact_from_row
 

@@ -33,6 +33,7 @@ from .bounds import Bounds
 from .checks import check_id, check_name, check_storable, check_subject, check_turn
 from .claims import ClaimInput
 from .clock import Clock
+from .db.tables import CLAIM, TURN
 from .errors import AccessRefused, InvalidInput
 from .ingest import turn_from_dict
 from .pipeline import Turn
@@ -40,7 +41,6 @@ from .recall import Recaller, RecallHit
 from .recall.embedders import DEFAULT_EMBEDDER, Embedder
 from .recall.scope import people_of
 from .records import Fact
-from .schema import CLAIM, TURN
 from .store import Store
 from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
 from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit, MemoryItem

@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import Connection, or_, select
 
-from .schema import AUDIT, CLAIM, FACT, MEMORY, TURN
+from .db.tables import AUDIT, CLAIM, FACT, MEMORY, TURN
 
 NAME_PREDICATE = "name"
 SNIPPET = 100  # characters of context a listed mention shows

@@ -35,7 +35,7 @@ from sqlalchemy.exc import (
 )
 from sqlmodel import SQLModel
 
-from . import gates, migrations, parallel_parse
+from . import gates, parallel_parse
 from . import tokens as access_tokens
 from .access import Caller
 from .audit_trail import decision_steps, with_upkeep
@@ -65,7 +65,8 @@ from .claims import (
     read_claims,
 )
 from .clock import Clock, SystemClock, now_us
-from .db import PreparedQuery, clear_wal, make_engine, normalise_url
+from .db import PreparedQuery, clear_wal, make_engine, migrations, normalise_url
+from .db.tables import SCHEMA_VERSION
 from .erase import ErasureReport, erase_subject, subject_mentions
 from .errors import (
     AlreadyDecided,
@@ -93,7 +94,6 @@ from .records import (
     Source,
     TurnRecord,
 )
-from .schema import SCHEMA_VERSION
 from .timeutil import iso, to_us
 from .undo import RESOLUTION_UNDOES, undo_decision, undo_resolution
 from .writer import (

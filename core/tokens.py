@@ -32,8 +32,8 @@ from sqlalchemy import Connection, func, select, update
 
 from .access import PROJECT_PREFIX, USER_PREFIX, Grant
 from .checks import check_id, check_name, check_required_text
+from .db.tables import AUDIT, TOKEN
 from .errors import InvalidInput, TokenNotFound
-from .schema import AUDIT, TOKEN
 from .timeutil import iso
 from .writer import WriteBatch
 

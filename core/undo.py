@@ -18,10 +18,10 @@ from typing import Any
 from sqlalchemy import select, update
 
 from .bitemporal import normalise_object, whole_copy
+from .db.tables import AUDIT, CLAIM, CONFLICT, FACT
 from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
 from .gates import append_steps, reopened, undone
 from .records import Fact
-from .schema import AUDIT, CLAIM, CONFLICT, FACT
 from .writer import WriteBatch, fact_from_row
 
 _DECISIONS = ("claim.approved", "claim.rejected")

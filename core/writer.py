@@ -52,6 +52,17 @@ from .chain import (
 )
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import make_engine
+from .db.tables import (
+    AUDIT,
+    CLAIM,
+    CONFLICT,
+    FACT,
+    FACT_COLUMNS,
+    MEMORY,
+    META,
+    PRED,
+    TURN,
+)
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import (
     RETIRED_AS,
@@ -67,17 +78,6 @@ from .lang.sensitive import mask
 from .lifeline import end_with_parent
 from .parallel_parse import ParsedClaim, pickle_flat
 from .records import Fact, ImportSummary
-from .schema import (
-    AUDIT,
-    CLAIM,
-    CONFLICT,
-    FACT,
-    FACT_COLUMNS,
-    MEMORY,
-    META,
-    PRED,
-    TURN,
-)
 
 CHUNK = 500
 FLUSH_EVERY = 20_000

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memdesk import ClaimInput, SourceRef, migrations, parse_time_us
-from memdesk.db import make_engine, normalise_url
+from memdesk import ClaimInput, SourceRef, parse_time_us
+from memdesk.db import make_engine, migrations, normalise_url
 
 CST = timezone(timedelta(hours=8))
 DAY0 = datetime(2026, 3, 1, 10, 0, tzinfo=CST)
@@ -83,7 +83,7 @@ def downgrade(url: str, revision: str) -> None:
 def written(store) -> tuple:
     """What any write changes: the store's change stamp and every table's row
     count (equal before and after: nothing was written)."""
-    from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+    from memdesk.db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:

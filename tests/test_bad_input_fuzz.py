@@ -24,8 +24,8 @@ from memdesk.app.cli import main
 from memdesk.bitemporal import canonical_json
 from memdesk.checks import SCOPE_PATTERN
 from memdesk.claims import EDITABLE, read_claims
+from memdesk.db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from memdesk.ingest import iter_turns
-from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from memdesk.timeutil import parse_time_us, to_us
 from sqlalchemy import func, select
 

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from memdesk import AlreadyDecided, Store
-from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+from memdesk.db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from sqlalchemy import select
 
 from .helpers import pending_lines

@@ -175,7 +175,7 @@ def test_index_build_killed_between_renames(tmp_path, step):
 
 def _create_and_die(db: str) -> None:
     """Create a new store, dying (no cleanup) once the store_meta table exists."""
-    from memdesk.schema import META
+    from memdesk.db.tables import META
     from sqlalchemy import event
 
     event.listen(META, "after_create", lambda *a, **k: os._exit(9))

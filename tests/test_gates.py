@@ -205,7 +205,7 @@ def test_same_object_with_and_without_normalised_value_is_the_same_fact(store):
 
 def test_open_checks_schema_version_and_existence(tmp_path):
     from memdesk import StoreError
-    from memdesk.schema import META
+    from memdesk.db.tables import META
     from sqlalchemy import update
 
     path = tmp_path / "m.db"

@@ -113,7 +113,7 @@ def test_demo_file_imports_and_reimport_adds_nothing(store_url):
 
 
 def _count_rows(store):
-    from memdesk.schema import AUDIT, CLAIM, CONFLICT, FACT, TURN
+    from memdesk.db.tables import AUDIT, CLAIM, CONFLICT, FACT, TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:

@@ -25,7 +25,7 @@ def write(path, *lines):
 
 
 def count_turns(store):
-    from memdesk.schema import TURN
+    from memdesk.db.tables import TURN
     from sqlalchemy import func, select
 
     with store.engine.connect() as conn:
@@ -86,7 +86,7 @@ def test_demo_conversation_evolution_through_cli(tmp_path, capsys):
 
 
 def _snapshot(store):
-    from memdesk.schema import CLAIM, CONFLICT, FACT, TURN
+    from memdesk.db.tables import CLAIM, CONFLICT, FACT, TURN
     from sqlalchemy import select
 
     with store.engine.connect() as conn:
@@ -148,8 +148,8 @@ def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
 
 def test_failed_extraction_keeps_the_turn_and_logs_it_for_retry(tmp_path):
     from memdesk import ExtractorUnavailable
+    from memdesk.db.tables import AUDIT
     from memdesk.ingest import RuleExtractor
-    from memdesk.schema import AUDIT
     from sqlalchemy import select
 
     class Down(RuleExtractor):

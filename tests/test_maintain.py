@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from memdesk import InvalidInput, ManualClock, Store
+from memdesk.db.tables import AUDIT, FACT, MEMORY
 from memdesk.lang.text import grams
 from memdesk.maintain import (
     ACTION,
@@ -30,7 +31,6 @@ from memdesk.maintain import (
     parse_age,
     plan_maintenance,
 )
-from memdesk.schema import AUDIT, FACT, MEMORY
 from sqlalchemy import func, select
 
 from .helpers import CST, claim, day

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from memdesk import ClaimInput, SourceRef, Store, StoreError, migrations
+from memdesk import ClaimInput, SourceRef, Store, StoreError
 from memdesk.app.cli import main
-from memdesk.db import make_engine, normalise_url
+from memdesk.db import make_engine, migrations, normalise_url
 from sqlalchemy import Boolean, MetaData, Table, create_engine, text
 from sqlmodel import SQLModel
 
@@ -237,7 +237,7 @@ def v2_store(tmp_path) -> Path:
 
 
 def test_fixture_v2_is_a_pickle_chained_store_with_an_erasure():
-    from memdesk import chain_legacy
+    from memdesk.db import chain_legacy
 
     engine = create_engine(f"sqlite:///{FIXTURE_V2}")
     with engine.connect() as conn:
@@ -293,7 +293,7 @@ def test_upgrade_refuses_a_store_whose_legacy_chain_is_broken(v2_store, capsys):
 
 
 def test_downgrade_restores_the_pickle_chain_and_text_gates(v2_store):
-    from memdesk import chain_legacy
+    from memdesk.db import chain_legacy
 
     url = str(v2_store)
     legacy = _gates(url)

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from memdesk import Store
+from memdesk.db.tables import RecallVectorRow
 from memdesk.recall import IndexSettings, Recaller
-from memdesk.schema import RecallVectorRow
 from sqlalchemy import delete, func, select
 
 from .recall_fixtures import HashEmbedder, topic_texts, write_turns

@@ -6,9 +6,9 @@ collection's tail, and lookups by item still find it in memory."""
 
 from __future__ import annotations
 
+from memdesk.db.tables import VECTOR, TurnRow
 from memdesk.recall import IndexSettings
 from memdesk.recall.collection import Collection
-from memdesk.schema import VECTOR, TurnRow
 from sqlalchemy import select
 
 from .recall_fixtures import HashEmbedder, write_turns

@@ -380,7 +380,7 @@ def test_undo_of_a_budget_resolution(store, keep):
 
 
 def test_one_audit_entry_per_undo_and_the_audit_shows_both(store):
-    from memdesk.schema import AUDIT
+    from memdesk.db.tables import AUDIT
     from sqlalchemy import select
 
     c = employer_conflict(store)

@@ -150,7 +150,7 @@ def test_resolving_twice_or_unknown(conflicted):
 def test_resolution_lands_in_audit_log(conflicted):
     store, c = conflicted
     store.resolve_conflict(c.id, "existing", by="lin", reason="trip")
-    from memdesk.schema import AUDIT
+    from memdesk.db.tables import AUDIT
     from sqlalchemy import select
 
     with store.engine.connect() as conn:

@@ -12,9 +12,9 @@ import json
 import sqlite3
 
 import pytest
-from memdesk import InvalidInput, Memory, Store, TokenNotFound, migrations
+from memdesk import InvalidInput, Memory, Store, TokenNotFound
 from memdesk.app.cli import main
-from memdesk.db import make_engine, normalise_url
+from memdesk.db import make_engine, migrations, normalise_url
 from memdesk.tokens import PREFIX, well_formed
 from sqlalchemy import inspect, text
 

@@ -50,12 +50,12 @@ from sqlalchemy.sql.elements import BindParameter
 from ..axes import KNOWN_FROM, told_by
 from ..checks import check_moment, check_scope, check_text
 from ..db import PreparedQuery
+from ..db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from ..errors import InvalidInput
 from ..lang.questions import asks, asks_when
 from ..lang.text import anchors, grams, is_chinese
 from ..lang.times import find_times
 from ..records import STATUSES, Fact, Source
-from ..schema import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
 from ..store import Store
 from ..timeutil import from_us, iso, parse_time_us
 from .annoy_index import remove_index_files

@@ -19,8 +19,8 @@ from sqlalchemy import Engine, Executable, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ..clock import SystemClock, now_us
+from ..db.tables import FACT, MEMORY, TURN, VECTOR
 from ..failpoints import point
-from ..schema import FACT, MEMORY, TURN, VECTOR
 from .embedders import Embedder
 
 KINDS = ("memory", "turn")

@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 from memdesk import AlreadyDecided, Store
-from memdesk.schema import AUDIT, CLAIM, FACT
+from memdesk.db.tables import AUDIT, CLAIM, FACT
 from sqlalchemy import func, select
 
 from ..helpers import pending_lines

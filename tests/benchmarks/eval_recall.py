@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from memdesk import ManualClock, Store
+from memdesk.db.tables import TurnRow
 from memdesk.ingest import demo_files
 from memdesk.recall import Recaller, RecallHit
-from memdesk.schema import TurnRow
 from sqlalchemy import select
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from memdesk import ManualClock, Store
+from memdesk.db.tables import TurnRow
 from memdesk.recall import Recaller, RecallWeights
-from memdesk.schema import TurnRow
 from sqlalchemy import func, select
 
 ROOT = Path(__file__).resolve().parents[2]

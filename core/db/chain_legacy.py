@@ -55,7 +55,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from .schema import (
+from .tables import (
     AuditRow,
     ClaimRow,
     ConflictRow,

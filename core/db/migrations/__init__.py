@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, select, text
 
-from ..failpoints import point
+from ...failpoints import point
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -84,7 +84,7 @@ def current(conn: Connection) -> str | None:
             return str(rev)
     if "store_meta" not in tables:
         return None
-    from ..schema import META as meta
+    from ..tables import META as meta
     version = conn.execute(select(meta.c.schema_version).where(meta.c.id == 1)).scalar()
     legacy = LEGACY.get(version) if isinstance(version, int) else None
     return legacy or f"schema_version {version}"

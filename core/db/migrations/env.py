@@ -5,8 +5,10 @@ in ``sqlalchemy.url`` (for the ``alembic`` command line)."""
 from __future__ import annotations
 
 from alembic import context
-from memdesk import schema  # noqa: F401 - registers the tables
-from memdesk.db import make_engine
+from memdesk.db import (
+    make_engine,
+    tables,  # noqa: F401 - registers the tables
+)
 from memdesk.failpoints import point
 from sqlmodel import SQLModel
 

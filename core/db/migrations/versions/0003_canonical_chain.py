@@ -200,7 +200,8 @@ def _append(conn: sa.Connection, codec: ModuleType, detail: dict[str, Any]) -> N
 
 def rechain_store(conn: sa.Connection) -> None:
     """The upgrade (see the module docstring)."""
-    from memdesk import chain, chain_legacy
+    from memdesk import chain
+    from memdesk.db import chain_legacy
 
     legacy_head = _refuse_broken(conn, chain_legacy, "legacy (pickle)")
     converted = _convert_gates(conn, gates_to_json)
@@ -215,7 +216,8 @@ def rechain_store(conn: sa.Connection) -> None:
 def unchain_store(conn: sa.Connection) -> None:
     """The downgrade: pickle chain and text gates again (the ``store.rechained``
     entries stay: later entries may follow them)."""
-    from memdesk import chain, chain_legacy
+    from memdesk import chain
+    from memdesk.db import chain_legacy
 
     _refuse_broken(conn, chain, "canonical JSON")
     _convert_gates(conn, gates_to_text)

@@ -22,7 +22,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from .errors import StoreError, missing_extra
+from ..errors import StoreError, missing_extra
 
 DEFAULT_DB = "memdesk.db"
 

@@ -33,7 +33,7 @@ def upgrade() -> None:
 
 def adopt_rows(conn: sa.Connection) -> None:
     """Chain the existing entries and append the adopting entry (data migration)."""
-    from memdesk.chain_legacy import (  # frozen: 0002 chained with pickle bytes
+    from memdesk.db.chain_legacy import (  # frozen: 0002 chained with pickle bytes
         AUDIT,
         META,
         RANGED,
