@@ -65,6 +65,12 @@ def _facts(s: dict) -> int:
 
 
 def build_demo(store: Store, progress: Callable[[str], None] | None = None) -> list[DemoPart]:
+    """Load the demo data into ``store`` as one bulk load (see ``_load_demo``)."""
+    with store.bulk():
+        return _load_demo(store, progress)
+
+
+def _load_demo(store: Store, progress: Callable[[str], None] | None = None) -> list[DemoPart]:
     """Replay the demo conversations in time order (one transaction per
     stretch of one file), then import the demo review candidates. Returns
     what each file added. Rerunning adds nothing. Raises FileNotFoundError
@@ -78,7 +84,7 @@ def build_demo(store: Store, progress: Callable[[str], None] | None = None) -> l
             progress(f"ingesting {name}")
         started.add(name)
         try:
-            s = store.ingest_turns(part.turns, origin=str(part.path))
+            s = store.facts.ingest_turns(part.turns, origin=str(part.path)).to_dict()
         except InvalidInput as exc:  # "turn N" counts from the stretch: name the file too
             raise InvalidInput(f"{part.path}: {exc}") from None
         for k, value in enumerate((s["turns"], _facts(s), s["merged"], s["queued"],
@@ -87,7 +93,7 @@ def build_demo(store: Store, progress: Callable[[str], None] | None = None) -> l
     parts = [DemoPart(name, *counts) for name, counts in totals.items()]
     if progress:
         progress(f"importing {DEMO_REVIEW.name}")
-    s = store.import_file(DEMO_REVIEW, actor="demo").to_dict()
+    s = store.facts.import_file(DEMO_REVIEW, actor="demo").to_dict()
     parts.append(DemoPart(DEMO_REVIEW.name, 0, _facts(s), s["merged"], s["queued"],
                           s["conflicts"], s["memories"]))
     return parts

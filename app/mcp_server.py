@@ -225,7 +225,7 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         except AccessRefused as exc:
             said = str(exc) if str(exc).startswith(grant.label) else f"{grant.label}: {exc}"
             try:
-                memory.store.record_refusal(caller, tool=tool, reason=said, subject=exc.subject)
+                memory.store.audit.record_refusal(caller, tool=tool, reason=said, subject=exc.subject)
             except RequestCancelled:
                 pass  # its client is gone: nothing of the request is written, the audit neither
             except MemdeskError as failed:  # still refused; the log says why it is not audited
@@ -372,7 +372,7 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
         """The user a correction or forgetting of ``fact_id`` is for, once the
         grant may write where the fact lives."""
         name = grant.user(one_user(user, user_id))
-        subject = memory.store.fact(fact_id).subject
+        subject = memory.store.facts.get(fact_id).subject
         grant.check_write(name, subject[len("project:"):] if subject.startswith("project:")
                           else None)
         return name
@@ -424,7 +424,7 @@ class StoreTokenVerifier:
         self.audit_within = audit_within
 
     def lookup(self, secret: str) -> AccessToken | None:
-        token = self.memory.store.token_for_secret(secret)
+        token = self.memory.store.admin.token_for_secret(secret)
         if token is None:
             return None
         principal = f"token:{token.id}"
@@ -432,7 +432,7 @@ class StoreTokenVerifier:
             if self.audit_within is not None and not self.audit_within(principal):
                 return None  # refused all the same; counted in the log, not audited
             try:
-                self.memory.store.record_refusal(
+                self.memory.store.audit.record_refusal(
                     Caller("http", token.id, token.name), tool="(any)",
                     reason=f"{token.label} was revoked at {iso(token.revoked_at)}")
             except RequestCancelled:

@@ -11,8 +11,8 @@ UI toolkit.
 
     from memdesk import Store
     with Store.open("memdesk.db") as store:
-        store.import_file("facts.jsonl")
-        store.as_of("user:alice", valid_at=..., known_at=...)
+        store.facts.import_file("facts.jsonl")
+        store.facts.as_of("user:alice", valid_at=..., known_at=...)
 """
 
 from typing import TYPE_CHECKING

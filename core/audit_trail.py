@@ -1,4 +1,4 @@
-"""The audit trail of a value (``Store.audit``, ``memdesk audit``, the desk's
+"""The audit trail of a value (``store.audit.of``, ``memdesk audit``, the desk's
 audit screen): the provenance steps behind a fact lineage — each claim's turn,
 extraction, gates, conflicts and review, the facts it asserted, the mentions
 merged into it, every retirement — and what maintenance did to its memories

@@ -388,7 +388,7 @@ def decode_json(text: str, label: str) -> Any:
 
 def edited_claim(line: Mapping[str, Any], edits: Any) -> ClaimInput:
     """The claim that import line ``line`` (a stored candidate written as one,
-    see ``Store.approve``) becomes with a reviewer's ``edits`` ({field: value}
+    see ``store.review.approve``) becomes with a reviewer's ``edits`` ({field: value}
     of EDITABLE fields, times as ISO 8601 text with an offset), validated as a
     whole exactly as an import line is: an edit that makes the valid interval
     end before it starts, or any field invalid, is refused.

@@ -35,7 +35,7 @@
 7. it counts the erasure in ``store_meta.erasures``. Erasure knows nothing of
    recall's files: every recall index records the count it was built at and
    discards itself when the store's is higher (``core.recall``), and the Store
-   tells the Recallers of its process at once (``Store.on_erasure``).
+   tells the Recallers of its process at once (``store.admin.on_erasure``).
 
 Bytes at rest: SQLite connections run with ``secure_delete`` on (``core.db``)
 and the Store empties the WAL once the erasure commits (``db.clear_wal``).

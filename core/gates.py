@@ -153,7 +153,7 @@ class Outcome(StrEnum):
 
 
 class Resolution(StrEnum):
-    """How a reviewer resolves a conflict (``Store.resolve_conflict``)."""
+    """How a reviewer resolves a conflict (``store.conflicts.resolve``)."""
 
     EXISTING = "existing"  # the incoming claim is rejected; current belief stays
     INCOMING = "incoming"  # the existing value was wrong: corrected to the incoming one

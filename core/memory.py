@@ -207,17 +207,15 @@ class Memory:
                 turns.append(turn_from_dict(line))
             except InvalidInput as exc:
                 raise InvalidInput(f"message {i + 1}: {exc}") from None
-        summary = self.store.ingest_turns(
+        summary = self.store.facts.ingest_turns(
             turns, origin=f"Memory.remember ({session})", caller=caller,
             actor=caller.actor if caller is not None else "ingest")
         if self.warm:
             self.recaller.warm_in_background()
         return Remembered(session, tuple(t.turn for t in turns), skipped,
-                          int(summary.get("asserted", 0)) + int(summary.get("evolutions", 0))
-                          + int(summary.get("corrections", 0)) + int(summary.get("backfills", 0))
-                          + int(summary.get("refinements", 0)),
-                          int(summary.get("merged", 0)), int(summary.get("queued", 0)),
-                          int(summary.get("conflicts", 0)), int(summary.get("memories", 0)))
+                          summary.asserted + summary.evolutions + summary.corrections
+                          + summary.backfills + summary.refinements,
+                          summary.merged, summary.queued, summary.conflicts, summary.memories)
 
     @staticmethod
     def _draft(position: int, message: Any) -> dict[str, Any]:
@@ -392,7 +390,7 @@ class Memory:
         if user is None:
             raise InvalidInput(f"{verb} needs the user whose fact it is (user=...)")
         name = check_name(user, "user")
-        fact = self.store.fact(check_id(fact_id, "fact id"))
+        fact = self.store.facts.get(check_id(fact_id, "fact id"))
         if not self.recaller.resolve_scope(user=name).covers_subject(fact.subject):
             raise AccessRefused(f"fact {fact.id} is not a fact of user:{name}",
                                 subject=fact.subject)
@@ -436,7 +434,7 @@ class Memory:
                 "source": {"session": session, "turn": int(turn), "text": str(text),
                            "time": said, "speaker": str(speaker), "kind": "agent_inferred"}}
         claim = ClaimInput.from_dict(line)
-        self.store.import_claims([claim], actor=caller.actor if caller is not None else "agent",
+        self.store.facts.import_claims([claim], actor=caller.actor if caller is not None else "agent",
                                  origin=f"{origin} ({session})", caller=caller)
         with self.store.engine.connect() as conn:  # its row: one per (turn, claim key)
             claim_id = conn.execute(
@@ -445,7 +443,7 @@ class Memory:
                        CLAIM.c.claim_key == claim.key)).scalar()
         if claim_id is None:
             raise InvalidInput("the proposal was not recorded (a duplicate of a decided one?)")
-        return MemoryCandidate.of(self.store.candidate(int(claim_id)).to_dict())
+        return MemoryCandidate.of(self.store.review.get(int(claim_id)).to_dict())
 
     # ------------------------------------------------------------- reading
     def recall(self, query: str, *, user: str | None = None, project: str | None = None,
@@ -507,10 +505,10 @@ class Memory:
             raise InvalidInput("facts needs either a user or a subject")
         about = subject if subject is not None else f"user:{check_name(user, 'user')}"
         valid, known = _us(valid_at, "valid_at"), _us(known_at, "known_at")
-        rows = self.store.as_of(about, predicate, valid_at=valid, known_at=known,
+        rows = self.store.facts.as_of(about, predicate, valid_at=valid, known_at=known,
                                 include_expired=False)
         rows = rows[offset:] if limit is None else rows[offset:offset + limit]
-        return [MemoryFact.of(d) for d in self.store.fact_dicts(rows, at=valid, known_at=known)]
+        return [MemoryFact.of(d) for d in self.store.facts.as_json(rows, at=valid, known_at=known)]
 
     def memories(self, *, user: str | None = None, subject: str | None = None,
                  limit: int = 100, offset: int = 0, include_archived: bool = False,
@@ -531,15 +529,15 @@ class Memory:
             about, under = f"user:{name}", people_of(name)
         else:
             about, under = check_subject(subject), None
-        rows = self.store.memories(about, page or MAX_PAGE, offset=offset, under=under,
+        rows = self.store.facts.memories(about, page or MAX_PAGE, offset=offset, under=under,
                                    include_archived=include_archived)
-        return [MemoryItem.of(r) for r in rows]
+        return [MemoryItem.of(r.to_dict()) for r in rows]
 
     def audit(self, subject: str, predicate: str, object: str | None = None) -> MemoryAudit:
         """Since when, and why, the store believes a value: the provenance chain
         from the turn to the fact, every time an aware datetime. Raises
         FactNotFound, InvalidInput for a malformed subject, predicate or object."""
-        return MemoryAudit.of(self.store.audit(subject, predicate, object).to_dict())
+        return MemoryAudit.of(self.store.audit.of(subject, predicate, object).to_dict())
 
 
 MAX_PAGE = 1000

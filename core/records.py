@@ -449,6 +449,200 @@ class ImportSummary:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class IngestSummary(ImportSummary):
+    """What one ingest of conversation turns did (``store.facts.ingest_file``,
+    ``ingest_turns``): the import summary of its claims, plus the turns read,
+    those that gave facts, those dropped (nothing worth keeping), those whose
+    extraction failed (stored raw; a rerun retries them), the extractor and
+    the signal layer it ran behind (None: the extractor alone)."""
+
+    turns: int = 0
+    turns_with_facts: int = 0
+    dropped: int = 0
+    extraction_failed: int = 0
+    extractor: str = ""
+    signals: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**ImportSummary.to_dict(self), "turns": self.turns,
+                "turns_with_facts": self.turns_with_facts, "dropped": self.dropped,
+                "extraction_failed": self.extraction_failed, "extractor": self.extractor,
+                "signals": self.signals}
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """What approving a candidate did (``store.review.approve``): ``outcome``
+    is the plan's kind (asserted, evolution, correction, …) or, when the
+    gates did not let it take effect as a new row, the claim's state
+    (merged, conflict)."""
+
+    candidate: int
+    outcome: str
+    fact_id: int | None
+    conflict_id: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"candidate": self.candidate, "outcome": self.outcome, "fact_id": self.fact_id,
+                "conflict_id": self.conflict_id}
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionUndone:
+    """What undoing a review decision did (``store.review.undo``): the decision
+    undone, the fact rows retired and restored, the conflict withdrawn."""
+
+    candidate: int
+    undone: str
+    retired: tuple[int, ...] = ()
+    restored: tuple[int, ...] = ()
+    withdrawn_conflict: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"candidate": self.candidate, "undone": self.undone, "retired": list(self.retired),
+                "restored": list(self.restored), "withdrawn_conflict": self.withdrawn_conflict}
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionUndone:
+    """What undoing a conflict's resolution did (``store.conflicts.undo``): the
+    resolution undone (its ``keep``), the fact rows retired and restored."""
+
+    conflict: int
+    undone: str
+    retired: tuple[int, ...] = ()
+    restored: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"conflict": self.conflict, "undone": self.undone, "retired": list(self.retired),
+                "restored": list(self.restored)}
+
+
+@dataclass(frozen=True, slots=True)
+class TableCounts:
+    """Rows per table written by an export or loaded by a restore
+    (``store.admin.export``, ``restore``), in the order of the tables."""
+
+    counts: tuple[tuple[str, int], ...]
+
+    def __getitem__(self, table: str) -> int:
+        """The count of one table. Raises KeyError for a table not counted."""
+        for name, n in self.counts:
+            if name == table:
+                return n
+        raise KeyError(table)
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.counts)
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeReport:
+    """The schema revisions a store was upgraded from and to (``Store.upgrade``)."""
+
+    from_revision: str | None
+    to_revision: str | None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"from": self.from_revision, "to": self.to_revision}
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewSpan:
+    """One row of current belief a resolution would leave (``origin``: kept,
+    history or incoming); times as ISO text in the incoming claim's offset."""
+
+    object: str
+    polarity: str
+    scope: str
+    valid_from: str | None
+    valid_to: str | None
+    origin: str
+    fact_id: int | None
+    predicate: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"object": self.object, "polarity": self.polarity, "scope": self.scope,
+                "valid_from": self.valid_from, "valid_to": self.valid_to, "origin": self.origin,
+                "fact_id": self.fact_id, "predicate": self.predicate}
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewRetired:
+    """One fact row a resolution would retire, and why."""
+
+    fact_id: int
+    object: str
+    valid_from: str | None
+    valid_to: str | None
+    reason: str
+    predicate: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fact_id": self.fact_id, "object": self.object, "valid_from": self.valid_from,
+                "valid_to": self.valid_to, "reason": self.reason, "predicate": self.predicate}
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionChoice:
+    """What one resolution of an open conflict would do now
+    (``store.conflicts.preview``): its outcome and plan, or ``error`` (why it
+    cannot be taken), the timeline afterwards, the rows retired, and all of it
+    on one line (``text``)."""
+
+    keep: str
+    outcome: str | None
+    plan: str | None
+    error: str | None
+    timeline: tuple[PreviewSpan, ...]
+    retired: tuple[PreviewRetired, ...]
+    text: str
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ResolutionChoice:
+        """The record of a JSON-ready choice (``gates.Outlook.to_dict``)."""
+        return cls(d["keep"], d["outcome"], d["plan"], d["error"],
+                   tuple(PreviewSpan(**s) for s in d["timeline"]),
+                   tuple(PreviewRetired(**r) for r in d["retired"]), d["text"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"keep": self.keep, "outcome": self.outcome, "plan": self.plan, "error": self.error,
+                "timeline": [s.to_dict() for s in self.timeline],
+                "retired": [r.to_dict() for r in self.retired], "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """A memory of the vector path (``store.facts.memories``): its text
+    (sensitive data masked), how often it was said, the turn it came from;
+    when archived, when, why, and the memory it was folded into."""
+
+    id: int
+    subject: str
+    predicate: str | None
+    text: str
+    mentions: int
+    claim_id: int | None
+    created_at: str | None
+    session: str
+    turn: int
+    archived_at: str | None
+    archive_reason: str | None
+    merged_into: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "subject": self.subject, "predicate": self.predicate,
+                "text": self.text, "mentions": self.mentions, "claim_id": self.claim_id,
+                "created_at": self.created_at, "session": self.session, "turn": self.turn,
+                "archived_at": self.archived_at, "archive_reason": self.archive_reason,
+                "merged_into": self.merged_into}
+
+
 def moment_text(us: int, tz: int = 0) -> str:
     """An instant as the desk writes it: "2026-06-01 10:00", or the day
     alone at midnight."""

@@ -182,7 +182,7 @@ def listing(conn: Connection, *, include_revoked: bool = True) -> list[Token]:
 def find(conn: Connection, secret: str) -> Token | None:
     """The token whose secret this is (revoked or not), or None: one indexed
     read of its hash. The caller has checked the shape (``well_formed``), so
-    garbage never costs a connection (``Store.token_for_secret``)."""
+    garbage never costs a connection (``store.admin.token_for_secret``)."""
     row = conn.execute(select(*TOKEN.c).where(TOKEN.c.secret_hash == hash_secret(secret))).first()
     return None if row is None else _token(row)
 

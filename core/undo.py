@@ -21,7 +21,7 @@ from .bitemporal import normalise_object, whole_copy
 from .db.tables import AUDIT, CLAIM, CONFLICT, FACT
 from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
 from .gates import append_steps, reopened, undone
-from .records import Fact
+from .records import DecisionUndone, Fact, ResolutionUndone
 from .writer import WriteBatch, fact_from_row
 
 _DECISIONS = ("claim.approved", "claim.rejected")
@@ -53,7 +53,7 @@ def _undone_row(batch: WriteBatch, by: str, table: Any, row_id: int,
 
 
 def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
-                  reason: str | None = None) -> dict[str, Any]:
+                  reason: str | None = None) -> DecisionUndone:
     """Put a reviewed candidate back in the queue, undoing the decision's effect.
 
     Returns {"candidate", "undone" (approved/rejected), "retired" (fact ids),
@@ -111,8 +111,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                            reason=reason or note,
                            detail={"undone": verdict, "decision": entry["id"],
                                    "restored": restored})
-    return {"candidate": candidate_id, "undone": verdict, "retired": retired_ids,
-            "restored": restored, "withdrawn_conflict": withdrawn}
+    return DecisionUndone(candidate_id, verdict, tuple(retired_ids), tuple(restored), withdrawn)
 
 
 RESOLUTION_UNDOES = ("state", "fact_id", "merged_into", "decided_by", "decided_at",
@@ -168,7 +167,7 @@ def _overlap(a: Fact, b: Fact) -> bool:
 
 
 def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
-                    reason: str | None = None) -> dict[str, Any]:
+                    reason: str | None = None) -> ResolutionUndone:
     """Reopen a resolved conflict, undoing the resolution's effect.
 
     The facts the resolution asserted are retired (``retracted``, the note
@@ -254,5 +253,4 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
                            reason=reason or note,
                            detail={"undone": keep, "resolution": entry["id"],
                                    "restored": restored})
-    return {"conflict": conflict_id, "undone": keep, "retired": retired_ids,
-            "restored": restored}
+    return ResolutionUndone(conflict_id, keep, tuple(retired_ids), tuple(restored))

@@ -116,7 +116,7 @@ class MemoryFact:
 
     @classmethod
     def of(cls, d: Mapping[str, Any]) -> MemoryFact:
-        """From a fact's JSON form (``Store.fact_dicts``)."""
+        """From a fact's JSON form (``store.facts.as_json``)."""
         event = d.get("event_time") or {}
         start = d["start"]
         return cls(
@@ -176,7 +176,7 @@ class MemoryItem:
 
     @classmethod
     def of(cls, d: Mapping[str, Any]) -> MemoryItem:
-        """From a row of ``Store.memories``."""
+        """From a row of ``store.facts.memories``."""
         return cls(int(d["id"]), d["subject"], d["predicate"], d["text"], int(d["mentions"]),
                    _req(d["created_at"]), d["session"], int(d["turn"]), int(d["claim_id"]),
                    _at(d["archived_at"]), d["archive_reason"], d["merged_into"])

@@ -72,10 +72,10 @@ def seed(db: Path | str, *, light: bool = False) -> dict[str, str]:
                                           ("alice_ro", ["alice"], [], True),
                                           ("bob", ["bob"], ["bobco"], False),
                                           ("revoked", ["alice"], [], False)):
-            token, secret = store.create_token(name, users=users, projects=projects,
+            token, secret = store.admin.create_token(name, users=users, projects=projects,
                                                read_only=ro, by="admin")
             out[name] = secret
-        store.revoke_token(4, by="admin", reason="laptop lost")
+        store.admin.revoke_token(4, by="admin", reason="laptop lost")
     return out
 
 

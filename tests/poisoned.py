@@ -58,14 +58,14 @@ def poison(url: str | Path, folder: Path) -> dict[str, int]:
     path = folder / "poison.jsonl"
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
     with Store.open(url, clock=ManualClock(NOW)) as store:
-        store.import_file(path)
-        store.ingest_file(chat)
-        conflicts = {c.predicate: c.id for c in store.conflicts("open")}
-        store.resolve_conflict(conflicts["works_at"], "existing", by="lin")
-        pending = {c.object: c.id for c in store.review_list()}
+        store.facts.import_file(path)
+        store.facts.ingest_file(chat)
+        conflicts = {c.predicate: c.id for c in store.conflicts.list("open")}
+        store.conflicts.resolve(conflicts["works_at"], "existing", by="lin")
+        pending = {c.object: c.id for c in store.review.list()}
         rejected = pending["coffee" + FORGED]
-        store.reject(rejected, by="lin", reason="not said" + FORGED + ANSI)
-        store.approve(pending["cake" + FORGED], by="lin", note="fine" + FORGED)
+        store.review.reject(rejected, by="lin", reason="not said" + FORGED + ANSI)
+        store.review.approve(pending["cake" + FORGED], by="lin", note="fine" + FORGED)
         # a reviewer name as a store written before names were checked holds it
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE conflict SET resolved_by = :by WHERE resolved_by = 'lin'"),

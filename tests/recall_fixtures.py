@@ -66,7 +66,7 @@ def demo_store(url: str, clock_iso: str = "2026-06-01T00:00:00+00:00") -> Store:
 
     store = Store.open(url, clock=ManualClock(datetime.fromisoformat(clock_iso)))
     for path in demo_files():
-        store.ingest_file(path)
+        store.facts.ingest_file(path)
     return store
 
 

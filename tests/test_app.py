@@ -53,10 +53,10 @@ async def test_review_approve_asserts_the_fact_and_keeps_the_cursor_in_place(db)
         assert table.row_count == rows - 1
         assert table.cursor_row == 1 and screen.current.id == third.id
     with reopen(db) as store:
-        decided = store.candidate(second.id)
+        decided = store.review.get(second.id)
         assert decided.state in ("approved", "merged") and decided.decided_by == REVIEWER
         if decided.state == "approved":
-            assert second.object in [f.object for f in store.history(second.subject, second.predicate)
+            assert second.object in [f.object for f in store.facts.history(second.subject, second.predicate)
                                      if f.retired_at is None]
 
 
@@ -74,7 +74,7 @@ async def test_review_reject_needs_a_reason_and_records_it(db):
         await pilot.press("enter")
         await settle(pilot)
     with reopen(db) as store:
-        cand = store.candidate(first.id)
+        cand = store.review.get(first.id)
         assert (cand.state, cand.decision_reason, cand.decided_by) == (
             "rejected", "only said once", REVIEWER)
 
@@ -97,10 +97,10 @@ async def test_review_edit_then_approve(db):
         await pilot.press("ctrl+s")
         await settle(pilot)
     with reopen(db) as store:
-        cand = store.candidate(first.id)
+        cand = store.review.get(first.id)
         assert cand.state == "approved" and cand.edits == {"object": "科幻电影"}
-        assert store.candidate(second.id).state == "pending"
-        assert "科幻电影" in [f.object for f in store.current(first.subject, first.predicate)]
+        assert store.review.get(second.id).state == "pending"
+        assert "科幻电影" in [f.object for f in store.facts.current(first.subject, first.predicate)]
 
 
 async def test_review_undo_really_undoes(db):
@@ -113,13 +113,13 @@ async def test_review_undo_really_undoes(db):
         await settle(pilot)
         assert first.id not in [c.id for c in screen.items]
         with reopen(db) as store:
-            assert store.candidate(first.id).state == "approved"
+            assert store.review.get(first.id).state == "approved"
         await pilot.press("u")
         await settle(pilot)
         assert screen.items[0].id == first.id and screen.current.id == first.id
     with reopen(db) as store:
-        assert store.candidate(first.id).state == "pending"
-        assert first.object not in [f.object for f in store.history(first.subject, first.predicate)
+        assert store.review.get(first.id).state == "pending"
+        assert first.object not in [f.object for f in store.facts.history(first.subject, first.predicate)
                                     if f.retired_at is None]
 
 
@@ -134,7 +134,7 @@ async def test_review_skip_and_vim_keys_move_without_deciding(db):
         assert table.cursor_row == 2
         pending = len(app.screen.items)
     with reopen(db) as store:
-        assert store.review_count() == pending
+        assert store.review.count() == pending
 
 
 @pytest.mark.parametrize(("key", "answer", "resolution"), [
@@ -159,9 +159,9 @@ async def test_conflict_resolution_closes_it_in_the_store(db, key, answer, resol
         assert app.screen is screen
         assert conflict.id not in [c.id for c in screen.items]
     with reopen(db) as store:
-        done = store.conflict(conflict.id)
+        done = store.conflicts.get(conflict.id)
         assert (done.state, done.resolution, done.resolved_by) == ("resolved", resolution, REVIEWER)
-        objects = [f.object for f in store.current(conflict.subject, conflict.predicate)]
+        objects = [f.object for f in store.facts.current(conflict.subject, conflict.predicate)]
         incoming = conflict.facts[-1]["object"]
         existing = conflict.facts[0]["object"]
         if resolution == "existing":
@@ -169,7 +169,7 @@ async def test_conflict_resolution_closes_it_in_the_store(db, key, answer, resol
         elif resolution == "incoming":
             assert objects == [incoming]
         elif resolution == "changed":  # the existing value until the incoming one began
-            rows = sorted(store.current(conflict.subject, conflict.predicate),
+            rows = sorted(store.facts.current(conflict.subject, conflict.predicate),
                           key=lambda f: f.valid_from)
             assert [f.object for f in rows] == [existing, incoming]
             assert rows[0].valid_to == rows[1].valid_from
@@ -186,7 +186,7 @@ async def test_conflicts_preview_shows_each_choice_before_it_is_taken(db):
         screen = app.screen
         conflict = screen.current
         with reopen(db) as store:
-            expected = {p["keep"]: p["text"] for p in store.resolution_preview(conflict.id)}
+            expected = {p["keep"]: p["text"] for p in (choice.to_dict() for choice in store.conflicts.preview(conflict.id))}
         panel = screen.query_one("#conflict-preview")
 
         def shown() -> str:  # the panel's text as drawn, wrapped lines joined
@@ -204,7 +204,7 @@ async def test_conflicts_preview_shows_each_choice_before_it_is_taken(db):
         second = screen.current
         assert second.id != conflict.id and second.facts[-1]["object"] in shown()
     with reopen(db) as store:  # looking wrote nothing
-        assert store.conflict(conflict.id).state == "open"
+        assert store.conflicts.get(conflict.id).state == "open"
 
 
 async def test_conflicts_undo_reopens_the_last_resolution(db):
@@ -215,12 +215,12 @@ async def test_conflicts_undo_reopens_the_last_resolution(db):
         conflict = screen.current
         with reopen(db) as store:
             before = [(f.object, f.valid_from, f.valid_to)
-                      for f in store.current(conflict.subject, conflict.predicate)]
+                      for f in store.facts.current(conflict.subject, conflict.predicate)]
         await pilot.press("c", "enter")
         await settle(pilot)
         assert conflict.id not in [c.id for c in screen.items]
         with reopen(db) as store:
-            assert store.conflict(conflict.id).resolution == "changed"
+            assert store.conflicts.get(conflict.id).resolution == "changed"
         await pilot.press("u")
         await settle(pilot)
         assert conflict.id in [c.id for c in screen.items]
@@ -228,11 +228,11 @@ async def test_conflicts_undo_reopens_the_last_resolution(db):
         await pilot.press("u")  # nothing left to undo in this sitting
         await settle(pilot)
     with reopen(db) as store:
-        again = store.conflict(conflict.id)
+        again = store.conflicts.get(conflict.id)
         assert (again.state, again.resolution) == ("open", None)
         assert [(f.object, f.valid_from, f.valid_to)
-                for f in store.current(conflict.subject, conflict.predicate)] == before
-        assert store.verify().ok
+                for f in store.facts.current(conflict.subject, conflict.predicate)] == before
+        assert store.audit.verify().ok
 
 
 async def test_timeline_known_at_replays_earlier_belief(db):
@@ -332,7 +332,7 @@ async def test_command_palette_finds_candidates_and_conflicts(db):
         await settle(pilot)
         assert isinstance(app.screen, ConflictsScreen) and app.screen.current.id == 2
         with reopen(db) as store:
-            cand = store.review_list()[3]
+            cand = store.review.list()[3]
         hits = [h async for h in provider.search(f"candidate #{cand.id}")]
         max(hits, key=lambda h: h.score).command()
         await settle(pilot)
@@ -366,7 +366,7 @@ async def test_every_screen_reachable_by_number_and_help_lists_keys(db):
 
 def test_layout_packs_without_overlap_and_dims_retired_rows(db):
     with reopen(db) as store:
-        rows = tuple(store.history("user:alice"))
+        rows = tuple(store.facts.history("user:alice"))
         now = store.now()
     chart = layout(rows, now, now, width=100)
     for lane in chart.lanes:
@@ -606,8 +606,8 @@ async def test_an_agents_retraction_reads_as_one_at_the_desk(db):
 
     with reopen(db) as store:
         memory = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=db.parent / "i"))
-        fact = store.current("user:alice", "allergy")[0]
-        session = store.sources([fact.claim_id])[fact.claim_id].session
+        fact = store.facts.current("user:alice", "allergy")[0]
+        session = store.facts.sources([fact.claim_id])[fact.claim_id].session
         asked = memory.forget(fact.id, user="alice", session=session, turn=1)
         memory.recaller.close()
     app = demo_app(db, start="review")
@@ -622,5 +622,5 @@ async def test_an_agents_retraction_reads_as_one_at_the_desk(db):
         await pilot.press("a")
         await settle(pilot)
     with reopen(db) as store:
-        assert store.fact(fact.id).retire_reason == "retracted"
-        assert store.candidate(asked.id).decided_by == REVIEWER
+        assert store.facts.get(fact.id).retire_reason == "retracted"
+        assert store.review.get(asked.id).decided_by == REVIEWER

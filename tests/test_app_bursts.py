@@ -109,9 +109,9 @@ def decisions(db: Path) -> dict[str, Any]:
     reason given) and every conflict decided (how, and why)."""
     with reopen(db) as store:
         decided = {state: sorted((c.id, c.object, c.decision_reason)
-                                 for c in store.review_list(state))
+                                 for c in store.review.list(state))
                    for state in ("approved", "rejected")}
-        conflicts = sorted((c.id, c.resolution, c.reason) for c in store.conflicts("resolved"))
+        conflicts = sorted((c.id, c.resolution, c.reason) for c in store.conflicts.list("resolved"))
     return {"decided": decided, "conflicts": conflicts}
 
 
@@ -228,8 +228,8 @@ async def test_review_edit_form_fields_then_approve(demo_db, tmp_path):
     assert end["top"] == "ReviewScreen"
     [(candidate, _, _)] = end["decided"]["approved"]
     with reopen(tmp_path / "fast.db") as store:
-        subject = store.candidate(candidate).subject
-        assert [f.object for f in store.current(subject, "lives_in")] == ["浦东"]
+        subject = store.review.get(candidate).subject
+        assert [f.object for f in store.facts.current(subject, "lives_in")] == ["浦东"]
 
 
 async def test_review_edit_form_dropdowns_opened_and_chosen_at_once(demo_db, tmp_path):
@@ -241,8 +241,8 @@ async def test_review_edit_form_dropdowns_opened_and_chosen_at_once(demo_db, tmp
     assert end["top"] == "ReviewScreen"
     [(candidate, _, _)] = end["decided"]["approved"]
     with reopen(tmp_path / "fast.db") as store:
-        c = store.candidate(candidate)
-        [fact] = [f for f in store.history(c.subject) if f.claim_id == candidate]
+        c = store.review.get(candidate)
+        [fact] = [f for f in store.facts.history(c.subject) if f.claim_id == candidate]
         assert (fact.polarity, fact.scope) == ("negative", "session")
 
 

@@ -77,7 +77,7 @@ async def test_opened_is_when_the_conflict_opened_in_its_source_offset(db, size,
                    "time": "2026-01-20T09:00:00+00:00"},
         "extractor": "late@1"}) + "\n", encoding="utf-8")
     with reopen(db) as store:
-        assert store.import_file(late).to_dict()["conflicts"] == 1
+        assert store.facts.import_file(late).to_dict()["conflicts"] == 1
     app = demo_app(db, start="conflicts")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -85,11 +85,11 @@ async def test_opened_is_when_the_conflict_opened_in_its_source_offset(db, size,
         assert isinstance(screen, ConflictsScreen)
         table = screen.query_one(DataTable)
         with reopen(db) as store:
-            expected = {c.id: when(c.opened_at, store.candidate(c.claim_id).source.tz)
-                        for c in store.conflicts("open")}
-            valid = {c.id: when(store.candidate(c.claim_id).valid_from,
-                                store.candidate(c.claim_id).source.tz)
-                     for c in store.conflicts("open")}
+            expected = {c.id: when(c.opened_at, store.review.get(c.claim_id).source.tz)
+                        for c in store.conflicts.list("open")}
+            valid = {c.id: when(store.review.get(c.claim_id).valid_from,
+                                store.review.get(c.claim_id).source.tz)
+                     for c in store.conflicts.list("open")}
         assert expected != valid  # the demo has conflicts opened long after their valid time
         # the opened column steps aside for the values on a narrow screen
         # (tests/test_app_layout.py); the table keeps its cells
@@ -115,8 +115,8 @@ async def test_detail_pane_shows_each_side_in_full_with_its_turn_and_score(db, s
         screen = app.screen
         with reopen(db) as store:
             conversations = {}
-            for c in store.conflicts("open"):
-                cand = store.candidate(c.claim_id)
+            for c in store.conflicts.list("open"):
+                cand = store.review.get(c.claim_id)
                 conversations[c.id] = cand
         for _ in range(len(screen.items)):
             c = screen.current
@@ -146,7 +146,7 @@ async def test_detail_pane_shows_each_side_in_full_with_its_turn_and_score(db, s
             # the turns before and after the source turn are there too
             incoming = c.facts[-1]["source"]
             with reopen(db) as store:
-                around = store.conversation(incoming["session"], incoming["turn"], 1)
+                around = store.facts.conversation(incoming["session"], incoming["turn"], 1)
             assert all(bare(t.text) in bare(drawn(sides[-1])) for t in around)
             await pilot.press("j")
             await settle(pilot)
@@ -187,8 +187,8 @@ async def test_table_takes_its_rows_and_the_pane_the_rest_all_of_it_reachable(db
 # ------------------------------------------------------------ 3. empty
 def resolve_all(db: Path) -> None:
     with reopen(db) as store:
-        for c in store.conflicts("open"):
-            store.resolve_conflict(c.id, "existing", by="another-reviewer")
+        for c in store.conflicts.list("open"):
+            store.conflicts.resolve(c.id, "existing", by="another-reviewer")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -219,8 +219,8 @@ async def test_a_fresh_store_shows_the_empty_message(tmp_path, size):
 
 async def test_resolving_the_last_conflict_shows_the_empty_message_and_u_brings_it_back(db):
     with reopen(db) as store:
-        for c in store.conflicts("open")[1:]:
-            store.resolve_conflict(c.id, "existing", by="another-reviewer")
+        for c in store.conflicts.list("open")[1:]:
+            store.conflicts.resolve(c.id, "existing", by="another-reviewer")
     app = demo_app(db, start="conflicts")
     async with app.run_test(size=SIZES[0]) as pilot:
         await settle(pilot)
@@ -240,8 +240,8 @@ async def test_resolving_the_last_conflict_shows_the_empty_message_and_u_brings_
 @pytest.mark.parametrize("size", SIZES)
 async def test_one_open_conflict_is_counted_in_the_singular(db, size):
     with reopen(db) as store:
-        for c in store.conflicts("open")[1:]:
-            store.resolve_conflict(c.id, "existing", by="another-reviewer")
+        for c in store.conflicts.list("open")[1:]:
+            store.conflicts.resolve(c.id, "existing", by="another-reviewer")
     app = demo_app(db, start="conflicts")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -262,7 +262,7 @@ async def test_each_choice_shows_its_timeline_and_waits_for_enter(db, size, key,
         screen = app.screen
         conflict = screen.current
         with reopen(db) as store:
-            choice = next(p for p in store.resolution_preview(conflict.id) if p["keep"] == keep)
+            choice = next(p for p in (choice.to_dict() for choice in store.conflicts.preview(conflict.id)) if p["keep"] == keep)
         await pilot.press(key)
         await settle(pilot)
         dialog = app.screen
@@ -288,7 +288,7 @@ async def test_each_choice_shows_its_timeline_and_waits_for_enter(db, size, key,
         await settle(pilot)
         assert app.screen is screen
         with reopen(db) as store:
-            assert store.conflict(conflict.id).state == "open"
+            assert store.conflicts.get(conflict.id).state == "open"
         await pilot.press(key)
         await settle(pilot)
         if answer is not None:
@@ -298,10 +298,10 @@ async def test_each_choice_shows_its_timeline_and_waits_for_enter(db, size, key,
         await settle(pilot)
         assert app.screen is screen and conflict.id not in [c.id for c in screen.items]
     with reopen(db) as store:
-        done = store.conflict(conflict.id)
+        done = store.conflicts.get(conflict.id)
         assert (done.state, done.resolution, done.resolved_by) == ("resolved", keep, REVIEWER)
         if keep == "both":
-            scopes = {f.scope for f in store.current(conflict.subject, conflict.predicate)}
+            scopes = {f.scope for f in store.facts.current(conflict.subject, conflict.predicate)}
             assert scopes == {conflict.scope, answer}
         if keep == "neither":
             assert done.reason == answer
@@ -321,7 +321,7 @@ async def test_keep_both_refuses_no_scope_and_the_existing_scope(db):
         assert isinstance(app.screen, ConfirmScreen)  # the same scope: refused, still asking
         assert app.screen.query_one(Input).value == conflict.scope
     with reopen(db) as store:
-        assert store.conflict(conflict.id).state == "open"
+        assert store.conflicts.get(conflict.id).state == "open"
     app.service.store.close()
 
 
@@ -330,10 +330,10 @@ async def test_an_impossible_choice_says_why_and_cannot_be_taken(tmp_path, size)
     clock = ManualClock(DEMO_NOW)
     store = Store.open(tmp_path / "same-start.db", clock=clock)
     # two values stated to start at the same instant, told before it: "it changed" makes no sense
-    store.add(claim("user:omar", "works_at", "Acme Robotics", at=day(2), turn=1, valid_from=day(9)))
-    store.add(claim("user:omar", "works_at", "Globex", at=day(3), turn=2, valid_from=day(9)))
-    (conflict,) = store.conflicts()
-    (changed,) = [p for p in store.resolution_preview(conflict.id) if p["keep"] == "changed"]
+    store.facts.add(claim("user:omar", "works_at", "Acme Robotics", at=day(2), turn=1, valid_from=day(9)))
+    store.facts.add(claim("user:omar", "works_at", "Globex", at=day(3), turn=2, valid_from=day(9)))
+    (conflict,) = store.conflicts.list()
+    (changed,) = [p for p in (choice.to_dict() for choice in store.conflicts.preview(conflict.id)) if p["keep"] == "changed"]
     assert changed["error"]
     app = MemdeskApp(MemdeskService(store, REVIEWER), start="conflicts")
     async with app.run_test(size=size) as pilot:
@@ -348,11 +348,11 @@ async def test_an_impossible_choice_says_why_and_cannot_be_taken(tmp_path, size)
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is dialog  # not taken
-        assert store.conflict(conflict.id).state == "open"
+        assert store.conflicts.get(conflict.id).state == "open"
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, ConflictsScreen)
-    assert store.conflict(conflict.id).state == "open"
+    assert store.conflicts.get(conflict.id).state == "open"
     store.close()
 
 
@@ -366,13 +366,13 @@ async def test_undo_reopens_a_confirmed_resolution(db, size):
         await pilot.press("i", "enter")
         await settle(pilot)
         with reopen(db) as store:
-            assert store.conflict(conflict.id).resolution == "incoming"
+            assert store.conflicts.get(conflict.id).resolution == "incoming"
         await pilot.press("u")
         await settle(pilot)
         assert screen.current.id == conflict.id
         assert f"conflict {conflict.id}" in drawn(screen.query_one("#conflict-head"))
     with reopen(db) as store:
-        assert store.conflict(conflict.id).state == "open"
+        assert store.conflicts.get(conflict.id).state == "open"
     app.service.store.close()
 
 
@@ -473,7 +473,7 @@ async def test_reload_keeps_the_cursor_on_its_conflict_without_flicker(db, size)
 
         screen._show = show  # type: ignore[method-assign]
         with reopen(db) as other:  # another reviewer resolves the first one
-            other.resolve_conflict(first, "existing", by="another-reviewer")
+            other.conflicts.resolve(first, "existing", by="another-reviewer")
         screen.fetch()
         await settle(pilot)
         assert [c.id for c in screen.items] == [second, third]
@@ -482,7 +482,7 @@ async def test_reload_keeps_the_cursor_on_its_conflict_without_flicker(db, size)
         assert f"conflict {second}" in drawn(screen.query_one("#conflict-head"))
         # the selected one is resolved elsewhere: the cursor goes to the next one
         with reopen(db) as other:
-            other.resolve_conflict(second, "existing", by="another-reviewer")
+            other.conflicts.resolve(second, "existing", by="another-reviewer")
         screen.fetch()
         await settle(pilot)
         assert screen.current.id == third
@@ -503,7 +503,7 @@ async def test_reload_leaves_an_open_dialog_and_its_typed_text_alone(db, size):
         assert isinstance(dialog, ConfirmScreen)
         await pilot.press(*"half a reas")
         with reopen(db) as other:
-            other.resolve_conflict(third, "existing", by="another-reviewer")
+            other.conflicts.resolve(third, "existing", by="another-reviewer")
         screen.fetch()
         await settle(pilot)
         assert app.screen is dialog and dialog.query_one(Input).value == "half a reas"
@@ -511,7 +511,7 @@ async def test_reload_leaves_an_open_dialog_and_its_typed_text_alone(db, size):
         assert screen.current.id == second
         # the dialog's own conflict is decided elsewhere: it says so and refuses enter
         with reopen(db) as other:
-            other.resolve_conflict(second, "existing", by="another-reviewer")
+            other.conflicts.resolve(second, "existing", by="another-reviewer")
         screen.fetch()
         await settle(pilot)
         assert app.screen is dialog and dialog.query_one(Input).value == "half a reas"
@@ -523,7 +523,7 @@ async def test_reload_leaves_an_open_dialog_and_its_typed_text_alone(db, size):
         await settle(pilot)
         assert app.screen is screen and [c.id for c in screen.items] == [first]
     with reopen(db) as store:
-        done = store.conflict(second)
+        done = store.conflicts.get(second)
         assert (done.resolution, done.resolved_by) == ("existing", "another-reviewer")
     app.service.store.close()
 
@@ -548,7 +548,7 @@ def test_conflict_detail_is_plain_frozen_data_with_each_sides_gates(db):
 
     with reopen(db) as store:
         service = MemdeskService(store, REVIEWER)
-        conflict = store.conflicts("open")[0]
+        conflict = store.conflicts.list("open")[0]
         detail = service.conflict_detail(conflict.id)
         assert isinstance(detail, ConflictDetail) and detail.conflict.id == conflict.id
         with pytest.raises(dataclasses.FrozenInstanceError):
@@ -556,7 +556,7 @@ def test_conflict_detail_is_plain_frozen_data_with_each_sides_gates(db):
         *existing, incoming = detail.sides
         assert [s.fact_id for s in existing] == list(conflict.fact_ids)
         assert incoming.incoming and incoming.claim_id == conflict.claim_id
-        assert detail.tz == store.candidate(conflict.claim_id).source.tz
+        assert detail.tz == store.review.get(conflict.claim_id).source.tz
         for side in detail.sides:
             assert side.source is not None
             assert side.source.turn in [t.turn for t in side.turns]

@@ -62,7 +62,7 @@ def test_header_keeps_what_waits_at_any_width():
 @sizes
 async def test_header_shows_the_counts_and_the_screen_at_every_size(db, size):
     with Store.open(db, create=False) as store:
-        counts = f"{store.review_count()} pending · {store.conflict_count()} conflicts"
+        counts = f"{store.review.count()} pending · {store.conflicts.count()} conflicts"
     app = demo_app(db, start="review")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -165,7 +165,7 @@ async def test_review_started_for_a_subject_shows_only_that_subject(db):
         await settle(pilot)
         assert {c.subject for c in screen.items} == {"user:tom"}
     with Store.open(db) as store:
-        assert screen.total == store.review_count(subject="user:tom")
+        assert screen.total == store.review.count(subject="user:tom")
 
 
 # ------------------------------------------------------------------ recall
@@ -314,7 +314,7 @@ async def test_live_refresh_shows_another_process_writes_postgres(pg_server, tmp
     reset_pg(pg_server.url)
     with Store.open(pg_server.url) as store:
         for i, obj in enumerate(("tea", "chess", "rain", "maps")):
-            store.import_file(_candidate_file(tmp_path, f"user:p{i}", obj, 0.3 + i / 10))
+            store.facts.import_file(_candidate_file(tmp_path, f"user:p{i}", obj, 0.3 + i / 10))
     store = Store.open(pg_server.url)
     app = MemdeskApp(MemdeskService(store, REVIEWER, Recaller(store)), start="review")
     try:
@@ -386,5 +386,5 @@ async def test_an_unparsed_note_is_edited_into_the_fact_it_states_at_the_desk(db
         await pilot.press("ctrl+s")
         await settle(pilot)
     with Store.open(db, create=False) as store:
-        facts = [f for f in store.current(note.subject) if f.object == "edited from a note"]
+        facts = [f for f in store.facts.current(note.subject) if f.object == "edited from a note"]
         assert [(f.predicate, f.value) for f in facts] == [("plan", None)]

@@ -147,7 +147,7 @@ async def test_the_confirmation_shows_the_new_timeline_without_scrolling(db, siz
         with Store.open(db) as store:
             keep = {"e": "existing", "c": "changed", "i": "incoming", "b": "both",
                     "x": "neither"}[key]
-            choice = next(p for p in store.resolution_preview(conflict.id) if p["keep"] == keep)
+            choice = next(p for p in (choice.to_dict() for choice in store.conflicts.preview(conflict.id)) if p["keep"] == keep)
         await pilot.press(key)
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)

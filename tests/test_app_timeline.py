@@ -48,7 +48,7 @@ def histories(db: Path) -> dict[str, tuple[Fact, ...]]:
     """Every subject of the demo whose history has more than one row (a person a
     user told of once, person:carol/dog, has a single change to step to)."""
     with reopen(db) as store:
-        every = {s: tuple(store.history(s)) for s in store.subjects()}
+        every = {s: tuple(store.facts.history(s)) for s in store.facts.subjects()}
     return {s: rows for s, rows in every.items() if len(rows) > 1}
 
 
@@ -447,11 +447,11 @@ async def test_known_at_steps_through_each_subjects_history(db, size):
 
 def test_rerunning_the_demo_adds_nothing(db):
     with reopen(db) as store:
-        before = (store.now(), store.verify().ok, {s: len(store.history(s)) for s in store.subjects()},
-                  store.review_count(), store.conflict_count())
+        before = (store.now(), store.audit.verify().ok, {s: len(store.facts.history(s)) for s in store.facts.subjects()},
+                  store.review.count(), store.conflicts.count())
         parts = build_demo(store)
-        after = (store.now(), store.verify().ok, {s: len(store.history(s)) for s in store.subjects()},
-                 store.review_count(), store.conflict_count())
+        after = (store.now(), store.audit.verify().ok, {s: len(store.facts.history(s)) for s in store.facts.subjects()},
+                 store.review.count(), store.conflicts.count())
     assert before == after
     assert all(p.facts == p.merged == p.queued == p.conflicts == p.memories == 0 for p in parts)
 

@@ -299,14 +299,14 @@ def test_hostile_valid_text_is_stored_verbatim(store_url, tmp_path):
                  str(tmp_path / "t.jsonl")]) == (0, "")
     assert _run(["--db", store_url, "import", str(tmp_path / "c.jsonl")]) == (0, "")
     with Store.open(store_url) as store:
-        assert [t.text for t in store.conversation("fz")] == HOSTILE_VALID
-        assert [t.text for t in store.conversation("hv")] == HOSTILE_VALID
-        likes = {f.object: f for f in store.current("user:alice", "likes")}
+        assert [t.text for t in store.facts.conversation("fz")] == HOSTILE_VALID
+        assert [t.text for t in store.facts.conversation("hv")] == HOSTILE_VALID
+        likes = {f.object: f for f in store.facts.current("user:alice", "likes")}
         for t in HOSTILE_VALID:
             fact = likes[t.strip() or "x"]
             assert json.loads(fact.value_json) == {"raw": t}
         # the tables are all still there
-        assert len(store.review_list("all")) >= len(HOSTILE_VALID)
+        assert len(store.review.list("all")) >= len(HOSTILE_VALID)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True,
@@ -317,14 +317,14 @@ def test_hostile_valid_text_is_stored_verbatim(store_url, tmp_path):
 def test_any_text_ingests_verbatim(tmp_path, texts):
     db = str(tmp_path / "any.db")
     with Store.open(db) as store:
-        start = len(store.conversation("fz"))
+        start = len(store.facts.conversation("fz"))
     lines = [_line({**GOOD_TURN, "turn": start + i, "text": t}) for i, t in enumerate(texts, 1)]
     path = tmp_path / "any.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rc, err = _run(["--db", db, "ingest", str(path)])
     assert rc == 0, err
     with Store.open(db) as store:
-        assert [t.text for t in store.conversation("fz")][start:] == texts
+        assert [t.text for t in store.facts.conversation("fz")][start:] == texts
 
 
 # ------------------------------------------- review edits and conflict resolutions
@@ -491,7 +491,7 @@ def _decision_lines(pending: int, conflicts: int) -> list[str]:
 def _seed_decisions(store: Store, folder: Path, pending: int = 0, conflicts: int = 0) -> None:
     path = folder / "decisions.jsonl"
     path.write_text("\n".join(_decision_lines(pending, conflicts)) + "\n", encoding="utf-8")
-    summary = store.import_file(path)
+    summary = store.facts.import_file(path)
     assert summary.queued == pending and summary.conflicts == conflicts
 
 
@@ -511,7 +511,7 @@ def _one_error_line(err: str) -> None:
 
 def _expect_edited(store: Store, fact_id: int, pairs: list[tuple[str, object]], cli: bool) -> None:
     """The approved fact carries every edit."""
-    fact = store.fact(fact_id)
+    fact = store.facts.get(fact_id)
     asked = dict(pairs)
     assert fact.object == str(asked.get("object", REVIEW_OBJECT)).strip()
     assert fact.polarity == asked.get("polarity", "positive")
@@ -528,7 +528,7 @@ def _expect_edited(store: Store, fact_id: int, pairs: list[tuple[str, object]], 
 def test_random_edits_on_pending_candidates_through_the_cli(store_url, tmp_path):
     with Store.open(store_url) as store:
         _seed_decisions(store, tmp_path, pending=90)
-        pool = [c.id for c in store.review_list()]
+        pool = [c.id for c in store.review.list()]
         seen = {"good": 0, "bad": 0}
 
         @settings(max_examples=70, deadline=None, derandomize=True, suppress_health_check=QUIET)
@@ -541,7 +541,7 @@ def test_random_edits_on_pending_candidates_through_the_cli(store_url, tmp_path)
                             *_edit_argv(pairs)])
             if ok:
                 assert (rc, err) == (0, ""), (pairs, err)
-                decided = store.candidate(cid)
+                decided = store.review.get(cid)
                 assert decided.state == "approved" and decided.fact_id
                 _expect_edited(store, decided.fact_id, pairs, cli=True)
                 seen["good"] += 1
@@ -549,17 +549,17 @@ def test_random_edits_on_pending_candidates_through_the_cli(store_url, tmp_path)
                 assert rc == 1, (pairs, err)
                 _one_error_line(err)
                 assert _written(store) == before, pairs
-                assert store.candidate(cid).state == "pending"
+                assert store.review.get(cid).state == "pending"
                 seen["bad"] += 1
 
         check()
         assert seen["good"] >= 15 and seen["bad"] >= 25, seen
-        assert store.verify().ok
+        assert store.audit.verify().ok
 
 
 def test_random_edits_on_pending_candidates_through_the_store_api(store, tmp_path):
     _seed_decisions(store, tmp_path, pending=110)
-    pool = [c.id for c in store.review_list()]
+    pool = [c.id for c in store.review.list()]
     seen = {"good": 0, "bad": 0}
 
     @settings(max_examples=110, deadline=None, derandomize=True, suppress_health_check=QUIET)
@@ -570,21 +570,21 @@ def test_random_edits_on_pending_candidates_through_the_store_api(store, tmp_pat
         edits = dict(pairs)
         before = _written(store)
         if ok:
-            result = store.approve(cid, by="fuzz", edits=edits)
-            assert store.candidate(cid).state == "approved" and result["fact_id"], (edits, result)
-            _expect_edited(store, result["fact_id"], pairs, cli=False)
+            result = store.review.approve(cid, by="fuzz", edits=edits)
+            assert store.review.get(cid).state == "approved" and result.fact_id, (edits, result)
+            _expect_edited(store, result.fact_id, pairs, cli=False)
             seen["good"] += 1
         else:
             with pytest.raises(InvalidInput) as refused:
-                store.approve(cid, by="fuzz", edits=edits)
+                store.review.approve(cid, by="fuzz", edits=edits)
             assert "\n" not in str(refused.value)
             assert _written(store) == before, edits
-            assert store.candidate(cid).state == "pending"
+            assert store.review.get(cid).state == "pending"
             seen["bad"] += 1
 
     check()
     assert seen["good"] >= 20 and seen["bad"] >= 30, seen
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 RESOLVE_KEEPS = ("existing", "incoming", "changed", "both", "neither")
@@ -642,7 +642,7 @@ def resolve_plan(draw, cli: bool) -> tuple[dict, str]:
 def test_random_resolutions_of_open_conflicts_through_the_cli(store_url, tmp_path):
     with Store.open(store_url) as store:
         _seed_decisions(store, tmp_path, conflicts=70)
-        pool = [c.id for c in store.conflicts("open")]
+        pool = [c.id for c in store.conflicts.list("open")]
         seen = {"ok": 0, "refused": 0, "usage": 0}
 
         @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=QUIET)
@@ -666,24 +666,24 @@ def test_random_resolutions_of_open_conflicts_through_the_cli(store_url, tmp_pat
                 rc, err = _run(argv)
                 if verdict == "ok":
                     assert (rc, err) == (0, ""), (args, err)
-                    done = store.conflict(kid)
+                    done = store.conflicts.get(kid)
                     assert done.state == "resolved" and done.resolution == args["keep"]
                 else:
                     assert rc == 1, (args, err)
                     _one_error_line(err)
             if verdict != "ok":
                 assert _written(store) == before, args
-                assert store.conflict(kid).state == "open"
+                assert store.conflicts.get(kid).state == "open"
             seen[verdict] += 1
 
         check()
         assert seen["ok"] >= 15 and seen["refused"] >= 15, seen
-        assert store.verify().ok
+        assert store.audit.verify().ok
 
 
 def test_random_resolutions_of_open_conflicts_through_the_store_api(store, tmp_path):
     _seed_decisions(store, tmp_path, conflicts=90)
-    pool = [c.id for c in store.conflicts("open")]
+    pool = [c.id for c in store.conflicts.list("open")]
     seen = {"ok": 0, "refused": 0}
 
     @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=QUIET)
@@ -694,7 +694,7 @@ def test_random_resolutions_of_open_conflicts_through_the_store_api(store, tmp_p
         target = args["bad_id"][0] if args["bad_id"] else kid
 
         def resolve():
-            return store.resolve_conflict(target, args["keep"], by=args["by"],
+            return store.conflicts.resolve(target, args["keep"], by=args["by"],
                                           reason=args["reason"], scope=args["scope"])
 
         before = _written(store)
@@ -702,15 +702,15 @@ def test_random_resolutions_of_open_conflicts_through_the_store_api(store, tmp_p
             done = resolve()
             assert done.state == "resolved" and done.resolution == args["keep"]
             if args["keep"] == "both":
-                assert any(f.scope == args["scope"] for f in store.current(done.subject, "lives_in"))
+                assert any(f.scope == args["scope"] for f in store.facts.current(done.subject, "lives_in"))
         else:
             with pytest.raises(InvalidInput) as refused:
                 resolve()
             assert "\n" not in str(refused.value)
             assert _written(store) == before, args
-            assert store.conflict(kid).state == "open"
+            assert store.conflicts.get(kid).state == "open"
         seen[verdict] += 1
 
     check()
     assert seen["ok"] >= 20 and seen["refused"] >= 20, seen
-    assert store.verify().ok
+    assert store.audit.verify().ok

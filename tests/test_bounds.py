@@ -207,9 +207,9 @@ def _turn(number: int, text: str, session: str = "s1") -> Turn:
 
 def test_turns_are_extracted_before_the_write_transaction_opens(store, store_url):
     probe = Probe(store_url)
-    summary = store.ingest_turns([_turn(1, "I live in Leeds"), _turn(2, "I like tea")],
+    summary = store.facts.ingest_turns([_turn(1, "I live in Leeds"), _turn(2, "I like tea")],
                                  extractor=probe, signals=False)
-    assert probe.lock_free == [True, True] and summary["turns"] == 2
+    assert probe.lock_free == [True, True] and summary.turns == 2
 
 
 def test_a_file_is_extracted_before_the_write_transaction_opens(store, store_url, tmp_path):
@@ -218,7 +218,7 @@ def test_a_file_is_extracted_before_the_write_transaction_opens(store, store_url
                                           "time": "2026-03-01T10:00:00+08:00", "text": f"line {n}"})
                               for n in (1, 2, 3)) + "\n", encoding="utf-8")
     probe = Probe(store_url)
-    assert store.ingest_file(path, extractor=probe, signals=False)["turns"] == 3
+    assert store.facts.ingest_file(path, extractor=probe, signals=False).turns == 3
     assert probe.lock_free == [True, True, True]
 
 
@@ -226,13 +226,13 @@ def test_a_turn_whose_context_changed_meanwhile_is_read_again_under_the_lock(sto
     def another_writer() -> None:  # stores an earlier turn of the same session in between
         assert _lock_free(store_url), "the write lock is held while the turn is extracted"
         with Store.open(store_url, clock=clock) as other:
-            other.ingest_turns([_turn(1, "I moved to Leeds")], signals=False)
+            other.facts.ingest_turns([_turn(1, "I moved to Leeds")], signals=False)
 
     probe = Probe(store_url, first=another_writer)
-    summary = store.ingest_turns([_turn(2, "yes")], extractor=probe, signals=False)
+    summary = store.facts.ingest_turns([_turn(2, "yes")], extractor=probe, signals=False)
     # read first without the lock and without context; again under the lock, with the new turn
     assert probe.lock_free == [True, False] and probe.context == [0, 1]
-    assert summary["reread"] == 1 and summary["turns"] == 1
+    assert summary.reread == 1 and summary.turns == 1
 
 
 # ------------------------------------------------------------- request bounds
@@ -320,10 +320,10 @@ def test_a_conversation_line_too_long_is_named_by_its_line(store, tmp_path):
               "text": "t" * size, "user": "ana"} for n, size in ((1, 4_000), (2, 4_001))]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     with refused(store, f"{path}:2:", "4001 characters", "bound turn_chars") as err:
-        store.ingest_file(path)
+        store.facts.ingest_file(path)
     assert isinstance(err.value, InputFileError) and err.value.line == 2
     with refused(store, "turn 2", "4001 characters", "bound turn_chars") as err:
-        store.ingest_turns([_turn(1, "t" * 4_000), _turn(2, "t" * 4_001)])
+        store.facts.ingest_turns([_turn(1, "t" * 4_000), _turn(2, "t" * 4_001)])
     assert isinstance(err.value, BoundExceeded)
 
 

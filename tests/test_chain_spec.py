@@ -1,6 +1,6 @@
 """The audit chain's specification (docs/audit-chain.md) is enough to verify a
 store: a verifier written only from that document (``rfc8785`` for the JSON,
-``hashlib`` for BLAKE2b, plain SQL for the rows) agrees with ``Store.verify``
+``hashlib`` for BLAKE2b, plain SQL for the rows) agrees with ``store.audit.verify``
 on stores written through the write path (imports, review decisions, undo, a
 resolved conflict, a retraction, an erasure), on both backends, and under
 tampering names the same first broken entry. The canonical encoder equals an
@@ -259,24 +259,24 @@ def spec_first_broken(store: Store) -> int | None:
 
 def build(store: Store) -> None:
     """Every kind of write through the Store API."""
-    store.ingest_file(CONV / "carol-home.jsonl")
-    store.import_file(DEMO / "facts.jsonl")
-    store.import_file(DEMO / "review.jsonl")
-    pending = store.review_list()
-    store.approve(pending[0].id, by="rita")
-    store.reject(pending[1].id, by="rita", reason="not said")
-    store.approve(pending[2].id, by="rita")
-    store.undo_decision(pending[2].id, by="sam")
-    conflicts = store.conflicts()
+    store.facts.ingest_file(CONV / "carol-home.jsonl")
+    store.facts.import_file(DEMO / "facts.jsonl")
+    store.facts.import_file(DEMO / "review.jsonl")
+    pending = store.review.list()
+    store.review.approve(pending[0].id, by="rita")
+    store.review.reject(pending[1].id, by="rita", reason="not said")
+    store.review.approve(pending[2].id, by="rita")
+    store.review.undo(pending[2].id, by="sam")
+    conflicts = store.conflicts.list()
     if conflicts:
-        store.resolve_conflict(conflicts[0].id, "incoming", by="rita")
-    tom = store.current("user:tom")
+        store.conflicts.resolve(conflicts[0].id, "incoming", by="rita")
+    tom = store.facts.current("user:tom")
     if tom:
-        store.retract(tom[0].id, by="rita", reason="never said")
-    store.erase_subject("user:carol", by="dpo")
-    later = store.review_list()
+        store.facts.retract(tom[0].id, by="rita", reason="never said")
+    store.admin.erase("user:carol", by="dpo")
+    later = store.review.list()
     if later:
-        store.reject(later[-1].id, by="rita", reason="after the erasure")
+        store.review.reject(later[-1].id, by="rita", reason="after the erasure")
 
 
 @pytest.fixture
@@ -291,7 +291,7 @@ def _sql(store: Store, sql: str, **params: Any) -> None:
 
 
 def test_the_spec_verifier_agrees_on_a_clean_store(built):
-    report = built.verify()
+    report = built.audit.verify()
     assert report.ok, report.problems
     assert report.erasures == 1 and report.amended > 0
     assert spec_first_broken(built) is None
@@ -324,7 +324,7 @@ TAMPER = {
 @pytest.mark.parametrize("what", sorted(TAMPER))
 def test_tampering_is_named_at_the_same_first_broken_entry(built, what):
     _sql(built, TAMPER[what])
-    report = built.verify()
+    report = built.audit.verify()
     assert not report.ok
     if report.first_broken is not None:
         assert spec_first_broken(built) == report.first_broken
@@ -336,11 +336,11 @@ def test_a_tampered_row_is_reported_at_the_entry_that_wrote_it(built):
     with built.engine.connect() as conn:
         fid = conn.execute(text("SELECT max(id) FROM fact WHERE retired_at IS NULL")).scalar()
     _sql(built, "UPDATE fact SET object = 'tampered' WHERE id = :i", i=fid)
-    assert built.verify().first_broken == _creator(built, "fact", fid) == spec_first_broken(built)
+    assert built.audit.verify().first_broken == _creator(built, "fact", fid) == spec_first_broken(built)
     with built.engine.connect() as conn:
         eid = conn.execute(text("SELECT min(id) FROM audit_log WHERE action = 'import'")).scalar()
     _sql(built, "UPDATE audit_log SET reason = 'edited' WHERE id = :i", i=eid)
-    assert built.verify().first_broken == min(eid, _creator(built, "fact", fid))
+    assert built.audit.verify().first_broken == min(eid, _creator(built, "fact", fid))
 
 
 def test_the_worked_example_in_the_spec():

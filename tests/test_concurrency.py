@@ -34,9 +34,9 @@ def _reviewer(url: str, name: str, ids: list[int], barrier, results) -> None:
             barrier.wait(timeout=60)
             try:
                 if name == "ann":
-                    store.approve(cid, by=name)
+                    store.review.approve(cid, by=name)
                 else:
-                    store.reject(cid, by=name, reason="not so sure")
+                    store.review.reject(cid, by=name, reason="not so sure")
                 results.put((name, cid, "ok", ""))
             except AlreadyDecided as exc:
                 results.put((name, cid, "already", str(exc)))
@@ -48,8 +48,8 @@ def test_two_reviewers_race_for_the_same_candidates(store_url, tmp_path):
     path = tmp_path / "pending.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in pending_lines(ROUNDS)) + "\n")
     with Store.open(store_url) as store:
-        store.import_file(path)
-        ids = [c.id for c in store.review_list()]
+        store.facts.import_file(path)
+        ids = [c.id for c in store.review.list()]
     assert len(ids) == ROUNDS
     barrier, results = _CTX.Barrier(2), _CTX.Queue()
     procs = [_CTX.Process(target=_reviewer, args=(store_url, name, ids, barrier, results))
@@ -69,7 +69,7 @@ def test_two_reviewers_race_for_the_same_candidates(store_url, tmp_path):
             won = [n for n, kind, _ in tries if kind == "ok"]
             lost = [(n, m) for n, kind, m in tries if kind == "already"]
             assert len(won) == 1 and len(lost) == 1, tries
-            cand = store.candidate(cid)
+            cand = store.review.get(cid)
             assert cand.decided_by == won[0]
             assert cand.state == ("approved" if won[0] == "ann" else "rejected")
             assert f"not pending: it is {cand.state} by {won[0]}" in lost[0][1]
@@ -79,7 +79,7 @@ def test_two_reviewers_race_for_the_same_candidates(store_url, tmp_path):
             assert len(decisions) == 1
             facts = conn.execute(select(FACT.c.id).where(FACT.c.claim_id == cid)).all()
             assert len(facts) == (1 if won[0] == "ann" else 0)
-        assert store.review_count() == 0
+        assert store.review.count() == 0
     # both reviewers won some races: the barrier really made them collide
     winners = Counter(won for cid in by_candidate
                       for won, kind, _ in by_candidate[cid] if kind == "ok")
@@ -98,8 +98,8 @@ def test_cli_reviewers_loser_gets_a_clear_message(tmp_path):
     path = tmp_path / "pending.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in pending_lines(1)) + "\n")
     with Store.open(store_url) as store:
-        store.import_file(path)
-        cid = store.review_list()[0].id
+        store.facts.import_file(path)
+        cid = store.review.list()[0].id
     procs = [_memdesk("--db", store_url, "review", "approve", str(cid), "--by", "ann"),
              _memdesk("--db", store_url, "review", "reject", str(cid), "--by", "bob",
                       "--reason", "no")]
@@ -144,8 +144,8 @@ def test_two_ingests_with_overlapping_files(store_url, tmp_path):
     assert [rc for rc, _, _ in done] == [0, 0], done
     reference = str(tmp_path / "reference.db")
     with Store.open(reference) as store:
-        store.ingest_file(a)
-        store.ingest_file(b)
+        store.facts.ingest_file(a)
+        store.facts.ingest_file(b)
     got, want = _content(store_url), _content(reference)
     assert sum(got["turns"].values()) == sum(len(t.splitlines()) for t in texts.values())
     for part in want:
@@ -157,7 +157,7 @@ def _opener(url: str, barrier, results) -> None:
     barrier.wait(timeout=60)
     try:
         with Store.open(url) as store:
-            results.put(store.review_count())
+            results.put(store.review.count())
     except Exception as exc:  # noqa: BLE001 - reported to the test
         results.put(f"{type(exc).__name__}: {exc}")
 

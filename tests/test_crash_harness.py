@@ -63,7 +63,7 @@ def content(db: Path | str) -> list[dict]:
     """The store's export without the wall-clock columns."""
     out = io.StringIO()
     with Store.open(db) as store:
-        store.export(out)
+        store.admin.export(out)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     for line in lines[1:]:
         for column in WALL.get(line["table"], ()):
@@ -104,17 +104,17 @@ class Command:
 
 def _first_pending(db: Path) -> str:
     with Store.open(db) as store:
-        return str(store.review_list("pending", limit=1)[0].id)
+        return str(store.review.list("pending", limit=1)[0].id)
 
 
 def _first_conflict(db: Path) -> str:
     with Store.open(db) as store:
-        return str(store.conflicts("open", limit=1)[0].id)
+        return str(store.conflicts.list("open", limit=1)[0].id)
 
 
 def _a_fact(db: Path) -> str:
     with Store.open(db) as store:
-        return str(store.current("user:alice", "allergy")[0].id)
+        return str(store.facts.current("user:alice", "allergy")[0].id)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -256,7 +256,7 @@ def test_killed_command_leaves_a_store_a_rerun_completes(command, inputs, tmp_pa
                 Store.open(db)
         else:
             with Store.open(db) as store:
-                assert store.verify().ok, here
+                assert store.audit.verify().ok, here
         again = drive(db, *argv)
         if again.returncode != 0:  # the killed run had committed: a clean refusal
             lines = again.stderr.strip().splitlines()
@@ -264,7 +264,7 @@ def test_killed_command_leaves_a_store_a_rerun_completes(command, inputs, tmp_pa
             assert "Traceback" not in again.stderr
         assert content(db) == want, here
         with Store.open(db) as store:
-            assert store.verify().ok, here
+            assert store.audit.verify().ok, here
         if command.checks_recall and (LONG or command.name == "reindex"):
             _recall_consistent(db)
         outcomes.append(f"{here}: {'rerun' if again.returncode == 0 else 'refused'} "
@@ -329,7 +329,7 @@ async def test_mcp_server_killed_during_remember(tmp_path):
             time.sleep(0.02)
         assert not holding(db), here
         with Store.open(db) as store:
-            assert store.verify().ok, here
+            assert store.audit.verify().ok, here
         assert await _remember(db), here  # the agent sends the conversation again
         assert content(db) == want, here
         outcomes.append(here)

@@ -115,8 +115,8 @@ def test_killed_import_on_sqlite_leaves_no_helper_and_no_lock(big, tmp_path):
     assert gone < GONE_WITHIN_S
     assert writes_at_once(url, tmp_path) < 30  # nobody holds the write lock
     with Store.open(url) as store:
-        assert store.verify().ok
-        counts = store.export(open(os.devnull, "w"))  # noqa: SIM115
+        assert store.audit.verify().ok
+        counts = store.admin.export(open(os.devnull, "w"))  # noqa: SIM115
         assert counts["fact"] < 100  # the killed import left nothing: the small one is there
 
 
@@ -132,4 +132,4 @@ def test_killed_import_on_postgres_leaves_no_helper_and_no_lock(big, tmp_path, p
     assert gone < GONE_WITHIN_S
     assert writes_at_once(pg_server.url, tmp_path) < 30  # the killed client's lock is gone
     with Store.open(pg_server.url) as store:
-        assert store.verify().ok
+        assert store.audit.verify().ok

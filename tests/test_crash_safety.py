@@ -51,7 +51,7 @@ def content(url: str) -> list[dict]:
     """The store's export without the wall-clock columns."""
     out = io.StringIO()
     with Store.open(url) as store:
-        store.export(out)
+        store.admin.export(out)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     for line in lines[1:]:
         for column in WALL.get(line["table"], ()):
@@ -101,7 +101,7 @@ def test_ingest_killed_at_random_points(tmp_path, request, kills):
         outcomes.append("finished" if rc == 0 else "killed")
         # nothing or everything: never part of the file
         with Store.open(target) as store:
-            kept = store.export(io.StringIO())
+            kept = store.admin.export(io.StringIO())
         assert kept["turn"] in (0, turns), (n, kept)
         if kept["turn"] == 0:
             assert sum(kept.values()) == 1  # only the meta row of a new store
@@ -109,10 +109,10 @@ def test_ingest_killed_at_random_points(tmp_path, request, kills):
             assert content(target) == want
         # the rerun completes the store
         with Store.open(target) as store:
-            store.ingest_file(path)
+            store.facts.ingest_file(path)
         assert content(target) == want, n
         with Store.open(target) as store:
-            assert store.verify().ok, n  # and its audit chain is whole
+            assert store.audit.verify().ok, n  # and its audit chain is whole
     assert "killed" in outcomes
 
 
@@ -140,12 +140,12 @@ def _build_and_die(folder: str, db: str, step: int) -> None:
 def test_index_build_killed_between_renames(tmp_path, step):
     db = tmp_path / "m.db"
     with Store.open(db) as store:
-        store.ingest_file(write_turns(tmp_path / "c.jsonl", topic_texts(30)))
+        store.facts.ingest_file(write_turns(tmp_path / "c.jsonl", topic_texts(30)))
         folder = tmp_path / "idx"
         r = Recaller(store, embedder=HashEmbedder(), index_dir=folder, index=SMALL)
         r.search("board games", over="turns", k=5)  # builds the index of 30 turns
         # three more turns (searched in the tail): the killed build differs from the old one
-        store.ingest_file(write_turns(tmp_path / "c2.jsonl", topic_texts(3, 100), session="s2",
+        store.facts.ingest_file(write_turns(tmp_path / "c2.jsonl", topic_texts(3, 100), session="s2",
                                       day=2))
         expected = [h.key for h in r.search("board games", over="turns", k=5)]
         manifest_before = next(folder.glob("turn-*.json")).read_text()
@@ -190,5 +190,5 @@ def test_store_creation_killed_halfway(store_url):
     child.join(timeout=60)
     assert child.exitcode == 9
     with Store.open(target) as store:  # no half schema was left behind
-        assert store.review_count() == 0
-        assert store.export(io.StringIO())["store_meta"] == 1
+        assert store.review.count() == 0
+        assert store.admin.export(io.StringIO())["store_meta"] == 1

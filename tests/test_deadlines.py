@@ -25,32 +25,32 @@ def due(fact) -> str:
 
 
 def test_an_english_deadline_slips_and_is_pulled_in(store):
-    store.ingest_turns([
+    store.facts.ingest_turns([
         said("a", 1, "2026-05-04", "The handover is due on Friday 5 June."),
         said("a", 2, "2026-05-20", "bad news, the handover slipped to Friday 19 June"),
         said("a", 3, "2026-06-01", "good news: the handover was brought forward to the 12th"),
         said("a", 4, "2026-06-02", "so the handover is due on the 12th"),  # the same day again: a mention
     ])
-    current = [f for f in store.current("user:ru", "deadline") if f.valid_to is None]  # holding now
+    current = [f for f in store.facts.current("user:ru", "deadline") if f.valid_to is None]  # holding now
     assert [(f.object, due(f)) for f in current] == [("handover", "2026-06-12")]
-    days = sorted({due(f) for f in store.history("user:ru", "deadline")})
+    days = sorted({due(f) for f in store.facts.history("user:ru", "deadline")})
     assert days == ["2026-06-05", "2026-06-12", "2026-06-19"]  # every day it had is history
-    assert store.conflict_count() == 0
+    assert store.conflicts.count() == 0
 
 
 def test_a_chinese_deadline_with_its_old_and_new_day_in_one_turn(store):
-    store.ingest_turns([said("b", 1, "2026-03-02", "对了，结项报告原定4月20号交，现在推迟到5月6号了", "lab")])
-    (now,) = [f for f in store.current("project:lab", "deadline") if f.valid_to is None]
+    store.facts.ingest_turns([said("b", 1, "2026-03-02", "对了，结项报告原定4月20号交，现在推迟到5月6号了", "lab")])
+    (now,) = [f for f in store.facts.current("project:lab", "deadline") if f.valid_to is None]
     assert (now.object, due(now)) == ("结项报告", "2026-05-06")
-    old = [f for f in store.history("project:lab", "deadline") if due(f) == "2026-04-20"]
+    old = [f for f in store.facts.history("project:lab", "deadline") if due(f) == "2026-04-20"]
     assert old and all(f.retire_reason in (None, "superseded") for f in old)
 
 
 def test_another_day_said_without_a_change_is_a_conflict_for_a_person(store):
-    store.ingest_turns([
+    store.facts.ingest_turns([
         said("c", 1, "2026-05-04", "the grant report is due on 30 June"),
         said("c", 2, "2026-05-10", "the grant report is due on 15 July"),
     ])
-    assert store.conflict_count() == 1
-    (now,) = [f for f in store.current("user:ru", "deadline") if f.valid_to is None]
+    assert store.conflicts.count() == 1
+    (now,) = [f for f in store.facts.current("user:ru", "deadline") if f.valid_to is None]
     assert due(now) == "2026-06-30"  # belief unchanged until someone decides

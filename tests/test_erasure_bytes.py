@@ -57,18 +57,18 @@ def test_the_erased_text_is_in_neither_the_file_nor_the_wal(build, tmp_path):
     db = tmp_path / "m.db"
     with Memory.open(db) as memory:
         store = memory.store
-        store.ingest_file(CONV / "carol-home.jsonl")
-        store.ingest_file(CONV / "tom-travel.jsonl")
-        store.create_token("carol-laptop", users=["carol"], by="admin")
+        store.facts.ingest_file(CONV / "carol-home.jsonl")
+        store.facts.ingest_file(CONV / "tom-travel.jsonl")
+        store.admin.create_token("carol-laptop", users=["carol"], by="admin")
         with store.engine.connect() as conn:  # a reader that comes and goes
             conn.exec_driver_sql("SELECT count(*) FROM turn").scalar()
         raw = _on_disk(db)
         assert all(s in raw for s in SECRETS)  # the control: they were written
-        report = store.erase_subject("user:carol", by="dpo")
+        report = store.admin.erase("user:carol", by="dpo")
         raw = _on_disk(db)
         for secret in SECRETS:
             assert secret not in raw, secret
         assert report.wal_cleared is True
         assert b"tom-travel" in raw  # tom's rows are still there
-        store.ingest_file(CONV / "tom-travel.jsonl")  # the store goes on as before
-        assert store.verify().ok
+        store.facts.ingest_file(CONV / "tom-travel.jsonl")  # the store goes on as before
+        assert store.audit.verify().ok

@@ -21,13 +21,13 @@ SETTINGS = IndexSettings(exact_below=5, n_trees=4, proj_dim=0)
 
 @pytest.fixture
 def two_people(store) -> Store:
-    store.ingest_file(CONV / "carol-home.jsonl")
-    store.ingest_file(CONV / "tom-travel.jsonl")
+    store.facts.ingest_file(CONV / "carol-home.jsonl")
+    store.facts.ingest_file(CONV / "tom-travel.jsonl")
     return store
 
 
 def _carol_turn_ids(store: Store) -> set[int]:
-    return {t.id for t in store.conversation("carol-home")}
+    return {t.id for t in store.facts.conversation("carol-home")}
 
 
 def _indexed_turn_ids(folder) -> set[int]:
@@ -47,9 +47,9 @@ def _build(store: Store, folder) -> Recaller:
 
 
 def test_the_erasure_is_counted_in_the_store(two_people):
-    assert two_people.erasures() == 0
-    two_people.erase_subject("user:carol", by="dpo")
-    assert two_people.erasures() == 1
+    assert two_people.admin.erasures() == 0
+    two_people.admin.erase("user:carol", by="dpo")
+    assert two_people.admin.erasures() == 1
 
 
 def test_a_recaller_of_this_process_drops_its_custom_folder_at_once(two_people, tmp_path):
@@ -57,7 +57,7 @@ def test_a_recaller_of_this_process_drops_its_custom_folder_at_once(two_people, 
     r = _build(two_people, folder)
     carol = _carol_turn_ids(two_people)
     assert carol & _indexed_turn_ids(folder)
-    two_people.erase_subject("user:carol", by="dpo")
+    two_people.admin.erase("user:carol", by="dpo")
     assert not [p for p in folder.iterdir() if p.suffix in (".annoy", ".npy", ".json")]
     hits = r.search("I live in Hackney and bank with Monzo", k=20, over="turns")
     assert hits and not any("Hackney" in h.text or "Monzo" in h.text for h in hits)
@@ -73,7 +73,7 @@ def test_an_index_no_recaller_here_knows_is_discarded_when_opened(two_people, st
     del r
     gc.collect()
     carol = _carol_turn_ids(two_people)
-    two_people.erase_subject("user:carol", by="dpo")
+    two_people.admin.erase("user:carol", by="dpo")
     manifest = json.loads(next(folder.glob("turn-*.json")).read_text())
     assert manifest["erasures"] == 0  # built before the erasure: stale
     with Store.open(store_url) as other:
@@ -93,7 +93,7 @@ def test_a_long_lived_recaller_of_another_store_object_forgets_on_refresh(
     carol = _carol_turn_ids(two_people)
     with Store.open(store_url) as server_store:
         r = _build(server_store, folder)
-        two_people.erase_subject("user:carol", by="dpo")  # not this Store object
+        two_people.admin.erase("user:carol", by="dpo")  # not this Store object
         hits = r.search("I live in Hackney and bank with Monzo", k=20, over="turns",
                         exact=True)
         assert hits and not any("Hackney" in h.text or "Monzo" in h.text for h in hits)
@@ -123,8 +123,8 @@ def test_an_upgraded_store_counts_the_erasures_its_log_records(tmp_path):
     shutil.copy(Path(__file__).resolve().parent / "fixtures" / "store_v2.db", path)
     Store.upgrade(str(path))
     with Store.open(str(path)) as store:
-        assert store.erasures() == 1  # the fixture's log holds one tombstone
-        assert store.verify().ok
+        assert store.admin.erasures() == 1  # the fixture's log holds one tombstone
+        assert store.audit.verify().ok
 
 
 def test_ids_are_never_handed_out_twice_after_an_erasure(store):
@@ -142,14 +142,14 @@ def test_ids_are_never_handed_out_twice_after_an_erasure(store):
 
     populate(store)
     before = ids()
-    store.erase_subject("user:carol", by="dpo")
+    store.admin.erase("user:carol", by="dpo")
     after_erasure = ids()
     assert any(max(before[t]) not in after_erasure[t] for t in tables)  # the newest rows went
-    store.import_file(DEMO / "review.jsonl", actor="again")
-    store.ingest_file(CONV / "carol-home.jsonl")
-    pending = store.review_list()
-    store.approve(pending[0].id, by="rita")
-    report = store.verify()
+    store.facts.import_file(DEMO / "review.jsonl", actor="again")
+    store.facts.ingest_file(CONV / "carol-home.jsonl")
+    pending = store.review.list()
+    store.review.approve(pending[0].id, by="rita")
+    report = store.audit.verify()
     assert report.ok, report.problems
     for table, now in ids().items():
         new = now - after_erasure[table]
@@ -170,5 +170,5 @@ def test_an_upgraded_store_starts_past_every_id_its_log_names(tmp_path):
             marks = json.loads(conn.execute(text("SELECT id_marks FROM store_meta")).scalar())
             highest = conn.execute(text("SELECT MAX(claim_to) FROM audit_log")).scalar()
         assert marks["claim"] > highest
-        store.ingest_file(CONV / "carol-home.jsonl")
-        assert store.verify().ok
+        store.facts.ingest_file(CONV / "carol-home.jsonl")
+        assert store.audit.verify().ok

@@ -63,33 +63,33 @@ def _turn_of(store: Store, user: str) -> tuple[int, str]:
 def test_her_tokens_keep_nothing_that_names_her_and_verify_still_checks_them(
         office, store_url):
     store = office.store
-    mine, secret = store.create_token("laptop-7", users=["alice"], projects=["renovation"],
+    mine, secret = store.admin.create_token("laptop-7", users=["alice"], projects=["renovation"],
                                       read_only=True, by="admin")
-    lost, _ = store.create_token("phone", users=["alice"], by="admin")
-    lost_at = store.revoke_token(lost.id, by="admin", reason="Alice Martin lost her phone").revoked_at
-    shared, _ = store.create_token("team", users=["alice", "bob"], projects=["renovation"],
+    lost, _ = store.admin.create_token("phone", users=["alice"], by="admin")
+    lost_at = store.admin.revoke_token(lost.id, by="admin", reason="Alice Martin lost her phone").revoked_at
+    shared, _ = store.admin.create_token("team", users=["alice", "bob"], projects=["renovation"],
                                    by="admin")
-    other, _ = store.create_token("ops", users=["bob"], by="admin")
-    store.record_refusal(Caller("http", mine.id, mine.name, "claude-code 1.2"), tool="recall",
+    other, _ = store.admin.create_token("ops", users=["bob"], by="admin")
+    store.audit.record_refusal(Caller("http", mine.id, mine.name, "claude-code 1.2"), tool="recall",
                          reason=f"refused: {mine.label} may not reach user:bob",
                          subject="user:bob")
 
-    report = store.erase_subject("user:alice", by="dpo")
+    report = store.admin.erase("user:alice", by="dpo")
 
-    stripped = store.token(mine.id)
+    stripped = store.admin.token(mine.id)
     assert (stripped.name, stripped.users, stripped.projects) == (ERASED, (), ())
     assert not stripped.active and stripped.revoke_reason == ERASED_REASON
     assert stripped.revoked_by == "dpo" and stripped.read_only
     assert (stripped.created_at, stripped.created_by, stripped.secret_hash) == (
         mine.created_at, "admin", mine.secret_hash)
-    assert store.token_for_secret(secret) == stripped  # the door still refuses it as revoked
-    earlier = store.token(lost.id)
+    assert store.admin.token_for_secret(secret) == stripped  # the door still refuses it as revoked
+    earlier = store.admin.token(lost.id)
     assert (earlier.name, earlier.revoke_reason, earlier.revoked_at) == (
         ERASED, ERASED_REASON, lost_at)
     assert earlier.revoked_by == "admin"  # revoked before the erasure, by the admin
-    assert store.token(shared.id).users == ("bob",) and store.token(shared.id).active
-    assert store.token(shared.id).projects == ("renovation",)  # bob's project too
-    assert store.token(other.id) == other
+    assert store.admin.token(shared.id).users == ("bob",) and store.admin.token(shared.id).active
+    assert store.admin.token(shared.id).projects == ("renovation",)  # bob's project too
+    assert store.admin.token(other.id) == other
 
     for token_id in (mine.id, lost.id):
         row = _rows(store, "access_token", f"WHERE id = {token_id}")[0].lower()
@@ -98,7 +98,7 @@ def test_her_tokens_keep_nothing_that_names_her_and_verify_still_checks_them(
     audit = " ".join(_rows(store, "audit_log")).lower()
     for name in ("alice", "martin", "laptop-7"):
         assert name not in audit, name
-    verified = store.verify()
+    verified = store.audit.verify()
     assert verified.ok, verified.problems
     assert report.tokens == 3  # laptop-7, phone, team; ops untouched
 
@@ -108,16 +108,16 @@ def test_verify_still_holds_every_token_to_its_entries_after_an_erasure(office, 
     reporting token rows without entries: a token slipped in afterwards went
     unnoticed."""
     store = office.store
-    mine, _ = store.create_token("laptop-7", users=["alice"], by="admin")
-    shared, _ = store.create_token("team", users=["alice", "bob"], by="admin")
-    store.erase_subject("user:alice", by="dpo")
-    assert store.verify().ok
+    mine, _ = store.admin.create_token("laptop-7", users=["alice"], by="admin")
+    shared, _ = store.admin.create_token("team", users=["alice", "bob"], by="admin")
+    store.admin.erase("user:alice", by="dpo")
+    assert store.audit.verify().ok
     run(store_url, "INSERT INTO access_token VALUES (9, 'x', 'cd', '[\"mallory\"]', '[]', "
                    "false, 0, 'me', NULL, NULL, NULL)")
     run(store_url, "UPDATE access_token SET users = '[\"bob\", \"mallory\"]' WHERE id = :i",
         i=shared.id)
     run(store_url, "UPDATE access_token SET revoked_at = NULL WHERE id = :i", i=mine.id)
-    problems = " | ".join(p.message for p in store.verify().problems)
+    problems = " | ".join(p.message for p in store.audit.verify().problems)
     assert "token 9 (x) has no token.created audit entry" in problems
     assert f"token {shared.id} (team) differs from" in problems
     assert f"token {mine.id} (erased) was revoked (token.revoked entry) but is active" in problems
@@ -126,12 +126,12 @@ def test_verify_still_holds_every_token_to_its_entries_after_an_erasure(office, 
 def test_a_person_known_only_by_a_token_can_be_erased(store):
     """Before, a person with a token and no turns was "not found"; the token
     kept her name."""
-    token, _ = store.create_token("erin-laptop", users=["erin"], projects=["atlas"], by="admin")
-    report = store.erase_subject("user:erin", by="dpo")
+    token, _ = store.admin.create_token("erin-laptop", users=["erin"], projects=["atlas"], by="admin")
+    report = store.admin.erase("user:erin", by="dpo")
     assert report.tokens == 1 and report.turns == 0
-    assert (store.token(token.id).name, store.token(token.id).users) == (ERASED, ())
+    assert (store.admin.token(token.id).name, store.admin.token(token.id).users) == (ERASED, ())
     assert not any("erin" in r for r in _rows(store, "audit_log") + _rows(store, "access_token"))
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 # ---------------------------------------------------------------- mentions
@@ -139,7 +139,7 @@ def test_mentions_by_others_are_listed_and_left_as_they_are(office, store_url, c
     store = office.store
     bob_turn, bob_text = _turn_of(store, "bob")
     carol_turn, carol_text = _turn_of(store, "carol")
-    found = store.subject_mentions("user:alice")
+    found = store.admin.mentions_of("user:alice")
     refs = {m.ref: m for m in found}
     assert f"turn:{bob_turn}" in refs and refs[f"turn:{bob_turn}"].owner == "user:bob"
     assert refs[f"turn:{bob_turn}"].name == "Alice"
@@ -154,16 +154,16 @@ def test_mentions_by_others_are_listed_and_left_as_they_are(office, store_url, c
     assert main(["--db", store_url, "erase", "--subject", "user:alice", "--mentions",
                  "--json"]) == 0
     assert {m["ref"] for m in json.loads(capsys.readouterr().out)} == set(refs)
-    assert store.current("user:alice") and store.erasures() == 0
+    assert store.facts.current("user:alice") and store.admin.erasures() == 0
 
-    report = store.erase_subject("user:alice", by="dpo")
+    report = store.admin.erase("user:alice", by="dpo")
     assert {m.ref for m in report.mentions} == set(refs)  # left, and said so
     assert report.redacted == ()
     assert _turn_of(store, "bob") == (bob_turn, bob_text)  # another user's data stays
     assert _turn_of(store, "carol") == (carol_turn, carol_text)
-    assert store.verify().ok
+    assert store.audit.verify().ok
     # after the erasure her full name is no longer known: found by her user id only
-    after = {m.ref for m in store.subject_mentions("user:alice")}
+    after = {m.ref for m in store.admin.mentions_of("user:alice")}
     assert f"turn:{bob_turn}" in after and f"turn:{carol_turn}" not in after
 
 
@@ -187,7 +187,7 @@ def test_a_redaction_changes_only_what_a_person_named_and_recall_follows(
                            user="bob")
     assert any("Alice" in h.text for h in hits)  # embedded and found before
     bob_turn, _ = _turn_of(store, "bob")
-    found = store.subject_mentions("user:alice")
+    found = store.admin.mentions_of("user:alice")
     name_fact = next(m for m in found if m.kind == "fact" and m.where == "name object")
     allergy = next(m for m in found if m.where.startswith("allergy"))
     carol = next(m for m in found if m.owner == "user:carol")
@@ -196,18 +196,18 @@ def test_a_redaction_changes_only_what_a_person_named_and_recall_follows(
     for bad, why in ((["turn:x"], "KIND:ID"), ([f"turn:{bob_turn + 100}"], "is not a row"),
                      (["fact:0"], "KIND:ID")):
         with pytest.raises(InvalidInput, match=why):
-            store.erase_subject("user:alice", by="dpo", redact=bad)
+            store.admin.erase("user:alice", by="dpo", redact=bad)
     assert main(["--db", store_url, "erase", "--subject", "user:alice",
                  "--redact", "memory:99999"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "memdesk: error: memory 99999 is not a row" in err
-    assert store.erasures() == 0 and len(_rows(store, "audit_log")) == audit_before
+    assert store.admin.erasures() == 0 and len(_rows(store, "audit_log")) == audit_before
 
     with store.engine.connect() as conn:
         vectors = conn.execute(text("SELECT count(*) FROM recall_vector WHERE kind = 'turn' "
                                     "AND item_id = :i"), {"i": bob_turn}).scalar()
     assert vectors == 1
-    report = store.erase_subject("user:alice", by="dpo",
+    report = store.admin.erase("user:alice", by="dpo",
                                  redact=[f"turn:{bob_turn}", name_fact.ref])
     assert f"turn:{bob_turn}" in report.redacted
     left = {m.ref for m in report.mentions}
@@ -219,7 +219,7 @@ def test_a_redaction_changes_only_what_a_person_named_and_recall_follows(
     bob_memories = [t for t in _rows(store, "memory") if "peanuts" in t]
     assert bob_memories and not any("alice" in t.lower() for t in bob_memories)
     assert not any("Alice" in r for r in _rows(store, "fact"))
-    assert [f.object for f in store.current("user:bob")] == ["Leeds"]  # his own fact stays
+    assert [f.object for f in store.facts.current("user:bob")] == ["Leeds"]  # his own fact stays
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM recall_vector WHERE kind = 'turn' "
                                  "AND item_id = :i"), {"i": bob_turn}).scalar() == 0
@@ -228,7 +228,7 @@ def test_a_redaction_changes_only_what_a_person_named_and_recall_follows(
             "SELECT detail FROM audit_log WHERE action = 'subject.erased'")).scalar())
     assert detail["redacted"]["turn"] == [bob_turn]  # the history says what changed
     assert detail["counts"]["redacted"]["turn"] == 1
-    verified = store.verify()
+    verified = store.audit.verify()
     assert verified.ok, verified.problems
 
     fresh = Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx2",

@@ -36,23 +36,23 @@ def build_rich_store(url: str, tmp_path: Path) -> None:
     resolved and an open conflict, a retraction, recall vectors."""
     with _open(url) as store:
         for path in demo_files()[:3]:
-            store.ingest_file(path)
-        store.import_file(REVIEW, actor="demo")
-        pending = store.review_list()
-        store.approve(pending[0].id, by="ann", note="checked")
-        store.reject(pending[1].id, by="bob", reason="a guess")
-        conflicts = store.conflicts()
+            store.facts.ingest_file(path)
+        store.facts.import_file(REVIEW, actor="demo")
+        pending = store.review.list()
+        store.review.approve(pending[0].id, by="ann", note="checked")
+        store.review.reject(pending[1].id, by="bob", reason="a guess")
+        conflicts = store.conflicts.list()
         if conflicts:
-            store.resolve_conflict(conflicts[0].id, "existing", by="ann", reason="kept")
-        fact = store.current("user:alice")[0]
-        store.retract(fact.id, by="ann", reason="never said")
+            store.conflicts.resolve(conflicts[0].id, "existing", by="ann", reason="kept")
+        fact = store.facts.current("user:alice")[0]
+        store.facts.retract(fact.id, by="ann", reason="never said")
         Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx").search("张江", k=3)
 
 
 def export_text(url: str, **kw) -> str:
     out = io.StringIO()
     with _open(url) as store:
-        store.export(out, **kw)
+        store.admin.export(out, **kw)
     return out.getvalue()
 
 
@@ -60,14 +60,14 @@ def public_queries(url: str) -> str:
     """The JSON of the public reads, as one string to compare."""
     with _open(url) as store:
         out = {}
-        for subject in store.subjects():
-            out[f"facts {subject}"] = store.fact_dicts(store.history(subject))
-            out[f"asof {subject}"] = store.fact_dicts(store.as_of(
+        for subject in store.facts.subjects():
+            out[f"facts {subject}"] = store.facts.as_json(store.facts.history(subject))
+            out[f"asof {subject}"] = store.facts.as_json(store.facts.as_of(
                 subject, valid_at=store.now(), known_at=store.now() - 60 * 86_400_000_000))
-        out["review"] = [c.to_dict() for c in store.review_list("all")]
-        out["conflicts"] = [c.to_dict() for c in store.conflicts("all")]
-        out["audit"] = store.audit("user:alice", "lives_in").to_dict()
-        out["memories"] = store.memories()
+        out["review"] = [c.to_dict() for c in store.review.list("all")]
+        out["conflicts"] = [c.to_dict() for c in store.conflicts.list("all")]
+        out["audit"] = store.audit.of("user:alice", "lives_in").to_dict()
+        out["memories"] = store.facts.memories()
         return json.dumps(out, ensure_ascii=False, sort_keys=True, default=str)
 
 
@@ -91,16 +91,16 @@ def test_round_trip_is_identical(store_url, tmp_path):
 
     target = str(tmp_path / "restored.db")
     with _open(target) as store:
-        counts = store.restore(dump)
+        counts = store.admin.restore(dump)
     assert counts == header["tables"]
     assert export_text(target) == original
     assert public_queries(target) == queries
     # the hash chain travels with the rows: the restored store verifies, before
     # and after a new write
     with _open(target) as store:
-        assert store.verify().ok
-        store.reject(store.review_list()[0].id, by="carl", reason="after restore")
-        assert store.verify().ok
+        assert store.audit.verify().ok
+        store.review.reject(store.review.list()[0].id, by="carl", reason="after restore")
+        assert store.audit.verify().ok
 
 
 @pytest.mark.postgres
@@ -132,10 +132,10 @@ def test_sqlite_to_postgres_and_back(tmp_path, pg_server):
         assert nxt == top + 1
         # and the restored store takes new writes
     with _open(pg) as store:
-        assert store.verify().ok
-        cand = store.review_list()[0]
-        store.reject(cand.id, by="carl", reason="after restore")
-        assert store.verify().ok
+        assert store.audit.verify().ok
+        cand = store.review.list()[0]
+        store.review.reject(cand.id, by="carl", reason="after restore")
+        assert store.audit.verify().ok
 
 
 def test_export_without_vectors_and_cli(tmp_path, capsys):
@@ -156,7 +156,7 @@ def test_export_without_vectors_and_cli(tmp_path, capsys):
 def _valid_export(tmp_path: Path) -> list[str]:
     db = str(tmp_path / "src.db")
     with _open(db) as store:
-        store.ingest_file(demo_files()[0])
+        store.facts.ingest_file(demo_files()[0])
     return export_text(db).splitlines()
 
 
@@ -198,7 +198,7 @@ def test_bad_export_is_refused_naming_the_line(tmp_path, name, spoil, line, mess
     target = str(tmp_path / "t.db")
     with _open(target) as store:
         with pytest.raises(InputFileError) as err:
-            store.restore(path)
+            store.admin.restore(path)
         assert err.value.line == line, str(err.value)
         assert message in str(err.value)
     assert export_text(target).count("\n") == 2  # header + the new store's meta row only
@@ -209,10 +209,10 @@ def test_restore_needs_an_empty_store(store_url, tmp_path, capsys):
     path = tmp_path / "x.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with _open(store_url) as store:
-        store.ingest_file(demo_files()[1])
+        store.facts.ingest_file(demo_files()[1])
         before = export_text(store_url)
         with pytest.raises(StoreError, match="empty store"):
-            store.restore(path)
+            store.admin.restore(path)
     assert export_text(store_url) == before
     assert main(["--db", store_url, "restore", str(path)]) == 1
     err = capsys.readouterr().err

@@ -144,9 +144,9 @@ def test_a_budget_raise_supersedes_instead_of_conflicting(tmp_path):
         ("user", "Update: the budget has gone up to £4,200."),
     ], time="2026-05-12T10:00:00+01:00")
     with Store.open(tmp_path / "m.db") as store:
-        summary = store.ingest_file(path)
-        assert summary["conflicts"] == 0
-        [row] = store.as_of("user:yu", "budget_limit")
+        summary = store.facts.ingest_file(path)
+        assert summary.conflicts == 0
+        [row] = store.facts.as_of("user:yu", "budget_limit")
         assert json.loads(row.value_json) == {"amount": 4200, "currency": "GBP"}
 
 
@@ -211,8 +211,8 @@ def test_ingest_reads_the_offer_in_the_assistant_turn_before(tmp_path):
     path = _conversation(tmp_path / "c.jsonl", [("assistant", "Shall I book you a window seat again?"),
                                                 ("user", "Yes please, window.")])
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(path)
-        [row] = store.as_of("user:yu", "likes")
+        store.facts.ingest_file(path)
+        [row] = store.facts.as_of("user:yu", "likes")
         assert (row.object, row.source_kind) == ("window seat", "user_confirmed")
 
 
@@ -222,11 +222,11 @@ def test_ingest_reads_the_offer_stored_by_an_earlier_file(tmp_path):
                                                  ("assistant", "Sure. Shall I book you a window seat again?")])
     second = _conversation(tmp_path / "2.jsonl", [("user", "Yes please, window.")], start=3)
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(first)
-        store.ingest_file(second)
-        [row] = store.as_of("user:yu", "likes")
+        store.facts.ingest_file(first)
+        store.facts.ingest_file(second)
+        [row] = store.facts.as_of("user:yu", "likes")
         assert (row.object, row.source_kind) == ("window seat", "user_confirmed")
-        assert store.ingest_file(second)["fact_rows"] == 0  # a rerun adds nothing
+        assert store.facts.ingest_file(second).fact_rows == 0  # a rerun adds nothing
 
 
 # ------------------------------------------------------------------ 6. a way of getting around
@@ -277,10 +277,10 @@ def test_the_wrong_decision_is_no_longer_current_in_the_store(tmp_path):
                                         "project": "shop", "time": f"2026-05-12T09:0{i}:00+01:00"}) + "\n"
                             for i, (s, t) in enumerate(lines, start=1)), encoding="utf-8")
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(path)
-        current = {(f.object, f.polarity) for f in store.as_of("project:shop", "decision")}
+        store.facts.ingest_file(path)
+        current = {(f.object, f.polarity) for f in store.facts.as_of("project:shop", "decision")}
         assert current == {("Meilisearch", "positive"), ("Algolia", "negative")}
-        [wrong] = [f for f in store.history("project:shop", "decision")
+        [wrong] = [f for f in store.facts.history("project:shop", "decision")
                    if f.object == "Algolia" and f.polarity == "positive"]
         assert wrong.retire_reason == "corrected"
 
@@ -291,7 +291,7 @@ def test_the_demo_atlas_queue_is_redis_streams_after_the_correction(tmp_path):
     with Store.open(tmp_path / "demo.db") as store:
         build_demo(store)
         after_fix = datetime(2026, 2, 10, tzinfo=UTC)  # before the move to SQS on 9 March
-        decided = {(f.object, f.polarity) for f in store.as_of("project:atlas", "decision", valid_at=after_fix)}
+        decided = {(f.object, f.polarity) for f in store.facts.as_of("project:atlas", "decision", valid_at=after_fix)}
         assert ("Redis Streams", "positive") in decided and ("RabbitMQ", "positive") not in decided
-        now = {(f.object, f.polarity) for f in store.as_of("project:atlas", "decision")}
+        now = {(f.object, f.polarity) for f in store.facts.as_of("project:atlas", "decision")}
         assert ("RabbitMQ", "positive") not in now and ("SQS", "positive") in now

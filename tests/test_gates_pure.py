@@ -190,18 +190,18 @@ def test_a_joined_string_is_not_read_as_steps():
 @pytest.mark.parametrize("by", ["ann|dedup:merged:fact 999",
                                 'ann"},{"gate":"dedup","result":"merged","note":"fact 999'])
 def test_a_reviewer_name_cannot_forge_a_gate_step(store, by):
-    store.add(claim("user:a", "diet", "vegetarian", at=day(1), turn=1, confidence=0.5))
-    candidate = store.review_list()[0]
-    store.approve(candidate.id, by=by)
-    report = store.audit("user:a", "diet", "vegetarian")
+    store.facts.add(claim("user:a", "diet", "vegetarian", at=day(1), turn=1, confidence=0.5))
+    candidate = store.review.list()[0]
+    store.review.approve(candidate.id, by=by)
+    report = store.audit.of("user:a", "diet", "vegetarian")
     recorded = next(s for s in report.chain if s.step == "gates").detail["gates"]
     assert [(g["gate"], g["result"]) for g in recorded] == [
         ("provenance", "ok"), ("dedup", "new"), ("review", "queued"), ("review", "approved"),
         ("conflict", "none")]
     assert recorded[3]["note"] == f"by {by}"
     assert not any(g["note"] == "fact 999" for g in recorded)
-    store.undo_decision(candidate.id, by=by)
-    steps = next(s for s in store.audit("user:a", "diet", "vegetarian").chain
+    store.review.undo(candidate.id, by=by)
+    steps = next(s for s in store.audit.of("user:a", "diet", "vegetarian").chain
                  if s.step == "gates").detail["gates"]
     assert steps[-1] == {"gate": "review", "result": "undone", "note": f"approved undone by {by}"}
     assert sum(g["gate"] == "dedup" for g in steps) == 1

@@ -57,12 +57,12 @@ def conversation(path: Path, turns: list[tuple[str, str, str, str]]) -> Path:
 
 def objects(store: Store, subject: str, at: str, known: int = LATER,
             predicate: str = "lives_in") -> list[str]:
-    return sorted(f.object for f in store.as_of(subject, predicate, valid_at=parse_time_us(at),
+    return sorted(f.object for f in store.facts.as_of(subject, predicate, valid_at=parse_time_us(at),
                                                  known_at=known))
 
 
 def rows_of(store: Store, subject: str, obj: str) -> list:
-    return [f for f in store.history(subject, "lives_in") if f.object == obj]
+    return [f for f in store.facts.history(subject, "lives_in") if f.object == obj]
 
 
 # ------------------------------------------------ 1. bounded starts
@@ -76,7 +76,7 @@ MOVES = {
 @pytest.mark.parametrize("lang", sorted(MOVES))
 def test_a_move_said_with_a_month_starts_after_what_was_said_before(store, tmp_path, lang):
     user, tz, before, move, old, new = MOVES[lang]
-    store.ingest_file(conversation(tmp_path / "move.jsonl", [
+    store.facts.ingest_file(conversation(tmp_path / "move.jsonl", [
         (user, "a", f"2026-06-01T10:00:00{tz}", before),
         (user, "b", f"2026-07-15T10:00:00{tz}", move),
     ]))
@@ -99,12 +99,12 @@ def test_a_move_said_with_a_month_starts_after_what_was_said_before(store, tmp_p
     assert objects(store, subject, f"2026-07-10T00:00:00{tz}",
                    known=parse_time_us(f"2026-07-10T00:00:00{tz}")) == [old]
     # the JSON contract says how the start is known
-    [d] = store.fact_dicts([moved])
+    [d] = store.facts.as_json([moved])
     assert d["start"]["kind"] == "bounded"
     assert d["start"]["earliest"].startswith("2026-06-01T10:00:00.000001")
     assert d["start"]["latest"].startswith("2026-06-30T23:59:59.999999")
     assert d["start"]["text"] == "bounded: between 2026-06-01 10:00 and 2026-06-30"
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 @pytest.mark.parametrize("lang", sorted(MOVES))
@@ -158,33 +158,33 @@ PRECISIONS = [
 @pytest.mark.parametrize("case", PRECISIONS, ids=lambda c: f"{c[2][:12]}-{c[4]}")
 def test_each_precision_is_bounded_by_what_was_said(store, tmp_path, case):
     before, said, change, told, kind, after, latest = case
-    store.ingest_file(conversation(tmp_path / "c.jsonl", [
+    store.facts.ingest_file(conversation(tmp_path / "c.jsonl", [
         ("kim", "a", said, before), ("kim", "b", told, change)]))
-    [new] = [f for f in store.current("user:kim", "lives_in") if f.start_stated]
+    [new] = [f for f in store.facts.current("user:kim", "lives_in") if f.start_stated]
     assert new.start == kind
     if after is not None:  # right after what was said of the value before
         assert new.valid_from == parse_time_us(after) + 1
     assert new.latest_start == parse_time_us(latest)
     # the value said before holds where it was said, whatever the change's precision
-    assert objects(store, "user:kim", said) == [f.object for f in store.current("user:kim",
+    assert objects(store, "user:kim", said) == [f.object for f in store.facts.current("user:kim",
                                                                                  "lives_in")
                                                  if not f.start_stated]
 
 
 def test_a_value_said_again_bounds_the_move_by_its_last_mention(store, tmp_path):
-    store.ingest_file(conversation(tmp_path / "c.jsonl", [
+    store.facts.ingest_file(conversation(tmp_path / "c.jsonl", [
         ("ann", "a", "2026-06-01T10:00:00+00:00", "I live in Camden."),
         ("ann", "a", "2026-06-20T10:00:00+00:00", "I live in Camden."),
         ("ann", "a", "2026-07-15T10:00:00+00:00", "I moved to Hackney last month."),
     ]))
     assert objects(store, "user:ann", "2026-06-20T10:00:00+00:00") == ["Camden"]
-    [new] = [f for f in store.current("user:ann", "lives_in") if f.object == "Hackney"]
+    [new] = [f for f in store.facts.current("user:ann", "lives_in") if f.object == "Hackney"]
     assert (new.start, new.valid_from) == ("bounded",
                                            parse_time_us("2026-06-20T10:00:00+00:00") + 1)
 
 
 def test_a_month_named_in_a_change_told_as_past_is_in_the_past(store, tmp_path):
-    store.ingest_file(conversation(tmp_path / "c.jsonl", [
+    store.facts.ingest_file(conversation(tmp_path / "c.jsonl", [
         ("bo", "a", "2026-03-20T10:00:00+08:00", "I moved to Leeds in February."),
         ("mei", "b", "2026-03-20T10:00:00+08:00", "我二月份搬到了徐汇。"),
         ("tom", "c", "2026-03-20T10:00:00+08:00", "I moved to York on the 25th."),
@@ -192,12 +192,12 @@ def test_a_month_named_in_a_change_told_as_past_is_in_the_past(store, tmp_path):
     ]))
     feb = (parse_time_us("2026-02-01T00:00:00+08:00"), parse_time_us("2026-03-01T00:00:00+08:00") - 1)
     for subject in ("user:bo", "user:mei"):
-        [f] = store.current(subject, "lives_in")
+        [f] = store.facts.current(subject, "lives_in")
         assert (f.valid_from, f.latest_start) == feb, subject
-    [york] = store.current("user:tom", "lives_in")
+    [york] = store.facts.current("user:tom", "lives_in")
     assert york.valid_from == parse_time_us("2026-02-25T00:00:00+08:00")  # last month's 25th
     # told of what is to come: the coming June
-    [budget] = store.current("user:pat", "budget_limit")
+    [budget] = store.facts.current("user:pat", "budget_limit")
     assert budget.valid_from == parse_time_us("2026-06-01T00:00:00+08:00")
 
 
@@ -213,8 +213,8 @@ def test_import_lines_carry_a_start_with_its_precision(store, tmp_path):
          "source": {**source, "turn": 2, "time": "2026-06-02T10:00:00+00:00"}},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    store.import_file(path)
-    [wells] = [f for f in store.current("user:ola", "lives_in") if f.object == "Wells"]
+    store.facts.import_file(path)
+    [wells] = [f for f in store.facts.current("user:ola", "lives_in") if f.object == "Wells"]
     assert (wells.start, wells.valid_from, wells.latest_start) == (
         "bounded", parse_time_us("2026-05-10T10:00:00+00:00") + 1,
         parse_time_us("2026-05-31T23:59:59+00:00"))
@@ -222,7 +222,7 @@ def test_import_lines_carry_a_start_with_its_precision(store, tmp_path):
     bad.write_text(json.dumps({**lines[1], "valid_from_latest": "2026-04-01T00:00:00+00:00"})
                    + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="1: valid_from_latest .* is before valid_from"):
-        store.import_file(bad)
+        store.facts.import_file(bad)
 
 
 # ------------------------------------------------ 2. told and recorded time
@@ -240,15 +240,15 @@ def test_the_order_of_other_peoples_turns_changes_no_ones_history(store_url, tmp
     for order, name in ((turns, "bob-first"), (turns[2:] + turns[:2], "wang-first")):
         url = store_url if name == "bob-first" else str(tmp_path / "other.db")
         with Store.open(url, clock=ManualClock(NOW)) as store:
-            store.ingest_file(conversation(tmp_path / f"{name}.jsonl", order))
+            store.facts.ingest_file(conversation(tmp_path / f"{name}.jsonl", order))
             known = parse_time_us("2026-06-20T00:00:00+08:00")
             assert objects(store, "user:wang", "2026-06-05T00:00:00+08:00", known) == ["静安"]
             assert objects(store, "user:wang", "2026-06-15T00:00:00+08:00", known) == ["徐汇"]
             assert objects(store, "user:bob", "2026-07-05T00:00:00+00:00", known) == []
-            report = store.audit("user:wang", "allergy", "花生")
+            report = store.audit.of("user:wang", "allergy", "花生")
             assert report.decided_at == parse_time_us("2026-06-01T10:00:00+08:00")
             recorded = {f.recorded_at for s in ("user:wang", "user:bob")
-                        for f in store.history(s)}
+                        for f in store.facts.history(s)}
             assert recorded == {to_us(NOW)}  # the store's clock, one instant per transaction
             assert report.recorded_at == to_us(NOW)
             answers.append({(s, p, v, k): objects(store, s, v, parse_time_us(k), p)
@@ -256,19 +256,19 @@ def test_the_order_of_other_peoples_turns_changes_no_ones_history(store_url, tmp
                             for v in ("2026-06-05T00:00:00+08:00", "2026-07-05T00:00:00+00:00")
                             for k in ("2026-06-02T00:00:00+00:00", "2026-06-20T00:00:00+00:00",
                                       "2026-07-01T12:00:00+00:00", "2027-01-01T00:00:00+00:00")})
-            assert store.verify().ok
+            assert store.audit.verify().ok
     assert answers[0] == answers[1]
 
 
 def test_the_first_record_is_when_the_store_was_first_told(store, tmp_path):
     """Recall "as of" reads the told axis, so what it calls the first record is
     the first turn said, not the day a backfill was imported."""
-    store.ingest_file(conversation(tmp_path / "c.jsonl", [
+    store.facts.ingest_file(conversation(tmp_path / "c.jsonl", [
         ("wang", "w", "2026-06-01T10:00:00+08:00", "我叫王工。")]))  # a name: no memory text
     said = parse_time_us("2026-06-01T10:00:00+08:00")
-    assert [f.object for f in store.history("user:wang")] == ["王工"] and not store.memories()
-    assert store.first_told() == store.first_told("user:wang") == said
-    assert {f.recorded_at for f in store.history("user:wang")} == {to_us(NOW)}
+    assert [f.object for f in store.facts.history("user:wang")] == ["王工"] and not store.facts.memories()
+    assert store.facts.first_told() == store.facts.first_told("user:wang") == said
+    assert {f.recorded_at for f in store.facts.history("user:wang")} == {to_us(NOW)}
 
 
 def test_recorded_time_answers_what_the_store_would_have_said_then(store):
@@ -277,16 +277,16 @@ def test_recorded_time_answers_what_the_store_would_have_said_then(store):
     clock = store.clock
     assert isinstance(clock, ManualClock)
     june = parse_time_us("2026-06-01T10:00:00+08:00")
-    store.add(claim("user:q", "lives_in", "静安", at=june, turn=1))
-    first = store.current("user:q", "lives_in")[0].recorded_at
+    store.facts.add(claim("user:q", "lives_in", "静安", at=june, turn=1))
+    first = store.facts.current("user:q", "lives_in")[0].recorded_at
     clock.set(NOW + timedelta(days=1))
-    store.add(claim("user:q", "lives_in", "徐汇", at=june + 86_400_000_000, turn=2,
+    store.facts.add(claim("user:q", "lives_in", "徐汇", at=june + 86_400_000_000, turn=2,
                     change="evolution"))
     valid = june + 2 * 86_400_000_000
-    assert [f.object for f in store.as_of("user:q", "lives_in", valid_at=valid,
+    assert [f.object for f in store.facts.as_of("user:q", "lives_in", valid_at=valid,
                                            known_at=LATER)] == ["徐汇"]
     # as this store had written by the first write: the move was not told to it yet
-    assert [f.object for f in store.as_of("user:q", "lives_in", valid_at=valid, known_at=LATER,
+    assert [f.object for f in store.facts.as_of("user:q", "lives_in", valid_at=valid, known_at=LATER,
                                            recorded_at=first)] == ["静安"]
 
 

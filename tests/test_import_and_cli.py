@@ -79,35 +79,35 @@ def test_bad_line_names_its_number_and_nothing_is_written(tmp_path, bad, message
     path = write(tmp_path / "in.jsonl", other_turn(1), other_turn(2), bad, other_turn(4))
     with Store.open(tmp_path / "m.db") as store:
         with pytest.raises(InputFileError) as err:
-            store.import_file(path)
+            store.facts.import_file(path)
         assert err.value.line == 3
         assert message in str(err.value)
-        assert store.history("user:alice") == []
+        assert store.facts.history("user:alice") == []
 
 
 def test_same_turn_with_other_text_in_one_file(tmp_path):
     path = write(tmp_path / "in.jsonl", GOOD, variant(**{"source.text": "changed", "object": "x"}))
     with Store.open(tmp_path / "m.db") as store, pytest.raises(InputFileError) as err:
-        store.import_file(path)
+        store.facts.import_file(path)
     assert err.value.line == 2 and "differs from line 1" in str(err.value)
 
 
 def test_turn_already_stored_with_other_text_names_line(store_url, tmp_path):
     with Store.open(store_url) as store:
-        store.import_file(write(tmp_path / "a.jsonl", GOOD))
+        store.facts.import_file(write(tmp_path / "a.jsonl", GOOD))
         bad = write(tmp_path / "b.jsonl", other_turn(30), variant(**{"source.text": "其实没搬"}))
         with pytest.raises(InputFileError) as err:
-            store.import_file(bad)
+            store.facts.import_file(bad)
         assert err.value.line == 2 and "already stored" in str(err.value)
-        assert len(store.history("user:alice")) == 1  # line 1 of b.jsonl was rolled back
+        assert len(store.facts.history("user:alice")) == 1  # line 1 of b.jsonl was rolled back
 
 
 def test_demo_file_imports_and_reimport_adds_nothing(store_url):
     with Store.open(store_url) as store:
-        first = store.import_file(DEMO)
+        first = store.facts.import_file(DEMO)
         assert first.fact_rows > 0 and first.conflicts == 1 and first.queued == 3
         counts = _count_rows(store)
-        again = store.import_file(DEMO)
+        again = store.facts.import_file(DEMO)
         assert again.unchanged == again.lines and again.fact_rows == 0
         assert _count_rows(store) == counts
 
@@ -271,12 +271,12 @@ def test_import_memdesk_is_the_public_face(tmp_path):
 # ------------------------------------------------- large files: parsed in parallel
 def test_parallel_parse_gives_the_same_store(tmp_path):
     with Store.open(tmp_path / "seq.db") as seq, Store.open(tmp_path / "par.db") as par:
-        a = seq.import_file(DEMO, parallel=False)
-        b = par.import_file(DEMO, parallel=True)
+        a = seq.facts.import_file(DEMO, parallel=False)
+        b = par.facts.import_file(DEMO, parallel=True)
         assert a == b
         for subject in ("user:alice", "user:bob", "project:launch"):
-            strip = [f._replace(recorded_at=0, retired_at=0) for f in seq.history(subject)]
-            assert strip == [f._replace(recorded_at=0, retired_at=0) for f in par.history(subject)]
+            strip = [f._replace(recorded_at=0, retired_at=0) for f in seq.facts.history(subject)]
+            assert strip == [f._replace(recorded_at=0, retired_at=0) for f in par.facts.history(subject)]
 
 
 @pytest.mark.parametrize("bad,message", [(BAD_LINES[0][0], "not valid JSON"),
@@ -289,14 +289,14 @@ def test_parallel_parse_bad_line_rolls_back(tmp_path, monkeypatch, bad, message)
     path = write(tmp_path / "in.jsonl", *lines)
     with Store.open(tmp_path / "m.db") as store:
         with pytest.raises(InputFileError) as err:
-            store.import_file(path, parallel=True)
+            store.facts.import_file(path, parallel=True)
         assert err.value.line == 8 and message in str(err.value)
-        assert store.history("user:alice") == [] and _count_rows(store)["turn"] == 0
+        assert store.facts.history("user:alice") == [] and _count_rows(store)["turn"] == 0
 
 
 def test_parallel_parse_missing_file(tmp_path):
     with Store.open(tmp_path / "m.db") as store, pytest.raises(FileNotFoundError):
-        store.import_file(tmp_path / "nope.jsonl", parallel=True)
+        store.facts.import_file(tmp_path / "nope.jsonl", parallel=True)
 
 
 def test_a_postgres_store_without_its_driver_names_the_extra(monkeypatch):

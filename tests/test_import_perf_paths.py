@@ -5,6 +5,7 @@ exactly the store the plain in-process import gives, and fail as cleanly."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import sqlite3
 import sys
@@ -82,20 +83,20 @@ def test_writer_process_gives_the_same_store(tmp_path, big_file, spy_writer, mon
     monkeypatch.setattr(parallel_parse, "CHUNK_LINES", 700)
     clock = ManualClock(datetime(2026, 12, 1, tzinfo=UTC))  # one recorded time for both
     with Store.open(tmp_path / "seq.db", clock=clock) as seq, \
-            Store.open(tmp_path / "par.db", clock=clock) as par:
-        a = seq.import_file(big_file, parallel=False)
+            Store.open(tmp_path / "par.db", clock=clock) as par, par.bulk():
+        a = seq.facts.import_file(big_file, parallel=False)
         assert not spy_writer
-        b = par.import_file(big_file, parallel=True)
+        b = par.facts.import_file(big_file, parallel=True)
         assert spy_writer  # the writer process ran
         assert a == b and a.evolutions and a.corrections and a.conflicts and a.queued and a.merged
     assert _rows(tmp_path / "seq.db") == _rows(tmp_path / "par.db")
 
 
 def test_writer_process_import_is_idempotent(tmp_path, big_file, spy_writer):
-    with Store.open(tmp_path / "m.db") as store:
-        first = store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk():
+        first = store.facts.import_file(big_file, parallel=True)
         before = _rows(tmp_path / "m.db")
-        again = store.import_file(big_file, parallel=True)
+        again = store.facts.import_file(big_file, parallel=True)
         assert len(spy_writer) == 2
         assert again.unchanged == again.lines == first.lines and again.fact_rows == 0
     assert _rows(tmp_path / "m.db") == before  # not even an audit entry
@@ -103,8 +104,8 @@ def test_writer_process_import_is_idempotent(tmp_path, big_file, spy_writer):
 
 def test_stored_values_keep_their_types(tmp_path, big_file):
     # None binds as NULL and booleans as 0/1, as they always did
-    with Store.open(tmp_path / "m.db") as store:
-        store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk():
+        store.facts.import_file(big_file, parallel=True)
     conn = sqlite3.connect(tmp_path / "m.db")
     kinds = {
         "valid_to": "SELECT DISTINCT typeof(valid_to) FROM fact WHERE valid_to IS NULL",
@@ -121,9 +122,9 @@ def test_stored_values_keep_their_types(tmp_path, big_file):
 
 def _assert_untouched_and_writable(path: Path, before: dict[str, list[tuple]]) -> None:
     assert _rows(path) == before
-    with Store.open(path) as store:
-        store.import_file(DEMO, parallel=True)  # the lock was released
-        assert store.subjects()
+    with Store.open(path) as store, store.bulk():
+        store.facts.import_file(DEMO, parallel=True)  # the lock was released
+        assert store.facts.subjects()
 
 
 def test_bad_line_after_rows_reached_the_writer_rolls_back(tmp_path, big_file, spy_writer,
@@ -137,8 +138,8 @@ def test_bad_line_after_rows_reached_the_writer_rolls_back(tmp_path, big_file, s
     lines = len(big_file.read_text(encoding="utf-8").splitlines())
     Store.open(tmp_path / "m.db").close()
     before = _rows(tmp_path / "m.db")
-    with Store.open(tmp_path / "m.db") as store, pytest.raises(InputFileError) as err:
-        store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk(), pytest.raises(InputFileError) as err:
+        store.facts.import_file(big_file, parallel=True)
     assert err.value.line == lines and "differs from line 1" in str(err.value) and spy_writer
     _assert_untouched_and_writable(tmp_path / "m.db", before)
 
@@ -152,10 +153,10 @@ def test_gate_refusal_after_rows_reached_the_writer_rolls_back(tmp_path, big_fil
     (tmp_path / "one.jsonl").write_text(json.dumps(stored, ensure_ascii=False) + "\n",
                                         encoding="utf-8")
     with Store.open(tmp_path / "m.db") as store:
-        store.import_file(tmp_path / "one.jsonl", parallel=False)
+        store.facts.import_file(tmp_path / "one.jsonl", parallel=False)
     before = _rows(tmp_path / "m.db")
-    with Store.open(tmp_path / "m.db") as store, pytest.raises(InputFileError) as err:
-        store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk(), pytest.raises(InputFileError) as err:
+        store.facts.import_file(big_file, parallel=True)
     assert err.value.line == 2101 and "already stored with other content" in str(err.value)
     assert _rows(tmp_path / "m.db") == before
 
@@ -175,8 +176,8 @@ def test_error_in_the_writer_process_rolls_back(tmp_path, big_file, monkeypatch)
     monkeypatch.setattr(writer.WriteProcess, "add", add)
     Store.open(tmp_path / "m.db").close()
     before = _rows(tmp_path / "m.db")
-    with Store.open(tmp_path / "m.db") as store, pytest.raises(StoreError) as err:
-        store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk(), pytest.raises(StoreError) as err:
+        store.facts.import_file(big_file, parallel=True)
     assert "no such table: missing_" in str(err.value)
     _assert_untouched_and_writable(tmp_path / "m.db", before)
 
@@ -196,16 +197,16 @@ def test_writer_process_dying_rolls_back(tmp_path, big_file, monkeypatch):
     monkeypatch.setattr(writer.WriteProcess, "send", send)
     Store.open(tmp_path / "m.db").close()
     before = _rows(tmp_path / "m.db")
-    with Store.open(tmp_path / "m.db") as store, pytest.raises(StoreError, match="ended unexpectedly"):
-        store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk(), pytest.raises(StoreError, match="ended unexpectedly"):
+        store.facts.import_file(big_file, parallel=True)
     _assert_untouched_and_writable(tmp_path / "m.db", before)
 
 
 def test_without_a_writer_process_the_import_writes_in_process(tmp_path, big_file, monkeypatch):
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
-    with Store.open(tmp_path / "m.db") as store:
-        summary = store.import_file(big_file, parallel=True)
-        assert summary.fact_rows and store.subjects()
+    with Store.open(tmp_path / "m.db") as store, store.bulk():
+        summary = store.facts.import_file(big_file, parallel=True)
+        assert summary.fact_rows and store.facts.subjects()
 
 
 def test_idempotency_is_enforced_by_the_gates(tmp_path):
@@ -215,8 +216,8 @@ def test_idempotency_is_enforced_by_the_gates(tmp_path):
     path = tmp_path / "twice.jsonl"
     path.write_text((json.dumps(line) + "\n") * 2, encoding="utf-8")
     for parallel in (False, True):
-        with Store.open(tmp_path / f"{parallel}.db") as store:
-            summary = store.import_file(path, parallel=parallel)
+        with Store.open(tmp_path / f"{parallel}.db") as store, store.bulk():
+            summary = store.facts.import_file(path, parallel=parallel)
             assert (summary.lines, summary.unchanged, summary.asserted) == (2, 1, 1)
         assert len(_rows(tmp_path / f"{parallel}.db")["claim"]) == 1
 
@@ -225,11 +226,40 @@ def test_writer_process_import_verifies(tmp_path, big_file, spy_writer, monkeypa
     """Rows written by the writer process are hashed by the gating process: the
     chain holds, and an edit behind memdesk's back is still found."""
     monkeypatch.setattr(writer, "FLUSH_EVERY", 200)
-    with Store.open(tmp_path / "m.db") as store:
-        store.import_file(big_file, parallel=True)
+    with Store.open(tmp_path / "m.db") as store, store.bulk():
+        store.facts.import_file(big_file, parallel=True)
         assert spy_writer, "the writer process was not used"
-        report = store.verify()
+        report = store.audit.verify()
         assert report.ok, report.problems
         with store.engine.begin() as conn:
             conn.exec_driver_sql("UPDATE fact SET valid_to = 1 WHERE id = 500")
-        assert store.verify().first_broken == report.entries
+        assert store.audit.verify().first_broken == report.entries
+
+
+def test_only_a_bulk_block_starts_a_writer_or_pauses_the_collector(tmp_path, big_file, spy_writer,
+                                                                   monkeypatch):
+    """Issue 30 §3: an ordinary call changes nothing in the process (no writer
+    process, the garbage collector as it was); ``store.bulk()`` opts in, and
+    gives the collector back as it found it."""
+    seen: list[bool] = []
+    real_submit = writer.WriteBatch.submit
+
+    def submit(self, claim):
+        seen.append(gc.isenabled())
+        return real_submit(self, claim)
+
+    monkeypatch.setattr(writer.WriteBatch, "submit", submit)
+    with Store.open(tmp_path / "m.db") as store:
+        store.facts.import_file(big_file)
+        assert not spy_writer and all(seen) and gc.isenabled()
+        seen.clear()
+        with store.bulk():
+            store.facts.import_file(big_file, parallel=True)
+        assert spy_writer and seen and not any(seen) and gc.isenabled()
+        gc.disable()
+        try:
+            with store.bulk():
+                pass
+            assert not gc.isenabled()  # left as the caller had it
+        finally:
+            gc.enable()

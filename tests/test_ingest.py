@@ -38,12 +38,12 @@ def test_every_turn_is_stored_raw_and_rerun_adds_nothing(store_url, tmp_path):
                  turn(2, "好的王工，记下了。", speaker="assistant", time="2026-03-18T09:31:00+08:00"),
                  turn(3, "挺有意思的", time="2026-03-18T09:32:00+08:00"))
     with Store.open(store_url) as store:
-        first = store.ingest_file(path)
-        assert first["turns"] == 3 and first["dropped"] == 2 and first["asserted"] >= 2
+        first = store.facts.ingest_file(path)
+        assert first.turns == 3 and first.dropped == 2 and first.asserted >= 2
         assert count_turns(store) == 3
-        assert {f.predicate for f in store.as_of("user:alice")} >= {"name", "allergy"}
-        again = store.ingest_file(path)
-        assert again["unchanged"] == first["lines"] and again["fact_rows"] == 0
+        assert {f.predicate for f in store.facts.as_of("user:alice")} >= {"name", "allergy"}
+        again = store.facts.ingest_file(path)
+        assert again.unchanged == first.lines and again.fact_rows == 0
         assert count_turns(store) == 3
 
 
@@ -57,16 +57,16 @@ def test_bad_line_is_named_and_nothing_written(tmp_path, bad, message):
     path = write(tmp_path / "c.jsonl", turn(1, "我住在徐家汇"), bad)
     with Store.open(tmp_path / "m.db") as store:
         with pytest.raises(InputFileError) as err:
-            store.ingest_file(path)
+            store.facts.ingest_file(path)
         assert err.value.line == 2 and message in str(err.value)
         assert count_turns(store) == 0
 
 
 def test_same_turn_other_text_than_stored_is_refused(tmp_path):
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(write(tmp_path / "a.jsonl", turn(1, "我住在徐家汇")))
+        store.facts.ingest_file(write(tmp_path / "a.jsonl", turn(1, "我住在徐家汇")))
         with pytest.raises(InputFileError) as err:
-            store.ingest_file(write(tmp_path / "b.jsonl", turn(2, "hello", time="2026-03-18T10:00:00+08:00"),
+            store.facts.ingest_file(write(tmp_path / "b.jsonl", turn(2, "hello", time="2026-03-18T10:00:00+08:00"),
                                     turn(1, "我住在张江")))
         assert err.value.line == 2 and "already stored" in str(err.value)
         assert count_turns(store) == 1
@@ -115,17 +115,17 @@ def test_interrupted_ingest_leaves_nothing_and_rerun_matches_clean_run(tmp_path,
     with Store.open(tmp_path / "m.db") as store:
         monkeypatch.setattr(WriteBatch, "submit", crashing_submit)
         with pytest.raises(KeyboardInterrupt):
-            store.ingest_file(path)
+            store.facts.ingest_file(path)
         monkeypatch.setattr(WriteBatch, "submit", real_submit)
         assert count_turns(store) == 0
-        store.ingest_file(path)
+        store.facts.ingest_file(path)
         assert _snapshot(store) == expected
 
 
 def test_progress_is_reported_to_the_end(tmp_path):
     seen = []
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(CONVERSATIONS / "tom-travel.jsonl", progress=lambda d, t: seen.append((d, t)))
+        store.facts.ingest_file(CONVERSATIONS / "tom-travel.jsonl", progress=lambda d, t: seen.append((d, t)))
     assert seen and seen[-1][0] == seen[-1][1] == 46
 
 
@@ -141,8 +141,8 @@ def test_fact_holding_a_phone_number_is_marked_sensitive(tmp_path):
 
     path = write(tmp_path / "c.jsonl", turn(1, "我的手机是13600002222"))
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(path, extractor=PhoneExtractor())
-        [fact] = store.current("user:alice", "phone")
+        store.facts.ingest_file(path, extractor=PhoneExtractor())
+        [fact] = store.facts.current("user:alice", "phone")
         assert fact.sensitive
 
 
@@ -158,13 +158,13 @@ def test_failed_extraction_keeps_the_turn_and_logs_it_for_retry(tmp_path):
 
     path = write(tmp_path / "c.jsonl", turn(1, "我叫王工"))
     with Store.open(tmp_path / "m.db") as store:
-        summary = store.ingest_file(path, extractor=Down())
-        assert summary["extraction_failed"] == 1 and count_turns(store) == 1
+        summary = store.facts.ingest_file(path, extractor=Down())
+        assert summary.extraction_failed == 1 and count_turns(store) == 1
         with store.engine.connect() as conn:
             rows = conn.execute(select(AUDIT.c.action, AUDIT.c.reason)).all()
         assert ("extract.failed", "llm:x@1: timed out after 30 s") in [tuple(r) for r in rows]
-        retry = store.ingest_file(path)  # the rule extractor this time: the turn's facts arrive
-        assert retry["asserted"] >= 1 and count_turns(store) == 1
+        retry = store.facts.ingest_file(path)  # the rule extractor this time: the turn's facts arrive
+        assert retry.asserted >= 1 and count_turns(store) == 1
 
 
 def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tmp_path):
@@ -173,26 +173,26 @@ def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tm
                  turn(2, "我讨厌打车，有事打我电话13600002222", session="s2"),
                  turn(3, "我叫王工", time="2026-03-18T09:40:00+08:00"))
     with Store.open(tmp_path / "m.db") as store:
-        summary = store.ingest_file(path)
-        mems = store.memories("user:alice")
-        assert summary["memories"] == 1 and len(mems) == 1  # name is routed "structured" only
+        summary = store.facts.ingest_file(path)
+        mems = store.facts.memories("user:alice")
+        assert summary.memories == 1 and len(mems) == 1  # name is routed "structured" only
         assert "13600002222" not in mems[0]["text"] and "[phone]" in mems[0]["text"]
         assert mems[0]["mentions"] == 2 and mems[0]["predicate"] == "dislikes"
-        store.ingest_file(path)  # a rerun counts nothing twice
-        assert store.memories("user:alice")[0]["mentions"] == 2
+        store.facts.ingest_file(path)  # a rerun counts nothing twice
+        assert store.facts.memories("user:alice")[0].mentions == 2
 
 
 def test_worked_example_conversation_gives_the_design_views(tmp_path):
     from memdesk import parse_time_us
 
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(CONVERSATIONS / "alice-reno.jsonl")
+        store.facts.ingest_file(CONVERSATIONS / "alice-reno.jsonl")
 
         def view(day):
             t = parse_time_us(f"2026-03-{day:02d}T12:00:00+08:00" if day <= 31
                               else f"2026-04-{day - 31:02d}T12:00:00+08:00")
-            lives = [f.object for f in store.as_of("user:alice", "lives_in", valid_at=t, known_at=t)]
-            budget = [f.value["amount"] for f in store.as_of("project:renovation", "budget_limit",
+            lives = [f.object for f in store.facts.as_of("user:alice", "lives_in", valid_at=t, known_at=t)]
+            budget = [f.value["amount"] for f in store.facts.as_of("project:renovation", "budget_limit",
                                                              valid_at=t, known_at=t)]
             return lives, budget
 

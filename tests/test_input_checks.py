@@ -56,13 +56,13 @@ def seeded(store, tmp_path):
                    valid_from="2026-02-01T00:00:00+08:00", told="2026-02-05T10:00:00+08:00")]
     path = tmp_path / "seed.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    summary = store.import_file(path)
+    summary = store.facts.import_file(path)
     assert summary.queued == 2 and summary.conflicts == 1
     return store
 
 
 def _pending(store: Store, obj: str) -> int:
-    return next(c.id for c in store.review_list() if c.object == obj)
+    return next(c.id for c in store.review.list() if c.object == obj)
 
 
 @contextlib.contextmanager
@@ -99,7 +99,7 @@ def test_cli_approve_with_valid_to_before_valid_from_is_one_error_line_and_write
     assert rc == 1
     one_error_line(err, f"candidate {cid}: valid_to 2026-03-01T00:00:00+08:00 is before "
                         f"valid_from {FROM}: an interval must end after it starts")
-    assert _written(seeded) == before and seeded.candidate(cid).state == "pending"
+    assert _written(seeded) == before and seeded.review.get(cid).state == "pending"
 
 
 @pytest.mark.parametrize("edits,match", [
@@ -125,17 +125,17 @@ def test_cli_approve_with_valid_to_before_valid_from_is_one_error_line_and_write
 def test_approve_checks_the_edited_candidate_as_a_whole(seeded, edits, match):
     cid = _pending(seeded, "jazz")  # valid FROM → UNTIL
     with refused(seeded, f"candidate {cid}: .*{match}"):
-        seeded.approve(cid, by="me", edits=edits)
-    assert seeded.candidate(cid).state == "pending"
+        seeded.review.approve(cid, by="me", edits=edits)
+    assert seeded.review.get(cid).state == "pending"
 
 
 def test_approve_edits_may_clear_valid_to_and_change_and_move_both_ends(seeded):
     cid = _pending(seeded, "jazz")
-    result = seeded.approve(cid, by="me", edits={"valid_to": None, "change": None,
+    result = seeded.review.approve(cid, by="me", edits={"valid_to": None, "change": None,
                                                  "valid_from": "2026-03-01T00:00:00Z"})
-    fact = seeded.fact(result["fact_id"])
+    fact = seeded.facts.get(result.fact_id)
     assert fact.valid_from == parse_time_us("2026-03-01T00:00:00+00:00") and fact.valid_to is None
-    assert seeded.candidate(cid).edits == {"valid_to": None, "change": None,
+    assert seeded.review.get(cid).edits == {"valid_to": None, "change": None,
                                           "valid_from": "2026-03-01T00:00:00Z"}
 
 
@@ -168,49 +168,49 @@ def test_reject_needs_a_storable_reason_a_reviewer_and_an_id(seeded):
                           ({"reason": "no", "by": "x" * 201}, "longer than 200"),
                           ({"reason": "no", "by": "\udcff"}, "lone surrogate")]:
         with refused(seeded, match):
-            seeded.reject(cid, **{"by": "me", **kwargs})
+            seeded.review.reject(cid, **{"by": "me", **kwargs})
     for bad in (0, -1, 2**63, "1", True, None):
         with refused(seeded, "candidate id must be a whole number from 1 to"):
-            seeded.reject(bad, by="me", reason="no")
-    assert seeded.reject(cid, by="me", reason="  a joke  ").decision_reason == "a joke"
+            seeded.review.reject(bad, by="me", reason="no")
+    assert seeded.review.reject(cid, by="me", reason="  a joke  ").decision_reason == "a joke"
 
 
 def test_approve_checks_its_id_note_and_reviewer(seeded):
     cid = _pending(seeded, "tea")
     with refused(seeded, "candidate id"):
-        seeded.approve(2**64, by="me")
+        seeded.review.approve(2**64, by="me")
     with refused(seeded, "note contains a NUL"):
-        seeded.approve(cid, by="me", note="\x00")
+        seeded.review.approve(cid, by="me", note="\x00")
     with refused(seeded, "by .*must not be empty"):
-        seeded.approve(cid, by="")
-    assert seeded.candidate(cid).state == "pending"
+        seeded.review.approve(cid, by="")
+    assert seeded.review.get(cid).state == "pending"
 
 
 def test_retract_checks_its_id_reviewer_and_reason(seeded):
-    fact = seeded.current("user:ana", "lives_in")[0]
+    fact = seeded.facts.current("user:ana", "lives_in")[0]
     for kwargs, match in [({"by": ""}, "by .*must not be empty"),
                           ({"reason": ""}, "reason .*must not be empty"),
                           ({"reason": "x\x00"}, "NUL"),
                           ({"fact_id": 2**63}, "fact id must be a whole number")]:
         args = {"fact_id": fact.id, "by": "me", "reason": "never true", **kwargs}
         with refused(seeded, match):
-            seeded.retract(args.pop("fact_id"), **args)
-    assert seeded.retract(fact.id, by="me", reason="never true").retired_at is not None
+            seeded.facts.retract(args.pop("fact_id"), **args)
+    assert seeded.facts.retract(fact.id, by="me", reason="never true").retired_at is not None
 
 
 def test_undo_checks_its_id_reviewer_and_reason(seeded):
     cid = _pending(seeded, "tea")
-    seeded.approve(cid, by="me")
-    kid = seeded.conflicts("open")[0].id
-    seeded.resolve_conflict(kid, "existing", by="me")
-    for call, match in [(lambda: seeded.undo_decision(cid, by=" "), "by .*must not be empty"),
-                        (lambda: seeded.undo_decision(cid, by="me", reason=7), "reason must be a string"),
-                        (lambda: seeded.undo_decision(-3, by="me"), "candidate id"),
-                        (lambda: seeded.undo_resolution(kid, by="me", reason="\x00"), "NUL"),
-                        (lambda: seeded.undo_resolution(2**70, by="me"), "conflict id")]:
+    seeded.review.approve(cid, by="me")
+    kid = seeded.conflicts.list("open")[0].id
+    seeded.conflicts.resolve(kid, "existing", by="me")
+    for call, match in [(lambda: seeded.review.undo(cid, by=" "), "by .*must not be empty"),
+                        (lambda: seeded.review.undo(cid, by="me", reason=7), "reason must be a string"),
+                        (lambda: seeded.review.undo(-3, by="me"), "candidate id"),
+                        (lambda: seeded.conflicts.undo(kid, by="me", reason="\x00"), "NUL"),
+                        (lambda: seeded.conflicts.undo(2**70, by="me"), "conflict id")]:
         with refused(seeded, match):
             call()
-    assert seeded.undo_resolution(kid, by="me")["undone"] == "existing"
+    assert seeded.conflicts.undo(kid, by="me").undone == "existing"
 
 
 @pytest.mark.parametrize("keep,scope,match", [
@@ -225,22 +225,22 @@ def test_undo_checks_its_id_reviewer_and_reason(seeded):
     (["both"], "session:x", "keep must be one of"),
 ])
 def test_resolve_checks_keep_and_scope_before_writing(seeded, keep, scope, match):
-    kid = seeded.conflicts("open")[0].id
+    kid = seeded.conflicts.list("open")[0].id
     with refused(seeded, match):
-        seeded.resolve_conflict(kid, keep, by="me", scope=scope)
-    assert seeded.conflict(kid).state == "open"
+        seeded.conflicts.resolve(kid, keep, by="me", scope=scope)
+    assert seeded.conflicts.get(kid).state == "open"
 
 
 def test_resolve_checks_its_id_reason_and_reviewer(seeded):
-    kid = seeded.conflicts("open")[0].id
+    kid = seeded.conflicts.list("open")[0].id
     for args, kwargs, match in [((0, "existing"), {}, "conflict id"),
                                 (("1", "existing"), {}, "conflict id"),
                                 ((kid, "existing"), {"reason": "a\udcffb"}, "lone surrogate"),
                                 ((kid, "existing"), {"reason": ["why"]}, "reason must be a string"),
                                 ((kid, "existing"), {"by": None}, "by .*is required")]:
         with refused(seeded, match):
-            seeded.resolve_conflict(*args, **{"by": "me", **kwargs})
-    done = seeded.resolve_conflict(kid, "both", by="me", scope="session:trip", reason="  ")
+            seeded.conflicts.resolve(*args, **{"by": "me", **kwargs})
+    done = seeded.conflicts.resolve(kid, "both", by="me", scope="session:trip", reason="  ")
     assert done.state == "resolved" and done.reason is None
 
 
@@ -252,8 +252,8 @@ def test_erase_checks_the_subject_and_the_actor(seeded):
                                ("user:ana", "", "by .*must not be empty"),
                                (None, "me", "subject is required")]:
         with refused(seeded, match):
-            seeded.erase_subject(subject, by=by)
-    assert seeded.history("user:ana")
+            seeded.admin.erase(subject, by=by)
+    assert seeded.facts.history("user:ana")
 
 
 def test_maintain_refuses_ages_beyond_the_calendar_and_bad_subjects_actors_similarity(seeded):
@@ -267,29 +267,29 @@ def test_maintain_refuses_ages_beyond_the_calendar_and_bad_subjects_actors_simil
                           ({"similarity": "high"}, "similarity must be a number"),
                           ({"similarity": 0}, "similarity must be a number above 0")]:
         with refused(seeded, match):
-            seeded.maintain(**kwargs)
+            seeded.admin.maintain(**kwargs)
 
 
 def test_lookups_check_subjects_predicates_ids_and_times(seeded):
-    calls = [(lambda: seeded.as_of("ana"), "subject must look like"),
-             (lambda: seeded.as_of("user:\x00"), "subject contains a NUL"),
-             (lambda: seeded.as_of("user:ana", "Lives In"), "predicate must be a snake_case id"),
-             (lambda: seeded.as_of("user:ana", valid_at=2**70), "valid_at must be microseconds"),
-             (lambda: seeded.as_of("user:ana", known_at=True), "known_at must be microseconds"),
-             (lambda: seeded.as_of("user:ana", valid_at=datetime(2026, 1, 1)), "without offset"),
-             (lambda: seeded.current("user:ana", "p\x00"), "predicate contains a NUL"),
-             (lambda: seeded.history(5), "subject must be a string"),
-             (lambda: seeded.audit("user:ana", "lives_in", "\x00"), "object contains a NUL"),
-             (lambda: seeded.audit("user:\udcff", "lives_in"), "lone surrogate"),
-             (lambda: seeded.fact(2**63), "fact id"),
-             (lambda: seeded.candidate(0), "candidate id"),
-             (lambda: seeded.conflict(-1), "conflict id"),
-             (lambda: seeded.resolution_preview(2**64), "conflict id"),
-             (lambda: seeded.review_list(limit=-1), "limit must be a whole number from 0"),
-             (lambda: seeded.review_list(offset=2**64), "offset must be a whole number from 0"),
-             (lambda: seeded.review_list(subject="ana"), "subject must look like"),
-             (lambda: seeded.review_count(subject="user:\x00"), "NUL"),
-             (lambda: seeded.conflicts(limit=True), "limit must be a whole number")]
+    calls = [(lambda: seeded.facts.as_of("ana"), "subject must look like"),
+             (lambda: seeded.facts.as_of("user:\x00"), "subject contains a NUL"),
+             (lambda: seeded.facts.as_of("user:ana", "Lives In"), "predicate must be a snake_case id"),
+             (lambda: seeded.facts.as_of("user:ana", valid_at=2**70), "valid_at must be microseconds"),
+             (lambda: seeded.facts.as_of("user:ana", known_at=True), "known_at must be microseconds"),
+             (lambda: seeded.facts.as_of("user:ana", valid_at=datetime(2026, 1, 1)), "without offset"),
+             (lambda: seeded.facts.current("user:ana", "p\x00"), "predicate contains a NUL"),
+             (lambda: seeded.facts.history(5), "subject must be a string"),
+             (lambda: seeded.audit.of("user:ana", "lives_in", "\x00"), "object contains a NUL"),
+             (lambda: seeded.audit.of("user:\udcff", "lives_in"), "lone surrogate"),
+             (lambda: seeded.facts.get(2**63), "fact id"),
+             (lambda: seeded.review.get(0), "candidate id"),
+             (lambda: seeded.conflicts.get(-1), "conflict id"),
+             (lambda: seeded.conflicts.preview(2**64), "conflict id"),
+             (lambda: seeded.review.list(limit=-1), "limit must be a whole number from 0"),
+             (lambda: seeded.review.list(offset=2**64), "offset must be a whole number from 0"),
+             (lambda: seeded.review.list(subject="ana"), "subject must look like"),
+             (lambda: seeded.review.count(subject="user:\x00"), "NUL"),
+             (lambda: seeded.conflicts.list(limit=True), "limit must be a whole number")]
     for call, match in calls:
         with refused(seeded, match):
             call()
@@ -305,7 +305,7 @@ def test_turns_from_code_follow_the_rules_of_a_conversation_line(seeded):
                         (Turn("s", 1, "user", when, "hi", "a b"), "user must be a name"),
                         ("hi", "expected a Turn")]:
         with refused(seeded, f"turn 1: {match}"):
-            seeded.ingest_turns([turn])
+            seeded.facts.ingest_turns([turn])
 
 
 # ---------------------------------------------------- Memory, recall and MCP
@@ -430,7 +430,7 @@ def test_cli_edit_value_is_read_as_an_import_value(seeded, store_url):
     rc, _, err = run(["--db", store_url, "review", "approve", str(cid), "--by", "me",
                       "--edit", 'value={"kind": "green"}', "--edit", "valid_to="])
     assert (rc, err) == (0, "")
-    assert seeded.candidate(cid).state == "approved"
+    assert seeded.review.get(cid).state == "approved"
 
 
 def test_cli_facts_batch_names_the_line_of_a_bad_subject_or_predicate(seeded, store_url, tmp_path):
@@ -519,7 +519,7 @@ def test_import_lines_beyond_the_documented_shape_are_refused_by_line(seeded, tm
                                                                       match):
     path = _lines_file(tmp_path, json.loads(_line("user:ana", "milk", 8)), _claim_with(field, value))
     with refused(seeded, re.escape(f"{path}:2: ") + ".*" + re.escape(match)) as err:
-        seeded.import_file(path)
+        seeded.facts.import_file(path)
     assert err.value.line == 2
 
 
@@ -529,7 +529,7 @@ def test_import_lines_beyond_the_documented_shape_are_refused_by_line(seeded, tm
     ("value", list(range(64))), ("source.kind", None)])
 def test_import_lines_of_the_documented_shape_are_taken(seeded, tmp_path, field, value):
     path = _lines_file(tmp_path, _claim_with(field, value))
-    assert seeded.import_file(path).lines == 1
+    assert seeded.facts.import_file(path).lines == 1
     if field == "source.kind":  # only an absent or null kind defaults
         assert ClaimInput.from_dict(_claim_with(field, value)).source.kind == "imported"
 
@@ -538,10 +538,10 @@ def test_turn_zero_is_refused_at_every_door(seeded, tmp_path):
     line = {"session": "z", "turn": 0, "speaker": "user", "time": TOLD, "text": "hi", "user": "ana"}
     path = _lines_file(tmp_path, {**line, "turn": 1}, line)
     with refused(seeded, re.escape(f"{path}:2: turn must be a whole number from 1 to 2147483647, got 0")):
-        seeded.ingest_file(path)
+        seeded.facts.ingest_file(path)
     when = datetime(2026, 5, 1, 10, tzinfo=CST)
     with refused(seeded, "turn 1: turn must be a whole number from 1 to"):
-        seeded.ingest_turns([Turn("z", 0, "user", when, "hi", "ana")])
+        seeded.facts.ingest_turns([Turn("z", 0, "user", when, "hi", "ana")])
     m = Memory(seeded, Recaller(seeded, embedder=HashEmbedder()))
     with refused(seeded, "message 1: turn must be a whole number from 1 to"):
         m.remember([{"role": "user", "content": "hi", "turn": 0}], user="ana")

@@ -10,7 +10,7 @@ axes (told and recorded) for every subject.
   random and imported in one transaction, against the reference model run on
   each person's claims alone; and two interleavings against each other.
 * ``test_conversations_in_any_interleaving_answer_the_same``: the same with
-  conversations through extraction (``Store.ingest_turns``), zh and en.
+  conversations through extraction (``store.facts.ingest_turns``), zh and en.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def _answers(store: Store, subject: str, valid: list[int], known: list[int],
         for k in known:
             for v in valid:
                 out[(predicate, v, k, None)] = sorted(
-                    map(_view, store.as_of(subject, predicate, valid_at=v, known_at=k)))
+                    map(_view, store.facts.as_of(subject, predicate, valid_at=v, known_at=k)))
                 for r in recorded:
-                    out[(predicate, v, k, r)] = sorted(map(_view, store.as_of(
+                    out[(predicate, v, k, r)] = sorted(map(_view, store.facts.as_of(
                         subject, predicate, valid_at=v, known_at=k, recorded_at=r)))
     return out
 
@@ -130,23 +130,23 @@ def test_claims_of_several_people_in_any_interleaving_match_the_model(case):
     grid = _grid(times)
     answers = []
     for order, store in _fresh_stores(orders):
-        store.add([claim for _, claim, _ in order])  # one ingest, one transaction
-        recorded = sorted({f.recorded_at for s in models for f in store.history(s)})
-        for f in (f for s in models for f in store.history(s)):
+        store.facts.add([claim for _, claim, _ in order])  # one ingest, one transaction
+        recorded = sorted({f.recorded_at for s in models for f in store.facts.history(s)})
+        for f in (f for s in models for f in store.facts.history(s)):
             event(f"start: {f.start}")
         assert len(recorded) <= 1  # everything written at the one recorded instant
         for subject, model in models.items():
             for predicate in ("lives_in", "likes"):
                 for k in grid:
                     for v in grid:
-                        got = sorted(map(_view, store.as_of(
+                        got = sorted(map(_view, store.facts.as_of(
                             subject, predicate, valid_at=v, known_at=k)))
                         want = sorted(map(_mview, model.as_of(predicate, v, k)))
                         assert got == want, (subject, predicate, v, k)
         recorded_grid = _grid(set(recorded) | {to_us(NOW)})
         answers.append({s: _answers(store, s, grid[::3], grid[::4], recorded_grid)
                         for s in models})
-        assert store.verify().ok
+        assert store.audit.verify().ok
     assert answers[0] == answers[1]
 
 
@@ -186,15 +186,15 @@ def test_conversations_in_any_interleaving_answer_the_same(case):
     grid = _grid(times)
     answers = []
     for order, store in _fresh_stores(orders):
-        store.ingest_turns(order)
-        recorded = {f.recorded_at for u in users for f in store.history(f"user:{u}")}
+        store.facts.ingest_turns(order)
+        recorded = {f.recorded_at for u in users for f in store.facts.history(f"user:{u}")}
         answers.append({u: _answers(store, f"user:{u}", grid[::2], grid[::2],
                                     _grid(recorded | {to_us(NOW)}))
                         for u in users})
         answers[-1]["review"] = sorted(
             (c.subject, c.object, c.source.session, c.source.turn)
-            for c in store.review_list())
+            for c in store.review.list())
         answers[-1]["conflicts"] = sorted(
             (c.subject, c.predicate, from_us(c.opened_at).isoformat())
-            for c in store.conflicts("all"))
+            for c in store.conflicts.list("all"))
     assert answers[0] == answers[1]

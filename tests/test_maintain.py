@@ -1,4 +1,4 @@
-"""Scheduled maintenance (issue 14, part 7; core.maintain, Store.maintain,
+"""Scheduled maintenance (issue 14, part 7; core.maintain, store.admin.maintain,
 ``memdesk maintain``): near-duplicate memories fold into one, stale memories
 are archived (and out of recall unless asked for), facts whose TTL ran out
 expire; one audit entry per run that changed something, none otherwise;
@@ -47,7 +47,7 @@ def remember(store: Store, claims) -> None:
     """Write claims the way conversation ingest does, so those that take
     effect leave memory texts (their source text)."""
     claims = list(claims)
-    with store._write() as batch:
+    with store._core.write() as batch:
         batch.route_memories = True
         batch.prefetch(claims)
         for c in claims:
@@ -93,7 +93,7 @@ def test_near_duplicates_of_one_subject_fold_into_one_keeping_sources(store):
     first, second, third = ann
     assert before[first]["mentions"] == 2
 
-    report = store.maintain()
+    report = store.admin.maintain()
     assert [m.detail() for m in report.plan.merges] == [
         {"into": first, "folded": [second], "mentions": [2, 3]}]
     after = memories(store)
@@ -109,18 +109,18 @@ def test_near_duplicates_of_one_subject_fold_into_one_keeping_sources(store):
     # total mentions over the memories not folded away are unchanged
     live = sum(m["mentions"] for m in after.values() if m["merged_into"] is None)
     assert live == sum(m["mentions"] for m in before.values())
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_a_restatement_after_the_merge_counts_on_the_survivor(store, clock):
     _cilantro(store)
-    report = store.maintain()
+    report = store.admin.maintain()
     into = report.plan.merges[0].into
     remember(store, [claim("user:ann", "likes", "cilantro", at=day(9), turn=9,
                            text="I  LOVE cilantro.")])  # the folded text's key again
     after = memories(store)
     assert len(after) == 4 and after[into]["mentions"] == 4
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_similar_words_for_different_values_never_merge(store):
@@ -133,7 +133,7 @@ def test_similar_words_for_different_values_never_merge(store):
         claim("user:ann", "likes", "white marble", at=day(1), turn=1, text=white),
         claim("user:ann", "likes", "black marble", at=day(2), turn=2, text=black),
     ])
-    assert store.maintain(dry_run=True).plan.merges == ()
+    assert store.admin.maintain(dry_run=True).plan.merges == ()
 
 
 def test_near_key_and_chinese_duplicates():
@@ -162,13 +162,13 @@ def test_stale_memories_are_archived_after_the_age_and_leave_recall(store, clock
 
     _moved(store)
     clock.set(at_day(18 + 30))
-    assert store.maintain(older_than="90d").plan.empty  # superseded, but not for long enough
+    assert store.admin.maintain(older_than="90d").plan.empty  # superseded, but not for long enough
     assert entries(store) == []
     clock.set(at_day(18 + 100))
     recaller = Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx")
     assert any("徐家汇" in h.text for h in recaller.search("徐家汇 地铁", subject="user:ann"))
 
-    report = store.maintain(older_than="90d", by="nightly")
+    report = store.admin.maintain(older_than="90d", by="nightly")
     (archive,) = report.plan.archives
     old = next(i for i, m in memories(store).items() if "徐家汇" in m["text"])
     assert archive.memory == old and archive.reason.startswith("stale: superseded since 2026-03-18")
@@ -190,12 +190,12 @@ def test_stale_memories_are_archived_after_the_age_and_leave_recall(store, clock
     before = recaller.search("徐家汇 地铁", subject="user:ann", at=report.at - DAY)
     assert any(h.memory_id == old for h in before)
     # the audit of the old value shows what maintenance did to its memory
-    chain = store.audit("user:ann", "lives_in", "徐家汇").chain
+    chain = store.audit.of("user:ann", "lives_in", "徐家汇").chain
     step = next(s for s in chain if s.step == "maintenance")
     assert step.actor == "nightly" and f"memory {old} archived" in step.summary
     assert step.detail["operation"] == report.audit_entry
-    assert store.maintain(older_than="90d").plan.empty and len(entries(store)) == 1
-    assert store.verify().ok
+    assert store.admin.maintain(older_than="90d").plan.empty and len(entries(store)) == 1
+    assert store.audit.verify().ok
 
 
 def test_a_memory_standing_for_a_fact_that_still_holds_is_not_stale(store, clock):
@@ -207,7 +207,7 @@ def test_a_memory_standing_for_a_fact_that_still_holds_is_not_stale(store, clock
               change="evolution"),
     ])
     clock.set(at_day(400))
-    assert store.maintain(older_than="90d", dry_run=True).plan.archives == ()
+    assert store.admin.maintain(older_than="90d", dry_run=True).plan.archives == ()
 
 
 def test_archive_age_forms_and_errors():
@@ -223,23 +223,23 @@ def test_archive_age_forms_and_errors():
 def test_an_archived_memory_whose_facts_hold_again_is_restored(store, clock):
     remember(store, [claim("user:ann", "lives_in", "徐家汇", at=day(1), turn=1,
                            text="我住在徐家汇。")])
-    store.add([claim("user:ann", "lives_in", "张江", at=day(10), turn=10, text="可能搬张江了",
+    store.facts.add([claim("user:ann", "lives_in", "张江", at=day(10), turn=10, text="可能搬张江了",
                      change="evolution", confidence=0.5)])
-    (cand,) = store.review_list()
+    (cand,) = store.review.list()
     clock.set(at_day(11))
-    store.approve(cand.id, by="lin")
+    store.review.approve(cand.id, by="lin")
     clock.set(at_day(200))
-    (archive,) = store.maintain().plan.archives
-    store.undo_decision(cand.id, by="lin", reason="wrong person")
-    report = store.maintain()
+    (archive,) = store.admin.maintain().plan.archives
+    store.review.undo(cand.id, by="lin", reason="wrong person")
+    report = store.admin.maintain()
     assert [(r.memory, r.why) for r in report.plan.restores] == [
         (archive.memory, "its facts hold again")]
     mem = memories(store)[archive.memory]
     assert mem["archived_at"] is None and mem["archive_reason"] is None
-    kinds = [s.detail.get("action") for s in store.audit("user:ann", "lives_in", "徐家汇").chain
+    kinds = [s.detail.get("action") for s in store.audit.of("user:ann", "lives_in", "徐家汇").chain
              if s.step == "maintenance"]
     assert kinds == ["archived", "restored"]
-    assert store.maintain().plan.empty and store.verify().ok
+    assert store.admin.maintain().plan.empty and store.audit.verify().ok
 
 
 def test_the_same_words_after_an_archive_make_a_new_live_memory(store, clock):
@@ -247,54 +247,54 @@ def test_the_same_words_after_an_archive_make_a_new_live_memory(store, clock):
         claim("user:ann", "likes", "jazz", at=day(1), turn=1, text="I like jazz."),
     ])
     clock.set(at_day(1 + 365 + 100))  # likes last a year; then 100 days stale
-    report = store.maintain()
+    report = store.admin.maintain()
     assert len(report.plan.expiries) == 1 and len(report.plan.archives) == 1
     remember(store, [claim("user:ann", "likes", "jazz", at=day(470), turn=470, session="s9",
                            text="I like jazz.")])
     mems = sorted(memories(store).values(), key=lambda m: m["id"])
     assert [m["archived_at"] is None for m in mems] == [False, True]
-    assert store.maintain().plan.empty  # the old one stays archived, the new one is live
+    assert store.admin.maintain().plan.empty  # the old one stays archived, the new one is live
 
 
 # ------------------------------------------------------------------- expire
 def test_expired_facts_are_closed_at_their_expiry_not_lost(store, clock):
     remember(store, [claim("user:ann", "commute", "walks", at=day(1), turn=1,
                            text="I walk to work.")])
-    (fact,) = store.current("user:ann", "commute")
+    (fact,) = store.facts.current("user:ann", "commute")
     assert fact.expires_at is not None
     clock.set(at_day(1 + 400))
-    report = store.maintain(older_than="1000d")
+    report = store.admin.maintain(older_than="1000d")
     assert [e.fact.id for e in report.plan.expiries] == [fact.id]
-    retired = store.fact(fact.id)
+    retired = store.facts.get(fact.id)
     assert retired.retire_reason == "expired" and retired.retired_at == report.at
     assert retired.status(store.now()) == "expired"
-    (copy,) = store.current("user:ann", "commute")
+    (copy,) = store.facts.current("user:ann", "commute")
     assert copy.id == report.copies[fact.id] and copy.copy_of == fact.id
     assert (copy.valid_from, copy.valid_to, copy.claim_id) == (fact.valid_from, fact.expires_at,
                                                                fact.claim_id)
     # what held before the expiry is still answered, as known now and as known before
-    assert [f.object for f in store.as_of("user:ann", "commute", valid_at=day(30))] == ["walks"]
-    assert [f.id for f in store.as_of("user:ann", "commute", valid_at=day(30),
+    assert [f.object for f in store.facts.as_of("user:ann", "commute", valid_at=day(30))] == ["walks"]
+    assert [f.id for f in store.facts.as_of("user:ann", "commute", valid_at=day(30),
                                       known_at=report.at - 1)] == [fact.id]
-    assert store.as_of("user:ann", "commute") == []
-    chain = store.audit("user:ann", "commute", "walks").chain
+    assert store.facts.as_of("user:ann", "commute") == []
+    chain = store.audit.of("user:ann", "commute", "walks").chain
     assert any(s.step == "maintenance" and s.detail.get("action") == "expired" for s in chain)
     (expired,) = json.loads(entries(store)[0]["detail"])["expired"]
     assert (expired["fact"], expired["copy"]) == (fact.id, copy.id)
     assert json.loads(entries(store)[0]["detail"])["retired"] == [fact.id]
     # the conflict gate no longer sees the expired value
-    summary = store.add([claim("user:ann", "commute", "bus", at=day(402), turn=402,
+    summary = store.facts.add([claim("user:ann", "commute", "bus", at=day(402), turn=402,
                                text="I take the bus.")])
     assert summary.conflicts == 0 and summary.asserted == 1
-    assert store.maintain(older_than="1000d").plan.empty and store.verify().ok
+    assert store.admin.maintain(older_than="1000d").plan.empty and store.audit.verify().ok
 
 
 def test_a_fact_an_open_conflict_holds_is_left_for_the_reviewer(store, clock):
-    store.add([claim("user:ann", "commute", "walks", at=day(1), turn=1),
+    store.facts.add([claim("user:ann", "commute", "walks", at=day(1), turn=1),
                claim("user:ann", "commute", "bus", at=day(2), turn=2)])
-    (conflict,) = store.conflicts()
+    (conflict,) = store.conflicts.list()
     clock.set(at_day(500))
-    report = store.maintain()
+    report = store.admin.maintain()
     assert report.plan.empty and [h.conflict for h in report.plan.held] == [conflict.id]
     assert entries(store) == []
 
@@ -307,25 +307,25 @@ def test_dry_run_writes_nothing_and_plans_what_the_run_does(store, clock):
                            session="s3", text="remind me to call the plumber")])
     clock.set(at_day(200))
     before = snapshot(store)
-    dry = store.maintain(dry_run=True)
+    dry = store.admin.maintain(dry_run=True)
     assert snapshot(store) == before and dry.audit_entry is None and not dry.changed
     assert dry.to_dict()["dry_run"] is True
-    real = store.maintain()
+    real = store.admin.maintain()
     for name in ("merges", "archives", "restores", "expiries"):
         assert getattr(real.plan, name) == getattr(dry.plan, name), name
     assert real.changed and not real.plan.empty
     audit_count = len(entries(store))
-    again = store.maintain()
+    again = store.admin.maintain()
     assert again.plan.empty and again.audit_entry is None
     assert len(entries(store)) == audit_count == 1
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_subject_limits_the_run(store, clock):
     _cilantro(store)
-    bob = store.maintain(subject="user:bob")
+    bob = store.admin.maintain(subject="user:bob")
     assert bob.plan.empty
-    ann = store.maintain(subject="user:ann")
+    ann = store.admin.maintain(subject="user:ann")
     assert len(ann.plan.merges) == 1 and entries(store)[0]["subject"] == "user:ann"
 
 
@@ -351,13 +351,13 @@ def test_maintenance_beside_a_concurrent_writer(store_url):
     with Store.open(store_url, clock=ManualClock(at_day(300))) as store:
         start.set()
         while not done.is_set() or runs < 2:
-            store.maintain()
+            store.admin.maintain()
             runs += 1
         proc.join(timeout=120)
         assert proc.exitcode == 0
-        store.maintain()
-        assert store.maintain().plan.empty
-        assert store.verify().ok
+        store.admin.maintain()
+        assert store.admin.maintain().plan.empty
+        assert store.audit.verify().ok
         mems = memories(store)
         with store.engine.connect() as conn:
             said = conn.execute(select(func.count()).select_from(MEMORY)).scalar_one()

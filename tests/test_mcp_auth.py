@@ -106,10 +106,10 @@ def test_a_revoked_token_is_refused_and_its_use_audited(door):
 
 def test_revoking_a_token_takes_effect_on_the_next_request(door, tmp_path):
     with Store.open(door.db) as store:
-        token, secret = store.create_token("short-lived", users=["alice"], by="admin")
+        token, secret = store.admin.create_token("short-lived", users=["alice"], by="admin")
     assert attack.post(door, attack.INITIALIZE, secret=secret).status_code == 200
     with Store.open(door.db) as store:
-        store.revoke_token(token.id, by="admin", reason="test")
+        store.admin.revoke_token(token.id, by="admin", reason="test")
     assert attack.post(door, attack.INITIALIZE, secret=secret).status_code == 401
 
 
@@ -398,7 +398,7 @@ def test_the_door_on_a_shared_postgresql_store(pg_server, tmp_path):
                                       {"query": "what am I allergic to"}))
         assert not got.error and "shellfish" in got.text
         with Store.open(pg_server.url) as store:
-            assert store.verify().ok
+            assert store.audit.verify().ok
     finally:
         server.stop()
 

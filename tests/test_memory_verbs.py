@@ -51,14 +51,14 @@ def test_forget_queues_a_retraction_that_a_reviewer_carries_out(memory):
     assert asked.source.turn == 3 and asked.source.kind == "agent_inferred"
     assert any("agent_inferred" in r for r in asked.reasons)
     assert _fact(m, "likes").id == sushi.id  # proposed, not done: the fact still holds
-    outcome = m.store.approve(asked.id, by="rita")
+    outcome = m.store.review.approve(asked.id, by="rita")
     later(m)
-    assert outcome["outcome"] == "retract" and outcome["fact_id"] is None
+    assert outcome.outcome == "retract" and outcome.fact_id is None
     assert [f for f in m.facts(user="alice") if f.predicate == "likes"] == []
-    gone = m.store.fact(sushi.id)
+    gone = m.store.facts.get(sushi.id)
     assert gone.retire_reason == "retracted"  # history kept, not erased
-    assert len(m.store.history("user:alice", "likes")) == 1
-    m.store.undo_decision(asked.id, by="rita")  # a person can take the decision back
+    assert len(m.store.facts.history("user:alice", "likes")) == 1
+    m.store.review.undo(asked.id, by="rita")  # a person can take the decision back
     later(m)
     assert [f.object for f in m.facts(user="alice") if f.predicate == "likes"] == ["sushi"]
 
@@ -70,18 +70,18 @@ def test_correct_queues_an_edit_over_the_old_value_s_time(memory):
     assert (asked.state, asked.change, asked.object) == ("pending", "correction", "Harrogate")
     assert asked.valid_from == leeds.valid_from
     assert _fact(m, "lives_in").object == "Leeds"
-    m.store.approve(asked.id, by="rita")
+    m.store.review.approve(asked.id, by="rita")
     later(m)
     now = _fact(m, "lives_in")
     assert now.object == "Harrogate" and now.valid_from == leeds.valid_from
-    assert m.store.fact(leeds.id).retire_reason == "corrected"
+    assert m.store.facts.get(leeds.id).retire_reason == "corrected"
 
 
 def test_a_rejected_forget_changes_nothing(memory):
     m = memory
     sushi = _fact(m, "likes")
     asked = m.forget(sushi.id, user="alice", session="alice-chat", turn=3)
-    m.store.reject(asked.id, by="rita", reason="she still likes it")
+    m.store.review.reject(asked.id, by="rita", reason="she still likes it")
     later(m)
     assert _fact(m, "likes").id == sushi.id
 
@@ -89,7 +89,7 @@ def test_a_rejected_forget_changes_nothing(memory):
 def test_an_agent_cannot_reach_another_user_s_fact_or_session(memory):
     m = memory
     bristol = _fact(m, "lives_in", user="bob")
-    before = m.store.review_count()
+    before = m.store.review.count()
     with pytest.raises(AccessRefused):
         m.forget(bristol.id, user="alice", session="alice-chat", turn=3)
     with pytest.raises(AccessRefused):  # bob's fact, cited to alice's turn
@@ -105,13 +105,13 @@ def test_an_agent_cannot_reach_another_user_s_fact_or_session(memory):
              InvalidInput)):
         with pytest.raises(error):
             bad()
-    assert m.store.review_count() == before  # nothing written by a refused call
+    assert m.store.review.count() == before  # nothing written by a refused call
 
 
 def test_a_retired_fact_cannot_be_forgotten_again(memory):
     m = memory
     sushi = _fact(m, "likes")
-    m.store.approve(m.forget(sushi.id, user="alice", session="alice-chat", turn=3).id, by="rita")
+    m.store.review.approve(m.forget(sushi.id, user="alice", session="alice-chat", turn=3).id, by="rita")
     with pytest.raises(InvalidInput, match="no longer current"):
         m.forget(sushi.id, user="alice", session="alice-chat", turn=3)
 
@@ -155,7 +155,7 @@ def test_each_prompt_line_says_who_told_it(memory):
     m = memory
     asked = m.propose("likes", "jazz", user="alice", session="alice-chat", turn=3,
                       confidence=0.6)
-    m.store.approve(asked.id, by="rita")
+    m.store.review.approve(asked.id, by="rita")
     later(m)
     block = m.prompt("what does she like, where does she live", user="alice", k=10)
     lines = {line.split("] ", 2)[-1]: line for line in block.splitlines()[1:]}

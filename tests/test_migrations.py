@@ -68,20 +68,20 @@ def test_upgrade_keeps_the_facts_and_verifies(v1_store, capsys):
     assert capsys.readouterr().out.strip() == f'{{"from": "0001", "to": "{HEAD}"}}'
     assert _facts(v1_store) == before
     with Store.open(v1_store) as store:
-        report = store.verify()
+        report = store.audit.verify()
         assert report.ok, report.problems
-        assert store.as_of("user:carol", "lives_in", valid_at=2_000_000_000_000_000)
+        assert store.facts.as_of("user:carol", "lives_in", valid_at=2_000_000_000_000_000)
         # the adopted rows are covered: editing one is reported at the adopting entry
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE fact SET object = 'x' WHERE id = 1"))
-        adopted = store.verify()
+        adopted = store.audit.verify()
         assert adopted.first_broken == _entry_id(store, "chain.adopted")
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE fact SET object = :o WHERE id = 1"), {"o": before[0][3]})
-        assert store.verify().ok
-        pending = store.review_list()
-        store.approve(pending[0].id, by="rita")  # later writes chain on
-        assert store.verify().ok
+        assert store.audit.verify().ok
+        pending = store.review.list()
+        store.review.approve(pending[0].id, by="rita")  # later writes chain on
+        assert store.audit.verify().ok
     assert main(["--db", str(v1_store), "upgrade"]) == 0
     assert "already at schema revision" in capsys.readouterr().out
 
@@ -123,11 +123,11 @@ def test_upgrade_from_0001_on_each_backend(store_url):
     with pytest.raises(StoreError, match="older schema"):
         Store.open(store_url)
     result = Store.upgrade(store_url)
-    assert result == {"from": "0001", "to": HEAD}
+    assert result.to_dict() == {"from": "0001", "to": HEAD}
     _migrated_equals_created(store_url)
     with Store.open(store_url) as store:
         populate(store)
-        assert store.verify().ok
+        assert store.audit.verify().ok
 
 
 def test_upgrade_of_a_populated_0001_store_on_each_backend(store_url):
@@ -153,9 +153,9 @@ def test_upgrade_of_a_populated_0001_store_on_each_backend(store_url):
     Store.upgrade(store_url)
     assert _count(store_url) == before
     with Store.open(store_url) as store:
-        report = store.verify()
+        report = store.audit.verify()
         assert report.ok, report.problems
-        assert len(store.history("user:carol")) > 5
+        assert len(store.facts.history("user:carol")) > 5
 
 
 def _count(url: str) -> tuple[int, int]:
@@ -202,7 +202,7 @@ def _assert_upgraded(url: str, legacy_gates: dict[int, str]) -> None:
         assert steps == _legacy_steps(legacy_gates[cid]), cid
         assert stored == json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
     with Store.open(url) as store:
-        report = store.verify()
+        report = store.audit.verify()
         assert report.ok, report.problems
         last = store_entries(store)[-1]
         assert last["action"] == "store.rechained"
@@ -225,7 +225,7 @@ def test_upgrade_of_the_v1_fixture_rechains_and_converts_gates(v1_store):
         first_claim = min(legacy)
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE claim SET gates = '[]' WHERE id = :i"), {"i": first_claim})
-        report = store.verify()  # the v1 rows are committed by 0002's chain.adopted entry
+        report = store.audit.verify()  # the v1 rows are committed by 0002's chain.adopted entry
         assert not report.ok and report.first_broken == _entry_id(store, "chain.adopted")
 
 
@@ -254,24 +254,24 @@ def test_upgrade_of_a_pickle_chained_store_with_an_erasure(v2_store):
     url = str(v2_store)
     legacy = _gates(url)
     before = _facts(v2_store)
-    assert Store.upgrade(url) == {"from": "0002", "to": HEAD}
+    assert Store.upgrade(url).to_dict() == {"from": "0002", "to": HEAD}
     assert _facts(v2_store) == before
     _assert_upgraded(url, legacy)
     with Store.open(url) as store:
-        report = store.verify()
+        report = store.audit.verify()
         assert report.erasures == 1 and report.amended > 0
         # later writes chain on with the new encoding
-        store.import_file(Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl",
+        store.facts.import_file(Path(__file__).resolve().parent.parent / "data" / "demo" / "facts.jsonl",
                           actor="after-upgrade")
-        pending = store.review_list()
+        pending = store.review.list()
         if pending:
-            store.reject(pending[0].id, by="rita", reason="after upgrade")
-        assert store.verify().ok
+            store.review.reject(pending[0].id, by="rita", reason="after upgrade")
+        assert store.audit.verify().ok
         # tampering is named at the first broken entry
         with store.engine.begin() as conn:
             conn.execute(text("UPDATE audit_log SET actor = 'mallory' WHERE id = 4"))
             conn.execute(text("UPDATE audit_log SET actor = 'mallory' WHERE id = 9"))
-        assert store.verify().first_broken == 4
+        assert store.audit.verify().first_broken == 4
 
 
 def test_upgrade_refuses_a_store_whose_legacy_chain_is_broken(v2_store, capsys):
@@ -308,7 +308,7 @@ def test_downgrade_restores_the_pickle_chain_and_text_gates(v2_store):
     assert _gates(url) == legacy
     Store.upgrade(url)  # and up again
     with Store.open(url) as store:
-        assert store.verify().ok
+        assert store.audit.verify().ok
 
 
 def test_upgrade_of_a_populated_0002_store_on_each_backend(store_url):
@@ -382,21 +382,21 @@ def test_a_store_from_before_the_told_axis_answers_as_before_and_takes_new_write
         for subject, predicate in pairs:
             for v in grid:
                 for k in grid:
-                    got = sorted(f.object for f in store.as_of(subject, predicate, valid_at=v,
+                    got = sorted(f.object for f in store.facts.as_of(subject, predicate, valid_at=v,
                                                                 known_at=k))
                     assert got == old_answer(subject, predicate, v, k), (subject, predicate, v, k)
-        old = [f for f in store.current("user:carol", "lives_in")
+        old = [f for f in store.facts.current("user:carol", "lives_in")
                if f.valid_to is None and f.known_from is None]
         assert old and old[0].start in ("stated", "heard")  # from start_stated, or stated
         told = max(times) + 86_400_000_000
-        store.add(ClaimInput(
+        store.facts.add(ClaimInput(
             subject="user:carol", predicate="lives_in", object="Hove",
             source=SourceRef("after-0007", 1, "I moved to Hove last month.", told),
             valid_from=told - 40 * 86_400_000_000, start_latest=told - 10 * 86_400_000_000,
             change="evolution", confidence=0.95))
-        [hove] = [f for f in store.current("user:carol", "lives_in") if f.object == "Hove"]
+        [hove] = [f for f in store.facts.current("user:carol", "lives_in") if f.object == "Hove"]
         assert hove.known_from == told and hove.start in ("stated", "bounded", "clamped")
-        [retired] = [f for f in store.history("user:carol", "lives_in") if f.id == old[0].id]
+        [retired] = [f for f in store.facts.history("user:carol", "lives_in") if f.id == old[0].id]
         assert retired.told_until is not None and retired.told_until >= retired.told_from
-        report = store.verify()
+        report = store.audit.verify()
         assert report.ok, report.problems

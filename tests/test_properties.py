@@ -19,7 +19,7 @@ After every step:
   a resolution do what the model does, and the store refuses an undo exactly
   when the model does (a later write changed the rows involved).
 
-At the end of each sequence ``Store.as_of`` is compared with the model on a
+At the end of each sequence ``store.facts.as_of`` is compared with the model on a
 grid of (valid_at, known_at) pairs made of every time used, the midpoints
 between them, and times before and after all of them; open conflicts too.
 
@@ -345,14 +345,14 @@ class Harness:
         self.valid_times.add(claim.valid_from)
         if claim.valid_to is not None:
             self.valid_times.add(claim.valid_to)
-        summary = self.store.add(claim)
+        summary = self.store.facts.add(claim)
         out = self.model.submit(mclaim, claim, to_us(self.clock.now()))
         self.told = claim.source.time
         counts = {name: getattr(summary, name) for name in _SUMMARY_FIELD.values()}
         expected = {name: int(name == _SUMMARY_FIELD[out.kind]) for name in counts}
         assert counts == expected, f"store did {counts}, model expected {out.kind}"
         if out.kind == "pending":
-            newest = max(self.store.review_list("pending"), key=lambda c: c.id)
+            newest = max(self.store.review.list("pending"), key=lambda c: c.id)
             assert (newest.source.turn, newest.object) == (claim.source.turn, claim.object)
             assert newest.created_at == out.tx
             self.candidates[out.claim] = newest.id
@@ -376,12 +376,12 @@ class Harness:
             return None
         number, cid = picked
         now = self._set_clock(op.dt)
-        result = self.store.approve(cid, by="r")
+        result = self.store.review.approve(cid, by="r")
         out = self.model.approve(number, now)
         self.told = out.tx
         want = _APPROVAL_OUTCOME.get(out.kind, out.kind)
-        assert result["outcome"] == want, f"approval did {result}, model expected {want}"
-        assert self.store.candidate(cid).decided_at == out.tx
+        assert result.outcome == want, f"approval did {result}, model expected {want}"
+        assert self.store.review.get(cid).decided_at == out.tx
         return out
 
     def do_reject(self, op: Reject) -> Outcome | None:
@@ -390,7 +390,7 @@ class Harness:
             return None
         number, cid = picked
         now = self._set_clock(op.dt)
-        decided = self.store.reject(cid, by="r", reason="x")
+        decided = self.store.review.reject(cid, by="r", reason="x")
         out = self.model.reject(number, now)
         self.told = out.tx
         assert (decided.state, decided.decided_at) == ("rejected", out.tx)
@@ -403,7 +403,7 @@ class Harness:
             return None
         row = rows[op.index % len(rows)]
         now = self._set_clock(op.dt)
-        fact = self.store.retract(self.ids[row.id], by="r", reason="x")
+        fact = self.store.facts.retract(self.ids[row.id], by="r", reason="x")
         out = self.model.retract(row.id, now)
         self.told = out.tx
         assert (fact.retired_at, fact.retire_reason) == (out.tx, "retracted")
@@ -411,7 +411,7 @@ class Harness:
 
     def _open_conflicts(self) -> list[tuple[MConflict, int]]:
         """The open conflicts of the model and the store, paired (both oldest first)."""
-        stored = self.store.conflicts("open")
+        stored = self.store.conflicts.list("open")
         assert len(stored) == len(self.model.conflicts)
         for c, m in zip(stored, self.model.conflicts, strict=True):
             self._same_claim(m.claim, c.claim_id)
@@ -428,17 +428,17 @@ class Harness:
         out = self.model.resolve(mconflict, op.keep, now)
         if out.kind == "refused":  # "changed" where that is itself a conflict
             try:
-                self.store.resolve_conflict(cid, op.keep, by="r")
+                self.store.conflicts.resolve(cid, op.keep, by="r")
             except InvalidInput:
                 pass
             else:
                 raise AssertionError(f"the store resolved conflict {cid}; the model refuses")
-            assert self.store.conflict(cid).state == "open"
+            assert self.store.conflicts.get(cid).state == "open"
             return out
-        done = self.store.resolve_conflict(cid, op.keep, by="r")
+        done = self.store.conflicts.resolve(cid, op.keep, by="r")
         self.told = out.tx
         assert (done.state, done.resolution, done.resolved_at) == ("resolved", op.keep, out.tx)
-        state = self.store.candidate(done.claim_id).state
+        state = self.store.review.get(done.claim_id).state
         want = {"rejected": "rejected", "merge": "merged"}.get(out.kind, "approved")
         assert state == want, f"resolution {op.keep} left the claim {state}, model {out.kind}"
         return out
@@ -453,19 +453,19 @@ class Harness:
         out = self.model.undo_resolution(res, now)
         if out.kind == "refused":
             try:
-                self.store.undo_resolution(cid, by="r")
+                self.store.conflicts.undo(cid, by="r")
             except InvalidInput:
                 pass
             else:
                 raise AssertionError(f"the store undid the resolution of conflict {cid}; "
                                      "the model refuses")
-            assert self.store.conflict(cid).state == "resolved"
+            assert self.store.conflicts.get(cid).state == "resolved"
             return out
-        result = self.store.undo_resolution(cid, by="r")
+        result = self.store.conflicts.undo(cid, by="r")
         self.told = out.tx
-        assert result["undone"] == res.keep
-        again = self.store.conflict(cid)
-        assert again.state == "open" and self.store.candidate(again.claim_id).state == "conflict"
+        assert result.undone == res.keep
+        again = self.store.conflicts.get(cid)
+        assert again.state == "open" and self.store.review.get(again.claim_id).state == "conflict"
         self._open_conflicts()
         return out
 
@@ -475,7 +475,7 @@ class Harness:
 
     # ---------------------------------------------------------------- checks
     def check(self, out: Outcome) -> None:
-        history = self.store.history(SUBJECT)
+        history = self.store.facts.history(SUBJECT)
         by_id = {f.id: f for f in history}
 
         # rule 1: a row's content never changes; a retirement stamp never changes
@@ -536,7 +536,7 @@ class Harness:
 
         # rule 7: current belief of one slot never overlaps in valid time
         for predicate in sorted({"lives_in"} | {f.predicate for f in history}):
-            current = self.store.current(SUBJECT, predicate)
+            current = self.store.facts.current(SUBJECT, predicate)
             slots: dict[tuple, list[Fact]] = {}
             for f in current:
                 slot = (f.scope,) if f.single_valued else (f.scope, norm(f.object))
@@ -549,7 +549,7 @@ class Harness:
             assert sorted(map(fact_view, current), key=repr) == sorted(
                 map(row_view, self.model.current(predicate)), key=repr)
 
-        assert self.store.review_count("pending") == len(self.model.pending)
+        assert self.store.review.count("pending") == len(self.model.pending)
 
     def final_check(self) -> None:
         model = self.model
@@ -570,7 +570,7 @@ class Harness:
         for predicate in sorted(predicates):
             for k in points_k:
                 for v in points_v:
-                    got = self.store.as_of(SUBJECT, predicate, valid_at=v, known_at=k)
+                    got = self.store.facts.as_of(SUBJECT, predicate, valid_at=v, known_at=k)
                     want = model.as_of(predicate, v, k)
                     assert sorted(map(fact_view, got), key=repr) == sorted(
                         map(row_view, want), key=repr), (
@@ -580,7 +580,7 @@ class Harness:
             for r_at in _grid(recorded | {BASE}):
                 for k in some_k:
                     for v in points_v:
-                        got = self.store.as_of(SUBJECT, predicate, valid_at=v, known_at=k,
+                        got = self.store.facts.as_of(SUBJECT, predicate, valid_at=v, known_at=k,
                                                recorded_at=r_at)
                         want = model.as_of(predicate, v, k, recorded_at=r_at)
                         assert sorted(map(fact_view, got), key=repr) == sorted(
@@ -588,13 +588,13 @@ class Harness:
                             f"as_of({predicate}, valid_at={v}, known_at={k}, recorded_at={r_at})")
 
         # open conflicts: one per contradicting claim, naming the rows it contradicts
-        conflicts = self.store.conflicts("open")
+        conflicts = self.store.conflicts.list("open")
         assert len(conflicts) == len(model.conflicts)
         for c, m in zip(conflicts, model.conflicts, strict=True):
             assert (c.predicate, c.opened_at) == (m.predicate, m.opened_at)
             assert sorted(c.fact_ids) == sorted(self.ids[i] for i in m.row_ids)
             self._same_claim(m.claim, c.claim_id)
-        assert self.store.verify().ok
+        assert self.store.audit.verify().ok
 
 
 def _grid(times: set[int]) -> list[int]:
@@ -683,35 +683,35 @@ def _claim(turn: int, obj: str, valid_from: int, *, t: int, change: str | None =
 
 
 def _as_of(store: Store, valid: int, known: int) -> list[str]:
-    return [f.object for f in store.as_of(SUBJECT, "lives_in", valid_at=at(valid),
+    return [f.object for f in store.facts.as_of(SUBJECT, "lives_in", valid_at=at(valid),
                                            known_at=at(known))]
 
 
 def _current(store: Store) -> list[tuple]:
     return [(f.object, f.valid_from, f.valid_to, f.told_from)
-            for f in store.current(SUBJECT, "lives_in")]
+            for f in store.facts.current(SUBJECT, "lives_in")]
 
 
 def test_backfill_is_closed_at_the_next_change_and_never_retires_it(store):
-    store.add(_claim(1, "Zhangjiang", 10, t=20))
-    later = store.current(SUBJECT, "lives_in")
+    store.facts.add(_claim(1, "Zhangjiang", 10, t=20))
+    later = store.facts.current(SUBJECT, "lives_in")
     # learned at 30 that the user lived in Xujiahui from 2: a backfill up to 10
-    summary = store.add(_claim(2, "Xujiahui", 2, t=30, change="evolution"))
+    summary = store.facts.add(_claim(2, "Xujiahui", 2, t=30, change="evolution"))
     assert summary.backfills == 1
-    assert store.current(SUBJECT, "lives_in")[1:] == later  # untouched, not retired
+    assert store.facts.current(SUBJECT, "lives_in")[1:] == later  # untouched, not retired
     assert _current(store) == [
         ("Xujiahui", at(2), at(10), at(30)),
         ("Zhangjiang", at(10), None, at(20)),
     ]
     # a second late change inside the backfilled span splits only that span
-    summary = store.add(_claim(3, "Pudong", 5, t=40, change="evolution"))
+    summary = store.facts.add(_claim(3, "Pudong", 5, t=40, change="evolution"))
     assert summary.backfills == 1
     assert _current(store) == [
         ("Xujiahui", at(2), at(5), at(40)),
         ("Pudong", at(5), at(10), at(40)),
         ("Zhangjiang", at(10), None, at(20)),
     ]
-    assert [f.retired_at for f in store.history(SUBJECT, "lives_in")
+    assert [f.retired_at for f in store.facts.history(SUBJECT, "lives_in")
             if f.object == "Zhangjiang"] == [None]
     assert _as_of(store, 6, 35) == ["Xujiahui"]
     assert _as_of(store, 6, 45) == ["Pudong"]
@@ -720,15 +720,15 @@ def test_backfill_is_closed_at_the_next_change_and_never_retires_it(store):
 
 
 def test_evolution_with_valid_to_restores_the_old_value_after_it(store):
-    store.add(_claim(1, "Xujiahui", 0, t=1))
-    summary = store.add(_claim(2, "Pudong", 5, t=10, change="evolution", valid_to=8))
+    store.facts.add(_claim(1, "Xujiahui", 0, t=1))
+    summary = store.facts.add(_claim(2, "Pudong", 5, t=10, change="evolution", valid_to=8))
     assert summary.backfills == 0 and summary.evolutions == 1
     assert _current(store) == [
         ("Xujiahui", at(0), at(5), at(10)),
         ("Pudong", at(5), at(8), at(10)),
         ("Xujiahui", at(8), None, at(10)),
     ]
-    original = [f for f in store.history(SUBJECT, "lives_in") if f.told_from == at(1)]
+    original = [f for f in store.facts.history(SUBJECT, "lives_in") if f.told_from == at(1)]
     assert [(f.told_until, f.retire_reason) for f in original] == [(at(10), "superseded")]
     assert _as_of(store, 4, 20) == ["Xujiahui"]
     assert _as_of(store, 6, 20) == ["Pudong"]
@@ -737,24 +737,24 @@ def test_evolution_with_valid_to_restores_the_old_value_after_it(store):
 
 
 def test_correction_keeps_the_valid_interval(store):
-    store.add(_claim(1, "Xujiahui", 0, t=1))
-    store.add(_claim(2, "Zhangjiang", 10, t=11, change="evolution"))
+    store.facts.add(_claim(1, "Xujiahui", 0, t=1))
+    store.facts.add(_claim(2, "Zhangjiang", 10, t=11, change="evolution"))
     # "no, not Zhangjiang, Pudong" said at 20 (its start only heard)
-    summary = store.add(dataclasses.replace(
+    summary = store.facts.add(dataclasses.replace(
         _claim(3, "Pudong", 20, t=20, change="correction"), start_stated=False))
     assert summary.corrections == 1
     assert _current(store) == [
         ("Xujiahui", at(0), at(10), at(11)),
         ("Pudong", at(10), None, at(20)),
     ]
-    wrong = [f for f in store.history(SUBJECT, "lives_in") if f.object == "Zhangjiang"]
+    wrong = [f for f in store.facts.history(SUBJECT, "lives_in") if f.object == "Zhangjiang"]
     assert [(f.told_until, f.retire_reason) for f in wrong] == [(at(20), "corrected")]
     assert _as_of(store, 12, 15) == ["Zhangjiang"]  # what we believed before
     assert _as_of(store, 12, 25) == ["Pudong"]
     assert _as_of(store, 5, 25) == ["Xujiahui"]
     # a correction dated before any value holds says what held then, up to
     # the next change (a dated history arriving out of order) ...
-    summary = store.add(_claim(4, "Minhang", -5, t=30, change="correction"))
+    summary = store.facts.add(_claim(4, "Minhang", -5, t=30, change="correction"))
     assert summary.backfills == 1
     assert _current(store) == [
         ("Minhang", at(-5), at(0), at(30)),
@@ -762,7 +762,7 @@ def test_correction_keeps_the_valid_interval(store):
         ("Pudong", at(10), None, at(20)),
     ]
     # ... one dated inside a row replaces what held from its own start on ...
-    summary = store.add(_claim(5, "Songjiang", 15, t=40, change="correction", valid_to=16))
+    summary = store.facts.add(_claim(5, "Songjiang", 15, t=40, change="correction", valid_to=16))
     assert summary.corrections == 1
     assert _current(store)[2:] == [
         ("Pudong", at(10), at(15), at(40)),
@@ -771,7 +771,7 @@ def test_correction_keeps_the_valid_interval(store):
     ]
     # ... and one only heard ("no, it's Minhang") replaces the whole row holding then
     heard = _claim(6, "Fengxian", 50, t=50, change="correction")
-    store.add(dataclasses.replace(heard, start_stated=False))
+    store.facts.add(dataclasses.replace(heard, start_stated=False))
     assert _current(store)[-1] == ("Fengxian", at(16), None, at(50))
 
 
@@ -780,25 +780,25 @@ def test_told_time_is_never_clamped_recorded_time_never_moves_back(store, clock)
     own time on the told axis; the store's clock orders what it writes (each
     operation at least a microsecond after the last); a re-import changes nothing."""
     clock.set(from_us(at(100)))
-    store.add(_claim(1, "Xujiahui", 0, t=10))
+    store.facts.add(_claim(1, "Xujiahui", 0, t=10))
     # a turn told before the last one, written after it
-    store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
-    history = store.history(SUBJECT)
+    store.facts.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
+    history = store.facts.history(SUBJECT)
     assert {f.told_from for f in history} == {at(10), at(5)}
     assert {f.recorded_at for f in history} == {at(100), at(100) + 1}
     # what retired the first row was told at 5: it is known until then (not before its own start)
     [first] = [f for f in history if f.retired_at is not None]
     assert (first.retired_at, first.told_until) == (at(100) + 1, at(10))
-    before = store.history(SUBJECT)
-    summary = store.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
-    assert summary.unchanged == 1 and store.history(SUBJECT) == before
+    before = store.facts.history(SUBJECT)
+    summary = store.facts.add(_claim(2, "Pudong", 3, t=5, change="evolution"))
+    assert summary.unchanged == 1 and store.facts.history(SUBJECT) == before
     # a low-confidence claim waits; approval happens at max(clock, just after the last write)
-    summary = store.add(_claim(3, "Minhang", 20, t=12, change="evolution", confidence=0.5))
-    assert summary.queued == 1 and store.history(SUBJECT) == before
-    (candidate,) = store.review_list()
+    summary = store.facts.add(_claim(3, "Minhang", 20, t=12, change="evolution", confidence=0.5))
+    assert summary.queued == 1 and store.facts.history(SUBJECT) == before
+    (candidate,) = store.review.list()
     clock.set(from_us(at(11)))
-    result = store.approve(candidate.id, by="r")
-    assert result["outcome"] == "evolution"
-    fact = store.fact(result["fact_id"])
+    result = store.review.approve(candidate.id, by="r")
+    assert result.outcome == "evolution"
+    fact = store.facts.get(result.fact_id)
     assert fact.recorded_at == at(100) + 3  # two writes before it (the re-import wrote nothing)
     assert fact.told_from == fact.recorded_at  # a person's decision is told when taken

@@ -95,7 +95,7 @@ def ingest(store: Store, folder: Path) -> None:
         "session": "dana-1", "turn": i, "speaker": "user", "user": "dana", "text": text,
         "time": f"2026-02-10T10:{i:02d}:00+00:00"}) + "\n" for i, text in enumerate(TURNS, 1)),
         encoding="utf-8")
-    store.ingest_file(path)
+    store.facts.ingest_file(path)
 
 
 def test_told_facts_rank_turns_with_the_mapped_query_and_embed_no_e5_query(

@@ -38,7 +38,7 @@ def memory(store, tmp_path):
     # dense channel favours them all, only the words tell the new one apart
     copies = [f"The storage unit code is zy{w}, remember it" for w in
               ("balto", "cremin", "dostra", "fenwick", "galvo", "hestor")]
-    store.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(34) + copies, user="ines",
+    store.facts.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(34) + copies, user="ines",
                                   session="ines-chat"))
     turns = CrowdedHeld()
     turns.release.set()
@@ -104,7 +104,7 @@ def test_another_persons_remember_keeps_the_word_index(store, tmp_path):
     person's turns changed: another person's remember (the store stamp moves
     on) keeps them; the person's own remember builds them again, the new
     turn in."""
-    store.ingest_file(write_turns(tmp_path / "i.jsonl", topic_texts(20), user="ines",
+    store.facts.ingest_file(write_turns(tmp_path / "i.jsonl", topic_texts(20), user="ines",
                                   session="ines-chat"))
     memory = Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx"))
 

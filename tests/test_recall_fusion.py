@@ -67,7 +67,7 @@ def test_a_turn_is_found_through_the_question_it_answers(store: Store, tmp_path)
     """The answer "the second one" shares no word with the question; the
     assistant's question before it does, and a turn is indexed with its
     neighbours."""
-    store.ingest_file(write(tmp_path / "c.jsonl", [
+    store.facts.ingest_file(write(tmp_path / "c.jsonl", [
         ("user", "I need to pick a cello teacher this week."),
         ("assistant", "Which cello teacher appeals more, Frau Brandt or Herr Okafor?"),
         ("user", "The second one, definitely."),
@@ -85,7 +85,7 @@ def test_a_turn_is_found_through_the_question_it_answers(store: Store, tmp_path)
 
 
 def test_a_fact_told_in_a_turn_is_found_without_its_predicate_named(store: Store, tmp_path):
-    store.ingest_file(write(tmp_path / "p.jsonl", [
+    store.facts.ingest_file(write(tmp_path / "p.jsonl", [
         ("user", "Morning! The Kestrel budget is €40,000 for the forecasting work."),
         ("assistant", "Noted: €40,000."),
         ("user", "Finance came back after the review and bumped the budget to €46,000."),

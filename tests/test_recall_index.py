@@ -35,18 +35,18 @@ def recaller(store: Store, folder: Path, embedder: HashEmbedder | None = None,
 @pytest.fixture
 def turns_store(tmp_path) -> Store:
     with Store.open(tmp_path / "m.db") as store:
-        store.ingest_file(write_turns(tmp_path / "c1.jsonl", topic_texts(30)))
+        store.facts.ingest_file(write_turns(tmp_path / "c1.jsonl", topic_texts(30)))
         yield store
 
 
 def ingest_more(store: Store, tmp_path: Path, n: int, offset: int, session: str) -> None:
-    store.ingest_file(write_turns(tmp_path / f"{session}.jsonl", topic_texts(n, offset),
+    store.facts.ingest_file(write_turns(tmp_path / f"{session}.jsonl", topic_texts(n, offset),
                                   session=session, day=2))
 
 
 def test_vectors_are_stored_with_embedder_identity_on_both_backends(store_url, tmp_path):
     with Store.open(store_url) as store:
-        store.ingest_file(write_turns(tmp_path / "c.jsonl", topic_texts(12)))
+        store.facts.ingest_file(write_turns(tmp_path / "c.jsonl", topic_texts(12)))
         r, _ = recaller(store, tmp_path / "idx")
         hits = r.search("the user talks about coffee", over="turns", k=3)
         assert hits and "coffee" in hits[0].text

@@ -30,12 +30,12 @@ def stored(store, embedder, pairs: list[tuple[int, int, str]]) -> None:
 
 
 def test_a_vector_committed_below_rows_already_read_joins_the_tail(store, tmp_path):
-    store.ingest_file(write_turns(tmp_path / "t.jsonl", TEXTS))
+    store.facts.ingest_file(write_turns(tmp_path / "t.jsonl", TEXTS))
     with store.engine.connect() as conn:
         items = [int(i) for i in conn.execute(select(TurnRow.id).order_by(TurnRow.id)).scalars()]
     embedder = HashEmbedder()
     col = Collection(store.engine, embedder, "turn", tmp_path / "idx", IndexSettings(),
-                     lambda message: None, None, store_erasures=store.erasures)
+                     lambda message: None, None, store_erasures=store.admin.erasures)
     col.vectors.ensure_table()
     # four turns embedded, the sixth by a process whose row got id 7; the fifth's
     # row (id 5) is still being committed by another

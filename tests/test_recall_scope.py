@@ -50,7 +50,7 @@ def ingest_all(store: Store, folder: Path) -> None:
                 if project:
                     row["project"] = project
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        store.ingest_file(path)
+        store.facts.ingest_file(path)
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_a_users_recall_covers_their_projects(scoped):
 def test_a_users_recall_covers_the_people_they_told_of_and_no_one_elses(scoped, store):
     """What a user told about other people (person:<user>/…) is recalled for
     that user, under its own subject; another user's people never."""
-    assert store.subjects("person:") == ["person:bob/sister", "person:zhou/sister"]
+    assert store.facts.subjects("person:") == ["person:bob/sister", "person:zhou/sister"]
     hits = scoped.search("我姐姐对什么过敏", subject="user:zhou", k=10)
     assert "person:zhou/sister" in {h.subject for h in hits}
     for user, other in (("zhou", "bob"), ("bob", "zhou")):

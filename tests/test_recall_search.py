@@ -109,7 +109,7 @@ def test_over_turns_and_duplicates_collapse(tmp_path):
     from memdesk import Store
 
     with Store.open(tmp_path / "t.db") as store:
-        store.ingest_file(write_turns(tmp_path / "t.jsonl", [
+        store.facts.ingest_file(write_turns(tmp_path / "t.jsonl", [
             "I really hate taking taxis to the airport", "I really hate taking taxis to the airport.",
             "My favourite food is dumplings", "Let's meet on Friday"]))
         r = Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx")
@@ -134,7 +134,7 @@ def test_duplicates_never_starve_the_top_k(tmp_path):
               "My sister drives a taxi in Hangzhou", "Trains beat planes under five hours",
               "The airport lounge coffee is terrible", "I hate waiting in long queues"]
     with Store.open(tmp_path / "t.db") as store:
-        store.ingest_file(write_turns(tmp_path / "t.jsonl", copies + others))
+        store.facts.ingest_file(write_turns(tmp_path / "t.jsonl", copies + others))
         r = Recaller(store, embedder=HashEmbedder(), index_dir=tmp_path / "idx")
         hits = r.search("I really hate taking taxis to the airport", over="turns", k=5)
         assert len(hits) == 5

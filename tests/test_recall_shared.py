@@ -32,9 +32,9 @@ def servers(store_url, tmp_path) -> Iterator[tuple[Memory, Memory]]:
     """A and B over one store: A embeds its remembers in the background, held
     until the test lets go (B must not need A's vectors)."""
     with Store.open(store_url) as seed:
-        seed.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(30), user="ines",
+        seed.facts.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(30), user="ines",
                                      session="ines-chat"))
-        seed.ingest_file(write_turns(tmp_path / "o.jsonl", topic_texts(30, 30), user="omar",
+        seed.facts.ingest_file(write_turns(tmp_path / "o.jsonl", topic_texts(30, 30), user="omar",
                                      session="omar-chat"))
     held = HeldEmbedder()
     a = _server(store_url, tmp_path / "index-a", turns=held)
@@ -78,7 +78,7 @@ def test_the_other_servers_index_path_finds_it_too(store_url, tmp_path):
     index from 20 items): A's new turn is not in B's index file; B's next
     recall finds it in the tail it refreshes from the database."""
     with Store.open(store_url) as seed:
-        seed.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(40), user="ines",
+        seed.facts.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(40), user="ines",
                                      session="ines-chat"))
     index = IndexSettings(exact_below=20, fused_max=0)
     a = _server(store_url, tmp_path / "index-a", index=index)
@@ -102,7 +102,7 @@ def test_the_other_server_forgets_what_an_erasure_removed(store_url, tmp_path):
     it had cached (its query and statement vectors, the person's turns), not
     only its index."""
     with Store.open(store_url) as seed:
-        seed.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(12), user="ines",
+        seed.facts.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(12), user="ines",
                                      session="ines-chat"))
     a = _server(store_url, tmp_path / "index-a")
     b = _server(store_url, tmp_path / "index-b")
@@ -128,7 +128,7 @@ def test_a_long_lived_server_does_not_embed_the_others_turns_in_its_search(store
     its words while B's own thread embeds it; the search itself embeds
     nothing (its embedder holds every passage until the test lets go)."""
     with Store.open(store_url) as seed:
-        seed.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(30), user="ines",
+        seed.facts.ingest_file(write_turns(tmp_path / "s.jsonl", topic_texts(30), user="ines",
                                      session="ines-chat"))
     held = HeldEmbedder()
     held.release.set()

@@ -41,8 +41,8 @@ class CrowdedEmbedder(HashEmbedder):
 
 
 def _streams(store, tmp_path) -> None:
-    store.ingest_file(write_turns(tmp_path / "a.jsonl", STREAM, session="p1", user="p1"))
-    store.ingest_file(write_turns(tmp_path / "b.jsonl", OTHER, session="p2", user="p2"))
+    store.facts.ingest_file(write_turns(tmp_path / "a.jsonl", STREAM, session="p1", user="p1"))
+    store.facts.ingest_file(write_turns(tmp_path / "b.jsonl", OTHER, session="p2", user="p2"))
 
 
 def test_the_embedder_stand_in_is_as_crowded_as_e5():
@@ -85,7 +85,7 @@ def test_the_same_words_said_again_still_fold_and_the_list_fills(store, tmp_path
     punctuation) folds into the better one and is counted; the list goes on
     down to k different turns."""
     said = STREAM[:4] + ["好的，收到。", "好的 收到", "好的，收到！"] + STREAM[4:]
-    store.ingest_file(write_turns(tmp_path / "a.jsonl", said, session="p1", user="p1"))
+    store.facts.ingest_file(write_turns(tmp_path / "a.jsonl", said, session="p1", user="p1"))
     r = Recaller(store, embedder=HashEmbedder(), turn_embedder=CrowdedEmbedder(),
                  index_dir=tmp_path / "idx")
     hits = r.search("好的收到", k=5, over="turns", user="p1")

@@ -90,8 +90,8 @@ def snapshot(m: Memory, *users: str, project: str = "reno") -> dict:
         for table in TABLES:
             rows = conn.execute(text(f"SELECT * FROM {table}")).all()
             out[table] = sorted((tuple(r) for r in rows), key=repr)
-    out["review"] = [c.id for c in m.store.review_list()]
-    out["conflicts"] = [(c.id, c.state, c.fact_ids, c.claim_id) for c in m.store.conflicts("all")]
+    out["review"] = [c.id for c in m.store.review.list()]
+    out["conflicts"] = [(c.id, c.state, c.fact_ids, c.claim_id) for c in m.store.conflicts.list("all")]
     for user in users:  # what is believed a month on (an untimed turn is told at the clock)
         out[f"facts:{user}"] = m.facts(user=user, valid_at=LATER, known_at=LATER)
     out["facts:project"] = m.facts(subject=f"project:{project}", valid_at=LATER, known_at=LATER)
@@ -164,7 +164,7 @@ def test_resending_any_part_of_a_conversation_changes_nothing(memory, plan):
         assert (got.asserted, got.merged, got.queued, got.conflicts, got.memories) == (0,) * 5
         assert snapshot(m, user, project=f"reno-{user}") == before
     if n % 5 == 0:  # the whole store's chain (it grows with the examples): now and then
-        assert m.store.verify().ok
+        assert m.store.audit.verify().ok
 
 
 def test_resending_the_first_two_of_four_messages_stores_nothing_and_opens_no_conflict(memory):
@@ -178,7 +178,7 @@ def test_resending_the_first_two_of_four_messages_stores_nothing_and_opens_no_co
     again = memory.remember(four[:2], user="ana")
     assert again.turns == () and again.already_stored == 2 and again.conflicts == 0
     assert snapshot(memory, "ana") == before
-    assert memory.store.conflicts() == [] and len(turn_rows(memory, "ana-chat")) == 4
+    assert memory.store.conflicts.list() == [] and len(turn_rows(memory, "ana-chat")) == 4
     # the tail, the whole conversation, the middle: nothing either
     for part in (four[2:], four, four[1:3], four[::-1]):
         assert memory.remember(part, user="ana").turns == ()
@@ -363,17 +363,17 @@ def _parts() -> list[list[dict]]:
 
 def test_ingesting_a_conversations_lines_again_in_any_order_adds_nothing(store_url, tmp_path):
     with open_memory(store_url) as m:
-        first = m.store.ingest_file(_write(tmp_path / "all.jsonl", LINES))
-        assert first["turns_added"] == len(LINES) and first["corrections"] >= 1
+        first = m.store.facts.ingest_file(_write(tmp_path / "all.jsonl", LINES))
+        assert first.turns_added == len(LINES) and first.corrections >= 1
         before = snapshot(m, "tom", "liwei", "mei")
         assert [f.object for f in m.facts(user="liwei", predicate="lives_in")] == ["北蔡"]
         assert len(before["facts:project"]) >= 2  # mei's answers: decisions and a budget
         for n, part in enumerate(_parts()):
-            summary = m.store.ingest_file(_write(tmp_path / f"part{n}.jsonl", part))
-            assert summary["turns"] == len(part)
+            summary = m.store.facts.ingest_file(_write(tmp_path / f"part{n}.jsonl", part))
+            assert summary.turns == len(part)
             assert {k: summary[k] for k in QUIET} == dict.fromkeys(QUIET, 0), (n, summary)
             assert snapshot(m, "tom", "liwei", "mei") == before, n
-        assert m.store.verify().ok
+        assert m.store.audit.verify().ok
 
 
 def _extracted(m: Memory) -> list[tuple]:
@@ -390,15 +390,15 @@ def test_ingest_context_is_the_turns_before_by_number_whatever_the_files_hold(st
     (extracted) as one ingest of the whole file reads it: a turn's context is
     the session's turns before it by number, stored or in the file."""
     with open_memory(store_url) as whole:
-        whole.store.ingest_file(_write(tmp_path / "all.jsonl", LINES))
+        whole.store.facts.ingest_file(_write(tmp_path / "all.jsonl", LINES))
         expected = _extracted(whole)
     assert {(r[1], r[3], r[4]) for r in expected if r[0] == "mei-reno" and r[1] > 1} == {
         (3, "decision", "浅灰色"), (5, "decision", "橡木"), (7, "budget_limit", "20000 CNY")}
     with open_memory(fresh_url(store_url, tmp_path / "pieces")) as pieces:
         # each session's first turns, shuffled; then the rest, last first
         first = LINES[:4] + LINES[8:11] + LINES[14:17]
-        pieces.store.ingest_file(_write(tmp_path / "a.jsonl",
+        pieces.store.facts.ingest_file(_write(tmp_path / "a.jsonl",
                                         random.Random(7).sample(first, len(first))))
-        pieces.store.ingest_file(_write(tmp_path / "b.jsonl",
+        pieces.store.facts.ingest_file(_write(tmp_path / "b.jsonl",
                                         (LINES[4:8] + LINES[11:14] + LINES[17:])[::-1]))
         assert _extracted(pieces) == expected

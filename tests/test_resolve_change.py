@@ -43,27 +43,27 @@ def _late_clock(clock):
 def employer_conflict(store: Store):
     """Dana said she works at Acme Robotics on day 1; on day 20, without saying
     anything changed, that she works at Globex."""
-    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(1), turn=1,
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(1), turn=1,
                     text="I'm an engineer at Acme Robotics."))
-    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(20), turn=2,
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(20), turn=2,
                     text="Globex has me on the night shift this week."))
-    (conflict,) = store.conflicts()
+    (conflict,) = store.conflicts.list()
     return conflict
 
 
 def budget_conflict(store: Store):
     """The kitchen budget was £8,000 from day 3; on day 15 it is £9,500, said
     without a change word."""
-    store.add(claim("project:kitchen", "budget_limit", "£8,000", at=day(3), turn=1,
+    store.facts.add(claim("project:kitchen", "budget_limit", "£8,000", at=day(3), turn=1,
                     value={"amount": 8000, "currency": "GBP"}))
-    store.add(claim("project:kitchen", "budget_limit", "£9,500", at=day(15), turn=2,
+    store.facts.add(claim("project:kitchen", "budget_limit", "£9,500", at=day(15), turn=2,
                     value={"amount": 9500, "currency": "GBP"}))
-    (conflict,) = store.conflicts()
+    (conflict,) = store.conflicts.list()
     return conflict
 
 
 def objects_at(store: Store, subject: str, predicate: str, t: int, known_at: int = LATEST):
-    return [f.object for f in store.as_of(subject, predicate, valid_at=t, known_at=known_at)]
+    return [f.object for f in store.facts.as_of(subject, predicate, valid_at=t, known_at=known_at)]
 
 
 def timeline(store: Store, subject: str = SUBJECT, predicate: str = EMPLOYER,
@@ -71,51 +71,51 @@ def timeline(store: Store, subject: str = SUBJECT, predicate: str = EMPLOYER,
     """Every as-of answer on the probes, as the store believes it now (or at ``known_at``)."""
     return [(t, tuple((f.object, f.polarity, f.scope, f.valid_from, f.valid_to, f.value_json,
                        f.expires_at, f.claim_id)
-                      for f in store.as_of(subject, predicate, valid_at=t, known_at=known_at)))
+                      for f in store.facts.as_of(subject, predicate, valid_at=t, known_at=known_at)))
             for t in PROBES]
 
 
 def current_spans(store: Store, subject: str = SUBJECT, predicate: str = EMPLOYER) -> list[tuple]:
     return sorted((f.object, f.scope, f.valid_from, f.valid_to)
-                  for f in store.current(subject, predicate))
+                  for f in store.facts.current(subject, predicate))
 
 
 # -------------------------------------------------------------- the choices
 def test_changed_closes_the_existing_value_at_the_incoming_start(store):
     c = employer_conflict(store)
-    done = store.resolve_conflict(c.id, "changed", by="ines", reason="she switched jobs")
+    done = store.conflicts.resolve(c.id, "changed", by="ines", reason="she switched jobs")
     assert (done.state, done.resolution, done.resolved_by) == ("resolved", "changed", "ines")
     assert objects_at(store, SUBJECT, EMPLOYER, day(10)) == ["Acme Robotics"]
     assert objects_at(store, SUBJECT, EMPLOYER, day(25)) == ["Globex"]
     assert current_spans(store) == [("Acme Robotics", "global", day(1), day(20)),
                                     ("Globex", "global", day(20), None)]
-    history = store.history(SUBJECT, EMPLOYER)
+    history = store.facts.history(SUBJECT, EMPLOYER)
     original = next(f for f in history if f.object == "Acme Robotics" and f.copy_of is None)
     assert original.retire_reason == "superseded"  # kept as history, not "corrected"
     assert not any(f.retire_reason == "corrected" for f in history)
-    cand = store.candidate(c.claim_id)
+    cand = store.review.get(c.claim_id)
     assert cand.state == "approved" and cand.decided_by == "ines"
     # the JSON status of the old value on day 10 is active: it was true then
-    old = store.fact_dicts(store.as_of(SUBJECT, EMPLOYER, valid_at=day(10), known_at=LATEST),
+    old = store.facts.as_json(store.facts.as_of(SUBJECT, EMPLOYER, valid_at=day(10), known_at=LATEST),
                            at=day(10))
     assert [d["status"] for d in old] == ["active"]
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_incoming_still_means_the_existing_value_was_wrong(store):
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "incoming", by="ines")
+    store.conflicts.resolve(c.id, "incoming", by="ines")
     assert objects_at(store, SUBJECT, EMPLOYER, day(10)) == ["Globex"]
     assert current_spans(store) == [("Globex", "global", day(1), None)]
-    acme = next(f for f in store.history(SUBJECT, EMPLOYER) if f.object == "Acme Robotics")
+    acme = next(f for f in store.facts.history(SUBJECT, EMPLOYER) if f.object == "Acme Robotics")
     assert acme.retire_reason == "corrected"
 
 
 def test_a_raise_resolved_as_a_change_is_not_backdated(store):
     c = budget_conflict(store)
-    store.resolve_conflict(c.id, "changed", by="ines")
-    before = store.as_of("project:kitchen", "budget_limit", valid_at=day(10), known_at=LATEST)
-    after = store.as_of("project:kitchen", "budget_limit", valid_at=day(16), known_at=LATEST)
+    store.conflicts.resolve(c.id, "changed", by="ines")
+    before = store.facts.as_of("project:kitchen", "budget_limit", valid_at=day(10), known_at=LATEST)
+    after = store.facts.as_of("project:kitchen", "budget_limit", valid_at=day(16), known_at=LATEST)
     assert [f.value for f in before] == [{"amount": 8000, "currency": "GBP"}]
     assert [f.value for f in after] == [{"amount": 9500, "currency": "GBP"}]
 
@@ -124,15 +124,15 @@ def test_changed_with_an_earlier_start_is_a_backfill_before_a_stated_start(store
     """Omar moved to Porto on day 10 (a stated start); a line imported later
     says Lisbon from day 2, with no change signal. As a change, Lisbon held
     until Porto began, and Porto is never retired."""
-    store.add(claim("user:omar", "lives_in", "Porto", at=day(11), turn=1, valid_from=day(10)))
-    store.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
-    (c,) = store.conflicts()
-    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
+    store.facts.add(claim("user:omar", "lives_in", "Porto", at=day(11), turn=1, valid_from=day(10)))
+    store.facts.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
+    (c,) = store.conflicts.list()
+    [preview] = [p for p in (choice.to_dict() for choice in store.conflicts.preview(c.id)) if p["keep"] == "changed"]
     assert preview["plan"] == "backfill" and preview["retired"] == []
-    store.resolve_conflict(c.id, "changed", by="ines")
+    store.conflicts.resolve(c.id, "changed", by="ines")
     assert current_spans(store, "user:omar", "lives_in") == [
         ("Lisbon", "global", day(2), day(10)), ("Porto", "global", day(10), None)]
-    assert all(f.retired_at is None for f in store.history("user:omar", "lives_in"))
+    assert all(f.retired_at is None for f in store.facts.history("user:omar", "lives_in"))
 
 
 def test_changed_with_an_earlier_start_than_a_heard_value_starts_right_after_it(store):
@@ -140,19 +140,19 @@ def test_changed_with_an_earlier_start_than_a_heard_value_starts_right_after_it(
     change to Lisbon stated from day 2 and told later cannot have happened on
     day 2; as a change it starts right after day 10 (clamped) and Lisbon is
     current (docs/DESIGN.md §2.2, evidence bounds a stated start)."""
-    store.add(claim("user:omar", "lives_in", "Porto", at=day(10), turn=1))
-    store.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
-    (c,) = store.conflicts()
-    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
+    store.facts.add(claim("user:omar", "lives_in", "Porto", at=day(10), turn=1))
+    store.facts.add(claim("user:omar", "lives_in", "Lisbon", at=day(12), turn=2, valid_from=day(2)))
+    (c,) = store.conflicts.list()
+    [preview] = [p for p in (choice.to_dict() for choice in store.conflicts.preview(c.id)) if p["keep"] == "changed"]
     assert [r["reason"] for r in preview["retired"]] == ["superseded"]
-    store.resolve_conflict(c.id, "changed", by="ines")
+    store.conflicts.resolve(c.id, "changed", by="ines")
     assert objects_at(store, "user:omar", "lives_in", day(20)) == ["Lisbon"]
     assert objects_at(store, "user:omar", "lives_in", day(10)) == ["Porto"]
     promised = [(s["object"], parse_time_us(s["valid_from"])) for s in preview["timeline"]]
     spans = sorted(current_spans(store, "user:omar", "lives_in"), key=lambda s: s[2])
     assert [(o, f) for o, _, f, _ in spans] == promised == [("Porto", day(10)),
                                                            ("Lisbon", day(10) + 1)]
-    [lisbon] = [f for f in store.current("user:omar", "lives_in") if f.object == "Lisbon"]
+    [lisbon] = [f for f in store.facts.current("user:omar", "lives_in") if f.object == "Lisbon"]
     assert lisbon.start == "clamped"
 
 
@@ -163,26 +163,26 @@ def test_changed_at_the_instant_the_existing_value_starts_is_refused(store, told
     only says it began then, as the other is said to); the preview says so and
     the resolution is refused, nothing written; a correction still works."""
     start = day(9)
-    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=start + told[0] * DAY_US, turn=1,
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=start + told[0] * DAY_US, turn=1,
                     valid_from=start))
-    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=start + told[1] * DAY_US, turn=2,
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Globex", at=start + told[1] * DAY_US, turn=2,
                     valid_from=start))
-    (c,) = store.conflicts()
-    [preview] = [p for p in store.resolution_preview(c.id) if p["keep"] == "changed"]
+    (c,) = store.conflicts.list()
+    [preview] = [p for p in (choice.to_dict() for choice in store.conflicts.preview(c.id)) if p["keep"] == "changed"]
     assert preview["error"] and preview["text"].startswith("not possible now")
     with pytest.raises(InvalidInput, match="start when the existing one does"):
-        store.resolve_conflict(c.id, "changed", by="ines")
-    assert store.conflict(c.id).state == "open"
-    store.resolve_conflict(c.id, "incoming", by="ines")  # a correction still works
+        store.conflicts.resolve(c.id, "changed", by="ines")
+    assert store.conflicts.get(c.id).state == "open"
+    store.conflicts.resolve(c.id, "incoming", by="ines")  # a correction still works
 
 
 def test_changed_on_a_polarity_conflict_turns_the_polarity_from_then_on(store):
-    store.add(claim("user:dana", "diet", "pork", at=day(1), turn=1))
-    store.add(claim("user:dana", "diet", "pork", at=day(30), turn=2, polarity="negative"))
-    (c,) = store.conflicts()
+    store.facts.add(claim("user:dana", "diet", "pork", at=day(1), turn=1))
+    store.facts.add(claim("user:dana", "diet", "pork", at=day(30), turn=2, polarity="negative"))
+    (c,) = store.conflicts.list()
     assert c.kind == "polarity"
-    store.resolve_conflict(c.id, "changed", by="ines")
-    now = sorted((f.polarity, f.valid_from, f.valid_to) for f in store.current("user:dana", "diet"))
+    store.conflicts.resolve(c.id, "changed", by="ines")
+    now = sorted((f.polarity, f.valid_from, f.valid_to) for f in store.facts.current("user:dana", "diet"))
     assert now == [("negative", day(30), None), ("positive", day(1), day(30))]
 
 
@@ -190,42 +190,42 @@ def test_opposite_predicates_resolved_as_a_change_and_undone(store):
     """Liking olives, then (no change word) disliking them: a polarity conflict
     across likes/dislikes. As a change, the like ends where the dislike
     begins; the preview names the predicates; the undo restores both sides."""
-    store.add(claim(SUBJECT, "likes", "olives", at=day(1), turn=1))
-    store.add(claim(SUBJECT, "dislikes", "olives", at=day(30), turn=2))
-    (c,) = store.conflicts()
+    store.facts.add(claim(SUBJECT, "likes", "olives", at=day(1), turn=1))
+    store.facts.add(claim(SUBJECT, "dislikes", "olives", at=day(30), turn=2))
+    (c,) = store.conflicts.list()
     assert c.kind == "polarity" and c.predicate == "dislikes"
     before = timeline(store, SUBJECT, "likes") + timeline(store, SUBJECT, "dislikes")
-    text = {p["keep"]: p["text"] for p in store.resolution_preview(c.id)}
+    text = {p["keep"]: p["text"] for p in (choice.to_dict() for choice in store.conflicts.preview(c.id))}
     assert text["changed"].startswith("likes olives 2026-03-01 10:00 → 2026-03-30 10:00, "
                                       "dislikes olives from 2026-03-30 10:00")
-    store.resolve_conflict(c.id, "changed", by="ines")
+    store.conflicts.resolve(c.id, "changed", by="ines")
     assert objects_at(store, SUBJECT, "likes", day(10)) == ["olives"]
     assert objects_at(store, SUBJECT, "likes", day(40)) == []
     assert objects_at(store, SUBJECT, "dislikes", day(40)) == ["olives"]
-    store.undo_resolution(c.id, by="ines")
+    store.conflicts.undo(c.id, by="ines")
     assert timeline(store, SUBJECT, "likes") + timeline(store, SUBJECT, "dislikes") == before
-    assert store.conflict(c.id).state == "open" and store.verify().ok
+    assert store.conflicts.get(c.id).state == "open" and store.audit.verify().ok
 
 
 def test_existing_both_and_neither(store):
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "existing", by="ines")
+    store.conflicts.resolve(c.id, "existing", by="ines")
     assert current_spans(store) == [("Acme Robotics", "global", day(1), None)]
-    assert store.candidate(c.claim_id).state == "rejected"
-    store.undo_resolution(c.id, by="ines")
-    store.resolve_conflict(c.id, "both", by="ines", scope="session:contract")
+    assert store.review.get(c.claim_id).state == "rejected"
+    store.conflicts.undo(c.id, by="ines")
+    store.conflicts.resolve(c.id, "both", by="ines", scope="session:contract")
     assert current_spans(store) == [("Acme Robotics", "global", day(1), None),
                                     ("Globex", "session:contract", day(20), None)]
-    store.undo_resolution(c.id, by="ines")
-    store.resolve_conflict(c.id, "neither", by="ines", reason="neither is her employer")
+    store.conflicts.undo(c.id, by="ines")
+    store.conflicts.resolve(c.id, "neither", by="ines", reason="neither is her employer")
     assert current_spans(store) == []
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_unknown_choice_names_changed(store):
     c = employer_conflict(store)
     with pytest.raises(InvalidInput, match="changed"):
-        store.resolve_conflict(c.id, "evolved", by="ines")
+        store.conflicts.resolve(c.id, "evolved", by="ines")
 
 
 # ------------------------------------------------------------- the preview
@@ -234,23 +234,23 @@ def test_the_preview_is_what_the_resolution_does(store, keep):
     """The dry run the app and ``conflicts show`` display is the timeline the
     resolution then leaves, row for row, and names what it retires and why."""
     c = employer_conflict(store)
-    preview = {p["keep"]: p for p in store.resolution_preview(c.id)}
+    preview = {p["keep"]: p for p in (choice.to_dict() for choice in store.conflicts.preview(c.id))}
     assert list(preview) == ["existing", "incoming", "changed", "both", "neither"]
     shown = preview[keep]
-    store.resolve_conflict(c.id, keep, by="ines")
-    after = sorted((f.object, f.valid_from, f.valid_to) for f in store.current(SUBJECT, EMPLOYER))
+    store.conflicts.resolve(c.id, keep, by="ines")
+    after = sorted((f.object, f.valid_from, f.valid_to) for f in store.facts.current(SUBJECT, EMPLOYER))
     promised = sorted((s["object"], parse_time_us(s["valid_from"]),
                        None if s["valid_to"] is None else parse_time_us(s["valid_to"]))
                       for s in shown["timeline"])
     assert promised == after
-    retired_now = {f.id: f.retire_reason for f in store.history(SUBJECT, EMPLOYER)
+    retired_now = {f.id: f.retire_reason for f in store.facts.history(SUBJECT, EMPLOYER)
                    if f.retired_at is not None}
     assert {r["fact_id"]: r["reason"] for r in shown["retired"]} == retired_now
 
 
 def test_preview_texts_say_what_happens_to_each_value(store):
     c = employer_conflict(store)
-    text = {p["keep"]: p["text"] for p in store.resolution_preview(c.id)}
+    text = {p["keep"]: p["text"] for p in (choice.to_dict() for choice in store.conflicts.preview(c.id))}
     assert text["changed"].startswith("Acme Robotics 2026-03-01 10:00 → 2026-03-20 10:00, "
                                       "Globex from 2026-03-20 10:00")
     assert "superseded" in text["changed"]
@@ -259,11 +259,11 @@ def test_preview_texts_say_what_happens_to_each_value(store):
     assert "Globex rejected" in text["existing"]
     assert text["neither"].startswith("no value") and "retracted" in text["neither"]
     assert "the scope you name" in text["both"]
-    store.resolve_conflict(c.id, "existing", by="ines")
+    store.conflicts.resolve(c.id, "existing", by="ines")
     with pytest.raises(AlreadyDecided):
-        store.resolution_preview(c.id)
+        store.conflicts.preview(c.id)
     with pytest.raises(ConflictNotFound):
-        store.resolution_preview(999)
+        store.conflicts.preview(999)
 
 
 def test_the_pure_preview_writes_nothing_and_reports_an_impossible_choice():
@@ -335,37 +335,37 @@ def test_retire_reasons_agree_with_the_writer():
 @pytest.mark.parametrize("keep", ["existing", "incoming", "changed", "both", "neither"])
 def test_undo_restores_the_timeline_exactly(store, keep):
     c = employer_conflict(store)
-    claim_before = store.candidate(c.claim_id)
+    claim_before = store.review.get(c.claim_id)
     before = timeline(store)
-    store.resolve_conflict(c.id, keep, by="ines", reason="looked into it",
+    store.conflicts.resolve(c.id, keep, by="ines", reason="looked into it",
                            scope="session:contract" if keep == "both" else None)
-    resolved_at = store.conflict(c.id).resolved_at
+    resolved_at = store.conflicts.get(c.id).resolved_at
     during = timeline(store)
-    out = store.undo_resolution(c.id, by="ines")
-    assert out["undone"] == keep
+    out = store.conflicts.undo(c.id, by="ines")
+    assert out.undone == keep
     assert timeline(store) == before
     if keep == "both":  # the other scope is empty again
-        assert [f for f in store.current(SUBJECT, EMPLOYER) if f.scope != "global"] == []
+        assert [f for f in store.facts.current(SUBJECT, EMPLOYER) if f.scope != "global"] == []
     # what was believed while the resolution stood is still replayable
     assert timeline(store, known_at=resolved_at) == during
-    again = store.conflict(c.id)
+    again = store.conflicts.get(c.id)
     assert (again.state, again.resolution, again.resolved_by, again.resolved_at) == (
         "open", None, None, None)
     assert [f["object"] for f in again.facts] == ["Acme Robotics", "Globex"]
     assert all(f["status"] in ("active", "pending") for f in again.facts)
-    cand = store.candidate(c.claim_id)
+    cand = store.review.get(c.claim_id)
     assert (cand.state, cand.scope, cand.fact_id, cand.decided_by, cand.decided_at,
             cand.decision_reason) == (claim_before.state, claim_before.scope, None,
                                       claim_before.decided_by, claim_before.decided_at,
                                       claim_before.decision_reason)
     # nothing was deleted: every row the resolution wrote is still there, retired
-    for f in store.history(SUBJECT, EMPLOYER):
+    for f in store.facts.history(SUBJECT, EMPLOYER):
         if f.recorded_at == resolved_at:
             assert f.retire_reason == "retracted" and "undo" in (f.retire_note or "")
-    assert store.verify().ok
+    assert store.audit.verify().ok
     # it can be resolved again, another way
-    store.resolve_conflict(c.id, "changed" if keep != "changed" else "incoming", by="ines")
-    assert store.verify().ok
+    store.conflicts.resolve(c.id, "changed" if keep != "changed" else "incoming", by="ines")
+    assert store.audit.verify().ok
 
 
 @pytest.mark.parametrize("keep", ["existing", "incoming", "changed", "both", "neither"])
@@ -373,10 +373,10 @@ def test_undo_of_a_budget_resolution(store, keep):
     c = budget_conflict(store)
     subject, predicate = "project:kitchen", "budget_limit"
     before = timeline(store, subject, predicate)
-    store.resolve_conflict(c.id, keep, by="ines", scope="session:quote" if keep == "both" else None)
-    store.undo_resolution(c.id, by="ines")
+    store.conflicts.resolve(c.id, keep, by="ines", scope="session:quote" if keep == "both" else None)
+    store.conflicts.undo(c.id, by="ines")
     assert timeline(store, subject, predicate) == before
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_one_audit_entry_per_undo_and_the_audit_shows_both(store):
@@ -384,19 +384,19 @@ def test_one_audit_entry_per_undo_and_the_audit_shows_both(store):
     from sqlalchemy import select
 
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "changed", by="ines")
+    store.conflicts.resolve(c.id, "changed", by="ines")
     with store.engine.connect() as conn:
         count = len(conn.execute(select(AUDIT.c.id)).all())
-    store.undo_resolution(c.id, by="jo", reason="resolved the wrong conflict")
+    store.conflicts.undo(c.id, by="jo", reason="resolved the wrong conflict")
     with store.engine.connect() as conn:
         rows = conn.execute(select(AUDIT.c.action, AUDIT.c.actor, AUDIT.c.reason)
                             .order_by(AUDIT.c.id)).all()
     assert len(rows) == count + 1
     assert tuple(rows[-1]) == ("conflict.reopened", "jo", "resolved the wrong conflict")
-    steps = [s.summary for s in store.audit(SUBJECT, EMPLOYER, "Globex").chain if s.step == "review"]
+    steps = [s.summary for s in store.audit.of(SUBJECT, EMPLOYER, "Globex").chain if s.step == "review"]
     assert any("resolved: kept changed" in s for s in steps)
     assert any("reopened: kept changed undone" in s for s in steps)
-    chain = store.audit(SUBJECT, EMPLOYER, "Globex").chain
+    chain = store.audit.of(SUBJECT, EMPLOYER, "Globex").chain
     recorded = next(s for s in chain if s.step == "gates" and "resolved" in s.summary)
     assert [(g["gate"], g["result"]) for g in recorded.detail["gates"]][-3:] == [
         ("conflict", "resolved"), ("conflict", "none"), ("conflict", "reopened")]
@@ -404,70 +404,70 @@ def test_one_audit_entry_per_undo_and_the_audit_shows_both(store):
 
 def test_undo_then_neither_retracts_the_value_that_holds_again(store):
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "changed", by="ines")
-    store.undo_resolution(c.id, by="ines")
-    reopened = store.conflict(c.id)
+    store.conflicts.resolve(c.id, "changed", by="ines")
+    store.conflicts.undo(c.id, by="ines")
+    reopened = store.conflicts.get(c.id)
     assert reopened.fact_ids != c.fact_ids  # it names the copy that holds again
-    store.resolve_conflict(c.id, "neither", by="ines")
-    assert store.current(SUBJECT, EMPLOYER) == []
+    store.conflicts.resolve(c.id, "neither", by="ines")
+    assert store.facts.current(SUBJECT, EMPLOYER) == []
 
 
 def test_undo_of_a_resolution_of_an_approval_restores_the_approval(store):
-    store.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(1), turn=1))
-    store.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(20), turn=2, confidence=0.5))
-    (cand,) = store.review_list()
-    store.approve(cand.id, by="kim", note="she said so")
-    (c,) = store.conflicts()
-    store.resolve_conflict(c.id, "changed", by="ines")
-    store.undo_resolution(c.id, by="ines")
-    back = store.candidate(cand.id)
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Acme Robotics", at=day(1), turn=1))
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Globex", at=day(20), turn=2, confidence=0.5))
+    (cand,) = store.review.list()
+    store.review.approve(cand.id, by="kim", note="she said so")
+    (c,) = store.conflicts.list()
+    store.conflicts.resolve(c.id, "changed", by="ines")
+    store.conflicts.undo(c.id, by="ines")
+    back = store.review.get(cand.id)
     assert (back.state, back.decided_by, back.decision_reason) == ("conflict", "kim", "she said so")
     # and the approval itself can now be undone: the conflict is withdrawn
-    assert store.undo_decision(cand.id, by="kim")["withdrawn_conflict"] == c.id
-    assert store.candidate(cand.id).state == "pending"
+    assert store.review.undo(cand.id, by="kim").withdrawn_conflict == c.id
+    assert store.review.get(cand.id).state == "pending"
 
 
 # ------------------------------------------------------------ refusals
 def test_undo_is_refused_when_a_later_change_superseded_what_it_asserted(store):
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "changed", by="ines")
-    store.add(claim(SUBJECT, EMPLOYER, "Initech", at=day(70), turn=3, change="evolution"))
+    store.conflicts.resolve(c.id, "changed", by="ines")
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Initech", at=day(70), turn=3, change="evolution"))
     before = timeline(store)
     with pytest.raises(InvalidInput, match="changed since|superseded since"):
-        store.undo_resolution(c.id, by="ines")
-    assert timeline(store) == before and store.conflict(c.id).state == "resolved"
+        store.conflicts.undo(c.id, by="ines")
+    assert timeline(store) == before and store.conflicts.get(c.id).state == "resolved"
 
 
 def test_undo_is_refused_when_a_later_value_took_the_retracted_place(store):
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "neither", by="ines")
-    store.add(claim(SUBJECT, EMPLOYER, "Initech", at=day(70), turn=3, valid_from=day(1)))
+    store.conflicts.resolve(c.id, "neither", by="ines")
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Initech", at=day(70), turn=3, valid_from=day(1)))
     with pytest.raises(InvalidInput, match="written since"):
-        store.undo_resolution(c.id, by="ines")
-    assert [f.object for f in store.current(SUBJECT, EMPLOYER)] == ["Initech"]
-    assert store.verify().ok
+        store.conflicts.undo(c.id, by="ines")
+    assert [f.object for f in store.facts.current(SUBJECT, EMPLOYER)] == ["Initech"]
+    assert store.audit.verify().ok
 
 
 def test_undo_is_refused_when_a_later_change_retired_the_kept_value(store):
     c = employer_conflict(store)
-    store.resolve_conflict(c.id, "existing", by="ines")
-    store.add(claim(SUBJECT, EMPLOYER, "Initech", at=day(70), turn=3, change="evolution"))
+    store.conflicts.resolve(c.id, "existing", by="ines")
+    store.facts.add(claim(SUBJECT, EMPLOYER, "Initech", at=day(70), turn=3, change="evolution"))
     with pytest.raises(InvalidInput, match="of the conflict was superseded since"):
-        store.undo_resolution(c.id, by="ines")
+        store.conflicts.undo(c.id, by="ines")
 
 
 def test_undo_errors(store):
     c = employer_conflict(store)
     with pytest.raises(AlreadyDecided, match="open"):
-        store.undo_resolution(c.id, by="ines")
+        store.conflicts.undo(c.id, by="ines")
     with pytest.raises(ConflictNotFound):
-        store.undo_resolution(999, by="ines")
-    store.resolve_conflict(c.id, "existing", by="ines")
+        store.conflicts.undo(999, by="ines")
+    store.conflicts.resolve(c.id, "existing", by="ines")
     with pytest.raises(InvalidInput, match="name"):
-        store.undo_resolution(c.id, by=" ")
-    store.undo_resolution(c.id, by="ines")
+        store.conflicts.undo(c.id, by=" ")
+    store.conflicts.undo(c.id, by="ines")
     with pytest.raises(AlreadyDecided):
-        store.undo_resolution(c.id, by="ines")
+        store.conflicts.undo(c.id, by="ines")
 
 
 # --------------------------------------------------------------------- CLI

@@ -13,7 +13,7 @@ from .helpers import DAY0, claim, day
 
 @pytest.fixture
 def queued(store, clock):
-    store.add([
+    store.facts.add([
         claim("user:a", "diet", "vegetarian", at=day(1), turn=1, confidence=0.5),
         claim("user:a", "lives_in", "Berlin", at=day(1), turn=2),
         claim("user:a", "works_at", "ACME", at=day(2), turn=3, kind="agent_inferred", confidence=0.8),
@@ -23,133 +23,133 @@ def queued(store, clock):
 
 
 def test_approve_asserts_fact_with_reviewer_and_time(queued):
-    cand = queued.review_list()[0]
-    result = queued.approve(cand.id, by="lin")
-    assert result["outcome"] == "insert" and result["fact_id"]
-    fact = queued.fact(result["fact_id"])
+    cand = queued.review.list()[0]
+    result = queued.review.approve(cand.id, by="lin")
+    assert result.outcome == "insert" and result.fact_id
+    fact = queued.facts.get(result.fact_id)
     assert fact.object == "vegetarian"
     assert fact.recorded_at == to_us(DAY0 + timedelta(days=5))  # the reviewer's clock, not the turn's
-    decided = queued.candidate(cand.id)
+    decided = queued.review.get(cand.id)
     assert decided.state == "approved" and decided.decided_by == "lin"
     assert decided.decided_at == fact.recorded_at
-    chain = queued.audit("user:a", "diet").chain
+    chain = queued.audit.of("user:a", "diet").chain
     review = [s for s in chain if s.step == "review"]
     assert review and review[0].actor == "lin"
-    assert queued.review_list() and all(c.id != cand.id for c in queued.review_list())
+    assert queued.review.list() and all(c.id != cand.id for c in queued.review.list())
 
 
 def test_reject_keeps_candidate_with_reason(queued):
-    cand = queued.review_list()[0]
-    rejected = queued.reject(cand.id, by="lin", reason="joke, not a diet")
+    cand = queued.review.list()[0]
+    rejected = queued.review.reject(cand.id, by="lin", reason="joke, not a diet")
     assert rejected.state == "rejected" and rejected.decision_reason == "joke, not a diet"
-    assert queued.history("user:a", "diet") == []
-    assert [c.id for c in queued.review_list("rejected")] == [cand.id]
+    assert queued.facts.history("user:a", "diet") == []
+    assert [c.id for c in queued.review.list("rejected")] == [cand.id]
     with pytest.raises(InvalidInput):
-        queued.reject(queued.review_list()[0].id, by="lin", reason=" ")
+        queued.review.reject(queued.review.list()[0].id, by="lin", reason=" ")
 
 
 def test_edit_then_approve_uses_edits_and_keeps_original(queued):
-    cand = next(c for c in queued.review_list() if c.predicate == "works_at")
-    result = queued.approve(cand.id, by="lin", edits={"object": "ACME Corp", "scope": "global"})
-    fact = queued.fact(result["fact_id"])
+    cand = next(c for c in queued.review.list() if c.predicate == "works_at")
+    result = queued.review.approve(cand.id, by="lin", edits={"object": "ACME Corp", "scope": "global"})
+    fact = queued.facts.get(result.fact_id)
     assert fact.object == "ACME Corp"
-    stored = queued.candidate(cand.id)
+    stored = queued.review.get(cand.id)
     assert stored.object == "ACME" and stored.edits == {"object": "ACME Corp", "scope": "global"}
     with pytest.raises(InvalidInput):
-        queued.approve(queued.review_list()[0].id, by="lin", edits={"subject": "user:b"})
+        queued.review.approve(queued.review.list()[0].id, by="lin", edits={"subject": "user:b"})
 
 
 def test_deciding_twice_fails_clearly_without_double_effect(queued):
-    cand = queued.review_list()[0]
-    queued.approve(cand.id, by="lin")
+    cand = queued.review.list()[0]
+    queued.review.approve(cand.id, by="lin")
     with pytest.raises(AlreadyDecided, match="approved by lin"):
-        queued.approve(cand.id, by="mo")
+        queued.review.approve(cand.id, by="mo")
     with pytest.raises(AlreadyDecided):
-        queued.reject(cand.id, by="mo", reason="no")
-    assert len(queued.history("user:a", "diet")) == 1
+        queued.review.reject(cand.id, by="mo", reason="no")
+    assert len(queued.facts.history("user:a", "diet")) == 1
     with pytest.raises(CandidateNotFound):
-        queued.approve(9999, by="lin")
+        queued.review.approve(9999, by="lin")
 
 
 def test_two_store_handles_race_for_one_candidate(store_url, queued, clock):
-    cand = queued.review_list()[0]
+    cand = queued.review.list()[0]
     with Store.open(store_url, clock=clock) as other:
-        other.approve(cand.id, by="mo")
+        other.review.approve(cand.id, by="mo")
         with pytest.raises(AlreadyDecided, match="mo"):
-            queued.approve(cand.id, by="lin")
-    assert len(queued.history("user:a", "diet")) == 1
+            queued.review.approve(cand.id, by="lin")
+    assert len(queued.facts.history("user:a", "diet")) == 1
 
 
 def test_approval_that_contradicts_opens_conflict(store, clock):
-    store.add([claim("user:a", "lives_in", "Berlin", at=day(1), turn=1),
+    store.facts.add([claim("user:a", "lives_in", "Berlin", at=day(1), turn=1),
                claim("user:a", "lives_in", "Paris", at=day(2), turn=2, confidence=0.4)])
     clock.set(DAY0 + timedelta(days=3))
-    cand = store.review_list()[0]
-    result = store.approve(cand.id, by="lin")
-    assert result["outcome"] == "conflict" and result["conflict_id"]
-    assert store.candidate(cand.id).state == "conflict"
-    assert [c.id for c in store.conflicts()] == [result["conflict_id"]]
+    cand = store.review.list()[0]
+    result = store.review.approve(cand.id, by="lin")
+    assert result.outcome == "conflict" and result.conflict_id
+    assert store.review.get(cand.id).state == "conflict"
+    assert [c.id for c in store.conflicts.list()] == [result.conflict_id]
 
 
 @pytest.fixture
 def conflicted(store, clock):
-    store.add([claim("user:a", "lives_in", "Berlin", at=day(1), turn=1),
+    store.facts.add([claim("user:a", "lives_in", "Berlin", at=day(1), turn=1),
                claim("user:a", "lives_in", "Paris", at=day(4), turn=2)])
     clock.set(DAY0 + timedelta(days=6))
-    [c] = store.conflicts()
+    [c] = store.conflicts.list()
     return store, c
 
 
 def test_resolve_keep_existing(conflicted):
     store, c = conflicted
-    done = store.resolve_conflict(c.id, "existing", by="lin", reason="Paris was a trip")
+    done = store.conflicts.resolve(c.id, "existing", by="lin", reason="Paris was a trip")
     assert done.state == "resolved" and done.resolution == "existing" and done.resolved_by == "lin"
-    assert [f.object for f in store.current("user:a", "lives_in")] == ["Berlin"]
-    assert store.candidate(c.claim_id).state == "rejected"
-    assert store.conflicts() == []
+    assert [f.object for f in store.facts.current("user:a", "lives_in")] == ["Berlin"]
+    assert store.review.get(c.claim_id).state == "rejected"
+    assert store.conflicts.list() == []
 
 
 def test_resolve_keep_incoming_corrects(conflicted):
     store, c = conflicted
-    store.resolve_conflict(c.id, "incoming", by="lin")
-    assert [f.object for f in store.current("user:a", "lives_in")] == ["Paris"]
-    berlin = next(f for f in store.history("user:a", "lives_in") if f.object == "Berlin")
+    store.conflicts.resolve(c.id, "incoming", by="lin")
+    assert [f.object for f in store.facts.current("user:a", "lives_in")] == ["Paris"]
+    berlin = next(f for f in store.facts.history("user:a", "lives_in") if f.object == "Berlin")
     assert berlin.retire_reason == "corrected"
-    chain = store.audit("user:a", "lives_in", "Paris").chain
+    chain = store.audit.of("user:a", "lives_in", "Paris").chain
     assert any(s.step == "review" and s.actor == "lin" for s in chain)
 
 
 def test_resolve_keep_both_needs_other_scope(conflicted):
     store, c = conflicted
     with pytest.raises(InvalidInput):
-        store.resolve_conflict(c.id, "both", by="lin")
-    assert store.conflicts()[0].state == "open"  # the failed attempt changed nothing
-    store.resolve_conflict(c.id, "both", by="lin", scope="session:trip")
-    assert sorted((f.object, f.scope) for f in store.current("user:a", "lives_in")) == [
+        store.conflicts.resolve(c.id, "both", by="lin")
+    assert store.conflicts.list()[0].state == "open"  # the failed attempt changed nothing
+    store.conflicts.resolve(c.id, "both", by="lin", scope="session:trip")
+    assert sorted((f.object, f.scope) for f in store.facts.current("user:a", "lives_in")) == [
         ("Berlin", "global"), ("Paris", "session:trip")]
 
 
 def test_resolve_neither_retracts(conflicted):
     store, c = conflicted
-    store.resolve_conflict(c.id, "neither", by="lin", reason="both wrong")
-    assert store.current("user:a", "lives_in") == []
-    assert store.candidate(c.claim_id).state == "rejected"
+    store.conflicts.resolve(c.id, "neither", by="lin", reason="both wrong")
+    assert store.facts.current("user:a", "lives_in") == []
+    assert store.review.get(c.claim_id).state == "rejected"
 
 
 def test_resolving_twice_or_unknown(conflicted):
     store, c = conflicted
-    store.resolve_conflict(c.id, "existing", by="lin")
+    store.conflicts.resolve(c.id, "existing", by="lin")
     with pytest.raises(AlreadyDecided, match="lin"):
-        store.resolve_conflict(c.id, "incoming", by="mo")
+        store.conflicts.resolve(c.id, "incoming", by="mo")
     with pytest.raises(ConflictNotFound):
-        store.resolve_conflict(999, "existing", by="mo")
+        store.conflicts.resolve(999, "existing", by="mo")
     with pytest.raises(InvalidInput):
-        store.resolve_conflict(c.id, "maybe", by="mo")
+        store.conflicts.resolve(c.id, "maybe", by="mo")
 
 
 def test_resolution_lands_in_audit_log(conflicted):
     store, c = conflicted
-    store.resolve_conflict(c.id, "existing", by="lin", reason="trip")
+    store.conflicts.resolve(c.id, "existing", by="lin", reason="trip")
     from memdesk.db.tables import AUDIT
     from sqlalchemy import select
 

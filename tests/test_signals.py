@@ -388,21 +388,21 @@ def test_assistant_turns_pass_unchanged():
 
 def _ingest(tmp_path, turns: list[Turn]):
     store = Store.open(tmp_path / "s.db", clock=ManualClock(datetime.fromisoformat("2026-06-01T00:00:00+08:00")))
-    store.ingest_turns(turns)
+    store.facts.ingest_turns(turns)
     return store
 
 
 def test_through_the_store_another_persons_fact_gets_their_subject(tmp_path):
     with _ingest(tmp_path, [turn("我姐对芒果过敏", number=1)]) as store:
-        assert store.current("user:mei") == []
-        assert [(f.subject, f.object) for f in store.current("person:mei/sister")] == [
+        assert store.facts.current("user:mei") == []
+        assert [(f.subject, f.object) for f in store.facts.current("person:mei/sister")] == [
             ("person:mei/sister", "芒果")]
 
 
 def test_ingest_without_signals_is_the_rules_alone(tmp_path):
     with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
-        store.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)
-        assert store.subjects() == []
+        store.facts.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)
+        assert store.facts.subjects() == []
 
 
 def test_signalled_extractor_keeps_the_inner_name():
@@ -412,22 +412,22 @@ def test_signalled_extractor_keeps_the_inner_name():
 def test_an_unparsed_statement_is_kept_as_a_note_or_edited_into_its_fact(tmp_path):
     said = ["我每周三晚上去学粤语", "我周末一般在图书馆自习"]  # nothing the rules parse
     with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
-        store._signal_layer = layer({s: ("user", "statement", "other", 0.95) for s in said})  # the stand-in
-        store.ingest_turns([turn(text, number=i) for i, text in enumerate(said, 1)])
-        first, second = sorted(store.review_list(), key=lambda c: c.id)
+        store._core.signal_layer = layer({s: ("user", "statement", "other", 0.95) for s in said})  # the stand-in
+        store.facts.ingest_turns([turn(text, number=i) for i, text in enumerate(said, 1)])
+        first, second = sorted(store.review.list(), key=lambda c: c.id)
         assert (first.predicate, first.object, first.value) == ("note", said[0], {"unparsed": "other"})
-        store.approve(first.id, by="ann", edits={"predicate": "plan", "object": "每周三晚上学粤语"})
-        store.approve(second.id, by="ann")
-        facts = {(f.predicate, f.object, f.value_json) for f in store.current("user:mei")}
+        store.review.approve(first.id, by="ann", edits={"predicate": "plan", "object": "每周三晚上学粤语"})
+        store.review.approve(second.id, by="ann")
+        facts = {(f.predicate, f.object, f.value_json) for f in store.facts.current("user:mei")}
         assert facts == {("plan", "每周三晚上学粤语", None), ("note", said[1], '{"unparsed":"other"}')}
 
 
 def test_erasing_a_user_erases_the_people_they_told_of(tmp_path):
     with _ingest(tmp_path, [turn("我姐对芒果过敏", number=1)]) as store:
-        assert store.subjects("person:") == ["person:mei/sister"]
-        store.erase_subject("user:mei", by="dpo")
-        assert store.subjects() == []
-        assert store.verify().ok
+        assert store.facts.subjects("person:") == ["person:mei/sister"]
+        store.admin.erase("user:mei", by="dpo")
+        assert store.facts.subjects() == []
+        assert store.audit.verify().ok
 
 
 @pytest.mark.parametrize("text, lang, owner, reread", [
@@ -661,17 +661,17 @@ def test_a_person_named_in_an_earlier_session_is_known_in_a_later_one(tmp_path, 
     later = _said("mei-2", 1, "2026-04-01T10:00:00+08:00", "Lucia just moved to Denver")
     with Store.open(tmp_path / "s.db", clock=ManualClock(datetime.fromisoformat("2026-05-01T00:00:00+08:00"))) as store:
         if one_call:
-            store.ingest_turns([first, later])
+            store.facts.ingest_turns([first, later])
         else:
-            store.ingest_turns([first])
-            store.ingest_turns([later])
-        homes = {(f.subject, f.object) for s in store.subjects("person:mei/") for f in store.history(s)
+            store.facts.ingest_turns([first])
+            store.facts.ingest_turns([later])
+        homes = {(f.subject, f.object) for s in store.facts.subjects("person:mei/") for f in store.facts.history(s)
                  if f.predicate == "lives_in"}
         assert ("person:mei/sister", "Denver") in homes
         assert not any(s.endswith("/lucia") for s, _ in homes)
-        before = len(store.history("person:mei/sister"))
-        assert store.ingest_turns([first, later])["turns_with_facts"] >= 0  # read again: the same claims
-        assert len(store.history("person:mei/sister")) == before
+        before = len(store.facts.history("person:mei/sister"))
+        assert store.facts.ingest_turns([first, later]).turns_with_facts >= 0  # read again: the same claims
+        assert len(store.facts.history("person:mei/sister")) == before
 
 
 def test_a_name_is_known_only_to_turns_after_it_was_said():

@@ -45,7 +45,7 @@ def write_turns(path: Path, session: str, user: str, turns: list[tuple[int, str]
 
 def current(store: Store, subject: str, predicate: str, at: int | None = None) -> list[str]:
     now = t(2099, 1, 1) if at is None else at  # "now": after everything told
-    return sorted(f.object for f in store.as_of(subject, predicate, valid_at=now, known_at=LATER))
+    return sorted(f.object for f in store.facts.as_of(subject, predicate, valid_at=now, known_at=LATER))
 
 
 # ------------------------------------------------ 1. stated and heard starts
@@ -58,8 +58,8 @@ def test_a_move_said_to_be_before_what_was_said_since_starts_right_after_it(stor
         (4, "我目前住在五道口。"),
         (27, "上个月我就搬到通州了。"),
     ])
-    store.ingest_file(path)
-    facts = store.history("user:lin", "lives_in")
+    store.facts.ingest_file(path)
+    facts = store.facts.history("user:lin", "lives_in")
     assert current(store, "user:lin", "lives_in", t(2026, 6, 28)) == ["通州"]
     assert current(store, "user:lin", "lives_in", t(2026, 6, 4, 10)) == ["五道口"]
     assert current(store, "user:lin", "lives_in", t(2026, 5, 20)) == []
@@ -73,7 +73,7 @@ def test_a_move_said_to_be_before_what_was_said_since_starts_right_after_it(stor
     closed = next(f for f in facts if f.object == "五道口" and f.retired_at is None)
     assert (closed.valid_from, closed.valid_to) == (t(2026, 6, 4, 10), t(2026, 6, 4, 10) + 1)
     # what the store believed before the move was told is still answerable
-    before = store.as_of("user:lin", "lives_in", valid_at=t(2026, 6, 10),
+    before = store.facts.as_of("user:lin", "lives_in", valid_at=t(2026, 6, 10),
                          known_at=t(2026, 6, 20))
     assert [f.object for f in before] == ["五道口"]
 
@@ -84,9 +84,9 @@ def test_the_same_in_english_and_shown_in_facts_json(store, tmp_path):
         (2, "I live in Camden."),
         (20, "I moved to Hackney last month."),
     ], tz="+01:00")
-    store.ingest_file(path)
+    store.facts.ingest_file(path)
     assert current(store, "user:ola", "lives_in", t(2026, 6, 21, tz=LON)) == ["Hackney"]
-    rows = {d["object"]: d for d in store.fact_dicts(store.history("user:ola", "lives_in"),
+    rows = {d["object"]: d for d in store.facts.as_json(store.facts.history("user:ola", "lives_in"),
                                                     at=store.now())}
     assert rows["Camden"]["start"]["kind"] == "heard"
     # Camden was said on 2 June, after "last month" (May): the move came after it
@@ -97,9 +97,9 @@ def test_the_same_in_english_and_shown_in_facts_json(store, tmp_path):
 
 def test_an_explicitly_dated_history_is_still_backfilled(store):
     """A stated start is a real boundary: an older change told later is closed at it."""
-    store.add(claim("user:kim", "lives_in", "Bristol", at=t(2026, 6, 1), turn=1,
+    store.facts.add(claim("user:kim", "lives_in", "Bristol", at=t(2026, 6, 1), turn=1,
                     valid_from=t(2024, 2, 1), change="evolution"))
-    store.add(claim("user:kim", "lives_in", "Oxford", at=t(2026, 6, 2), turn=2,
+    store.facts.add(claim("user:kim", "lives_in", "Oxford", at=t(2026, 6, 2), turn=2,
                     valid_from=t(2022, 9, 1), change="evolution"))
     assert current(store, "user:kim", "lives_in") == ["Bristol"]
     assert current(store, "user:kim", "lives_in", t(2023, 1, 1)) == ["Oxford"]
@@ -107,9 +107,9 @@ def test_an_explicitly_dated_history_is_still_backfilled(store):
 
 def test_a_heard_value_told_after_the_change_is_not_overtaken(store):
     """Heard after the stated change was told: the heard value is the newer word."""
-    store.add(claim("user:kim", "lives_in", "Bristol", at=t(2026, 6, 1), turn=1,
+    store.facts.add(claim("user:kim", "lives_in", "Bristol", at=t(2026, 6, 1), turn=1,
                     valid_from=t(2026, 5, 1), change="evolution"))
-    store.add(claim("user:kim", "lives_in", "Bath", at=t(2026, 6, 20), turn=2,
+    store.facts.add(claim("user:kim", "lives_in", "Bath", at=t(2026, 6, 20), turn=2,
                     change="evolution"))  # heard: valid_from is the time it was said
     assert current(store, "user:kim", "lives_in") == ["Bath"]
     assert current(store, "user:kim", "lives_in", t(2026, 6, 5)) == ["Bristol"]
@@ -123,10 +123,10 @@ def test_a_value_taken_back_in_the_turn_leaves_the_change_a_change(store, tmp_pa
         (3, "买车预算二十万吧 一步到位"),
         (20, "开销太大 预算砍到十万 啊不是 十二万 还是看比亚迪吧"),
     ])
-    store.ingest_file(path)
+    store.facts.ingest_file(path)
     assert current(store, "user:hao", "budget_limit") == ["120000 CNY"]
     assert current(store, "user:hao", "budget_limit", t(2026, 6, 10)) == ["200000 CNY"]
-    rows = store.history("user:hao", "budget_limit")
+    rows = store.facts.history("user:hao", "budget_limit")
     assert "100000 CNY" not in {f.object for f in rows}
     assert all(f.retire_reason is None or f.retire_reason == "superseded" for f in rows)
 
@@ -149,7 +149,7 @@ HISTORY = [(1930, "Ashford"), (1950, "Brandon"), (2017, "Ashford"), (2021, "Corb
 def test_a_return_to_an_earlier_value_survives_any_arrival_order(store, order):
     for turn, i in enumerate(order, start=1):
         year, value = HISTORY[i]
-        store.add(claim("place:x", "population_band", value, at=t(2026, 1, 1) + turn, turn=turn,
+        store.facts.add(claim("place:x", "population_band", value, at=t(2026, 1, 1) + turn, turn=turn,
                         valid_from=t(year, 1, 1, 0), change="evolution", single_valued=True))
     for (year, value), nxt in zip(HISTORY, [*HISTORY[1:], (2100, None)], strict=True):
         for when in (t(year, 1, 1, 0), t((year + nxt[0]) // 2, 6, 1)):
@@ -157,15 +157,15 @@ def test_a_return_to_an_earlier_value_survives_any_arrival_order(store, order):
 
 
 def test_a_repeat_over_a_longer_interval_is_not_merged_away(store):
-    store.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 1), turn=1,
+    store.facts.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 1), turn=1,
                     valid_from=t(2019, 1, 1), valid_to=t(2021, 1, 1)))
-    store.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 2), turn=2,
+    store.facts.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 2), turn=2,
                     valid_from=t(2020, 1, 1), valid_to=t(2023, 1, 1)))
     assert current(store, "user:q", "works_at", t(2022, 6, 1)) == ["Arup"]
     assert current(store, "user:q", "works_at", t(2019, 6, 1)) == ["Arup"]
     assert current(store, "user:q", "works_at", t(2023, 6, 1)) == []
     # the covered mention still merges
-    summary = store.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 3), turn=3,
+    summary = store.facts.add(claim("user:q", "works_at", "Arup", at=t(2026, 1, 3), turn=3,
                               valid_from=t(2020, 6, 1), valid_to=t(2020, 9, 1)))
     assert summary.merged == 1
 
@@ -193,15 +193,15 @@ def test_a_reminder_for_next_week_is_still_there_when_it_falls_due(store, tmp_pa
     path = write_turns(tmp_path / "todo.jsonl", "todo-en", "sam", [
         (1, "Remind me next Friday to renew the parking permit."),
     ], tz="+01:00")  # Monday 1 June 2026
-    store.ingest_file(path)
-    [todo] = store.history("user:sam", "todo")
+    store.facts.ingest_file(path)
+    [todo] = store.facts.history("user:sam", "todo")
     friday = to_us(datetime(2026, 6, 12, 9, tzinfo=timezone(timedelta(hours=1))))
     assert todo.event_start is not None and todo.event_start <= friday
     assert todo.expires_at is not None and todo.expires_at > friday + 6 * 86_400_000_000
-    live = store.as_of("user:sam", "todo", valid_at=friday, known_at=LATER, include_expired=False)
+    live = store.facts.as_of("user:sam", "todo", valid_at=friday, known_at=LATER, include_expired=False)
     assert [f.id for f in live] == [todo.id]
     later = friday + 9 * 86_400_000_000
-    assert store.as_of("user:sam", "todo", valid_at=later, known_at=LATER,
+    assert store.facts.as_of("user:sam", "todo", valid_at=later, known_at=LATER,
                        include_expired=False) == []
 
 
@@ -227,37 +227,37 @@ def test_facts_shows_the_due_date_and_the_start(store_url, tmp_path, capsys):
 ])
 def test_opposite_tastes_open_a_conflict(store, tmp_path, first, second):
     path = write_turns(tmp_path / "taste.jsonl", "taste", "ren", [(3, first), (3, second)])
-    store.ingest_file(path)
-    [conflict] = store.conflicts("open")
+    store.facts.ingest_file(path)
+    [conflict] = store.conflicts.list("open")
     assert conflict.kind == "polarity"
-    likes = store.as_of("user:ren", "likes", valid_at=t(2026, 6, 4), known_at=LATER)
+    likes = store.facts.as_of("user:ren", "likes", valid_at=t(2026, 6, 4), known_at=LATER)
     assert len(likes) == 1  # the first taste stays until a reviewer decides
-    assert store.as_of("user:ren", "dislikes", valid_at=t(2026, 6, 4), known_at=LATER) == []
+    assert store.facts.as_of("user:ren", "dislikes", valid_at=t(2026, 6, 4), known_at=LATER) == []
 
 
 def test_an_opposite_taste_told_as_a_change_supersedes_the_old_one(store):
-    store.add(claim("user:ren", "likes", "olives", at=t(2026, 1, 5), turn=1))
-    summary = store.add(claim("user:ren", "dislikes", "Olives", at=t(2026, 6, 5), turn=2,
+    store.facts.add(claim("user:ren", "likes", "olives", at=t(2026, 1, 5), turn=1))
+    summary = store.facts.add(claim("user:ren", "dislikes", "Olives", at=t(2026, 6, 5), turn=2,
                               change="evolution"))
     assert summary.evolutions == 1 and summary.conflicts == 0
     assert current(store, "user:ren", "dislikes") == ["Olives"]
     assert current(store, "user:ren", "likes") == []
     assert current(store, "user:ren", "likes", t(2026, 3, 1)) == ["olives"]
     # and back again, through the other predicate
-    store.add(claim("user:ren", "likes", "olives", at=t(2026, 9, 5), turn=3, change="evolution"))
+    store.facts.add(claim("user:ren", "likes", "olives", at=t(2026, 9, 5), turn=3, change="evolution"))
     assert current(store, "user:ren", "likes") == ["olives"]
     assert current(store, "user:ren", "dislikes", t(2026, 7, 1)) == ["Olives"]
 
 
 def test_not_disliking_is_the_same_as_liking_for_the_gates(store):
-    store.add(claim("user:ren", "dislikes", "jazz", at=t(2026, 1, 5), turn=1, polarity="negative"))
-    summary = store.add(claim("user:ren", "likes", "jazz", at=t(2026, 1, 6), turn=2))
+    store.facts.add(claim("user:ren", "dislikes", "jazz", at=t(2026, 1, 5), turn=1, polarity="negative"))
+    summary = store.facts.add(claim("user:ren", "likes", "jazz", at=t(2026, 1, 6), turn=2))
     assert summary.merged == 1
 
 
 def test_a_positive_and_a_negative_diet_conflict(store):
-    store.add(claim("user:ren", "diet", "vegetarian", at=t(2026, 1, 5), turn=1))
-    summary = store.add(claim("user:ren", "diet", "Vegetarian", at=t(2026, 1, 6), turn=2,
+    store.facts.add(claim("user:ren", "diet", "vegetarian", at=t(2026, 1, 5), turn=1))
+    summary = store.facts.add(claim("user:ren", "diet", "Vegetarian", at=t(2026, 1, 6), turn=2,
                               polarity="negative"))
     assert summary.conflicts == 1
 
@@ -293,8 +293,8 @@ def test_the_catalog_names_the_team_predicates_and_refuses_a_bad_flag(tmp_path):
 ])
 def test_opposite_tastes_in_other_words_meet_too(store, tmp_path, first, second):
     path = write_turns(tmp_path / "taste2.jsonl", "taste2", "yan", [(3, first), (3, second)])
-    store.ingest_file(path)
-    assert [c.kind for c in store.conflicts("open")] == ["polarity"]
+    store.facts.ingest_file(path)
+    assert [c.kind for c in store.conflicts.list("open")] == ["polarity"]
 
 
 @pytest.mark.parametrize("first,second,now", [
@@ -304,12 +304,12 @@ def test_opposite_tastes_in_other_words_meet_too(store, tmp_path, first, second)
 ])
 def test_a_taste_told_as_changed_supersedes_the_opposite_one(store, tmp_path, first, second, now):
     path = write_turns(tmp_path / "taste3.jsonl", "taste3", "yan", [(3, first), (20, second)])
-    store.ingest_file(path)
-    assert store.conflicts("open") == []
+    store.facts.ingest_file(path)
+    assert store.conflicts.list("open") == []
     later = t(2026, 6, 21)
     held = {f.predicate for p in ("likes", "dislikes")
-            for f in store.as_of("user:yan", p, valid_at=later, known_at=LATER)}
+            for f in store.facts.as_of("user:yan", p, valid_at=later, known_at=LATER)}
     assert held == {now}
     before = {f.predicate for p in ("likes", "dislikes")
-              for f in store.as_of("user:yan", p, valid_at=t(2026, 6, 10), known_at=LATER)}
+              for f in store.facts.as_of("user:yan", p, valid_at=t(2026, 6, 10), known_at=LATER)}
     assert before == {"likes", "dislikes"} - {now}

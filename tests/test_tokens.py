@@ -25,48 +25,48 @@ BOB = [{"role": "user", "content": "I'm Bob and I live in Leeds.",
 
 
 def test_a_token_is_issued_found_listed_and_revoked(store):
-    token, secret = store.create_token("alice-laptop", users=["alice", "user:alice"],
+    token, secret = store.admin.create_token("alice-laptop", users=["alice", "user:alice"],
                                        projects=["project:atlas"], by="admin")
     assert secret.startswith(PREFIX) and well_formed(secret) and len(secret) == 47
     assert token.users == ("alice",) and token.projects == ("atlas",) and token.active
     assert token.secret_hash == hashlib.sha256(secret.encode()).hexdigest()
-    assert store.token_for_secret(secret) == token
-    assert store.token_for_secret(secret[:-1] + ("A" if secret[-1] != "A" else "B")) is None
-    assert store.token_for_secret("garbage") is None
+    assert store.admin.token_for_secret(secret) == token
+    assert store.admin.token_for_secret(secret[:-1] + ("A" if secret[-1] != "A" else "B")) is None
+    assert store.admin.token_for_secret("garbage") is None
     grant = token.grant()
     assert grant.users == {"alice"} and grant.projects == {"atlas"} and not grant.read_only
     assert grant.label == "token 1 (alice-laptop)"
-    ro, _ = store.create_token("reader", users=["bob"], read_only=True, by="admin")
+    ro, _ = store.admin.create_token("reader", users=["bob"], read_only=True, by="admin")
     assert ro.id == 2 and ro.grant().read_only
-    assert [t.id for t in store.tokens()] == [1, 2]
-    revoked = store.revoke_token(1, by="admin", reason="laptop lost")
+    assert [t.id for t in store.admin.tokens()] == [1, 2]
+    revoked = store.admin.revoke_token(1, by="admin", reason="laptop lost")
     assert not revoked.active and revoked.revoked_by == "admin"
-    assert store.token_for_secret(secret).active is False  # found, but refused by the door
-    assert [t.id for t in store.tokens(include_revoked=False)] == [2]
+    assert store.admin.token_for_secret(secret).active is False  # found, but refused by the door
+    assert [t.id for t in store.admin.tokens(include_revoked=False)] == [2]
     with pytest.raises(InvalidInput, match="already revoked"):
-        store.revoke_token(1, by="admin", reason="again")
+        store.admin.revoke_token(1, by="admin", reason="again")
     with pytest.raises(TokenNotFound):
-        store.revoke_token(99, by="admin", reason="x")
+        store.admin.revoke_token(99, by="admin", reason="x")
     for bad in ({"users": []}, {"users": ["a\x00"]}, {"users": ["alice"], "name": " "},
                 {"users": ["alice"], "projects": [""]}):
         with pytest.raises(InvalidInput):
-            store.create_token(bad.get("name", "t"), users=bad["users"],
+            store.admin.create_token(bad.get("name", "t"), users=bad["users"],
                                projects=bad.get("projects", ()), by="admin")
     with pytest.raises(InvalidInput, match="reason"):
-        store.revoke_token(2, by="admin", reason=" ")
+        store.admin.revoke_token(2, by="admin", reason=" ")
     with store.engine.connect() as conn:
         actions = [a for (a,) in conn.execute(text(
             "SELECT action FROM audit_log WHERE action LIKE 'token.%' ORDER BY id"))]
     assert actions == ["token.created", "token.created", "token.revoked"]
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 def test_the_secret_is_stored_nowhere(tmp_path):
     db = tmp_path / "m.db"
     with Store.open(db) as store:
-        token, secret = store.create_token("t", users=["alice"], by="admin")
+        token, secret = store.admin.create_token("t", users=["alice"], by="admin")
         out = tmp_path / "export.jsonl"
-        store.export(out)
+        store.admin.export(out)
     raw = db.read_bytes() + (tmp_path / "m.db-wal").read_bytes() if (tmp_path / "m.db-wal").exists() \
         else db.read_bytes()
     assert secret.encode() not in raw and secret[len(PREFIX):].encode() not in raw
@@ -86,15 +86,15 @@ def test_the_secret_is_stored_nowhere(tmp_path):
 def test_verify_catches_a_token_changed_behind_memdesks_back(tmp_path, tamper, problem):
     db = tmp_path / "m.db"
     with Store.open(db) as store:
-        store.create_token("a", users=["alice"], by="admin")
-        store.create_token("b", users=["bob"], read_only=True, by="admin")
-        store.create_token("c", users=["carol"], by="admin")
-        store.revoke_token(3, by="admin", reason="gone")
-        assert store.verify().ok
+        store.admin.create_token("a", users=["alice"], by="admin")
+        store.admin.create_token("b", users=["bob"], read_only=True, by="admin")
+        store.admin.create_token("c", users=["carol"], by="admin")
+        store.admin.revoke_token(3, by="admin", reason="gone")
+        assert store.audit.verify().ok
     with sqlite3.connect(db) as conn:
         conn.execute(tamper)
     with Store.open(db) as store:
-        report = store.verify()
+        report = store.audit.verify()
     assert not report.ok and any(problem in p.message for p in report.problems), report.problems
 
 
@@ -103,13 +103,13 @@ def test_an_erasure_takes_the_person_out_of_every_token(tmp_path):
     with Memory.open(db) as memory:
         memory.remember(BOB, user="bob")
         store = memory.store
-        only, _ = store.create_token("bob-only", users=["bob"], by="admin")
-        shared, _ = store.create_token("team", users=["alice", "bob"], by="admin")
-        store.erase_subject("user:bob", by="dpo")
-        assert not store.token(only.id).active
-        assert store.token(only.id).revoke_reason == "every user it was bound to was erased"
-        assert store.token(shared.id).users == ("alice",) and store.token(shared.id).active
-        assert store.verify().ok
+        only, _ = store.admin.create_token("bob-only", users=["bob"], by="admin")
+        shared, _ = store.admin.create_token("team", users=["alice", "bob"], by="admin")
+        store.admin.erase("user:bob", by="dpo")
+        assert not store.admin.token(only.id).active
+        assert store.admin.token(only.id).revoke_reason == "every user it was bound to was erased"
+        assert store.admin.token(shared.id).users == ("alice",) and store.admin.token(shared.id).active
+        assert store.audit.verify().ok
         with store.engine.connect() as conn:
             names = " ".join(str(v) for row in conn.execute(text("SELECT * FROM access_token"))
                              for v in row)
@@ -122,12 +122,12 @@ def test_tokens_survive_export_and_restore_and_old_exports_still_restore(tmp_pat
     src = tmp_path / "src.db"
     with Memory.open(src) as memory:
         memory.remember(BOB, user="bob")
-        _, secret = memory.store.create_token("t", users=["bob"], by="admin")
-        memory.store.export(tmp_path / "x.jsonl")
+        _, secret = memory.store.admin.create_token("t", users=["bob"], by="admin")
+        memory.store.admin.export(tmp_path / "x.jsonl")
     dst = tmp_path / "dst.db"
     with Store.open(dst) as store:
-        store.restore(tmp_path / "x.jsonl")
-        assert store.token_for_secret(secret).name == "t" and store.verify().ok
+        store.admin.restore(tmp_path / "x.jsonl")
+        assert store.admin.token_for_secret(secret).name == "t" and store.audit.verify().ok
     # an export written before tokens existed (schema version 4): no access_token rows
     lines = (tmp_path / "x.jsonl").read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
@@ -137,13 +137,13 @@ def test_tokens_survive_export_and_restore_and_old_exports_still_restore(tmp_pat
                                   if json.loads(ln).get("table") != "access_token"]
     (tmp_path / "v4.jsonl").write_text("\n".join(old) + "\n", encoding="utf-8")
     with Store.open(tmp_path / "dst4.db") as store:
-        store.restore(tmp_path / "v4.jsonl")
-        assert store.tokens() == []
+        store.admin.restore(tmp_path / "v4.jsonl")
+        assert store.admin.tokens() == []
 
 
 def test_the_tokens_revision_upgrades_and_downgrades(store_url):
     with Store.open(store_url) as store:
-        store.create_token("t", users=["alice"], by="admin")
+        store.admin.create_token("t", users=["alice"], by="admin")
     downgrade(store_url, "0005")
     engine = make_engine(normalise_url(store_url))
     with engine.connect() as conn:
@@ -152,8 +152,8 @@ def test_the_tokens_revision_upgrades_and_downgrades(store_url):
     engine.dispose()
     Store.upgrade(store_url)
     with Store.open(store_url) as store:
-        store.create_token("t2", users=["alice"], by="admin")
-        assert [t.name for t in store.tokens()] == ["t2"]
+        store.admin.create_token("t2", users=["alice"], by="admin")
+        assert [t.name for t in store.admin.tokens()] == ["t2"]
 
 
 def test_the_command_line_issues_lists_and_revokes(tmp_path, capsys):

@@ -22,19 +22,19 @@ DEMO = ROOT / "data" / "demo"
 
 def populate(store: Store) -> None:
     """Every kind of write: ingest, import, approve, reject, undo, resolve, retract."""
-    store.ingest_file(CONV / "carol-home.jsonl")
-    store.ingest_file(CONV / "tom-travel.jsonl")
-    store.import_file(DEMO / "facts.jsonl")
-    store.import_file(DEMO / "review.jsonl")
-    pending = store.review_list()
-    store.approve(pending[0].id, by="rita")
-    store.reject(pending[1].id, by="rita", reason="not said")
-    store.approve(pending[2].id, by="rita")
-    store.undo_decision(pending[2].id, by="sam")
-    conflicts = store.conflicts()
-    store.resolve_conflict(conflicts[0].id, "incoming", by="rita")
-    current = store.current("user:tom")
-    store.retract(current[0].id, by="rita", reason="never said")
+    store.facts.ingest_file(CONV / "carol-home.jsonl")
+    store.facts.ingest_file(CONV / "tom-travel.jsonl")
+    store.facts.import_file(DEMO / "facts.jsonl")
+    store.facts.import_file(DEMO / "review.jsonl")
+    pending = store.review.list()
+    store.review.approve(pending[0].id, by="rita")
+    store.review.reject(pending[1].id, by="rita", reason="not said")
+    store.review.approve(pending[2].id, by="rita")
+    store.review.undo(pending[2].id, by="sam")
+    conflicts = store.conflicts.list()
+    store.conflicts.resolve(conflicts[0].id, "incoming", by="rita")
+    current = store.facts.current("user:tom")
+    store.facts.retract(current[0].id, by="rita", reason="never said")
 
 
 def run(conn_url: str, sql: str, **params) -> None:
@@ -64,77 +64,77 @@ def full(store) -> Store:
 
 
 def test_a_clean_store_verifies(full):
-    report = full.verify()
+    report = full.audit.verify()
     assert report.ok, report.problems
     assert report.first_broken is None and report.entries == len(entries(full))
     assert report.head == entries(full)[-1]["hash"]
 
 
 def test_editing_a_fact_object_is_reported_at_the_entry_that_wrote_it(full, store_url):
-    fact = full.current("user:carol")[0]
+    fact = full.facts.current("user:carol")[0]
     run(store_url, "UPDATE fact SET object = 'Paris' WHERE id = :i", i=fact.id)
-    report = full.verify()
+    report = full.audit.verify()
     assert not report.ok and report.first_broken == creator(full, "fact", fact.id)
 
 
 def test_deleting_a_fact_row_is_reported(full, store_url):
-    fact = full.history("user:tom")[-1]
+    fact = full.facts.history("user:tom")[-1]
     run(store_url, "DELETE FROM fact WHERE id = :i", i=fact.id)
-    assert full.verify().first_broken == creator(full, "fact", fact.id)
+    assert full.audit.verify().first_broken == creator(full, "fact", fact.id)
 
 
 def test_unretiring_or_retiring_a_fact_behind_the_back_is_reported(full, store_url):
-    retired = next(f for f in full.history("user:carol") if f.retired_at is not None)
+    retired = next(f for f in full.facts.history("user:carol") if f.retired_at is not None)
     run(store_url, "UPDATE fact SET retired_at = NULL, retire_reason = NULL WHERE id = :i",
         i=retired.id)
-    report = full.verify()
+    report = full.audit.verify()
     assert not report.ok and report.first_broken is not None
     stamper = next(e["id"] for e in entries(full)
                    if retired.id in json.loads(e["rows"]).get("stamped", []))
     assert report.first_broken == stamper
 
     run(store_url, "UPDATE fact SET retired_at = 1 WHERE retired_at IS NULL")
-    report = full.verify()
+    report = full.audit.verify()
     assert any("retired without an audit entry" in p.message for p in report.problems)
 
 
 def test_editing_a_turn_or_a_claim_is_reported(full, store_url):
-    turn_id = full.conversation("tom-travel")[0].id
+    turn_id = full.facts.conversation("tom-travel")[0].id
     run(store_url, "UPDATE turn SET text = 'forged' WHERE id = :i", i=turn_id)
-    assert full.verify().first_broken == creator(full, "turn", turn_id)
+    assert full.audit.verify().first_broken == creator(full, "turn", turn_id)
 
 
 def test_editing_a_decided_claim_is_reported_at_the_decision(full, store_url):
-    rejected = full.review_list("rejected")[0]
+    rejected = full.review.list("rejected")[0]
     run(store_url, "UPDATE claim SET decided_by = 'mallory' WHERE id = :i", i=rejected.id)
     decision = next(e["id"] for e in entries(full) if e["action"] == "claim.rejected")
-    assert full.verify().first_broken == decision
+    assert full.audit.verify().first_broken == decision
 
 
 def test_editing_a_conflict_is_reported(full, store_url):
-    conflict = full.conflicts("resolved")[0]
+    conflict = full.conflicts.list("resolved")[0]
     run(store_url, "UPDATE conflict SET resolved_by = 'mallory' WHERE id = :i", i=conflict.id)
     resolution = next(e["id"] for e in entries(full) if e["action"] == "conflict.resolved")
-    assert full.verify().first_broken == resolution
+    assert full.audit.verify().first_broken == resolution
 
 
 def test_editing_an_audit_entry_is_reported(full, store_url):
     target = entries(full)[3]["id"]
     run(store_url, "UPDATE audit_log SET actor = 'mallory' WHERE id = :i", i=target)
-    assert full.verify().first_broken == target
+    assert full.audit.verify().first_broken == target
 
 
 def test_mangled_rows_records_are_reported_not_crashed_on(full, store_url):
     target = entries(full)[0]["id"]
     for mangled in ('{"fact": ["a", "b"]}', "not json", '{"updated": {"claim": {"x": 1}}}'):
         run(store_url, "UPDATE audit_log SET rows = :r WHERE id = :i", r=mangled, i=target)
-        assert full.verify().first_broken == target
+        assert full.audit.verify().first_broken == target
 
 
 def test_deleting_an_audit_entry_is_reported(full, store_url):
     middle = entries(full)[2]["id"]
     run(store_url, "DELETE FROM audit_log WHERE id = :i", i=middle)
-    report = full.verify()
+    report = full.audit.verify()
     assert report.first_broken == middle
     assert any("missing" in p.message for p in report.problems)
 
@@ -142,7 +142,7 @@ def test_deleting_an_audit_entry_is_reported(full, store_url):
 def test_deleting_the_newest_audit_entry_is_reported(full, store_url):
     last = entries(full)[-1]["id"]
     run(store_url, "DELETE FROM audit_log WHERE id = :i", i=last)
-    assert full.verify().first_broken == last
+    assert full.audit.verify().first_broken == last
 
 
 def test_reordering_audit_entries_is_reported(full, store_url):
@@ -150,13 +150,13 @@ def test_reordering_audit_entries_is_reported(full, store_url):
     run(store_url, "UPDATE audit_log SET id = -1 WHERE id = :a", a=a)
     run(store_url, "UPDATE audit_log SET id = :a WHERE id = :b", a=a, b=b)
     run(store_url, "UPDATE audit_log SET id = :b WHERE id = -1", b=b)
-    assert full.verify().first_broken == a
+    assert full.audit.verify().first_broken == a
 
 
 def test_cli_verify_exit_codes(full, store_url, capsys):
     assert main(["--db", store_url, "verify", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
-    fact = full.current("user:carol")[0]
+    fact = full.facts.current("user:carol")[0]
     run(store_url, "UPDATE fact SET object = 'Paris' WHERE id = :i", i=fact.id)
     assert main(["--db", store_url, "verify"]) == 1
     err = capsys.readouterr().err
@@ -169,19 +169,19 @@ def test_import_citing_a_stored_turn_with_other_text_is_refused(store, store_url
     line = json.loads((DEMO / "facts.jsonl").read_text(encoding="utf-8").splitlines()[0])
     first = tmp_path / "first.jsonl"
     first.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
-    store.import_file(first)
-    before = (len(entries(store)), store.review_count("all"))
+    store.facts.import_file(first)
+    before = (len(entries(store)), store.review.count("all"))
     line["source"]["text"] = "something never said"
     line["object"] = "forged value"
     forged = tmp_path / "forged.jsonl"
     forged.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
     with pytest.raises(InputFileError) as err:
-        store.import_file(forged)
+        store.facts.import_file(forged)
     assert err.value.line == 1 and "already stored with other content" in str(err.value)
-    assert (len(entries(store)), store.review_count("all")) == before
+    assert (len(entries(store)), store.review.count("all")) == before
     assert main(["--db", store_url, "import", str(forged)]) == 1
     assert "forged.jsonl:1: " in capsys.readouterr().err
-    assert store.verify().ok
+    assert store.audit.verify().ok
 
 
 # ------------------------------------------------------------------ erasure
@@ -197,7 +197,7 @@ def _everything(store: Store) -> str:
 
 
 def test_erasure_removes_a_person_and_verify_still_passes(full, tmp_path):
-    tom_before = [f.to_dict(at=0) for f in full.history("user:tom")]
+    tom_before = [f.to_dict(at=0) for f in full.facts.history("user:tom")]
     embedder = HashEmbedder()
     settings = IndexSettings(exact_below=5, n_trees=4, proj_dim=0)
     recaller = Recaller(full, embedder=embedder, index_dir=tmp_path / "idx", index=settings)
@@ -210,7 +210,7 @@ def test_erasure_removes_a_person_and_verify_still_passes(full, tmp_path):
 
     index_files = sorted((tmp_path / "idx").glob("*.annoy"))
     assert index_files
-    report = full.erase_subject("user:carol", by="dpo")
+    report = full.admin.erase("user:carol", by="dpo")
     assert not any(p.exists() for p in index_files)  # stale: rebuilt on the next search
     assert report.turns == 50 and report.facts > 0 and report.claims > 0
     assert report.vectors > 0
@@ -218,13 +218,13 @@ def test_erasure_removes_a_person_and_verify_still_passes(full, tmp_path):
     dump = _everything(full)
     for secret in ("Hackney", "Monzo", "user:carol", "carol-home"):
         assert secret not in dump, secret
-    assert full.history("user:carol") == []
-    assert [f.to_dict(at=0) for f in full.history("user:tom")] == tom_before
+    assert full.facts.history("user:carol") == []
+    assert [f.to_dict(at=0) for f in full.facts.history("user:tom")] == tom_before
     tombstone = entries(full)[-1]
     assert tombstone["action"] == "subject.erased" and tombstone["actor"] == "dpo"
     assert json.loads(tombstone["detail"])["counts"]["turns"] == 50
 
-    verified = full.verify()
+    verified = full.audit.verify()
     assert verified.ok, verified.problems
     assert verified.erasures == 1 and verified.amended >= 1
 
@@ -239,17 +239,17 @@ def test_erasure_removes_a_person_and_verify_still_passes(full, tmp_path):
 
 
 def test_erasure_keeps_later_tampering_detectable(full, store_url):
-    full.erase_subject("user:carol", by="dpo")
-    fact = full.current("user:tom")[0]
+    full.admin.erase("user:carol", by="dpo")
+    fact = full.facts.current("user:tom")[0]
     run(store_url, "UPDATE fact SET object = 'forged' WHERE id = :i", i=fact.id)
-    assert full.verify().first_broken == creator(full, "fact", fact.id)
+    assert full.audit.verify().first_broken == creator(full, "fact", fact.id)
 
 
 def test_erasure_refuses_bad_subjects_and_tampered_stores(full, store_url, capsys):
     with pytest.raises(InvalidInput):
-        full.erase_subject("project:atlas", by="dpo")
+        full.admin.erase("project:atlas", by="dpo")
     with pytest.raises(SubjectNotFound):
-        full.erase_subject("user:nobody", by="dpo")
+        full.admin.erase("user:nobody", by="dpo")
     assert main(["--db", store_url, "erase", "--subject", "user:nobody"]) == 1
     assert "nothing about user:nobody" in capsys.readouterr().err
     assert main(["--db", store_url, "erase", "--subject", "user:tom", "--by", "dpo",
@@ -263,7 +263,7 @@ def test_concurrent_writers_keep_one_chain(full, store_url):
     each entry chains to the head the other left."""
     from concurrent.futures import ThreadPoolExecutor
 
-    pending = [c.id for c in full.review_list()]
+    pending = [c.id for c in full.review.list()]
     halves = [pending[0::2], pending[1::2]]
 
     def decide(ids: list[int]) -> int:
@@ -274,5 +274,5 @@ def test_concurrent_writers_keep_one_chain(full, store_url):
 
     with ThreadPoolExecutor(2) as pool:
         assert sum(pool.map(decide, halves)) == len(pending)
-    report = full.verify()
+    report = full.audit.verify()
     assert report.ok, report.problems

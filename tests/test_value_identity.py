@@ -102,17 +102,17 @@ def test_the_opposite_predicate_meets_at_the_head_too():
 
 def test_store_refines_places_and_meets_tastes(store):
     u = "user:vi"
-    store.add(claim(u, "lives_in", "成都", at=day(1), turn=1))
-    store.add(claim(u, "lives_in", "成都市武侯区", at=day(2), turn=2))
-    store.add(claim(u, "lives_in", "成都", at=day(3), turn=3))  # a mention, not a conflict
-    (now,) = store.current(u, "lives_in")
+    store.facts.add(claim(u, "lives_in", "成都", at=day(1), turn=1))
+    store.facts.add(claim(u, "lives_in", "成都市武侯区", at=day(2), turn=2))
+    store.facts.add(claim(u, "lives_in", "成都", at=day(3), turn=3))  # a mention, not a conflict
+    (now,) = store.facts.current(u, "lives_in")
     assert now.object == "成都市武侯区" and now.valid_from == day(1)
-    (old,) = [f for f in store.history(u, "lives_in") if f.object == "成都"]
+    (old,) = [f for f in store.facts.history(u, "lives_in") if f.object == "成都"]
     assert old.retire_reason == "superseded"  # refined: kept as history, not "never true"
-    assert store.conflict_count() == 0
+    assert store.conflicts.count() == 0
 
-    store.add(claim(u, "likes", "牛肉面条", at=day(4), turn=4))
-    summary = store.add(claim(u, "dislikes", "面条", at=day(5), turn=5))
+    store.facts.add(claim(u, "likes", "牛肉面条", at=day(4), turn=4))
+    summary = store.facts.add(claim(u, "dislikes", "面条", at=day(5), turn=5))
     assert summary.conflicts == 1
-    (conflict,) = store.conflicts()
+    (conflict,) = store.conflicts.list()
     assert sorted(f["object"] for f in conflict.facts) == ["牛肉面条", "面条"]  # held, incoming

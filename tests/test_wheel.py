@@ -139,7 +139,7 @@ def test_wheel_holds_only_the_memdesk_package_and_its_data(installed):
     assert f"{dist_info}/licenses/LICENSE" in names
     for must in ("memdesk/__init__.py", "memdesk/app/__init__.py", "memdesk/data/__init__.py",
                  "memdesk/py.typed", "memdesk/app/py.typed", "memdesk/app/ui/memdesk.tcss",
-                 "memdesk/migrations/script.py.mako", "memdesk/data/predicates.toml",
+                 "memdesk/db/migrations/script.py.mako", "memdesk/data/predicates.toml",
                  "memdesk/data/demo/facts.jsonl", "memdesk/data/demo/review.jsonl",
                  "memdesk/data/signals/model.npz", "memdesk/data/signals/spans.crfsuite",
                  "memdesk/data/recall/query_map.npz"):

@@ -13,13 +13,13 @@ from .helpers import day, worked_example
 def view(store, t, known=None):
     out = {}
     for subject in ("user:me", "project:home"):
-        for f in store.as_of(subject, valid_at=t, known_at=known if known is not None else day(40)):
+        for f in store.facts.as_of(subject, valid_at=t, known_at=known if known is not None else day(40)):
             out[f.predicate] = f.object
     return out
 
 
 def test_as_of_views_t10_t25_t35(store):
-    store.add(worked_example())
+    store.facts.add(worked_example())
     assert view(store, day(10)) == {"lives_in": "徐家汇", "allergy": "花生", "name": "王工",
                                     "budget_limit": "5000 元"}
     assert view(store, day(25))["lives_in"] == "张江"
@@ -29,8 +29,8 @@ def test_as_of_views_t10_t25_t35(store):
 
 
 def test_eight_rows_two_retired_six_believed_four_valid_now(store):
-    store.add(worked_example())
-    rows = store.history("user:me") + store.history("project:home")
+    store.facts.add(worked_example())
+    rows = store.facts.history("user:me") + store.facts.history("project:home")
     assert len(rows) == 8
     assert sum(r.retired_at is not None for r in rows) == 2
     believed = [r for r in rows if r.retired_at is None]
@@ -39,17 +39,17 @@ def test_eight_rows_two_retired_six_believed_four_valid_now(store):
 
 
 def test_day_20_belief_about_day_35(store):
-    store.add(worked_example())
-    then = store.as_of("project:home", "budget_limit", valid_at=day(35), known_at=day(20))
+    store.facts.add(worked_example())
+    then = store.facts.as_of("project:home", "budget_limit", valid_at=day(35), known_at=day(20))
     assert [f.object for f in then] == ["5000 元"]
-    now = store.as_of("project:home", "budget_limit", valid_at=day(35), known_at=day(40))
+    now = store.facts.as_of("project:home", "budget_limit", valid_at=day(35), known_at=day(40))
     assert [f.object for f in now] == ["6500 元"]
     assert now[0].value == {"amount": 6500, "currency": "CNY"}
 
 
 def test_superseded_row_is_closed_copy_recorded_at_change(store):
-    store.add(worked_example())
-    rows = store.history("user:me", "lives_in")
+    store.facts.add(worked_example())
+    rows = store.facts.history("user:me", "lives_in")
     retired = [r for r in rows if r.retired_at is not None]
     assert len(retired) == 1 and retired[0].object == "徐家汇"
     assert retired[0].told_until == day(18) and retired[0].valid_to is None

@@ -49,7 +49,9 @@ def _print_summary(summary: dict[str, Any], as_json: bool,
 
 
 def cmd_import(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    return _print_summary(store.import_file(args.file).to_dict(), args.json)
+    with store.bulk():  # a large file: a parser and a writer process, the collector paused
+        summary = store.facts.import_file(args.file)
+    return _print_summary(summary.to_dict(), args.json)
 
 
 def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> int:
@@ -58,12 +60,13 @@ def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> in
         from memdesk import LLMExtractor
 
         extractor = LLMExtractor.from_env()
-    summary = store.ingest_file(args.file, extractor=extractor, progress=_progress_bar("ingest"),
-                                signals=not args.no_signals)
-    if summary["extraction_failed"]:
-        print(f"memdesk: warning: extraction failed for {summary['extraction_failed']} turn(s); "
+    with store.bulk():
+        summary = store.facts.ingest_file(args.file, extractor=extractor,
+                                          progress=_progress_bar("ingest"), signals=not args.no_signals)
+    if summary.extraction_failed:
+        print(f"memdesk: warning: extraction failed for {summary.extraction_failed} turn(s); "
               "they are stored raw and logged; rerun the same file to retry them", file=sys.stderr)
-    return _print_summary(summary, args.json, _INGEST_LABELS)
+    return _print_summary(summary.to_dict(), args.json, _INGEST_LABELS)
 
 
 def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
@@ -89,12 +92,12 @@ def _facts_query(store: Store, subject: str, predicate: str | None, valid_at: in
                  ) -> list[dict]:
     now = store.now()
     if all_rows:
-        facts = store.history(subject, predicate)
+        facts = store.facts.history(subject, predicate)
     else:
-        facts = store.as_of(subject, predicate, valid_at=valid_at if valid_at is not None else now,
+        facts = store.facts.as_of(subject, predicate, valid_at=valid_at if valid_at is not None else now,
                             known_at=known_at if known_at is not None else now,
                             include_expired=False, recorded_at=recorded_at)
-    return store.fact_dicts(facts, at=valid_at if valid_at is not None else now,
+    return store.facts.as_json(facts, at=valid_at if valid_at is not None else now,
                             known_at=None if all_rows else known_at)
 
 
@@ -186,7 +189,7 @@ def cmd_facts(store: Store, args: argparse.Namespace, settings: Settings) -> int
 
 
 def cmd_audit(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    report = store.audit(args.subject, args.predicate, args.object).to_dict()
+    report = store.audit.of(args.subject, args.predicate, args.object).to_dict()
     if args.json:
         _dump(report)
         return 0
@@ -236,7 +239,7 @@ def _candidate_detail(d: dict) -> str:
 
 
 def _edits(pairs: Sequence[str]) -> dict[str, Any]:
-    """The ``--edit FIELD=VALUE`` pairs as the edits ``Store.approve`` takes
+    """The ``--edit FIELD=VALUE`` pairs as the edits ``store.review.approve`` takes
     (which checks the edited candidate as a whole). ``value`` is JSON; an empty
     or ``null`` valid_to or change clears it. Raises UserError for a pair
     without ``=`` or a field given twice, InvalidInput for bad JSON."""
@@ -260,7 +263,7 @@ def _edits(pairs: Sequence[str]) -> dict[str, Any]:
 def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     action = args.review_action or "list"
     if action == "list":
-        rows = [c.to_dict() for c in store.review_list(args.state, limit=args.limit, offset=args.offset)]
+        rows = [c.to_dict() for c in store.review.list(args.state, limit=args.limit, offset=args.offset)]
         if args.json:
             _dump(rows)
         elif rows:
@@ -269,7 +272,7 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
             print(f"no {args.state} candidates")
         return 0
     if action == "show":
-        data = store.candidate(args.id).to_dict()
+        data = store.review.get(args.id).to_dict()
         if args.json:
             _dump(data)
         else:
@@ -295,8 +298,8 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
         return 0
     by = args.by or settings.reviewer
     if action == "approve":
-        result = store.approve(args.id, by=by, edits=_edits(args.edit) or None, note=args.note)
-        result["candidate"] = store.candidate(args.id).to_dict()
+        approval = store.review.approve(args.id, by=by, edits=_edits(args.edit) or None, note=args.note)
+        result = {**approval.to_dict(), "candidate": store.review.get(args.id).to_dict()}
         if args.json:
             _dump(result)
         else:
@@ -305,7 +308,7 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
                   + (f", conflict {result['conflict_id']} opened" if result["conflict_id"] else ""))
         return 0
     if action == "reject":
-        data = store.reject(args.id, by=by, reason=args.reason).to_dict()
+        data = store.review.reject(args.id, by=by, reason=args.reason).to_dict()
         if args.json:
             _dump(data)
         else:
@@ -341,7 +344,7 @@ def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) ->
     action = args.conflict_action
     if action == "resolve":
         by = args.by or settings.reviewer
-        data = store.resolve_conflict(args.id, args.keep, by=by, reason=args.reason,
+        data = store.conflicts.resolve(args.id, args.keep, by=by, reason=args.reason,
                                       scope=args.scope).to_dict()
         if args.json:
             _dump(data)
@@ -350,9 +353,10 @@ def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) ->
                   f" (undo: memdesk conflicts undo {args.id})")
         return 0
     if action == "show":
-        conflict = store.conflict(args.id)
+        conflict = store.conflicts.get(args.id)
         data = conflict.to_dict()
-        data["choices"] = store.resolution_preview(args.id) if conflict.state == "open" else []
+        data["choices"] = ([c.to_dict() for c in store.conflicts.preview(args.id)]
+                           if conflict.state == "open" else [])
         if args.json:
             _dump(data)
         else:
@@ -362,8 +366,8 @@ def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) ->
         return 0
     if action == "undo":
         by = args.by or settings.reviewer
-        result = store.undo_resolution(args.id, by=by, reason=args.reason)
-        result["conflict"] = store.conflict(args.id).to_dict()
+        undone = store.conflicts.undo(args.id, by=by, reason=args.reason)
+        result = {**undone.to_dict(), "conflict": store.conflicts.get(args.id).to_dict()}
         if args.json:
             _dump(result)
         else:
@@ -371,7 +375,7 @@ def cmd_conflicts(store: Store, args: argparse.Namespace, settings: Settings) ->
                   f"undone by {by}; retired facts {_ids(result['retired'])}, "
                   f"brought back as facts {_ids(result['restored'])}")
         return 0
-    items = [c.to_dict() for c in store.conflicts(args.state)]
+    items = [c.to_dict() for c in store.conflicts.list(args.state)]
     if args.json:
         _dump(items)
     else:
@@ -386,7 +390,7 @@ def _ids(ids: list[int]) -> str:
 
 
 def cmd_predicates(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    items = [p.to_dict() for p in store.predicates()]
+    items = [p.to_dict() for p in store.facts.predicates()]
     if args.json:
         _dump(items)
     else:
@@ -400,8 +404,8 @@ def cmd_predicates(store: Store, args: argparse.Namespace, settings: Settings) -
 
 def cmd_retract(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     by = args.by or settings.reviewer
-    fact = store.retract(args.id, by=by, reason=args.reason)
-    data = store.fact_dicts([fact])[0]
+    fact = store.facts.retract(args.id, by=by, reason=args.reason)
+    data = store.facts.as_json([fact])[0]
     if args.json:
         _dump(data)
     else:

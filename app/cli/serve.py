@@ -201,7 +201,7 @@ def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
                                    ("--address-connections", args.address_connections, 1)):
             if not value >= least:  # (not >=: NaN too)
                 raise UserError(f"{flag} must be at least {least:g}, got {value:g}")
-        active = store.tokens(include_revoked=False)
+        active = store.admin.tokens(include_revoked=False)
         if not is_loopback(args.host) and not active:
             raise UserError(f"refusing to listen on {args.host} without authentication: no "
                             "active token in the store. Create one with `memdesk tokens create "
@@ -227,7 +227,7 @@ def cmd_mcp(store: Store, args: argparse.Namespace, settings: Settings) -> int:
 def cmd_tokens(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     by = getattr(args, "by", None) or settings.reviewer
     if args.action == "create":
-        token, secret = store.create_token(args.name, users=args.user, projects=args.project or (),
+        token, secret = store.admin.create_token(args.name, users=args.user, projects=args.project or (),
                                            read_only=args.read_only, by=by)
         if args.json:
             _dump({**token.to_dict(), "secret": secret})
@@ -241,14 +241,14 @@ def cmd_tokens(store: Store, args: argparse.Namespace, settings: Settings) -> in
                   "--transport http")
         return 0
     if args.action == "revoke":
-        token = store.revoke_token(args.id, by=by, reason=args.reason)
+        token = store.admin.revoke_token(args.id, by=by, reason=args.reason)
         if args.json:
             _dump(token.to_dict())
         else:
             print(f"{token.label} revoked by {token.revoked_by} at {iso(token.revoked_at)}: "
                   "refused from the next request on")
         return 0
-    found = store.tokens(include_revoked=args.all)
+    found = store.admin.tokens(include_revoked=args.all)
     if args.json:
         _dump([t.to_dict() for t in found])
         return 0

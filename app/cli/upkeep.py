@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # ------------------------------------------------------------------- trust
 def cmd_verify(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    report = store.verify()
+    report = store.audit.verify()
     if args.json:
         _dump(report.to_dict())
     elif report.ok:
@@ -48,7 +48,7 @@ def _mention_rows(mentions: Sequence[Any]) -> list[tuple[object, ...]]:
 def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     heads = ["row", "whose", "name found", "where", "text"]
     if args.mentions:  # read only: what an erasure would leave naming them
-        found = store.subject_mentions(args.subject)
+        found = store.admin.mentions_of(args.subject)
         if args.json:
             _dump([m.to_dict() for m in found])
         elif not found:
@@ -60,7 +60,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
                   "store no longer knows their names)")
         return 0
     by = args.by or settings.reviewer
-    erased = store.erase_subject(args.subject, by=by, redact=args.redact or ())
+    erased = store.admin.erase(args.subject, by=by, redact=args.redact or ())
     # the index files of this store's default (or configured) folder go now; any
     # other folder's index discards itself when a Recaller next opens it
     from memdesk import index_folder, remove_index_files
@@ -89,7 +89,7 @@ def cmd_erase(store: Store, args: argparse.Namespace, settings: Settings) -> int
 def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
     from memdesk import Store
 
-    result = Store.upgrade(settings.db)
+    result = Store.upgrade(settings.db).to_dict()
     if args.json:
         _dump(result)
     elif result["from"] == result["to"]:
@@ -124,7 +124,7 @@ def _maintenance_lines(report: dict[str, Any]) -> list[str]:
 
 
 def cmd_maintain(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    report = store.maintain(dry_run=args.dry_run, older_than=args.older_than,
+    report = store.admin.maintain(dry_run=args.dry_run, older_than=args.older_than,
                             subject=args.subject, by=args.by or "maintain",
                             progress=_progress_bar("maintain")).to_dict()
     if args.json:
@@ -150,9 +150,9 @@ def cmd_maintain(store: Store, args: argparse.Namespace, settings: Settings) -> 
 
 def cmd_export(store: Store, args: argparse.Namespace, settings: Settings) -> int:
     if args.out is None or args.out == "-":
-        store.export(sys.stdout, vectors=not args.no_vectors)
+        store.admin.export(sys.stdout, vectors=not args.no_vectors)
         return 0
-    counts = store.export(args.out, vectors=not args.no_vectors)
+    counts = store.admin.export(args.out, vectors=not args.no_vectors).to_dict()
     _row_counts(args, args.out, counts, "exported", f"to {args.out}")
     return 0
 
@@ -169,7 +169,7 @@ def _row_counts(args: argparse.Namespace, file: str, counts: dict[str, int], ver
 
 
 def cmd_restore(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    counts = store.restore(args.file)
+    counts = store.admin.restore(args.file).to_dict()
     _row_counts(args, args.file, counts, "restored", f"into {store.safe_url}")
     if not args.json and "recall_vector" not in counts:
         print("the export held no recall vectors: `memdesk reindex` embeds them again")

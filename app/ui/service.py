@@ -184,9 +184,9 @@ class MemdeskService:
 
     def overview(self) -> Overview:
         # the desk opens on a project or a user, not on someone a user told of (person:…)
-        subjects = (self.store.subjects("project:", limit=1) or self.store.subjects("user:", limit=1)
-                    or self.store.subjects(limit=1))
-        return Overview(self.store_label(), self.reviewer, self.store.review_count(),
+        subjects = (self.store.facts.subjects("project:", limit=1) or self.store.facts.subjects("user:", limit=1)
+                    or self.store.facts.subjects(limit=1))
+        return Overview(self.store_label(), self.reviewer, self.store.review.count(),
                         self.conflict_count(), subjects[0] if subjects else None)
 
     def store_label(self) -> str:
@@ -201,23 +201,23 @@ class MemdeskService:
         return self.store.change_stamp()
 
     def conflict_count(self) -> int:
-        return self.store.conflict_count("open")
+        return self.store.conflicts.count("open")
 
     def subjects(self, prefix: str = "", limit: int = 200) -> list[str]:
-        return self.store.subjects(prefix, limit=limit)
+        return self.store.facts.subjects(prefix, limit=limit)
 
     def predicates(self) -> list[str]:
-        return [p.id for p in self.store.predicates()]
+        return [p.id for p in self.store.facts.predicates()]
 
     def timeline(self, subject: str) -> TimelineData:
-        return TimelineData(subject, tuple(self.store.history(subject)), self.store.now())
+        return TimelineData(subject, tuple(self.store.facts.history(subject)), self.store.now())
 
     def fact_detail(self, fact_id: int) -> FactDetail:
         """Raises FactNotFound."""
-        fact = self.store.fact(fact_id)
-        data = self.store.fact_dicts([fact])[0]
+        fact = self.store.facts.get(fact_id)
+        data = self.store.facts.as_json([fact])[0]
         try:
-            report = self.store.audit(fact.subject, fact.predicate, fact.object)
+            report = self.store.audit.of(fact.subject, fact.predicate, fact.object)
         except FactNotFound:
             report = None
         return FactDetail(data, report)
@@ -225,23 +225,23 @@ class MemdeskService:
     def review_page(self, after: tuple[float, int] | None = None,
                     limit: int = REVIEW_PAGE, subject: str | None = None) -> ReviewPage:
         """A page of the pending queue (``subject``'s candidates only, if given)."""
-        items = self.store.review_list("pending", limit=limit + 1, after=after, subject=subject)
-        return ReviewPage(tuple(items[:limit]), self.store.review_count(subject=subject),
+        items = self.store.review.list("pending", limit=limit + 1, after=after, subject=subject)
+        return ReviewPage(tuple(items[:limit]), self.store.review.count(subject=subject),
                           len(items) > limit)
 
     def candidate_context(self, candidate_id: int, radius: int = 4) -> CandidateContext:
         """Raises CandidateNotFound."""
-        cand = self.store.candidate(candidate_id)
-        turns = self.store.conversation(cand.source.session, cand.source.turn, radius)
+        cand = self.store.review.get(candidate_id)
+        turns = self.store.facts.conversation(cand.source.session, cand.source.turn, radius)
         return CandidateContext(cand, tuple(turns))
 
     def conflicts(self, state: str = "open", limit: int = CONFLICT_PAGE) -> list[Conflict]:
         """The oldest ``limit`` conflicts in ``state`` (resolving one brings the next in)."""
-        return self.store.conflicts(state, limit=limit)
+        return self.store.conflicts.list(state, limit=limit)
 
     def audit(self, subject: str, predicate: str, obj: str | None) -> AuditReport:
         """Raises FactNotFound."""
-        return self.store.audit(subject, predicate, obj or None)
+        return self.store.audit.of(subject, predicate, obj or None)
 
     def recall(self, query: str, *, exact: bool = False, over: str = "memories",
                at: int | None = None, k: int = 10, subject: str | None = None) -> RecallView:
@@ -267,7 +267,7 @@ class MemdeskService:
     def before_first_record(self, at: int, subject: str | None) -> str:
         """Why a recall as of ``at`` can find nothing, when it is before the
         first record (of ``subject``); else ""."""
-        first = self.store.first_told(subject)
+        first = self.store.facts.first_told(subject)
         whose = f"about {subject} " if subject else ""
         if first is None:
             return f"the store holds nothing {whose}yet"
@@ -278,35 +278,35 @@ class MemdeskService:
 
     def turn_context(self, session: str, turn: int, radius: int = 2) -> tuple[TurnRecord, ...]:
         """The turns around ``turn`` of ``session`` (the source of a result)."""
-        return tuple(self.store.conversation(session, turn, radius))
+        return tuple(self.store.facts.conversation(session, turn, radius))
 
     # --------------------------------------------------------------- writes
     def approve(self, candidate_id: int, edits: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.store.approve(candidate_id, by=self.reviewer, edits=edits)
+        return self.store.review.approve(candidate_id, by=self.reviewer, edits=edits).to_dict()
 
     def reject(self, candidate_id: int, reason: str) -> Candidate:
-        return self.store.reject(candidate_id, by=self.reviewer, reason=reason)
+        return self.store.review.reject(candidate_id, by=self.reviewer, reason=reason)
 
     def undo(self, candidate_id: int) -> Candidate:
-        self.store.undo_decision(candidate_id, by=self.reviewer)
-        return self.store.candidate(candidate_id)
+        self.store.review.undo(candidate_id, by=self.reviewer)
+        return self.store.review.get(candidate_id)
 
     def resolve(self, conflict_id: int, keep: str, scope: str | None = None,
                 reason: str | None = None) -> Conflict:
-        return self.store.resolve_conflict(conflict_id, keep, by=self.reviewer, scope=scope,
+        return self.store.conflicts.resolve(conflict_id, keep, by=self.reviewer, scope=scope,
                                            reason=reason)
 
     def resolution_preview(self, conflict_id: int) -> list[dict[str, Any]]:
         """What each resolution would make of the conflict's timeline (a dry
         run of the gates; nothing is written). Raises ConflictNotFound,
         AlreadyDecided."""
-        return self.store.resolution_preview(conflict_id)
+        return [choice.to_dict() for choice in self.store.conflicts.preview(conflict_id)]
 
     def undo_resolution(self, conflict_id: int) -> Conflict:
         """Reopen a resolved conflict, the timeline as before the resolution.
         Raises ConflictNotFound, AlreadyDecided, InvalidInput."""
-        self.store.undo_resolution(conflict_id, by=self.reviewer)
-        return self.store.conflict(conflict_id)
+        self.store.conflicts.undo(conflict_id, by=self.reviewer)
+        return self.store.conflicts.get(conflict_id)
 
 
     # ----- conflicts (detail pane)
@@ -315,17 +315,17 @@ class MemdeskService:
         incoming claim, each with its score, the gates it passed (as the
         store recorded them) and the conversation within ``radius`` turns of
         its source turn. Raises ConflictNotFound, CandidateNotFound."""
-        conflict = self.store.conflict(conflict_id)
-        claim = self.store.candidate(conflict.claim_id)
+        conflict = self.store.conflicts.get(conflict_id)
+        claim = self.store.review.get(conflict.claim_id)
         facts: list[Fact] = []
         for fact_id in conflict.fact_ids:
             try:
-                facts.append(self.store.fact(fact_id))
+                facts.append(self.store.facts.get(fact_id))
             except FactNotFound:  # erased since: the conflict lists what is left
                 continue
         claim_ids = [f.claim_id for f in facts] + [claim.id]
-        sources = self.store.sources(claim_ids[:-1])
-        mentions = self.store.mentions(claim_ids)
+        sources = self.store.facts.sources(claim_ids[:-1])
+        mentions = self.store.facts.mentions(claim_ids)
         now = self.store.now()
         sides: list[ConflictSide] = []
         for fact in facts:
@@ -351,13 +351,13 @@ class MemdeskService:
     def _turns_around(self, source: Source | None, radius: int) -> tuple[TurnRecord, ...]:
         if source is None:
             return ()
-        return tuple(self.store.conversation(source.session, source.turn, radius))
+        return tuple(self.store.facts.conversation(source.session, source.turn, radius))
 
     def _fact_gates(self, fact: Fact) -> tuple[GateResult, ...]:
         """The gate results recorded for the claim behind ``fact``, read from
         its audit chain (empty when the store kept none)."""
         try:
-            report = self.store.audit(fact.subject, fact.predicate, fact.object)
+            report = self.store.audit.of(fact.subject, fact.predicate, fact.object)
         except FactNotFound:
             return ()
         return gates_by_claim(report.chain).get(fact.claim_id, ())

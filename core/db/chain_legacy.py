@@ -250,7 +250,7 @@ class VerifyProblem:
 
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
-    """What ``Store.verify`` found. ``ok`` when the chain and every covered row check out."""
+    """What ``store.audit.verify`` found. ``ok`` when the chain and every covered row check out."""
 
     ok: bool
     entries: int

@@ -154,7 +154,7 @@ class Collection:
                  settings: IndexSettings, notify: Callable[[str], None],
                  progress: Progress | None = None, *,
                  store_erasures: Callable[[], int]) -> None:
-        """``store_erasures`` reads the store's erasure count (``Store.erasures``)."""
+        """``store_erasures`` reads the store's erasure count (``store.admin.erasures``)."""
         self.kind = kind
         self._store_erasures = store_erasures
         self.embedder = embedder

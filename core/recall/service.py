@@ -306,7 +306,7 @@ class Recaller:
         self._erasure_mark: tuple[tuple, int] | None = None  # (stamp, the store's erasures)
         self.embed_in_background = embed_in_background
         self._pool: ThreadPoolExecutor | None = None
-        store.on_erasure(self._forget_erased)
+        store.admin.on_erasure(self._forget_erased)
 
     # ------------------------------------------------------------- plumbing
     @property
@@ -345,7 +345,7 @@ class Recaller:
             if col is None:
                 col = Collection(self.store.engine, embedder, kind, self.index_dir,
                                  self.index_settings, self._notify, self._progress,
-                                 store_erasures=self.store.erasures)
+                                 store_erasures=self.store.admin.erasures)
                 self._collections[kind] = col
             return col
 
@@ -736,7 +736,7 @@ class Recaller:
             return pairs
 
         def people(user: str) -> list[str]:  # person:<user>/… subjects: what the user told of others
-            return self.store.subjects(people_of(user))
+            return self.store.facts.subjects(people_of(user))
         return resolve(asked, conversations, people)
 
     # -- raw turns: the word and the dense channel, fused over every turn in scope
@@ -1154,13 +1154,13 @@ class Recaller:
         out: list[RecallHit] = []
         for subj in subjects:
             for pred in predicates:
-                facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
+                facts = self.store.facts.as_of(subj, pred, valid_at=now, known_at=known_at
                                          if known_at is not None else now, include_expired=False)
                 if scopes:
                     facts = [f for f in facts if f.scope in scopes]
                 if not facts:
                     continue
-                sources = self.store.sources(f.claim_id for f in facts)
+                sources = self.store.facts.sources(f.claim_id for f in facts)
                 info = self.store.catalog.get(pred)
                 label = (info.zh if zh else info.en) if info else pred
                 facts.sort(key=lambda f: (-f.told_from, -f.id))
@@ -1203,7 +1203,7 @@ class Recaller:
         count is read once per store stamp (an erasure writes an audit entry)."""
         if self._erasure_mark is not None and self._erasure_mark[0] == stamp:
             return False
-        count = self.store.erasures()
+        count = self.store.admin.erasures()
         dropped = self._erasure_mark is not None and self._erasure_mark[1] != count
         if dropped:
             self.close()
@@ -1352,7 +1352,7 @@ class Recaller:
             if not f.scope.covers_subject(subj):
                 continue
             if (subj, pred) not in current:
-                facts = self.store.as_of(subj, pred, valid_at=now, known_at=known_at
+                facts = self.store.facts.as_of(subj, pred, valid_at=now, known_at=known_at
                                          if known_at is not None else now, include_expired=False)
                 current[(subj, pred)] = [x for x in facts if not f.scopes or x.scope in f.scopes]
             held = tuple(x for x in current[(subj, pred)] if x.single_valued or x.object == obj)
@@ -1373,7 +1373,7 @@ class Recaller:
         placed: dict[int, int] = {}  # fact id → its position in out
         for turn, j in best.items():
             o, rel = options[j], told_at[turn]
-            sources = self.store.sources(x.claim_id for x in o.facts)
+            sources = self.store.facts.sources(x.claim_id for x in o.facts)
             for x in o.facts:
                 hit = self._fact_hit(x, o.label, sources.get(x.claim_id), now, known_at,
                                      conflicts, zh, relevance=rel, pinned=False, channel="told")
@@ -1412,7 +1412,7 @@ class Recaller:
         partners: dict[int, list[RecallHit]] = {}
         for cid in wanted:
             try:
-                conflict = self.store.conflict(cid)
+                conflict = self.store.conflicts.get(cid)
             except LookupError:
                 continue
             extra: list[RecallHit] = []

@@ -74,9 +74,9 @@ def build_big_store(folder: Path, subjects: int) -> Path:
           file=sys.stderr)
     t0 = time.perf_counter()
     partial = db.with_name(db.name + ".building")
-    with Store.open(partial) as store:
-        store.import_file(data)
-        store.import_file(cands)
+    with Store.open(partial) as store, store.bulk():
+        store.facts.import_file(data)
+        store.facts.import_file(cands)
     partial.rename(db)
     print(f"built in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return db
@@ -141,7 +141,7 @@ def write_loop(db: Path) -> None:
                            "kind": "user_explicit", "text": text,
                            "time": "2026-05-02T10:00:00+08:00"},
                 "extractor": "bench-writer@1"}, ensure_ascii=False) + "\n", encoding="utf-8")
-            store.import_file(path)
+            store.facts.import_file(path)
             time.sleep(WRITE_EVERY_S)
 
 
@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         small = build_demo_store(Path(tmp) / "demo.db")
         with Store.open(big) as store:
             rows = store.engine.connect().exec_driver_sql("SELECT count(*) FROM fact").scalar()
-            pending = store.review_count()
+            pending = store.review.count()
         base = None if args.no_baseline else asyncio.run(measure(small, args.writer))
         load_before = os.getloadavg()
         result = asyncio.run(measure(big, args.writer))

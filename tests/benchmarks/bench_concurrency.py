@@ -46,19 +46,19 @@ def reviewer(url: str, name: str, seed: int, barrier, results) -> None:
     rng = random.Random(seed)
     made = lost = 0
     with Store.open(url) as store:
-        store.review_count()  # connect before the start
+        store.review.count()  # connect before the start
         barrier.wait()
         started = time.perf_counter()
         while True:
-            head = store.review_list(limit=PICK_FROM)
+            head = store.review.list(limit=PICK_FROM)
             if not head:
                 break
             cand = rng.choice(head)
             try:
                 if rng.random() < APPROVE_SHARE:
-                    store.approve(cand.id, by=name)
+                    store.review.approve(cand.id, by=name)
                 else:
-                    store.reject(cand.id, by=name, reason="benchmark")
+                    store.review.reject(cand.id, by=name, reason="benchmark")
                 made += 1
             except AlreadyDecided:
                 lost += 1
@@ -67,8 +67,8 @@ def reviewer(url: str, name: str, seed: int, barrier, results) -> None:
 
 def prepare(url: str, data: Path) -> int:
     with Store.open(url) as store:
-        store.import_file(data, parallel=False)
-        return store.review_count()
+        store.facts.import_file(data, parallel=False)
+        return store.review.count()
 
 
 def run(url: str, data: Path, processes: int) -> dict:

@@ -63,7 +63,7 @@ def ingest_with_vectors(path: Path) -> dict[str, float]:
         store = Store.open(Path(tmp) / "b.db", clock=ManualClock(CLOCK))
         try:
             started = time.perf_counter()
-            turns = store.ingest_file(path)["turns"]
+            turns = store.facts.ingest_file(path).turns
             ingest_s = time.perf_counter() - started
             recaller = Recaller(store, index_dir=Path(tmp) / "idx")
             started = time.perf_counter()

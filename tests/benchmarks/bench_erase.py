@@ -65,16 +65,16 @@ def main() -> None:
             users = ["alice"] + [f"user{k:04d}" for k in range(1, args.users)]
             t0 = time.perf_counter()
             for k, user in enumerate(users):
-                store.ingest_turns(_turns(user, args.turns, args.every, k), signals=False)
-            store.create_token("alice-laptop", users=["alice"], projects=["atlas"], by="admin")
+                store.facts.ingest_turns(_turns(user, args.turns, args.every, k), signals=False)
+            store.admin.create_token("alice-laptop", users=["alice"], projects=["atlas"], by="admin")
             built = time.perf_counter() - t0
             print(f"store: {len(users)} users x {args.turns} turns "
                   f"({len(users) * args.turns:,} turns) built in {built:.1f} s")
-            verified, t_verify = _timed(store.verify)
+            verified, t_verify = _timed(store.audit.verify)
             assert verified.ok
-            found, t_list = _timed(lambda: store.subject_mentions("user:alice"))
-            report, t_erase = _timed(lambda: store.erase_subject("user:alice", by="bench"))
-            assert store.verify().ok
+            found, t_list = _timed(lambda: store.admin.mentions_of("user:alice"))
+            report, t_erase = _timed(lambda: store.admin.erase("user:alice", by="bench"))
+            assert store.audit.verify().ok
             print(f"verify (baseline)        {t_verify:7.3f} s  1.00x  ({verified.entries} entries)")
             print(f"erase --mentions         {t_list:7.3f} s  {t_list / t_verify:4.2f}x  "
                   f"({len(found)} rows of others name her)")

@@ -6,7 +6,7 @@
 Fills a store with ~100,000 fact rows (the bench_store history for 10,000
 subjects), then ingests the demo conversations in data/conversations/, copied
 ``--copies`` times under fresh session and user names, through
-``Store.ingest_file``: raw turns stored, the rule extractor, every gate, the
+``store.facts.ingest_file``: raw turns stored, the rule extractor, every gate, the
 audit entry. Prints turns/s, with the extractor alone on the same turns (same
 run) as the baseline, and the ingest with the rules alone against the rules
 behind the signal layer (the default), each on its own copy of the turns into
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         write_dataset(facts, args.prefill_subjects)
         store = Store.open(work / "bench.db")
         t0 = time.perf_counter()
-        pre = store.import_file(facts)
+        with store.bulk():  # as the command line imports
+            pre = store.facts.import_file(facts)
         print(f"prefill: {pre.fact_rows:,} fact rows in {time.perf_counter() - t0:.1f} s")
 
         convo = work / "turns.jsonl"
@@ -88,20 +89,21 @@ def main(argv: list[str] | None = None) -> int:
         rates = {}
         for label, path, signals in (("rules only", plain, False), ("rules + signal layer", convo, True)):
             t0 = time.perf_counter()
-            summary = store.ingest_file(path, signals=signals)
+            with store.bulk():  # as the command line imports
+                summary = store.facts.ingest_file(path, signals=signals)
             dt = time.perf_counter() - t0
-            rates[label] = summary["turns"] / dt
-            print(f"ingest, {label}: {summary['turns']:,} turns in {dt:.2f} s -> {rates[label]:,.0f} turns/s "
-                  f"(all gates on; {summary['asserted']:,} asserted, {summary['evolutions']:,} evolutions, "
-                  f"{summary['corrections']:,} corrections, {summary['queued']:,} queued, "
-                  f"{summary['conflicts']:,} conflicts, {summary['merged']:,} merged, "
-                  f"{summary['dropped']:,} turns dropped); {dt / base:.2f}x the extractor-only time")
+            rates[label] = summary.turns / dt
+            print(f"ingest, {label}: {summary.turns:,} turns in {dt:.2f} s -> {rates[label]:,.0f} turns/s "
+                  f"(all gates on; {summary.asserted:,} asserted, {summary.evolutions:,} evolutions, "
+                  f"{summary.corrections:,} corrections, {summary.queued:,} queued, "
+                  f"{summary.conflicts:,} conflicts, {summary.merged:,} merged, "
+                  f"{summary.dropped:,} turns dropped); {dt / base:.2f}x the extractor-only time")
         print(f"the signal layer's cost: {rates['rules + signal layer'] / rates['rules only']:.2f}x the "
               f"rules-only ingest rate (target: >= 1,000 turns/s with the layer)")
         t0 = time.perf_counter()
-        again = store.ingest_file(convo)
-        print(f"rerun of the same file: {again['unchanged']:,} claims unchanged, "
-              f"{again['fact_rows']} new rows, {time.perf_counter() - t0:.2f} s")
+        again = store.facts.ingest_file(convo)
+        print(f"rerun of the same file: {again.unchanged:,} claims unchanged, "
+              f"{again.fact_rows} new rows, {time.perf_counter() - t0:.2f} s")
         store.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)

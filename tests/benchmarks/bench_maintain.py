@@ -1,4 +1,4 @@
-"""Benchmark: ``Store.maintain`` on a store of ~50,000 memories.
+"""Benchmark: ``store.admin.maintain`` on a store of ~50,000 memories.
 
     python -m tests.benchmarks.bench_maintain                  # 10,000 subjects, SQLite
     python -m tests.benchmarks.bench_maintain --subjects 1000  # quick run
@@ -69,7 +69,7 @@ def main() -> None:
         with Store.open(Path(tmp) / "bench.db", clock=clock) as store:
             items = claims(args.subjects)
             t0 = time.perf_counter()
-            with store._write() as batch:  # as conversation ingest writes: memories too
+            with store._core.write() as batch:  # as conversation ingest writes: memories too
                 batch.route_memories = True
                 batch.prefetch(items)
                 for c in items:
@@ -83,15 +83,15 @@ def main() -> None:
             for label, kwargs in (("dry run", {"dry_run": True}), ("run", {}),
                                   ("second run", {})):
                 t0 = time.perf_counter()
-                report = store.maintain(**kwargs)
+                report = store.admin.maintain(**kwargs)
                 took = time.perf_counter() - t0
                 print(f"{label:<10} {took:6.2f} s  {report.plan.counts()}  "
                       f"audit entry {report.audit_entry}")
             t0 = time.perf_counter()
-            ok = store.verify().ok
+            ok = store.audit.verify().ok
             print(f"verify     {time.perf_counter() - t0:6.2f} s  ok={ok}")
             t0 = time.perf_counter()
-            steps = [s for s in store.audit("user:u7", "lives_in", PLACES[7 % 6]).chain
+            steps = [s for s in store.audit.of("user:u7", "lives_in", PLACES[7 % 6]).chain
                      if s.step == "maintenance"]
             print(f"audit      {time.perf_counter() - t0:6.3f} s  {len(steps)} maintenance step(s)")
 

@@ -122,7 +122,7 @@ def cached_store(memories: int, cache: Path) -> Path:
     base, texts = base_vectors(embedder)
     fill_store(db, synth(base, memories, seed=1), texts, embedder)
     with Store.open(db) as store:
-        store.ingest_file(person_file(folder))
+        store.facts.ingest_file(person_file(folder))
         # the default embedders: USE for memories (fill_store's vectors), e5 for turns
         Recaller(store, index_dir=Path(f"{db}.recall")).reindex()
     (folder / "DONE").write_text(f"{time.perf_counter() - started:.0f} s\n")
@@ -293,8 +293,8 @@ def two_servers(where: Path, n: int) -> dict[str, list[float]] | None:
     procs: list[subprocess.Popen] = []
     try:
         with Store.open(pg.url) as store:
-            store.ingest_file(person_file(where))
-            _, secret = store.create_token("bench", users=[USER], by="bench")
+            store.facts.ingest_file(person_file(where))
+            _, secret = store.admin.create_token("bench", users=[USER], by="bench")
             Recaller(store, index_dir=where / "seed-index").reindex()  # the turns' vectors
         ports = (free_port(), free_port())
         for name, port in zip("AB", ports, strict=True):

@@ -27,7 +27,7 @@ Four parts, in one run:
   and the real door (``http_app``: guard, token check, per-token limits). The
   same ``facts`` and ``recall`` calls over one SDK client connection to each,
   the servers alternated in rounds; p50 / p95, and the ratios. Then
-  ``Store.token_for_secret`` alone: a good, a wrong and a malformed secret.
+  ``store.admin.token_for_secret`` alone: a good, a wrong and a malformed secret.
 
     python -m tests.benchmarks.bench_mcp_auth
     python -m tests.benchmarks.bench_mcp_auth --quick
@@ -676,7 +676,7 @@ def stop_case(where: Path, name: str, kind: str) -> Stop:
     how = ("watchdog" if code == -signal.SIGALRM or "exiting now" in log else "graceful") \
         if seconds is not None else "STILL RUNNING"
     with Store.open(db) as store:
-        verified = store.verify().ok
+        verified = store.audit.verify().ok
     return Stop(name, seconds, code, how, written(before, attack.counts(db)), verified)
 
 
@@ -919,15 +919,15 @@ def latency(where: Path, calls: int, token_calls: int) -> None:
         verifier = StoreTokenVerifier(memory)
         wrong = "mdk_" + secrets.token_urlsafe(32)
         malformed = "mdk_" + "é" * 43
-        assert store.token_for_secret(secret) is not None
-        assert store.token_for_secret(wrong) is None and store.token_for_secret(malformed) is None
+        assert store.admin.token_for_secret(secret) is not None
+        assert store.admin.token_for_secret(wrong) is None and store.admin.token_for_secret(malformed) is None
         print(f"the token check alone, {token_calls:,} calls each (this process, SQLite):")
         for what, fn in [
-                ("token_for_secret, good secret", lambda: store.token_for_secret(secret)),
+                ("token_for_secret, good secret", lambda: store.admin.token_for_secret(secret)),
                 ("token_for_secret, wrong (well-formed) secret",
-                 lambda: store.token_for_secret(wrong)),
+                 lambda: store.admin.token_for_secret(wrong)),
                 ("token_for_secret, malformed (no read)",
-                 lambda: store.token_for_secret(malformed)),
+                 lambda: store.admin.token_for_secret(malformed)),
                 ("StoreTokenVerifier.lookup, good secret", lambda: verifier.lookup(secret))]:
             print(f"  {what:<46} {per_call_us(fn, token_calls):8.1f} µs per call")
 

@@ -92,7 +92,7 @@ def import_part(lines: int, folder: Path) -> None:
         db = folder / f"{tag}.db"
         with Store.open(db) as store:
             t = time.perf_counter()
-            store.import_file(path)
+            store.facts.import_file(path)
             return time.perf_counter() - t
 
     rounds = []
@@ -147,7 +147,7 @@ def recall_part(turns: int, folder: Path, calls: int) -> None:
                     phone=f"1360000{i % 10000:04d}", n=i, city=CITIES[i % len(CITIES)])})
                     + "\n")
     with Store.open(db) as store:
-        store.ingest_file(path, signals=False)
+        store.facts.ingest_file(path, signals=False)
         recaller = Recaller(store, embedder=HashEmbedder(), turn_embedder=HashEmbedder(),
                             index_dir=folder / "idx")
         queries = ["what is my number", "trip to York", "budget euros", "call me"]

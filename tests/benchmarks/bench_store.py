@@ -9,8 +9,8 @@ from 7 import lines):
   lives_in     asserted, then moved twice (evolutions)        -> 5 rows
   budget_limit asserted, raised (evolution), then corrected   -> 4 rows
   likes        asserted once                                  -> 1 row
-The import goes through the public ``Store.import_file`` path (parsing,
-validation, every gate, audit log). Then it times ``Store.as_of`` for one
+The import goes through the public ``store.facts.import_file`` path (parsing,
+validation, every gate, audit log). Then it times ``store.facts.as_of`` for one
 (subject, predicate) at random (valid_at, known_at), and, on SQLite, the same
 lookup as a hand-written ``sqlite3`` query on the same file, interleaved in the
 same run, and prints the ratio. Targets: import >= 10,000 facts/s; as-of p50
@@ -160,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         store = Store.open(url)
         cpu0 = _cpu_seconds()
         t0 = time.perf_counter()
-        summary = store.import_file(data)
+        with store.bulk():  # as the command line imports
+            summary = store.facts.import_file(data)
         dt = time.perf_counter() - t0
         own, helpers = (b - a for a, b in zip(cpu0, _cpu_seconds(), strict=True))
         print(f"import: {summary.fact_rows:,} fact rows from {summary.lines:,} lines in {dt:.1f} s "
@@ -186,13 +187,13 @@ def main(argv: list[str] | None = None) -> int:
         hits = 0
         for _ in range(200):  # warm both paths
             s, p, v, k = queries[_ % len(queries)]
-            store.as_of(s, p, valid_at=v, known_at=k)
+            store.facts.as_of(s, p, valid_at=v, known_at=k)
             if hand:
                 hand.execute(HAND_SQL, (s, p, k, k, v, v)).fetchall()
         pc = time.perf_counter
         for s, p, v, k in queries:
             t = pc()
-            got = store.as_of(s, p, valid_at=v, known_at=k)
+            got = store.facts.as_of(s, p, valid_at=v, known_at=k)
             ours.append(pc() - t)
             hits += bool(got)
             if hand:
@@ -203,12 +204,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"MISMATCH for {s} {p} v={v} k={k}: {len(got)} vs {len(ref)}")
                     return 1
         p50, p99 = percentile(ours, 0.5) * 1e3, percentile(ours, 0.99) * 1e3
-        print(f"as-of lookup (Store.as_of, {len(ours):,} lookups, {hits / len(ours):.0%} non-empty): "
+        print(f"as-of lookup (store.facts.as_of, {len(ours):,} lookups, {hits / len(ours):.0%} non-empty): "
               f"p50 {p50:.3f} ms, p99 {p99:.3f} ms, mean {statistics.fmean(ours) * 1e3:.3f} ms")
         if theirs:
             h50, h99 = percentile(theirs, 0.5) * 1e3, percentile(theirs, 0.99) * 1e3
             print(f"hand-written sqlite3 query (same file, same lookups): p50 {h50:.3f} ms, p99 {h99:.3f} ms")
-            print(f"ratio Store.as_of / hand-written: p50 {p50 / h50:.2f}x, p99 {p99 / h99:.2f}x")
+            print(f"ratio store.facts.as_of / hand-written: p50 {p50 / h50:.2f}x, p99 {p99 / h99:.2f}x")
             hand.close()
         if not args.postgres:
             rate = raw_insert_baseline(Path(url), workdir / "baseline.db")

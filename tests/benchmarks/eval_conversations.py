@@ -146,15 +146,15 @@ def _subjects(store: Store, want: Expected) -> list[str]:
     if not subject.startswith("person:"):
         return [subject]
     owner = subject.split("/", 1)[0]
-    return [s for s in store.subjects(owner + "/") if want.subject_ok(s)]
+    return [s for s in store.facts.subjects(owner + "/") if want.subject_ok(s)]
 
 
 def _rows(store: Store, want: Expected) -> list[Fact]:
-    return [f for s in _subjects(store, want) for f in store.history(s)]
+    return [f for s in _subjects(store, want) for f in store.facts.history(s)]
 
 
 def _current(store: Store, want: Expected, at: int) -> list[Fact]:
-    return [f for s in _subjects(store, want) for f in store.as_of(s, valid_at=at, known_at=at)]
+    return [f for s in _subjects(store, want) for f in store.facts.as_of(s, valid_at=at, known_at=at)]
 
 
 def _day(t: int, tz: int) -> str:
@@ -178,7 +178,7 @@ def run_check(store: Store, check: Expected, end: int) -> bool:
     if kind == "never":
         return not any(match(f) for f in _rows(store, check))
     if kind == "review":
-        for cand in store.review_list():
+        for cand in store.review.list():
             if not check.subject_ok(cand.subject):
                 continue
             if c.get("predicate") and c["predicate"] != "*" and cand.predicate not in preds:
@@ -189,7 +189,7 @@ def run_check(store: Store, check: Expected, end: int) -> bool:
         return False
     if kind in ("conflict", "no_conflict"):
         state = "open" if kind == "conflict" else "all"
-        hit = any(check.subject_ok(x.subject) and x.predicate in preds for x in store.conflicts(state))
+        hit = any(check.subject_ok(x.subject) and x.predicate in preds for x in store.conflicts.list(state))
         return hit if kind == "conflict" else not hit
     if kind == "start":
         return any(match(f) and _day(f.valid_from, f.tz) == c["day"] for f in _current(store, check, at))
@@ -209,12 +209,12 @@ def score(name: str, folder: Path, *, signals: bool, misses: bool, extractor: An
         src = Path(tmp) / "conversations.jsonl"
         src.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in turns), "utf-8")
         with Store.open(Path(tmp) / "eval.db", clock=ManualClock(last + timedelta(days=1))) as store:
-            summary = store.ingest_file(src, extractor=extractor, signals=signals)
-            if summary["extraction_failed"]:
-                print(f"{name}: extraction failed for {summary['extraction_failed']} turn(s)", file=sys.stderr)
-            subjects = store.subjects()
-            rows = [f for s in subjects for f in store.history(s)]
-            candidates = store.review_list()
+            summary = store.facts.ingest_file(src, extractor=extractor, signals=signals)
+            if summary.extraction_failed:
+                print(f"{name}: extraction failed for {summary.extraction_failed} turn(s)", file=sys.stderr)
+            subjects = store.facts.subjects()
+            rows = [f for s in subjects for f in store.facts.history(s)]
+            candidates = store.review.list()
             # fact recall
             for want in facts:
                 in_rows = any(want.holds(f.subject, f.predicate, f.object, f.polarity)

@@ -21,7 +21,7 @@ chance, which is a return all the same).
 Every history is imported line by line in a random order, the lines of all
 subjects interleaved (each line its own turn, told at its own time: a minute
 after the line before it), then for every year boundary and a random
-instant inside each interval, ``Store.as_of(subject, "lives_in", valid_at=T)``
+instant inside each interval, ``store.facts.as_of(subject, "lives_in", valid_at=T)``
 (known now) is compared with the history's value at T, and, known at the
 time each third line of the subject was told, with the value the lines told
 by then give (a correction whose wrong value was not told yet says what held
@@ -148,7 +148,7 @@ def told_truth(told: list[Change], t: datetime) -> str | None:
 
 
 def _answer(store: Store, subject: str, t: datetime, known: datetime | None = None) -> str | None:
-    rows = store.as_of(subject, "lives_in", valid_at=t, known_at=known)
+    rows = store.facts.as_of(subject, "lives_in", valid_at=t, known_at=known)
     return rows[0].object if len(rows) == 1 else (None if not rows else "|".join(
         sorted(r.object for r in rows)))
 
@@ -280,7 +280,7 @@ def run(histories: int, seed: int, folder: Path) -> tuple[Counter, Counter, list
     asked: Counter = Counter()
     wrong: list[str] = []
     with Store.open(str(folder / f"histories-{seed}.db")) as store:
-        store.import_file(path)
+        store.facts.import_file(path)
         for subject, changes, case in made:
             bad = False
             told = told_by[subject]
@@ -296,7 +296,7 @@ def run(histories: int, seed: int, folder: Path) -> tuple[Counter, Counter, list
                 wrong.append(f"{subject} ({case}): " + ", ".join(
                     f"{c.start:%Y-%m} {'corr ' if c.correction else ''}{c.value}" for c in changes))
         for subject, said in fuzzy:
-            for f in store.history(subject, "lives_in"):
+            for f in store.facts.history(subject, "lives_in"):
                 if f.copy_of is None:
                     asked[f"fuzzy starts {f.start}"] += 1
             bad = False

@@ -44,7 +44,7 @@ def load_probes(path: Path = PROBES) -> list[dict[str, Any]]:
 def build_demo_store(folder: Path) -> Store:
     store = Store.open(folder / "demo.db", clock=ManualClock(CLOCK))
     for path in demo_files():
-        store.ingest_file(path)
+        store.facts.ingest_file(path)
     return store
 
 

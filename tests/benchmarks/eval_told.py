@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             store = Store.open(Path(tmp) / "eval.db", clock=ManualClock(CLOCK))
             try:
-                store.ingest_file(conversations)
+                store.facts.ingest_file(conversations)
                 results = {}
                 for way, settings in WAYS.items():
                     recaller = Recaller(store, index_dir=Path(tmp) / "index", index=settings)

@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             store = Store.open(tmp / "eval.db", clock=ManualClock(CLOCK))
             try:
                 if fresh:
-                    store.ingest_file(conversations)
+                    store.facts.ingest_file(conversations)
                 with store.engine.connect() as conn:
                     turn_ids = {(s, t): i for i, s, t in conn.execute(
                         select(TurnRow.id, TurnRow.session, TurnRow.turn))}
