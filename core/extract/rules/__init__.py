@@ -101,15 +101,15 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from ..catalog import Catalog
-from ..lang.amounts import Amount, find_amounts
-from ..lang.numerals import EN_UNITS, parse_cn_number
-from ..lang.times import TimeSpan, find_times
-from ..pipeline import ExtractedFact, Turn
-from . import interpret
-from .interpret import Clause, Whole, post, searched, test
-from .records import Raw as _Raw
-from .ruleset import RULES
+from ...catalog import Catalog
+from ...lang.amounts import Amount, find_amounts
+from ...lang.numerals import EN_UNITS, parse_cn_number
+from ...lang.times import TimeSpan, find_times
+from ...pipeline import ExtractedFact, Turn
+from .. import interpret
+from ..interpret import Clause, Whole, post, searched, test
+from ..records import Raw as _Raw
+from ..ruleset import RULES
 
 __all__ = ["extract"]
 
