@@ -110,105 +110,48 @@ from .. import interpret
 from ..interpret import Clause, Whole, post, searched, test
 from ..records import Raw as _Raw
 from ..ruleset import RULES
+from .readers import (
+    _TASTE_CHANGE,
+    _TASTE_CONSUMED,
+    _ZH_NOT_A_TOPIC,
+    _amount_obj,
+    _antecedent,
+    _en_amount,
+    _en_bare_limit,
+    _en_name_ok,
+    _en_place,
+    _en_strip_time_words,
+    _en_timed_plan,
+    _gerund,
+    _taste_clause,
+    _zh_budget_amount,
+    _zh_topic_ok,
+)
+from .text import (
+    _CJK,
+    _CORRECTION,
+    _P,
+    _PRONOUN_OBJECT,
+    _TITLE_JOINER,
+    _ba,
+    _clean,
+    _introduces,
+    _is_zh,
+    _lead,
+    _match_after,
+    _preceded_by,
+    _strip_times,
+    _trim_measure,
+)
 
 __all__ = ["extract"]
 
-_P = RULES.patterns  # every pattern, compiled once when the rules load
 _Step = Callable[[str, str, datetime, bool, list[_Raw]], bool]
 
 # said in a project's turn, the project's (its budget, decisions, plans, deadlines, to-dos)
 _PROJECT_PREDICATES = frozenset(p.id for p in Catalog.load() if p.team)
 _TIMED = {"plan", "todo", "pet"}
 
-
-
-# ---------------------------------------------------------------- helpers
-
-_CJK = _P["shared.cjk"]
-
-
-def _is_zh(text: str) -> bool:
-    return len(_CJK.findall(text)) >= max(1, len(text) // 5)
-
-
-def _clean(obj: str, zh: bool) -> str:
-    obj = obj.strip(" ，,。.!！?？;；:：~～-—\"'")
-    if zh:
-        obj = _P["zh.clean.1"].sub("", obj) if len(obj) > 2 else obj
-        obj = _P["shared.clean.1"].sub("", obj)
-        obj = obj.replace("一下", "")
-    else:
-        obj = _P["en.clean.1"].sub("", obj)
-        obj = _P["en.clean.2"].sub("", obj)
-    return obj.strip(" ，,。.!！?？")
-
-
-_ZH_TIME_WORDS = _P["zh.time_words"]
-
-
-def _strip_times(text: str, when: datetime) -> str:
-    out, last = [], 0
-    for s, e, _ in find_times(text, when):
-        out.append(text[last:s])
-        last = e
-        m = _ZH_TIME_WORDS.match(text, last)
-        if m:
-            last = m.end()
-    out.append(text[last:])
-    res = "".join(out)
-    res = _P["en.strip_times.1"].sub("", res)
-    res = _P["zh.strip_times.1"].sub("", res)
-    return _P["shared.strip_times.1"].sub(" ", res).strip(" ，,")
-
-
-def _lead(pattern: re.Pattern[str], text: str) -> int:
-    """The length of what ``pattern`` (one that matches the empty string too) matches at the start of ``text``."""
-    m = pattern.match(text)
-    return m.end() if m else 0
-
-
-_LOOK_BACK = 32  # what ``_preceded_by`` reads before the literal: a few words ("，还有 ")
-
-
-def _preceded_by(literal: str, before: re.Pattern[str], text: str) -> bool:
-    """Whether ``literal`` occurs in ``text`` right after a match of ``before`` (a pattern anchored with \\Z)
-    that starts at most _LOOK_BACK characters before it. For a ``Whole`` text, worked out once per literal."""
-    def look() -> bool:
-        i = text.find(literal)
-        while i >= 0:
-            if before.search(text, max(0, i - _LOOK_BACK), i):
-                return True
-            i = text.find(literal, i + 1)
-        return False
-
-    return text.once(("preceded_by", literal, before), look) if isinstance(text, Whole) else look()
-
-
-def _match_after(literal: str, after: re.Pattern[str], text: str) -> re.Match[str] | None:
-    """The match of ``after`` right behind the first occurrence of ``literal`` in ``text`` that has one."""
-    i = text.find(literal)
-    while i >= 0:
-        m = after.match(text, i + len(literal))
-        if m:
-            return m
-        i = text.find(literal, i + 1)
-    return None
-
-
-def _introduces(text: str, value: str, before: re.Pattern[str], after: re.Pattern[str]) -> bool:
-    """Whether ``value`` occurs in ``text`` (ignoring case) between a match of ``before`` and one of ``after``."""
-    low, val = text.lower(), value.lower()
-    if len(low) != len(text) or len(val) != len(value):
-        low, val = text, value
-    i = low.find(val)
-    while i >= 0:
-        if before.search(text, 0, i) and after.match(text, i + len(value)):
-            return True
-        i = low.find(val, i + 1)
-    return False
-
-
-# ---------------------------------------------------------------- records
 
 def _data_step(name: str) -> _Step:
     """The step of ``data/rules/steps/<name>.toml`` as a step function: its records run by ``interpret``."""
@@ -431,8 +374,6 @@ def _test_empty(text: str, c: Clause, arg: str | None) -> bool:
     return not text
 
 
-# ---------------------------------------------------------------- filters
-
 _QUESTION_OK = _P["shared.question_ok"]
 _TEMPORARY = _P["shared.temporary"]
 # what follows a taste verb when it names no thing: "再多真扛不住了", "别给我推荐更贵的了"
@@ -454,34 +395,13 @@ _NOT_LASTING = _P["shared.not_lasting"]
 _NOT_THAT = _P["shared.not_that"]
 _INDIRECT = _P["shared.indirect"]
 
-_CORRECTION = _P["shared.correction"]
 _EVOLUTION = _P["shared.evolution"]
 
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
 _CONFIRM = _P["shared.confirm"]
 
-
-# ---------------------------------------------------------------- Chinese rules
-
 # what follows 不用/不考虑 when it is not an option: 不用再比了, 不用担心, 再贵就不考虑了
 _ZH_NOT_AN_OPTION = _P["zh.not_an_option"]
-
-
-def _zh_budget_amount(clause: str) -> Amount | None:
-    """The limit a budget clause sets, in CNY unless marked: the new value of a change ("从八万提高到九万五" -> 95000),
-    else the first amount, else a bare numeral after 预算/到/是 ("预算加到八百" -> 800)."""
-    amounts = find_amounts(clause)
-    if len(amounts) >= 2 and _P["zh.budget_amount.1"].search(clause[amounts[0][1]:amounts[-1][0]]):
-        amt = amounts[-1][2]
-    elif amounts:
-        amt = amounts[0][2]
-    else:
-        m = _P["zh.budget_amount.2"].search(clause) or _P["zh.budget_amount.3"].search(clause)
-        value = parse_cn_number(m.group(1)) if m else None
-        if value is None or value < 100:
-            return None
-        amt = Amount(value, None)
-    return Amount(amt.value, amt.currency or "CNY")
 
 
 def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -511,22 +431,6 @@ def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: lis
             if m and c != whole:
                 add(_Raw("allergy", m.group(1)))
     return False
-
-
-_TASTE_FILLER = _P["shared.taste_filler"]
-_TASTE_STOPPED = _P["shared.taste_stopped"]
-_TASTE_CAME_TO = _P["shared.taste_came_to"]
-_TASTE_CHANGE = _P["shared.taste_change"]
-_TASTE_CONSUMED = _P["shared.taste_consumed"]
-
-
-def _taste_clause(c: str, zh: bool) -> str:
-    """A clause as the likes/dislikes rules read it: adverbs they read past
-    taken out, a taste that stopped read as its negation, one that began as
-    the taste (the change itself is ``shared.taste_change``, looked for once
-    per turn)."""
-    c = _TASTE_CAME_TO.sub("", _TASTE_FILLER.sub("", c))
-    return _TASTE_STOPPED.sub("不" if zh else "don't", c).strip()
 
 
 def _thing_tasted(r: _Raw) -> _Raw:
@@ -816,14 +720,6 @@ def _zh_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     return out
 
 
-_ZH_NOT_A_TOPIC = _P["zh.not_a_topic"]
-
-
-def _zh_topic_ok(topic: str, when: datetime) -> bool:
-    """Whether a fronted topic ("羊肉也不吃", "坐船我不行") names a thing, not an adverb or a time."""
-    return bool(topic) and not _ZH_NOT_A_TOPIC.match(topic) and not find_times(topic, when)
-
-
 def _zh_fronted_object(clause: str, verb_at: int) -> str:
     """The topic fronted before a preference verb: "海鲜倒是很喜欢" -> 海鲜, "奶茶我不爱喝" -> 奶茶."""
     head = clause[:verb_at]
@@ -879,16 +775,7 @@ def _zh_dated_event(clause: str, when: datetime) -> str | None:
     return _P["zh.dated_event.3"].sub("", body) or None
 
 
-def _trim_measure(obj: str) -> str:
-    """Drop a bare measure word inside a verb phrase: 打个电话 -> 打电话, 参加一个行业峰会 -> 参加行业峰会."""
-    obj = _P["shared.trim_measure.1"].sub("", obj)
-    obj = _P["shared.trim_measure.2"].sub("", obj)
-    obj = _P["shared.trim_measure.3"].sub("", obj)
-    return _P["zh.trim_measure.1"].sub("", obj)
-
-
 _ZH_PET_CONTEXT = _P["zh.pet_context"]
-
 
 _ZH_COUNTED_ANIMAL = _P["zh.counted_animal"]
 
@@ -983,21 +870,6 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
     return None
 
 
-def _ba(body: str) -> str:
-    """"把合同打印出来" -> "打印合同", "把报表交上去" -> "交报表": the verb before its object, without the direction
-    or result after it."""
-    m = _P["shared.ba.1"].fullmatch(body)
-    if m:
-        return m.group(2) + ("完" if m.group(3) == "完" else "") + m.group(1)
-    return body
-
-
-def _amount_obj(amt: Amount) -> str:
-    return str(amt)
-
-
-# ---------------------------------------------------------------- English rules
-
 # foods and drinks: abstaining from one of them is a diet, from anything else a dislike
 _EN_FOOD = _P["en.food"]
 # a fronted subject the user complains about: "Open-plan offices drive me up the wall"
@@ -1006,35 +878,6 @@ _EN_TRANSIENT = _P["en.transient"]
 # "X over Y", "X instead of Y", "X rather than Y": X chosen, Y rejected
 _EN_COMPARATIVE = _P["en.comparative"]
 _EN_PET_PAIR = _P["en.pet_pair"]
-
-
-def _gerund(verb_phrase: str) -> str:
-    """"work from home" -> "working from home" (the first word as its -ing form)."""
-    first, _, rest = verb_phrase.partition(" ")
-    low = first.lower()
-    if low.endswith("ie"):
-        ing = low[:-2] + "ying"
-    elif low.endswith("e") and not low.endswith(("ee", "ye", "oe")):
-        ing = low[:-1] + "ing"
-    elif _P["en.gerund.1"].fullmatch(low) and len(low) <= 4:
-        ing = low + low[-1] + "ing"
-    else:
-        ing = low + "ing"
-    return f"{ing} {rest}".strip()
-
-
-
-
-def _en_name_ok(c: str, whole: str, when: datetime | None = None) -> re.Match[str] | None:
-    """A name said to be fine ("I'm Dr. Oyelaran at work, but Tunde is fine here", "but with you just Chidi is
-    good", "Siobhan here (Shiv is fine!)"), once the turn names the user; not a day or a time ("Friday works")."""
-    m = _P["en.name_fine"].search(c) if searched(_P["en.names_user"], whole) else None
-    if m and (m.group(1) in _EN_NOT_A_NAME or (when is not None and find_times(m.group(1), when))):
-        return None
-    return m
-
-
-_EN_NOT_A_NAME = RULES.sets["en.not_a_name"]
 
 
 def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
@@ -1174,111 +1017,6 @@ def _en_rules(clause: str, whole: str, when: datetime, project: bool = False) ->
     return out
 
 
-
-
-_ING_IRREGULAR = RULES.maps["en.ing_irregular"]
-_EN_PLAN_PROGRESSIVE = _P["en.plan_progressive"]
-_EN_PLAN_INTENT = _P["en.plan_intent"]
-
-
-def _en_stem(word: str) -> str:
-    """The base form of an "-ing" verb: flying -> fly, seeing -> see, shopping -> shop, taking -> take."""
-    w = word.lower()
-    if w in _ING_IRREGULAR:
-        return _ING_IRREGULAR[w]
-    stem = w[:-3]
-    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-        return stem[:-1]
-    if _P["en.stem.1"].search(stem):
-        return stem + "e"
-    return stem
-
-
-def _en_timed_plan(clause: str, when: datetime) -> str | None:
-    """An intention with a time: "Next Friday I'm flying to Dublin for a workshop" -> fly to Dublin for a workshop,
-    "We're doing the design review on Monday" -> design review, "Planning to repaint the kitchen this weekend"."""
-    m = _EN_PLAN_INTENT.search(clause)
-    if m:
-        rest = m.group("rest")
-        verb = ""
-    else:
-        m = _EN_PLAN_PROGRESSIVE.search(clause)
-        if not m or m.group("verb").lower() in ("thinking", "wondering", "feeling", "trying", "looking") or (
-                m.group("verb").lower() == "going" and not _P["en.timed_plan.1"].match(m.group("rest"))):
-            return None
-        verb, rest = m.group("verb"), m.group("rest")
-        if _P["en.light_verbs.i"].fullmatch(verb):
-            verb, rest = "", _P["en.timed_plan.2"].sub("", rest)
-        else:
-            verb = _en_stem(verb) + " "
-    rest = _en_strip_time_words(rest, when)
-    rest = _P["en.timed_plan.3"].sub("", rest.strip())
-    if not rest.strip():  # "I'm shopping today" is what the user is doing, not a plan
-        return None
-    trip = _P["en.timed_plan.4"].match(rest.strip())
-    if trip and (verb.strip() in ("head", "travel", "go", "") and (verb or _P["en.timed_plan.5"].match(rest.strip()))):
-        return f"trip to {trip.group(1)}"  # "We're heading to Cornwall next weekend", "going to Rome in May"
-    obj = _clean(f"{verb}{rest}", False)
-    return obj if obj and len(obj.split()) <= 10 else None
-
-
-def _en_strip_time_words(text: str, when: datetime) -> str:
-    """``text`` without its time expressions ("the conference in Vegas this year" -> "the conference in Vegas")."""
-    text = _strip_times(text, when)
-    text = _P["en.strip_time_words.1"].sub("", text)
-    text = _P["en.strip_time_words.2"].sub("", text)
-    return _P["en.strip_time_words.3"].sub("", text.strip()).strip()
-
-
-# a vague future time: enough to make an intention a plan, but no event time
-_EN_VAGUE_FUTURE = _P["en.vague_future"]
-
-
-def _en_place(text: str, when: datetime) -> str:
-    text = _strip_times(text, when)
-    m = _P["en.place.1"].match(text)
-    if m:
-        return m.group(0)
-    text = _P["en.place.2"].sub("", text)
-    return _clean(text, False)
-
-
-def _antecedent(whole: str) -> str:
-    """The thing a turn opens with when it acts on the user: "Cat dander wrecks me, I'm allergic" -> cat dander."""
-    m = searched(_P["en.antecedent.1"], whole, "match")
-    return m.group(1).lower() if m and not _P["en.antecedent.2"].match(m.group(1)) else ""
-
-
-_GRAND = _P["en.grand"]
-
-
-def _en_bare_limit(text: str) -> Amount | None:
-    """A number without currency right next to a limit word ("800 max", "under 1,500"): the amount, currency
-    unknown. Counts of people, nights, kilometres … are not amounts."""
-    m = _P["en.bare_limit.1"].search(text) \
-        or _P["en.bare_limit.2"].search(text)
-    if not m:
-        return None
-    value = Decimal(m.group(1).replace(",", ""))
-    return Amount(value, None) if value >= 50 else None
-
-
-def _en_amount(text: str) -> Amount | None:
-    text = _P["en.amount.1"].split(text)[0]
-    found = find_amounts(text)
-    if found:
-        return found[0][2]
-    m = _P["en.amount.2"].search(text)
-    if m:
-        return Amount(Decimal(m.group(1).replace(",", "")), "GBP")
-    m = _GRAND.search(text)
-    if m:
-        return Amount(Decimal(m.group(1)) * 1000, None)
-    return None
-
-
-# ---------------------------------------------------------------- atomisation
-
 _ZH_SPLIT = _P["zh.split"]
 # clause breaks that voice-typed Chinese leaves unpunctuated: "叫我老王就行我住在昌平"
 _ZH_UNPUNCTUATED_BREAK = _P["zh.unpunctuated_break"]
@@ -1373,8 +1111,6 @@ def _en_named_first(text: str) -> str:
 def _comma_split_en(text: str) -> list[str]:
     return [p.strip() for p in _P["shared.comma_split_en.1"].split(text) if p.strip()]
 
-
-# ---------------------------------------------------------------- main
 
 def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                project: bool = False) -> list[_Raw]:
@@ -1509,8 +1245,6 @@ def _reaction_tail(clause: str) -> list[str]:
 
 
 _EN_TITLE_DOT = _P["en.title_dot"]
-_TITLE_JOINER = "\u2060"  # word joiner: keeps "Dr." and its name in one token while clauses are split
-
 
 _ENUMERATED_PREDICATES = ("allergy", "diet", "likes", "dislikes")
 # "X and Y" that name one thing
@@ -1563,7 +1297,6 @@ def _zh_accepted_instead(clause: str, earlier: list[_Raw]) -> _Raw | None:
 _CARRIED_PREDICATES = ("diet", "allergy", "likes", "dislikes", "decision")
 _ZH_ELLIPSIS = _P["zh.ellipsis"]
 _EN_ELLIPSIS = _P["en.ellipsis"]
-_PRONOUN_OBJECT = _P["shared.pronoun_object"]
 
 
 def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "", when: datetime | None = None) -> _Raw | None:
@@ -1674,7 +1407,6 @@ def _conditional_want(clause: str, cond: str = "") -> list[_Raw]:
 
 _QUESTION_START = _P["shared.question_start"]
 
-
 _HYPOTHETICAL_START = _P["shared.hypothetical_start"]
 
 
@@ -1761,7 +1493,6 @@ _ASKED_FOR = (
     ("works_at", _P["shared.asked_for.6"]),
     ("commute", _P["shared.asked_for.7"]),
 )
-
 
 # questions whose bare answer reads as a statement once its subject and verb are put back
 _RESTATED_ANSWERS = (
@@ -1995,12 +1726,10 @@ def _said_before_offer(offer: str, before: Sequence[Turn], read: Callable[[str],
 # an assistant's sentence that states what it knows of the user, up to the first comma or "so"
 _RECALLED = _P["shared.recalled"]
 
-
 # an assistant's offer the user can accept: a reminder ("I'll remind you next Monday to…", "明天提醒您…")
 _OFFERED_REMINDER = _P["shared.offered_reminder"]
 # what leads into a proposal or an offer: "确认一下：", "那我记下了：", "Just to confirm:"
 _OFFER_LEAD = _P["shared.offer_lead"]
-
 
 _BLANKS = _P["shared.blanks"]
 
@@ -2256,7 +1985,6 @@ def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
 
 _GENERIC_ANIMALS = RULES.sets["shared.generic_animals"]
 
-
 _ALCOHOL_WORDS = _P["en.alcohol_words"]
 _MEATLESS_DIETS = RULES.sets["shared.meatless_diets"]
 _MEAT = _P["shared.meat"]
@@ -2342,10 +2070,8 @@ _GUESS_CUES = tuple((p, _P[f"shared.guess_cues.{p}"]) for p in ("works_at", "liv
 _VALUE_CUES = tuple((p, tuple((_P[f"shared.value_cues.{p}.{i}.before"], _P[f"shared.value_cues.{p}.{i}.after"])
                               for i in range(1, n + 1))) for p, n in (("works_at", 3), ("lives_in", 2)))
 
-
 _CORRECTED_VALUE = _P["shared.corrected_value"]
 _SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
-
 
 # the predicates whose value is a name or a thing, never a clause: an English one ends where its sentence runs on
 _SLOT_VALUES = frozenset(("lives_in", "works_at", "role", "commute", "allergy", "diet", "likes", "dislikes", "pet",
@@ -2503,6 +2229,5 @@ def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
 
 
 _GLUE = 24  # characters around a time in which its "since" / 从…开始 is looked for
-
 
 interpret.check_names(RULES.steps, RULES.maps, RULES.sets)
