@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from datetime import datetime, timedelta, timezone
+from types import ModuleType
 
 from memdesk import ClaimInput, SourceRef, parse_time_us
 from memdesk.db import make_engine, migrations, normalise_url
+from memdesk.extract import rules
 
 CST = timezone(timedelta(hours=8))
 DAY0 = datetime(2026, 3, 1, 10, 0, tzinfo=CST)
@@ -104,3 +108,11 @@ def manual_memory(store_url: str, index_dir) -> tuple:
     clock = ManualClock(datetime(2026, 6, 1, 9, 0, tzinfo=timezone(timedelta(hours=8))))
     store = Store.open(store_url, clock=clock)
     return Memory(store, Recaller(store, embedder=HashEmbedder(), index_dir=index_dir)), clock
+
+
+def rule_modules() -> list[ModuleType]:
+    """The rule extractor's modules: the package ``memdesk.extract.rules`` and each module in it. Each binds
+    the names it reads (the patterns ``_P``, ``find_times``, its pattern constants) under its own name, so a
+    test that swaps one of them swaps it in every module that has it."""
+    return [rules, *(importlib.import_module(f"{rules.__name__}.{m.name}")
+                     for m in pkgutil.iter_modules(rules.__path__))]

@@ -43,6 +43,7 @@ from memdesk.lang.questions import asks
 from memdesk.pipeline import Turn
 from memdesk.recall import Recaller
 
+from .helpers import rule_modules
 from .helpers import written as _written
 from .recall_fixtures import HashEmbedder
 
@@ -98,9 +99,13 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         work["times"] += len(text)
         return find_times(text, *args, **kw)
 
+    counting = {name: _Counting(p, work) for name, p in rules._P.items()}
     with monkeypatch.context() as m:
-        m.setattr(rules, "_P", {name: _Counting(p, work) for name, p in rules._P.items()})
-        m.setattr(rules, "find_times", timed)
+        for module in rule_modules():  # each module of the extractor reads them under its own name
+            if hasattr(module, "_P"):
+                m.setattr(module, "_P", counting)
+            if hasattr(module, "find_times"):
+                m.setattr(module, "find_times", timed)
         yield work
 
 

@@ -3,7 +3,7 @@
 read as one user turn, yields exactly its facts, and its rule matches while it is read (a record's example
 that yields none of the record's predicates may show a text the record must leave alone, without matching).
 Plus: a malformed rules file fails with a message naming the file and the rule, and
-rules.py builds no pattern at run time."""
+the rule extractor (core/extract/rules/) builds no pattern at run time."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from memdesk.extract.ruleset import (
     parse_rules,
 )
 from memdesk.pipeline import Turn
+
+from .helpers import rule_modules
 
 CST = timezone(timedelta(hours=8))
 BST = timezone(timedelta(hours=1))
@@ -94,12 +96,13 @@ class _Traced:
 
 
 class Tracer:
-    """While active, every pattern rules.py uses records the names of the rules that matched."""
+    """While active, every pattern the rule extractor's modules use records the names of the rules that
+    matched."""
 
-    def __init__(self, module: ModuleType, ruleset: RuleSet) -> None:
-        self.module, self.ruleset = module, ruleset
+    def __init__(self, modules: list[ModuleType], ruleset: RuleSet) -> None:
+        self.modules, self.ruleset = modules, ruleset
         self.hits: set[str] = set()
-        self._saved: dict[str, Any] = {}
+        self._saved: dict[tuple[ModuleType, str], Any] = {}
 
     def _wrap(self, value: Any, names_of: dict[int, tuple[str, ...]]) -> Any:
         if isinstance(value, re.Pattern) and id(value) in names_of:
@@ -115,23 +118,24 @@ class Tracer:
         names_of: dict[int, tuple[str, ...]] = {}
         for name, regex in self.ruleset.patterns.items():
             names_of[id(regex)] = (*names_of.get(id(regex), ()), name)
-        for attr, value in vars(self.module).items():
+        for module in self.modules:
+            for attr, value in vars(module).items():
+                if attr == "_P":
+                    self._saved[module, attr] = value
+                    continue
+                wrapped = self._wrap(value, names_of)
+                if wrapped is not value:
+                    self._saved[module, attr] = value
+        for (module, attr), value in self._saved.items():
             if attr == "_P":
-                self._saved[attr] = value
-                continue
-            wrapped = self._wrap(value, names_of)
-            if wrapped is not value:
-                self._saved[attr] = value
-        for attr, value in self._saved.items():
-            if attr == "_P":
-                setattr(self.module, attr, {n: _Traced(names_of[id(r)], r, self.hits) for n, r in value.items()})
+                setattr(module, attr, {n: _Traced(names_of[id(r)], r, self.hits) for n, r in value.items()})
             else:
-                setattr(self.module, attr, self._wrap(value, names_of))
+                setattr(module, attr, self._wrap(value, names_of))
         return self.hits
 
     def __exit__(self, *exc: object) -> None:
-        for attr, value in self._saved.items():
-            setattr(self.module, attr, value)
+        for (module, attr), value in self._saved.items():
+            setattr(module, attr, value)
         self._saved.clear()
 
 
@@ -173,7 +177,7 @@ USERS = cue_users(RULES)
 
 @pytest.mark.parametrize(("rule", "example"), CASES)
 def test_rule_example(rule: Rule | Record, example: Example) -> None:
-    with Tracer(rules, RULES) as hits, interpret.tracing() as record_hits:
+    with Tracer(rule_modules(), RULES) as hits, interpret.tracing() as record_hits:
         got = run_example(example)
     hits |= record_hits
     assert got == list(example.yields), f"{rule.file}: {rule.name}: {example.text!r}"
@@ -193,11 +197,13 @@ def test_every_pattern_compiled_once_at_load() -> None:
     assert all(isinstance(r.regex, re.Pattern) for r in patterns)
 
 
-def test_rules_py_builds_no_pattern_at_run_time() -> None:
-    source = Path(rules.__file__).read_text(encoding="utf-8")
-    calls = re.findall(r"\bre\.(?:search|match|fullmatch|sub|subn|findall|finditer|split|compile|escape)\(", source)
-    assert calls == []
-    assert "RULES.patterns" in source
+def test_the_rule_extractor_builds_no_pattern_at_run_time() -> None:
+    sources = [Path(module.__file__ or "").read_text(encoding="utf-8") for module in rule_modules()]
+    for source in sources:
+        calls = re.findall(r"\bre\.(?:search|match|fullmatch|sub|subn|findall|finditer|split|compile|escape)\(",
+                           source)
+        assert calls == []
+    assert any("RULES.patterns" in source for source in sources)
 
 
 def test_bundled_files_load_the_same() -> None:

@@ -7,8 +7,8 @@ steps of the clause, as ``{on = "object", test = "empty"}`` in a veto can preven
 the end).
 
 What a record cannot say in a pattern it names: a post-processor (``POST``, a function of the object text)
-or a test (``TESTS``, a predicate of a text). Both are registered by ``rules.py`` with ``@post(name)`` and
-``@test(name)``; ``check_names`` verifies, once the registry is complete, that every name a record uses exists.
+or a test (``TESTS``, a predicate of a text). Both are registered by ``rules/steps.py`` with ``@post(name)``
+and ``@test(name)``; ``check_names`` verifies, once the registry is complete, that every name a record uses exists.
 
 A step reads a clause and, for some of its rules, the whole turn (``Clause.whole``). The whole turn is a
 ``Whole``: what a rule asks of it (a pattern searched, a text looked for) is worked out once per turn and

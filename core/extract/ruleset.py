@@ -1,6 +1,6 @@
 """The phrasings of the rule-based extractor, loaded from ``data/rules/``.
 
-``core/extract/rules.py`` holds the mechanism (clauses, atomisation, dialogue context, corrections); what it
+``core/extract/rules/`` holds the mechanism (clauses, atomisation, dialogue context, corrections); what it
 recognises lives in data. Step files ``data/rules/steps/<lang>.<step>.toml`` hold the rules as records (one
 family of predicates per file; format and loading in ``records.py``, run by ``interpret.py``); they become
 ``RuleSet.steps``. The language files ``zh.toml``, ``en.toml`` and ``shared.toml`` (patterns that mix both
@@ -16,7 +16,7 @@ languages or name neither) hold what records and code share. Each language file 
     a pattern (a string, or a list of strings that are concatenated, cues
     substituted), with optional ``flags`` (``IGNORECASE``, ``MULTILINE``,
     ``DOTALL``, ``VERBOSE``, ``ASCII``). Every pattern, and every pattern of a record, is compiled once,
-    here, when the rules load; ``rules.py`` never builds a pattern at run time.
+    here, when the rules load; the rule extractor never builds a pattern at run time.
 
 Every entry has a ``description`` and may have ``examples``: inline tables
 ``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or

@@ -1,0 +1,436 @@
+"""A first rule-based fact extractor for Chinese and English (offline, no dependencies).
+
+``extract(turn, context)`` reads one conversation turn and returns the facts it
+states about the user (or the turn's project), following DESIGN §3 and the
+conventions of ``tests/sets/gold/README.md``:
+
+* candidate rules by family: preferences (likes / dislikes), diet, allergies,
+  decisions and rejections, budgets, todos and commitments, plans, where the
+  user lives, works, how they want to be addressed, pets and commute;
+* a worth-remembering filter: pure questions, small talk, temporary states,
+  indecision, hypotheticals, former states and statements about other people
+  yield nothing;
+* atomisation on contrast / enumeration words (但/不过/然而/还有/另外/以及, but /
+  however / also / besides / though) and clause punctuation, keeping a
+  condition (如果/要是/前提是, if / as long as) with its conclusion;
+* change signals: evolution (搬到/改成/砍到, moved to / raised to …) and
+  correction (不对/说错了, sorry, I meant / scratch that …);
+* assistant turns: never facts by themselves; a hedged guess about the user
+  (应该/好像/吧, I guess / you seem …) becomes an ``agent_inferred`` candidate,
+  and a user's confirmation of the preceding assistant turn yields that
+  statement as ``user_confirmed`` (an offer to act only when it offers the user's usual choice).
+
+``memdesk.claims.to_claims(turn, facts)`` maps the result to claims.
+
+This package is the mechanism; the phrasings are data. ``_zh_rules`` and ``_en_rules`` run a table of steps
+(``_ZH_STEPS``/``_EN_STEPS``), one family of predicates each. Most families are *rules as records*
+(``data/rules/steps/<lang>.<step>.toml``, format in ``records.py``): each record names what it recognises,
+its pattern, its conditions, the fact it yields and its examples, and ``interpret.run_step`` tries them on
+the clause (``_data_step``). This package keeps the step functions not yet turned into records (decisions
+and budgets in both languages; the Chinese likes and dislikes, to-dos and plans, pets and allergies), the
+clause splitting, the dialogue handling, and the small registry of named post-processors (``@post``) and tests (``@test``)
+that records use for what a pattern cannot say. Every cue table and named pattern lives in
+``data/rules/zh.toml``, ``en.toml`` and ``shared.toml`` (cue word lists such as
+``zh.choose``/``zh.reject``/``en.reject`` for decisions, ``zh.dislike``/``en.dislike``/
+``en.dislike_predicate`` for dislikes, ``zh.animal``/``en.animal`` for pets, ``en.commute`` for commutes,
+``zh.modals``/``en.plan_*`` for timed plans, ``zh.people``/``en.people`` for statements about other people),
+each with the examples that justify it; they are compiled once, when ``ruleset.py`` loads them, and used
+in the package's modules as ``_P["<lang>.<name>"]``. Topic-narrowing conditions ("如果是无糖的可以来一杯" → 无糖奶茶)
+become one like of the narrowed thing.
+
+The package's modules, each importing only those listed before it:
+
+* ``text.py``: the named patterns ``_P`` and the text helpers every part uses (``_clean``, ``_strip_times`` …);
+* ``readers.py``: readers of one kind of value in a phrase (amounts, topics, plans, places, names);
+* ``steps.py``: the rule-step engine (``_data_step``, ``_commute``) and the ``@post``/``@test`` registry;
+* ``zh_plans.py``, ``zh.py``, ``en.py``: the steps of each language (``_ZH_STEPS``, ``_EN_STEPS``);
+* ``clauses.py``: a text cut into clauses (``_atoms``), and the English rewrites before it;
+* ``facts.py``: the facts a user's text states, clause by clause (``_raw_facts``), and a turn's facts tidied;
+* ``dialogue.py``: assistant turns, confirmations of what they put forward, answers to their questions;
+* ``corrections.py``: values changed or corrected, within the turn or against its context;
+* this ``__init__.py``: ``extract`` itself, which puts them together for a turn and its context, and cites
+  each fact to the turn (``_fact``).
+
+General mechanisms rather than sentence wordings (the chatty round):
+
+* synonym lexicons: ``zh.dislike`` (不太喜欢/受不了/吃不惯 …), ``en.like`` /
+  ``en.dislike`` / ``en.dislike_predicate`` (sucker for, obsessed with, isn't
+  my thing …), rejections (off the table, let's not use, X不用了/那个方案算了),
+  reminders (``shared.remind_me``), vehicles (``zh.vehicle``/``en.vehicle``), and
+  ``en.food`` deciding whether "I'm off X" / "X's a no for me" is a diet or a
+  dislike;
+* fronted topics ("坐船我不行", "香菜也不吃", "布洛芬我吃了会起疹子，过敏") and habits
+  ("周末我从来不回工作消息" → dislikes, "我每天傍晚都去江边跑步" → likes);
+* a predicate carried across an elliptical clause (``_carried_over``: "羊肉也不行",
+  "cashews too") or an enumeration (``_split_enumeration``, ``_en_bare_item``:
+  "虾和蟹", "peanuts, shellfish and sesame"), and the alternative accepted after a
+  dislike ("高铁还行");
+* clauses without a subject ("Love sushi", "Big fan of X", ``_with_subject``),
+  without punctuation (spaces and 然后/所以 between Chinese clauses), and the
+  statement before a trailing question ("My gecko Ziggy …, any tips?");
+* budgets as limits (上限/以内/控制在, ``_zh_budget_amount``), from-to changes
+  taking the new value; confirmations only of what the assistant asked or
+  guessed (``_put_forward``), never of its statements or offers to act; wishes
+  (真想/等以后/one day), "might" and other people's or a company's decisions
+  filtered.
+
+Mechanisms for misses a user would not forgive (issue 14):
+
+* a bare self-introduction ("I'm Carol", "This is Priya Shah", "我是小明") is the name, unless the turn asks for
+  another form of address or the word is a state, nationality, role or origin (``en.not_a_name``,
+  ``zh.not_a_name``), the records ``zh.introduction.i_am_name``/``en.introduction.i_am_name``;
+* a past move with no place named (我搬家了, we've moved) makes "现在在X" / "now in X" where the user lives, as an
+  evolution from the utterance (``zh.moved_house``, ``zh.lives_in.where_now_after_move``,
+  ``en.lives_in.now_in_after_move``);
+* any change of a value to a new one is a change signal whatever the verb (``zh.change_to``, ``en.change_to``),
+  the new value is the one after "to", and a change by an amount (an extra 2k, 多批了一万) is no limit: the total
+  beside it, or the earlier budget of the context plus or minus it (``_difference``);
+* an allergic reaction that names no allergen (会过敏, they make me break out) turns the abstentions of the
+  clause before it (else after it) into allergies (``zh.bare_reaction``, ``en.bare_reaction``, ``_as_allergies``);
+* a plain acceptance of what the assistant offers as the user's usual choice ("Want the aisle seat like last
+  time?" "Yes please, aisle."; 要不要还是靠窗？"对，靠窗") is a ``user_confirmed`` like (``_offered_preference``);
+* a way of getting around (everywhere, get around by bike, 出门, 去哪儿都) is a commute (``*.getting_around``);
+* a correction that names the wrong value ("I meant Redis Streams, not RabbitMQ") also yields a negative
+  correction of the wrong value as stored, for the multi-valued predicates of ``shared.retired_on_correction``,
+  so that the gates retire it in its own slot (``_retire_wrong_values``).
+
+Bounded work (issue 29): the rules read a turn in time linear in its length. What they ask of the whole turn
+(``interpret.Whole``) is worked out once per turn, not once per clause, and a run of blanks reads as one blank
+(a line break when it holds one: ``_squeezed``), so that no pattern opening with ``\\s+`` or ``\\s*`` rescans a
+long run from each of its positions.
+
+Not covered yet: narrowing conditions in English ("a hike as long as it's
+under 10 km"), rephrasing objects (保险就买平安的那款 → 平安的保险), value-only
+answers to the agent's questions beyond a name, budget, allergy, home or
+employer (``_answer_value``), enumerations without a separator (虾蟹).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+
+from ...catalog import Catalog
+from ...lang.times import TimeSpan, find_times
+from ...pipeline import ExtractedFact, Turn
+from .. import interpret
+from ..interpret import Whole, searched
+from ..records import Raw as _Raw
+from ..ruleset import RULES
+from .corrections import (
+    _bare_amount,
+    _earlier_budget,
+    _in_earlier_currency,
+    _slip_in_turn,
+    _value_correction,
+)
+from .dialogue import (
+    _AGENT_HEDGE,
+    _ANSWER_CORRECTION,
+    _CONFIRM,
+    _DATED_ITEMS,
+    _GUESS_CUES,
+    _OFFERED_REMINDER,
+    _answer_choice,
+    _answer_restated,
+    _answer_value,
+    _answer_when,
+    _echoes_a_not_a,
+    _from_assistant,
+    _offered_preference,
+    _put_forward,
+    _reminded_item,
+    _reminder_day,
+)
+from .facts import (
+    _alcohol_named_once,
+    _drop_implied_abstentions,
+    _drop_unnamed_pets,
+    _ended,
+    _named_employer,
+    _raw_facts,
+    _split_enumeration,
+)
+from .readers import _TASTE_CHANGE
+from .text import _CJK, _CORRECTION, _P, _is_zh
+
+__all__ = ["extract"]
+
+# said in a project's turn, the project's (its budget, decisions, plans, deadlines, to-dos)
+_PROJECT_PREDICATES = frozenset(p.id for p in Catalog.load() if p.team)
+_TIMED = {"plan", "todo", "pet"}
+
+_AMOUNT_CHANGE = _P["shared.amount_change"]
+
+_EVOLUTION = _P["shared.evolution"]
+
+_BLANKS = _P["shared.blanks"]
+
+
+def _squeezed(text: str) -> str:
+    """``text`` with each run of two or more blanks read as one: a line break when the run holds one, else a
+    space. A pattern that opens with ``\\s+`` tried at every position of a long run would read the run again
+    from each of them (time growing with the square of its length); no rule tells a run from one blank."""
+    if "  " not in text and not _BLANKS.search(text):
+        return text
+    return _BLANKS.sub(lambda m: "\n" if "\n" in m.group(0) else " ", text)
+
+
+def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
+    """The facts ``turn`` states about its user or project (see the module doc). Time linear in the length of
+    the turn (and of its context)."""
+    text = _squeezed(turn.text).strip()
+    if not text:
+        return []
+    # what is asked of the turn's text for each fact is worked out once (interpret.Whole)
+    turn = dataclasses.replace(turn, text=Whole(_squeezed(turn.text)))
+    context = [t if _squeezed(t.text) is t.text else dataclasses.replace(t, text=_squeezed(t.text))
+               for t in context]
+    project = bool(turn.project)
+    if turn.speaker != "user":
+        if not _AGENT_HEDGE.search(text):
+            return []
+        clauses = _P["en.extract.1"].split(text)
+        out: list[ExtractedFact] = []
+        for clause in clauses:
+            if _AGENT_HEDGE.search(clause):
+                raws = _raw_facts(_from_assistant(clause), turn.time, allow_question=True, project=project)
+                out.extend(_fact(turn, r, "agent_inferred", 0.5) for r in raws)
+        return out
+
+    prev = context[-1] if context else None
+    is_correction = bool(_CORRECTION.search(text))
+    if prev is not None and prev.speaker != "user" and not is_correction:
+        offered = _offered_preference(text, prev.text)  # "Want the aisle seat like last time?" "Yes please, aisle."
+        if offered is not None:
+            return [_fact(turn, offered, "user_confirmed", 0.9, offer=prev)]
+    raws = _raw_facts(text, turn.time, project=project)
+    if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
+        choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
+        if choice:
+            return [_fact(turn, r, "user_explicit", 0.9) for r in choice]
+        dated = _answer_when(text, prev.text, turn.time) if not raws else None  # "When's the cutover?" "End of the month."
+        if dated is not None:
+            return [_fact(turn, dated, "user_explicit", 0.9)]
+        restated = _answer_restated(text, prev.text, turn.time) if not raws else []
+        if restated:
+            return [_fact(turn, r, "user_explicit", 0.9) for r in restated]
+        answer = _answer_value(text, prev.text, turn.time)  # "What should I call you?" - "Sam is fine"
+        if answer is not None and (not raws or answer.predicate == "name"
+                                   or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
+            return [_fact(turn, r, "user_explicit", 0.9) for r in _split_enumeration(answer, _is_zh(text))]
+    if not raws and prev is not None and prev.speaker != "user":
+        if (_CONFIRM.match(text) or _echoes_a_not_a(text, prev.text)) and not is_correction:
+            # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
+            put = _put_forward(prev.text)
+            confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
+            if _OFFERED_REMINDER.search(put):
+                if not any(r.predicate == "todo" for r in confirmed):
+                    reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
+                    # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
+                    confirmed = [reminded] if reminded is not None else \
+                        [r for r in confirmed if r.predicate != "decision"]
+                if day := _reminder_day(put, prev.text, context[:-1], turn.time):  # "… the day before?"
+                    confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
+            if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
+                confirmed = [r for r in confirmed if r.predicate != "decision"]
+            offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
+            return [_fact(turn, r, "user_confirmed", 0.9, offer=offer) for r in confirmed]
+        if _P["shared.extract.1"].search(prev.text):
+            m = _P["shared.extract.2"].match(text)
+            if m:
+                return [_fact(turn, _Raw("name", m.group(1)), "user_explicit", 0.9)]
+        # "不是江宁啦，是河西": the value after 是 answers the guess
+        m = _ANSWER_CORRECTION.match(_P["zh.extract.1"].sub(r"\1，", text))
+        if m and _P["zh.extract.2"].search(m.group(1)):
+            m = None  # "不是，就今天不想吃": a declined guess, no new value
+        if m:
+            guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project) \
+                or [_Raw(p, "") for p, cue in _GUESS_CUES if cue.search(prev.text)][:1]
+            if guessed:
+                g = guessed[0]
+                r = _Raw(g.predicate, _P["zh.extract.3"].sub("", m.group(1).strip().rstrip(".")), g.polarity, "correction")
+                return [_fact(turn, r, "user_explicit", 0.9)]
+        m = _P["en.extract.2"].match(text)
+        guessed = _raw_facts(_from_assistant(prev.text), turn.time, allow_question=True, project=project) if m else []
+        if m and guessed and guessed[0].predicate == "commute":  # "I'm guessing you take the bus?" "No, I walk."
+            found = [r for r in _raw_facts(f"{m.group(1)} to work", turn.time) if r.predicate == "commute"]
+            return [_fact(turn, _Raw("commute", r.object, r.polarity, "correction"), "user_explicit", 0.9)
+                    for r in found]
+    if context and (not raws and (is_correction or _EVOLUTION.search(text))
+                    or not any(r.predicate == "budget_limit" for r in raws) and _AMOUNT_CHANGE.search(text)):
+        # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千",
+        # "砍到12万", "make it $2000"): the budget said before, changed
+        earlier = _earlier_budget(context)
+        amt = _bare_amount(text, earlier, turn.time) if earlier is not None else None
+        if amt is not None:
+            # set anew in place of the earlier one: a change (a correction says so itself)
+            change = "evolution" if not is_correction and _AMOUNT_CHANGE.search(text) else None
+            raws = [r for r in raws if r.predicate != "decision"] + [
+                _Raw("budget_limit", str(amt), change=change, value=amt.to_json())]  # "不用那么多了，砍到…"
+    if not raws and is_correction and context:
+        raws = _value_correction(text, context)
+    raws = _ended(_named_employer(text, _in_earlier_currency(raws, context)))
+    raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
+    # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
+    abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
+    raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
+    allergens = {r.object.casefold() for r in raws if r.predicate == "allergy"}  # "no nuts - allergic": the allergy
+    raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object.casefold() in allergens)]
+    if is_correction:  # "住望京——打错了，是酒仙桥": taken back as it was said, the value meant after the cue
+        raws = _slip_in_turn(text, raws) or raws
+    slipped: set[str] = set()  # predicates whose value the turn said twice, taking the first back
+    if is_correction:  # a correction inside the turn: only the last value per predicate
+        last = {r.predicate: i for i, r in enumerate(raws)}
+        dropped = {i for i, r in enumerate(raws) if last[r.predicate] != i
+                   and r.predicate in ("allergy", "lives_in", "works_at", "name", "budget_limit")}
+        slipped = {raws[i].predicate for i in dropped}
+        raws = [r for i, r in enumerate(raws) if i not in dropped]
+    if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
+        raws = _retire_wrong_values(text, context, raws)
+    out = []
+    evolving: bool | None = None  # the change signal, looked for once and only when a fact can take it
+    tasting: bool | None = None  # the same for a taste's change signal
+    for r in raws:
+        # the cue took back a value said earlier in this turn, which says a change ("预算砍到十万
+        # 啊不是 十二万"): what remains is that change of the value held before, not a
+        # correction of it (which would retire it as never true)
+        changing = r.predicate in slipped and bool(
+            _EVOLUTION.search(text) or r.predicate == "budget_limit" and _AMOUNT_CHANGE.search(text))
+        if is_correction and r.change is None and not changing:
+            r = dataclasses.replace(r, change="correction")
+        if r.change is None and r.predicate in _EVOLVING:
+            if evolving is None:
+                evolving = bool(_EVOLUTION.search(text))
+            if evolving or r.predicate == "budget_limit" and _AMOUNT_CHANGE.search(text):
+                r = dataclasses.replace(r, change="evolution")  # "预算砍回8万5": an amount set anew
+        elif r.change is None and r.predicate in _TASTES:
+            if tasting is None:
+                tasting = bool(_TASTE_CHANGE.search(text))
+            if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
+                r = dataclasses.replace(r, change="evolution")
+        out.append(_fact(turn, r, "user_explicit", 0.9))
+    return out
+
+
+# the predicates a change signal in the turn makes evolutions
+_EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision"))
+_TASTES = frozenset(("likes", "dislikes"))  # their own change signal: shared.taste_change
+
+# multi-valued predicates (slot: subject, predicate, scope, object) whose wrong value a correction retires
+_RETIRED_ON_CORRECTION = frozenset(p.id for p in Catalog.load() if not p.single_valued) \
+    & RULES.sets["shared.retired_on_correction"]
+
+
+def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -> list[_Raw]:
+    """A correction that names the wrong value ("Sorry, I meant Redis Streams, not RabbitMQ", "是飞书，不是钉钉"):
+    for the user's latest earlier fact holding it, of a multi-valued predicate the correction gives a right value
+    for, a claim of the wrong value with negative polarity, marked as a correction. A multi-valued slot is
+    (subject, predicate, scope, object), so the right value alone would leave the wrong one current beside it;
+    this claim's plan is a correction in the wrong value's own slot, which retires its positive row over that
+    row's interval."""
+    corrected = {r.predicate for r in raws if r.polarity == "positive" and r.predicate in _RETIRED_ON_CORRECTION}
+    if not corrected:
+        return raws
+    wrong = [(m.group("en") or m.group("zh1") or m.group("zh2") or "").strip().casefold()
+             for m in _P["shared.wrong_value"].finditer(text)]
+    held = {(r.predicate, r.object.casefold()) for r in raws}
+    out = list(raws)
+    said: dict[int, list[ExtractedFact]] = {}  # each earlier turn read once, not once per wrong value
+    for old in filter(None, wrong):
+        for i, t in reversed(list(enumerate(context))):
+            if t.speaker != "user":
+                continue  # the assistant's words were never stored as facts
+            if i not in said:
+                said[i] = extract(t)
+            hit = next((f for f in said[i] if f.predicate in corrected and f.polarity == "positive"
+                        and (old == f.object.casefold() or len(old) >= 2 and old in f.object.casefold())), None)
+            if hit is not None:
+                if (hit.predicate, hit.object.casefold()) not in held:
+                    out.append(_Raw(hit.predicate, hit.object, "negative", "correction"))
+                    held.add((hit.predicate, hit.object.casefold()))
+                break
+    return out
+
+
+def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -> tuple[int, int, TimeSpan]:
+    """Of the times ``text`` names, the one said nearest to where it says ``obj`` (found whole, else by its first
+    word): "i turn 65 in may… so remind me march 1 to call the ssa office" -> march 1. The first when ``obj``
+    is not found (it was rewritten)."""
+    at = text.find(obj)
+    size = len(obj)
+    if at < 0 and obj.split():
+        head = obj.split()[0] if not searched(_CJK, obj) else obj[:2]
+        at, size = text.find(head), len(head)
+    if at < 0:
+        return times[0]
+    return min(times, key=lambda t: max(0, t[0] - (at + size), at - t[1]))
+
+
+def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None = None) -> ExtractedFact:
+    """The fact ``r`` states, cited to ``turn``. A dated item the user takes from the
+    assistant's ``offer`` ("Shall I remind you on the 18th?" "yes please") is due when
+    the offer said, unless the reply names a time of its own."""
+    if turn.project and r.predicate in _PROJECT_PREDICATES:
+        subject, scope = f"project:{turn.project}", "project"
+    else:
+        subject, scope = f"user:{turn.user}", "global"
+    start = end = None
+    value = r.value
+    if r.due is not None:
+        # the rule found the text naming when it is due ("slips to Friday 29 May"): its time;
+        # a deadline's due day is its value, so a deadline moved is another value of the thing
+        times = find_times(r.due, turn.time)
+        if times:
+            start, end = times[0][2].start, times[0][2].end
+            if r.predicate == "deadline":
+                value = {"due": times[0][2].start.date().isoformat()}
+    elif r.change == "evolution" or r.predicate in _TIMED:
+        # a change is told as having happened, unless the turn tells of what is to come:
+        # a time naming no direction is then the latest one (February, said in March: this year's)
+        told = turn.text
+        future = _P["zh.told_as_future" if searched(_CJK, told) else "en.told_as_future"]
+        past = r.change == "evolution" and not searched(future, told)
+        times = told.once(("times", past), lambda: find_times(told, turn.time, past=past)) \
+            if isinstance(told, Whole) else find_times(told, turn.time, past=past)
+        if not times and offer is not None:
+            times = find_times(offer.text, offer.time, past=past)
+        elif len(times) > 1:
+            times = [_nearest_time(told, r.object, times)]
+        if times:
+            start, end = times[0][2].start, times[0][2].end
+    said = None
+    if start is None and r.predicate not in _DATED_ITEMS and r.predicate != "pet":
+        told = turn.text  # the times said as starts, found once per turn (a Whole keeps them)
+        starts = told.once(("said_starts",), lambda: _said_starts(told, turn.time)) \
+            if isinstance(told, Whole) else _said_starts(told, turn.time)
+        said = _nearest_time(told, r.object, starts)[2] if starts else None
+    if said is not None:
+        start, end = said.start, said.end
+    return ExtractedFact(
+        subject=subject, predicate=r.predicate, object=r.object, value=value,
+        polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
+        confidence=confidence, event_start=start, event_end=end, condition=r.condition,
+        start_said=said is not None,
+    )
+
+
+def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
+    """The times ``text`` says a value began at, not after ``when``: after "since" / "as of" ("vegetarian since
+    January"), or between 从/自从 and 开始/起/以来 ("从三月开始戒的"). Each time's glue is looked for in a few
+    characters around it, so the work stays linear in the text."""
+    out = []
+    for t in find_times(text, when, past=True):
+        if t[2].start > when:
+            continue
+        before, after, within = text[max(0, t[0] - _GLUE):t[0]], text[t[1]:t[1] + _GLUE], text[t[0]:t[0] + _GLUE]
+        if (_P["zh.said_start.1"].search(before) and _P["zh.said_start.2"].match(after)) \
+                or _P["en.said_start"].search(before) or _P["en.said_start_within"].match(within):
+            out.append(t)
+    return out
+
+
+_GLUE = 24  # characters around a time in which its "since" / 从…开始 is looked for
+
+interpret.check_names(RULES.steps, RULES.maps, RULES.sets)

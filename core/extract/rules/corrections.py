@@ -1,0 +1,184 @@
+"""Values set anew: a budget changed or corrected by a bare amount or by a difference, in the
+currency of the budget before it (``_bare_amount``, ``_in_earlier_currency``); an earlier value corrected
+("是X，不是Y", "I meant X, not Y", "说错了，是X"), found in the context (``_value_correction``); a value taken
+back in the turn that said it (``_slip_in_turn``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+
+from ...lang.amounts import Amount, find_amounts
+from ...lang.numerals import parse_cn_number
+from ...lang.times import find_times
+from ...pipeline import Turn
+from ..records import Raw as _Raw
+from .dialogue import _from_assistant
+from .facts import _raw_facts
+from .readers import _en_amount
+from .text import _CORRECTION, _P, _introduces, _is_zh
+
+
+def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
+    """A change by an amount in ``text`` ("又涨了五百", "went up by £500", "cut by 2k"): the match and the signed
+    difference (negative for a decrease, ``shared.change_down``), its currency as marked or None."""
+    m = _P["zh.change_by"].search(text) if zh else _P["en.change_by"].search(text)
+    if not m:
+        return None
+    found = find_amounts(m.group(0))
+    if found:
+        amt = found[0][2]
+    else:
+        bare = _P["shared.bare_amount.1"].search(m.group(0)) if not zh else None
+        num = _P["zh.number"].search(m.group(0)) if zh else None
+        value = Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1) if bare else \
+            (parse_cn_number(num.group(0)) if num else None)
+        if value is None:
+            return None
+        amt = Amount(Decimal(value), None)
+    sign = -1 if _P["shared.change_down"].search(m.group(0)) else 1
+    return m, Amount(sign * amt.value, amt.currency)
+
+
+def _bare_amount(text: str, earlier: _Raw, when: datetime) -> Amount | None:
+    """The amount a turn gives once a budget is being corrected or changed: money found in it, or a plain number
+    ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English. A change
+    by an amount ("又涨了五百", "it went up by £500") gives the earlier budget plus or minus it; without an earlier
+    amount (or in another currency) it gives no value. A number that is part of a time ("31 july", "3月5号") is
+    no amount."""
+    for start, end, _ in reversed(find_times(text, when)):
+        text = text[:start] + " " * (end - start) + text[end:]
+    zh = _is_zh(text)
+    diff = _difference(text, zh)
+    if diff is not None:
+        m, by = diff
+        old = earlier.value or {}
+        currency = old.get("currency") or ("CNY" if zh else None)
+        if old.get("amount") is None or (by.currency and by.currency != currency):
+            text = text[:m.start()] + text[m.end():]  # the total, if the turn states one
+        else:
+            return Amount(Decimal(str(old["amount"])) + by.value, currency)
+    if zh:
+        head = _P["zh.bare_amount.1"].split(text.replace("不是，", "", 1))[0] or text
+        found = find_amounts(head)
+        if found:
+            a = found[0][2]
+            return Amount(a.value, a.currency or "CNY")
+        num = _P["zh.bare_amount.2"].search(head)
+        value = parse_cn_number(num.group(1)) if num else None
+        return Amount(Decimal(value), "CNY") if value else None
+    amt = _en_amount(text)
+    bare = _P["shared.bare_amount.1"].search(_P["en.amount.1"].split(text)[0]) if amt is None else None
+    if bare:
+        amt = Amount(Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1), None)
+    if amt is not None and amt.currency is None and earlier.value:
+        amt = Amount(amt.value, earlier.value.get("currency"))
+    return amt
+
+
+def _in_earlier_currency(raws: list[_Raw], context: Sequence[Turn]) -> list[_Raw]:
+    """A budget said without its currency ("trimming it to 6k") in the currency of the budget
+    before it in the conversation, as a bare changed amount is (``_bare_amount``)."""
+    if not context or not any(r.predicate == "budget_limit" and isinstance(r.value, dict)
+                              and r.value.get("currency") is None for r in raws):
+        return raws
+    earlier = _earlier_budget(context)
+    currency = earlier.value.get("currency") if earlier is not None and isinstance(earlier.value, dict) else None
+    if currency is None:
+        return raws
+    out = []
+    for r in raws:
+        if r.predicate == "budget_limit" and isinstance(r.value, dict) and r.value.get("currency") is None:
+            amt = Amount(Decimal(str(r.value["amount"])), currency)
+            r = dataclasses.replace(r, object=str(amt), value=amt.to_json())
+        out.append(r)
+    return out
+
+
+def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
+    """The user's last budget in the context, or a stand-in when a user turn only talks of one ("预算你帮我算个数")."""
+    for t in reversed(context):
+        if t.speaker != "user":
+            continue
+        found = [r for r in _raw_facts(t.text, t.time) if r.predicate == "budget_limit"]
+        if found:
+            return found[-1]
+    if any(t.speaker == "user" and _P["shared.earlier_budget.1"].search(t.text) for t in context):
+        return _Raw("budget_limit", "")
+    return None
+
+
+def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
+    """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
+    m = _P["zh.value_correction.1"].search(text) \
+        or _P["en.value_correction.1"].search(text)
+    if m:
+        new, old = m.group(1).strip(), m.group(2).strip()
+    else:  # "不是钉钉，是飞书", "Scratch that, Linear, not Jira": the wrong value first, or X without a verb
+        m = _P["zh.value_correction.2"].search(text) or _P["en.value_correction.2"].search(text)
+        if not m:
+            return _bare_value_correction(text, context)
+        new, old = m.group("new").strip(), m.group("old").strip()
+    for t in reversed(context):  # the user's own earlier value, or one the assistant stated
+        said = t.text if t.speaker == "user" else _from_assistant(t.text)
+        for r in _raw_facts(said, t.time, allow_question=True):
+            if old.casefold() in r.object.casefold():
+                return [_Raw(r.predicate, new, r.polarity, "correction")]
+    for t in reversed(context):  # the old value inside a longer text: "Senior analyst at Accenture, …"
+        for predicate, cues in _VALUE_CUES:
+            if any(_introduces(t.text, old, before, after) for before, after in cues):
+                return [_Raw(predicate, new, "positive", "correction")]
+    return []
+
+
+# how a value is introduced when no rule reads the sentence it is in: what comes before and after it
+_VALUE_CUES = tuple((p, tuple((_P[f"shared.value_cues.{p}.{i}.before"], _P[f"shared.value_cues.{p}.{i}.after"])
+                              for i in range(1, n + 1))) for p, n in (("works_at", 3), ("lives_in", 2)))
+
+_CORRECTED_VALUE = _P["shared.corrected_value"]
+_SINGLE_VALUED = ("lives_in", "works_at", "name", "commute")
+
+
+def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
+    """A value taken back in the turn that said it ("住望京——打错了，是酒仙桥", "I live in Leeds,
+    sorry I meant York"): the raws with the value after the last correction cue in place of the
+    last one said before it. None when the turn is no such slip (the cue opens the turn, no bare
+    value follows it, a value after it was read already, or no value precedes it)."""
+    cue = next(reversed(list(_CORRECTION.finditer(text))), None)  # the last one
+    if cue is None or cue.start() == 0:
+        return None
+    rest = _P["zh.split"].split(text[cue.end():].strip(" ，,:：-—"), maxsplit=1)[0].strip()
+    before = text[:cue.start()]
+    m = _CORRECTED_VALUE.search(rest)
+    new = (m.group(1) or m.group(2) or "").strip() if m else ""
+    if not new:
+        return None
+    if any(r.object and r.object in rest for r in raws):
+        return None  # the value after the cue was read as a fact of its own ("…不对，是对李子过敏")
+    at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].object and raws[i].object in before), None)
+    if at is None:
+        return None
+    return [*raws[:at], dataclasses.replace(raws[at], object=new, value=None), *raws[at + 1:]]
+
+
+def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
+    """"说错了，是海淀" / "wait no, Worthing": the new value for the user's last single-valued fact."""
+    if _P["shared.cjk"].search(text):  # "哦不对，我说错了，是海珠区，天河是我上班的地方": the part that is "是X"
+        parts = _P["zh.bare_value_correction.1"].split(text.strip())
+        tries = [p for p in parts if _P["zh.bare_value_correction.2"].fullmatch(p)] + parts[-1:]
+    else:  # "sorry, I meant Balham - Clapham's where I work out", "Sorry, I meant Crawley, autocorrect…"
+        head = _P["shared.bare_value_correction.1"].split(text.strip())[0]
+        tries = [head, _P["shared.bare_value_correction.2"].sub("", head), text.strip()]
+    m = next((found for t in tries if (found := _CORRECTED_VALUE.search(t))), None) or _CORRECTED_VALUE.search(text.strip())
+    if not m:
+        return []
+    new = (m.group(1) or m.group(2) or "").strip()
+    for t in reversed(context):  # the user's own value, or one the assistant stated ("Got it, you're in Croydon.")
+        said = t.text if t.speaker == "user" else _from_assistant(t.text)
+        for r in reversed(_raw_facts(said, t.time, allow_question=True)):
+            if r.predicate in _SINGLE_VALUED and new and new.casefold() != r.object.casefold():
+                return [_Raw(r.predicate, new, r.polarity, "correction")]
+    return []
