@@ -50,7 +50,7 @@ from sqlalchemy.sql.elements import BindParameter
 from ..axes import KNOWN_FROM, told_by
 from ..checks import check_moment, check_scope, check_text
 from ..db import PreparedQuery
-from ..db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN
+from ..db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN, VECTOR
 from ..errors import InvalidInput
 from ..lang.questions import asks, asks_when
 from ..lang.text import anchors, grams, is_chinese
@@ -75,7 +75,7 @@ from .lexical import AnchorIndex, QueryGrams, lexical_score
 from .query_map import QueryMap
 from .scope import ResolvedScope, Scope, people_of, resolve
 from .scoring import RecallWeights, importance, recency, relevance, score, status_factor
-from .vectors import VECTOR, Progress
+from .vectors import Progress
 
 _T = TypeVar("_T")
 MAX_K = 1000  # results one recall may ask for
