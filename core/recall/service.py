@@ -14,12 +14,11 @@ One search, in order:
    raw turns in a scope, every turn ranked by the dense and the word channel
    fused (``turns``, ``fusion``);
 4. candidates are hydrated (ids → rows, ``hydrate``): each memory takes the
-   status of the fact its claim produced, judged at ``at`` as known at
-   ``at`` (active, superseded, corrected, retracted, expired; expired ones
-   are left out unless asked for), and the ids of the open conflicts it is
-   part of; then scored (relevance + recency + importance, times the status
-   factor: ``results``, ``scoring``) and near-duplicates collapse into the
-   best of them (``collapse``);
+   status of the fact its claim produced, judged at ``at`` as known at ``at``
+   (expired ones are left out unless asked for), and the ids of the open
+   conflicts it is part of; then scored (relevance + recency + importance,
+   times the status factor: ``results``, ``scoring``) and near-duplicates
+   collapse into the best of them (``collapse``);
 5. a recall over memories adds the facts the person's best turns told
    (``told``), and a query that names a predicate gets the store's current
    value of it, per subject, pinned first (``structured``); the other side
@@ -35,21 +34,17 @@ cached in the instance.
 
 from __future__ import annotations
 
-import os
-import re
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
-from hashlib import sha1
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from ..db.recall import HotReads, store_location
+from ..db.recall import HotReads
 from ..lang.text import grams, is_chinese
 from ..store import Store
 from .annoy_index import remove_index_files
@@ -63,7 +58,8 @@ from .embedders import (
 )
 from .embedding import QueryVectors
 from .filters import KIND, OVER, Filters, check_over, check_request
-from .hits import RecallHit, masked, render_prompt
+from .folders import default_index_dir, index_folder
+from .hits import Comparison, RecallHit, masked, render_prompt
 from .intent import PredicateMatcher
 from .lexical import QueryGrams
 from .nearest import nearest
@@ -80,49 +76,6 @@ from .vectors import Progress
 
 _T = TypeVar("_T")
 _TOLD_EMBED_MAX = 256  # turns a recall over memories embeds before it uses their vectors
-
-
-def default_index_dir(url: str) -> Path:
-    """Where the index files of a store live: beside a SQLite file
-    (``memdesk.db`` → ``memdesk.db.recall/``); for a server store, in the user's
-    cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``) under
-    ``memdesk/recall/<host>-<port>-<database>-<hash>``."""
-    parsed = store_location(url)
-    if parsed.backend == "sqlite":
-        db = parsed.database
-        if db and db != ":memory:":
-            return Path(db).expanduser().resolve().with_name(Path(db).name + ".recall")
-        return Path(tempfile.gettempdir()) / f"memdesk-recall-{os.getpid()}-{id(url)}"
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    digest = sha1(parsed.safe_url.encode()).hexdigest()[:10]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_",
-                  f"{parsed.host or 'local'}-{parsed.port or 5432}-{parsed.database or ''}")
-    return cache / "memdesk" / "recall" / f"{name}-{digest}"
-
-
-def index_folder(url: str, index_dir: str | Path | None = None) -> Path:
-    """The folder a Recaller of the store at ``url`` keeps its index files in:
-    ``index_dir`` when given, else ``default_index_dir(url)``."""
-    return Path(index_dir) if index_dir else default_index_dir(url)
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """Exact search against the index for one query: which results the index missed."""
-
-    query: str
-    exact: tuple[RecallHit, ...]
-    index: tuple[RecallHit, ...]
-    missed: tuple[RecallHit, ...]
-    recall: float
-    index_used: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "recall": round(self.recall, 4), "index_used": self.index_used,
-                "exact": [h.to_json() for h in self.exact],
-                "index": [h.to_json() for h in self.index],
-                "missed": [h.to_json() for h in self.missed]}
-
 
 
 class Recaller:
