@@ -5,6 +5,7 @@ found it); ``admit`` reads their rows in blocks (``memdesk.db.recall.HotReads``)
 keeps those the filters admit and, for memories, works out the status of the
 fact lineage each memory's claim produced (as believed at ``known_at``) and
 the open conflicts it is part of, dropping the statuses not asked for.
+Raises only what the database driver raises.
 """
 
 from __future__ import annotations

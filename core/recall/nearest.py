@@ -6,7 +6,9 @@ names; then hydrated, scored and collapsed.
 The nearest items are over-fetched so that filters (subject, scope, status,
 time, ``at``) never starve the top k: the fetch grows until k results pass
 or everything was looked at, and a narrow filter (a person's items) is
-searched exactly over just the items it admits."""
+searched exactly over just the items it admits. Raises what the database
+driver raises, and InvalidInput when a subject the query names cannot be
+resolved (``scope.Scope.of``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What one search looks for, as its parts see it (``Probe``), and the shape
-of the open conflicts they are given (``Conflicts``). Pure data."""
+of the open conflicts they are given (``Conflicts``). Pure data; raises nothing."""
 
 from __future__ import annotations
 

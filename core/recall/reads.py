@@ -8,7 +8,8 @@ erasure. The SQL is ``memdesk.db.recall``'s.
 A stamp (``HotReads.stamp``) is one round trip that changes whenever the
 store does, so a cache keyed on it is current while it is unchanged. Ids an
 erasure removed may stay in these caches; their rows are gone, so they
-never hydrate (and ``clear`` drops everything after an erasure)."""
+never hydrate (and ``clear`` drops everything after an erasure). Raises
+what the database driver raises; ``resolve`` InvalidInput (below)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Hits: admitted candidates and facts → ``RecallHit``s with their score
 breakdown, the other side of each conflict in the results, and the approver
 of an agent's inference. Pure but for the two reads named below (the store's
-conflicts, ``memdesk.db.recall.approvers``)."""
+conflicts, ``memdesk.db.recall.approvers``), which raise what the database
+driver raises."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 live", "预算多少") gets the store's current value of it, per subject, pinned
 first; the structured path decides values, not the wording of memories.
 Values are read through the Store (``as_of``, ``sources``), the subjects
-holding a predicate through ``memdesk.db.recall.holders``."""
+holding a predicate through ``memdesk.db.recall.holders``. Raises what the
+Store, the database driver and the embedder raise."""
 
 from __future__ import annotations
 

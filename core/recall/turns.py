@@ -4,7 +4,7 @@ scope ranked by the dense and the word channel fused (``rank_turns``). A
 recall over turns uses it while a scope holds at most
 ``IndexSettings.fused_max`` turns (above it the index serves); told facts
 (``told``) rank the person's turns with it too. Turns are read through
-``memdesk.db.recall``."""
+``memdesk.db.recall``; what the database driver raises comes up as it is."""
 
 from __future__ import annotations
 
