@@ -333,8 +333,6 @@ class Recaller:
     render_prompt = staticmethod(render_prompt)
 
     # ------------------------------------------------------------ internals
-
-    # ------------------------------------------------------------ internals
     def _search(self, query: str, *, k: int = 10, at: int | None = None, exact: bool = False,
                 over: str = "memories", subject: str | None = None,
                 scope: str | Sequence[str] | None = None,
