@@ -1,6 +1,6 @@
-"""The database layer: engines (``engine``), the tables (``tables``), the
-schema migrations (``migrations``) and the frozen hash-chain codec the old
-migrations use (``chain_legacy``). The rest of the engine reaches the
+"""The database layer: engines (``engine``), the tables (``tables``), every
+statement recall runs (``recall``), the schema migrations (``migrations``)
+and the frozen hash-chain codec the old migrations use (``chain_legacy``). The rest of the engine reaches the
 database through this package.
 """
 

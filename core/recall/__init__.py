@@ -13,8 +13,13 @@ manifest), ``collection`` (index lifecycle: tail, rebuilds, exact mode),
 ``lexical`` (character n-grams for names and numbers), ``bm25`` (the word
 channel), ``fusion``, ``intent`` (predicates and subjects a query names),
 ``scope``, ``scoring`` (the score and its weights), ``hits`` (a result and the
-prompt block), ``service`` (the Recaller). How text is folded and cut into grams, stop words, times and what
-a question asks come from the language layer, ``memdesk.lang``.
+prompt block), ``service`` (the Recaller, orchestrating one search through
+``filters``, ``reads``, ``nearest``, ``turns``, ``hydrate``, ``results``,
+``collapse``, ``told``, ``structured``, ``embedding``; ``probe`` is one search
+as they see it, ``folders`` where the index files live). Every SQL statement
+recall runs is ``memdesk.db.recall``'s. How text is folded and cut into grams,
+stop words, times and what a question asks come from the language layer,
+``memdesk.lang``.
 """
 
 from .annoy_index import Manifest, file_checksum, remove_index_files

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import Engine
 
+from ..db.recall import Engine
 from .annoy_index import IndexFiles, LoadedIndex, Manifest, build_index, dot, open_index
 from .embedders import Embedder
 from .vectors import Progress, VectorBlock, VectorStore

@@ -1,4 +1,5 @@
-"""Fusing the dense and the word channel into one relevance (pure, no I/O).
+"""Fusing the dense and the word channel into one relevance (pure, no I/O;
+raises only ValueError, below).
 
 Each channel scores every item a recall may return (a person's turns): the
 cosine of the query to the item's vector, and BM25. Their scales have
@@ -25,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
+from .scoring import RecallWeights
 
 RELEVANCE_SCALE = 2.0  # fused z of +2 (two standard deviations) → relevance 0.73
 
@@ -57,9 +60,34 @@ def fuse(channels: Sequence[tuple[np.ndarray, float]]) -> np.ndarray:
     return out
 
 
+def fuse_turns(cosines: np.ndarray, words: np.ndarray, present: np.ndarray,
+               w: RecallWeights) -> np.ndarray:
+    """The two channels of raw turns fused (``fuse``). A turn still
+    waiting for its vector (``present`` False: just remembered, its vector
+    being computed in the background) has its words stand for its meaning
+    too: its dense z-score is its word z-score, and the dense channel is
+    standardised over the turns that have a vector. A cosine of 0 would sink
+    it (e5's cosines sit near 0.8 with a spread of a few hundredths: 0 is
+    some twenty standard deviations down, and a turn just remembered missed
+    the top 5 of a query naming its own rare word); the others' mean would
+    leave it below every near-copy of it the person said before. With every
+    vector there (or none) this is ``fuse`` itself."""
+    if present.all() or not present.any():
+        return fuse([(cosines, w.dense), (words, w.words)])
+    zw = zscores(words)
+    zd = zw.copy()
+    zd[present] = zscores(cosines[present])
+    out = np.zeros(len(words), dtype=np.float64)
+    if w.dense:
+        out += w.dense * zd
+    if w.words:
+        out += w.words * zw
+    return out
+
+
 def relevance_of(fused: float) -> float:
     """A fused value as a relevance between 0 and 1 (0.5 for a typical item)."""
     return float(1.0 / (1.0 + np.exp(-fused / RELEVANCE_SCALE)))
 
 
-__all__ = ["RELEVANCE_SCALE", "fuse", "relevance_of", "zscores"]
+__all__ = ["RELEVANCE_SCALE", "fuse", "fuse_turns", "relevance_of", "zscores"]

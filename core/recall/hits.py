@@ -1,7 +1,9 @@
 """What a recall returns and how it is shown to an agent: ``RecallHit`` (one
 result with its score breakdown; its ``source`` is a ``records.Source``, the turn behind it),
-``masked`` (sensitive spans masked before a hit leaves recall) and
-``render_prompt`` (the block an agent pastes into its prompt)."""
+``masked`` (sensitive spans masked before a hit leaves recall),
+``render_prompt`` (the block an agent pastes into its prompt) and
+``Comparison`` (what ``Recaller.compare`` finds: the exact search against
+the index for one query)."""
 
 from __future__ import annotations
 
@@ -191,3 +193,21 @@ def render_prompt(hits: Iterable[RecallHit], now: int | None = None) -> str:
     if len(lines) == 1:
         lines.append("- (nothing relevant)")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Exact search against the index for one query: which results the index missed."""
+
+    query: str
+    exact: tuple[RecallHit, ...]
+    index: tuple[RecallHit, ...]
+    missed: tuple[RecallHit, ...]
+    recall: float
+    index_used: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"query": self.query, "recall": round(self.recall, 4), "index_used": self.index_used,
+                "exact": [h.to_json() for h in self.exact],
+                "index": [h.to_json() for h in self.index],
+                "missed": [h.to_json() for h in self.missed]}

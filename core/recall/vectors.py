@@ -15,11 +15,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, Executable, bindparam, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from ..clock import SystemClock, now_us
-from ..db.tables import FACT, MEMORY, TURN, VECTOR
+from ..db.recall import (
+    Engine,
+    VectorKey,
+    count_vectors,
+    ensure_vector_table,
+    insert_vectors,
+    item_vectors,
+    items_without_vectors,
+    max_vector_row,
+    newest_item,
+    vector_rows,
+    vector_rows_after,
+    vector_watermark,
+)
 from ..failpoints import point
 from .embedders import Embedder
 
@@ -78,31 +89,25 @@ class VectorBlock:
                            np.concatenate([self.vectors, other.vectors])).by_item()
 
 
-def _source_table(kind: str):
-    if kind == "memory":
-        return MEMORY
-    if kind == "turn":
-        return TURN
-    raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+def _check_kind(kind: str) -> str:
+    """``kind`` itself. Raises ValueError for anything but ``memory`` or ``turn``."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return kind
 
 
 class VectorStore:
-    """Stored vectors of one embedder for one kind of item (memory or turn)."""
+    """Stored vectors of one embedder for one kind of item (memory or turn),
+    read and written through ``memdesk.db.recall``. Raises ValueError for
+    another kind."""
 
     def __init__(self, engine: Engine, embedder: Embedder, kind: str) -> None:
         self.engine = engine
         self.embedder = embedder
-        self.kind = kind
-        self._source = _source_table(kind)
-        self._where = (VECTOR.c.kind == kind, VECTOR.c.embedder == embedder.name,
-                       VECTOR.c.embedder_version == embedder.version)
+        self.kind = _check_kind(kind)
+        self._key = VectorKey(kind, embedder.name, embedder.version)
         self._embedded_upto = 0  # every item up to this id is known to have a vector
         self._ensured = False  # the table is known to exist
-        self._q_newest = select(func.max(self._source.c.id))
-        self._q_rows = select(VECTOR.c.id, VECTOR.c.item_id, VECTOR.c.vector, VECTOR.c.kind,
-                              VECTOR.c.embedder, VECTOR.c.embedder_version, VECTOR.c.dim)
-        self._q_after = (self._q_rows.where(VECTOR.c.id > bindparam("last"))
-                         .order_by(VECTOR.c.id).limit(bindparam("batch")))
 
     # ------------------------------------------------------------ writing
     def ensure_table(self) -> None:
@@ -112,42 +117,12 @@ class VectorStore:
         loaded yet)."""
         if self._ensured:
             return
-        VECTOR.create(self.engine, checkfirst=True)
-        for index in FACT.indexes:
-            if index.name == "ix_fact_claim":
-                index.create(self.engine, checkfirst=True)
+        ensure_vector_table(self.engine)
         self._ensured = True
-
-    def _insert(self, conn, rows: list[dict]) -> None:
-        dialect = self.engine.dialect.name
-        stmt: Executable
-        if dialect == "postgresql":
-            stmt = postgresql.insert(VECTOR).on_conflict_do_nothing()
-        elif dialect == "sqlite":
-            stmt = sqlite.insert(VECTOR).on_conflict_do_nothing()
-        else:  # pragma: no cover - the store supports only these two
-            stmt = VECTOR.insert()
-        conn.execute(stmt, rows)
 
     def watermark(self) -> int:
         """The highest item id that has a vector (items are embedded in id order)."""
-        with self.engine.connect() as conn:
-            return conn.execute(select(func.max(VECTOR.c.item_id)).where(*self._where)).scalar() or 0
-
-    def _pending(self, *, full: bool) -> list[tuple[int, str]]:
-        src = self._source
-        with self.engine.connect() as conn:
-            if full:  # every item without a vector, gaps included
-                have = select(VECTOR.c.item_id).where(*self._where)
-                stmt = select(src.c.id, src.c.text).where(src.c.id.not_in(have))
-            else:  # only items newer than the newest embedded one: one index lookup
-                mark = conn.execute(select(func.max(VECTOR.c.item_id)).where(*self._where)).scalar() or 0
-                stmt = select(src.c.id, src.c.text).where(src.c.id > mark)
-            return [(int(i), t) for i, t in conn.execute(stmt.order_by(src.c.id))]
-
-    def _newest_item(self) -> int:
-        with self.engine.connect() as conn:
-            return int(conn.execute(self._q_newest).scalar() or 0)
+        return vector_watermark(self.engine, self._key)
 
     def embed_missing(self, *, full: bool = False, progress: Progress | None = None) -> int:
         """Embed the items that have no vector yet, in batches, and store them.
@@ -156,10 +131,10 @@ class VectorStore:
         otherwise only items added since are looked for, which costs one index
         lookup. Returns how many vectors were stored.
         """
-        newest = self._newest_item()
+        newest = newest_item(self.engine, self.kind)
         if not full and newest <= self._embedded_upto:
             return 0  # nothing added since the last look: one primary-key lookup
-        pending = self._pending(full=full)
+        pending = items_without_vectors(self.engine, self._key, full=full)
         total = len(pending)
         done = 0
         for part in _batches(pending):
@@ -169,9 +144,7 @@ class VectorStore:
                          embedder_version=self.embedder.version, dim=self.embedder.dim,
                          vector=v.astype("<f4").tobytes(), created_at=now)
                     for (i, _), v in zip(part, vecs, strict=True)]
-            with self.engine.begin() as conn:
-                self._insert(conn, rows)
-                point("vectors.commit")
+            insert_vectors(self.engine, rows, before_commit=lambda: point("vectors.commit"))
             point("vectors.committed")
             done += len(part)
             if progress is not None:
@@ -181,15 +154,10 @@ class VectorStore:
 
     # ------------------------------------------------------------ reading
     def count(self, max_row_id: int | None = None) -> int:
-        stmt = select(func.count()).select_from(VECTOR).where(*self._where)
-        if max_row_id is not None:
-            stmt = stmt.where(VECTOR.c.id <= max_row_id)
-        with self.engine.connect() as conn:
-            return int(conn.execute(stmt).scalar() or 0)
+        return count_vectors(self.engine, self._key, max_row_id)
 
     def max_row_id(self) -> int:
-        with self.engine.connect() as conn:
-            return int(conn.execute(select(func.max(VECTOR.c.id)).where(*self._where)).scalar() or 0)
+        return max_vector_row(self.engine, self._key)
 
     def _block(self, rows: Sequence[Any]) -> VectorBlock | None:
         """This store's rows among ``rows`` (id, item id, vector, kind,
@@ -209,12 +177,9 @@ class VectorStore:
         collections share the id sequence), in row id order, in batches: the
         ids read, and this store's rows among them."""
         last = after_row_id
-        # a range on the primary key only (the other columns are checked here):
-        # with them in the WHERE clause the databases prefer the unique index
-        # and scan every vector of the embedder just to find the few new ones
+        # a range on the primary key only (the other columns are checked here)
         while True:
-            with self.engine.connect() as conn:
-                fetched = conn.execute(self._q_after, {"last": last, "batch": batch}).all()
+            fetched = vector_rows_after(self.engine, last, batch)
             if not fetched:
                 return
             last = int(fetched[-1][0])
@@ -252,26 +217,16 @@ class VectorStore:
     def load_rows(self, row_ids: Sequence[int]) -> tuple[VectorBlock, set[int]]:
         """This store's vectors among rows ``row_ids`` (by item id), and which
         of those ids are in the table now (of any kind)."""
-        found: list[Any] = []
-        ids = sorted(set(int(i) for i in row_ids))
-        with self.engine.connect() as conn:
-            for s in range(0, len(ids), 500):
-                found += conn.execute(self._q_rows.where(VECTOR.c.id.in_(ids[s:s + 500]))).all()
+        found = vector_rows(self.engine, sorted(set(int(i) for i in row_ids)))
         block = self._block(found)
         return (VectorBlock.empty(self.embedder.dim) if block is None else block.by_item(),
                 {int(r[0]) for r in found})
 
     def vectors_for(self, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored vectors of some items (e.g. candidates found by the lexical channel)."""
-        out: dict[int, np.ndarray] = {}
         ids = sorted(set(int(i) for i in item_ids))
-        with self.engine.connect() as conn:
-            for s in range(0, len(ids), 500):
-                stmt = select(VECTOR.c.item_id, VECTOR.c.vector).where(
-                    *self._where, VECTOR.c.item_id.in_(ids[s:s + 500]))
-                for item_id, blob in conn.execute(stmt):
-                    out[int(item_id)] = np.frombuffer(bytes(blob), dtype="<f4").astype(np.float32)
-        return out
+        return {item_id: np.frombuffer(blob, dtype="<f4").astype(np.float32)
+                for item_id, blob in item_vectors(self.engine, self._key, ids)}
 
 
 def _batches(items: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
