@@ -7,8 +7,7 @@ monotonic, caches the current-belief rows of the slots it touches, and buffers
 its inserts so that bulk imports become a few ``executemany`` calls. Nothing is
 visible to others until the transaction commits; an exception anywhere rolls
 the whole batch back. For a bulk import into a SQLite file the transaction may
-belong to a writer process instead (``WriteProcess``, at the end of this
-module), which executes the buffered rows while the batch gates the next ones.
+belong to a writer process instead (``core.writer_process``), which executes the buffered rows while the batch gates the next ones.
 
 Gate order for each claim: provenance (the cited turn is registered, and must
 agree with a stored one) -> idempotency (same claim from the same turn again
@@ -19,26 +18,18 @@ is a no-op) -> dedup (the same value already holds: merge, count the mention)
 
 from __future__ import annotations
 
-import gc
 import json
-import os
-import pickle
-import signal
-import sqlite3
-import subprocess
-import sys
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from operator import itemgetter
-from typing import Any, BinaryIO, cast
+from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import Connection, bindparam, select, update
 
 from .bitemporal import EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
 from .chain import (
     FLOATS,
-    GENESIS,
     MEMORY_MUTABLE,
     STATEFUL,
     RowsDigest,
@@ -51,7 +42,6 @@ from .chain import (
     streamer,
 )
 from .claims import ClaimInput, SourceRef, same_turn
-from .db import make_engine
 from .db.tables import (
     AUDIT,
     CLAIM,
@@ -62,6 +52,14 @@ from .db.tables import (
     META,
     PRED,
     TURN,
+)
+from .db.writes import (
+    CHANGED_MEANWHILE,
+    chunks,
+    compile_rows,
+    execute_many,
+    load_said,
+    lock_store,
 )
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import (
@@ -75,11 +73,10 @@ from .gates import (
     encode_steps,
 )
 from .lang.sensitive import mask
-from .lifeline import end_with_parent
-from .parallel_parse import ParsedClaim, pickle_flat
+from .parallel_parse import ParsedClaim
 from .records import Fact, ImportSummary
+from .writer_process import WriteProcess
 
-CHUNK = 500
 FLUSH_EVERY = 20_000
 
 _SUMMARY_FIELD = {
@@ -113,7 +110,6 @@ _LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(
     last_tx=bindparam("b_tx"), audit_head=bindparam("b_head"), audit_last=bindparam("b_last"),
     id_marks=bindparam("b_marks"))
 _EMPTY_ROWS = RowsDigest().finish()
-_CHANGED_MEANWHILE = "a fact was retired by someone else during this write; nothing was saved"
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
@@ -123,72 +119,6 @@ def _dumps(value: Any) -> str:
 
 
 
-def _bind_plainly() -> None:
-    """Tell the sqlite3 driver how to bind ``None`` and ``bool`` directly.
-
-    Both already bind as NULL and as 1/0. But they are not among the types the
-    driver passes through untouched, so for every such parameter it looks for
-    an adapter and, finding none, formats and discards an AttributeError: on
-    bulk inserts, where most rows carry several NULLs and two flags, that
-    costs more than the insert itself. Registering the identity conversions
-    makes the lookup succeed at once; what is stored does not change.
-    """
-    sqlite3.register_adapter(type(None), lambda _: None)
-    sqlite3.register_adapter(bool, int)
-
-
-_bind_plainly()
-
-
-def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-def execute_many(conn: Connection, key: str, statement: Any, rows: list,
-                 cache: dict[tuple, tuple[str, tuple[str, ...]]],
-                 columns: tuple[str, ...] | None = None) -> int:
-    """Run one statement for many rows with a single DBAPI executemany.
-
-    ``rows`` are dicts, or tuples whose values follow ``columns``. The
-    statement is compiled once by SQLAlchemy for the connection's dialect
-    (with positional parameters, and cached in ``cache`` under ``key``), so
-    the SQL stays portable; skipping SQLAlchemy's per-row parameter
-    processing is what makes bulk imports fast. Values must already be plain
-    DBAPI types. Returns the driver's row count (-1 when it does not tell).
-    """
-    sql, params = compile_rows(conn.dialect, key, statement, rows, cache, columns)
-    dbapi = conn.connection.dbapi_connection
-    assert dbapi is not None  # a checked-out connection always has one
-    cursor = dbapi.cursor()
-    try:
-        cursor.executemany(sql, params)
-        return cursor.rowcount
-    finally:
-        cursor.close()
-
-
-def compile_rows(dialect: Any, key: str, statement: Any, rows: list,
-                 cache: dict[tuple, tuple[str, tuple[str, ...]]],
-                 columns: tuple[str, ...] | None = None) -> tuple[str, list]:
-    """The positional SQL of ``statement`` for ``dialect`` and ``rows`` as
-    its parameter tuples (see ``execute_many``). Rows given as dicts all have
-    the keys of the first; columns they leave out are not inserted (NULL)."""
-    keys = tuple(columns) if columns is not None else tuple(rows[0])
-    entry = cache.get((key, keys))
-    if entry is None:
-        if not dialect.positional:  # psycopg: compile with %s markers instead of %(name)s
-            dialect = type(dialect)(paramstyle="format")
-        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
-        entry = (str(compiled), tuple(compiled.positiontup))
-        cache[(key, keys)] = entry
-    sql, names = entry
-    if columns is not None:
-        if names != columns:
-            order = [columns.index(n) for n in names]
-            rows = [tuple(r[i] for i in order) for r in rows]
-        return sql, rows
-    return sql, list(map(itemgetter(*names), rows))
 
 
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact (and known_until, last)
@@ -224,44 +154,6 @@ def expiry(start: int, event_start: int | None, event_end: int | None,
 def fact_from_row(row: Any) -> Fact:
     """A Fact from a row whose columns are in FACT_COLUMNS order."""
     return Fact(*row)
-
-
-_ID_TABLES = (("fact", FACT), ("claim", CLAIM), ("turn", TURN), ("conflict", CONFLICT),
-              ("audit", AUDIT), ("memory", MEMORY))
-# the transaction time, the audit chain head and the highest id of each table, in one round trip
-_TX_AND_IDS = select(
-    select(META.c.last_tx).where(META.c.id == 1).scalar_subquery(),
-    select(META.c.audit_head).where(META.c.id == 1).scalar_subquery(),
-    select(META.c.id_marks).where(META.c.id == 1).scalar_subquery(),
-    *(select(func.max(table.c.id)).scalar_subquery() for _, table in _ID_TABLES),
-)
-
-
-def load_said(conn: Connection, lineages: Iterable[int]) -> dict[int, list[Said]]:
-    """What the mentions merged into each lineage (by its claim id) said
-    (core.gates.Evidence, ``said_by``). Reads 500 lineages a query."""
-    out: dict[int, list[Said]] = defaultdict(list)
-    for part in chunks(sorted(set(lineages))):
-        for into, start, latest, stated in conn.execute(
-                select(CLAIM.c.merged_into, CLAIM.c.valid_from, CLAIM.c.start_latest,
-                       CLAIM.c.start_stated)
-                .where(CLAIM.c.merged_into.in_(part), CLAIM.c.state == "merged")):
-            out[into].append(said_by(start, latest, stated))
-    return out
-
-
-def lock_store(conn: Connection) -> tuple[int, dict[str, int], str]:
-    """Take the store's write lock (by updating the store_meta row) and read
-    the transaction time, the next free id of each table and the audit
-    chain's head hash. Raises StoreError for a store without its store_meta row."""
-    locked = conn.execute(update(META).where(META.c.id == 1).values(last_tx=META.c.last_tx))
-    if locked.rowcount != 1:
-        raise StoreError("store_meta row missing: the store was not initialised")
-    tx, head, marks, *maxima = conn.execute(_TX_AND_IDS).one()
-    used = json.loads(marks) if marks else {}  # ids handed out before, rows erased or not
-    next_ids = {name: max((top or 0) + 1, int(used.get(name, 1)))
-                for (name, _), top in zip(_ID_TABLES, maxima, strict=True)}
-    return tx, next_ids, head or GENESIS
 
 
 class WriteBatch:
@@ -861,7 +753,7 @@ class WriteBatch:
             return
         count = execute_many(self.conn, key, statement, rows, self._insert_sql, columns)
         if every_row and count not in (-1, len(rows)):
-            raise StoreError(_CHANGED_MEANWHILE)
+            raise StoreError(CHANGED_MEANWHILE)
 
     def finish(self) -> None:
         """Flush and record the final transaction time (unless the batch wrote
@@ -880,163 +772,3 @@ class WriteBatch:
             **{k: v for k, v in self.counts.items() if k in fields},
             new_predicates=tuple(self.new_predicates),
         )
-
-
-# ------------------------------------------------------------ writer process
-class WriterUnavailable(StoreError):
-    """No writer process could be started here (the caller writes in-process)."""
-
-
-class WriteProcess:
-    """A Python process of its own that owns one SQLite write transaction.
-
-    A bulk import runs its gates in this process and hands the rows they
-    produce to the writer process in large chunks, so that binding
-    and inserting them (about half of an import's work) runs on another core.
-    The writer is a fresh interpreter, not a fork: SQLite connections, locks
-    and threads must not be inherited. It opens the store, takes the write
-    lock, reports the transaction time and next ids, executes the chunks in
-    order and commits only when told to. When this process fails, stops or
-    dies first, the writer rolls back: nothing is written.
-    """
-
-    def __init__(self, url: str) -> None:
-        """Start the writer for the store at ``url`` and wait until it holds the
-        write lock. Raises WriterUnavailable when no writer process could be
-        started, StoreError when it could not take the lock."""
-        env = dict(os.environ)  # the child imports this package from where this process did
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-c",
-                 f"from {__name__} import serve_writes; serve_writes({os.getpid()})"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-        except OSError as exc:
-            raise WriterUnavailable(f"cannot start a writer process: {exc}") from None
-        assert self._proc.stdin is not None and self._proc.stdout is not None  # both piped
-        self._requests: BinaryIO = cast(BinaryIO, self._proc.stdin)
-        self._replies: BinaryIO = cast(BinaryIO, self._proc.stdout)
-        self._jobs: list[tuple[str, list, bool]] = []
-        try:
-            self._send(("open", url), started=False)
-            self.tx, self.next_ids, self.head = self._reply("locked", started=False)
-        except BaseException:
-            self.close()
-            raise
-
-    def add(self, sql: str, params: list, every_row: bool) -> None:
-        """Queue one executemany for the next ``send``. ``params`` are tuples
-        of plain values (named tuples are copied as plain ones)."""
-        if params and type(params[0]) is not tuple:
-            params = list(map(tuple, params))
-        self._jobs.append((sql, params, every_row))
-
-    def send(self) -> None:
-        """Hand the queued statements over (they run while this process goes on)."""
-        if self._jobs:
-            jobs, self._jobs = self._jobs, []
-            self._send(("rows", jobs))
-
-    def commit(self) -> None:
-        """Send what is queued, commit, and wait for the commit. Raises StoreError."""
-        self.send()
-        self._send(("commit", None))
-        self._reply("committed")
-
-    def close(self) -> None:
-        """End the writer process (rolling back unless committed) and wait for it."""
-        try:
-            self._requests.close()
-        except OSError:
-            pass
-        self._proc.wait()
-        self._replies.close()
-
-    def _send(self, message: tuple, started: bool = True) -> None:
-        try:
-            put_message(self._requests, message)
-        except (BrokenPipeError, ConnectionResetError):
-            self._reply("error", started)  # the writer stopped: raise its reason
-
-    def _reply(self, expected: str, started: bool = True) -> Any:
-        try:
-            kind, payload = get_message(self._replies)
-        except (EOFError, ValueError, OSError):
-            if not started:
-                raise WriterUnavailable("the writer process did not start") from None
-            raise StoreError("the writer process ended unexpectedly; nothing was saved") from None
-        if kind == "error":
-            raise StoreError(payload)
-        if kind != expected:
-            raise StoreError(f"the writer process answered {kind!r}, expected {expected!r}")
-        return payload
-
-
-def put_message(stream: BinaryIO, message: Any) -> None:
-    """Write one message: lists and tuples of plain values (see ``pickle_flat``)."""
-    data = pickle_flat(message)
-    stream.write(len(data).to_bytes(8, "little"))
-    stream.write(data)
-    stream.flush()
-
-
-def get_message(stream: BinaryIO) -> Any:
-    """Read one message written by ``put_message``. Raises EOFError at the end."""
-    head = stream.read(8)
-    if len(head) < 8:
-        raise EOFError
-    size = int.from_bytes(head, "little")
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError
-    return pickle.loads(data)
-
-
-def serve_writes(parent_pid: int | None = None) -> None:
-    """The writer process's main loop (see WriteProcess): requests arrive
-    on stdin, replies leave on stdout (see ``put_message``). It ends with
-    ``parent_pid``, the importing process (``lifeline``): a transaction
-    abandoned that way is rolled back by the database."""
-    if parent_pid is not None:
-        end_with_parent(parent_pid)
-    gc.disable()  # the rows received are acyclic and short-lived
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the importer, which closes stdin
-    requests, replies = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing else may write into the reply stream
-
-    def reply(kind: str, payload: Any) -> None:
-        try:
-            put_message(replies, (kind, payload))
-        except OSError:
-            pass  # the importing process is gone; the transaction rolls back
-
-    try:
-        _, url = get_message(requests)
-    except EOFError:
-        return
-    engine = None
-    try:
-        engine = make_engine(url)
-        with engine.begin() as conn:
-            reply("locked", lock_store(conn))
-            dbapi = conn.connection.dbapi_connection
-            assert dbapi is not None
-            cursor = dbapi.cursor()
-            while True:
-                kind, jobs = get_message(requests)  # EOFError: abandoned, roll back
-                if kind == "commit":
-                    break
-                for sql, params, every_row in jobs:
-                    cursor.executemany(sql, params)
-                    if every_row and cursor.rowcount not in (-1, len(params)):
-                        raise StoreError(_CHANGED_MEANWHILE)
-        reply("committed", None)
-    except EOFError:
-        pass
-    except StoreError as exc:
-        reply("error", str(exc))
-    except Exception as exc:  # noqa: BLE001 - reported to the importing process
-        reply("error", f"the store could not complete the write: {getattr(exc, 'orig', exc)}")
-    finally:
-        if engine is not None:
-            engine.dispose()

@@ -33,7 +33,7 @@ depends_on = None
 
 ERASED_ACTION = "subject.erased"  # frozen here: core.chain.ERASED_ACTION when written
 TABLES = {"fact": "fact", "claim": "claim", "turn": "turn", "conflict": "conflict",
-          "audit": "audit_log", "memory": "memory"}  # frozen: core.writer._ID_TABLES
+          "audit": "audit_log", "memory": "memory"}  # frozen: core.db.writes._ID_TABLES
 
 
 def id_marks(conn: sa.Connection) -> dict[str, int]:
