@@ -56,9 +56,10 @@ from .bitemporal import normalise_object
 from .chain import ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
 from .db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, TURN, VECTOR
+from .db.writes import chunks
 from .errors import InvalidInput, StoreError, SubjectNotFound
 from .mentions import Mention, Names, find_mentions, names_of
-from .writer import WriteBatch, chunks
+from .writer import WriteBatch
 
 SUBJECT = re.compile(r"^user:(\S.*)$")
 SCRUBBED_DETAIL = json.dumps({"erased": True})

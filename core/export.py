@@ -46,9 +46,9 @@ from sqlmodel import SQLModel
 
 from .claims import iter_jsonl
 from .db.tables import SCHEMA_VERSION
+from .db.writes import CHUNK, lock_store
 from .errors import InputFileError, StoreError
 from .failpoints import point
-from .writer import CHUNK, lock_store
 
 FORMAT_NAME = "memdesk-export"
 FORMAT_VERSION = 1

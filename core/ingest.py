@@ -31,6 +31,7 @@ from .claims import (
     to_claims,
 )
 from .db.tables import FACT, TURN
+from .db.writes import chunks
 from .errors import (
     ExtractorUnavailable,
     InputFileError,
@@ -46,7 +47,7 @@ from .resources import data_path
 from .signals.layer import SignalLayer
 from .signals.people import PeopleBook
 from .timeutil import from_us, parse_time, to_us
-from .writer import WriteBatch, chunks
+from .writer import WriteBatch
 
 SPEAKERS = ("user", "assistant")
 _TURN_FIELDS = {"session", "turn", "speaker", "time", "text", "user", "project"}

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, bindparam, func, null, select, update
 from .axes import KNOWN_UNTIL
 from .bitemporal import copy_until
 from .db.tables import CLAIM, CONFLICT, FACT, MEMORY, TURN
+from .db.writes import chunks, execute_many
 from .errors import StoreError
 from .maintain import (
     ACTION,
@@ -36,7 +37,7 @@ from .maintain import (
 )
 from .records import Fact
 from .timeutil import iso
-from .writer import WriteBatch, chunks, execute_many, fact_from_row
+from .writer import WriteBatch, fact_from_row
 
 
 def gather(conn: Connection, *, now: int, routed: Iterable[str] = (),

@@ -34,6 +34,7 @@ from .checks import check_id, check_name, check_storable, check_subject, check_t
 from .claims import ClaimInput
 from .clock import Clock
 from .db.tables import CLAIM, TURN
+from .db.writes import chunks
 from .errors import AccessRefused, InvalidInput
 from .ingest import turn_from_dict
 from .pipeline import Turn
@@ -44,7 +45,6 @@ from .records import Fact
 from .store import Store
 from .timeutil import from_us, iso, offset_minutes, parse_time, to_us
 from .views import MemoryAudit, MemoryCandidate, MemoryFact, MemoryHit, MemoryItem
-from .writer import chunks
 
 ROLES = {"user": "user", "assistant": "assistant"}
 _STEP = timedelta(microseconds=1)

@@ -23,7 +23,8 @@ from ..clock import Clock, SystemClock, now_us
 from ..db import make_engine
 from ..errors import StoreError
 from ..failpoints import point
-from ..writer import WriteBatch, WriteProcess, WriterUnavailable
+from ..writer import WriteBatch
+from ..writer_process import WriteProcess, WriterUnavailable
 
 
 class StoreCore:

@@ -19,6 +19,7 @@ from ..checks import (
     check_text,
 )
 from ..db.reads import candidate_from_row, candidate_stmt, select_facts
+from ..db.writes import chunks, load_said
 from ..errors import (
     AlreadyDecided,
     ConflictNotFound,
@@ -35,14 +36,7 @@ from ..records import (
 )
 from ..timeutil import iso
 from ..undo import RESOLUTION_UNDOES, undo_resolution
-from ..writer import (
-    CLAIM,
-    CONFLICT,
-    FACT,
-    TURN,
-    chunks,
-    load_said,
-)
+from ..writer import CLAIM, CONFLICT, FACT, TURN
 from .base import StoreCore
 
 if TYPE_CHECKING:

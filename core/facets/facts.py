@@ -37,6 +37,7 @@ from ..claims import (
 )
 from ..db import PreparedQuery
 from ..db.reads import select_facts, starts_with
+from ..db.writes import chunks
 from ..errors import (
     FactNotFound,
     FactRetired,
@@ -58,15 +59,7 @@ from ..records import (
     TurnRecord,
 )
 from ..timeutil import iso, to_us
-from ..writer import (
-    CLAIM,
-    FACT,
-    MEMORY,
-    PRED,
-    TURN,
-    chunks,
-    fact_from_row,
-)
+from ..writer import CLAIM, FACT, MEMORY, PRED, TURN, fact_from_row
 from .base import StoreCore
 
 if TYPE_CHECKING:
