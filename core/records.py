@@ -461,14 +461,17 @@ class IngestSummary(ImportSummary):
     turns_with_facts: int = 0
     dropped: int = 0
     extraction_failed: int = 0
+    reread: int = 0  # turns read again under the lock (their stored context changed meanwhile)
     extractor: str = ""
     signals: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**ImportSummary.to_dict(self), "turns": self.turns,
-                "turns_with_facts": self.turns_with_facts, "dropped": self.dropped,
-                "extraction_failed": self.extraction_failed, "extractor": self.extractor,
-                "signals": self.signals}
+        out = {**ImportSummary.to_dict(self), "turns": self.turns,
+               "turns_with_facts": self.turns_with_facts, "dropped": self.dropped,
+               "extraction_failed": self.extraction_failed}
+        if self.reread:
+            out["reread"] = self.reread
+        return {**out, "extractor": self.extractor, "signals": self.signals}
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,7 +98,7 @@ def _snapshot(store):
 def test_interrupted_ingest_leaves_nothing_and_rerun_matches_clean_run(tmp_path, monkeypatch):
     path = CONVERSATIONS / "liwei-life.jsonl"
     with Store.open(tmp_path / "clean.db") as clean:
-        clean.ingest_file(path)
+        clean.facts.ingest_file(path)
         expected = _snapshot(clean)
 
     from memdesk.writer import WriteBatch
@@ -176,8 +176,8 @@ def test_vector_routed_facts_become_masked_memories_and_near_duplicates_merge(tm
         summary = store.facts.ingest_file(path)
         mems = store.facts.memories("user:alice")
         assert summary.memories == 1 and len(mems) == 1  # name is routed "structured" only
-        assert "13600002222" not in mems[0]["text"] and "[phone]" in mems[0]["text"]
-        assert mems[0]["mentions"] == 2 and mems[0]["predicate"] == "dislikes"
+        assert "13600002222" not in mems[0].text and "[phone]" in mems[0].text
+        assert mems[0].mentions == 2 and mems[0].predicate == "dislikes"
         store.facts.ingest_file(path)  # a rerun counts nothing twice
         assert store.facts.memories("user:alice")[0].mentions == 2
 

@@ -190,10 +190,10 @@ def test_index_of_another_embedder_or_dimension_is_rebuilt(turns_store, tmp_path
 def test_index_from_another_store_is_rebuilt(tmp_path):
     folder = tmp_path / "idx"
     with Store.open(tmp_path / "a.db") as a:
-        a.ingest_file(write_turns(tmp_path / "a.jsonl", topic_texts(25)))
+        a.facts.ingest_file(write_turns(tmp_path / "a.jsonl", topic_texts(25)))
         recaller(a, folder)[0].search("jazz", over="turns")
     with Store.open(tmp_path / "b.db") as b:
-        b.ingest_file(write_turns(tmp_path / "b.jsonl", topic_texts(22, 50)))
+        b.facts.ingest_file(write_turns(tmp_path / "b.jsonl", topic_texts(22, 50)))
         r, messages = recaller(b, folder)
         hits = r.search("jazz concerts", over="turns", k=3)
         assert "another store" in messages[0]

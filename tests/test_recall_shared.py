@@ -111,7 +111,7 @@ def test_the_other_server_forgets_what_an_erasure_removed(store_url, tmp_path):
         assert b.recall("what did ines say about taxis", user="ines", k=3) is not None
         cached = b.recaller._vectors_cache
         assert {text for _, text in cached} == {"what did ines say about taxis"}
-        a.store.erase_subject("user:ines", by="test")
+        a.store.admin.erase("user:ines", by="test")
         assert not b.recall("anything else", user="ines", over="turns", k=3)
         assert {text for _, text in cached} <= {"anything else"}
         assert all(not len(c.ids) for c in b.recaller._corpora.values())

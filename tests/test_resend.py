@@ -371,7 +371,7 @@ def test_ingesting_a_conversations_lines_again_in_any_order_adds_nothing(store_u
         for n, part in enumerate(_parts()):
             summary = m.store.facts.ingest_file(_write(tmp_path / f"part{n}.jsonl", part))
             assert summary.turns == len(part)
-            assert {k: summary[k] for k in QUIET} == dict.fromkeys(QUIET, 0), (n, summary)
+            assert {k: getattr(summary, k) for k in QUIET} == dict.fromkeys(QUIET, 0), (n, summary)
             assert snapshot(m, "tom", "liwei", "mei") == before, n
         assert m.store.audit.verify().ok
 

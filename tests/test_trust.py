@@ -269,7 +269,7 @@ def test_concurrent_writers_keep_one_chain(full, store_url):
     def decide(ids: list[int]) -> int:
         with Store.open(store_url) as mine:
             for cid in ids:
-                mine.reject(cid, by="t", reason="concurrent")
+                mine.review.reject(cid, by="t", reason="concurrent")
         return len(ids)
 
     with ThreadPoolExecutor(2) as pool:

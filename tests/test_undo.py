@@ -36,7 +36,7 @@ def test_undo_approval_retracts_the_fact_and_requeues(store, clock):
     assert [f.object for f in store.facts.current("user:me", "diet")] == ["素食"]
     before = _rows(store)
     undone = store.review.undo(cand.id, by="ann")
-    assert undone.undone == "approved" and undone.retired == [out.fact_id]
+    assert undone.undone == "approved" and undone.retired == (out.fact_id,)
     clock.set(DAY0 + timedelta(days=45))
     assert store.facts.current("user:me", "diet") == []
     again = store.review.get(cand.id)

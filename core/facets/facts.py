@@ -91,7 +91,8 @@ def _ingest_summary(summary: ImportSummary, counts: dict[str, int], extractor: A
     layer = getattr(extractor, "layer", None)
     return IngestSummary(**dataclasses.asdict(summary), turns=counts["turns"],
                          turns_with_facts=counts["turns_with_facts"], dropped=counts["dropped"],
-                         extraction_failed=counts["extraction_failed"], extractor=extractor.name,
+                         extraction_failed=counts["extraction_failed"],
+                         reread=counts.get("reread", 0), extractor=extractor.name,
                          signals=None if layer is None else str(layer.name))
 
 
