@@ -531,7 +531,7 @@ class Memory:
             about, under = check_subject(subject), None
         rows = self.store.facts.memories(about, page or MAX_PAGE, offset=offset, under=under,
                                    include_archived=include_archived)
-        return [MemoryItem.of(r.to_dict()) for r in rows]
+        return [MemoryItem.of(r) for r in rows]
 
     def audit(self, subject: str, predicate: str, object: str | None = None) -> MemoryAudit:
         """Since when, and why, the store believes a value: the provenance chain

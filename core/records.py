@@ -630,7 +630,7 @@ class MemoryRecord:
     predicate: str | None
     text: str
     mentions: int
-    claim_id: int | None
+    claim_id: int
     created_at: str | None
     session: str
     turn: int

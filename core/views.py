@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 def _at(text: str | None) -> datetime | None:
@@ -30,6 +30,10 @@ def _req(text: str | None) -> datetime:
 
 def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
+
+
+if TYPE_CHECKING:
+    from .records import MemoryRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,11 +179,11 @@ class MemoryItem:
     merged_into: int | None
 
     @classmethod
-    def of(cls, d: Mapping[str, Any]) -> MemoryItem:
-        """From a row of ``store.facts.memories``."""
-        return cls(int(d["id"]), d["subject"], d["predicate"], d["text"], int(d["mentions"]),
-                   _req(d["created_at"]), d["session"], int(d["turn"]), int(d["claim_id"]),
-                   _at(d["archived_at"]), d["archive_reason"], d["merged_into"])
+    def of(cls, m: MemoryRecord) -> MemoryItem:
+        """From a memory of ``store.facts.memories``."""
+        return cls(int(m.id), m.subject, m.predicate, m.text, int(m.mentions),
+                   _req(m.created_at), m.session, int(m.turn), int(m.claim_id),
+                   _at(m.archived_at), m.archive_reason, m.merged_into)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "subject": self.subject, "predicate": self.predicate,

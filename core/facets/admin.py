@@ -20,15 +20,13 @@ from ..checks import (
     check_subject,
 )
 from ..db import clear_wal
+from ..db.tables import META
 from ..erase import ErasureReport, erase_subject, subject_mentions
 from ..errors import (
     InvalidInput,
 )
 from ..mentions import Mention
 from ..records import TableCounts
-from ..writer import (
-    META,
-)
 from .base import StoreCore
 
 if TYPE_CHECKING:

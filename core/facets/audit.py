@@ -5,7 +5,6 @@ entries of refused requests."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import (
     OperationalError,
@@ -31,9 +30,6 @@ from ..records import (
     AuditReport,
 )
 from .base import StoreCore
-
-if TYPE_CHECKING:
-    pass
 from .facts import Facts
 
 

@@ -149,5 +149,5 @@ class StoreCore:
             yield
         finally:
             self.bulk_depth -= 1
-            if was_enabled and self.bulk_depth == 0:
+            if was_enabled:  # as this block found it (a nested block found it paused)
                 gc.enable()

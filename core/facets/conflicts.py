@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 import json
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from sqlalchemy import func, select, update
 
@@ -19,6 +19,7 @@ from ..checks import (
     check_text,
 )
 from ..db.reads import candidate_from_row, candidate_stmt, select_facts
+from ..db.tables import CLAIM, CONFLICT, FACT, TURN
 from ..db.writes import chunks, load_said
 from ..errors import (
     AlreadyDecided,
@@ -36,11 +37,7 @@ from ..records import (
 )
 from ..timeutil import iso
 from ..undo import RESOLUTION_UNDOES, undo_resolution
-from ..writer import CLAIM, CONFLICT, FACT, TURN
 from .base import StoreCore
-
-if TYPE_CHECKING:
-    pass
 from .facts import Facts
 
 RESOLUTIONS = tuple(str(r) for r in Resolution)  # the choices of ``resolve``, in order

@@ -37,6 +37,7 @@ from ..claims import (
 )
 from ..db import PreparedQuery
 from ..db.reads import select_facts, starts_with
+from ..db.tables import CLAIM, FACT, MEMORY, PRED, TURN
 from ..db.writes import chunks
 from ..errors import (
     FactNotFound,
@@ -59,7 +60,7 @@ from ..records import (
     TurnRecord,
 )
 from ..timeutil import iso, to_us
-from ..writer import CLAIM, FACT, MEMORY, PRED, TURN, fact_from_row
+from ..writer import fact_from_row
 from .base import StoreCore
 
 if TYPE_CHECKING:
@@ -333,9 +334,11 @@ class Facts:
                     parallel: bool | None = None) -> ImportSummary:
         """Validate a JSONL file of facts and import it in one transaction.
 
-        Large files (``parallel``: None decides by file size) are parsed in a
-        second process while this one runs the gates; on a SQLite file a third
-        process writes the rows and owns the transaction. Either way a bad
+        Inside ``store.bulk()``, large files (``parallel``: None decides by file
+        size) are parsed in a second process while this one runs the gates, and
+        on a SQLite file a third process writes the rows and owns the
+        transaction. Outside it the file is parsed and written in this process
+        (``parallel=True`` still parses it in a second one). Either way a bad
         line stops the import and rolls it back, so nothing is written.
         Raises InputFileError naming the first bad line, FileNotFoundError when
         the file is missing.

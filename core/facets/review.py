@@ -5,7 +5,7 @@ rejects, or undoes a decision. Each decision is one audited transaction."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, or_, select, update
 
@@ -23,6 +23,7 @@ from ..claims import (
     edited_claim,
 )
 from ..db.reads import candidate_from_row, candidate_stmt
+from ..db.tables import CLAIM, TURN
 from ..errors import (
     AlreadyDecided,
     CandidateNotFound,
@@ -34,15 +35,8 @@ from ..records import (
     DecisionUndone,
 )
 from ..undo import undo_decision
-from ..writer import (
-    CLAIM,
-    TURN,
-    WriteBatch,
-)
+from ..writer import WriteBatch
 from .base import StoreCore
-
-if TYPE_CHECKING:
-    pass
 
 
 class Review:
