@@ -230,7 +230,7 @@ class LineageFact(NamedTuple):
 
     claim_id: int
     id: int
-    retired_at: int | None  # when it stopped being believed, as told (core.axes.KNOWN_UNTIL)
+    retired_at: int | None  # when it stopped being believed, as told (core.db.axes.KNOWN_UNTIL)
     retire_reason: str | None
     valid_to: int | None
     expires_at: int | None

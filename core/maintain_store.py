@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, null, select, update
 
-from .axes import KNOWN_UNTIL
 from .bitemporal import copy_until
+from .db.axes import KNOWN_UNTIL
 from .db.tables import CLAIM, CONFLICT, FACT, MEMORY, TURN
 from .db.writes import chunks, execute_many
 from .errors import StoreError

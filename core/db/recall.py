@@ -35,7 +35,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.sql.elements import BindParameter
 
-from ..axes import KNOWN_FROM, told_by
+from .axes import KNOWN_FROM, told_by
 from .engine import PreparedQuery
 from .tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, TURN, VECTOR
 

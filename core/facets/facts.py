@@ -22,7 +22,6 @@ from sqlalchemy.exc import (
 
 from .. import parallel_parse
 from ..access import Caller
-from ..axes import KNOWN_FROM, recorded_by, told_by
 from ..checks import (
     check_id,
     check_moment,
@@ -36,6 +35,7 @@ from ..claims import (
     read_claims,
 )
 from ..db import PreparedQuery
+from ..db.axes import KNOWN_FROM, recorded_by, told_by
 from ..db.reads import select_facts, starts_with
 from ..db.tables import CLAIM, FACT, MEMORY, PRED, TURN
 from ..db.writes import chunks

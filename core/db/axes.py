@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_
 
-from .db.tables import FACT
+from .tables import FACT
 
 KNOWN_FROM = func.coalesce(FACT.c.known_from, FACT.c.recorded_at)
 """Where a row starts on the told axis."""
