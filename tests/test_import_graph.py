@@ -204,3 +204,71 @@ def test_the_direction_check_sees_a_reach_into_the_extractor(tmp_path):
     path = tmp_path / "service.py"
     path.write_text("from ..extract.times import find_times\n", encoding="utf-8")
     assert imports("memdesk.recall.service", path, False, known) == {"memdesk.extract.times"}
+
+
+# Data flows one way (issue 30, docs/DESIGN.md's map of the rooms): each
+# module of the engine and the app belongs to one stage, and imports only
+# from its own stage or an earlier one. A new module must be placed here.
+STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("memdesk.errors", "memdesk.resources", "memdesk.timeutil", "memdesk.clock",
+                    "memdesk.failpoints", "memdesk.canonical", "memdesk.lifeline", "memdesk.names",
+                    "memdesk.records", "memdesk.views", "memdesk.bitemporal", "memdesk.lang")),
+    ("turn", ("memdesk.pipeline", "memdesk.claims", "memdesk.checks", "memdesk.catalog",
+              "memdesk.access", "memdesk.bounds", "memdesk.parallel_parse")),
+    ("extraction", ("memdesk.extract", "memdesk.signals")),
+    ("gates", ("memdesk.gates",)),
+    ("plan", ("memdesk.maintain",)),
+    ("write", ("memdesk.db", "memdesk.chain", "memdesk.writer", "memdesk.writer_process",
+               "memdesk.ingest", "memdesk.undo", "memdesk.tokens", "memdesk.erase",
+               "memdesk.mentions", "memdesk.export", "memdesk.maintain_store",
+               "memdesk.audit_trail", "memdesk.store", "memdesk.facets")),
+    ("index", ("memdesk.recall.embedders", "memdesk.recall.embedding", "memdesk.recall.vectors",
+               "memdesk.recall.annoy_index", "memdesk.recall.collection",
+               "memdesk.recall.query_map", "memdesk.recall.train_query_map")),
+    ("recall", ("memdesk.recall",)),
+    ("doors", ("memdesk", "memdesk.memory")),
+    ("screens", ("memdesk.app",)),
+)
+
+
+def stage_of(name: str) -> int:
+    """The stage of module ``name`` (its longest matching prefix); raises KeyError when unplaced."""
+    best = (-1, -1)
+    for rank, (_, prefixes) in enumerate(STAGES):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best[0]:
+                best = (len(prefix), rank)
+    if best[1] < 0:
+        raise KeyError(name)
+    return best[1]
+
+
+def later_imports(g: dict[str, set[str]]) -> list[str]:
+    """Every import of a module of a later stage, as 'a (stage) -> b (stage)'."""
+    out = []
+    for name, deps in sorted(g.items()):
+        here = stage_of(name)
+        for dep in sorted(deps):
+            if stage_of(dep) > here:
+                out.append(f"{name} ({STAGES[here][0]}) -> {dep} ({STAGES[stage_of(dep)][0]})")
+    return out
+
+
+def test_every_module_has_a_stage_and_imports_only_its_own_or_an_earlier_one():
+    g = {name: deps for name, deps in graph().items() if not name.startswith("memdesk.data")}
+    unplaced = []
+    for name in g:
+        try:
+            stage_of(name)
+        except KeyError:
+            unplaced.append(name)
+    assert unplaced == []
+    assert later_imports(g) == []
+
+
+def test_the_stage_check_sees_an_import_of_a_later_stage():
+    g = {"memdesk.gates": {"memdesk.recall.service", "memdesk.bitemporal"},
+         "memdesk.recall.service": {"memdesk.store"}, "memdesk.store": set(), "memdesk.bitemporal": set()}
+    assert later_imports(g) == ["memdesk.gates (gates) -> memdesk.recall.service (recall)"]
+    assert stage_of("memdesk.recall.vectors") < stage_of("memdesk.recall.service")
+    assert stage_of("memdesk.app.ui.app") == len(STAGES) - 1
