@@ -24,8 +24,6 @@ from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, select, update
-
 from .bitemporal import EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
 from .chain import (
@@ -42,25 +40,8 @@ from .chain import (
     streamer,
 )
 from .claims import ClaimInput, SourceRef, same_turn
-from .db.tables import (
-    AUDIT,
-    CLAIM,
-    CONFLICT,
-    FACT,
-    FACT_COLUMNS,
-    MEMORY,
-    META,
-    PRED,
-    TURN,
-)
-from .db.writes import (
-    CHANGED_MEANWHILE,
-    chunks,
-    compile_rows,
-    execute_many,
-    load_said,
-    lock_store,
-)
+from .db import Connection
+from .db import writes as sql
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import (
     RETIRED_AS,
@@ -88,27 +69,6 @@ _SUMMARY_FIELD = {
     "retract": "retractions",
 }
 
-_RETIRE = (
-    update(FACT)
-    .where(FACT.c.id == bindparam("b_id"), FACT.c.retired_at.is_(None))
-    .values(
-        retired_at=bindparam("b_at"),
-        retired_by_claim=bindparam("b_by"),
-        retire_reason=bindparam("b_reason"),
-        retire_note=bindparam("b_note"),
-        known_until=bindparam("b_known"),
-    )
-)
-
-
-_MENTIONED = (
-    update(MEMORY)
-    .where(MEMORY.c.id == bindparam("b_id"))
-    .values(mentions=MEMORY.c.mentions + bindparam("b_extra"))
-)
-_LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(
-    last_tx=bindparam("b_tx"), audit_head=bindparam("b_head"), audit_last=bindparam("b_last"),
-    id_marks=bindparam("b_marks"))
 _EMPTY_ROWS = RowsDigest().finish()
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
@@ -118,16 +78,13 @@ def _dumps(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
-
-
-
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact (and known_until, last)
 assert Fact._fields[_STAMP.start:_STAMP.stop] == (
     "retired_at", "retired_by_claim", "retire_reason", "retire_note")
-assert Fact._fields[-1] == "known_until" and len(Fact._fields) == len(FACT_COLUMNS)
-assert tuple(TURN.c.keys()) == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
-                                 "user", "project", "recorded_at", "imported_at")
-_CLAIM_KEYS = tuple(CLAIM.c.keys())
+assert Fact._fields[-1] == "known_until"
+assert sql.TURN_KEYS == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
+                         "user", "project", "recorded_at", "imported_at")
+_CLAIM_KEYS = sql.CLAIM_KEYS
 # a new claim's row leaves the four decision columns out (NULL); its canonical
 # tuple (all columns in order) is built from two C-level lookups
 _UNDECIDED = ("decided_by", "decided_at", "decision_reason", "edits")
@@ -136,8 +93,8 @@ assert _CLAIM_KEYS[_CUT:_CUT + 4] == _UNDECIDED
 _CLAIM_HEAD = itemgetter(*_CLAIM_KEYS[:_CUT])
 _CLAIM_TAIL = itemgetter(*_CLAIM_KEYS[_CUT + 4:])
 _NO_DECISION = (None,) * 4
-_CONFLICT_KEYS = tuple(CONFLICT.c.keys())
-_MEMORY_KEYS = tuple(k for k in MEMORY.c.keys() if k not in MEMORY_MUTABLE)
+_CONFLICT_KEYS = sql.CONFLICT_KEYS
+_MEMORY_KEYS = tuple(k for k in sql.MEMORY_KEYS if k not in MEMORY_MUTABLE)
 
 
 def expiry(start: int, event_start: int | None, event_end: int | None,
@@ -184,7 +141,7 @@ class WriteBatch:
         self.threshold = review_threshold
         self.wall = wall_us
         if process is None:
-            last_tx, self._next, self._head = lock_store(conn)
+            last_tx, self._next, self._head = sql.lock_store(conn)
         else:
             last_tx, self._next, self._head = process.tx, dict(process.next_ids), process.head
         # recorded time: the store's clock (``now``), never before what it
@@ -207,9 +164,7 @@ class WriteBatch:
         self._loaded_sessions: set[str] = set()
         self._claim_keys: set[tuple[int, str]] = set()
         self._keys_loaded: set[int] = set()
-        self._arity: dict[str, bool] = {
-            p: s for p, s in conn.execute(select(PRED.c.predicate, PRED.c.single_valued))
-        }
+        self._arity: dict[str, bool] = sql.predicate_arities(conn)
         self._buf: dict[str, list[dict]] = defaultdict(list)
         self._retire: list[dict] = []
         self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
@@ -238,10 +193,10 @@ class WriteBatch:
     def prefetch(self, claims: Sequence[ClaimInput | ParsedClaim]) -> None:
         """Load turns, claim keys and current-belief rows for many claims at once."""
         sessions = sorted({c.source.session for c in claims} - self._loaded_sessions)
-        for part in chunks(sessions):
+        for part in sql.chunks(sessions):
             self._load_turns(part)
         if self.route_memories:
-            for part in chunks(sorted({c.subject for c in claims} - self._memory_subjects)):
+            for part in sql.chunks(sorted({c.subject for c in claims} - self._memory_subjects)):
                 self._load_memories(part)
         self.prefetch_pairs((c.subject, predicate) for c in claims
                             for predicate in (c.predicate, self.opposite(c.predicate))
@@ -258,21 +213,16 @@ class WriteBatch:
         for subject, predicate in pairs:
             if (subject, predicate) not in self._pairs:
                 wanted[subject].add(predicate)
-        for part in chunks(sorted(wanted)):
+        for part in sql.chunks(sorted(wanted)):
             found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-            for row in self.conn.execute(
-                    select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))):
-                found[(row[1], row[2])].append(fact_from_row(row))
+            for row in sql.current_facts_of(self.conn, part):
+                found[(row.subject, row.predicate)].append(row)
             for subject in part:
                 for predicate in wanted[subject]:
                     self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
 
     def _load_turns(self, sessions: list[str]) -> None:
-        rows = self.conn.execute(
-            select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text, TURN.c.time,
-                   TURN.c.time_tz, TURN.c.speaker).where(TURN.c.session.in_(sessions))
-        )
-        for tid, session, turn, text, time, tz, speaker in rows:
+        for tid, session, turn, text, time, tz, speaker in sql.turns_of(self.conn, sessions):
             self._turns[(session, turn)] = (
                 tid, SourceRef(session, turn, text, time, tz, speaker),
             )
@@ -281,7 +231,7 @@ class WriteBatch:
     def _claim_key_seen(self, turn_id: int, key: str) -> bool:
         if turn_id not in self._keys_loaded:
             self._keys_loaded.add(turn_id)
-            for (k,) in self.conn.execute(select(CLAIM.c.claim_key).where(CLAIM.c.turn_id == turn_id)):
+            for k in sql.claim_keys_of(self.conn, turn_id):
                 self._claim_keys.add((turn_id, k))
         return (turn_id, key) in self._claim_keys
 
@@ -289,17 +239,7 @@ class WriteBatch:
         pair = (subject, predicate)
         rows = self._pairs.get(pair)
         if rows is None:
-            rows = [
-                fact_from_row(r)
-                for r in self.conn.execute(
-                    select(*FACT.c).where(
-                        FACT.c.subject == subject,
-                        FACT.c.predicate == predicate,
-                        FACT.c.retired_at.is_(None),
-                    )
-                )
-            ]
-            self._pairs[pair] = rows
+            rows = self._pairs[pair] = sql.current_facts(self.conn, subject, predicate)
         return rows
 
     def opposite(self, predicate: str) -> str | None:
@@ -323,7 +263,7 @@ class WriteBatch:
 
     def statement_of(self, claim: dict[str, Any]) -> Statement:
         """The gates' statement of a stored claim row, told at its turn's time."""
-        told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
+        told = sql.turn_time(self.conn, claim["turn_id"])
         return Statement.of(claim, told, self.opposite(claim["predicate"]),
                             self.values_of(claim["predicate"]))
 
@@ -332,7 +272,7 @@ class WriteBatch:
         with the mentions this batch merged; loads the lineages not yet known."""
         wanted = {r.claim_id for r in rows} - self._said_loaded
         if wanted:
-            for lineage, instants in load_said(self.conn, wanted).items():
+            for lineage, instants in sql.load_said(self.conn, wanted).items():
                 self._said[lineage].extend(instants)
             self._said_loaded.update(wanted)
         return self._said
@@ -437,21 +377,18 @@ class WriteBatch:
         SQL UPDATE on ``conn``): its hash before goes into the audit entry."""
         if row_id in self._before.setdefault(table, {}):
             return
-        t = CLAIM if table == "claim" else CONFLICT
-        row = self.conn.execute(select(*t.c).where(t.c.id == row_id)).first()
+        row = sql.stateful_row(self.conn, table, row_id)
         if row is not None:
-            self._before[table][row_id] = row_hash(hashed(table, tuple(row))).hex()
+            self._before[table][row_id] = row_hash(hashed(table, row)).hex()
 
     def _updated(self) -> dict[str, dict[str, list[str]]]:
         """[before, after] row hashes of the rows noted by ``will_update``."""
         out: dict[str, dict[str, list[str]]] = {}
         for table, befores in self._before.items():
             assert table in STATEFUL
-            t = CLAIM if table == "claim" else CONFLICT
             for rid, before in sorted(befores.items()):
-                row = self.conn.execute(select(*t.c).where(t.c.id == rid)).first()
-                after = (row_hash(hashed(table, tuple(row))).hex() if row is not None
-                         else "missing")
+                row = sql.stateful_row(self.conn, table, rid)
+                after = row_hash(hashed(table, row)).hex() if row is not None else "missing"
                 out.setdefault(table, {})[str(rid)] = [before, after]
         return out
 
@@ -591,10 +528,7 @@ class WriteBatch:
         maintenance (core.maintain) a text folded into a near duplicate counts
         on the memory it was merged into, and an archived stale memory on
         none: the same words said again leave a new, live memory."""
-        rows = self.conn.execute(
-            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key, MEMORY.c.archived_at,
-                   MEMORY.c.merged_into).where(MEMORY.c.subject.in_(subjects))
-            .order_by(MEMORY.c.id)).all()
+        rows = sql.memories_of(self.conn, subjects)
         state = {mid: (archived, into) for mid, _, _, archived, into in rows}
         for mid, subject, key, _, _ in rows:
             target, seen = mid, set()
@@ -721,39 +655,37 @@ class WriteBatch:
     # --------------------------------------------------------------- flush
     def flush(self) -> None:
         """Write buffered rows (inserts first, then retirement stamps)."""
-        for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM)):
+        for name in ("turn", "predicate", "claim"):
             rows = self._buf.pop(name, None)
             if rows:
-                self._write(name, table.insert(), rows)
+                self._write(name, rows)
         if self._fact_rows:
-            self._write("fact", FACT.insert(), self._fact_rows, FACT_COLUMNS)
+            self._write("fact", self._fact_rows)
             self._fact_rows, self._unflushed_facts = [], {}
-        for name, table in (("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY)):
+        for name in ("conflict", "audit", "memory"):
             rows = self._buf.pop(name, None)
             if rows:
-                self._write(name, table.insert(), rows)
+                self._write(name, rows)
         if self._memory_mentions:
-            self._write("mentions", _MENTIONED, [
+            self._write("mentions", [
                 {"b_id": memory_id, "b_extra": extra}
                 for memory_id, extra in self._memory_mentions.items()])
             self._memory_mentions.clear()
         if self._retire:
-            self._write("retire", _RETIRE, self._retire, every_row=True)
+            self._write("retire", self._retire, every_row=True)
             self._retire = []
         if self._process is not None:
             self._process.send()
 
-    def _write(self, key: str, statement: Any, rows: list,
-               columns: tuple[str, ...] | None = None, every_row: bool = False) -> None:
-        """Run ``statement`` for ``rows`` here or, with a writer process, there.
-        ``every_row``: each row must change exactly one row (else StoreError)."""
+    def _write(self, key: str, rows: list, every_row: bool = False) -> None:
+        """Write ``rows`` of kind ``key`` (``sql.write_rows``) here or, with a writer
+        process, there. ``every_row``: each row must change exactly one row (else StoreError)."""
         if self._process is not None:
-            self._process.add(*compile_rows(self.conn.dialect, key, statement, rows,
-                                            self._insert_sql, columns), every_row)
+            self._process.add(*sql.compiled_write(self.conn, key, rows, self._insert_sql), every_row)
             return
-        count = execute_many(self.conn, key, statement, rows, self._insert_sql, columns)
+        count = sql.write_rows(self.conn, key, rows, self._insert_sql)
         if every_row and count not in (-1, len(rows)):
-            raise StoreError(CHANGED_MEANWHILE)
+            raise StoreError(sql.CHANGED_MEANWHILE)
 
     def finish(self) -> None:
         """Flush and record the final transaction time (unless the batch wrote
@@ -761,10 +693,10 @@ class WriteBatch:
         wrote nothing leaves the store as it was). Call once, last."""
         self.flush()
         wrote = self._next["audit"] != self._first["audit"]
-        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx if wrote else self._last_tx,
-                                        "b_head": self._head,
-                                        "b_last": self._last_audit,
-                                        "b_marks": _dumps(self._next)}])  # sent with the commit
+        self._write("meta", [{"b_id": 1, "b_tx": self.tx if wrote else self._last_tx,
+                              "b_head": self._head,
+                              "b_last": self._last_audit,
+                              "b_marks": _dumps(self._next)}])  # sent with the commit
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__
