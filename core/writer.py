@@ -8,6 +8,8 @@ its inserts so that bulk imports become a few ``executemany`` calls. Nothing is
 visible to others until the transaction commits; an exception anywhere rolls
 the whole batch back. For a bulk import into a SQLite file the transaction may
 belong to a writer process instead (``core.writer_process``), which executes the buffered rows while the batch gates the next ones.
+The ids a batch hands out and its audit entries are its base's part
+(``core.writer_audit.BatchAudit``); the statements it runs are ``core.db.writes``'s.
 
 Gate order for each claim: provenance (the cited turn is registered, and must
 agree with a stored one) -> idempotency (same claim from the same turn again
@@ -18,7 +20,6 @@ is a no-op) -> dedup (the same value already holds: merge, count the mention)
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
@@ -26,19 +27,7 @@ from typing import Any, cast
 
 from .bitemporal import EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
-from .chain import (
-    FLOATS,
-    MEMORY_MUTABLE,
-    STATEFUL,
-    RowsDigest,
-    dumps_rows,
-    entry_hash,
-    hashed,
-    link,
-    row_hash,
-    row_hasher,
-    streamer,
-)
+from .chain import FLOATS, MEMORY_MUTABLE, RowsDigest, hashed, row_hasher, streamer
 from .claims import ClaimInput, SourceRef, same_turn
 from .db import Connection
 from .db import writes as sql
@@ -56,6 +45,7 @@ from .gates import (
 from .lang.sensitive import mask
 from .parallel_parse import ParsedClaim
 from .records import Fact, ImportSummary
+from .writer_audit import BatchAudit, dumps
 from .writer_process import WriteProcess
 
 FLUSH_EVERY = 20_000
@@ -68,15 +58,6 @@ _SUMMARY_FIELD = {
     "refinement": "refinements",
     "retract": "retractions",
 }
-
-_EMPTY_ROWS = RowsDigest().finish()
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
-
-
-def _dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
-
 
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact (and known_until, last)
 assert Fact._fields[_STAMP.start:_STAMP.stop] == (
@@ -113,7 +94,7 @@ def fact_from_row(row: Any) -> Fact:
     return Fact(*row)
 
 
-class WriteBatch:
+class WriteBatch(BatchAudit):
     """One write transaction's worth of gated changes. Use through Store.
 
     Normally ``conn`` holds the transaction: the batch takes the write lock
@@ -158,14 +139,14 @@ class WriteBatch:
                       for name, h in self.digest.parts.items()}
         self._claim_hash = row_hasher(FLOATS["claim"])
         self._conflict_hash = row_hasher(FLOATS["conflict"])
-        self._before: dict[str, dict[int, str]] = {}
+        self._before = {}
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
         self._loaded_sessions: set[str] = set()
         self._claim_keys: set[tuple[int, str]] = set()
         self._keys_loaded: set[int] = set()
         self._arity: dict[str, bool] = sql.predicate_arities(conn)
-        self._buf: dict[str, list[dict]] = defaultdict(list)
+        self._buf = defaultdict(list)
         self._retire: list[dict] = []
         self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
         self._fact_rows: list[Fact] = []
@@ -180,14 +161,9 @@ class WriteBatch:
         self._memory_subjects: set[str] = set()
         self._memory_mentions: dict[int, int] = defaultdict(int)
         self._first = dict(self._next)
-        self.retired_ids: list[int] = []
+        self.retired_ids = []
         self.counts: dict[str, int] = defaultdict(int)
         self.new_predicates: list[str] = []
-
-    def _id(self, name: str) -> int:
-        value = self._next[name]
-        self._next[name] = value + 1
-        return value
 
     # ------------------------------------------------------------- prefetch
     def prefetch(self, claims: Sequence[ClaimInput | ParsedClaim]) -> None:
@@ -349,89 +325,6 @@ class WriteBatch:
         self.new_predicates.append(claim.predicate)
         return single
 
-    # --------------------------------------------------------------- audit
-    def audit(self, actor: str, action: str, *, claim_id: int | None = None,
-              claims: tuple[int, int] | None = None, facts: tuple[int, int] | None = None,
-              conflict_id: int | None = None, subject: str | None = None,
-              predicate: str | None = None, reason: str | None = None,
-              detail: dict | None = None, rows: tuple[str, bytes] | None = None) -> None:
-        """Append one audit entry, chained to the one before it. ``claim_id``
-        names a single claim; ``claims`` and ``facts`` are inclusive id ranges
-        of rows the operation touched; ``rows`` is the (JSON, digest) pair of
-        the rows it covers (see core.chain; default: none)."""
-        if claim_id is not None:
-            claims = (claim_id, claim_id)
-        rows_json, rows_digest = rows if rows is not None else ("{}", _EMPTY_ROWS)
-        entry = dict(id=self._id("audit"), at=self.tx, wall_at=self.wall, actor=actor,
-                     action=action, claim_from=claims[0] if claims else None,
-                     claim_to=claims[1] if claims else None,
-                     fact_from=facts[0] if facts else None, fact_to=facts[1] if facts else None,
-                     conflict_id=conflict_id, subject=subject, predicate=predicate,
-                     reason=reason, detail=_dumps(detail or {}), rows=rows_json)
-        entry["hash"] = self._head = link(self._head, entry_hash(entry), rows_digest)
-        self._last_audit = int(entry["id"])  # type: ignore[call-overload]
-        self._buf["audit"].append(entry)
-
-    def will_update(self, table: str, row_id: int) -> None:
-        """Note a claim or conflict row this operation is about to change (by
-        SQL UPDATE on ``conn``): its hash before goes into the audit entry."""
-        if row_id in self._before.setdefault(table, {}):
-            return
-        row = sql.stateful_row(self.conn, table, row_id)
-        if row is not None:
-            self._before[table][row_id] = row_hash(hashed(table, row)).hex()
-
-    def _updated(self) -> dict[str, dict[str, list[str]]]:
-        """[before, after] row hashes of the rows noted by ``will_update``."""
-        out: dict[str, dict[str, list[str]]] = {}
-        for table, befores in self._before.items():
-            assert table in STATEFUL
-            for rid, before in sorted(befores.items()):
-                row = sql.stateful_row(self.conn, table, rid)
-                after = row_hash(hashed(table, row)).hex() if row is not None else "missing"
-                out.setdefault(table, {})[str(rid)] = [before, after]
-        return out
-
-    def created(self, name: str) -> tuple[int, int] | None:
-        """The inclusive id range of ``name`` rows ("claim", "fact", …) this batch created."""
-        first, after = self._first[name], self._next[name]
-        return (first, after - 1) if after > first else None
-
-    def record_operation(self, actor: str, action: str, *, claim_id: int | None = None,
-                         conflict_id: int | None = None, subject: str | None = None,
-                         predicate: str | None = None, reason: str | None = None,
-                         detail: dict | None = None, skip_if_unchanged: bool = False) -> None:
-        """The one audit entry that describes this batch's operation: who, when,
-        why, the claims it created (or the one it decided), the facts it
-        created and the facts it retired. With ``skip_if_unchanged`` an
-        operation that wrote nothing (a repeated import) leaves no entry."""
-        if (skip_if_unchanged and self._first == self._next and not self.retired_ids
-                and not self._before):
-            return
-        detail = dict(detail or {})
-        if self.retired_ids:
-            if len(self.retired_ids) <= 1000:
-                detail["retired"] = list(self.retired_ids)
-            else:
-                detail["retired_count"] = len(self.retired_ids)
-        covered: dict[str, Any] = {}
-        for name in ("turn", "claim", "fact", "conflict", "memory"):
-            span = self.created(name)
-            if span is not None:
-                covered[name] = list(span)
-        if self.digest.predicates:
-            covered["predicate"] = list(self.digest.predicates)
-        if self.digest.stamped:
-            covered["stamped"] = list(self.digest.stamped)
-        updated = self._updated()
-        if updated:
-            covered["updated"] = self.digest.updated = updated
-        self.audit(actor, action, claim_id=claim_id,
-                   claims=None if claim_id is not None else self.created("claim"),
-                   facts=self.created("fact"), conflict_id=conflict_id, subject=subject,
-                   predicate=predicate, reason=reason, detail=detail,
-                   rows=(dumps_rows(covered), self.digest.finish()))
-
     # -------------------------------------------------------------- claims
     def submit(self, claim: ClaimInput | ParsedClaim) -> str:
         """Run one claim (a ClaimInput, or the ParsedClaim of a parsing process,
@@ -478,7 +371,7 @@ class WriteBatch:
                          said=self.evidence_for(statement, rows))
         if decision.outcome == Outcome.PENDING:
             row["state"] = "pending"
-            row["reasons"] = _dumps(list(decision.reasons))
+            row["reasons"] = dumps(list(decision.reasons))
             row["gates"] = encode_steps(decision.steps)
             self.counts["queued"] += 1
         else:
@@ -561,7 +454,7 @@ class WriteBatch:
             conflict_id = self._id("conflict")
             conflict = dict(id=conflict_id, kind=str(decision.conflict_kind), state="open",
                             subject=c["subject"], predicate=c["predicate"], scope=c["scope"],
-                            fact_ids=_dumps([r.id for r in plan.conflict_with]),
+                            fact_ids=dumps([r.id for r in plan.conflict_with]),
                             claim_id=c["id"], opened_at=self.told, resolved_at=None,
                             resolved_by=None, resolution=None, reason=None)
             self._buf["conflict"].append(conflict)
@@ -696,7 +589,7 @@ class WriteBatch:
         self._write("meta", [{"b_id": 1, "b_tx": self.tx if wrote else self._last_tx,
                               "b_head": self._head,
                               "b_last": self._last_audit,
-                              "b_marks": _dumps(self._next)}])  # sent with the commit
+                              "b_marks": dumps(self._next)}])  # sent with the commit
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__

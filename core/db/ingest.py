@@ -32,4 +32,4 @@ def turns_up_to(conn: Connection, sessions: Sequence[str], last: int
                TURN.c.user, TURN.c.project)
         .where(TURN.c.session.in_(sessions), TURN.c.turn <= last)
         .order_by(TURN.c.session, TURN.c.turn))
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]

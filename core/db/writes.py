@@ -247,7 +247,7 @@ def turns_of(conn: Connection, sessions: list[str]) -> list[tuple[int, str, int,
         select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text, TURN.c.time,
                TURN.c.time_tz, TURN.c.speaker).where(TURN.c.session.in_(sessions))
     )
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]
 
 
 def claim_keys_of(conn: Connection, turn_id: int) -> list[str]:
@@ -260,14 +260,13 @@ def turn_time(conn: Connection, turn_id: int) -> int | None:
     return conn.execute(select(TURN.c.time).where(TURN.c.id == turn_id)).scalar()
 
 
-def memories_of(conn: Connection, subjects: list[str]
-                ) -> list[tuple[int, str, str, int | None, int | None]]:
+def memories_of(conn: Connection, subjects: list[str]) -> list[tuple]:
     """The memories of ``subjects`` by id: (id, subject, text_key, archived_at, merged_into)."""
     rows = conn.execute(
         select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key, MEMORY.c.archived_at,
                MEMORY.c.merged_into).where(MEMORY.c.subject.in_(subjects))
         .order_by(MEMORY.c.id)).all()
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]
 
 
 def stateful_row(conn: Connection, table: str, row_id: int) -> tuple | None:
