@@ -20,8 +20,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, or_, select
-
 from .checks import check_name, check_storable, check_turn
 from .claims import (
     ClaimInput,
@@ -30,7 +28,8 @@ from .claims import (
     source_of,
     to_claims,
 )
-from .db.tables import FACT, TURN
+from .db import Connection
+from .db import ingest as sql
 from .db.writes import chunks
 from .errors import (
     ExtractorUnavailable,
@@ -110,12 +109,7 @@ def known_people(conn: Connection, users: Sequence[str]) -> PeopleBook:
     the signal layer reads (``SignalledExtractor.people``). One query per 500 users."""
     said: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
     for part in chunks(sorted(set(users))):
-        rows = conn.execute(
-            select(FACT.c.subject, FACT.c.object, FACT.c.valid_from)
-            .where(or_(*[FACT.c.subject.startswith(f"person:{user}/", autoescape=True) for user in part]),
-                   FACT.c.predicate == "name",
-                   or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(NEVER_TRUE))))
-        for subject, name, valid_from in rows:
+        for subject, name, valid_from in sql.names_given(conn, part, NEVER_TRUE):
             user, key = subject.removeprefix("person:").split("/", 1)
             said[user].append((valid_from, name, key))
     return PeopleBook(said)
@@ -212,11 +206,7 @@ def stored_context(conn: Connection, turns: Sequence[Turn]) -> dict[tuple[str, i
     stored_same: dict[str, dict[int, Turn]] = defaultdict(dict)
     sessions = sorted(given)
     for part in chunks(sessions):
-        rows = conn.execute(
-            select(TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.time, TURN.c.time_tz, TURN.c.text,
-                   TURN.c.user, TURN.c.project)
-            .where(TURN.c.session.in_(part), TURN.c.turn <= max(numbers[s][-1] for s in part))
-            .order_by(TURN.c.session, TURN.c.turn))
+        rows = sql.turns_up_to(conn, part, max(numbers[s][-1] for s in part))
         for session, number, speaker, time, tz, text, user, project in rows:
             ns = numbers[session]
             if number > ns[-1]:

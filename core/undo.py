@@ -15,14 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select, update
-
 from .bitemporal import normalise_object, whole_copy
-from .db.tables import AUDIT, CLAIM, CONFLICT, FACT
+from .db import undo as sql
 from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
 from .gates import append_steps, reopened, undone
 from .records import DecisionUndone, Fact, ResolutionUndone
-from .writer import WriteBatch, fact_from_row
+from .writer import WriteBatch
 
 _DECISIONS = ("claim.approved", "claim.rejected")
 
@@ -30,26 +28,22 @@ _DECISIONS = ("claim.approved", "claim.rejected")
 def _decision_entry(batch: WriteBatch, claim: dict[str, Any]) -> dict[str, Any]:
     """The audit entry of the review decision on ``claim``. Raises AlreadyDecided
     when the claim was not decided in review (or the entry is missing)."""
-    row = batch.conn.execute(
-        select(*AUDIT.c).where(AUDIT.c.claim_from == claim["id"], AUDIT.c.claim_to == claim["id"],
-                               AUDIT.c.action.in_(_DECISIONS))
-        .order_by(AUDIT.c.id.desc()).limit(1)
-    ).first()
-    if row is None:
+    entry = sql.decision_entry(batch.conn, claim["id"], _DECISIONS)
+    if entry is None:
         raise AlreadyDecided(f"candidate {claim['id']} was not decided in review; nothing to undo")
-    return dict(row._mapping)
+    return entry
 
 
-def _undone_row(batch: WriteBatch, by: str, table: Any, row_id: int,
+def _undone_row(batch: WriteBatch, by: str, table: str, row_id: int,
                 missing: LookupError) -> dict[str, Any]:
-    """The claim or conflict row an undo is about. Raises InvalidInput without
-    the reviewer's name, ``missing`` when there is no such row."""
+    """The claim or conflict row (``table``) an undo is about. Raises InvalidInput
+    without the reviewer's name, ``missing`` when there is no such row."""
     if not by or not by.strip():
         raise InvalidInput("an undo needs the reviewer's name")
-    found = batch.conn.execute(select(*table.c).where(table.c.id == row_id)).first()
+    found = sql.row_of(batch.conn, table, row_id)
     if found is None:
         raise missing
-    return dict(found._mapping)
+    return found
 
 
 def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
@@ -63,7 +57,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
     would rewrite later decisions).
     """
     conn = batch.conn
-    claim = _undone_row(batch, by, CLAIM, candidate_id,
+    claim = _undone_row(batch, by, "claim", candidate_id,
                         CandidateNotFound(f"no review candidate with id {candidate_id}"))
     if claim["state"] == "pending":
         raise AlreadyDecided(f"candidate {candidate_id} is pending; there is no decision to undo")
@@ -75,9 +69,7 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
     note = f"undo of the {verdict} decision on candidate {candidate_id} by {by}"
     if verdict == "approved":
         if entry["fact_from"] is not None:
-            rows = [fact_from_row(r) for r in conn.execute(
-                select(*FACT.c).where(FACT.c.id >= entry["fact_from"],
-                                      FACT.c.id <= entry["fact_to"]))]
+            rows = sql.facts_between(conn, entry["fact_from"], entry["fact_to"])
             changed = [r.id for r in rows if r.retired_at is not None]
             if changed:
                 raise InvalidInput(
@@ -87,22 +79,20 @@ def undo_decision(batch: WriteBatch, candidate_id: int, *, by: str,
                 retired_ids.append(batch.retire(r, "retracted", None, note=note))
         earlier = json.loads(entry["detail"]).get("retired", [])
         if earlier:
-            for found in conn.execute(select(*FACT.c).where(FACT.c.id.in_(earlier))):
-                old = fact_from_row(found)
+            for old in sql.facts_with_ids(conn, earlier):
                 restored.append(batch._insert_piece(claim, whole_copy(old)))
         if entry["conflict_id"] is not None:
             batch.will_update("conflict", entry["conflict_id"])
-            done = conn.execute(update(CONFLICT).where(
-                CONFLICT.c.id == entry["conflict_id"], CONFLICT.c.state == "open").values(
+            done = sql.set_conflict_if(conn, entry["conflict_id"], "open", dict(
                 state="withdrawn", resolved_at=batch.tx, resolved_by=by, resolution="withdrawn",
                 reason=note))
-            if done.rowcount != 1:
+            if not done:
                 raise InvalidInput(
                     f"cannot undo candidate {candidate_id}: conflict {entry['conflict_id']} it "
                     "opened was resolved since")
             withdrawn = entry["conflict_id"]
     batch.will_update("claim", candidate_id)
-    conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
+    sql.set_claim(conn, candidate_id, dict(
         state="pending", decided_by=None, decided_at=None, decision_reason=None, edits=None,
         fact_id=None, merged_into=None,
         gates=append_steps(claim["gates"], [undone(verdict, by)])))
@@ -121,15 +111,11 @@ audit entry keeps their values before it, ``detail.claim_before``)."""
 
 
 def _resolution_entry(batch: WriteBatch, conflict_id: int) -> dict[str, Any]:
-    row = batch.conn.execute(
-        select(*AUDIT.c).where(AUDIT.c.conflict_id == conflict_id,
-                               AUDIT.c.action == "conflict.resolved")
-        .order_by(AUDIT.c.id.desc()).limit(1)
-    ).first()
-    if row is None:
+    entry = sql.resolution_entry(batch.conn, conflict_id)
+    if entry is None:
         raise StoreError(f"conflict {conflict_id} is resolved but its resolution is not in the "
                          "audit log; run `memdesk verify`")
-    return dict(row._mapping)
+    return entry
 
 
 def _claim_before(batch: WriteBatch, claim: dict[str, Any], conflict: dict[str, Any],
@@ -144,14 +130,10 @@ def _claim_before(batch: WriteBatch, claim: dict[str, Any], conflict: dict[str, 
     before: dict[str, Any] = dict(state="conflict", fact_id=None, merged_into=None,
                                   decided_by=None, decided_at=None, decision_reason=None,
                                   scope=conflict["scope"])
-    approval = batch.conn.execute(
-        select(AUDIT.c.actor, AUDIT.c.at, AUDIT.c.reason).where(
-            AUDIT.c.claim_from == claim["id"], AUDIT.c.claim_to == claim["id"],
-            AUDIT.c.action == "claim.approved", AUDIT.c.conflict_id == conflict["id"])
-        .order_by(AUDIT.c.id.desc()).limit(1)).first()
+    approval = sql.approval_of(batch.conn, claim["id"], conflict["id"])
     if approval is not None:
-        before.update(decided_by=approval.actor, decided_at=approval.at,
-                      decision_reason=approval.reason)
+        actor, at, why = approval
+        before.update(decided_by=actor, decided_at=at, decision_reason=why)
     return before
 
 
@@ -183,7 +165,7 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
     writes changed the facts involved, so undoing would rewrite later decisions).
     """
     conn = batch.conn
-    conflict = _undone_row(batch, by, CONFLICT, conflict_id,
+    conflict = _undone_row(batch, by, "conflict", conflict_id,
                            ConflictNotFound(f"no conflict with id {conflict_id}"))
     if conflict["state"] != "resolved":
         raise AlreadyDecided(f"conflict {conflict_id} is {conflict['state']}: there is no "
@@ -193,24 +175,19 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
     keep = conflict["resolution"]
     refused = f"cannot undo the resolution of conflict {conflict_id} ({keep})"
     note = f"undo of the resolution of conflict {conflict_id} ({keep}) by {by}"
-    claim_row = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == conflict["claim_id"])).first()
-    if claim_row is None:
+    claim = sql.row_of(conn, "claim", conflict["claim_id"])
+    if claim is None:
         raise StoreError(f"conflict {conflict_id} names claim {conflict['claim_id']}, which is missing")
-    claim = dict(claim_row._mapping)
     if "retired_count" in detail:
         raise InvalidInput(f"{refused}: it retired too many facts to bring back")
 
     asserted: list[Fact] = []
     if entry["fact_from"] is not None:
-        asserted = [fact_from_row(r) for r in conn.execute(
-            select(*FACT.c).where(FACT.c.id >= entry["fact_from"], FACT.c.id <= entry["fact_to"])
-            .order_by(FACT.c.id))]
+        asserted = sql.facts_between(conn, entry["fact_from"], entry["fact_to"], by_id=True)
     earlier_ids = [int(i) for i in detail.get("retired", [])]
-    earlier = [fact_from_row(r) for r in conn.execute(
-        select(*FACT.c).where(FACT.c.id.in_(earlier_ids)).order_by(FACT.c.id))] if earlier_ids else []
+    earlier = sql.facts_with_ids(conn, earlier_ids, by_id=True) if earlier_ids else []
     left = [int(i) for i in json.loads(conflict["fact_ids"]) if int(i) not in set(earlier_ids)]
-    named = [fact_from_row(r) for r in conn.execute(
-        select(*FACT.c).where(FACT.c.id.in_(left)))] if left else []
+    named = sql.facts_with_ids(conn, left) if left else []
     for fact in asserted:
         if fact.retired_at is not None:
             raise InvalidInput(f"{refused}: fact {fact.id} ({fact.object}) it asserted was "
@@ -239,14 +216,13 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
 
     before = _claim_before(batch, claim, conflict, detail)
     batch.will_update("claim", claim["id"])
-    conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
+    sql.set_claim(conn, claim["id"], dict(
         **before, gates=append_steps(claim["gates"], [reopened(conflict_id, keep, by)])))
     batch.will_update("conflict", conflict_id)
-    done = conn.execute(update(CONFLICT).where(
-        CONFLICT.c.id == conflict_id, CONFLICT.c.state == "resolved").values(
+    done = sql.set_conflict_if(conn, conflict_id, "resolved", dict(
         state="open", resolved_at=None, resolved_by=None, resolution=None, reason=None,
         fact_ids=json.dumps(fact_ids)))
-    if done.rowcount != 1:
+    if not done:
         raise AlreadyDecided(f"conflict {conflict_id} changed while it was being reopened")
     batch.record_operation(by, "conflict.reopened", claim_id=claim["id"], conflict_id=conflict_id,
                            subject=conflict["subject"], predicate=conflict["predicate"],

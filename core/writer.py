@@ -8,6 +8,8 @@ its inserts so that bulk imports become a few ``executemany`` calls. Nothing is
 visible to others until the transaction commits; an exception anywhere rolls
 the whole batch back. For a bulk import into a SQLite file the transaction may
 belong to a writer process instead (``core.writer_process``), which executes the buffered rows while the batch gates the next ones.
+The ids a batch hands out and its audit entries are its base's part
+(``core.writer_audit.BatchAudit``); the statements it runs are ``core.db.writes``'s.
 
 Gate order for each claim: provenance (the cited turn is registered, and must
 agree with a stored one) -> idempotency (same claim from the same turn again
@@ -18,49 +20,17 @@ is a no-op) -> dedup (the same value already holds: merge, count the mention)
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, select, update
-
 from .bitemporal import EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
-from .chain import (
-    FLOATS,
-    MEMORY_MUTABLE,
-    STATEFUL,
-    RowsDigest,
-    dumps_rows,
-    entry_hash,
-    hashed,
-    link,
-    row_hash,
-    row_hasher,
-    streamer,
-)
+from .chain import FLOATS, MEMORY_MUTABLE, RowsDigest, hashed, row_hasher, streamer
 from .claims import ClaimInput, SourceRef, same_turn
-from .db.tables import (
-    AUDIT,
-    CLAIM,
-    CONFLICT,
-    FACT,
-    FACT_COLUMNS,
-    MEMORY,
-    META,
-    PRED,
-    TURN,
-)
-from .db.writes import (
-    CHANGED_MEANWHILE,
-    chunks,
-    compile_rows,
-    execute_many,
-    load_said,
-    lock_store,
-)
+from .db import Connection
+from .db import writes as sql
 from .errors import PredicateMismatch, StoreError, TurnMismatch
 from .gates import (
     RETIRED_AS,
@@ -75,6 +45,7 @@ from .gates import (
 from .lang.sensitive import mask
 from .parallel_parse import ParsedClaim
 from .records import Fact, ImportSummary
+from .writer_audit import BatchAudit, dumps
 from .writer_process import WriteProcess
 
 FLUSH_EVERY = 20_000
@@ -88,46 +59,13 @@ _SUMMARY_FIELD = {
     "retract": "retractions",
 }
 
-_RETIRE = (
-    update(FACT)
-    .where(FACT.c.id == bindparam("b_id"), FACT.c.retired_at.is_(None))
-    .values(
-        retired_at=bindparam("b_at"),
-        retired_by_claim=bindparam("b_by"),
-        retire_reason=bindparam("b_reason"),
-        retire_note=bindparam("b_note"),
-        known_until=bindparam("b_known"),
-    )
-)
-
-
-_MENTIONED = (
-    update(MEMORY)
-    .where(MEMORY.c.id == bindparam("b_id"))
-    .values(mentions=MEMORY.c.mentions + bindparam("b_extra"))
-)
-_LAST_TX = update(META).where(META.c.id == bindparam("b_id")).values(
-    last_tx=bindparam("b_tx"), audit_head=bindparam("b_head"), audit_last=bindparam("b_last"),
-    id_marks=bindparam("b_marks"))
-_EMPTY_ROWS = RowsDigest().finish()
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
-
-
-def _dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
-
-
-
-
-
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact (and known_until, last)
 assert Fact._fields[_STAMP.start:_STAMP.stop] == (
     "retired_at", "retired_by_claim", "retire_reason", "retire_note")
-assert Fact._fields[-1] == "known_until" and len(Fact._fields) == len(FACT_COLUMNS)
-assert tuple(TURN.c.keys()) == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
-                                 "user", "project", "recorded_at", "imported_at")
-_CLAIM_KEYS = tuple(CLAIM.c.keys())
+assert Fact._fields[-1] == "known_until"
+assert sql.TURN_KEYS == ("id", "session", "turn", "speaker", "text", "time", "time_tz",
+                         "user", "project", "recorded_at", "imported_at")
+_CLAIM_KEYS = sql.CLAIM_KEYS
 # a new claim's row leaves the four decision columns out (NULL); its canonical
 # tuple (all columns in order) is built from two C-level lookups
 _UNDECIDED = ("decided_by", "decided_at", "decision_reason", "edits")
@@ -136,8 +74,8 @@ assert _CLAIM_KEYS[_CUT:_CUT + 4] == _UNDECIDED
 _CLAIM_HEAD = itemgetter(*_CLAIM_KEYS[:_CUT])
 _CLAIM_TAIL = itemgetter(*_CLAIM_KEYS[_CUT + 4:])
 _NO_DECISION = (None,) * 4
-_CONFLICT_KEYS = tuple(CONFLICT.c.keys())
-_MEMORY_KEYS = tuple(k for k in MEMORY.c.keys() if k not in MEMORY_MUTABLE)
+_CONFLICT_KEYS = sql.CONFLICT_KEYS
+_MEMORY_KEYS = tuple(k for k in sql.MEMORY_KEYS if k not in MEMORY_MUTABLE)
 
 
 def expiry(start: int, event_start: int | None, event_end: int | None,
@@ -156,7 +94,7 @@ def fact_from_row(row: Any) -> Fact:
     return Fact(*row)
 
 
-class WriteBatch:
+class WriteBatch(BatchAudit):
     """One write transaction's worth of gated changes. Use through Store.
 
     Normally ``conn`` holds the transaction: the batch takes the write lock
@@ -184,7 +122,7 @@ class WriteBatch:
         self.threshold = review_threshold
         self.wall = wall_us
         if process is None:
-            last_tx, self._next, self._head = lock_store(conn)
+            last_tx, self._next, self._head = sql.lock_store(conn)
         else:
             last_tx, self._next, self._head = process.tx, dict(process.next_ids), process.head
         # recorded time: the store's clock (``now``), never before what it
@@ -201,16 +139,14 @@ class WriteBatch:
                       for name, h in self.digest.parts.items()}
         self._claim_hash = row_hasher(FLOATS["claim"])
         self._conflict_hash = row_hasher(FLOATS["conflict"])
-        self._before: dict[str, dict[int, str]] = {}
+        self._before = {}
         self._pairs: dict[tuple[str, str], list[Fact]] = {}
         self._turns: dict[tuple[str, int], tuple[int, SourceRef | None]] = {}
         self._loaded_sessions: set[str] = set()
         self._claim_keys: set[tuple[int, str]] = set()
         self._keys_loaded: set[int] = set()
-        self._arity: dict[str, bool] = {
-            p: s for p, s in conn.execute(select(PRED.c.predicate, PRED.c.single_valued))
-        }
-        self._buf: dict[str, list[dict]] = defaultdict(list)
+        self._arity: dict[str, bool] = sql.predicate_arities(conn)
+        self._buf = defaultdict(list)
         self._retire: list[dict] = []
         self._unflushed_facts: dict[int, int] = {}  # fact id -> index in _fact_rows
         self._fact_rows: list[Fact] = []
@@ -225,23 +161,18 @@ class WriteBatch:
         self._memory_subjects: set[str] = set()
         self._memory_mentions: dict[int, int] = defaultdict(int)
         self._first = dict(self._next)
-        self.retired_ids: list[int] = []
+        self.retired_ids = []
         self.counts: dict[str, int] = defaultdict(int)
         self.new_predicates: list[str] = []
-
-    def _id(self, name: str) -> int:
-        value = self._next[name]
-        self._next[name] = value + 1
-        return value
 
     # ------------------------------------------------------------- prefetch
     def prefetch(self, claims: Sequence[ClaimInput | ParsedClaim]) -> None:
         """Load turns, claim keys and current-belief rows for many claims at once."""
         sessions = sorted({c.source.session for c in claims} - self._loaded_sessions)
-        for part in chunks(sessions):
+        for part in sql.chunks(sessions):
             self._load_turns(part)
         if self.route_memories:
-            for part in chunks(sorted({c.subject for c in claims} - self._memory_subjects)):
+            for part in sql.chunks(sorted({c.subject for c in claims} - self._memory_subjects)):
                 self._load_memories(part)
         self.prefetch_pairs((c.subject, predicate) for c in claims
                             for predicate in (c.predicate, self.opposite(c.predicate))
@@ -258,21 +189,16 @@ class WriteBatch:
         for subject, predicate in pairs:
             if (subject, predicate) not in self._pairs:
                 wanted[subject].add(predicate)
-        for part in chunks(sorted(wanted)):
+        for part in sql.chunks(sorted(wanted)):
             found: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-            for row in self.conn.execute(
-                    select(*FACT.c).where(FACT.c.subject.in_(part), FACT.c.retired_at.is_(None))):
-                found[(row[1], row[2])].append(fact_from_row(row))
+            for row in sql.current_facts_of(self.conn, part):
+                found[(row.subject, row.predicate)].append(row)
             for subject in part:
                 for predicate in wanted[subject]:
                     self._pairs[(subject, predicate)] = found.get((subject, predicate), [])
 
     def _load_turns(self, sessions: list[str]) -> None:
-        rows = self.conn.execute(
-            select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.text, TURN.c.time,
-                   TURN.c.time_tz, TURN.c.speaker).where(TURN.c.session.in_(sessions))
-        )
-        for tid, session, turn, text, time, tz, speaker in rows:
+        for tid, session, turn, text, time, tz, speaker in sql.turns_of(self.conn, sessions):
             self._turns[(session, turn)] = (
                 tid, SourceRef(session, turn, text, time, tz, speaker),
             )
@@ -281,7 +207,7 @@ class WriteBatch:
     def _claim_key_seen(self, turn_id: int, key: str) -> bool:
         if turn_id not in self._keys_loaded:
             self._keys_loaded.add(turn_id)
-            for (k,) in self.conn.execute(select(CLAIM.c.claim_key).where(CLAIM.c.turn_id == turn_id)):
+            for k in sql.claim_keys_of(self.conn, turn_id):
                 self._claim_keys.add((turn_id, k))
         return (turn_id, key) in self._claim_keys
 
@@ -289,17 +215,7 @@ class WriteBatch:
         pair = (subject, predicate)
         rows = self._pairs.get(pair)
         if rows is None:
-            rows = [
-                fact_from_row(r)
-                for r in self.conn.execute(
-                    select(*FACT.c).where(
-                        FACT.c.subject == subject,
-                        FACT.c.predicate == predicate,
-                        FACT.c.retired_at.is_(None),
-                    )
-                )
-            ]
-            self._pairs[pair] = rows
+            rows = self._pairs[pair] = sql.current_facts(self.conn, subject, predicate)
         return rows
 
     def opposite(self, predicate: str) -> str | None:
@@ -323,7 +239,7 @@ class WriteBatch:
 
     def statement_of(self, claim: dict[str, Any]) -> Statement:
         """The gates' statement of a stored claim row, told at its turn's time."""
-        told = self.conn.execute(select(TURN.c.time).where(TURN.c.id == claim["turn_id"])).scalar()
+        told = sql.turn_time(self.conn, claim["turn_id"])
         return Statement.of(claim, told, self.opposite(claim["predicate"]),
                             self.values_of(claim["predicate"]))
 
@@ -332,7 +248,7 @@ class WriteBatch:
         with the mentions this batch merged; loads the lineages not yet known."""
         wanted = {r.claim_id for r in rows} - self._said_loaded
         if wanted:
-            for lineage, instants in load_said(self.conn, wanted).items():
+            for lineage, instants in sql.load_said(self.conn, wanted).items():
                 self._said[lineage].extend(instants)
             self._said_loaded.update(wanted)
         return self._said
@@ -409,92 +325,6 @@ class WriteBatch:
         self.new_predicates.append(claim.predicate)
         return single
 
-    # --------------------------------------------------------------- audit
-    def audit(self, actor: str, action: str, *, claim_id: int | None = None,
-              claims: tuple[int, int] | None = None, facts: tuple[int, int] | None = None,
-              conflict_id: int | None = None, subject: str | None = None,
-              predicate: str | None = None, reason: str | None = None,
-              detail: dict | None = None, rows: tuple[str, bytes] | None = None) -> None:
-        """Append one audit entry, chained to the one before it. ``claim_id``
-        names a single claim; ``claims`` and ``facts`` are inclusive id ranges
-        of rows the operation touched; ``rows`` is the (JSON, digest) pair of
-        the rows it covers (see core.chain; default: none)."""
-        if claim_id is not None:
-            claims = (claim_id, claim_id)
-        rows_json, rows_digest = rows if rows is not None else ("{}", _EMPTY_ROWS)
-        entry = dict(id=self._id("audit"), at=self.tx, wall_at=self.wall, actor=actor,
-                     action=action, claim_from=claims[0] if claims else None,
-                     claim_to=claims[1] if claims else None,
-                     fact_from=facts[0] if facts else None, fact_to=facts[1] if facts else None,
-                     conflict_id=conflict_id, subject=subject, predicate=predicate,
-                     reason=reason, detail=_dumps(detail or {}), rows=rows_json)
-        entry["hash"] = self._head = link(self._head, entry_hash(entry), rows_digest)
-        self._last_audit = int(entry["id"])  # type: ignore[call-overload]
-        self._buf["audit"].append(entry)
-
-    def will_update(self, table: str, row_id: int) -> None:
-        """Note a claim or conflict row this operation is about to change (by
-        SQL UPDATE on ``conn``): its hash before goes into the audit entry."""
-        if row_id in self._before.setdefault(table, {}):
-            return
-        t = CLAIM if table == "claim" else CONFLICT
-        row = self.conn.execute(select(*t.c).where(t.c.id == row_id)).first()
-        if row is not None:
-            self._before[table][row_id] = row_hash(hashed(table, tuple(row))).hex()
-
-    def _updated(self) -> dict[str, dict[str, list[str]]]:
-        """[before, after] row hashes of the rows noted by ``will_update``."""
-        out: dict[str, dict[str, list[str]]] = {}
-        for table, befores in self._before.items():
-            assert table in STATEFUL
-            t = CLAIM if table == "claim" else CONFLICT
-            for rid, before in sorted(befores.items()):
-                row = self.conn.execute(select(*t.c).where(t.c.id == rid)).first()
-                after = (row_hash(hashed(table, tuple(row))).hex() if row is not None
-                         else "missing")
-                out.setdefault(table, {})[str(rid)] = [before, after]
-        return out
-
-    def created(self, name: str) -> tuple[int, int] | None:
-        """The inclusive id range of ``name`` rows ("claim", "fact", …) this batch created."""
-        first, after = self._first[name], self._next[name]
-        return (first, after - 1) if after > first else None
-
-    def record_operation(self, actor: str, action: str, *, claim_id: int | None = None,
-                         conflict_id: int | None = None, subject: str | None = None,
-                         predicate: str | None = None, reason: str | None = None,
-                         detail: dict | None = None, skip_if_unchanged: bool = False) -> None:
-        """The one audit entry that describes this batch's operation: who, when,
-        why, the claims it created (or the one it decided), the facts it
-        created and the facts it retired. With ``skip_if_unchanged`` an
-        operation that wrote nothing (a repeated import) leaves no entry."""
-        if (skip_if_unchanged and self._first == self._next and not self.retired_ids
-                and not self._before):
-            return
-        detail = dict(detail or {})
-        if self.retired_ids:
-            if len(self.retired_ids) <= 1000:
-                detail["retired"] = list(self.retired_ids)
-            else:
-                detail["retired_count"] = len(self.retired_ids)
-        covered: dict[str, Any] = {}
-        for name in ("turn", "claim", "fact", "conflict", "memory"):
-            span = self.created(name)
-            if span is not None:
-                covered[name] = list(span)
-        if self.digest.predicates:
-            covered["predicate"] = list(self.digest.predicates)
-        if self.digest.stamped:
-            covered["stamped"] = list(self.digest.stamped)
-        updated = self._updated()
-        if updated:
-            covered["updated"] = self.digest.updated = updated
-        self.audit(actor, action, claim_id=claim_id,
-                   claims=None if claim_id is not None else self.created("claim"),
-                   facts=self.created("fact"), conflict_id=conflict_id, subject=subject,
-                   predicate=predicate, reason=reason, detail=detail,
-                   rows=(dumps_rows(covered), self.digest.finish()))
-
     # -------------------------------------------------------------- claims
     def submit(self, claim: ClaimInput | ParsedClaim) -> str:
         """Run one claim (a ClaimInput, or the ParsedClaim of a parsing process,
@@ -541,7 +371,7 @@ class WriteBatch:
                          said=self.evidence_for(statement, rows))
         if decision.outcome == Outcome.PENDING:
             row["state"] = "pending"
-            row["reasons"] = _dumps(list(decision.reasons))
+            row["reasons"] = dumps(list(decision.reasons))
             row["gates"] = encode_steps(decision.steps)
             self.counts["queued"] += 1
         else:
@@ -591,10 +421,7 @@ class WriteBatch:
         maintenance (core.maintain) a text folded into a near duplicate counts
         on the memory it was merged into, and an archived stale memory on
         none: the same words said again leave a new, live memory."""
-        rows = self.conn.execute(
-            select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text_key, MEMORY.c.archived_at,
-                   MEMORY.c.merged_into).where(MEMORY.c.subject.in_(subjects))
-            .order_by(MEMORY.c.id)).all()
+        rows = sql.memories_of(self.conn, subjects)
         state = {mid: (archived, into) for mid, _, _, archived, into in rows}
         for mid, subject, key, _, _ in rows:
             target, seen = mid, set()
@@ -627,7 +454,7 @@ class WriteBatch:
             conflict_id = self._id("conflict")
             conflict = dict(id=conflict_id, kind=str(decision.conflict_kind), state="open",
                             subject=c["subject"], predicate=c["predicate"], scope=c["scope"],
-                            fact_ids=_dumps([r.id for r in plan.conflict_with]),
+                            fact_ids=dumps([r.id for r in plan.conflict_with]),
                             claim_id=c["id"], opened_at=self.told, resolved_at=None,
                             resolved_by=None, resolution=None, reason=None)
             self._buf["conflict"].append(conflict)
@@ -721,39 +548,37 @@ class WriteBatch:
     # --------------------------------------------------------------- flush
     def flush(self) -> None:
         """Write buffered rows (inserts first, then retirement stamps)."""
-        for name, table in (("turn", TURN), ("predicate", PRED), ("claim", CLAIM)):
+        for name in ("turn", "predicate", "claim"):
             rows = self._buf.pop(name, None)
             if rows:
-                self._write(name, table.insert(), rows)
+                self._write(name, rows)
         if self._fact_rows:
-            self._write("fact", FACT.insert(), self._fact_rows, FACT_COLUMNS)
+            self._write("fact", self._fact_rows)
             self._fact_rows, self._unflushed_facts = [], {}
-        for name, table in (("conflict", CONFLICT), ("audit", AUDIT), ("memory", MEMORY)):
+        for name in ("conflict", "audit", "memory"):
             rows = self._buf.pop(name, None)
             if rows:
-                self._write(name, table.insert(), rows)
+                self._write(name, rows)
         if self._memory_mentions:
-            self._write("mentions", _MENTIONED, [
+            self._write("mentions", [
                 {"b_id": memory_id, "b_extra": extra}
                 for memory_id, extra in self._memory_mentions.items()])
             self._memory_mentions.clear()
         if self._retire:
-            self._write("retire", _RETIRE, self._retire, every_row=True)
+            self._write("retire", self._retire, every_row=True)
             self._retire = []
         if self._process is not None:
             self._process.send()
 
-    def _write(self, key: str, statement: Any, rows: list,
-               columns: tuple[str, ...] | None = None, every_row: bool = False) -> None:
-        """Run ``statement`` for ``rows`` here or, with a writer process, there.
-        ``every_row``: each row must change exactly one row (else StoreError)."""
+    def _write(self, key: str, rows: list, every_row: bool = False) -> None:
+        """Write ``rows`` of kind ``key`` (``sql.write_rows``) here or, with a writer
+        process, there. ``every_row``: each row must change exactly one row (else StoreError)."""
         if self._process is not None:
-            self._process.add(*compile_rows(self.conn.dialect, key, statement, rows,
-                                            self._insert_sql, columns), every_row)
+            self._process.add(*sql.compiled_write(self.conn, key, rows, self._insert_sql), every_row)
             return
-        count = execute_many(self.conn, key, statement, rows, self._insert_sql, columns)
+        count = sql.write_rows(self.conn, key, rows, self._insert_sql)
         if every_row and count not in (-1, len(rows)):
-            raise StoreError(CHANGED_MEANWHILE)
+            raise StoreError(sql.CHANGED_MEANWHILE)
 
     def finish(self) -> None:
         """Flush and record the final transaction time (unless the batch wrote
@@ -761,10 +586,10 @@ class WriteBatch:
         wrote nothing leaves the store as it was). Call once, last."""
         self.flush()
         wrote = self._next["audit"] != self._first["audit"]
-        self._write("meta", _LAST_TX, [{"b_id": 1, "b_tx": self.tx if wrote else self._last_tx,
-                                        "b_head": self._head,
-                                        "b_last": self._last_audit,
-                                        "b_marks": _dumps(self._next)}])  # sent with the commit
+        self._write("meta", [{"b_id": 1, "b_tx": self.tx if wrote else self._last_tx,
+                              "b_head": self._head,
+                              "b_last": self._last_audit,
+                              "b_marks": dumps(self._next)}])  # sent with the commit
 
     def summary(self) -> ImportSummary:
         fields = ImportSummary.__dataclass_fields__

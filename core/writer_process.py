@@ -15,7 +15,7 @@ import sys
 from typing import Any, BinaryIO, cast
 
 from .db import make_engine
-from .db.writes import CHANGED_MEANWHILE, lock_store
+from .db.writes import dbapi_cursor, lock_store, run_compiled
 from .errors import StoreError
 from .lifeline import end_with_parent
 from .parallel_parse import pickle_flat
@@ -157,17 +157,12 @@ def serve_writes(parent_pid: int | None = None) -> None:
         engine = make_engine(url)
         with engine.begin() as conn:
             reply("locked", lock_store(conn))
-            dbapi = conn.connection.dbapi_connection
-            assert dbapi is not None
-            cursor = dbapi.cursor()
+            cursor = dbapi_cursor(conn)
             while True:
                 kind, jobs = get_message(requests)  # EOFError: abandoned, roll back
                 if kind == "commit":
                     break
-                for sql, params, every_row in jobs:
-                    cursor.executemany(sql, params)
-                    if every_row and cursor.rowcount not in (-1, len(params)):
-                        raise StoreError(CHANGED_MEANWHILE)
+                run_compiled(cursor, jobs)  # StoreError: a retirement found its row changed
         reply("committed", None)
     except EOFError:
         pass

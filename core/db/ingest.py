@@ -1,0 +1,35 @@
+"""Conversation ingest's reads (``core.ingest``): the names users gave the
+people they spoke of, and the stored turns a turn's context is read from.
+One query each call; the caller chunks its sessions and users."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, or_, select
+
+from .tables import FACT, TURN
+
+
+def names_given(conn: Connection, users: Sequence[str], never_true: Sequence[str]
+                ) -> list[tuple[str, str, int]]:
+    """The ``name`` facts of subjects ``person:<user>/…`` of ``users`` (retired or
+    not, unless retired for a reason in ``never_true``): (subject, name, valid_from)."""
+    rows = conn.execute(
+        select(FACT.c.subject, FACT.c.object, FACT.c.valid_from)
+        .where(or_(*[FACT.c.subject.startswith(f"person:{user}/", autoescape=True) for user in users]),
+               FACT.c.predicate == "name",
+               or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(never_true))))
+    return [(subject, name, valid_from) for subject, name, valid_from in rows]
+
+
+def turns_up_to(conn: Connection, sessions: Sequence[str], last: int
+                ) -> list[tuple[str, int, str, int, int, str, str | None, str | None]]:
+    """The stored turns of ``sessions`` numbered ``last`` or below, by session and
+    number: (session, turn, speaker, time, time_tz, text, user, project)."""
+    rows = conn.execute(
+        select(TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.time, TURN.c.time_tz, TURN.c.text,
+               TURN.c.user, TURN.c.project)
+        .where(TURN.c.session.in_(sessions), TURN.c.turn <= last)
+        .order_by(TURN.c.session, TURN.c.turn))
+    return [tuple(r) for r in rows]
