@@ -218,7 +218,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("extraction", ("memdesk.extract", "memdesk.signals")),
     ("gates", ("memdesk.gates",)),
     ("plan", ("memdesk.maintain",)),
-    ("write", ("memdesk.db", "memdesk.chain", "memdesk.writer", "memdesk.writer_process",
+    ("write", ("memdesk.db", "memdesk.chain", "memdesk.writer", "memdesk.writer_audit", "memdesk.writer_process",
                "memdesk.ingest", "memdesk.undo", "memdesk.tokens", "memdesk.erase",
                "memdesk.mentions", "memdesk.export", "memdesk.maintain_store",
                "memdesk.audit_trail", "memdesk.store", "memdesk.facets")),
