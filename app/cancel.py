@@ -25,8 +25,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from memdesk import RequestCancelled
-from sqlalchemy import Engine, event
+from memdesk import RequestCancelled, refuse_statements
 
 
 class Cancellation:
@@ -111,24 +110,18 @@ class InFlight:
         return sum(c.cancel(reason) for c in open_now)
 
 
-def _refuse_statement(conn: Any, cursor: Any, statement: Any, parameters: Any, context: Any,
-                      executemany: bool) -> None:
+def _refuse(*_event: Any) -> None:
+    """Run before a statement or a commit (``refuse_statements``): raises
+    RequestCancelled when the current request is cancelled."""
     check_current()
 
 
-def _refuse_commit(conn: Any) -> None:
-    check_current()
-
-
-def stop_cancelled_work(engine: Engine) -> None:
-    """From now on, a statement or a commit on ``engine`` for a cancelled
-    request raises RequestCancelled (the transaction rolls back). Work
-    outside any request (no current cancellation) is not affected; calling
-    it again on the same engine changes nothing."""
-    if not event.contains(engine, "before_cursor_execute", _refuse_statement):
-        event.listen(engine, "before_cursor_execute", _refuse_statement)
-    if not event.contains(engine, "commit", _refuse_commit):
-        event.listen(engine, "commit", _refuse_commit)
+def stop_cancelled_work(engine: Any) -> None:
+    """From now on, a statement or a commit on ``engine`` (a store's) for a
+    cancelled request raises RequestCancelled (the transaction rolls back).
+    Work outside any request (no current cancellation) is not affected;
+    calling it again on the same engine changes nothing."""
+    refuse_statements(engine, _refuse)
 
 
 __all__ = ["Cancellation", "InFlight", "check_current", "current_request",

@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # imported on first use (see _LAZY below); named here for typ
         iter_jsonl,
         read_claims,
     )
+    from .db.engine import refuse_statements
     from .errors import EmbedderUnavailable
     from .extract.llm import LLMExtractor
     from .failpoints import point as failpoint
@@ -127,6 +128,8 @@ __all__ = [
     "Turn", "iter_turns", "demo_files", "iter_jsonl", "decode_json", "check_subject", "check_predicate",
     "one_user", "shown", "shown_all", "LLMExtractor", "index_folder", "remove_index_files", "data_path",
     "failpoint",
+    # the HTTP door's stop for the work of a request nobody waits for any more
+    "refuse_statements",
 ]
 
 # Everything that loads SQLAlchemy, SQLModel and Alembic (the store and what
@@ -158,6 +161,7 @@ _LAZY = {
     "Turn": "pipeline", "iter_turns": "ingest", "demo_files": "ingest",
     "shown": "names", "shown_all": "names", "LLMExtractor": "extract.llm",
     "data_path": "resources", "failpoint": "failpoints:point",
+    "refuse_statements": "db.engine",
 }
 
 

@@ -27,22 +27,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.exc import (
+from .bounds import Bounds
+from .catalog import Catalog
+from .clock import Clock, SystemClock, now_us
+from .db import make_engine, migrations, normalise_url
+from .db import meta as sql
+from .db.errors import (
     DatabaseError,
     DBAPIError,
     IntegrityError,
     OperationalError,
     ProgrammingError,
 )
-from sqlmodel import SQLModel
-
-from .bounds import Bounds
-from .catalog import Catalog
-from .chain import GENESIS
-from .clock import Clock, SystemClock, now_us
-from .db import make_engine, migrations, normalise_url
-from .db.tables import CLAIM, META, SCHEMA_VERSION, TURN
+from .db.meta import SCHEMA_VERSION
 from .errors import InvalidInput, StoreError
 from .facets import Admin, Audit, Conflicts, Facts, Review, StoreCore
 from .facets.conflicts import RESOLUTIONS
@@ -162,26 +159,12 @@ class Store:
 
     def _prepare_once(self, create: bool, last: bool) -> bool:
         """One try of ``_prepare``: False when another process is still creating the store."""
-        with self.engine.connect() as conn:
-            revision = migrations.current(conn)
-            version = (conn.execute(select(META.c.schema_version).where(META.c.id == 1)).scalar()
-                       if revision is not None else None)
+        revision, version = sql.revision_and_version(self.engine)
         head = migrations.head()
         if revision is None:
             if not create:
                 raise StoreError(f"no memdesk store at {self.safe_url}")
-            with self.engine.begin() as conn:
-                if self.engine.dialect.name == "sqlite":
-                    # the driver runs DDL outside any transaction unless one is open: open
-                    # it, so a process killed while creating the store leaves no half schema
-                    conn.exec_driver_sql("BEGIN IMMEDIATE")
-                SQLModel.metadata.create_all(conn)
-                exists = conn.execute(select(META.c.id)).first()
-                if exists is None:
-                    conn.execute(META.insert().values(
-                        id=1, schema_version=SCHEMA_VERSION, last_tx=0,
-                        created_at=now_us(SystemClock()), audit_head=GENESIS, audit_last=0))
-                    migrations.stamp(conn, "head")
+            sql.create_schema(self.engine, lambda: now_us(SystemClock()))
             return True
         if version is None and create and not last:
             return False  # the tables are there, the meta row not yet: being created
@@ -259,18 +242,14 @@ class Store:
     def holds_nothing(self) -> bool:
         """Whether the store holds not a single turn or claim (only its schema): a store
         a failed command created may then be removed without losing anything."""
-        with self.engine.connect() as conn:
-            return all(conn.execute(select(table.c.id).limit(1)).first() is None for table in (TURN, CLAIM))
+        return sql.holds_nothing(self.engine)
 
     def change_stamp(self) -> tuple[Any, ...]:
         """A value that changes whenever a write commits, from any process:
         the store_meta row every write transaction updates (transaction
         time, the audit chain's head, the erasure count). One primary-key
         read: cheap enough to poll every second."""
-        with self.engine.connect() as conn:
-            row = conn.execute(select(META.c.last_tx, META.c.audit_last, META.c.audit_head,
-                                      META.c.erasures).where(META.c.id == 1)).first()
-        return tuple(row) if row is not None else ()
+        return sql.change_stamp(self.engine)
 
 
 __all__ = ["Store", "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS"]

@@ -5,14 +5,16 @@ an engine: SQLite files get WAL mode, a busy timeout and ``secure_delete``
 (deleted content is overwritten with zeros, whatever the SQLite build's
 default); PostgreSQL URLs use psycopg 3. ``clear_wal`` empties an SQLite
 store's WAL (after an erasure, so that no earlier version of a page stays in
-it). ``PreparedQuery`` compiles a SQLAlchemy statement once for the
+it). ``refuse_statements`` runs a check before every statement and commit
+on an engine (the HTTP door stops a cancelled request's work with it).
+``PreparedQuery`` compiles a SQLAlchemy statement once for the
 engine's dialect and runs it straight on the DBAPI cursor, which keeps hot
 lookups close to hand-written SQL while the SQL itself stays dialect-neutral.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,16 @@ def clear_wal(engine: Engine) -> bool | None:
     with engine.connect() as conn:
         busy, _log, _done = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").one()
     return not busy
+
+
+def refuse_statements(engine: Engine, check: Callable[..., None]) -> None:
+    """From now on ``check`` runs before every statement and every commit on
+    ``engine``, called with the event's arguments (which it may ignore):
+    what it raises stops that statement or commit, and the transaction
+    rolls back. Registering the same ``check`` again changes nothing."""
+    for moment in ("before_cursor_execute", "commit"):
+        if not event.contains(engine, moment, check):
+            event.listen(engine, moment, check)
 
 
 class PreparedQuery:

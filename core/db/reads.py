@@ -1,16 +1,18 @@
-"""Reads the Store's facets share: facts by a condition, the review
-candidate's statement (a claim joined with its source turn) and the record
-built from one of its rows, and a prefix test that walks an index."""
+"""Reads the Store's facets share: facts by a condition or by id, the review
+candidate's statement (a claim joined with its source turn), the record
+built from one of its rows and the candidates of a list of claims, one claim
+row, and a prefix test that walks an index."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from sqlalchemy import Engine, and_, select
+from sqlalchemy import Connection, Engine, and_, select
 
 from ..records import Candidate, Fact, Source
 from .tables import CLAIM, FACT, TURN
+from .writes import chunks
 
 
 def starts_with(column: Any, prefix: str) -> Any:
@@ -49,3 +51,27 @@ def candidate_from_row(row: Any) -> Candidate:
         decided_at=m["decided_at"], decision_reason=m["decision_reason"],
         fact_id=m["fact_id"], edits=json.loads(m["edits"]) if m["edits"] else None,
     )
+
+
+def facts_with_ids(engine: Engine, fact_ids: list[int]) -> list[Fact]:
+    """The fact rows of ``fact_ids``, 500 ids a query (each on its own connection)."""
+    out: list[Fact] = []
+    for part in chunks(fact_ids):
+        out.extend(select_facts(engine, FACT.c.id.in_(part)))
+    return out
+
+
+def candidates_with_ids(engine: Engine, claim_ids: list[int]) -> list[Candidate]:
+    """The review candidates of ``claim_ids``, 500 ids a query, on one connection."""
+    out: list[Candidate] = []
+    with engine.connect() as conn:
+        for part in chunks(claim_ids):
+            out.extend(candidate_from_row(row)
+                       for row in conn.execute(candidate_stmt().where(CLAIM.c.id.in_(part))))
+    return out
+
+
+def claim_row(conn: Connection, claim_id: int) -> dict[str, Any] | None:
+    """Every column of one claim row, by name, read on ``conn``; None when there is none."""
+    row = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == claim_id)).first()
+    return None if row is None else dict(row._mapping)

@@ -11,8 +11,6 @@ from pathlib import Path
 from types import MethodType
 from typing import TYPE_CHECKING, TextIO
 
-from sqlalchemy import select
-
 from .. import tokens as access_tokens
 from ..checks import (
     check_name,
@@ -20,7 +18,7 @@ from ..checks import (
     check_subject,
 )
 from ..db import clear_wal
-from ..db.tables import META
+from ..db import meta as sql
 from ..erase import ErasureReport, erase_subject, subject_mentions
 from ..errors import (
     InvalidInput,
@@ -121,8 +119,7 @@ class Admin:
 
     def erasures(self) -> int:
         """How many erasures this store has committed (``store_meta.erasures``)."""
-        with self._core.engine.connect() as conn:
-            return int(conn.execute(select(META.c.erasures).where(META.c.id == 1)).scalar() or 0)
+        return sql.erasures(self._core.engine)
 
     def export(self, out: TextIO | str | Path, *, vectors: bool = True) -> TableCounts:
         """Write the whole store as JSONL (``core.export``) to a text stream or

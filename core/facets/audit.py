@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from sqlalchemy.exc import (
-    OperationalError,
-)
-
 from .. import tokens as access_tokens
 from ..access import Caller
 from ..audit_trail import decision_steps, with_upkeep
@@ -21,6 +17,7 @@ from ..checks import (
     check_required_text,
     check_subject,
 )
+from ..db.errors import OperationalError
 from ..db.reads import candidate_stmt
 from ..errors import (
     FactNotFound,

@@ -15,12 +15,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy.exc import DBAPIError
-
 from ..bounds import Bounds
 from ..catalog import Catalog
 from ..clock import Clock, SystemClock, now_us
 from ..db import make_engine
+from ..db.errors import DBAPIError
 from ..errors import StoreError
 from ..failpoints import point
 from ..writer import WriteBatch

@@ -8,8 +8,6 @@ import builtins
 import json
 from typing import Any, cast
 
-from sqlalchemy import func, select, update
-
 from .. import gates
 from ..checks import (
     check_count,
@@ -18,9 +16,9 @@ from ..checks import (
     check_scope,
     check_text,
 )
-from ..db.reads import candidate_from_row, candidate_stmt, select_facts
-from ..db.tables import CLAIM, CONFLICT, FACT, TURN
-from ..db.writes import chunks, load_said
+from ..db import conflicts as sql
+from ..db.reads import candidates_with_ids, claim_row, facts_with_ids
+from ..db.writes import load_said
 from ..errors import (
     AlreadyDecided,
     ConflictNotFound,
@@ -58,42 +56,29 @@ class Conflicts:
         offset = check_count(offset, "offset")
         if limit is not None:
             limit = check_count(limit, "limit")
-        stmt = select(*CONFLICT.c).order_by(CONFLICT.c.id).offset(offset).limit(limit)
-        if state != "all":
-            stmt = stmt.where(CONFLICT.c.state == state)
-        with self._core.engine.connect() as conn:
-            rows = [r._mapping for r in conn.execute(stmt)]
+        rows = sql.conflict_rows(self._core.engine, state, limit=limit, offset=offset)
         return self._conflict_records(rows)
 
     def count(self, state: str = "open") -> int:
         """How many conflicts are in ``state``."""
-        with self._core.engine.connect() as conn:
-            return conn.execute(select(func.count()).select_from(CONFLICT).where(
-                CONFLICT.c.state == state)).scalar_one()
+        return sql.count_conflicts(self._core.engine, state)
 
     def get(self, conflict_id: int) -> Conflict:
         """One conflict by id. Raises ConflictNotFound, InvalidInput for a malformed id."""
         conflict_id = check_id(conflict_id, "conflict id")
-        with self._core.engine.connect() as conn:
-            row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
+        row = sql.conflict_row(self._core.engine, conflict_id)
         if row is None:
             raise ConflictNotFound(f"no conflict with id {conflict_id}")
-        return self._conflict_records([row._mapping])[0]
+        return self._conflict_records([row])[0]
 
     def _conflict_records(self, rows: builtins.list[Any]) -> builtins.list[Conflict]:
         fact_ids = sorted({i for r in rows for i in json.loads(r["fact_ids"])})
-        facts: dict[int, Fact] = {}
-        for part in chunks(fact_ids):
-            for f in select_facts(self._core.engine, FACT.c.id.in_(part)):
-                facts[f.id] = f
+        facts: dict[int, Fact] = {f.id: f for f in facts_with_ids(self._core.engine, fact_ids)}
         now = self._core.now()
         fact_dict = {d["id"]: d for d in self._facts.as_json(list(facts.values()), now)}
-        candidates: dict[int, Candidate] = {}
-        with self._core.engine.connect() as conn:
-            for part in chunks(sorted({r["claim_id"] for r in rows})):
-                for row in conn.execute(candidate_stmt().where(CLAIM.c.id.in_(part))):
-                    cand = candidate_from_row(row)
-                    candidates[cand.id] = cand
+        candidates: dict[int, Candidate] = {
+            cand.id: cand for cand in candidates_with_ids(
+                self._core.engine, sorted({r["claim_id"] for r in rows}))}
         out = []
         for r in rows:
             ids = tuple(json.loads(r["fact_ids"]))
@@ -139,29 +124,25 @@ class Conflicts:
         with self._core.write() as batch:
             conn = batch.conn
             batch.will_update("conflict", conflict_id)
-            done = conn.execute(
-                update(CONFLICT).where(CONFLICT.c.id == conflict_id, CONFLICT.c.state == "open")
-                .values(state="resolved", resolved_at=batch.tx, resolved_by=by,
-                        resolution=keep, reason=reason))
-            row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
+            closed, row = sql.close_conflict(conn, conflict_id, tx=batch.tx, by=by, keep=keep,
+                                             reason=reason)
             if row is None:
                 raise ConflictNotFound(f"no conflict with id {conflict_id}")
-            if done.rowcount != 1:
-                raise AlreadyDecided(f"conflict {conflict_id} is not open: it is {row.state}"
-                                     + (f" ({row.resolution}) by {row.resolved_by}"
-                                        if row.state == "resolved" else ""))
-            found = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()
-            if found is None:
-                raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
-            claim = dict(found._mapping)
+            if not closed:
+                raise AlreadyDecided(f"conflict {conflict_id} is not open: it is {row['state']}"
+                                     + (f" ({row['resolution']}) by {row['resolved_by']}"
+                                        if row["state"] == "resolved" else ""))
+            claim = claim_row(conn, row["claim_id"])
+            if claim is None:
+                raise StoreError(f"conflict {conflict_id} names claim {row['claim_id']}, which is missing")
             before = {k: claim[k] for k in RESOLUTION_UNDOES}
             batch.will_update("claim", claim["id"])
-            fact_ids = json.loads(row.fact_ids)
-            rows_now = batch.belief_rows(row.subject, row.predicate)
+            fact_ids = json.loads(row["fact_ids"])
+            rows_now = batch.belief_rows(row["subject"], row["predicate"])
             said = batch.said_for(rows_now)  # a resolution may make it an evolution
             decision, statement = gates.resolve(
                 Resolution(keep), batch.statement_of(claim), rows_now, conflict_id=conflict_id,
-                conflict_scope=row.scope, by=by, scope=scope, fact_ids=fact_ids, said=said)
+                conflict_scope=row["scope"], by=by, scope=scope, fact_ids=fact_ids, said=said)
             state, fact_id = "rejected", None
             if decision.outcome == Outcome.REJECTED:
                 if decision.plan is not None:  # neither: retract the conflict's facts
@@ -175,15 +156,14 @@ class Conflicts:
                 claim.update(state="approved", scope=statement.scope, change=statement.change)
                 batch.apply(claim, decision)
                 state, fact_id = claim["state"], claim["fact_id"]
-            conn.execute(update(CLAIM).where(CLAIM.c.id == claim["id"]).values(
-                state=state, fact_id=fact_id, merged_into=claim.get("merged_into"),
-                decided_by=by, decided_at=batch.tx,
-                decision_reason=reason or f"conflict {conflict_id}: kept {keep}",
-                scope=claim["scope"] if keep == "both" else CLAIM.c.scope,
-                gates=claim["gates"]))
+            sql.record_resolution(conn, claim["id"], state=state, fact_id=fact_id,
+                                  merged_into=claim.get("merged_into"), by=by, tx=batch.tx,
+                                  reason=reason or f"conflict {conflict_id}: kept {keep}",
+                                  scope=claim["scope"] if keep == "both" else None,
+                                  gates=claim["gates"])
             batch.record_operation(by, "conflict.resolved", claim_id=claim["id"],
-                                   conflict_id=conflict_id, subject=row.subject,
-                                   predicate=row.predicate, reason=reason,
+                                   conflict_id=conflict_id, subject=row["subject"],
+                                   predicate=row["predicate"], reason=reason,
                                    detail={"keep": keep, "scope": scope, "fact_ids": fact_ids,
                                            "plan": decision.plan.kind if decision.plan else None,
                                            "claim_before": before})
@@ -222,22 +202,19 @@ class Conflicts:
         InvalidInput for a malformed id.
         """
         conflict_id = check_id(conflict_id, "conflict id")
-        with self._core.engine.connect() as conn:
-            row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
-            if row is None:
-                raise ConflictNotFound(f"no conflict with id {conflict_id}")
-            if row.state != "open":
-                raise AlreadyDecided(f"conflict {conflict_id} is {row.state}: there is nothing to choose")
-            claim = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == row.claim_id)).first()
-            if claim is None:
-                raise StoreError(f"conflict {conflict_id} names claim {row.claim_id}, which is missing")
-            told = conn.execute(select(TURN.c.time).where(TURN.c.id == claim.turn_id)).scalar()
-        tz = int(claim.tz or 0)
-        known = self._core.catalog.get(row.predicate)
+        row, claim, told = sql.preview_rows(self._core.engine, conflict_id)
+        if row is None:
+            raise ConflictNotFound(f"no conflict with id {conflict_id}")
+        if row["state"] != "open":
+            raise AlreadyDecided(f"conflict {conflict_id} is {row['state']}: there is nothing to choose")
+        if claim is None:
+            raise StoreError(f"conflict {conflict_id} names claim {row['claim_id']}, which is missing")
+        tz = int(claim["tz"] or 0)
+        known = self._core.catalog.get(row["predicate"])
         opposite = known.opposite if known is not None else None
-        rows = self._facts.current(row.subject, row.predicate)
+        rows = self._facts.current(row["subject"], row["predicate"])
         if opposite is not None:
-            rows += self._facts.current(row.subject, opposite)
+            rows += self._facts.current(row["subject"], opposite)
 
         def when(t: int | None) -> str | None:
             return iso(t, tz)
@@ -245,12 +222,12 @@ class Conflicts:
         def short(t: int | None) -> str | None:
             return None if t is None else (iso(t, tz) or "")[:16].replace("T", " ")
 
-        statement = Statement.of(dict(claim._mapping), told, opposite,  # as the writer's statement_of
+        statement = Statement.of(dict(claim), told, opposite,  # as the writer's statement_of
                                  known.values if known is not None else None)
         with self._core.engine.connect() as conn:
             said = load_said(conn, {r.claim_id for r in rows})
-        found = gates.outlooks(statement, rows, conflict_scope=row.scope,
-                               fact_ids=json.loads(row.fact_ids), predicate=row.predicate,
+        found = gates.outlooks(statement, rows, conflict_scope=row["scope"],
+                               fact_ids=json.loads(row["fact_ids"]), predicate=row["predicate"],
                                said=said)
         return [ResolutionChoice.from_dict(o.to_dict(when, short)) for o in found]
 

@@ -15,11 +15,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, or_, select, text
-from sqlalchemy.exc import (
-    DBAPIError,
-)
-
 from .. import parallel_parse
 from ..access import Caller
 from ..checks import (
@@ -34,11 +29,8 @@ from ..claims import (
     ClaimInput,
     read_claims,
 )
-from ..db import PreparedQuery
-from ..db.axes import KNOWN_FROM, recorded_by, told_by
-from ..db.reads import select_facts, starts_with
-from ..db.tables import CLAIM, FACT, MEMORY, PRED, TURN
-from ..db.writes import chunks
+from ..db import facts as sql
+from ..db.errors import DBAPIError
 from ..errors import (
     FactNotFound,
     FactRetired,
@@ -60,7 +52,6 @@ from ..records import (
     TurnRecord,
 )
 from ..timeutil import iso, to_us
-from ..writer import fact_from_row
 from .base import StoreCore
 
 if TYPE_CHECKING:
@@ -102,22 +93,7 @@ class Facts:
 
     def __init__(self, core: StoreCore) -> None:
         self._core = core
-        cols = list(FACT.c)
-        valid = [
-            FACT.c.subject == bindparam("subject"),
-            FACT.c.valid_from <= bindparam("valid_at"),
-            or_(FACT.c.valid_to.is_(None), FACT.c.valid_to > bindparam("valid_at")),
-        ]
-        base = [*valid, *told_by(bindparam("known_at"))]
-        order = (FACT.c.predicate, FACT.c.valid_from, FACT.c.id)
-        by_p = FACT.c.predicate == bindparam("predicate")
-        engine = core.engine
-        self._q_asof_p = PreparedQuery(select(*cols).where(*base, by_p).order_by(*order), engine)
-        self._q_asof = PreparedQuery(select(*cols).where(*base).order_by(*order), engine)
-        # the same, as this store had written by ``recorded_at`` (both axes)
-        both = [*valid, *recorded_by(bindparam("recorded_at"), bindparam("known_at"))]
-        self._q_asof_rp = PreparedQuery(select(*cols).where(*both, by_p).order_by(*order), engine)
-        self._q_asof_r = PreparedQuery(select(*cols).where(*both).order_by(*order), engine)
+        self._as_of = sql.AsOf(core.engine)  # compiled once for the store's dialect
 
     def as_of(
         self,
@@ -144,20 +120,8 @@ class Facts:
         v = _as_us(valid_at, now, "valid_at")
         k = _as_us(known_at, now, "known_at")
         raw = self._core.raw()
-        if recorded_at is not None:
-            r = _as_us(recorded_at, now, "recorded_at")
-            if predicate is None:
-                rows = self._q_asof_r.run(raw, subject=subject, valid_at=v, known_at=k,
-                                          recorded_at=r)
-            else:
-                rows = self._q_asof_rp.run(raw, subject=subject, predicate=predicate,
-                                           valid_at=v, known_at=k, recorded_at=r)
-        elif predicate is None:
-            rows = self._q_asof.run(raw, subject=subject, valid_at=v, known_at=k)
-        else:
-            rows = self._q_asof_p.run(raw, subject=subject, predicate=predicate,
-                                      valid_at=v, known_at=k)
-        facts = [Fact(*r) for r in rows]
+        r = None if recorded_at is None else _as_us(recorded_at, now, "recorded_at")
+        facts = self._as_of.facts(raw, subject, predicate, valid_at=v, known_at=k, recorded_at=r)
         if not include_expired:
             facts = [f for f in facts if f.expires_at is None or f.expires_at > v]
         return facts
@@ -166,34 +130,24 @@ class Facts:
         """Current belief: every row not retired, whatever its valid time.
         Raises InvalidInput for a malformed subject or predicate."""
         subject, predicate = _slot(subject, predicate)
-        where = [FACT.c.subject == subject, FACT.c.retired_at.is_(None)]
-        if predicate is not None:
-            where.append(FACT.c.predicate == predicate)
-        return select_facts(self._core.engine, *where)
+        return sql.current_facts(self._core.engine, subject, predicate)
 
     def history(self, subject: str, predicate: str | None = None) -> list[Fact]:
         """Every row ever recorded for the subject (and predicate), retired ones
         too. Raises InvalidInput for a malformed subject or predicate."""
         subject, predicate = _slot(subject, predicate)
-        where = [FACT.c.subject == subject]
-        if predicate is not None:
-            where.append(FACT.c.predicate == predicate)
-        return select_facts(self._core.engine, *where)
+        return sql.fact_history(self._core.engine, subject, predicate)
 
     def get(self, fact_id: int) -> Fact:
         """One row by id. Raises FactNotFound, InvalidInput for a malformed id."""
-        rows = select_facts(self._core.engine, FACT.c.id == check_id(fact_id, "fact id"))
-        if not rows:
+        found = sql.fact_with_id(self._core.engine, check_id(fact_id, "fact id"))
+        if found is None:
             raise FactNotFound(f"no fact with id {fact_id}")
-        return rows[0]
+        return found
 
     def subjects(self, prefix: str = "", limit: int = 1000) -> list[str]:
         """Distinct subjects, sorted, optionally starting with ``prefix``."""
-        stmt = select(FACT.c.subject).distinct().order_by(FACT.c.subject).limit(limit)
-        if prefix:
-            stmt = stmt.where(starts_with(FACT.c.subject, prefix))
-        with self._core.engine.connect() as conn:
-            return [r[0] for r in conn.execute(stmt)]
+        return sql.subjects(self._core.engine, prefix, limit)
 
     def memories(self, subject: str | None = None, limit: int = 1000, *, offset: int = 0,
                  under: str | None = None, include_archived: bool = True
@@ -205,50 +159,20 @@ class Facts:
         duplicate folded by maintenance). ``subject``: only its memories;
         ``under``: also those of the subjects starting with it (a user's
         people, ``person:<user>/``). ``limit`` rows from ``offset`` on."""
-        stmt = (select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.predicate, MEMORY.c.text,
-                       MEMORY.c.mentions, MEMORY.c.claim_id, MEMORY.c.created_at,
-                       TURN.c.session, TURN.c.turn, MEMORY.c.archived_at,
-                       MEMORY.c.archive_reason, MEMORY.c.merged_into)
-                .join(TURN, TURN.c.id == MEMORY.c.turn_id)
-                .order_by(MEMORY.c.created_at.desc(), MEMORY.c.id.desc())
-                .limit(limit).offset(offset))
-        if subject is not None and under is not None:
-            stmt = stmt.where(or_(MEMORY.c.subject == subject, starts_with(MEMORY.c.subject, under)))
-        elif subject is not None:
-            stmt = stmt.where(MEMORY.c.subject == subject)
-        if not include_archived:
-            stmt = stmt.where(MEMORY.c.archived_at.is_(None))
-        with self._core.engine.connect() as conn:
-            return [MemoryRecord(**{**r._mapping, "created_at": iso(r.created_at),
-                                    "archived_at": iso(r.archived_at)}) for r in conn.execute(stmt)]
+        rows = sql.memories(self._core.engine, subject, under, include_archived, limit, offset)
+        return [MemoryRecord(**{**r, "created_at": iso(r["created_at"]),
+                                "archived_at": iso(r["archived_at"])}) for r in rows]
 
     def sources(self, claim_ids: Iterable[int]) -> dict[int, Source]:
         """The source turn of each claim id."""
-        ids = sorted(set(claim_ids))
-        out: dict[int, Source] = {}
-        if not ids:
-            return out
-        with self._core.engine.connect() as conn:
-            for part in chunks(ids):
-                stmt = select(
-                    TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text, TURN.c.time,
-                    TURN.c.time_tz, CLAIM.c.source_kind, CLAIM.c.id, CLAIM.c.confidence,
-                    CLAIM.c.extractor,
-                ).join(TURN, TURN.c.id == CLAIM.c.turn_id).where(CLAIM.c.id.in_(part))
-                for row in conn.execute(stmt):
-                    out[row[7]] = Source(*row)  # a frozen dataclass of these columns
-        return out
+        return sql.sources(self._core.engine, sorted(set(claim_ids)))
 
     def mentions(self, claim_ids: Iterable[int]) -> dict[int, int]:
         """How many claims stand behind each lineage (its own claim plus merged ones)."""
         ids = sorted(set(claim_ids))
         out = {i: 1 for i in ids}
-        with self._core.engine.connect() as conn:
-            for part in chunks(ids):
-                stmt = select(CLAIM.c.merged_into, func.count()).where(
-                    CLAIM.c.merged_into.in_(part)).group_by(CLAIM.c.merged_into)
-                for claim_id, n in conn.execute(stmt):
-                    out[claim_id] += n
+        for claim_id, n in sql.merged_counts(self._core.engine, ids):
+            out[claim_id] += n
         return out
 
     def as_json(self, facts: Sequence[Fact], at: int | None = None,
@@ -270,14 +194,9 @@ class Facts:
         """The catalog's predicates followed by uncatalogued ones seen in this store."""
         out = [PredicateInfo(p.id, p.zh, p.en, p.single_valued, p.ttl, p.routing, True)
                for p in self._core.catalog]
-        with self._core.engine.connect() as conn:
-            for name, single, seen in conn.execute(
-                select(PRED.c.predicate, PRED.c.single_valued, PRED.c.first_seen_at)
-                .order_by(PRED.c.predicate)
-            ):
-                if name not in self._core.catalog:
-                    out.append(PredicateInfo(name, None, None, bool(single), None, None,
-                                             False, seen))
+        for name, single, seen in sql.predicates_seen(self._core.engine):
+            if name not in self._core.catalog:
+                out.append(PredicateInfo(name, None, None, bool(single), None, None, False, seen))
         return out
 
     def first_told(self, subject: str | None = None) -> int | None:
@@ -286,18 +205,8 @@ class Facts:
         with ``subject``, anything about that subject (a user's own turns
         too). None when it holds nothing of the kind."""
         user = subject[5:] if subject and subject.startswith("user:") else None
-        firsts = []
-        with self._core.engine.connect() as conn:
-            for table, column in ((FACT, KNOWN_FROM), (MEMORY, MEMORY.c.created_at)):
-                stmt = select(func.min(column))
-                if subject is not None:
-                    stmt = stmt.where(table.c.subject == subject)
-                firsts.append(conn.execute(stmt).scalar())
-            if subject is None or user is not None:
-                stmt = select(func.min(TURN.c.time))
-                if user is not None:
-                    stmt = stmt.where(TURN.c.user == user)
-                firsts.append(conn.execute(stmt).scalar())
+        firsts = sql.first_told_times(self._core.engine, subject, user,
+                                      turns=subject is None or user is not None)
         found = [int(t) for t in firsts if t is not None]
         return min(found) if found else None
 
@@ -305,13 +214,7 @@ class Facts:
                      radius: int = 4) -> list[TurnRecord]:
         """The raw turns of a session in order; with ``around``, only the turns
         within ``radius`` of that turn number (the context a reviewer needs)."""
-        stmt = select(TURN.c.id, TURN.c.session, TURN.c.turn, TURN.c.speaker, TURN.c.text,
-                      TURN.c.time, TURN.c.time_tz, TURN.c.user, TURN.c.project
-                      ).where(TURN.c.session == session).order_by(TURN.c.turn)
-        if around is not None:
-            stmt = stmt.where(TURN.c.turn >= around - radius, TURN.c.turn <= around + radius)
-        with self._core.engine.connect() as conn:
-            return [TurnRecord(*r) for r in conn.execute(stmt)]
+        return sql.conversation(self._core.engine, session, around, radius)
 
     def add(self, claims: ClaimInput | Iterable[ClaimInput], *, actor: str = "api") -> ImportSummary:
         """Run claims through the gates in one transaction (all or nothing).
@@ -400,9 +303,7 @@ class Facts:
         if added < _ANALYZE_AFTER or self._core.engine.dialect.name != "postgresql":
             return
         try:
-            with self._core.engine.connect() as conn:
-                conn.execute(text("ANALYZE claim, fact, turn, memory"))
-                conn.commit()
+            sql.analyze(self._core.engine)
         except DBAPIError:  # only statistics: the write itself is committed
             pass
 
@@ -514,10 +415,9 @@ class Facts:
         by = check_name(by, "by (the reviewer's name)")
         reason = check_required_text(reason, "reason (why the fact is retracted)")
         with self._core.write() as batch:
-            row = batch.conn.execute(select(*FACT.c).where(FACT.c.id == fact_id)).first()
-            if row is None:
+            fact = sql.fact_to_retire(batch.conn, fact_id)
+            if fact is None:
                 raise FactNotFound(f"no fact with id {fact_id}")
-            fact = fact_from_row(row)
             if fact.retired_at is not None:
                 raise FactRetired(f"fact {fact_id} was already retired ({fact.retire_reason})")
             batch.retire(fact, "retracted", None, note=reason)

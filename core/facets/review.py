@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
-
 from .. import gates
 from ..checks import (
     check_count,
@@ -22,8 +20,7 @@ from ..claims import (
     claim_line,
     edited_claim,
 )
-from ..db.reads import candidate_from_row, candidate_stmt
-from ..db.tables import CLAIM, TURN
+from ..db import review as sql
 from ..errors import (
     AlreadyDecided,
     CandidateNotFound,
@@ -59,38 +56,23 @@ class Review:
             limit = check_count(limit, "limit")
         if subject is not None:
             subject = check_subject(subject)
-        stmt = candidate_stmt().order_by(CLAIM.c.confidence, CLAIM.c.id).offset(offset)
-        if subject is not None:
-            stmt = stmt.where(CLAIM.c.subject == subject)
-        if after is not None:
-            stmt = stmt.where(or_(CLAIM.c.confidence > after[0],
-                                  (CLAIM.c.confidence == after[0]) & (CLAIM.c.id > after[1])))
-        if state != "all":
-            stmt = stmt.where(CLAIM.c.state == state)
-        if limit is not None:
-            stmt = stmt.limit(limit)
-        with self._core.engine.connect() as conn:
-            return [candidate_from_row(r) for r in conn.execute(stmt)]
+        return sql.candidates(self._core.engine, state, subject=subject, after=after,
+                              limit=limit, offset=offset)
 
     def count(self, state: str = "pending", *, subject: str | None = None) -> int:
         """How many candidates are in ``state`` (``subject``'s only, if given).
         Raises InvalidInput for a malformed subject."""
         if subject is not None:
             subject = check_subject(subject)
-        stmt = select(func.count()).select_from(CLAIM).where(CLAIM.c.state == state)
-        if subject is not None:
-            stmt = stmt.where(CLAIM.c.subject == subject)
-        with self._core.engine.connect() as conn:
-            return conn.execute(stmt).scalar_one()
+        return sql.count_candidates(self._core.engine, state, subject)
 
     def get(self, candidate_id: int) -> Candidate:
         """One claim by id. Raises CandidateNotFound, InvalidInput for a malformed id."""
         candidate_id = check_id(candidate_id, "candidate id")
-        with self._core.engine.connect() as conn:
-            row = conn.execute(candidate_stmt().where(CLAIM.c.id == candidate_id)).first()
-        if row is None:
+        found = sql.candidate(self._core.engine, candidate_id)
+        if found is None:
             raise CandidateNotFound(f"no review candidate with id {candidate_id}")
-        return candidate_from_row(row)
+        return found
 
     def _take_pending(self, batch: WriteBatch, candidate_id: int, new_state: str, by: str,
                       reason: str | None, edits: dict | None = None) -> dict:
@@ -100,16 +82,13 @@ class Review:
         if edits:
             values["edits"] = json.dumps(edits, ensure_ascii=False, sort_keys=True)
         batch.will_update("claim", candidate_id)
-        done = batch.conn.execute(
-            update(CLAIM).where(CLAIM.c.id == candidate_id, CLAIM.c.state == "pending").values(**values)
-        )
-        row = batch.conn.execute(select(*CLAIM.c).where(CLAIM.c.id == candidate_id)).first()
+        taken, row = sql.take_pending(batch.conn, candidate_id, values)
         if row is None:
             raise CandidateNotFound(f"no review candidate with id {candidate_id}")
-        if done.rowcount != 1:
-            who = f" by {row.decided_by}" if row.decided_by else ""
-            raise AlreadyDecided(f"candidate {candidate_id} is not pending: it is {row.state}{who}")
-        return dict(row._mapping)
+        if not taken:
+            who = f" by {row['decided_by']}" if row["decided_by"] else ""
+            raise AlreadyDecided(f"candidate {candidate_id} is not pending: it is {row['state']}{who}")
+        return row
 
     def approve(self, candidate_id: int, *, by: str, edits: dict[str, Any] | None = None,
                 note: str | None = None) -> Approval:
@@ -135,9 +114,9 @@ class Review:
             decision = gates.approve(statement, rows, by=by, edited=bool(edits),
                                      said=batch.evidence_for(statement, rows))
             conflict_id = batch.apply(claim, decision)
-            batch.conn.execute(update(CLAIM).where(CLAIM.c.id == candidate_id).values(
-                state=claim["state"], fact_id=claim["fact_id"],
-                merged_into=claim.get("merged_into"), gates=claim["gates"]))
+            sql.record_approval(batch.conn, candidate_id, state=claim["state"],
+                                fact_id=claim["fact_id"], merged_into=claim.get("merged_into"),
+                                gates=claim["gates"])
             assert decision.plan is not None
             batch.record_operation(by, "claim.approved", claim_id=candidate_id,
                                    conflict_id=conflict_id, subject=claim["subject"],
@@ -156,14 +135,9 @@ class Review:
         signal layer edited into a fact loses its marker value.
 
         Raises CandidateNotFound, InvalidInput naming the edit at fault."""
-        with self._core.engine.connect() as conn:
-            found = conn.execute(select(*CLAIM.c, TURN.c.session, TURN.c.turn.label("turn_no"),
-                                        TURN.c.speaker, TURN.c.text, TURN.c.time, TURN.c.time_tz)
-                                 .join(TURN, TURN.c.id == CLAIM.c.turn_id)
-                                 .where(CLAIM.c.id == candidate_id)).first()
-        if found is None:
+        row = sql.claim_with_turn(self._core.engine, candidate_id)
+        if row is None:
             raise CandidateNotFound(f"no review candidate with id {candidate_id}")
-        row = found._mapping
         turn = {"session": row["session"], "turn": row["turn_no"], "speaker": row["speaker"],
                 "text": row["text"], "time": row["time"], "time_tz": row["time_tz"]}
         line = claim_line(dict(row), turn)
