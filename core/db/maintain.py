@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, func, null, select, update
+from sqlalchemy import Connection, bindparam, func, null, select, update
 
 from ..errors import StoreError
 from .axes import KNOWN_UNTIL
@@ -25,7 +25,7 @@ def _lineage() -> Any:
     return func.coalesce(CLAIM.c.merged_into, CLAIM.c.id)
 
 
-def memory_rows(conn: Connection, subject: str | None = None) -> list[Row[Any]]:
+def memory_rows(conn: Connection, subject: str | None = None) -> list[Any]:
     """Every memory (of ``subject`` when given), by id: id, subject, text,
     mentions, created_at, archived_at, archive_reason, merged_into, its
     claim's lineage and its turn's text (``core.maintain.StoredMemory``)."""
@@ -46,7 +46,7 @@ def memory_predicates(conn: Connection) -> list[str]:
 
 
 def claim_links(conn: Connection, predicates: list[str], subject: str | None = None
-                ) -> list[Row[Any]]:
+                ) -> list[Any]:
     """subject, lineage, created_at, turn text and turn time of every
     asserted or merged claim of ``predicates`` (of ``subject`` when given)
     (``core.maintain.ClaimLink``)."""
@@ -60,7 +60,7 @@ def claim_links(conn: Connection, predicates: list[str], subject: str | None = N
 
 
 def lineage_facts(conn: Connection, predicates: list[str], subject: str | None = None
-                  ) -> list[Row[Any]]:
+                  ) -> list[Any]:
     """claim_id, id, when the row stopped being believed on the told axis
     (``retired_at``), retire_reason, valid_to and expires_at of every fact
     row of ``predicates`` (of ``subject`` when given) (``core.maintain.LineageFact``)."""
@@ -75,7 +75,7 @@ def lineage_facts(conn: Connection, predicates: list[str], subject: str | None =
     return list(conn.execute(facts).all())
 
 
-def expiring_facts(conn: Connection, now: int, subject: str | None = None) -> list[Row[Any]]:
+def expiring_facts(conn: Connection, now: int, subject: str | None = None) -> list[Any]:
     """The current fact rows (of ``subject`` when given) whose TTL ran out by
     ``now``, whole (FACT_COLUMNS order), by id."""
     expiring = select(*FACT.c).where(
