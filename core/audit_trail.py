@@ -10,15 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Engine, Select, func, or_, select
-
 from . import gates
 from .access import Caller
-from .db.tables import AUDIT, CLAIM, CONFLICT, MEMORY
+from .db import Engine
+from .db import audit_trail as sql
 from .records import AuditStep, Fact
 from .timeutil import iso
-
-_AUDIT_SHOWN = tuple(c for c in AUDIT.c if c.name not in ("rows", "hash"))
 
 
 def _caller_of(raw: str | None) -> Caller | None:
@@ -36,26 +33,20 @@ def _caller_of(raw: str | None) -> Caller | None:
 STEP_ORDER = {"turn": 0, "mention": 0, "extraction": 1, "gates": 2, "conflict": 3,
                "review": 4, "assertion": 5, "retirement": 6}
 
-def decision_steps(engine: Engine, candidates: Select[Any], claim_ids: list[int], rows: list[Fact],
+def decision_steps(engine: Engine, candidates: Any, claim_ids: list[int], rows: list[Fact],
                    tz: int) -> list[AuditStep]:
     """The provenance steps behind the lineages ``claim_ids`` whose rows are ``rows``:
     each claim's turn, extraction, gates, conflicts and review, the facts it
-    asserted, the later mentions merged into it, and every retirement."""
+    asserted, the later mentions merged into it, and every retirement.
+    ``candidates``: the review candidates' statement (``memdesk.db.reads.candidate_stmt()``)."""
     retired = [r for r in rows if r.retired_at is not None]
     by_claims = sorted({r.retired_by_claim for r in retired if r.retired_by_claim})
     with engine.connect() as conn:
-        claims = [dict(r._mapping) for r in conn.execute(
-            candidates.where(or_(CLAIM.c.id.in_(claim_ids),
-                                             CLAIM.c.merged_into.in_(claim_ids))))]
+        claims = sql.lineage_claims(conn, candidates, claim_ids)
         ids = [c["id"] for c in claims] + by_claims
-        ops = [dict(r._mapping) for r in conn.execute(
-            select(*_AUDIT_SHOWN).where(AUDIT.c.claim_from <= max(ids),
-                                        AUDIT.c.claim_to >= min(ids))
-            .order_by(AUDIT.c.id))]
-        conflicts = [dict(r._mapping) for r in conn.execute(
-            select(*CONFLICT.c).where(CONFLICT.c.claim_id.in_([c["id"] for c in claims])))]
-        causes = {c["id"]: c for c in (dict(r._mapping) for r in conn.execute(
-            candidates.where(CLAIM.c.id.in_(by_claims))))}
+        ops = sql.entries_spanning(conn, ids)
+        conflicts = sql.conflicts_of(conn, [c["id"] for c in claims])
+        causes = {c["id"]: c for c in sql.claims_by_id(conn, candidates, by_claims)}
 
     def ops_for(claim_id: int) -> list[dict]:
         return [o for o in ops if o["claim_from"] <= claim_id <= o["claim_to"]]
@@ -163,37 +154,23 @@ def with_upkeep(engine: Engine, steps: list[AuditStep], lineage: list[int], rows
     ``store.maintained`` entry of its run; sorted by time."""
     from .maintain import ACTION
 
-    root = func.coalesce(CLAIM.c.merged_into, CLAIM.c.id)
     with engine.connect() as conn:
         # the memories of these lineages' claims, and those of their turns
         # (a memory is a whole turn, standing for every claim in it)
-        told = select(CLAIM.c.subject, CLAIM.c.turn_id).where(root.in_(lineage))
-        turns = {(r[0], int(r[1])) for r in conn.execute(told)}
-        mine = {int(r[0]): r for r in conn.execute(
-            select(MEMORY.c.id, MEMORY.c.archived_at, MEMORY.c.merged_into,
-                   MEMORY.c.subject, MEMORY.c.turn_id, root)
-            .join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
-            .where(or_(root.in_(lineage),
-                       MEMORY.c.turn_id.in_(sorted({t for _, t in turns})))))
-            if r[5] in lineage or (r[3], r[4]) in turns}
+        turns = sql.lineage_turns(conn, lineage)
+        mine = {int(r[0]): r for r in sql.lineage_memories(conn, lineage, {t for _, t in turns})
+                if r[5] in lineage or (r[3], r[4]) in turns}
         expired = {r.id: r for r in rows if r.retire_reason == "expired"}
         if not mine and not expired:
             return steps
-        folded_in = [r for r in conn.execute(
-            select(MEMORY.c.id, MEMORY.c.archived_at, MEMORY.c.merged_into)
-            .where(MEMORY.c.merged_into.in_(sorted(mine))))]
+        folded_in = sql.folded_into(conn, mine)
         times = {r[1] for r in (*mine.values(), *folded_in) if r[1] is not None}
         times |= {r.retired_at for r in expired.values()}
-        runs = select(AUDIT.c.id, AUDIT.c.at, AUDIT.c.actor, AUDIT.c.detail).where(
-            AUDIT.c.action == ACTION)
-        wanted = [AUDIT.c.detail.like('%"restored": [{%')]
-        if times:
-            wanted.append(AUDIT.c.at.in_(sorted(times)))
-        entries = list(conn.execute(runs.where(or_(*wanted)).order_by(AUDIT.c.id)))
+        entries = sql.runs_of(conn, ACTION, times)
         if any(f'"memory": {i},' in e[3] for e in entries if '"restored": [{' in e[3]
                for i in mine):
             # a restored memory no longer carries the time it was archived: read every run
-            entries = list(conn.execute(runs.order_by(AUDIT.c.id)))
+            entries = sql.runs_of(conn, ACTION)
     added: list[AuditStep] = []
     for entry_id, at, actor, raw in entries:
         try:

@@ -46,17 +46,14 @@ from hashlib import blake2b
 from itertools import chain
 from typing import Any
 
-from sqlalchemy import Connection, inspect, select
-
 from .canonical import encode, number, row_hasher, schema_encoder, streamer  # noqa: F401 - also chain's API
-from .db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, PRED, TURN
+from .db import Connection
+from .db import chain as sql
 
 GENESIS = "0" * 64
 ERASED_ACTION = "subject.erased"
 RANGED = ("turn", "claim", "fact", "conflict", "memory")
 STATEFUL = ("claim", "conflict")  # hashed row by row (rows change after creation)
-
-TABLES = {"turn": TURN, "claim": CLAIM, "fact": FACT, "conflict": CONFLICT, "memory": MEMORY, "predicate": PRED}
 
 STAMP_COLUMNS = ("retired_at", "retired_by_claim", "retire_reason", "retire_note",
                  "known_until")
@@ -67,12 +64,12 @@ LATE_STAMP = ("known_until",)
 # not part of its hash; the entry that changes them records the change
 MEMORY_MUTABLE = ("mentions", "archived_at", "archive_reason", "merged_into")
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "turn": tuple(c.name for c in TABLES["turn"].columns),
-    "claim": tuple(c.name for c in TABLES["claim"].columns),
-    "fact": tuple(c.name for c in TABLES["fact"].columns if c.name not in STAMP_COLUMNS),
-    "conflict": tuple(c.name for c in TABLES["conflict"].columns),
-    "memory": tuple(c.name for c in TABLES["memory"].columns if c.name not in MEMORY_MUTABLE),
-    "predicate": tuple(c.name for c in TABLES["predicate"].columns),
+    "turn": sql.column_names("turn"),
+    "claim": sql.column_names("claim"),
+    "fact": tuple(c for c in sql.column_names("fact") if c not in STAMP_COLUMNS),
+    "conflict": sql.column_names("conflict"),
+    "memory": tuple(c for c in sql.column_names("memory") if c not in MEMORY_MUTABLE),
+    "predicate": sql.column_names("predicate"),
 }
 # Columns added to a hashed table after its rows were first chained, last in
 # the table (revision 0005: start_stated; 0007: start_latest of claims,
@@ -102,13 +99,13 @@ def hashed(name: str, values: tuple) -> tuple:
     return values if end == len(values) else values[:end]
 
 
-def _float_positions(table: Any, names: tuple[str, ...]) -> tuple[int, ...]:
-    kinds = {c.name: c.type.python_type for c in table.columns}
+def _float_positions(table: str, names: tuple[str, ...]) -> tuple[int, ...]:
+    kinds = sql.column_types(table)
     return tuple(i for i, name in enumerate(names) if kinds[name] is float)
 
 
 FLOATS: dict[str, tuple[int, ...]] = {
-    name: _float_positions(TABLES[name], COLUMNS[name]) for name in COLUMNS}
+    name: _float_positions(name, COLUMNS[name]) for name in COLUMNS}
 """Where each table's row, as hashed, holds its float columns (``streamer``)."""
 ENTRY_COLUMNS = ("id", "at", "wall_at", "actor", "action", "claim_from", "claim_to",
                  "fact_from", "fact_to", "conflict_id", "subject", "predicate", "reason",
@@ -235,48 +232,26 @@ class _Rows:
         if not any(n in late for n in names):
             return names
         if name not in self._stored:
-            self._stored[name] = {c["name"] for c in inspect(self.conn).get_columns(
-                TABLES[name].name)}
+            self._stored[name] = sql.stored_columns(self.conn, name)
         return tuple(n for n in names if n not in late or n in self._stored[name])
 
     def range(self, name: str, lo: int, hi: int, window: int = 50_000) -> Iterator[tuple]:
         """Rows with ids in [lo, hi] in id order, read a window at a time."""
-        table = TABLES[name]
-        cols = [table.c[c] for c in self.columns(name)]
-        for start in range(lo, hi + 1, window):
-            stop = min(hi, start + window - 1)
-            stmt = select(*cols).where(table.c.id >= start, table.c.id <= stop).order_by(table.c.id)
-            for r in self.conn.execute(stmt):
-                yield tuple(r)
+        yield from sql.rows_between(self.conn, name, self.columns(name), lo, hi, window)
 
     def by_ids(self, name: str, ids: Iterable[int], columns: Iterable[str] | None = None
                ) -> dict[int, tuple]:
         """Rows by id (without the id): the ``columns`` (default: the hashed ones)."""
-        table = TABLES[name]
         names = self.columns(name, tuple(columns) if columns is not None else None)
-        out: dict[int, tuple] = {}
-        wanted = sorted(set(ids))
-        for i in range(0, len(wanted), 500):
-            part = wanted[i:i + 500]
-            stmt = select(table.c.id, *[table.c[c] for c in names]).where(table.c.id.in_(part))
-            for r in self.conn.execute(stmt):
-                out[r[0]] = tuple(r[1:])
-        return out
+        return sql.rows_by_ids(self.conn, name, ids, names)
 
     def predicates(self, names: list[str]) -> dict[str, tuple]:
-        table = TABLES["predicate"]
-        out: dict[str, tuple] = {}
-        for i in range(0, len(names), 500):
-            stmt = select(*[table.c[c] for c in COLUMNS["predicate"]]).where(
-                table.c.predicate.in_(names[i:i + 500]))
-            for r in self.conn.execute(stmt):
-                out[r[0]] = tuple(r)
-        return out
+        return sql.predicate_rows(self.conn, names, COLUMNS["predicate"])
 
 
 def load_entries(conn: Connection) -> list[dict[str, Any]]:
-    cols = [AUDIT.c[c] for c in (*ENTRY_COLUMNS, "hash")]
-    return [dict(r._mapping) for r in conn.execute(select(*cols).order_by(AUDIT.c.id))]
+    """Every audit entry (its ENTRY_COLUMNS and hash), by id."""
+    return sql.audit_entries(conn, (*ENTRY_COLUMNS, "hash"))
 
 
 def parse_rows(entry: dict[str, Any]) -> dict[str, Any]:
@@ -432,7 +407,7 @@ def owned_ids(parsed: Iterable[dict[str, Any]]) -> dict[str, set[int]]:
 def verify(conn: Connection) -> VerifyReport:
     """Recompute the chain and every entry's row digests; name what does not match."""
     entries = load_entries(conn)
-    meta = conn.execute(select(META.c.audit_head, META.c.audit_last).where(META.c.id == 1)).first()
+    meta = sql.chain_head(conn)
     problems: list[VerifyProblem] = []
     amend = _amendments(entries)
     recompute = Recomputer(conn, entries)
@@ -479,23 +454,18 @@ def _uncovered(conn: Connection, recompute: Recomputer) -> list[VerifyProblem]:
     owned = owned_ids(recompute.parsed.values())
     out: list[VerifyProblem] = []
     for name in RANGED:
-        table = TABLES[name]
-        stray = [i for (i,) in conn.execute(select(table.c.id).order_by(table.c.id))
-                 if i not in owned[name]]
+        stray = [i for i in sql.ids_of(conn, name) if i not in owned[name]]
         if stray:
             out.append(VerifyProblem(None, f"{name} rows not covered by any audit entry: "
                                            f"{', '.join(map(str, stray[:10]))}"
                                            + (" …" if len(stray) > 10 else "")))
-    fact = TABLES["fact"]
-    stamped = [i for (i,) in conn.execute(select(fact.c.id).where(fact.c.retired_at.is_not(None)))
-               if i not in owned["stamp"]]
+    stamped = [i for i in sql.retired_fact_ids(conn) if i not in owned["stamp"]]
     if stamped:
         out.append(VerifyProblem(None, "fact rows retired without an audit entry: "
                                        f"{', '.join(map(str, sorted(stamped)[:10]))}"))
     names = {n for rows in recompute.parsed.values() if not rows.get("__bad__")
              for n in rows.get("predicate") or []}
-    pred = TABLES["predicate"]
-    stray_p = [n for (n,) in conn.execute(select(pred.c.predicate)) if n not in names]
+    stray_p = [n for n in sql.predicate_names(conn) if n not in names]
     if stray_p:
         out.append(VerifyProblem(None, "predicate_use rows not covered by any audit entry: "
                                        + ", ".join(sorted(stray_p)[:10])))

@@ -49,14 +49,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, inspect, select, update
-
 from . import tokens
 from .bitemporal import normalise_object
 from .chain import ERASED_ACTION, Recomputer, load_entries
 from .chain import verify as verify_chain
-from .db.tables import AUDIT, CLAIM, CONFLICT, FACT, MEMORY, META, TURN, VECTOR
-from .db.writes import chunks
+from .db import Connection
+from .db import erase as sql
 from .errors import InvalidInput, StoreError, SubjectNotFound
 from .mentions import Mention, Names, find_mentions, names_of
 from .writer import WriteBatch
@@ -102,44 +100,6 @@ class ErasureReport:
                 "wal_cleared": self.wal_cleared}
 
 
-def _ids(conn: Any, stmt: Any) -> set[int]:
-    return {int(r[0]) for r in conn.execute(stmt)}
-
-
-def _in(column: Any, ids: set[int]) -> list[Any]:
-    return [column.in_(part) for part in chunks(sorted(ids))]
-
-
-def _of_claims(conn: Any, found: dict[str, set[int]]) -> None:
-    """Add the facts, conflicts and memories of ``found["claim"]``."""
-    for table, key in ((FACT, "fact"), (CONFLICT, "conflict"), (MEMORY, "memory")):
-        for cond in _in(table.c.claim_id, found["claim"]):
-            found[key] |= _ids(conn, select(table.c.id).where(cond))
-
-
-def _collect(conn: Any, subject: str, name: str) -> dict[str, set[int]]:
-    turns = _ids(conn, select(TURN.c.id).where(TURN.c.user == name))
-    turns |= _ids(conn, select(CLAIM.c.turn_id).where(CLAIM.c.subject == subject))
-    claims = _ids(conn, select(CLAIM.c.id).where(CLAIM.c.subject == subject))
-    for cond in _in(CLAIM.c.turn_id, turns):
-        claims |= _ids(conn, select(CLAIM.c.id).where(cond))
-    found = {"turn": turns, "claim": claims,
-             "fact": _ids(conn, select(FACT.c.id).where(FACT.c.subject == subject)),
-             "conflict": _ids(conn, select(CONFLICT.c.id).where(CONFLICT.c.subject == subject)),
-             "memory": _ids(conn, select(MEMORY.c.id).where(MEMORY.c.subject == subject))}
-    _of_claims(conn, found)
-    for cond in _in(MEMORY.c.turn_id, turns):
-        found["memory"] |= _ids(conn, select(MEMORY.c.id).where(cond))
-    return found
-
-
-def _delete(conn: Any, table: Any, ids: set[int]) -> int:
-    done = 0
-    for cond in _in(table.c.id, ids):
-        done += conn.execute(delete(table).where(cond)).rowcount
-    return done
-
-
 @dataclass(frozen=True, slots=True)
 class _Plan:
     """What an erasure of ``subject`` deletes (``found``) and scrubs (audit
@@ -169,7 +129,7 @@ def _plan(conn: Connection, subject: str) -> _Plan:
     user = _user_of(subject)
     names = names_of(conn, subject, parts=False)
     listing = names_of(conn, subject, parts=True)
-    found = _collect(conn, subject, user)
+    found = sql.person_rows(conn, subject, user)
     scrub = frozenset(
         int(e["id"]) for e in load_entries(conn)
         if e["action"] != ERASED_ACTION  # a tombstone holds counts, ids and digests only
@@ -208,21 +168,22 @@ def parse_refs(refs: Iterable[str]) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def _redact_text(conn: Any, table: Any, row_id: int, names: Names) -> bool:
-    text = conn.execute(select(table.c.text).where(table.c.id == row_id)).scalar()
+def _redact_text(conn: Connection, kind: str, row_id: int, names: Names) -> bool:
+    """Replace every name in the text of turn or memory ``row_id``; whether it changed."""
+    text = sql.text_of(conn, kind, row_id)
     if text is None:
         return False
     new = names.replace(text, REDACTED)
     if new == text:
         return False
     values: dict[str, Any] = {"text": new}
-    if table is MEMORY:
+    if kind == "memory":
         values["text_key"] = normalise_object(new)[:200]  # as the writer keys a memory
-    conn.execute(update(table).where(table.c.id == row_id).values(**values))
+    sql.set_text(conn, kind, row_id, values)
     return True
 
 
-def _redact(conn: Any, plan: _Plan, asked: tuple[tuple[str, int], ...],
+def _redact(conn: Connection, plan: _Plan, asked: tuple[tuple[str, int], ...],
             listed: tuple[Mention, ...]) -> dict[str, list[int]]:
     """Redact the texts ``asked`` names (each must be listed; raises
     InvalidInput otherwise). Returns what to do, by kind: ``turn`` and
@@ -237,23 +198,23 @@ def _redact(conn: Any, plan: _Plan, asked: tuple[tuple[str, int], ...],
     redacted: dict[str, list[int]] = {"turn": [], "memory": [], "claim": [], "audit": []}
     for kind, row_id in asked:
         if kind == "turn":
-            if _redact_text(conn, TURN, row_id, plan.listing):
+            if _redact_text(conn, "turn", row_id, plan.listing):
                 redacted["turn"].append(row_id)
-            for (mid,) in conn.execute(select(MEMORY.c.id).where(MEMORY.c.turn_id == row_id)):
-                if _redact_text(conn, MEMORY, int(mid), plan.listing):
-                    redacted["memory"].append(int(mid))
+            for mid in sql.memories_of_turn(conn, row_id):
+                if _redact_text(conn, "memory", mid, plan.listing):
+                    redacted["memory"].append(mid)
         elif kind == "memory":
-            if _redact_text(conn, MEMORY, row_id, plan.listing):
+            if _redact_text(conn, "memory", row_id, plan.listing):
                 redacted["memory"].append(row_id)
         elif kind == "audit":
             redacted["audit"].append(row_id)
         else:
-            redacted["claim"].append(row_id if kind == "claim" else int(conn.execute(
-                select(FACT.c.claim_id).where(FACT.c.id == row_id)).scalar_one()))
+            redacted["claim"].append(row_id if kind == "claim" else
+                                     sql.claim_of_fact(conn, row_id))
     return {k: sorted(set(v)) for k, v in redacted.items() if v}
 
 
-def _rewrite_entries(conn: Any, entries: list[dict[str, Any]], scrub: set[int],
+def _rewrite_entries(conn: Connection, entries: list[dict[str, Any]], scrub: set[int],
                      forgotten: tokens.Forgotten, plan: _Plan) -> int:
     """Scrub, or rewrite from the token rows, the audit entries that name the
     person. Returns how many entries were scrubbed."""
@@ -274,7 +235,7 @@ def _rewrite_entries(conn: Any, entries: list[dict[str, Any]], scrub: set[int],
             if found is not None:
                 values = {"reason": found[0], "detail": found[1]}
         if values is not None:
-            conn.execute(update(AUDIT).where(AUDIT.c.id == e["id"]).values(**values))
+            sql.rewrite_entry(conn, e["id"], values)
             scrubbed += 1
     return scrubbed
 
@@ -322,25 +283,22 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str,
     scrub = set(redacted.get("audit", ()))
     found = {k: set(v) for k, v in plan.found.items()}
     found["claim"] |= set(redacted.get("claim", ()))
-    _of_claims(conn, found)  # a redacted claim's facts, conflicts and memories go with it
+    sql.add_claim_rows(conn, found)  # a redacted claim's facts, conflicts and memories go with it
     kept = [m for m in redacted.pop("memory", []) if m not in found["memory"]]
     if kept:  # a memory deleted with its claim is not also "redacted"
         redacted["memory"] = kept
     vectors = 0
-    if "recall_vector" in inspect(conn).get_table_names():
+    if sql.has_vectors(conn):
         for kind, ids in (("memory", found["memory"] | set(redacted.get("memory", ()))),
                           ("turn", found["turn"] | set(redacted.get("turn", ())))):
-            for cond in _in(VECTOR.c.item_id, ids):
-                vectors += conn.execute(
-                    delete(VECTOR).where(VECTOR.c.kind == kind, cond)).rowcount
-    counts = {"memories": _delete(conn, MEMORY, found["memory"]),
-              "conflicts": _delete(conn, CONFLICT, found["conflict"]),
-              "facts": _delete(conn, FACT, found["fact"])}
+            vectors += sql.delete_vectors(conn, kind, ids)
+    counts = {"memories": sql.delete_rows(conn, "memory", found["memory"]),
+              "conflicts": sql.delete_rows(conn, "conflict", found["conflict"]),
+              "facts": sql.delete_rows(conn, "fact", found["fact"])}
     # claims merged into erased ones lose the link before the claims go
-    for cond in _in(CLAIM.c.merged_into, found["claim"]):
-        conn.execute(update(CLAIM).where(cond).values(merged_into=None))
-    counts["claims"] = _delete(conn, CLAIM, found["claim"])
-    counts["turns"] = _delete(conn, TURN, found["turn"])
+    sql.unlink_merged(conn, found["claim"])
+    counts["claims"] = sql.delete_rows(conn, "claim", found["claim"])
+    counts["turns"] = sql.delete_rows(conn, "turn", found["turn"])
 
     forgotten = tokens.forget_user(batch, plan.user, by=by, mentions=plan.mentions)
     scrubbed = _rewrite_entries(conn, entries, set(plan.scrub) | scrub, forgotten, plan)
@@ -350,7 +308,7 @@ def erase_subject(batch: WriteBatch, subject: str, *, by: str,
         now = after.digests(e)
         if now != digests[e["id"]]:  # its new digests, and its hash as it stands (the chain goes on from it)
             amended[str(e["id"])] = [now[0].hex(), now[1].hex(), e["hash"]]
-    conn.execute(update(META).where(META.c.id == 1).values(erasures=META.c.erasures + 1))
+    sql.count_erasure(conn)
     redacted_counts = {k: len(v) for k, v in redacted.items()}
     batch.audit(by, ERASED_ACTION, reason="erasure of a person's data on request",
                 detail={"counts": {**counts, "vectors": vectors, "entries_scrubbed": scrubbed,

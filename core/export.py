@@ -1,8 +1,8 @@
 """Export a whole store as JSONL and restore it into an empty one.
 
-The export is written generically from the SQLModel table metadata, so a
-column or table added to ``core.schema`` later is exported and restored
-without changes here. Layout, one JSON object per line:
+The export is written generically from the SQLModel table metadata (read
+and written through ``memdesk.db.export``), so a column or table added to
+the schema later is exported and restored without changes here. Layout, one JSON object per line:
 
 * line 1, the header: ``{"kind": "memdesk-export", "format": 1,
   "schema_version": N, "vectors": true, "tables": {"turn": 44, …}}`` — the
@@ -25,27 +25,13 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from sqlalchemy import (
-    Boolean,
-    Engine,
-    Float,
-    Integer,
-    LargeBinary,
-    String,
-    Table,
-    TypeDecorator,
-    func,
-    select,
-    text,
-)
-from sqlmodel import SQLModel
-
 from .claims import iter_jsonl
-from .db.tables import SCHEMA_VERSION
+from .db import Connection, Engine
+from .db import export as sql
 from .db.writes import CHUNK, lock_store
 from .errors import InputFileError, StoreError
 from .failpoints import point
@@ -62,36 +48,18 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 # axis and start bounds of facts and claims (revision 0007: those columns stay
 # NULL, which reads as before); and version 4's, which also lacks the
 # access_token table (revision 0006): it restores with no tokens
-READABLE_VERSIONS = (4, 5, SCHEMA_VERSION)
+READABLE_VERSIONS = (4, 5, sql.SCHEMA_VERSION)
 
 
-def export_tables(vectors: bool = True) -> list[Table]:
+def export_tables(vectors: bool = True) -> list[sql.TableSpec]:
     """The tables an export holds, in the order they are written and restored."""
-    return [t for t in SQLModel.metadata.sorted_tables if vectors or t.name != VECTOR_TABLE]
-
-
-def _int_key(table: Table) -> bool:
-    return all(isinstance(c.type, Integer) for c in table.primary_key.columns)
+    return [t for t in sql.tables() if vectors or t.name != VECTOR_TABLE]
 
 
 def _plain(value: Any) -> Any:
     if isinstance(value, bytes | bytearray | memoryview):
         return base64.b64encode(bytes(value)).decode("ascii")
     return value
-
-
-def _rows(conn: Any, table: Table) -> Iterator[tuple]:
-    key = list(table.primary_key.columns)
-    if _int_key(table):  # stream in key order
-        result = conn.execution_options(stream_results=True, yield_per=CHUNK).execute(
-            select(*table.c).order_by(*key))
-        yield from result
-        return
-    # text keys: sort here, so the order does not depend on the server's collation
-    rows = list(conn.execute(select(*table.c)))
-    positions = [list(table.c).index(c) for c in key]
-    rows.sort(key=lambda r: tuple(r[i] for i in positions))
-    yield from rows
 
 
 def export_store(engine: Engine, out: TextIO, *, vectors: bool = True) -> dict[str, int]:
@@ -101,15 +69,14 @@ def export_store(engine: Engine, out: TextIO, *, vectors: bool = True) -> dict[s
     tables = export_tables(vectors)
     with engine.begin() as conn:
         lock_store(conn)  # nobody writes while the snapshot is taken
-        counts = {t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
-                  for t in tables}
+        counts = {t.name: sql.count_rows(conn, t.name) for t in tables}
         out.write(_ENCODER.encode({"kind": FORMAT_NAME, "format": FORMAT_VERSION,
-                                   "schema_version": SCHEMA_VERSION, "vectors": vectors,
+                                   "schema_version": sql.SCHEMA_VERSION, "vectors": vectors,
                                    "tables": counts}) + "\n")
         for table in tables:
-            names = [c.name for c in table.c]
+            names = [c.name for c in table.columns]
             prefix = '{"table":' + _ENCODER.encode(table.name) + ',"row":'
-            for row in _rows(conn, table):
+            for row in sql.rows(conn, table.name):
                 out.write(prefix + _ENCODER.encode(dict(zip(names, map(_plain, row), strict=True)))
                           + "}\n")
         conn.rollback()  # the lock's no-op update is not kept
@@ -117,49 +84,47 @@ def export_store(engine: Engine, out: TextIO, *, vectors: bool = True) -> dict[s
 
 
 # ------------------------------------------------------------------ restore
-def _converter(column: Any):
+def _converter(column: sql.ColumnSpec) -> Callable[[Any], Any]:
     """A function checking one JSON value for ``column``: returns the value to
     insert or raises ValueError with the reason."""
-    typ = column.type
-    if isinstance(typ, TypeDecorator):  # e.g. SQLModel's AutoString
-        typ = typ.impl_instance
-    nullable = column.nullable and not column.primary_key
+    kind = column.kind
+    nullable = column.nullable
 
     def check(value: Any) -> Any:
         if value is None:
             if nullable:
                 return None
             raise ValueError("must not be null")
-        if isinstance(typ, Boolean):
+        if kind == "bool":
             if not isinstance(value, bool):
                 raise ValueError("must be true or false")
             return value
-        if isinstance(typ, Integer):
+        if kind == "int":
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError("must be a whole number")
             if not -(1 << 63) <= value < (1 << 63):
                 raise ValueError("is out of range")
             return value
-        if isinstance(typ, Float):
+        if kind == "float":
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError("must be a number")
             if not math.isfinite(value):
                 raise ValueError("must be finite")
             return float(value)
-        if isinstance(typ, LargeBinary):
+        if kind == "bytes":
             if not isinstance(value, str):
                 raise ValueError("must be base64 text")
             try:
                 return base64.b64decode(value.encode("ascii"), validate=True)
             except (binascii.Error, UnicodeEncodeError):
                 raise ValueError("is not valid base64") from None
-        if isinstance(typ, String):  # Text is a String
+        if kind == "str":
             if not isinstance(value, str):
                 raise ValueError("must be a string")
             if "\x00" in value:
                 raise ValueError("contains a NUL character")
             return value
-        raise ValueError(f"has a column type memdesk cannot restore ({typ})")
+        raise ValueError(f"has a column type memdesk cannot restore ({column.sql_type})")
 
     return check
 
@@ -167,13 +132,11 @@ def _converter(column: Any):
 class _TableLoader:
     """Checks and inserts the rows of one table, a chunk at a time."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: sql.TableSpec) -> None:
         self.table = table
-        self.columns = {c.name: (c, _converter(c)) for c in table.c}
-        self.required = {c.name for c in table.c
-                         if (not c.nullable or c.primary_key) and c.default is None
-                         and c.server_default is None}
-        self.key = [c.name for c in table.primary_key.columns]
+        self.columns = {c.name: _converter(c) for c in table.columns}
+        self.required = {c.name for c in table.columns if c.required}
+        self.key = list(table.key)
         self.seen: set[tuple] = set()
         self.pending: list[dict] = []
         self.count = 0
@@ -189,7 +152,7 @@ class _TableLoader:
         if missing:
             raise ValueError(f"missing column(s) of {self.table.name}: {', '.join(missing)}")
         row = {}
-        for name, (_column, check) in self.columns.items():
+        for name, check in self.columns.items():
             if name not in data:
                 continue  # optional column missing (an older export): its default
             try:
@@ -204,14 +167,14 @@ class _TableLoader:
         self.pending.append(row)
         self.count += 1
 
-    def flush(self, conn: Any) -> None:
+    def flush(self, conn: Connection) -> None:
         # group by column set: rows of one export all have the same columns
         while self.pending:
             cols = tuple(self.pending[0])
             same = [r for r in self.pending if tuple(r) == cols]
             self.pending = [r for r in self.pending if tuple(r) != cols]
             for i in range(0, len(same), CHUNK):
-                conn.execute(self.table.insert(), same[i:i + CHUNK])
+                sql.insert_rows(conn, self.table.name, same[i:i + CHUNK])
 
 
 def _header(line: int, data: Any, path: str) -> tuple[bool, dict[str, int]]:
@@ -223,7 +186,7 @@ def _header(line: int, data: Any, path: str) -> tuple[bool, dict[str, int]]:
                              f"(this memdesk reads format {FORMAT_VERSION})", path)
     if data.get("schema_version") not in READABLE_VERSIONS:
         raise InputFileError(line, f"the export has schema version {data.get('schema_version')!r}; "
-                             f"this store has version {SCHEMA_VERSION}", path)
+                             f"this store has version {sql.SCHEMA_VERSION}", path)
     vectors = data.get("vectors")
     counts = data.get("tables")
     if not isinstance(vectors, bool) or not isinstance(counts, dict):
@@ -237,18 +200,6 @@ def _header(line: int, data: Any, path: str) -> tuple[bool, dict[str, int]]:
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InputFileError(line, f"row count of {name} must be a whole number >= 0", path)
     return vectors, counts
-
-
-def _reset_sequences(conn: Any, tables: list[Table]) -> None:
-    """After inserting explicit ids on PostgreSQL, move each id sequence past them."""
-    for table in tables:
-        keys = list(table.primary_key.columns)
-        if len(keys) != 1 or not isinstance(keys[0].type, Integer):
-            continue
-        col = keys[0].name
-        conn.execute(text(
-            f'SELECT setval(pg_get_serial_sequence(:t, :c), coalesce(max("{col}"), 1), '
-            f'max("{col}") IS NOT NULL) FROM "{table.name}"'), {"t": table.name, "c": col})
 
 
 def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
@@ -271,7 +222,7 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
             for table in tables:
                 if table.name == META_TABLE:
                     continue
-                if conn.execute(select(func.count()).select_from(table)).scalar_one():
+                if sql.count_rows(conn, table.name):
                     raise StoreError(f"restore needs an empty store; {table.name} already holds "
                                      "rows (restore into a new file or database)")
             lines = iter_jsonl(path)
@@ -313,8 +264,8 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
                 if got != want:
                     raise InputFileError(last_line, f"the header announces {want} {t.name} "
                                          f"row(s), the file holds {got} (cut off?)", name)
-            if engine.dialect.name == "postgresql":
-                _reset_sequences(conn, tables)
+            # after inserting explicit ids on PostgreSQL, each id sequence moves past them
+            sql.reset_sequences(conn, [t.name for t in tables])
             point("tx.commit")
             return {t.name: loaders[t.name].count for t in tables}
     except InputFileError:
@@ -328,9 +279,9 @@ def restore_store(engine: Engine, path: str | Path) -> dict[str, int]:
         raise StoreError(f"the store refused the restore: {orig}; nothing was written") from None
 
 
-def _insert(conn: Any, loader: _TableLoader) -> None:
+def _insert(conn: Connection, loader: _TableLoader) -> None:
     if loader.table.name == META_TABLE and loader.pending and loader.count == len(loader.pending):
         # the new store's own meta row gives way to the exported one
-        conn.execute(loader.table.delete())
+        sql.delete_all(conn, loader.table.name)
     loader.flush(conn)
 

@@ -13,13 +13,9 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, null, select, update
-
 from .bitemporal import copy_until
-from .db.axes import KNOWN_UNTIL
-from .db.tables import CLAIM, CONFLICT, FACT, MEMORY, TURN
-from .db.writes import chunks, execute_many
-from .errors import StoreError
+from .db import Connection
+from .db import maintain as sql
 from .maintain import (
     ACTION,
     DEFAULT_ACTOR,
@@ -46,61 +42,21 @@ def gather(conn: Connection, *, now: int, routed: Iterable[str] = (),
     """The rows ``plan_maintenance`` needs, read on ``conn`` (under the write
     lock for a real run, so they cannot change before the plan is carried
     out). ``routed``: the predicates the catalog routes to memories."""
-    lineage = func.coalesce(CLAIM.c.merged_into, CLAIM.c.id)
-    mem = (select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text, MEMORY.c.mentions,
-                  MEMORY.c.created_at, MEMORY.c.archived_at, MEMORY.c.archive_reason,
-                  MEMORY.c.merged_into, lineage, TURN.c.text)
-           .join(CLAIM, CLAIM.c.id == MEMORY.c.claim_id)
-           .join(TURN, TURN.c.id == MEMORY.c.turn_id).order_by(MEMORY.c.id))
-    if subject is not None:
-        mem = mem.where(MEMORY.c.subject == subject)
-    memory_rows = [StoredMemory._make(r) for r in conn.execute(mem).all()]
+    memory_rows = [StoredMemory._make(r) for r in sql.memory_rows(conn, subject)]
     predicates = set(routed)
-    predicates.update(p for (p,) in conn.execute(
-        select(MEMORY.c.predicate).distinct().where(MEMORY.c.predicate.is_not(None))))
+    predicates.update(sql.memory_predicates(conn))
     predicates_in = sorted(predicates)
     links: list[ClaimLink] = []
     lineages: list[LineageFact] = []
     if memory_rows and predicates_in:
-        claims = (select(CLAIM.c.subject, lineage, CLAIM.c.created_at, TURN.c.text, TURN.c.time)
-                  .join(TURN, TURN.c.id == CLAIM.c.turn_id)
-                  .where(CLAIM.c.state.in_(("asserted", "merged")),
-                         CLAIM.c.predicate.in_(predicates_in)))
-        # when a row stopped being believed, on the told axis (a backfilled
-        # conversation's old values are stale by what was said, not by when
-        # the store was given it)
-        facts = select(FACT.c.claim_id, FACT.c.id, KNOWN_UNTIL.label("retired_at"),
-                       FACT.c.retire_reason, FACT.c.valid_to, FACT.c.expires_at
-                       ).where(FACT.c.predicate.in_(predicates_in))
-        if subject is not None:
-            claims = claims.where(CLAIM.c.subject == subject)
-            facts = facts.where(FACT.c.subject == subject)
-        links = [ClaimLink._make(r) for r in conn.execute(claims).all()]
-        lineages = [LineageFact._make(r) for r in conn.execute(facts).all()]
-    expiring = select(*FACT.c).where(
-        FACT.c.retired_at.is_(None), FACT.c.expires_at.is_not(None), FACT.c.expires_at <= now)
-    if subject is not None:
-        expiring = expiring.where(FACT.c.subject == subject)
-    expiring_facts = [fact_from_row(r) for r in conn.execute(expiring.order_by(FACT.c.id)).all()]
+        links = [ClaimLink._make(r) for r in sql.claim_links(conn, predicates_in, subject)]
+        lineages = [LineageFact._make(r) for r in sql.lineage_facts(conn, predicates_in, subject)]
+    expiring_facts = [fact_from_row(r) for r in sql.expiring_facts(conn, now, subject)]
     held: dict[int, int] = {}
-    for cid, fact_ids in conn.execute(select(CONFLICT.c.id, CONFLICT.c.fact_ids)
-                                      .where(CONFLICT.c.state == "open").order_by(CONFLICT.c.id)):
+    for cid, fact_ids in sql.open_conflicts(conn):
         for fid in json.loads(fact_ids):
             held.setdefault(int(fid), int(cid))
     return link_lineages(memory_rows, links), lineages, expiring_facts, held
-
-
-_FOLD = (update(MEMORY)
-         .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.archived_at.is_(None))
-         .values(archived_at=bindparam("b_at"), archive_reason=bindparam("b_reason"),
-                 merged_into=bindparam("b_into")))
-_MENTIONS = (update(MEMORY)
-             .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.mentions == bindparam("b_before"))
-             .values(mentions=bindparam("b_after")))
-_RESTORE = (update(MEMORY)
-            .where(MEMORY.c.id == bindparam("b_id"), MEMORY.c.archived_at.is_not(None))
-            .values(archived_at=null(), archive_reason=null(), merged_into=null()))
-_CHANGED = "a memory changed during maintenance; nothing was saved"
 
 
 def carry_out(batch: WriteBatch, plan: MaintenancePlan) -> dict[int, int]:
@@ -109,21 +65,15 @@ def carry_out(batch: WriteBatch, plan: MaintenancePlan) -> dict[int, int]:
     as planned (the plan must be made under the same lock)."""
     cache: dict = {}
     at = batch.tx
-
-    def run(key: str, statement: Any, rows: list, columns: tuple[str, ...] | None = None) -> None:
-        for part in chunks(rows, 5_000):
-            count = execute_many(batch.conn, key, statement, part, cache, columns)
-            if count not in (-1, len(part)):
-                raise StoreError(_CHANGED)
-
-    run("restore", _RESTORE, [(r.memory,) for r in plan.restores], ("b_id",))
-    folds = [{"b_id": mid, "b_at": at, "b_reason": f"{MERGED_PREFIX}{m.into}", "b_into": m.into}
-             for m in plan.merges for mid in m.folded]
+    sql.restore_memories(batch.conn, [(r.memory,) for r in plan.restores], cache)
+    folds: list[dict[str, Any]] = [
+        {"b_id": mid, "b_at": at, "b_reason": f"{MERGED_PREFIX}{m.into}", "b_into": m.into}
+        for m in plan.merges for mid in m.folded]
     folds += [{"b_id": a.memory, "b_at": at, "b_reason": a.reason, "b_into": None}
               for a in plan.archives]
-    run("fold", _FOLD, folds)
-    run("mentions", _MENTIONS, [{"b_id": m.into, "b_before": m.mentions[0],
-                                 "b_after": m.mentions[1]} for m in plan.merges])
+    sql.fold_memories(batch.conn, folds, cache)
+    sql.set_mentions(batch.conn, [{"b_id": m.into, "b_before": m.mentions[0],
+                                   "b_after": m.mentions[1]} for m in plan.merges], cache)
     copies: dict[int, int] = {}
     # loaded before the stamps, so the expired rows drop out of the batch's cache
     batch.prefetch_pairs({(e.fact.subject, e.fact.predicate) for e in plan.expiries})

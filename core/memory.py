@@ -25,16 +25,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
-
 from .access import Caller, check_session_owner, session_for
 from .bitemporal import RETRACTION
 from .bounds import Bounds
 from .checks import check_id, check_name, check_storable, check_subject, check_turn
 from .claims import ClaimInput
 from .clock import Clock
-from .db.tables import CLAIM, TURN
-from .db.writes import chunks
+from .db import memory as sql
 from .errors import AccessRefused, InvalidInput
 from .ingest import turn_from_dict
 from .pipeline import Turn
@@ -283,8 +280,7 @@ class Memory:
     def _owners(self, session: str) -> list[str | None]:
         """The users whose turns ``session`` holds (None: a turn without one)."""
         with self.store.engine.connect() as conn:
-            return [u for (u,) in conn.execute(select(TURN.c.user).distinct()
-                                               .where(TURN.c.session == session))]
+            return sql.session_users(conn, session)
 
     def _session_holds(self, session: str, drafts: list[dict[str, Any]]
                        ) -> tuple[int, datetime | None, list[tuple[int, str, str, int]]]:
@@ -293,17 +289,10 @@ class Memory:
         text, or a number one of them gives) as (turn, speaker, text, time µs)."""
         texts = sorted({d["content"] for d in drafts})
         numbers = sorted({d["turn"] for d in drafts if d["turn"] is not None})
-        cols = (TURN.c.turn, TURN.c.speaker, TURN.c.text, TURN.c.time)
-        in_session = TURN.c.session == session
         with self.store.engine.connect() as conn:
-            last = conn.execute(select(func.max(TURN.c.turn)).where(in_session)).scalar()
-            latest = conn.execute(select(TURN.c.time, TURN.c.time_tz).where(in_session)
-                                  .order_by(TURN.c.time.desc()).limit(1)).first()
-            rows: list[Any] = []
-            for part in chunks(texts):
-                rows += conn.execute(select(*cols).where(in_session, TURN.c.text.in_(part))).all()
-            for part in chunks(numbers):
-                rows += conn.execute(select(*cols).where(in_session, TURN.c.turn.in_(part))).all()
+            last = sql.last_turn(conn, session)
+            latest = sql.latest_time(conn, session)
+            rows = sql.turns_like_these(conn, session, texts, numbers)
         when = from_us(int(latest[0]), int(latest[1] or 0)) if latest is not None else None
         return (int(last) if last is not None else 0, when,
                 [(int(n), str(s), str(t), int(us)) for n, s, t, us in rows])
@@ -420,9 +409,7 @@ class Memory:
         if owner is not None:  # the user's own session of that name
             session = self.check_session(session, owner)
         with self.store.engine.connect() as conn:
-            row = conn.execute(select(TURN.c.speaker, TURN.c.text, TURN.c.time,
-                                      TURN.c.time_tz, TURN.c.user)
-                               .where(TURN.c.session == session, TURN.c.turn == turn)).first()
+            row = sql.stored_turn(conn, session, turn)
         if row is None:
             raise InvalidInput(f"no stored turn {turn} in session {session!r}: remember the "
                                "conversation first, then cite its turn")
@@ -437,10 +424,7 @@ class Memory:
         self.store.facts.import_claims([claim], actor=caller.actor if caller is not None else "agent",
                                  origin=f"{origin} ({session})", caller=caller)
         with self.store.engine.connect() as conn:  # its row: one per (turn, claim key)
-            claim_id = conn.execute(
-                select(CLAIM.c.id).join(TURN, TURN.c.id == CLAIM.c.turn_id)
-                .where(TURN.c.session == session, TURN.c.turn == turn,
-                       CLAIM.c.claim_key == claim.key)).scalar()
+            claim_id = sql.claim_on_turn(conn, session, turn, claim.key)
         if claim_id is None:
             raise InvalidInput("the proposal was not recorded (a duplicate of a decided one?)")
         return MemoryCandidate.of(self.store.review.get(int(claim_id)).to_dict())

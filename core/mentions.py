@@ -31,9 +31,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, or_, select
-
-from .db.tables import AUDIT, CLAIM, FACT, MEMORY, TURN
+from .db import Connection
+from .db import mentions as sql
 
 NAME_PREDICATE = "name"
 SNIPPET = 100  # characters of context a listed mention shows
@@ -95,9 +94,7 @@ def names_of(conn: Connection, subject: str, *, parts: bool) -> Names:
     retired ones too: each was said of them). With ``parts`` each word of a
     full name is looked for too (others say "Alice" of "Alice Martin"); a
     CJK name is kept whole."""
-    full = {str(o) for (o,) in conn.execute(
-        select(CLAIM.c.object).where(CLAIM.c.subject == subject,
-                                     CLAIM.c.predicate == NAME_PREDICATE).distinct())}
+    full = {str(o) for o in sql.claimed_objects(conn, subject, NAME_PREDICATE)}
     found = {_user(subject), *full}
     if parts:
         for name in full:
@@ -146,14 +143,8 @@ def _snippet(text: str, found: str) -> str:
     return _escape(("…" if start else "") + piece + ("…" if start + SNIPPET < len(flat) else ""))
 
 
-def _narrow(columns: Iterable[Any], names: Names) -> Any:
-    return or_(*(c.ilike(p, escape="\\") for c in columns for p in names.likes()))
-
-
 def _turns(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]:
-    stmt = select(TURN.c.id, TURN.c.user, TURN.c.session, TURN.c.text).where(
-        _narrow([TURN.c.text], names)).order_by(TURN.c.id)
-    for tid, user, session, text in conn.execute(stmt):
+    for tid, user, session, text in sql.turns_like(conn, names.likes()):
         found = names.find(text)
         if found and tid not in skip:
             owner = f"user:{user}" if user else f"session {session}"
@@ -161,29 +152,19 @@ def _turns(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]:
 
 
 def _memories(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]:
-    stmt = select(MEMORY.c.id, MEMORY.c.subject, MEMORY.c.text).where(
-        _narrow([MEMORY.c.text], names)).order_by(MEMORY.c.id)
-    for mid, subject, text in conn.execute(stmt):
+    for mid, subject, text in sql.memories_like(conn, names.likes()):
         found = names.find(text)
         if found and mid not in skip:
             yield Mention("memory", int(mid), str(subject), found, "text", _snippet(text, found))
-
-
-def _claim_rows(conn: Connection, claim_id: int) -> list[int]:
-    return [int(i) for (i,) in conn.execute(
-        select(FACT.c.id).where(FACT.c.claim_id == claim_id).order_by(FACT.c.id))]
 
 
 def _claims(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]:
     """Facts (or candidates) whose object or value names the person, then
     every fact of a subject that is *named* like the person (its ``name``
     claim does): ``person:bob/colleague`` of "my colleague Alice"."""
-    stmt = select(CLAIM.c.id, CLAIM.c.subject, CLAIM.c.predicate, CLAIM.c.object,
-                  CLAIM.c.value).where(_narrow([CLAIM.c.object, CLAIM.c.value], names)
-                                       ).order_by(CLAIM.c.id)
     named: dict[str, str] = {}
     listed: set[int] = set()
-    for cid, subject, predicate, obj, value in conn.execute(stmt):
+    for cid, subject, predicate, obj, value in sql.claims_like(conn, names.likes()):
         hit = _first_hit(names, (("object", obj), ("value", value)))
         if cid in skip or hit is None:
             continue
@@ -194,9 +175,7 @@ def _claims(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]
         yield from _claim_mentions(conn, int(cid), str(subject), found,
                                    f"{predicate} {where}", text)
     for subject, found in named.items():
-        rows = conn.execute(select(CLAIM.c.id, CLAIM.c.predicate, CLAIM.c.object)
-                            .where(CLAIM.c.subject == subject).order_by(CLAIM.c.id))
-        for cid, predicate, obj in rows:
+        for cid, predicate, obj in sql.claims_of(conn, subject):
             if cid in skip or cid in listed:
                 continue
             listed.add(int(cid))
@@ -217,7 +196,7 @@ def _first_hit(names: Names, columns: Iterable[tuple[str, str | None]]
 
 def _claim_mentions(conn: Connection, cid: int, subject: str, found: str, where: str,
                     text: str) -> Iterator[Mention]:
-    facts = _claim_rows(conn, cid)
+    facts = sql.fact_ids_of_claim(conn, cid)
     for fid in facts:
         yield Mention("fact", fid, subject, found, where, _snippet(text, found))
     if not facts:
@@ -225,10 +204,7 @@ def _claim_mentions(conn: Connection, cid: int, subject: str, found: str, where:
 
 
 def _audit(conn: Connection, names: Names, skip: set[int]) -> Iterator[Mention]:
-    stmt = select(AUDIT.c.id, AUDIT.c.action, AUDIT.c.subject, AUDIT.c.reason,
-                  AUDIT.c.detail).where(_narrow([AUDIT.c.subject, AUDIT.c.reason,
-                                                 AUDIT.c.detail], names)).order_by(AUDIT.c.id)
-    for aid, action, subject, reason, detail in conn.execute(stmt):
+    for aid, action, subject, reason, detail in sql.entries_like(conn, names.likes()):
         hit = _first_hit(names, (("subject", subject), ("reason", reason), ("detail", detail)))
         if aid in skip or hit is None:
             continue

@@ -28,11 +28,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, select, update
-
 from .access import PROJECT_PREFIX, USER_PREFIX, Grant
 from .checks import check_id, check_name, check_required_text
-from .db.tables import AUDIT, TOKEN
+from .db import Connection
+from .db import tokens as sql
 from .errors import InvalidInput, TokenNotFound
 from .timeutil import iso
 from .writer import WriteBatch
@@ -129,13 +128,13 @@ def create(batch: WriteBatch, *, name: str, users: Iterable[str], projects: Iter
     bound_projects = _names(projects, "project", PROJECT_PREFIX)
     secret = PREFIX + secrets.token_urlsafe(32)
     conn = batch.conn
-    token_id = int(conn.execute(select(func.coalesce(func.max(TOKEN.c.id), 0))).scalar() or 0) + 1
+    token_id = sql.max_token_id(conn) + 1
     token = Token(token_id, name, bound_users, bound_projects, bool(read_only), batch.tx, by,
                   None, None, None, hash_secret(secret))
-    conn.execute(TOKEN.insert().values(
-        id=token.id, name=token.name, secret_hash=token.secret_hash,
+    sql.insert_token(
+        conn, id=token.id, name=token.name, secret_hash=token.secret_hash,
         users=json.dumps(list(token.users)), projects=json.dumps(list(token.projects)),
-        read_only=token.read_only, created_at=token.created_at, created_by=token.created_by))
+        read_only=token.read_only, created_at=token.created_at, created_by=token.created_by)
     batch.record_operation(by, CREATED, reason=f"token {token.id} ({name}) issued",
                            detail=_binding(token))
     return token, secret
@@ -148,15 +147,15 @@ def revoke(batch: WriteBatch, token_id: int, *, by: str, reason: str) -> Token:
     token_id = check_id(token_id, "token id")
     by = check_name(by, "by (who revokes the token)")
     reason = check_required_text(reason, "reason (why the token is revoked)")
-    row = batch.conn.execute(select(*TOKEN.c).where(TOKEN.c.id == token_id)).first()
+    row = sql.token_row(batch.conn, token_id)
     if row is None:
         raise TokenNotFound(f"no token with id {token_id}")
     token = _token(row)
     if not token.active:
         raise InvalidInput(f"{token.label} was already revoked at {iso(token.revoked_at)} "
                            f"by {token.revoked_by}")
-    batch.conn.execute(update(TOKEN).where(TOKEN.c.id == token_id).values(
-        revoked_at=batch.tx, revoked_by=by, revoke_reason=reason))
+    sql.update_token(batch.conn, token_id,
+                     {"revoked_at": batch.tx, "revoked_by": by, "revoke_reason": reason})
     batch.record_operation(by, REVOKED, reason=reason,
                            detail={"token": token.id, "name": token.name})
     return get(batch.conn, token_id)
@@ -165,7 +164,7 @@ def revoke(batch: WriteBatch, token_id: int, *, by: str, reason: str) -> Token:
 def get(conn: Connection, token_id: int) -> Token:
     """One token by id. Raises TokenNotFound, InvalidInput for a malformed id."""
     token_id = check_id(token_id, "token id")
-    row = conn.execute(select(*TOKEN.c).where(TOKEN.c.id == token_id)).first()
+    row = sql.token_row(conn, token_id)
     if row is None:
         raise TokenNotFound(f"no token with id {token_id}")
     return _token(row)
@@ -173,17 +172,14 @@ def get(conn: Connection, token_id: int) -> Token:
 
 def listing(conn: Connection, *, include_revoked: bool = True) -> list[Token]:
     """Every token, oldest first (only the active ones without ``include_revoked``)."""
-    stmt = select(*TOKEN.c).order_by(TOKEN.c.id)
-    if not include_revoked:
-        stmt = stmt.where(TOKEN.c.revoked_at.is_(None))
-    return [_token(r) for r in conn.execute(stmt)]
+    return [_token(r) for r in sql.token_rows(conn, include_revoked=include_revoked)]
 
 
 def find(conn: Connection, secret: str) -> Token | None:
     """The token whose secret this is (revoked or not), or None: one indexed
     read of its hash. The caller has checked the shape (``well_formed``), so
     garbage never costs a connection (``store.admin.token_for_secret``)."""
-    row = conn.execute(select(*TOKEN.c).where(TOKEN.c.secret_hash == hash_secret(secret))).first()
+    row = sql.token_by_hash(conn, hash_secret(secret))
     return None if row is None else _token(row)
 
 
@@ -245,7 +241,7 @@ def forget_user(batch: WriteBatch, user: str, *, by: str,
                 values["revoke_reason"] = ERASED
         if values.get("name") == ERASED and token.name != ERASED:
             renamed.append((token.id, token.name))
-        batch.conn.execute(update(TOKEN).where(TOKEN.c.id == token.id).values(**values))
+        sql.update_token(batch.conn, token.id, values)
         changed.append(get(batch.conn, token.id))
     for token_id in revoked:
         batch.audit(by, REVOKED, reason=ERASED_REASON, detail={"token": token_id, "name": ERASED})
@@ -310,8 +306,7 @@ def problems(conn: Connection) -> list[str]:
     created: dict[int, dict[str, Any]] = {}
     revoked: set[int] = set()
     scrubbed = 0
-    for action, raw in conn.execute(select(AUDIT.c.action, AUDIT.c.detail)
-                                    .where(AUDIT.c.action.in_((CREATED, REVOKED)))):
+    for action, raw in sql.entries_of(conn, (CREATED, REVOKED)):
         detail = json.loads(raw or "{}")
         if not isinstance(detail, dict) or "token" not in detail:
             scrubbed += 1

@@ -84,9 +84,9 @@ def gates_to_text(text: str | None) -> str:
 
 def _convert_gates(conn: sa.Connection, convert: Any, window: int = 20_000) -> int:
     """Rewrite every claim's ``gates`` with ``convert``, a window of ids at a time."""
-    from memdesk.chain import TABLES
+    from memdesk.db.tables import CLAIM
 
-    claim = TABLES["claim"]
+    claim = CLAIM
     stmt = sa.update(claim).where(claim.c.id == sa.bindparam("b_id")).values(
         gates=sa.bindparam("b_gates"))
     done, after = 0, None
@@ -122,7 +122,10 @@ def _refuse_broken(conn: sa.Connection, codec: ModuleType, what: str) -> str | N
 def rechain(conn: sa.Connection, codec: ModuleType) -> tuple[int, str]:
     """Recompute every entry's digests and link with ``codec`` (core.chain or
     core.chain_legacy) from the rows as they are now. Returns (entries, head)."""
-    audit, meta = codec.AUDIT, codec.META
+    from memdesk.db.chain import TABLES
+    from memdesk.db.tables import AUDIT, META
+
+    audit, meta = AUDIT, META
     entries = codec.load_entries(conn)
     # 1. the last recorded "after" of each changed claim/conflict: the row as it is now
     last: dict[tuple[str, int], int] = {}
@@ -137,7 +140,7 @@ def rechain(conn: sa.Connection, codec: ModuleType) -> tuple[int, str]:
     for eid, slots in by_entry.items():
         rows = parsed[eid]
         for table, rid in slots:
-            t = codec.TABLES[table]
+            t = TABLES[table]
             row = conn.execute(sa.select(*_stored(conn, t)).where(t.c.id == rid)).first()
             rows["updated"][table][str(rid)][1] = (
                 codec.row_hash(tuple(row)).hex() if row is not None else "missing")
@@ -180,7 +183,9 @@ def _stored(conn: sa.Connection, table: sa.Table) -> list[sa.Column]:
 
 def _append(conn: sa.Connection, codec: ModuleType, detail: dict[str, Any]) -> None:
     """Append the ``store.rechained`` entry (no rows) after the head."""
-    audit, meta = codec.AUDIT, codec.META
+    from memdesk.db.tables import AUDIT, META
+
+    audit, meta = AUDIT, META
     head, last, last_tx = conn.execute(
         sa.select(meta.c.audit_head, meta.c.audit_last, meta.c.last_tx)
         .where(meta.c.id == 1)).one()
