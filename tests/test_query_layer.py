@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import ast
 
-import pytest
-
 from tests.test_import_graph import modules
 
 DRIVERS = ("sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "psycopg2", "alembic")
@@ -65,7 +63,6 @@ def violations() -> list[str]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="the move of the remaining SQL into core/db/ is under way")
 def test_no_module_outside_the_query_layer_imports_sqlalchemy_names_a_table_or_runs_sql():
     assert violations() == []
 
