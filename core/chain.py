@@ -40,7 +40,7 @@ digests of the latest tombstone naming it, and still checks the chain links.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from itertools import chain
@@ -51,6 +51,22 @@ from .db import Connection
 from .db import chain as sql
 
 GENESIS = "0" * 64
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """How the chain turns values into bytes: ``encode`` one tuple, and
+    ``streamer(write)``, a function encoding tuples into ``write``. What each
+    entry commits to (the structure below) is the same whatever the codec:
+    the canonical JSON one (``CANONICAL``) since revision 0003, the pickle one
+    of revision 0002 (``core.db.chain_legacy.LEGACY``) for the migrations."""
+
+    name: str
+    encode: Callable[[tuple], bytes]
+    streamer: Callable[[Callable[[bytes], Any]], Callable[[tuple], None]]
+
+
+CANONICAL = Codec("canonical JSON (RFC 8785)", encode, streamer)
 ERASED_ACTION = "subject.erased"
 RANGED = ("turn", "claim", "fact", "conflict", "memory")
 STATEFUL = ("claim", "conflict")  # hashed row by row (rows change after creation)
@@ -123,15 +139,15 @@ def hasher() -> Any:
     return blake2b(digest_size=32)
 
 
-def row_hash(values: tuple) -> bytes:
+def row_hash(values: tuple, codec: Codec = CANONICAL) -> bytes:
     """The 16-byte hash of one whole row (claims, conflicts)."""
-    return blake2b(encode(values), digest_size=16).digest()
+    return blake2b(codec.encode(values), digest_size=16).digest()
 
 
-def entry_hash(entry: dict[str, Any] | tuple) -> bytes:
+def entry_hash(entry: dict[str, Any] | tuple, codec: Codec = CANONICAL) -> bytes:
     """The hash of an audit entry's own columns (ENTRY_COLUMNS)."""
     values = tuple(entry[c] for c in ENTRY_COLUMNS) if isinstance(entry, dict) else entry
-    return blake2b(encode(values), digest_size=32).digest()
+    return blake2b(codec.encode(values), digest_size=32).digest()
 
 
 def link(prev_hex: str, content: bytes, rows: bytes) -> str:
@@ -149,20 +165,22 @@ def dumps_rows(rows: dict[str, Any]) -> str:
 
 
 def stamp_values(fact_id: int, at: int | None, by: int | None, reason: str | None,
-                 note: str | None, known_until: int | None = None) -> bytes:
+                 note: str | None, known_until: int | None = None, *,
+                 codec: Codec = CANONICAL) -> bytes:
     """The encoding a ``stamped`` part commits to for one fact's retirement
     stamp; without ``known_until`` while it is NULL (stamps set before 0007)."""
     if known_until is None:
-        return encode((fact_id, at, by, reason, note))
-    return encode((fact_id, at, by, reason, note, known_until))
+        return codec.encode((fact_id, at, by, reason, note))
+    return codec.encode((fact_id, at, by, reason, note, known_until))
 
 
 class RowsDigest:
     """The digest of the rows one operation touched, built as they are buffered."""
 
-    __slots__ = ("parts", "stamped", "predicates", "updated")
+    __slots__ = ("codec", "parts", "stamped", "predicates", "updated")
 
-    def __init__(self) -> None:
+    def __init__(self, codec: Codec = CANONICAL) -> None:
+        self.codec = codec
         self.parts = {name: hasher() for name in (*RANGED, "predicate", "stamped")}
         self.stamped: list[int] = []
         self.predicates: list[str] = []
@@ -170,10 +188,11 @@ class RowsDigest:
 
     def finish(self) -> bytes:
         """The digest over every part (in a fixed order) and the updated rows."""
-        return combine({name: h.digest() for name, h in self.parts.items()}, self.updated)
+        return combine({name: h.digest() for name, h in self.parts.items()}, self.updated, self.codec)
 
 
-def combine(parts: dict[str, bytes], updated: dict[str, dict[str, list[str]]]) -> bytes:
+def combine(parts: dict[str, bytes], updated: dict[str, dict[str, list[str]]],
+            codec: Codec = CANONICAL) -> bytes:
     h = hasher()
     for name in (*RANGED, "predicate", "stamped"):
         h.update(name.encode())
@@ -181,7 +200,7 @@ def combine(parts: dict[str, bytes], updated: dict[str, dict[str, list[str]]]) -
     for table in sorted(updated):
         for key in sorted(updated[table], key=int):
             before, after = updated[table][key]
-            h.update(encode((table, int(key), before, after)))
+            h.update(codec.encode((table, int(key), before, after)))
     return h.digest()
 
 
@@ -309,9 +328,11 @@ def _amendments(entries: list[dict[str, Any]]) -> dict[int, tuple[str, str, str 
 
 
 class Recomputer:
-    """Recomputes each entry's content and rows digests from the database."""
+    """Recomputes each entry's content and rows digests from the database (with ``codec``)."""
 
-    def __init__(self, conn: Connection, entries: list[dict[str, Any]]) -> None:
+    def __init__(self, conn: Connection, entries: list[dict[str, Any]],
+                 codec: Codec = CANONICAL) -> None:
+        self.codec = codec
         self.rows = _Rows(conn)
         self.entries = entries
         self.parsed = {e["id"]: parse_rows(e) for e in entries}
@@ -329,11 +350,12 @@ class Recomputer:
         for eid, before, _after in self.updates.get((table, row_id), ()):
             if eid > entry_id:
                 return before
-        return row_hash(hashed(table, current)).hex() if current is not None else "missing"
+        return row_hash(hashed(table, current), self.codec).hex() if current is not None else "missing"
 
     def digests(self, entry: dict[str, Any]) -> tuple[bytes, bytes]:
         """(content hash, rows digest) of one entry as the database holds it now."""
-        content = entry_hash(entry)
+        codec = self.codec
+        content = entry_hash(entry, codec)
         rows = self.parsed[entry["id"]]
         if rows.get("__bad__"):
             return content, b"bad rows record"
@@ -356,7 +378,7 @@ class Recomputer:
                             h.update(_unhex(self._state_after(name, r[0], entry["id"], r)))
                             nxt = r[0] + 1
                 else:
-                    dump = streamer(h.update)
+                    dump = codec.streamer(h.update)
                     for r in found:
                         dump(hashed(name, r))
             parts[name] = h.digest()
@@ -366,7 +388,7 @@ class Recomputer:
             found_p = self.rows.predicates(names)
             for n in names:
                 if n in found_p:
-                    h.update(encode(found_p[n]))
+                    h.update(codec.encode(found_p[n]))
         parts["predicate"] = h.digest()
         h = hasher()
         stamped = [int(i) for i in rows.get("stamped") or []]
@@ -374,7 +396,7 @@ class Recomputer:
             stamps = self.rows.by_ids("fact", stamped, STAMP_COLUMNS)
             for fid in stamped:
                 if fid in stamps:
-                    h.update(stamp_values(fid, *stamps[fid]))
+                    h.update(stamp_values(fid, *stamps[fid], codec=codec))
         parts["stamped"] = h.digest()
         updated: dict[str, dict[str, list[str]]] = {}
         for table, changed in (rows.get("updated") or {}).items():
@@ -387,7 +409,7 @@ class Recomputer:
                 after = self._state_after(table, rid, entry["id"],
                                           (rid, *now) if now is not None else None)
                 updated.setdefault(table, {})[key] = [pair[0], after]
-        return content, combine(parts, updated)
+        return content, combine(parts, updated, codec)
 
 
 def owned_ids(parsed: Iterable[dict[str, Any]]) -> dict[str, set[int]]:
@@ -404,13 +426,13 @@ def owned_ids(parsed: Iterable[dict[str, Any]]) -> dict[str, set[int]]:
     return out
 
 
-def verify(conn: Connection) -> VerifyReport:
-    """Recompute the chain and every entry's row digests; name what does not match."""
+def verify(conn: Connection, codec: Codec = CANONICAL) -> VerifyReport:
+    """Recompute the chain and every entry's row digests (with ``codec``); name what does not match."""
     entries = load_entries(conn)
     meta = sql.chain_head(conn)
     problems: list[VerifyProblem] = []
     amend = _amendments(entries)
-    recompute = Recomputer(conn, entries)
+    recompute = Recomputer(conn, entries, codec)
     prev = GENESIS
     expected_id = 1
     for e in entries:
