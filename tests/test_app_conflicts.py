@@ -552,7 +552,7 @@ def test_conflict_detail_is_plain_frozen_data_with_each_sides_gates(db):
         detail = service.conflict_detail(conflict.id)
         assert isinstance(detail, ConflictDetail) and detail.conflict.id == conflict.id
         with pytest.raises(dataclasses.FrozenInstanceError):
-            detail.sides[0].object = "changed"  # type: ignore[misc]
+            detail.sides[0].status = "changed"  # type: ignore[misc]
         *existing, incoming = detail.sides
         assert [s.fact_id for s in existing] == list(conflict.fact_ids)
         assert incoming.incoming and incoming.claim_id == conflict.claim_id

@@ -98,33 +98,51 @@ class GateResult:
 
 @dataclass(frozen=True)
 class ConflictSide:
-    """One side of a conflict: an existing fact (``fact_id`` set) or the
-    incoming claim (``fact_id`` None, ``recorded_at`` None, ``status`` the
-    claim's state). Times in µs UTC, shown in ``tz`` (minutes east of UTC)."""
+    """One side of a conflict: an existing fact or the incoming claim
+    (``held``, the store's own record of it), with what the desk shows beside
+    it: its ``status`` (the fact's now, the claim's state), how often it was
+    said (``mentions``), where (``source``, the ``turns`` around it) and the
+    gates it passed. Times in µs UTC, shown in ``tz`` (minutes east of UTC)."""
 
-    fact_id: int | None
-    claim_id: int
-    object: str
-    value_json: str | None
-    polarity: str
-    scope: str
-    valid_from: int
-    valid_to: int | None
-    recorded_at: int | None
+    held: Fact | Candidate
     status: str
-    confidence: float
-    kind: str
-    extractor: str
     mentions: int
-    tz: int
     source: Source | None
     turns: tuple[TurnRecord, ...]
     gates: tuple[GateResult, ...]
-    reasons: tuple[str, ...]
 
     @property
     def incoming(self) -> bool:
-        return self.fact_id is None
+        return isinstance(self.held, Candidate)
+
+    @property
+    def fact_id(self) -> int | None:
+        return None if isinstance(self.held, Candidate) else self.held.id
+
+    @property
+    def claim_id(self) -> int:
+        return self.held.id if isinstance(self.held, Candidate) else self.held.claim_id
+
+    @property
+    def recorded_at(self) -> int | None:
+        return None if isinstance(self.held, Candidate) else self.held.recorded_at
+
+    @property
+    def kind(self) -> str:
+        return self.held.source.kind if isinstance(self.held, Candidate) else self.held.source_kind
+
+    @property
+    def extractor(self) -> str:
+        held = self.held
+        return (held.source.extractor or "") if isinstance(held, Candidate) else held.extractor
+
+    @property
+    def tz(self) -> int:
+        return self.held.source.tz if isinstance(self.held, Candidate) else self.held.tz
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return self.held.reasons if isinstance(self.held, Candidate) else ()
 
 
 @dataclass(frozen=True)
@@ -331,21 +349,12 @@ class MemdeskService:
         for fact in facts:
             source = sources.get(fact.claim_id)
             sides.append(ConflictSide(
-                fact_id=fact.id, claim_id=fact.claim_id, object=fact.object,
-                value_json=fact.value_json, polarity=fact.polarity, scope=fact.scope,
-                valid_from=fact.valid_from, valid_to=fact.valid_to, recorded_at=fact.recorded_at,
-                status=fact.status(now), confidence=fact.confidence, kind=fact.source_kind,
-                extractor=fact.extractor, mentions=mentions.get(fact.claim_id, 1), tz=fact.tz,
-                source=source, turns=self._turns_around(source, radius),
-                gates=self._fact_gates(fact), reasons=()))
+                fact, status=fact.status(now), mentions=mentions.get(fact.claim_id, 1),
+                source=source, turns=self._turns_around(source, radius), gates=self._fact_gates(fact)))
         source = claim.source
         sides.append(ConflictSide(
-            fact_id=None, claim_id=claim.id, object=claim.object, value_json=claim.value_json,
-            polarity=claim.polarity, scope=claim.scope, valid_from=claim.valid_from,
-            valid_to=claim.valid_to, recorded_at=None, status=claim.state,
-            confidence=claim.confidence, kind=claim.source.kind, extractor=claim.source.extractor or "",
-            mentions=mentions.get(claim.id, 1), tz=claim.source.tz, source=source,
-            turns=self._turns_around(source, radius), gates=(), reasons=claim.reasons))
+            claim, status=claim.state, mentions=mentions.get(claim.id, 1), source=source,
+            turns=self._turns_around(source, radius), gates=()))
         return ConflictDetail(conflict, tuple(sides), claim.source.tz)
 
     def _turns_around(self, source: Source | None, radius: int) -> tuple[TurnRecord, ...]:

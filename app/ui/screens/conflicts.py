@@ -222,15 +222,15 @@ def side_text(side: ConflictSide, conflict: Conflict) -> Group:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True, style="dim")
     grid.add_column(ratio=1, overflow="fold")
-    grid.add_row("object", Text(shown(side.object), style="bold"))
-    value = value_text(side.value_json)
+    grid.add_row("object", Text(shown(side.held.object), style="bold"))
+    value = value_text(side.held.value_json)
     if value is not None:
         grid.add_row("value", Text(value))
-    grid.add_row("confidence", Text(shown(f"{side.confidence:.2f} · {side.kind} · extractor "
+    grid.add_row("confidence", Text(shown(f"{side.held.confidence:.2f} · {side.kind} · extractor "
                                           f"{side.extractor} · "
                                           f"{plural(side.mentions, 'mention')}")))
-    grid.add_row("scope", Text(shown(f"{side.scope} · polarity {side.polarity}")))
-    grid.add_row("valid", Text(f"{when(side.valid_from, side.tz)} → {when(side.valid_to, side.tz)}"))
+    grid.add_row("scope", Text(shown(f"{side.held.scope} · polarity {side.held.polarity}")))
+    grid.add_row("valid", Text(f"{when(side.held.valid_from, side.tz)} → {when(side.held.valid_to, side.tz)}"))
     if side.recorded_at is not None:
         grid.add_row("recorded", Text(when(side.recorded_at, side.tz)))
     else:
