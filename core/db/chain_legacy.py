@@ -13,40 +13,11 @@ with it, before and after an upgrade and a downgrade.
 
 The names below are the ones the two migrations use, bound to ``LEGACY``.
 
-Original description (of the 0002 chain):
-
-Every audit entry stores ``hash = H(previous entry's hash, H(entry), H(rows))``
-(BLAKE2b). ``H(entry)`` covers the entry's own columns, including ``rows``: a
-JSON record of the rows the operation touched. ``H(rows)`` is a digest of
-those rows as the database holds them:
-
-- rows it created, named by inclusive id ranges per table (``turn``,
-  ``claim``, ``fact``, ``conflict``, ``memory``) and the names of
-  ``predicate_use`` rows;
-- ``stamped``: the fact rows whose retirement stamp it set, with the stamp;
-- ``updated``: claims and conflicts it changed (review decisions,
-  resolutions, undo), each with the hash of the row before and after.
-
-A fact row is hashed without its retirement stamp (the only permitted update,
-committed by the entry that set it). Claims and conflicts change state over
-time, so each is hashed as a whole row on its own (``row_hash``); the entry
-that created one commits to its state at creation, which ``verify`` takes
-from the ``before`` hash of the first later entry that changed it (or from
-the row itself when none did); the last entry that changed it commits to the
-row as it is. Memory rows are hashed without ``mentions`` (a counter that
-merges bump); recall vectors are derived data and not covered.
-
-A row is encoded as a tuple of plain Python values (str, int, float, bool,
-None) in the schema's column order, pickled with protocol 4 without the memo
-(``Pickler.fast``: the bytes depend only on the values and their types, not
-on object identity), so SQLite and PostgreSQL give the same bytes; this is
-about three times cheaper than ``repr`` on the import path. The head (hash and id of the last entry) is kept in
-``store_meta`` so that deleting the newest entries is noticed too.
-
-An erasure (``core.erase``) deletes rows and scrubs entries; its tombstone
-entry names each entry whose digests changed with the new ones
-(``detail.amended``). ``verify`` accepts such an entry only with exactly the
-digests of the latest tombstone naming it, and still checks the chain links.
+The 0002 codec: a row was encoded as a tuple of plain Python values (str,
+int, float, bool, None) in the schema's column order, pickled with protocol 4
+without the memo (``Pickler.fast``: the bytes depend only on the values and
+their types, not on object identity), so SQLite and PostgreSQL gave the same
+bytes. ``core/chain.py``'s docstring says what each entry commits to.
 """
 
 from __future__ import annotations
