@@ -50,7 +50,7 @@ def figures(output: str, renamed: dict[str, str] | None = None) -> dict[str, lis
         numbers = NUMBER.findall(line)
         if not numbers:
             continue
-        shape = NUMBER.sub("#", line.strip())
+        shape = " ".join(NUMBER.sub("#", line).split())  # column padding may differ
         out.setdefault(shape, [float(n.replace(",", "")) for n in numbers])
     return out
 
