@@ -16,8 +16,8 @@ installed package (``core/`` as ``memdesk``, ``app/`` as ``memdesk.app``,
 own temporary folder (``TMPDIR``), so caches a benchmark keeps there are
 never shared between the two.
 
-A figure is a number on a line whose other words are the same in both runs;
-the table shows each such line once (its first 70 characters, numbers as
+A figure is a number on a line whose other words are the same in both runs
+(the nth line of a shape meets the nth); the table shows each such line once (its first 70 characters, numbers as
 ``#``), then, per number, the median over the rounds before and after and
 their ratio. Lines printed by one side only are listed apart.
 """
@@ -40,8 +40,8 @@ NUMBER = re.compile(r"(?<![A-Za-z_\d.])-?\d[\d,]*(?:\.\d+)?")
 
 
 def figures(output: str, renamed: dict[str, str] | None = None) -> dict[str, list[float]]:
-    """Each line's shape (numbers as '#') -> its numbers; the first line of each
-    shape counts. ``renamed``: words the earlier revision printed for the same
+    """Each line's shape (numbers as '#') -> its numbers; a shape seen again
+    is keyed with its count (``shape [#2]``). ``renamed``: words the earlier revision printed for the same
     figure (old -> new), so that its line meets the new one."""
     out: dict[str, list[float]] = {}
     for line in output.splitlines():
@@ -51,7 +51,9 @@ def figures(output: str, renamed: dict[str, str] | None = None) -> dict[str, lis
         if not numbers:
             continue
         shape = " ".join(NUMBER.sub("#", line).split())  # column padding may differ
-        out.setdefault(shape, [float(n.replace(",", "")) for n in numbers])
+        seen = sum(1 for key in out if key == shape or key.startswith(shape + " [#"))
+        key = shape if not seen else f"{shape} [#{seen + 1}]"  # the same line again: its nth time
+        out[key] = [float(n.replace(",", "")) for n in numbers]
     return out
 
 
