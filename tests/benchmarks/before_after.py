@@ -92,7 +92,8 @@ def table(before: list[dict[str, list[float]]], after: list[dict[str, list[float
         width = len(before[0][shape])
         if any(len(r.get(shape, ())) != width for r in before + after):
             continue
-        lines.append(shape[:70])
+        line, _, again = shape.partition(" [#")
+        lines.append(line[:70] + (f" [#{again}" if again else ""))
         for i in range(width):
             b = statistics.median(r[shape][i] for r in before)
             a = statistics.median(r[shape][i] for r in after)
