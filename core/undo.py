@@ -17,6 +17,7 @@ from typing import Any
 
 from .bitemporal import normalise_object, whole_copy
 from .db import undo as sql
+from .db.reads import row_by_id
 from .errors import AlreadyDecided, CandidateNotFound, ConflictNotFound, InvalidInput, StoreError
 from .gates import append_steps, reopened, undone
 from .records import DecisionUndone, Fact, ResolutionUndone
@@ -40,7 +41,7 @@ def _undone_row(batch: WriteBatch, by: str, table: str, row_id: int,
     without the reviewer's name, ``missing`` when there is no such row."""
     if not by or not by.strip():
         raise InvalidInput("an undo needs the reviewer's name")
-    found = sql.row_of(batch.conn, table, row_id)
+    found = row_by_id(batch.conn, table, row_id)
     if found is None:
         raise missing
     return found
@@ -175,7 +176,7 @@ def undo_resolution(batch: WriteBatch, conflict_id: int, *, by: str,
     keep = conflict["resolution"]
     refused = f"cannot undo the resolution of conflict {conflict_id} ({keep})"
     note = f"undo of the resolution of conflict {conflict_id} ({keep}) by {by}"
-    claim = sql.row_of(conn, "claim", conflict["claim_id"])
+    claim = row_by_id(conn, "claim", conflict["claim_id"])
     if claim is None:
         raise StoreError(f"conflict {conflict_id} names claim {conflict['claim_id']}, which is missing")
     if "retired_count" in detail:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select, update
 
-from .reads import claim_row
+from .reads import claim_row, row_by_id
 from .tables import CLAIM, CONFLICT, TURN
 
 
@@ -36,15 +36,10 @@ def count_conflicts(engine: Engine, state: str) -> int:
             CONFLICT.c.state == state)).scalar_one()
 
 
-def _conflict_row(conn: Connection, conflict_id: int) -> dict[str, Any] | None:
-    row = conn.execute(select(*CONFLICT.c).where(CONFLICT.c.id == conflict_id)).first()
-    return None if row is None else dict(row._mapping)
-
-
 def conflict_row(engine: Engine, conflict_id: int) -> dict[str, Any] | None:
     """One conflict, or None."""
     with engine.connect() as conn:
-        return _conflict_row(conn, conflict_id)
+        return row_by_id(conn, "conflict", conflict_id)
 
 
 def preview_rows(engine: Engine, conflict_id: int) -> tuple[dict[str, Any] | None,
@@ -53,7 +48,7 @@ def preview_rows(engine: Engine, conflict_id: int) -> tuple[dict[str, Any] | Non
     then (only if it is open) its claim, then (only if that exists) the time
     its turn was said. Each None when not read or not found."""
     with engine.connect() as conn:
-        row = _conflict_row(conn, conflict_id)
+        row = row_by_id(conn, "conflict", conflict_id)
         if row is None or row["state"] != "open":
             return row, None, None
         claim = claim_row(conn, row["claim_id"])
@@ -72,7 +67,7 @@ def close_conflict(conn: Connection, conflict_id: int, *, tx: int, by: str, keep
         update(CONFLICT).where(CONFLICT.c.id == conflict_id, CONFLICT.c.state == "open")
         .values(state="resolved", resolved_at=tx, resolved_by=by,
                 resolution=keep, reason=reason))
-    return done.rowcount == 1, _conflict_row(conn, conflict_id)
+    return done.rowcount == 1, row_by_id(conn, "conflict", conflict_id)
 
 
 def record_resolution(conn: Connection, claim_id: int, *, state: str, fact_id: int | None,

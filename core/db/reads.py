@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, select
 
 from ..records import Candidate, Fact, Source
-from .tables import CLAIM, FACT, TURN
+from .tables import CLAIM, CONFLICT, FACT, TURN
 from .writes import chunks
 
 
@@ -71,7 +71,15 @@ def candidates_with_ids(engine: Engine, claim_ids: list[int]) -> list[Candidate]
     return out
 
 
+def row_by_id(conn: Connection, table: str, row_id: int) -> dict[str, Any] | None:
+    """Every column of claim ``row_id`` (``table`` "claim") or conflict
+    ``row_id`` (``table`` "conflict"), by name, read on ``conn``; None when
+    there is no such row."""
+    t = CLAIM if table == "claim" else CONFLICT
+    row = conn.execute(select(*t.c).where(t.c.id == row_id)).first()
+    return None if row is None else dict(row._mapping)
+
+
 def claim_row(conn: Connection, claim_id: int) -> dict[str, Any] | None:
     """Every column of one claim row, by name, read on ``conn``; None when there is none."""
-    row = conn.execute(select(*CLAIM.c).where(CLAIM.c.id == claim_id)).first()
-    return None if row is None else dict(row._mapping)
+    return row_by_id(conn, "claim", claim_id)

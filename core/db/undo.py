@@ -13,14 +13,6 @@ from ..records import Fact
 from .tables import AUDIT, CLAIM, CONFLICT, FACT
 
 
-def row_of(conn: Connection, table: str, row_id: int) -> dict[str, Any] | None:
-    """Claim ``row_id`` (``table`` "claim") or conflict ``row_id`` (``table``
-    "conflict") as a dict of its columns; None when there is no such row."""
-    t = CLAIM if table == "claim" else CONFLICT
-    found = conn.execute(select(*t.c).where(t.c.id == row_id)).first()
-    return dict(found._mapping) if found is not None else None
-
-
 def decision_entry(conn: Connection, claim_id: int, actions: Sequence[str]) -> dict[str, Any] | None:
     """The newest audit entry about claim ``claim_id`` alone whose action is
     one of ``actions``, as a dict of its columns; None when there is none."""
