@@ -546,6 +546,35 @@ async def test_fast_table_fits_its_width_and_ends_cut_cells_in_an_ellipsis():
             assert long_en in body[0] and long_zh in body[1] and "…" not in "".join(body)
 
 
+async def test_fast_table_header_drawn_before_new_rows_are_measured_widens_with_them():
+    """DataTable measures new rows when idle; a header drawn in between (the
+    table's height fixed, so no resize follows) is drawn again at the widths
+    the rows are drawn at, so every label stays above its column."""
+    from memdesk.app.ui.widgets.fast_table import FastTable
+    from rich.text import Text
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            table = FastTable(cursor_type="row", flex=("text",))
+            for name in ("id", "text", "kind"):
+                table.add_column(name, key=name)
+            table.styles.height = 6
+            yield table
+
+    app = One()
+    async with app.run_test(size=(100, 8)) as pilot:
+        await pilot.pause()
+        table = app.query_one(FastTable)
+        table.add_row(Text("12345"), Text("a long enough text"), Text("user_explicit"), key="1")
+        early = table.render_line(0).text  # before DataTable has measured the row
+        assert early.index("kind") < early.index("text") + len("a long enough text")
+        await pilot.pause()
+        header, row = table.render_line(0).text, table.render_line(1).text
+        assert header.index("text") == row.index("a long")
+        assert header.index("kind") == row.index("user_explicit")
+
+
 # ------------------------------------------- screens built while the app closes
 @pytest.mark.parametrize("screen_class", list(MemdeskApp.MODES.values()))
 async def test_a_screen_left_without_widgets_ignores_its_mount_and_resume(db, screen_class):

@@ -169,6 +169,7 @@ class FastTable(DataTable):
         self._hover_shown = False  # whether DataTable shows the hovered row (the mouse is in use)
         self._tall_rows = 0  # rows taller than one line: DataTable draws the table then
         self._labelled = False  # whether a row has a label: DataTable draws the table then
+        self._header_widths: tuple[int, ...] | None = None  # the column widths the header was drawn at
         super().__init__(*args, **kwargs)
         if flex:  # the columns always fit: no horizontal scrollbar to take a line
             self.styles.overflow_x = "hidden"
@@ -375,7 +376,24 @@ class FastTable(DataTable):
         (``_fast_line``); everything else (the header, a row the mouse is on other than the
         cursor's, styled or tall cells, fixed columns) by DataTable."""
         strip = self._fast_line(y)
-        return strip if strip is not None else super().render_line(y)
+        if strip is not None:
+            return strip
+        if self.show_header and y < self.header_height:
+            self._forget_stale_header()
+        return super().render_line(y)
+
+    def _forget_stale_header(self) -> None:
+        """DataTable measures the rows added since the last idle moment and widens its
+        auto-width columns then, without forgetting the header it drew before (its caches
+        are keyed on a change counter that measuring does not bump, and a table of fixed
+        height gets no resize to bump it). The rows drawn here use the widths of now, so a
+        header drawn in between stayed narrower than its rows. The widths the header was
+        drawn at are kept; when they differ now, DataTable's drawn lines are dropped."""
+        widths = tuple(column.get_render_width(self) for column in self.ordered_columns)
+        if widths != self._header_widths:
+            if self._header_widths is not None:
+                self.notify_style_update()
+            self._header_widths = widths
 
     def _fast_line(self, y: int) -> Strip | None:
         """A body line, cached per row: DataTable keys its line caches on the cursor position
