@@ -212,6 +212,17 @@ def test_a_name_right_after_the_relation_word_is_read_as_theirs():
         ("person:mei/manager", "allergy", "海鲜"), ("person:mei/manager", "name", "王姐")}
 
 
+@pytest.mark.parametrize(("text", "first"), [
+    ("我妈住天津", "我住天津"),  # the clause's own words after the relation word are not a name
+    ("我男朋友阿杰在深圳", "我在深圳"),  # a name said right after it goes
+    ("我姐姐在成都工作", "我在成都工作"),  # overlapping relation words: 我姐 and 姐姐 are one
+    ("我妈妈住天津", "我住天津"),
+])
+def test_a_chinese_first_person_reading_keeps_the_clause_and_drops_only_the_person(text, first):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert people.first_person(text, "zh") == first
+
+
 def test_an_english_clause_about_another_person_is_made_first_person():
     t = turn("My sister is vegan and lives in Leeds")
     seen: list[str] = []

@@ -169,10 +169,21 @@ class People:
                                           for w in words) and words[0] not in self.cues.not_names)
 
     def relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
-        m = self.cues.relation_re[lang].search(text)
+        """The first relation word of ``text`` with its relation key. Chinese relation words overlap
+        ("我姐" and "姐姐" in "我姐姐"): a word starting inside the one found and ending after it
+        makes the match reach to its end, with its relation."""
+        found = self.cues.relation_re[lang]
+        m = found.search(text)
         if m is None:
             return None
-        key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
+        table = self.cues.relations[lang]
+        key = table.get(m.group(0)) or table.get(m.group(0).lower())
+        if lang == "zh":
+            longer = [x for x in (found.match(text, at) for at in range(m.start() + 1, m.end()))
+                      if x is not None and x.end() > m.end()]
+            if longer:
+                key = table.get(longer[-1].group(0)) or key
+                m = re.compile(re.escape(text[m.start():longer[-1].end()])).match(text, m.start()) or m
         return (key, m) if key else None
 
     def reports(self, text: str, m: re.Match[str], lang: str) -> bool:
@@ -232,7 +243,10 @@ class People:
             if named is not None and self.is_subject(text, named[1], lang):
                 rest = text[named[1].end():]
                 name = _ZH_INTRODUCED.match(rest)
-                if name is not None and not name.group(0).startswith(("叫", "名")):
+                # a name said right after the relation word ("我男朋友阿杰在深圳"), not the clause's
+                # own words taken for one ("我妈住天津": 住天津 is where she lives)
+                if name is not None and not name.group(0).startswith(("叫", "名")) \
+                        and self.looks_like_name(name.group(1)):
                     rest = rest[name.end(1):]
                 new = "我" + rest.lstrip("他她")  # what stood before it is a filler (is_subject): 对了, 还有
             else:
