@@ -295,3 +295,26 @@ def test_the_demo_atlas_queue_is_redis_streams_after_the_correction(tmp_path):
         assert ("Redis Streams", "positive") in decided and ("RabbitMQ", "positive") not in decided
         now = {(f.object, f.polarity) for f in store.facts.as_of("project:atlas", "decision")}
         assert ("RabbitMQ", "positive") not in now and ("SQS", "positive") in now
+
+
+# ------------------------------------------- a value that is only a time (issue 28)
+
+def test_a_day_is_the_due_day_of_the_thing_moved_not_a_decision_of_its_own():
+    """A clause that moves a thing to a day gives the thing due that day; the day alone is no value."""
+    found = triples("ok so we'll shift the tasting to next Thursday")
+    assert ("deadline", "tasting", "positive") in found
+    assert not any(obj.lower().startswith("next thursday") for _, obj, _ in found), found
+
+
+def test_a_day_chosen_on_its_own_stays_a_decision():
+    """With nothing due that day in the clause, the day a team picks is what it decided."""
+    assert ("decision", "周四", "positive") in triples("A: 周三还是周四？", "那就定周四吧", project="atlas")
+
+
+@pytest.mark.parametrize("text", [
+    "we'll have to postpone the launch party to June 20",
+    "I'd bring the review forward to Monday",
+    "let's delay the soft opening until 4 July",
+])
+def test_every_form_of_a_verb_that_moves_a_date_moves_it(text):
+    assert any(p == "deadline" for p, _, _ in triples(text)), triples(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from ...lang.times import find_times
 from ..interpret import Whole, searched
 from ..records import Raw as _Raw
 from ..ruleset import RULES
@@ -145,7 +146,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if zh and r.predicate in ("likes", "dislikes") and _ZH_TASTE_LEAD.match(r.object):
                     r = dataclasses.replace(r, object=_ZH_TASTE_LEAD.sub("", r.object))
                 if not r.object or (r.predicate in ("likes", "dislikes") and (
-                        _PRONOUN_OBJECT.match(r.object) or (zh and _ZH_NOT_A_TASTE.search(r.object)))):
+                        _PRONOUN_OBJECT.match(r.object) or (zh and _ZH_NOT_A_TASTE.search(r.object)))) \
+                        or (_only_a_time(r, when) and (r.predicate != "decision" or any(f.due for f in found))):
                     continue
                 key = (r.predicate, r.object.casefold(), r.polarity, r.due)  # a deadline and its new day: two
                 if key in seen:
@@ -167,6 +169,22 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
+
+
+_TIME_LEFTOVER = " \t,，.。!！~～、-–—"
+_NAMED = frozenset({"name", "relation", "pet"})  # a name may be a time's word ("May", "June")
+
+
+def _only_a_time(raw: _Raw, when: datetime) -> bool:
+    """Whether a value is nothing but a time: a day is when a fact holds or is due, not its value
+    (names left alone). A day chosen is a decision ("那就定周三吧"), unless the clause gives a thing
+    due that day, whose day it is ("let's move the demo to Friday" gave the decision "Friday")."""
+    if raw.predicate in _NAMED:
+        return False
+    obj = raw.object.strip(_TIME_LEFTOVER)
+    found = find_times(obj, when) if obj else []
+    return bool(found) and found[0][0] == 0 and not obj[found[0][1]:].strip(_TIME_LEFTOVER) \
+        and len(found) == 1
 
 
 def _as_allergies(raws: list[_Raw], start: int, zh: bool, end: int | None = None) -> bool:
