@@ -715,3 +715,59 @@ def test_a_long_hedged_clause_is_unsure_of_its_own_content_only():
     out = lay.refine(t, [], rules, nothing)
     assert [c.confidence for c in out if c.predicate == "budget_limit"] == [0.9]
     assert [c.predicate for c in out if c.confidence < 0.75] == ["note"]  # the hedged clause itself: for review
+
+
+# -- a hedge inside the clause (issue 28) -------------------------------------
+
+def _reads(table: dict[str, tuple[str, str]]):
+    """An extractor that knows only the texts of ``table`` (text -> (predicate, value)) and records what it read."""
+    seen: list[str] = []
+
+    def extract(t: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        seen.append(t.text)
+        return [claim("user:mei", *table[t.text], t)] if t.text in table else []
+    return extract, seen
+
+
+@pytest.mark.parametrize(("text", "plain", "predicate", "value"), [
+    ("我好像对榛子过敏？", "我对榛子过敏", "allergy", "榛子"),
+    ("I think I might be allergic to kiwi??", "I am allergic to kiwi", "allergy", "kiwi"),
+    ("we'll probably keep the Thursday slot", "we'll keep the Thursday slot", "decision", "the Thursday slot"),
+])
+def test_a_clause_the_hedge_words_hid_from_the_extractor_is_read_without_them_and_waits_for_review(
+        text, plain, predicate, value):
+    t = turn(text)
+    extract, seen = _reads({plain: (predicate, value)})
+    out = layer({}).refine(t, [], [], extract)
+    assert plain in seen
+    assert [(c.subject, c.predicate, c.object, c.confidence, c.source.text) for c in out] == [
+        ("user:mei", predicate, value, HEDGED_CONFIDENCE, text)]
+
+
+def test_a_hedged_clause_about_another_person_is_theirs_and_a_hedged_question_is_left_alone():
+    extract, _ = _reads({"我对虾过敏": ("allergy", "虾")})
+    out = layer({}).refine(turn("我妈好像对虾过敏"), [], [], extract)
+    assert [(c.subject, c.object, c.confidence) for c in out] == [("person:mei/mother", "虾", HEDGED_CONFIDENCE)]
+    asked = "should I maybe switch to oat milk?"
+    extract, seen = _reads({"should I switch to oat milk": ("diet", "oat milk")})
+    assert layer({asked.rstrip("?"): ("user", "question", "diet", 0.9)}).refine(turn(asked), [], [], extract) == []
+    assert seen == []
+
+
+def test_a_hedged_clause_is_not_queued_again_when_the_extractor_found_its_value():
+    t = turn("我对花生过敏，好像对榛子也过敏")
+    extract, _ = _reads({"我对榛子也过敏": ("allergy", "花生")})
+    found = [claim("user:mei", "allergy", "花生", t)]
+    out = layer({}).refine(t, [], found, extract)
+    assert [(c.object, c.confidence) for c in out] == [("花生", 0.9)]
+
+
+@pytest.mark.parametrize("text", [
+    "not sure yet if we go with Linode or Hetzner",  # unsure which: it states nothing
+    "还没想好要不要报那个班",
+    "bad line here, might cut out",  # a modal with no subject: read again it would be an order
+])
+def test_an_unsure_clause_that_asks_itself_or_has_no_subject_is_not_read_again(text):
+    extract, seen = _reads({})
+    layer({}).refine(turn(text), [], [], extract)
+    assert seen == [] or all(t in (text,) for t in seen), seen

@@ -67,6 +67,15 @@ class Cues:
         pattern = self.acts.get(act, {}).get(lang)
         return bool(pattern and pattern.search(text))
 
+    def without(self, act: str, text: str, lang: str) -> str:
+        """``text`` with the cue words of ``act`` taken out (English words closed up around them)."""
+        pattern = self.acts.get(act, {}).get(lang)
+        if pattern is None:
+            return text
+        if lang != "en":
+            return pattern.sub("", text)
+        return " ".join(pattern.sub(" ", text).split())
+
 
 def _words(words: Sequence[str], lang: str, possessive: bool = False) -> re.Pattern[str]:
     """The words as one pattern; English words whole (``possessive``: also

@@ -104,6 +104,18 @@ _SUPPOSED = re.compile(r"(?i)\s*(?:(?:and|but|so|or)\s+)?(?:if|unless|suppose|in
 # a time told as already past ("three weeks ago", "last May", "两个月前", "去年")
 _BEFORE_NOW = re.compile(r"(?i)\b(?:ago|last|yesterday)\b|前|上个?|去年|昨天")
 
+# an unsure statement often ends as a question ("我好像对青霉素过敏？", "I might be allergic to cats??")
+_UNSURE_END = re.compile(r"[\s?？!！~～。.,，]+$")
+# an English hedging modal after its subject, taken out with it standing for the verb "be" ("I might be
+# allergic" -> "I am allergic"); one with no subject before it is left, and the clause is not read again
+# ("might drop out" would read as an order)
+_EN_MODAL = re.compile(r"(?i)\b(I|we|you|he|she|they|it)\s+(?:might|may)\s+(be\s+)?")
+_EN_BE = {"i": "am", "he": "is", "she": "is", "it": "is"}
+_EN_BARE_MODAL = re.compile(r"(?i)\b(?:might|may)\b")
+# unsure which of two things, or whether at all: the clause asks itself, it states nothing
+_ASKS_ITSELF = re.compile(r"(?i)\b(?:whether|if|or)\b|要不要|是不是|还是|会不会|能不能|该不该|有没有|或者")
+
+
 @dataclass(frozen=True)
 class Reading:
     """One clause of a turn as the layer reads it."""
@@ -247,6 +259,9 @@ class SignalLayer:
             mine = [self._act(self._checked(c, tags), reading, hedged_here) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
+            if not mine:
+                mine = [c for c in self._unhedged(turn, context, reading, extract, user_subject)
+                        if not any(_said(c, x) for x in [*claims, *out])]
             mine += [self._act(c, reading, hedged_here)
                      for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags)]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
@@ -464,6 +479,33 @@ class SignalLayer:
                     break
         return [_cite(c, turn) for c in found]
 
+    def _unhedged(self, turn: Turn, context: Sequence[Turn], reading: Reading,
+                  extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]], user_subject: str) -> list[ClaimInput]:
+        """A clause that hedges and gave the extractor nothing (the hedge words break the phrasings it
+        knows: "我好像对青霉素过敏？", "I think I might be allergic to cats") read again without them and
+        without the question mark an unsure statement ends in: what it states, hedged, so it waits for a
+        reviewer. A clause about another person is read in their first person; a question is left alone."""
+        text, lang = reading.signal.clause.text, reading.lang
+        if reading.who == UNSURE or not self.cues.has("hedge", text, lang) or _ASKS_ITSELF.search(text) \
+                or reading.signal.top("act")[0] == "question":
+            return []
+        plain = text
+        if lang == "en":
+            plain = _EN_MODAL.sub(lambda m: f"{m.group(1)} " + (
+                f"{_EN_BE.get(m.group(1).lower(), 'are')} " if m.group(2) else ""), plain)
+            if _EN_BARE_MODAL.search(plain):
+                return []
+        plain = _UNSURE_END.sub("", self.cues.without("hedge", plain, lang))
+        person = None if reading.who is None else f"person:{turn.user}/{reading.who}"
+        if person is not None:
+            plain = self.people.first_person(plain, lang) or ""
+        if units(plain) < 2:
+            return []
+        found = extract(replace(turn, text=plain, project=None if person else turn.project), context)
+        if person is not None:
+            found = [c.with_changes(subject=person) for c in found if c.subject == user_subject]
+        return [self._hedged(_cite(c, turn)) for c in found]
+
     def _named(self, turn: Turn, subject: str, name: str) -> ClaimInput:
         """The name of a person the turn names (``subject`` is theirs, person:…)."""
         return ClaimInput(subject=subject, predicate="name", object=name, source=source_of(turn),
@@ -514,6 +556,11 @@ def _of_me(clause: str, value: str) -> bool:
     "朋友都喊我芸芸"): the other person is the subject, but the value is the speaker's."""
     at = clause.find(value)
     return at > 0 and bool(_ME_BEFORE.search(clause[:at]))
+
+
+def _said(claim: ClaimInput, other: ClaimInput) -> bool:
+    """Whether ``other`` already states ``claim``'s value of the same subject and predicate."""
+    return (claim.subject, claim.predicate, _norm(claim.object)) == (other.subject, other.predicate, _norm(other.object))
 
 
 def _cite(claim: ClaimInput, turn: Turn) -> ClaimInput:

@@ -271,8 +271,8 @@ class People:
     def unnamed_readings(self, text: str) -> list[tuple[str, str]]:
         """A Chinese clause about a relation followed by a name with nothing to mark where the
         name ends ("我领导王姐海鲜过敏"): the clause read in the first person without the two or
-        three characters after the relation word, each with the name it took away (the caller
-        keeps the first reading the extractor finds a fact in)."""
+        three characters after the relation word that have a name's shape, each with the name it
+        took away (the caller keeps the first reading the extractor finds a fact in)."""
         named = self.relation(text, "zh")
         if named is None or not self.is_subject(text, named[1], "zh"):
             return []
@@ -280,7 +280,8 @@ class People:
         out = []
         for n in (2, 3):
             name, after = rest[:n], rest[n:]
-            if len(name) == n and all("\u4e00" <= ch <= "\u9fff" for ch in name) and after:
+            if len(name) == n and all("\u4e00" <= ch <= "\u9fff" for ch in name) and after \
+                    and self.looks_like_name(name):
                 out.append(("我" + after, name))
         return out
 
