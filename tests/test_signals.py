@@ -771,3 +771,32 @@ def test_an_unsure_clause_that_asks_itself_or_has_no_subject_is_not_read_again(t
     extract, seen = _reads({})
     layer({}).refine(turn(text), [], [], extract)
     assert seen == [] or all(t in (text,) for t in seen), seen
+
+
+# -- a Chinese topic chain about the speaker (issue 28) -------------------------
+
+def test_a_clause_that_drops_the_speaker_as_its_subject_is_read_with_it_put_back():
+    t = turn("我姓钱，叫钱多多，今年五十了")
+    extract, seen = _reads({"我叫钱多多": ("name", "钱多多")})
+    out = layer({"叫钱多多": ("user", "statement", "name", 0.9)}).refine(t, [], [], extract)
+    assert "我叫钱多多" in seen
+    assert [(c.subject, c.predicate, c.object, c.source.text) for c in out] == [
+        ("user:mei", "name", "钱多多", "我姓钱，叫钱多多，今年五十了")]
+
+
+def test_a_name_after_a_clause_that_named_something_is_not_the_speakers():
+    """"…一只柯基，叫X" names the dog: the clause before gave a claim, so no name goes on to the speaker."""
+    t = turn("我养了一只柯基，叫年年")
+    extract, _ = _reads({"我叫年年": ("name", "年年")})
+    found = [claim("user:mei", "pet", "柯基", t)]
+    out = layer({"叫年年": ("user", "statement", "name", 0.9)}).refine(t, [], found, extract)
+    assert [(c.predicate, c.object) for c in out] == [("pet", "柯基")]
+
+
+def test_a_carried_reading_adds_no_second_value_of_a_single_valued_slot():
+    t = turn("我去年毕业的，在一家外贸公司做跟单，公司叫恒达")
+    extract, _ = _reads({"我在一家外贸公司做跟单": ("works_at", "一家外贸公司")})
+    found = [claim("user:mei", "works_at", "恒达", t)]
+    table = {"在一家外贸公司做跟单": ("user", "statement", "work", 0.9)}
+    out = layer(table).refine(t, [], found, extract)
+    assert [(c.predicate, c.object) for c in out] == [("works_at", "恒达")]

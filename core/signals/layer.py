@@ -259,9 +259,16 @@ class SignalLayer:
             mine = [self._act(self._checked(c, tags), reading, hedged_here) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
+            if not mine and i > 0 and sentences[i - 1] == sentences[i] and readings[i - 1].who is None \
+                    and self.people.speaks_of_self(readings[i - 1].signal.clause.text, readings[i - 1].lang):
+                # a name goes on from the clause before only when it named nothing ("我养了一只柯基，叫豆豆"
+                # names the dog), nor is it a value the extractor put in another claim ("鹦鹉（小绿）")
+                before = [c for c, at in placed if at == i - 1]
+                mine = [c for c in self._carried_self(turn, context, reading, extract, user_subject)
+                        if not self._taken(c, [*claims, *out]) and not (before and c.predicate == "name")]
             if not mine:
                 mine = [c for c in self._unhedged(turn, context, reading, extract, user_subject)
-                        if not any(_said(c, x) for x in [*claims, *out])]
+                        if not self._taken(c, [*claims, *out])]
             mine += [self._act(c, reading, hedged_here)
                      for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags)]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
@@ -479,6 +486,26 @@ class SignalLayer:
                     break
         return [_cite(c, turn) for c in found]
 
+    def _taken(self, claim: ClaimInput, claimed: list[ClaimInput]) -> bool:
+        """Whether a clause read again found what the turn's claims already hold: its value, in one of
+        theirs, or (a single-valued predicate) a value of the same subject and predicate."""
+        return any((c.subject, c.predicate) == (claim.subject, claim.predicate)
+                   and (claim.predicate in self.single_valued or _norm(claim.object) in _norm(c.object))
+                   or (c.subject == claim.subject and _norm(claim.object) in _norm(c.object)) for c in claimed)
+
+    def _carried_self(self, turn: Turn, context: Sequence[Turn], reading: Reading,
+                      extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]], user_subject: str) -> list[ClaimInput]:
+        """A Chinese clause that goes on a sentence about the speaker with its subject dropped
+        ("我姓赵，叫赵建国"; ``People.drops_subject``) after a clause the speaker says of themselves,
+        that gave the extractor nothing, read with its subject, 我, put back: what it states is the
+        speaker's. Only a clause the head finds fact-bearing."""
+        text = reading.signal.clause.text.lstrip(" ，,、")
+        if reading.who is not None or reading.lang != "zh" or "我" in text \
+                or not self.people.drops_subject(text, "zh") or reading.signal.fact_bearing < FACT_BEARING:
+            return []
+        found = extract(replace(turn, text="我" + text), context)
+        return [_cite(c, turn) for c in found if c.subject == user_subject]
+
     def _unhedged(self, turn: Turn, context: Sequence[Turn], reading: Reading,
                   extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]], user_subject: str) -> list[ClaimInput]:
         """A clause that hedges and gave the extractor nothing (the hedge words break the phrasings it
@@ -556,11 +583,6 @@ def _of_me(clause: str, value: str) -> bool:
     "朋友都喊我芸芸"): the other person is the subject, but the value is the speaker's."""
     at = clause.find(value)
     return at > 0 and bool(_ME_BEFORE.search(clause[:at]))
-
-
-def _said(claim: ClaimInput, other: ClaimInput) -> bool:
-    """Whether ``other`` already states ``claim``'s value of the same subject and predicate."""
-    return (claim.subject, claim.predicate, _norm(claim.object)) == (other.subject, other.predicate, _norm(other.object))
 
 
 def _cite(claim: ClaimInput, turn: Turn) -> ClaimInput:
