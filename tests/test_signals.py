@@ -223,6 +223,13 @@ def test_a_chinese_first_person_reading_keeps_the_clause_and_drops_only_the_pers
     assert people.first_person(text, "zh") == first
 
 
+def test_characters_after_a_relation_word_may_be_a_name_unless_they_are_the_clauses_own_words():
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert ("我下个月调去深圳", "大伟") in people.unnamed_readings("我老公大伟下个月调去深圳")  # no surname, still a name
+    assert people.unnamed_readings("我妈好像对虾过敏") == []  # a hedge word
+    assert people.unnamed_readings("我妈住天津那边") == []  # words that begin as a predicate does
+
+
 def test_an_english_clause_about_another_person_is_made_first_person():
     t = turn("My sister is vegan and lives in Leeds")
     seen: list[str] = []

@@ -168,6 +168,15 @@ class People:
         return (0 < len(words) <= 3 and all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha()
                                           for w in words) and words[0] not in self.cues.not_names)
 
+    def may_be_name(self, value: str) -> bool:
+        """Whether Chinese characters right after a relation word, where nothing marks where a name
+        would end, may be the person's name: one of a name's shape (``looks_like_name``), or any
+        other but the clause's own words: not ones that begin as a predicate does (住天津, 在深圳;
+        ``[dropped_subject]``) nor ones holding a cue word (好像)."""
+        if self.looks_like_name(value):
+            return True
+        return not self.drops_subject(value, "zh") and not any(self.cues.has(act, value, "zh") for act in self.cues.acts)
+
     def relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
         """The first relation word of ``text`` with its relation key. Chinese relation words overlap
         ("我姐" and "姐姐" in "我姐姐"): a word starting inside the one found and ending after it
@@ -246,7 +255,7 @@ class People:
                 # a name said right after the relation word ("我男朋友阿杰在深圳"), not the clause's
                 # own words taken for one ("我妈住天津": 住天津 is where she lives)
                 if name is not None and not name.group(0).startswith(("叫", "名")) \
-                        and self.looks_like_name(name.group(1)):
+                        and self.may_be_name(name.group(1)):
                     rest = rest[name.end(1):]
                 new = "我" + rest.lstrip("他她")  # what stood before it is a filler (is_subject): 对了, 还有
             else:
@@ -271,8 +280,8 @@ class People:
     def unnamed_readings(self, text: str) -> list[tuple[str, str]]:
         """A Chinese clause about a relation followed by a name with nothing to mark where the
         name ends ("我领导王姐海鲜过敏"): the clause read in the first person without the two or
-        three characters after the relation word that have a name's shape, each with the name it
-        took away (the caller keeps the first reading the extractor finds a fact in)."""
+        three characters after the relation word that may be a name (``may_be_name``), each with the
+        name it took away (the caller keeps the first reading the extractor finds a fact in)."""
         named = self.relation(text, "zh")
         if named is None or not self.is_subject(text, named[1], "zh"):
             return []
@@ -281,7 +290,7 @@ class People:
         for n in (2, 3):
             name, after = rest[:n], rest[n:]
             if len(name) == n and all("\u4e00" <= ch <= "\u9fff" for ch in name) and after \
-                    and self.looks_like_name(name):
+                    and self.may_be_name(name):
                 out.append(("我" + after, name))
         return out
 
