@@ -489,9 +489,9 @@ class SignalLayer:
     def _taken(self, claim: ClaimInput, claimed: list[ClaimInput]) -> bool:
         """Whether a clause read again found what the turn's claims already hold: its value, in one of
         theirs, or (a single-valued predicate) a value of the same subject and predicate."""
-        return any((c.subject, c.predicate) == (claim.subject, claim.predicate)
-                   and (claim.predicate in self.single_valued or _norm(claim.object) in _norm(c.object))
-                   or (c.subject == claim.subject and _norm(claim.object) in _norm(c.object)) for c in claimed)
+        value = _norm(claim.object)
+        return any(c.subject == claim.subject and (value in _norm(c.object) or (
+            c.predicate == claim.predicate and claim.predicate in self.single_valued)) for c in claimed)
 
     def _carried_self(self, turn: Turn, context: Sequence[Turn], reading: Reading,
                       extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]], user_subject: str) -> list[ClaimInput]:

@@ -382,6 +382,11 @@ class FastTable(DataTable):
             self._forget_stale_header()
         return super().render_line(y)
 
+    def _column_widths(self) -> tuple[int, ...]:
+        """Every shown column's drawn width (padding included), worked out once per repaint."""
+        return self._cached_style("widths", lambda: tuple(
+            column.get_render_width(self) for column in self.ordered_columns))
+
     def _forget_stale_header(self) -> None:
         """DataTable measures the rows added since the last idle moment and widens its
         auto-width columns then, without forgetting the header it drew before (its caches
@@ -389,7 +394,7 @@ class FastTable(DataTable):
         height gets no resize to bump it). The rows drawn here use the widths of now, so a
         header drawn in between stayed narrower than its rows. The widths the header was
         drawn at are kept; when they differ now, DataTable's drawn lines are dropped."""
-        widths = tuple(column.get_render_width(self) for column in self.ordered_columns)
+        widths = self._column_widths()
         if widths != self._header_widths:
             if self._header_widths is not None:
                 self.notify_style_update()
@@ -418,8 +423,7 @@ class FastTable(DataTable):
         row_key = rows[row_index].key
         width = self.size.width
         base = self._cached_style("base", lambda: self.rich_style)
-        widths = self._cached_style("widths", lambda: tuple(
-            column.get_render_width(self) for column in self.ordered_columns))
+        widths = self._column_widths()
         if any(w < 2 * self.cell_padding for w in widths):
             return None
         state = self._cached_style("state", self.get_pseudo_class_state)
