@@ -283,6 +283,40 @@ def test_a_name_given_before_opens_a_clause_in_any_case_when_its_verb_follows():
     assert [c.subject for c in out] == ["user:mei"]
 
 
+@pytest.mark.parametrize("text, predicate, value", [
+    ("Theo's started at a bakery here", "works_at", "bakery"),  # 's: has + a participle
+    ("so Theo's a nurse now", "role", "nurse"),  # 's: is + a determiner
+    ("Theo's at Acme these days", "works_at", "Acme"),  # 's: is + a preposition
+])
+def test_a_known_name_contracted_with_its_verb_opens_a_clause_about_that_person(text, predicate, value):
+    """"Theo's" is "Theo has/is" when what follows cannot follow an owner."""
+    before = turn("my brother Theo lives in Bristol", number=1)
+    t = turn(text)
+    out = layer({}).refine(t, [before], [claim("user:mei", predicate, value, t)], nothing)
+    assert [c.subject for c in out] == ["person:mei/brother"]
+
+
+@pytest.mark.parametrize("intro, text", [
+    ("my brother João lives in Porto", "João just moved to Lisbon"),
+    ("my brother joão lives in porto", "and joão got promoted to sous chef"),
+    ("my brother Émile lives in Lyon", "Émile's started at a bakery here"),
+])
+def test_a_name_with_letters_beyond_a_to_z_is_a_name(intro, text):
+    before = turn(intro, number=1)
+    t = turn(text)
+    out = layer({}).refine(t, [before], [claim("user:mei", "role", "x", t)], nothing)
+    assert [c.subject for c in out] == ["person:mei/brother"]
+
+
+@pytest.mark.parametrize("text", ["Theo's bakery is my favourite", "Theo's painting is my favourite",
+                                  "Theo's bed is too soft for me", "Theo's speed scares me"])
+def test_a_known_name_owning_a_thing_does_not_take_the_clause(text):
+    before = turn("my brother Theo lives in Bristol", number=1)
+    t = turn(text)
+    out = layer({}).refine(t, [before], [claim("user:mei", "likes", "x", t)], nothing)
+    assert [c.subject for c in out] == ["user:mei"], text
+
+
 def test_a_clause_surely_about_someone_unnamed_waits_for_a_reviewer():
     t = turn("they're allergic to shellfish")
     out = layer({t.text: ("third", "statement", "health", 0.95)}).refine(

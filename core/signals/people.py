@@ -18,13 +18,17 @@ from .cues import Cues
 # a fixed instant to ask whether a span is a time word at all (周末, 周一: not 周's names)
 _ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 
+# a first name: a capital and letters, any Latin ones ("Dana", "João", "Émile", "Siobhán"); typed in
+# lower case, a word of letters and hyphens
+_NAME = r"[A-ZÀ-ÖØ-Þ][^\W\d_]+"
+_LOWER_NAME = r"[^\W\d_A-ZÀ-ÖØ-Þ][^\W\d_]*(?:-[^\W\d_]+)*"
 # a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
-_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+([A-Z][a-z]+)\b(?!\s+[A-Z])")
+_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+(" + _NAME + r")\b(?!\s+[A-ZÀ-ÖØ-Þ])")
 # the same in a turn typed all in lower case, where no capital marks a name: a word right after the
 # relation word and before the clause's verb ("my husband sipho is a paramedic", "my roommate jay's
 # moving out"); words that fill that slot without being names are left out (``_not_a_lower_name``)
 _INTRODUCED_LOWER = re.compile(
-    r",?\s+([a-z][a-z-]+)(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
+    r",?\s+(" + _LOWER_NAME + r")(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
     r"loves|hates|likes|moved|started|and|who)\b)")
 _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "never", "always", "actually",
                          "already", "and", "who", "is", "was", "has", "does", "at", "in", "on", "from", "for",
@@ -33,13 +37,21 @@ _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "n
 # the fillers that may open an English clause before its subject
 _EN_FILLERS = r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
 # a first name opening a clause as its subject (after a filler), followed by a verb-like word
-_SUBJECT_VERB = (r",?(?:'s\s+(?:\w+ing|been|got|gone|just|also|still|now|finally|allergic|moved)\b|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
+# "Name's" is "Name is/has" when what follows cannot follow an owner: a participle (\w+ed, not "bed" or
+# "speed"; an irregular one), a verb in -ing, a determiner ("Callum's a nurse"), an adverb or a
+# preposition ("Dana's at work", "Sam's back home"); an owner's noun comes before its own verb
+_CONTRACTED = (r"(?:\w+ing|\w{2,}[^e\W]ed|been|got|gotten|gone|done|had|made|taken|left|begun|become|come|"
+               r"found|run|seen|quit|a|an|the|not|never|just|also|still|now|finally|already|always|"
+               r"allergic|back|at|in|on|off|out|away|from|with|over|really|so|too|very|pretty|quite)\b"
+               # not when a verb of its own follows it: an owner's noun ("Theo's wedding speech was great")
+               r"(?!(?:\s+\w+)?\s+(?:is|was|are|were|has|had|will|looks?|looked|seems?|seemed)\b)")
+_SUBJECT_VERB = (r",?(?:'s\s+" + _CONTRACTED + r"|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
                  r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
                  r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
-_NAME_SUBJECT = re.compile(_EN_FILLERS + r"([A-Z][a-z]+)" + _SUBJECT_VERB)
+_NAME_SUBJECT = re.compile(_EN_FILLERS + "(" + _NAME + ")" + _SUBJECT_VERB)
 # a name given before opening a clause, or a sentence in it after a short one ("ugh yeah. jay is …"),
 # in any case, as its subject (followed by its verb, as above: "Tom and I moved" is not about Tom)
-_KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([a-z][a-z-]*)" + _SUBJECT_VERB,
+_KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([^\W\d_]+(?:-[^\W\d_]+)*)" + _SUBJECT_VERB,
                             re.IGNORECASE)
 
 # a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
@@ -138,7 +150,7 @@ class People:
         ("My rent is…", "我的生日是…"). None: no such possessor ("Domino's pizza is
         the best" owns no attribute; "周末的计划" is a time's, not a person's)."""
         if lang == "en":
-            m = re.match(_EN_FILLERS + r"([A-Z][a-z]+)(?:'s|’s)\s+", text, re.IGNORECASE)
+            m = re.match(_EN_FILLERS + "(" + _NAME + r")(?:'s|’s)\s+", text, re.IGNORECASE)
             if m is None or not m.group(1)[0].isupper() or m.group(1) in self.cues.not_names:
                 return None
             owned = re.match(r"(?:[a-z]+\s+)?", text[m.end():])  # one adjective: "Ana's new flat"
@@ -267,7 +279,7 @@ class People:
                 after = text[m.end():]
                 if re.match(r"(?:'s|’s)\s", after) and self.cues.possessed["en"].search(after[:40]):
                     return head + "my " + after[3:]  # "my sister's rent is" -> "my rent is"
-                rest = re.sub(r"^(?:'s)?\s*(?:[A-Z][a-z]+\s+)?", " ", text[m.end():])  # "my sister Lily is"
+                rest = re.sub(r"^(?:'s)?\s*(?:" + _NAME + r"\s+)?", " ", text[m.end():])  # "my sister Lily is"
                 new = head + "I" + _en_first_person(rest)
                 new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
             else:

@@ -13,6 +13,8 @@ turn) and scored:
 * **precision**: distinct values the store holds (rows not retired as never
   true; session states left out) that match an expected fact;
 * **checks**: the share that pass, overall and per type;
+* **leaks**: values of another person's expected fact the store holds as the
+  user's (never right: "must never become the user's");
 * **queue**: review candidates per 100 turns, and the share of them whose text
   holds the value of an expected fact said in the turn they cite (what a
   careful reviewer would approve, editing it into that fact where needed).
@@ -112,6 +114,7 @@ class SetScore:
     passed: Counter = field(default_factory=Counter)
     candidates: int = 0
     approvable: int = 0
+    leaks: int = 0
     misses: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -123,7 +126,8 @@ class SetScore:
                 "checks_passed": _ratio(sum(self.passed.values()), sum(self.checks.values())),
                 "by_type": {t: [self.passed[t], n] for t, n in sorted(self.checks.items())},
                 "candidates_per_100_turns": round(100 * self.candidates / max(self.turns, 1), 1),
-                "candidates_approvable": _ratio(self.approvable, self.candidates)}
+                "candidates_approvable": _ratio(self.approvable, self.candidates),
+                "leaks": self.leaks}
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -236,6 +240,16 @@ def score(name: str, folder: Path, *, signals: bool, misses: bool, extractor: An
                 out.values_ok += ok
                 if misses and not ok:
                     out.misses.append(f"extra value: {v[0]} {v[1]} {v[2]!r} {v[3]}")
+            # leaks: another person's expected fact (its predicate and value) held as the user's, and
+            # not the user's too
+            theirs = [w for w in facts if w.line["subject"].startswith("person:")]
+            for v in sorted(values):
+                if v[0].startswith("user:") and not any(w.holds(*v) for w in facts) and any(
+                        w.line["subject"].startswith(v[0].replace("user:", "person:") + "/")
+                        and v[1] in w.predicates and w.object_ok(v[2]) for w in theirs):
+                    out.leaks += 1
+                    if misses:
+                        out.misses.append(f"leak: {v[0]} {v[1]} {v[2]!r} is another person's")
             # checks
             for check in checks:
                 kind = check.line["type"]
@@ -296,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {d['turns']} turns, {d['facts']} facts: recall {d['fact_recall']} "
               f"(with the queue {d['fact_recall_with_queue']}), precision {d['precision']} "
               f"of {d['values']} values; checks {d['checks_passed']} of {d['checks']}; queue "
-              f"{d['candidates_per_100_turns']}/100 turns, approvable {d['candidates_approvable']}")
+              f"{d['candidates_per_100_turns']}/100 turns, approvable {d['candidates_approvable']}; "
+              f"leaks {d['leaks']}")
         print("   by type: " + ", ".join(f"{t} {p}/{n}" for t, (p, n) in d["by_type"].items()))
         for m in s.misses:
             print("   " + m)
