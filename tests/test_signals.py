@@ -108,7 +108,13 @@ def nothing(t: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
 @pytest.mark.parametrize("text, expected", [
     ("嗯，我搬到闵行了，上周的事", ["嗯，我搬到闵行了", "上周的事"]),
     ("ok so, I switched jobs. Node.js is 3.5 times faster", ["ok so, I switched jobs", "Node.js is 3.5 times faster"]),
-    ("nan chips in £1,500 so we're at £7,500 now, nice", ["nan chips in £1,500 so we're at £7,500 now, nice"]),
+    ("nan chips in £1,500 so we're at £7,500 now, nice", ["nan chips in £1,500", "so we're at £7,500 now, nice"]),
+    # a conjunction before a subject of its own opens a clause; before anything else it does not
+    ("he's vegan and allergic to nuts so I cook twice", ["he's vegan and allergic to nuts", "so I cook twice"]),
+    ("salt and pepper so nice", ["salt and pepper so nice"]),
+    # a space between Chinese characters is a comma; one beside a Latin word is not
+    ("家里情况 老婆叫小梅 是老师", ["家里情况", "老婆叫小梅", "是老师"]),
+    ("我在 Acme 上班", ["我在 Acme 上班"]),
     ("budget is 7,500, rent 1,200 a month", ["budget is 7,500", "rent 1,200 a month"]),
     ("好", ["好"]),
     ("yes; no", ["yes; no"]),
@@ -315,6 +321,17 @@ def test_a_known_name_owning_a_thing_does_not_take_the_clause(text):
     t = turn(text)
     out = layer({}).refine(t, [before], [claim("user:mei", "likes", "x", t)], nothing)
     assert [c.subject for c in out] == ["user:mei"], text
+
+
+@pytest.mark.parametrize("text, value", [
+    ("同事阿凯拉我去打球，我还挺喜欢的，他对花生过敏", "花生"),
+    ("my brother Theo visited, I loved it, he is allergic to nuts", "nuts"),
+])
+def test_a_pronoun_after_a_clause_of_the_speakers_still_means_the_person_before(text, value):
+    t = turn(text)
+    out = layer({}).refine(t, [], [claim("user:mei", "allergy", value, t)], nothing)
+    assert [c.subject for c in out if c.predicate == "allergy"] != ["user:mei"]
+    assert [c.subject for c in out if c.predicate == "allergy"][0].startswith("person:mei/")
 
 
 def test_a_clause_surely_about_someone_unnamed_waits_for_a_reviewer():

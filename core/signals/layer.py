@@ -163,7 +163,8 @@ class SignalLayer:
                 self.people.introductions(t.text, names)
         self.people.introductions(turn.text, names)
         out = []
-        who: str | None = None
+        who: str | None = None  # whom a dropped subject goes on about (a clause of the speaker's ends it)
+        antecedent: str | None = None  # whom a pronoun means: the last person the turn spoke of
         said_to = 0  # where the clause before ended
         chain = False  # whether the clause before was about its person alone (a topic chain may go on)
         for signal in self.model.read(turn.text, assistant):
@@ -188,24 +189,30 @@ class SignalLayer:
             if owner is not None and (named is None or not self.people.is_subject(text, named[1], lang)):
                 first = names.get(owner[0].lower()) or names.get(owner[0]) or owner[0].lower()
             current: str | None
+            mine = self.people.speaks_of_self(text, lang)
             if named is not None and self.people.is_subject(text, named[1], lang):
                 current = who = named[0]
             elif first is not None:
                 current = who = first
-            elif who is not None and not self.people.speaks_of_self(text, lang) and (
-                    self.cues.pronoun_re[lang].search(text) or about == "third"
-                    or (chained and self.people.drops_subject(text, lang))):
-                current = who  # a pronoun, or a dropped subject in the same sentence (a topic chain)
-            elif about == "third" and p >= THIRD_ALONE and not self.people.speaks_of_self(text, lang):
+            elif antecedent is not None and not mine and self.cues.pronoun_re[lang].search(text):
+                current = who = antecedent  # a pronoun, even after a clause of the speaker's ("我也喜欢 他…")
+            elif who is not None and not mine and (
+                    about == "third" or (chained and self.people.drops_subject(text, lang))):
+                current = who  # a dropped subject in the same sentence (a topic chain)
+            elif about == "third" and p >= THIRD_ALONE and not mine:
                 current = UNSURE  # surely someone else's, whose is not said: a reviewer decides
             else:
                 current = None
-                if self.people.speaks_of_self(text, lang):
+                if mine:
                     who = None
             if current is None and named is not None:
                 # "我男朋友说…", "我跟男朋友…", "I called my mum": not what the clause is about, but whom
                 # a pronoun after it means
                 who = named[0]
+            if current not in (None, UNSURE):
+                antecedent = current
+            elif current is None and named is not None:
+                antecedent = named[0]
             out.append(Reading(signal, current, lang))
             chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out
