@@ -115,6 +115,9 @@ def nothing(t: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
     # a space between Chinese characters is a comma; one beside a Latin word is not
     ("家里情况 老婆叫小梅 是老师", ["家里情况", "老婆叫小梅", "是老师"]),
     ("我在 Acme 上班", ["我在 Acme 上班"]),
+    # a tilde is chat's comma too, but not before a number (about so much)
+    ("好久没来～周航上周搬走了", ["好久没来", "周航上周搬走了"]),
+    ("commute is ~20 min by bike", ["commute is ~20 min by bike"]),
     ("budget is 7,500, rent 1,200 a month", ["budget is 7,500", "rent 1,200 a month"]),
     ("好", ["好"]),
     ("yes; no", ["yes; no"]),
@@ -168,11 +171,11 @@ def test_a_pronoun_after_a_relation_carries_the_person():
     assert [(c.subject, c.object) for c in out] == [("person:mei/husband", "peanuts")]
 
 
-def test_a_dropped_subject_goes_on_about_the_person_within_the_sentence():
+def test_a_dropped_subject_goes_on_about_the_person_of_the_clause_before():
     """A Chinese topic chain: a clause that begins with its predicate is
-    about the person of the clause before it, in the same sentence; a
-    sentence end, a clause that names the speaker anywhere ("同事都喊我…"),
-    or a subject of its own ends the chain."""
+    about the person of the clause before it, past a sentence end too (a
+    Chinese zero subject is the topic's); a clause that names the speaker
+    anywhere ("同事都喊我…") or a subject of its own ends the chain."""
     t = turn("我哥叫王磊，住在苏州，在一家银行当柜员。周末在家加班")
     claims = [claim("user:mei", "lives_in", "苏州", t), claim("user:mei", "role", "柜员", t),
               claim("user:mei", "works_at", "一家银行", t)]
@@ -180,9 +183,9 @@ def test_a_dropped_subject_goes_on_about_the_person_within_the_sentence():
     assert {(c.subject, c.predicate) for c in out if c.predicate != "name"} == {
         ("person:mei/brother", "lives_in"), ("person:mei/brother", "role"),
         ("person:mei/brother", "works_at")}
-    t = turn("我姐住在成都。在腾讯上班")  # a new sentence: the speaker again
+    t = turn("我姐住在成都。在腾讯上班")  # a new sentence: still the sister
     out = layer({}).refine(t, [], [claim("user:mei", "works_at", "腾讯", t)], nothing)
-    assert [c.subject for c in out] == ["user:mei"]
+    assert [c.subject for c in out] == ["person:mei/sister"]
     t = turn("我叫梅，同事都喊我小梅，在腾讯上班")  # the clause before names the speaker
     out = layer({}).refine(t, [], [claim("user:mei", "works_at", "腾讯", t)], nothing)
     assert [c.subject for c in out] == ["user:mei"]
@@ -332,6 +335,22 @@ def test_a_pronoun_after_a_clause_of_the_speakers_still_means_the_person_before(
     out = layer({}).refine(t, [], [claim("user:mei", "allergy", value, t)], nothing)
     assert [c.subject for c in out if c.predicate == "allergy"] != ["user:mei"]
     assert [c.subject for c in out if c.predicate == "allergy"][0].startswith("person:mei/")
+
+
+def test_a_relation_word_after_a_clefts_opener_is_the_subject():
+    t = turn("主要是我男朋友周航在北京做后端")
+    out = layer({}).refine(t, [], [claim("user:mei", "role", "后端", t)], nothing)
+    assert [c.subject for c in out if c.predicate == "role"] == ["person:mei/boyfriend"]
+
+
+def test_a_chinese_dropped_subject_goes_on_about_the_person_past_a_sentence_end():
+    """A Chinese topic chain outlives "！" / "。"; an English sentence end ends it."""
+    t = turn("我男朋友上周搬来东京了！现在在乐天做后端")
+    out = layer({}).refine(t, [], [claim("user:mei", "role", "后端", t)], nothing)
+    assert [c.subject for c in out if c.predicate == "role"] == ["person:mei/boyfriend"]
+    t = turn("我男朋友上周搬来东京了！我现在在乐天做后端")
+    out = layer({}).refine(t, [], [claim("user:mei", "role", "后端", t)], nothing)
+    assert [c.subject for c in out if c.predicate == "role"] == ["user:mei"]
 
 
 def test_a_clause_surely_about_someone_unnamed_waits_for_a_reviewer():

@@ -169,9 +169,10 @@ class SignalLayer:
         chain = False  # whether the clause before was about its person alone (a topic chain may go on)
         for signal in self.model.read(turn.text, assistant):
             text = signal.clause.text
-            # the same sentence as the clause before: no sentence end between them
-            chained = chain and not _SENTENCE_END.search(turn.text, said_to,
-                                                         max(said_to, signal.clause.start))
+            # a clause a topic chain may reach: Chinese, right after the clause before (a zero subject is
+            # the topic's, past "！" or "。" too); English, in the same sentence
+            chained = chain and (is_zh(signal.clause.text) or not _SENTENCE_END.search(
+                turn.text, said_to, max(said_to, signal.clause.start)))
             said_to = signal.clause.end
             lang = "zh" if is_zh(text) else "en"
             named = self.people.relation(text, lang)
@@ -198,7 +199,7 @@ class SignalLayer:
                 current = who = antecedent  # a pronoun, even after a clause of the speaker's ("我也喜欢 他…")
             elif who is not None and not mine and (
                     about == "third" or (chained and self.people.drops_subject(text, lang))):
-                current = who  # a dropped subject in the same sentence (a topic chain)
+                current = who  # a dropped subject right after (a topic chain)
             elif about == "third" and p >= THIRD_ALONE and not mine:
                 current = UNSURE  # surely someone else's, whose is not said: a reviewer decides
             else:
