@@ -353,6 +353,42 @@ def test_a_chinese_dropped_subject_goes_on_about_the_person_past_a_sentence_end(
     assert [c.subject for c in out if c.predicate == "role"] == ["user:mei"]
 
 
+@pytest.mark.parametrize("question, answer, predicate, value, who", [
+    ("您女儿住在广州哪里呀？", "她在天河区", "lives_in", "天河区", "daughter"),
+    ("您女儿现在做什么工作呀？", "在银行上班", "works_at", "银行", "daughter"),
+    ("Nice! How's your sister settling in?", "she just moved to Leeds", "lives_in", "Leeds", "sister"),
+])
+def test_an_answer_to_a_question_about_someone_is_about_them(question, answer, predicate, value, who):
+    t = turn(answer, number=3)
+    out = layer({}).refine(t, [turn(question, "assistant", number=2)],
+                           [claim("user:mei", predicate, value, t)], nothing)
+    assert [c.subject for c in out if c.predicate == predicate] == [f"person:mei/{who}"]
+
+
+def test_only_the_question_names_whom_an_answer_is_about():
+    """"恭喜你姐姐！要不要我提醒你订机票？" asks of the user; "不远，我住…" is the speaker's."""
+    t = turn("好啊，正好那几天发工资", number=3)
+    q = turn("恭喜你姐姐！要不要我8月10号提醒你订机票？", "assistant", number=2)
+    out = layer({}).refine(t, [q], [claim("user:mei", "todo", "订机票", t)], nothing)
+    assert [c.subject for c in out if c.predicate == "todo"] == ["user:mei"]
+    t = turn("不远，我住西湖区文三路附近", number=3)
+    q = turn("紫金港离王老板的店远吗？", "assistant", number=2)
+    out = layer({}).refine(t, [q], [claim("user:mei", "lives_in", "西湖区文三路", t)], nothing)
+    assert [c.subject for c in out if c.predicate == "lives_in"] == ["user:mei"]
+
+
+@pytest.mark.parametrize("text, predicate, value, subject", [
+    ("女婿是广东人，在银行上班", "works_at", "银行", "person:mei/son-in-law"),
+    ("my stepdad is a plumber", "role", "plumber", "person:mei/stepfather"),
+    ("我表姐在苏州当老师", "role", "老师", "person:mei/cousin"),
+    ("我当上组长了", "role", "组长", "user:mei"),  # a role the speaker becomes, not a person
+])
+def test_kin_and_social_relation_words_are_people(text, predicate, value, subject):
+    t = turn(text)
+    out = layer({}).refine(t, [], [claim("user:mei", predicate, value, t)], nothing)
+    assert [c.subject for c in out if c.predicate == predicate] == [subject]
+
+
 def test_a_clause_surely_about_someone_unnamed_waits_for_a_reviewer():
     t = turn("they're allergic to shellfish")
     out = layer({t.text: ("third", "statement", "health", 0.95)}).refine(

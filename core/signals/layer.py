@@ -95,6 +95,10 @@ def _norm(text: str) -> str:
 # what ties a time to a value ("since", "从…开始"), dropped with the time
 _TIME_GLUE = re.compile(r"(?i)(?:\b(?:since|from|starting|as of|beginning|until)\b|从|自从|自|起|开始|以来)")
 
+def _questions(message: str) -> list[str]:
+    """The sentences of ``message`` that end in a question mark."""
+    return [q for q in re.split(r"(?<=[。！？!?\n])|(?<=\.)\s", message) if q.rstrip().endswith(("?", "？"))]
+
 # where a sentence ends (a turn's hedge said alone covers its sentence)
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 
@@ -167,6 +171,17 @@ class SignalLayer:
         antecedent: str | None = None  # whom a pronoun means: the last person the turn spoke of
         said_to = 0  # where the clause before ended
         chain = False  # whether the clause before was about its person alone (a topic chain may go on)
+        asked = _questions(assistant)
+        if asked:
+            # an answer to a question about someone ("您女儿住哪？" "在天河区", "How's your sister?" "she
+            # moved"): the person the question asks of (its last one, in that sentence: "恭喜你姐姐！要不要
+            # 我提醒你…？" asks of the user), or, asked by a pronoun, the one the user's turn before spoke of
+            question = asked[-1]
+            before = next((t.text for t in reversed(context) if t.speaker == "user"), "")
+            antecedent = self.people.last_spoken_of(question, names) or (
+                self.people.last_spoken_of(before, names) if self.cues.pronoun_re["zh"].search(question)
+                or self.cues.pronoun_re["en"].search(question) else None)
+            who, chain = antecedent, antecedent is not None
         for signal in self.model.read(turn.text, assistant):
             text = signal.clause.text
             # a clause a topic chain may reach: Chinese, right after the clause before (a zero subject is

@@ -10,10 +10,11 @@ functions over the cue tables; no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from ..lang.times import find_times
-from .cues import Cues
+from .cues import Cues, is_zh
 
 # a fixed instant to ask whether a span is a time word at all (周末, 周一: not 周's names)
 _ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)
@@ -237,9 +238,23 @@ class People:
         return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
             w in ("i", "i'm", "me", "to", "with", "for", "about", "and") for w in words[:-1])
 
+    def last_spoken_of(self, text: str, names: Mapping[str, str]) -> str | None:
+        """The person ``text`` speaks of last: a relation word ("your sister", 您女儿) or a name
+        given before (``names``, lower case), as its relation key; None: nobody."""
+        found: list[tuple[int, str]] = []
+        for lang in ("zh", "en"):
+            for m in self.cues.relation_re[lang].finditer(text):
+                key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
+                if key:
+                    found.append((m.start(), key))
+        for name, key in names.items():
+            edge = "" if is_zh(name) else r"\b"
+            found += [(m.start(), key) for m in re.finditer(edge + re.escape(name) + edge, text, re.IGNORECASE)]
+        return max(found)[1] if found else None
+
     def speaks_of_self(self, text: str, lang: str) -> bool:
-        if lang == "zh":
-            return bool(re.match(r"^(?:[^，,。]{0,4})?" + _ZH_ME, text))
+        if lang == "zh":  # past a short reply joined to the clause ("不远，我住文三路")
+            return bool(re.match(r"^(?:[^，,。]{0,4}[，,、～~]\s*)?(?:[^，,。]{0,4})?" + _ZH_ME, text))
         return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", text, re.IGNORECASE))
 
     def names_self(self, text: str, lang: str) -> bool:
