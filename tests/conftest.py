@@ -3,6 +3,7 @@ on a throwaway PostgreSQL server; ``-m 'not postgres'`` skips the latter."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 from collections.abc import Iterator
@@ -13,6 +14,16 @@ import pytest
 from memdesk import ManualClock, Store
 
 from .pgserver import PgServer, reset_pg, start_server
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once the tests are collected, the modules and tables loaded so far never become garbage:
+    the collector stops walking them (gc.freeze), and runs less often (a young generation of
+    50,000 objects instead of 700). The suite's many small objects made collection about a
+    tenth of its time; a cycle still gets collected, later."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
 DEMO_START = datetime.fromisoformat("2026-03-01T00:00:00+08:00")
 
