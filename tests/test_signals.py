@@ -381,6 +381,7 @@ def test_only_the_question_names_whom_an_answer_is_about():
     ("女婿是广东人，在银行上班", "works_at", "银行", "person:mei/son-in-law"),
     ("my stepdad is a plumber", "role", "plumber", "person:mei/stepfather"),
     ("我表姐在苏州当老师", "role", "老师", "person:mei/cousin"),
+    ("my mate Tom is a plumber", "role", "plumber", "person:mei/friend"),
     ("我当上组长了", "role", "组长", "user:mei"),  # a role the speaker becomes, not a person
 ])
 def test_kin_and_social_relation_words_are_people(text, predicate, value, subject):
