@@ -776,6 +776,17 @@ def test_an_extractors_value_the_tagger_finds_implausible_waits_for_review():
     assert out == {"现在反而有点": HEDGED_CONFIDENCE, "香菜": 0.9, "芫荽": 0.9}
 
 
+def test_the_wrong_value_a_correction_takes_back_is_not_checked_as_a_value():
+    """"I meant Meilisearch, not Algolia": Algolia is named to be retired, not stated."""
+    t = turn("Sorry, I meant Meilisearch, not Algolia")
+    lay = SignalLayer(model=FixedModel({}), cues=Cues.load(),  # type: ignore[arg-type]
+                      tagger=FixedTagger(plausible={"Meilisearch": 0.2, "Algolia": 0.0002}))  # type: ignore[arg-type]
+    rules = [claim("user:mei", "decision", "Meilisearch", t, change="correction"),
+             claim("user:mei", "decision", "Algolia", t, change="correction", polarity="negative")]
+    out = {(c.object, c.polarity): c.confidence for c in lay.refine(t, [], rules, nothing)}
+    assert out == {("Meilisearch", "positive"): 0.9, ("Algolia", "negative"): 0.9}
+
+
 def _said(session: str, number: int, when: str, text: str) -> Turn:
     return Turn(session, number, "user", datetime.fromisoformat(when), text, "mei", None)
 

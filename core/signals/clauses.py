@@ -1,6 +1,8 @@
 """Clauses of a turn: the unit the signal layer reads (docs/signal-model.md).
 
-A clause is a sentence, or a comma part of one; a fragment of two units or
+A clause is a sentence, or a comma part of one (chat's commas too: a space
+between Chinese characters, a tilde, an emoji; and an English conjunction
+before a subject of its own, "so I…"); a fragment of two units or
 fewer (a unit is a CJK character or a word) joins the fragment after it (the
 last one joins the one before), so "嗯，" or "ok so," never stands alone.
 Pure functions, no I/O.

@@ -312,9 +312,12 @@ class SignalLayer:
     def _checked(self, claim: ClaimInput, tags: Callable[[], ClauseTags]) -> ClaimInput:
         """An extractor's value the tagger finds implausible as any fact's value
         ("算了", "现在反而有点", "now it") waits for a reviewer instead of being
-        written. Only a value said word for word in the clause is checked."""
+        written. Only a value said word for word in the clause is checked, and not
+        the wrong value a correction takes back ("I meant X, not Y": Y was a value
+        when it was said; here it is named only to be retired)."""
         if claim.extractor == self.name or claim.source.kind != "user_explicit" \
-                or claim.confidence <= HEDGED_CONFIDENCE:
+                or claim.confidence <= HEDGED_CONFIDENCE \
+                or (claim.change == "correction" and claim.polarity == "negative"):
             return claim
         p = tags().plausibility(claim.object)
         return claim if p is None or p >= IMPLAUSIBLE else self._hedged(claim)
