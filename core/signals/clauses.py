@@ -1,8 +1,6 @@
 """Clauses of a turn: the unit the signal layer reads (docs/signal-model.md).
 
-A clause is a sentence, or a comma part of one (chat's commas too: a space
-between Chinese characters, a tilde, an emoji; and an English conjunction
-before a subject of its own, "so I…"); a fragment of two units or
+A clause is a sentence, or a comma part of one; a fragment of two units or
 fewer (a unit is a CJK character or a word) joins the fragment after it (the
 last one joins the one before), so "嗯，" or "ok so," never stands alone.
 Pure functions, no I/O.
@@ -16,14 +14,8 @@ from dataclasses import dataclass
 # a break: sentence ends, semicolons, commas (not one between digits: £7,500), colons, line breaks;
 # an English full stop only before white space or the end (not in 3.5, e.g. or Node.js)
 # an emoji (with its modifiers) is chat's punctuation: "叫我芸芸😂 在学校教语文"
-# a space between two Chinese characters is chat's comma ("家里情况 老婆叫小梅 是老师"), and so is a
-# tilde ("好久没来～周航搬走了"; not "~20 min", about twenty); an English
-# conjunction before a subject of its own opens a clause ("he's vegan so I cook twice": two subjects)
 _BREAK = re.compile(r"(?:[。！？!?；;，、：\n]|(?<!\d),|,(?!\d))+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s|——+"
-                    r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*"
-                    r"|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])|[～~]+(?!\s*\d)"
-                    r"|(?i:\s+(?=(?:so|and|but|because|cause|cuz|coz|while|though|although|whereas)\s+"
-                    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|he|he's|she|she's|they|they're)\b))")
+                    r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
 SHORT = 2
 
