@@ -67,6 +67,11 @@ class Cues:
         pattern = self.acts.get(act, {}).get(lang)
         return bool(pattern and pattern.search(text))
 
+    def relation_key(self, lang: str, word: str) -> str | None:
+        """The relation key of a relation word as ``relation_re`` matched it (any case), or None."""
+        table = self.relations.get(lang, {})
+        return table.get(word) or table.get(word.lower())
+
     def without(self, act: str, text: str, lang: str) -> str:
         """``text`` with the cue words of ``act`` taken out (English words closed up around them)."""
         pattern = self.acts.get(act, {}).get(lang)

@@ -95,10 +95,6 @@ def _norm(text: str) -> str:
 # what ties a time to a value ("since", "从…开始"), dropped with the time
 _TIME_GLUE = re.compile(r"(?i)(?:\b(?:since|from|starting|as of|beginning|until)\b|从|自从|自|起|开始|以来)")
 
-def _questions(message: str) -> list[str]:
-    """The sentences of ``message`` that end in a question mark."""
-    return [q for q in re.split(r"(?<=[。！？!?\n])|(?<=\.)\s", message) if q.rstrip().endswith(("?", "？"))]
-
 # where a sentence ends (a turn's hedge said alone covers its sentence)
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|\.(?=\s|$)")
 
@@ -118,6 +114,11 @@ _EN_BE = {"i": "am", "he": "is", "she": "is", "it": "is"}
 _EN_BARE_MODAL = re.compile(r"(?i)\b(?:might|may)\b")
 # unsure which of two things, or whether at all: the clause asks itself, it states nothing
 _ASKS_ITSELF = re.compile(r"(?i)\b(?:whether|if|or)\b|要不要|是不是|还是|会不会|能不能|该不该|有没有|或者")
+
+
+def _questions(message: str) -> list[str]:
+    """The sentences of ``message`` that end in a question mark."""
+    return [q for q in re.split(r"(?<=[。！？!?\n])|(?<=\.)\s", message) if q.rstrip().endswith(("?", "？"))]
 
 
 @dataclass(frozen=True)
@@ -167,21 +168,12 @@ class SignalLayer:
                 self.people.introductions(t.text, names)
         self.people.introductions(turn.text, names)
         out = []
-        who: str | None = None  # whom a dropped subject goes on about (a clause of the speaker's ends it)
-        antecedent: str | None = None  # whom a pronoun means: the last person the turn spoke of
+        # whom a pronoun means (the last person the turn spoke of) and whom a dropped subject goes on
+        # about (a clause of the speaker's ends that); an answer to a question about someone starts on them
+        antecedent: str | None = self._asked_about(assistant, context, names)
+        who: str | None = antecedent
+        chain = antecedent is not None  # whether the clause before was about its person alone (a topic chain)
         said_to = 0  # where the clause before ended
-        chain = False  # whether the clause before was about its person alone (a topic chain may go on)
-        asked = _questions(assistant)
-        if asked:
-            # an answer to a question about someone ("您女儿住哪？" "在天河区", "How's your sister?" "she
-            # moved"): the person the question asks of (its last one, in that sentence: "恭喜你姐姐！要不要
-            # 我提醒你…？" asks of the user), or, asked by a pronoun, the one the user's turn before spoke of
-            question = asked[-1]
-            before = next((t.text for t in reversed(context) if t.speaker == "user"), "")
-            antecedent = self.people.last_spoken_of(question, names) or (
-                self.people.last_spoken_of(before, names) if self.cues.pronoun_re["zh"].search(question)
-                or self.cues.pronoun_re["en"].search(question) else None)
-            who, chain = antecedent, antecedent is not None
         for signal in self.model.read(turn.text, assistant):
             text = signal.clause.text
             # a clause a topic chain may reach: Chinese, right after the clause before (a zero subject is
@@ -224,14 +216,27 @@ class SignalLayer:
             if current is None and named is not None:
                 # "我男朋友说…", "我跟男朋友…", "I called my mum": not what the clause is about, but whom
                 # a pronoun after it means
-                who = named[0]
-            if current not in (None, UNSURE):
+                who = antecedent = named[0]
+            elif current not in (None, UNSURE):
                 antecedent = current
-            elif current is None and named is not None:
-                antecedent = named[0]
             out.append(Reading(signal, current, lang))
             chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out
+
+    def _asked_about(self, assistant: str, context: Sequence[Turn], names: Mapping[str, str]) -> str | None:
+        """The person the assistant's last question asks about ("您女儿住哪？", "How's your sister?"):
+        the last one that question names (in that sentence only: "恭喜你姐姐！要不要我提醒你…？" asks
+        of the user), or, asked by a pronoun, the one the user's turn before spoke of; None: nobody."""
+        asked = _questions(assistant)
+        if not asked:
+            return None
+        question = asked[-1]
+        named = self.people.last_spoken_of(question, names)
+        if named is not None or not (self.cues.pronoun_re["zh"].search(question)
+                                     or self.cues.pronoun_re["en"].search(question)):
+            return named
+        before = next((t.text for t in reversed(context) if t.speaker == "user"), "")
+        return self.people.last_spoken_of(before, names)
 
     # -- applying ---------------------------------------------------------
 

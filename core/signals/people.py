@@ -103,7 +103,7 @@ class People:
         "我女儿朵朵今年…", "柯基叫豆豆"), into ``names``."""
         lower = not any("A" <= ch <= "Z" for ch in text)
         for m in self.cues.relation_re["en"].finditer(text):
-            key = self.cues.relations["en"].get(m.group(0).lower())
+            key = self.cues.relation_key("en", m.group(0))
             after = _INTRODUCED.match(text, m.end())
             if key and after and after.group(1) not in self.cues.not_names:
                 names[after.group(1).lower()] = key
@@ -112,7 +112,7 @@ class People:
                 if after and not self._not_a_lower_name(after.group(1)):
                     names[after.group(1)] = key
         for m in self.cues.relation_re["zh"].finditer(text):
-            key = self.cues.relations["zh"].get(m.group(0))
+            key = self.cues.relation_key("zh", m.group(0))
             after = _ZH_INTRODUCED.match(text, m.end())
             # called so (叫朵朵), or right after the relation word in a name's shape (我女儿朵朵, not 房东说退租)
             if key and after and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
@@ -198,13 +198,12 @@ class People:
         m = found.search(text)
         if m is None:
             return None
-        table = self.cues.relations[lang]
-        key = table.get(m.group(0)) or table.get(m.group(0).lower())
+        key = self.cues.relation_key(lang, m.group(0))
         if lang == "zh":
             longer = [x for x in (found.match(text, at) for at in range(m.start() + 1, m.end()))
                       if x is not None and x.end() > m.end()]
             if longer:
-                key = table.get(longer[-1].group(0)) or key
+                key = self.cues.relation_key(lang, longer[-1].group(0)) or key
                 m = re.compile(re.escape(text[m.start():longer[-1].end()])).match(text, m.start()) or m
         return (key, m) if key else None
 
@@ -244,7 +243,7 @@ class People:
         found: list[tuple[int, str]] = []
         for lang in ("zh", "en"):
             for m in self.cues.relation_re[lang].finditer(text):
-                key = self.cues.relations[lang].get(m.group(0)) or self.cues.relations[lang].get(m.group(0).lower())
+                key = self.cues.relation_key(lang, m.group(0))
                 if key:
                     found.append((m.start(), key))
         for name, key in names.items():
