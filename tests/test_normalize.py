@@ -12,6 +12,7 @@ import pytest
 from memdesk.errors import InvalidInput
 from memdesk.lang import tables
 from memdesk.lang.amounts import Amount, find_amounts, parse_amount
+from memdesk.lang.chat import written
 from memdesk.lang.numerals import parse_cn_number
 from memdesk.lang.text import fold
 from memdesk.lang.times import TimeSpan, find_times, resolve_time
@@ -445,3 +446,16 @@ def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
         assert len(found) == 2
         return
     assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == [(expr, day)]
+
+
+@pytest.mark.parametrize(("typed", "written_form"), [
+    ("im moving next month", "I'm moving next month"),
+    ("Im gonna sell the car", "I'm going to sell the car"),
+    ("shes vegan, dont ask", "she's vegan, don't ask"),
+    ("Thats fine", "That's fine"),
+    ("its fine, were ok, ill go", "its fine, were ok, ill go"),  # words of their own stay as typed
+    ("Dontland is a place", "Dontland is a place"),  # not inside a longer word
+    ("我不吃猪肉", "我不吃猪肉"),
+])
+def test_chat_typing_is_read_as_written(typed: str, written_form: str) -> None:
+    assert written(typed) == written_form

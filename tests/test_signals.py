@@ -242,6 +242,20 @@ def test_an_english_clause_about_another_person_is_made_first_person():
     assert seen == ["I am vegan and live in Leeds"]
 
 
+@pytest.mark.parametrize(("text", "first"), [
+    ("she's in Atlanta", "I'm in Atlanta"),  # a contracted pronoun is a subject too
+    ("they're moving to Leeds", "I'm moving to Leeds"),
+    ("he's been vegetarian for years", "I've been vegetarian for years"),  # 's before "been" is "has"
+    ("she'll start in June", "I'll start in June"),
+    ("they are vegetarian", "I am vegetarian"),
+    ("shes a nurse", "I'm a nurse"),  # typed without its apostrophe
+    ("the shed is red", None),  # no pronoun inside a word
+])
+def test_an_english_pronoun_and_its_contraction_are_made_first_person(text, first):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert people.first_person(text, "en") == first
+
+
 def test_a_name_given_with_a_relation_becomes_that_persons_name():
     t = turn("my brother Theo is a nurse, 我女儿朵朵今年6岁")
     out = layer({}).refine(t, [], [], nothing)

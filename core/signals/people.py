@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from ..lang.chat import written
 from ..lang.times import find_times
 from .cues import Cues, is_zh
 
@@ -62,9 +63,13 @@ _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不
 
 # English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
 _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
-                      r"(is|was|has|does|doesn't|isn't|hasn't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
+                      r"(is|was|has|does|doesn't|isn't|hasn't|are|were|aren't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
 _EN_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't",
-             "isn't": "am not", "hasn't": "haven't", "was": "was"}
+             "isn't": "am not", "hasn't": "haven't", "was": "was", "are": "am", "were": "was", "aren't": "am not"}
+# a third-person pronoun as a subject, with its contraction if it has one ("she's", "they're", "he'll")
+_EN_PRONOUN = re.compile(r"(?i)(?<![\w'’])(she|he|they)(?:(['’](?:s|re|ve|ll|d))(?![\w'’])|(?![\w'’]))")
+_EN_CONTRACTED_FIRST = {"s": "m", "re": "m"}  # the rest stay: 've, 'll, 'd
+_EN_HAS = re.compile(r"(?i)\s+(?:(?:just|already|also|still|never|always)\s+)?(?:been|got|gotten|had)\b")
 _EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "this", "his", "its", "yes",
                  "us", "as", "less", "unless", "across", "nervous", "famous", "serious", "various",
                  "glass", "class", "miss", "boss", "bus", "plus", "thus", "previous", "obvious"}
@@ -272,6 +277,8 @@ class People:
 
     def first_person(self, text: str, lang: str) -> str | None:
         """The clause with the person it is about as "I" (None: no person found to replace)."""
+        if lang == "en":
+            text = written(text)  # chat typing ("shes a nurse") as written
         named = self.relation(text, lang)
         owner = self.possessor(text, lang)
         if owner is not None and (named is None or not self.is_subject(text, named[1], lang)):
@@ -299,10 +306,17 @@ class People:
                 new = head + "I" + _en_first_person(rest)
                 new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
             else:
-                pm = re.search(r"(?i)(?<![\w'])(she|he|they)(?![\w'])", text)
+                pm = _EN_PRONOUN.search(text)
                 if pm is None:
                     return None
-                new = text[:pm.start()] + "I" + _en_first_person(text[pm.end():])
+                rest = text[pm.end():]
+                if pm.group(2):  # a contraction: "she's a nurse" -> "I'm a nurse", "they've moved" -> "I've moved"
+                    short = pm.group(2)[1:].lower()
+                    if short == "s" and _EN_HAS.match(rest):
+                        short = "ve"  # "he's been vegetarian for years": has
+                    new = text[:pm.start()] + "I'" + _EN_CONTRACTED_FIRST.get(short, short) + rest
+                else:
+                    new = text[:pm.start()] + "I" + _en_first_person(rest)
         return None if new == text else new
 
     def unnamed_readings(self, text: str) -> list[tuple[str, str]]:

@@ -112,6 +112,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ...catalog import Catalog
+from ...lang.chat import written
 from ...lang.times import TimeSpan, find_times
 from ...pipeline import ExtractedFact, Turn
 from .. import interpret
@@ -180,12 +181,13 @@ def _squeezed(text: str) -> str:
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     """The facts ``turn`` states about its user or project (see the module doc). Time linear in the length of
     the turn (and of its context)."""
-    text = _squeezed(turn.text).strip()
+    read = _squeezed(written(turn.text))  # chat typing as written ("im" -> "I'm"), blanks squeezed
+    text = read.strip()
     if not text:
         return []
     # what is asked of the turn's text for each fact is worked out once (interpret.Whole)
-    turn = dataclasses.replace(turn, text=Whole(_squeezed(turn.text)))
-    context = [t if _squeezed(t.text) is t.text else dataclasses.replace(t, text=_squeezed(t.text))
+    turn = dataclasses.replace(turn, text=Whole(read))
+    context = [t if (r := _squeezed(written(t.text))) == t.text else dataclasses.replace(t, text=r)
                for t in context]
     project = bool(turn.project)
     if turn.speaker != "user":

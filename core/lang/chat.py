@@ -1,0 +1,34 @@
+"""English as people type it in chat apps, read back into its written form.
+
+``written(text)`` restores the apostrophe of a contraction typed without it
+("im moving", "shes a nurse", "dont eat pork" → "I'm moving", "she's a nurse",
+"don't eat pork") and spells out "gonna"/"wanna", so the extraction rules,
+written for "I'm" and "going to", read chat typing the same way. The words
+are those of ``data/lang/chat.toml``: only forms that are no word of their own
+("its", "were", "ill" stay as typed). Chinese text, and a word inside a longer
+one, are left as they are. Pure; raises nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import tables
+
+__all__ = ["written"]
+
+_FORMS = {**tables.mapping("chat", "apostrophes"), **tables.mapping("chat", "spoken")}
+_TYPED = re.compile(r"(?<![\w'’])(" + tables.alternation(_FORMS) + r")(?![\w'’])", re.IGNORECASE)
+
+
+def _restore(m: re.Match[str]) -> str:
+    typed = m.group(0)
+    form = _FORMS[typed.lower()]
+    if typed[0].isupper() and not form.startswith("I'"):
+        form = form[0].upper() + form[1:]
+    return form
+
+
+def written(text: str) -> str:
+    """``text`` with chat-typed contractions and spoken forms written out."""
+    return _TYPED.sub(_restore, text)
