@@ -373,6 +373,7 @@ def _drop_unnamed_pets(raws: list[_Raw]) -> list[_Raw]:
 _ALCOHOL_WORDS = _P["en.alcohol_words"]
 _MEATLESS_DIETS = RULES.sets["shared.meatless_diets"]
 _MEAT = _P["shared.meat"]
+_INTOLERANCE = _P["shared.intolerance"]
 
 
 def _alcohol_named_once(raws: list[_Raw]) -> list[_Raw]:
@@ -382,9 +383,13 @@ def _alcohol_named_once(raws: list[_Raw]) -> list[_Raw]:
 
 
 def _drop_implied_abstentions(raws: list[_Raw]) -> list[_Raw]:
-    """A meat abstention next to a meatless diet restates it ("我改吃素了，肉一口都不碰"), as does 糖 next to 戒糖."""
+    """A meat abstention next to a meatless diet restates it ("我改吃素了，肉一口都不碰"), as does 糖 next to 戒糖;
+    an intolerance restates the abstention beside it ("No dairy for me, I'm lactose intolerant": the abstention
+    is the fact kept)."""
     quitting = {r.object[1:] for r in raws if r.predicate == "diet" and r.polarity == "positive" and r.object.startswith("戒")}
     raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object in quitting)]
+    if any(r.predicate == "diet" and r.polarity == "negative" for r in raws):
+        raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "positive" and _INTOLERANCE.search(r.object))]
     if not any(r.predicate == "diet" and r.object.lower() in _MEATLESS_DIETS for r in raws):
         return raws
     return [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and _MEAT.match(r.object))]
