@@ -318,3 +318,20 @@ def test_a_day_chosen_on_its_own_stays_a_decision():
 ])
 def test_every_form_of_a_verb_that_moves_a_date_moves_it(text):
     assert any(p == "deadline" for p, _, _ in triples(text)), triples(text)
+
+
+# ------------------------------------------------------------------ told as done, not asked for
+
+@pytest.mark.parametrize("text", ["朋友五一过来帮我搬的", "同事上周三帮我修好了"])
+def test_help_told_as_done_is_no_request(text):
+    """是…的 and 了 tell of help already given: no to-do, though 帮我 and a time are there."""
+    assert not [f for f in facts(text) if f.predicate in ("todo", "plan")]
+
+
+@pytest.mark.parametrize(("text", "budget"), [
+    ("暑假预算我又算了下，加到一万二吧", "12000 CNY"),
+])
+def test_a_period_naming_a_matter_is_no_stated_start(text, budget):
+    """暑假预算 is the summer trip's budget, changed now: not a change that started last summer."""
+    [f] = [f for f in facts(text) if f.predicate == "budget_limit"]
+    assert f.object == budget and f.event_start is None

@@ -459,3 +459,35 @@ def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
 ])
 def test_chat_typing_is_read_as_written(typed: str, written_form: str) -> None:
     assert written(typed) == written_form
+
+
+_NOON_3_MAR = datetime(2026, 3, 3, 12, tzinfo=timezone(timedelta(hours=8)))
+
+
+@pytest.mark.parametrize(("text", "expr", "start", "end"), [
+    ("下半年想换个工作", "下半年", "2026-07-01", "2027-01-01"),
+    ("明年春天搬家", "明年春天", "2027-03-01", "2027-06-01"),
+    ("冬天", None, None, None),  # a season alone is every one
+    ("春节回老家", "春节", "2027-02-06", "2027-02-09"),  # 2026's is over: the coming one, by the lunar calendar
+    ("去年国庆去的", "去年国庆", "2025-10-01", "2025-10-04"),
+    ("暑假预算加到一万二", None, None, None),  # a period naming a matter
+    ("we're moving by summer", "by summer", "2026-06-01", "2026-09-01"),
+    ("in the summer I cycle to work", None, None, None),
+    ("home for Thanksgiving", "Thanksgiving", "2026-11-26", "2026-11-27"),
+    ("over Easter", "over Easter", "2026-04-05", "2026-04-06"),
+    ("launch next quarter", "next quarter", "2026-04-01", "2026-07-01"),
+    ("the Q3 launch", "Q3", "2026-07-01", "2026-10-01"),
+])
+def test_periods_of_the_year_and_holidays_are_times(text: str, expr: str | None, start: str | None,
+                                                    end: str | None) -> None:
+    found = find_times(text, _NOON_3_MAR)
+    if expr is None:
+        assert found == []
+        return
+    [(s, e, span)] = found
+    assert (text[s:e], span.start.date().isoformat(), span.end.date().isoformat()) == (expr, start, end)
+
+
+def test_a_period_told_as_past_is_the_latest_begun() -> None:
+    [(_, _, span)] = find_times("五一那天搬的家", _NOON_3_MAR, past=True)
+    assert span.start.date().isoformat() == "2025-05-01"

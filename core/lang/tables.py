@@ -20,7 +20,7 @@ from typing import Any
 
 from ..resources import data_path
 
-__all__ = ["alternation", "chars", "ints", "load", "mapping", "words"]
+__all__ = ["alternation", "chars", "int_lists", "ints", "load", "mapping", "string_lists", "words"]
 
 
 @cache
@@ -58,6 +58,25 @@ def mapping(name: str, key: str) -> dict[str, str]:
     if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
         raise _fail(name, key, "a table of strings")
     return dict(table)
+
+
+def int_lists(name: str, key: str, size: int) -> dict[str, tuple[int, ...]]:
+    """A table of words and ``size`` whole numbers each (a period's months and days)."""
+    table = _at(name, key)
+    if not isinstance(table, dict) or not all(
+            isinstance(v, list) and len(v) == size and all(isinstance(n, int) and not isinstance(n, bool) for n in v)
+            for v in table.values()):
+        raise _fail(name, key, f"a table of lists of {size} whole numbers")
+    return {k: tuple(v) for k, v in table.items()}
+
+
+def string_lists(name: str, key: str) -> dict[str, tuple[str, ...]]:
+    """A table of words and a list of strings each (a holiday's country and name)."""
+    table = _at(name, key)
+    if not isinstance(table, dict) or not all(
+            isinstance(v, list) and v and all(isinstance(x, str) and x for x in v) for v in table.values()):
+        raise _fail(name, key, "a table of lists of non-empty strings")
+    return {k: tuple(v) for k, v in table.items()}
 
 
 def words(name: str, key: str) -> list[str]:

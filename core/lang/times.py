@@ -57,9 +57,23 @@ Friday before, "on the 25th" said on the 20th the 25th of last month, "5
 December" with no year last December. An expression that names its direction
 or year ("next June", 下个月, "last Friday", 2027年3月) reads the same either way.
 
+Periods of the year
+-------------------
+Seasons, halves and quarters of the year, school holidays and the days kept on a fixed date
+(``zh.periods``/``en.periods``: 下半年, 暑假, 三季度, Q3, 元旦, "Christmas Eve") are whole spans by
+the calendar (a season by months: summer is June to August; winter runs into the next year);
+holidays whose day moves (春节, 五一, 国庆, 中秋, Thanksgiving, Easter: ``zh.holidays``/
+``en.holidays``) are the days the ``holidays`` library gives them that year. With a year or a
+direction (今年夏天, 明年五一, 2027年国庆, "next summer", "Christmas 2027") they are that year's;
+alone, the coming one (the one under way counts). A season said alone is every one (春天出门必须戴口罩,
+"in the summer I cycle"), no time: a Chinese season needs its year, an English one its year,
+this/next/last or a word of direction ("by summer", "over the summer", "sometime in the spring").
+A period naming a matter (暑假那事, 暑假预算) is no time. "this/next/last quarter", 这个/下个季度
+are whole calendar quarters.
+
 Not covered: times of day (下午三点, at 3pm), ranges (3月5日到8日), durations
-("for two weeks"), recurring times (每周一), English number words beyond ten, seasons, and "this week's" weekday in English ("this Friday" is
-the coming Friday).
+("for two weeks"), recurring times (每周一), English number words beyond ten, and "this week's"
+weekday in English ("this Friday" is the coming Friday).
 """
 
 from __future__ import annotations
@@ -68,6 +82,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
+from functools import cache
+
+import holidays
 
 from ..errors import InvalidInput
 from . import tables
@@ -151,6 +168,39 @@ def _date(year: int, month: int, day: int) -> DateRange | None:
         return None
 
 
+def _period_in(word: str, year: int) -> DateRange | None:
+    """The period or holiday ``word`` names that begins in ``year`` (None: the library knows no such day)."""
+    if word in _PERIODS:
+        m1, d1, m2, d2 = _PERIODS[word]
+        start = date(year, m1, d1)
+        return start, date(year if (m2, d2) > (m1, d1) else year + 1, m2, d2)
+    return _holiday_in(_HOLIDAYS[word], year)
+
+
+@cache
+def _holiday_in(spec: tuple[str, ...], year: int) -> DateRange | None:
+    """The run of days the ``holidays`` library gives the holiday ``spec`` (country, name[, language])
+    in ``year``, from its first; a day named after it (补假, "(observed)") is not the holiday."""
+    country, name, *language = spec
+    days = holidays.country_holidays(country, years=year, language=language[0] if language else None)
+    named = sorted(d for d, n in days.items() if any(part.strip() == name for part in n.split(";")))
+    if not named:
+        return None
+    end = named[0] + timedelta(days=1)
+    while end in named:
+        end += timedelta(days=1)
+    return named[0], end
+
+
+def _coming(word: str, today: date) -> DateRange | None:
+    """The coming period ``word`` names: the first not over by ``today`` (the one under way counts)."""
+    for year in (today.year - 1, today.year, today.year + 1):
+        rng = _period_in(word, year)
+        if rng is not None and rng[1] > today:
+            return rng
+    return None
+
+
 def _cn_int(text: str | None) -> int | None:
     """A small Chinese or Arabic integer (三, 十二, 25, 二〇二六), or None."""
     if not text:
@@ -170,6 +220,7 @@ _CN_WEEK_REL = tables.ints("times", "zh.week_offsets")
 _CN_DAY_REL = tables.ints("times", "zh.days")
 _CN_YEAR_REL = tables.ints("times", "zh.years")
 _CN_NOT_A_DAY_BEFORE = tables.words("times", "zh.not_a_day_before")
+_CN_PERIOD_NAMES = tuple(tables.words("times", "zh.period_named_before"))
 _EN_WEEKDAYS = tables.words("times", "en.weekdays")
 _EN_MONTHS = tables.ints("times", "en.months")
 _EN_REL = tables.ints("times", "en.offsets")
@@ -177,6 +228,14 @@ _EN_DAYS = tables.ints("times", "en.days")
 _EN_MONTH_LEAD = tables.words("times", "en.month_lead_words")
 # the number words a count of days may be ("in three days", "a day ago"), valued by numerals
 _EN_SMALL = {w: EN_UNITS[w] for w in tables.words("times", "en.day_count_words")}
+# periods of the year (seasons, halves, quarters, days on a fixed date) and holidays that move
+_PERIODS = {**tables.int_lists("times", "zh.periods", 4), **tables.int_lists("times", "en.periods", 4)}
+_HOLIDAYS = {**tables.string_lists("times", "zh.holidays"), **tables.string_lists("times", "en.holidays")}
+_EN_NEEDS_LEAD = frozenset(tables.words("times", "en.period_words.needs_lead"))
+_EN_PERIOD_LEAD = tables.words("times", "en.period_words.lead_words")
+_ZH_NEEDS_YEAR = frozenset(tables.words("times", "zh.period_words.needs_year"))
+_ZH_PERIOD_WORDS = [*tables.int_lists("times", "zh.periods", 4), *tables.string_lists("times", "zh.holidays")]
+_EN_PERIOD_WORDS = [*tables.int_lists("times", "en.periods", 4), *tables.string_lists("times", "en.holidays")]
 
 _CNNUM = r"[0-9０-９零〇一二两三四五六七八九十]{1,3}"
 _CN_YEARNUM = r"(?:\d{4}|[零〇一二三四五六七八九]{4})"
@@ -193,6 +252,9 @@ _EN_YEAR = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
 _EN_DAYS_RE = "|".join(r"\s+".join(re.escape(w) for w in phrase.split())
                        for phrase in sorted(_EN_DAYS, key=len, reverse=True))
 _EN_N = rf"(?P<n>\d{{1,3}}|{_alt(_EN_SMALL)})"
+# a period's words, any blanks between them, either apostrophe ("new year's day")
+_EN_PERIOD_RE = "|".join(r"\s+".join(re.escape(w).replace("'", "['’]") for w in phrase.split())
+                         for phrase in sorted(_EN_PERIOD_WORDS, key=len, reverse=True))
 
 
 # ---------------------------------------------------------------- handlers
@@ -412,6 +474,38 @@ def _undirected(m: re.Match[str], handler: _Handler) -> str | None:
     return _PAST_STEP.get(handler)
 
 
+def _cn_period(m: re.Match[str], today: date) -> DateRange | None:
+    """今年夏天, 明年五一, 下半年, 国庆: the year named, else the coming one; a season only with its year."""
+    word = m.group("per")
+    if not (m.group("yrel") or m.group("y")):
+        return None if word in _ZH_NEEDS_YEAR else _coming(word, today)
+    year = _cn_year_of(m, today)
+    return None if year is None else _period_in(word, year)
+
+
+def _en_period_named(m: re.Match[str], today: date) -> DateRange | None:
+    """"this summer", "next Christmas", "summer 2027", "at Thanksgiving": the year named, else the coming
+    one; a season only after a lead word or with its year."""
+    word = " ".join(m.group("per").lower().replace("’", "'").split())
+    rel, year = (m.group("rel") or "").lower(), m.group("y")
+    if word in _EN_NEEDS_LEAD and not (m.group("lead") or rel or year):
+        return None
+    if year:
+        return _period_in(word, int(year))
+    if rel in _EN_REL:
+        return _period_in(word, today.year + _EN_REL[rel])
+    return _coming(word, today)
+
+
+def _quarter_rel(m: re.Match[str], today: date) -> DateRange | None:
+    """这个季度/下个季度/上季度, "this/next/last quarter": whole calendar quarters."""
+    rel = m.group("rel")
+    offset = _EN_REL[rel.lower()] if rel.lower() in _EN_REL else _CN_WEEK_REL[rel]
+    y, mo = _shift_month(today.year, (today.month - 1) // 3 * 3 + 1, 3 * offset)
+    ey, emo = _shift_month(y, mo, 3)
+    return date(y, mo, 1), date(ey, emo, 1)
+
+
 # ---------------------------------------------------------------- patterns
 
 _EN_L, _EN_R = r"(?<![A-Za-z])", r"(?![A-Za-z])"
@@ -445,6 +539,9 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
      _cn_offset_days),
     (re.compile(r"(?<![0-9０-９零〇一二两三四五六七八九十月第])(?P<d>[0-9]{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])号"
                 rf"(?!{_alt(_CN_NOT_A_DAY_BEFORE)})"), _day_of_month),
+    (re.compile(rf"(?:(?P<yrel>{_alt(_CN_YEAR_REL)})|(?P<y>{_CN_YEARNUM})年)?(?P<per>{_alt(_ZH_PERIOD_WORDS)})"
+                r"(?!路|街|村|大道|广场|小区)"), _cn_period),
+    (re.compile(r"(?P<rel>上|下|这|這|本)(?:个|個)?季度"), _quarter_rel),
     # English
     (re.compile(rf"{_EN_L}(?:{_EN_DAYS_RE}){_EN_R}", _EN_FLAGS), _en_day),
     (re.compile(rf"{_EN_L}(?:(?P<rel>this|next|last)\s+week(?P<we>end)?"
@@ -464,6 +561,10 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
                 rf"(?:\s+|-)(?:early\s+|late\s+|mid-?)?{_EN_MONTH_RE}(?:\s+(?P<y>\d{{4}})(?!\d))?(?!\s*\d)",
                 _EN_FLAGS), _en_month),
     (re.compile(r"(?<![0-9])(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?![0-9])"), _iso_date),
+    (re.compile(rf"{_EN_L}(?:(?P<lead>{_alt(_EN_PERIOD_LEAD)})\s+(?:the\s+)?)?(?:(?P<rel>this|next|last)\s+)?"
+                rf"(?P<per>{_EN_PERIOD_RE})"
+                rf"(?:\s+(?P<y>\d{{4}})(?!\d))?{_EN_R}", _EN_FLAGS), _en_period_named),
+    (re.compile(rf"{_EN_L}(?P<rel>this|next|last)\s+quarter{_EN_R}", _EN_FLAGS), _quarter_rel),
     (re.compile(rf"{_EN_L}(?:on\s+)?the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\s+of\b){_EN_R}", _EN_FLAGS), _day_of_month),
     (re.compile(rf"{_EN_L}in\s+{_EN_N}\s+days?{_EN_R}", _EN_FLAGS), _en_offset_days),
     (re.compile(rf"{_EN_L}{_EN_N}\s+days?\s+(?P<ago>ago){_EN_R}", _EN_FLAGS), _en_offset_days),
@@ -474,6 +575,7 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
 _PAST_STEP: dict[_Handler, str] = {
     _cn_bare_weekday: "week", _cn_bare_weekend: "week", _day_of_month: "month",
     _cn_month: "year", _cn_date: "year", _en_date: "year", _cn_named_month_edge: "year",
+    _cn_period: "year", _en_period_named: "year",
 }
 
 
@@ -499,9 +601,9 @@ def _span(rng: DateRange, tz: tzinfo, expr: str) -> TimeSpan:
 
 
 # every pattern above needs one of these; text without any (most clauses) is skipped at once
-_MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日号]|\b(?:today|tomorrow|yesterday|week|month|year|days?|end|"
-                         r"beginning|start|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
-                         re.IGNORECASE)
+_MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日号季]|\b(?:today|tomorrow|yesterday|week|month|year|days?|end|"
+                         r"beginning|start|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+                         r"quarter|q[1-4])|" + _alt(_ZH_PERIOD_WORDS + _EN_PERIOD_WORDS), re.IGNORECASE)
 
 
 def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, int, DateRange]]:
@@ -510,8 +612,8 @@ def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, i
     found: list[tuple[int, int, int, DateRange, _Handler]] = []
     for order, (pattern, handler) in enumerate(_PATTERNS):
         for m in pattern.finditer(text):
-            if m.end() == m.start():
-                continue
+            if m.end() == m.start() or (handler is _cn_period and text.startswith(_CN_PERIOD_NAMES, m.end())):
+                continue  # empty, or a period naming a matter ("暑假那事", "暑假预算"), not a time
             rng = handler(m, today)
             if rng is not None and past and rng[0] > today:
                 step = _undirected(m, handler)

@@ -187,7 +187,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
         return []
     # what is asked of the turn's text for each fact is worked out once (interpret.Whole)
     turn = dataclasses.replace(turn, text=Whole(read))
-    context = [t if (r := _squeezed(written(t.text))) == t.text else dataclasses.replace(t, text=r)
+    context = [t if (seen := _squeezed(written(t.text))) == t.text else dataclasses.replace(t, text=seen)
                for t in context]
     project = bool(turn.project)
     if turn.speaker != "user":

@@ -154,13 +154,8 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
 def _en_strip_time_words(text: str, when: datetime) -> str:
     """``text`` without its time expressions ("the conference in Vegas this year" -> "the conference in Vegas")."""
     text = _strip_times(text, when)
-    text = _P["en.strip_time_words.1"].sub("", text)
     text = _P["en.strip_time_words.2"].sub("", text)
     return _P["en.strip_time_words.3"].sub("", text.strip()).strip()
-
-
-# a vague future time: enough to make an intention a plan, but no event time
-_EN_VAGUE_FUTURE = _P["en.vague_future"]
 
 
 def _en_place(text: str, when: datetime) -> str:
@@ -168,7 +163,6 @@ def _en_place(text: str, when: datetime) -> str:
     m = _P["en.place.1"].match(text)
     if m:
         return m.group(0)
-    text = _P["en.place.2"].sub("", text)
     return _clean(text, False)
 
 
