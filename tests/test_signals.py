@@ -176,13 +176,34 @@ def test_a_dropped_subject_goes_on_about_the_person_of_the_clause_before():
         ("person:mei/brother", "works_at")}
     t = turn("我姐住在成都。在腾讯上班")  # a new sentence: still the sister
     out = layer({}).refine(t, [], [claim("user:mei", "works_at", "腾讯", t)], nothing)
-    assert [c.subject for c in out] == ["person:mei/sister"]
+    assert {(c.subject, c.predicate) for c in out} == {("person:mei/sister", "works_at"),
+                                                      ("person:mei/sister", "lives_in")}
     t = turn("我叫梅，同事都喊我小梅，在腾讯上班")  # the clause before names the speaker
     out = layer({}).refine(t, [], [claim("user:mei", "works_at", "腾讯", t)], nothing)
     assert [c.subject for c in out] == ["user:mei"]
     t = turn("我姐住在成都，房租每月三千")  # a subject of its own
     out = layer({}).refine(t, [], [claim("user:mei", "budget_limit", "3000 CNY", t)], nothing)
-    assert [c.subject for c in out] == ["user:mei"]
+    assert [c.subject for c in out if c.predicate == "budget_limit"] == ["user:mei"]
+
+
+@pytest.mark.parametrize(("text", "person", "place"), [
+    ("对 我妈在南通，到时候一起飞", "person:mei/mother", "南通"),  # 对 + a space: a reply, not a coverb
+    ("我爸一直在长沙呢", "person:mei/father", "长沙"),
+    ("我妈下个月从宝鸡过来帮忙", "person:mei/mother", "宝鸡"),
+    ("my mom isn't well, she's in pietermaritzburg, sugar diabetes", "person:mei/mother", "pietermaritzburg"),
+    ("oh and my mum's visiting from Leicester next month", "person:mei/mother", "Leicester"),
+])
+def test_where_another_person_is_or_comes_from_is_where_they_live(text, person, place):
+    t = turn(text)
+    out = layer({}).refine(t, [], [], nothing)
+    assert (person, "lives_in", place) in {(c.subject, c.predicate, c.object) for c in out}
+
+
+@pytest.mark.parametrize("text", ["我妈在医院", "我老公在开会", "我姐在杭州读大二", "my sister is in hospital, broke her leg",
+                                  "my brother's in a meeting"])
+def test_a_state_or_an_activity_is_no_place_to_live(text):
+    t = turn(text)
+    assert not [c for c in layer({}).refine(t, [], [], nothing) if c.predicate == "lives_in"]
 
 
 def test_another_persons_clause_is_read_again_in_the_first_person():

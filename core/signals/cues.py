@@ -34,6 +34,7 @@ class Cues:
     dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
     bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
     object_marker: dict[str, re.Pattern[str]]  # a coverb right before a relation word: it is an object
+    not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -61,7 +62,10 @@ class Cues:
                 bare={lang: frozenset(w.lower() for w in words)
                       for lang, words in raw["bare"].items()},
                 object_marker={lang: re.compile("(?:" + "|".join(map(re.escape, words)) + r")\s*$")
-                               for lang, words in raw["object_markers"].items()})
+                               for lang, words in raw["object_markers"].items()},
+                not_places={"zh": tuple(raw["located"]["zh_not_places"]),
+                            "zh_within": tuple(raw["located"]["zh_not_within"]),
+                            "en": tuple(w.lower() for w in raw["located"]["en_not_places"])})
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)

@@ -55,6 +55,7 @@ from .spans import ClauseTags, Span, SpanTagger
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 HEDGE_ALONE_UNITS = 8  # a clause this short that hedges is said of its neighbours, not of a content of its own
 UNPARSED_CONFIDENCE = 0.3
+LOCATED_CONFIDENCE = 0.9  # where another person is or comes from, as sure as the extractor's own reading
 UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
 # probabilities at which the layer acts alone, and with a cue agreeing
 ACT_ALONE = 0.9
@@ -280,6 +281,8 @@ class SignalLayer:
                     moved = [c.with_changes(subject=person) if c.subject == user_subject else c
                              for c in self._as_first_person(turn, context, reading, extract)
                              if c.subject in (user_subject, person)]
+                    if not any(c.predicate == "lives_in" for c in moved):
+                        moved += self._located(turn, reading, person)
                 mine = [c for c in mine if c not in movable] + moved
             hedged_here = sentences[i] in hedged_sentences
             # the clause as the tagger reads it: once, and only when it is needed
@@ -362,6 +365,15 @@ class SignalLayer:
     def _kind_agrees(self, reading: Reading, predicate: str) -> bool:
         """Whether the clause's family head gives the tagged predicate's family at least ``KIND_AT``."""
         return reading.signal.family.get(FAMILY_OF.get(predicate, ""), 0.0) >= KIND_AT
+
+    def _located(self, turn: Turn, reading: Reading, person: str) -> list[ClaimInput]:
+        """Where the person a clause is about lives, said as where they are or come from
+        (``People.located``): a claim as sure as the extractor's own."""
+        place = self.people.located(reading.signal.clause.text, reading.lang)
+        if place is None:
+            return []
+        fact = ExtractedFact(subject=person, predicate="lives_in", object=place, confidence=LOCATED_CONFIDENCE)
+        return to_claims(turn, [fact], extractor=self.name)
 
     def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str) -> ClaimInput | None:
         """The claim a tagged value states: its subject (the person the clause is

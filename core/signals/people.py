@@ -66,6 +66,15 @@ _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |a
                       r"(is|was|has|does|doesn't|isn't|hasn't|are|were|aren't|'s|[a-z]+(?:ies|es|s))\b", re.IGNORECASE)
 _EN_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't",
              "isn't": "am not", "hasn't": "haven't", "was": "was", "are": "am", "were": "was", "aren't": "am not"}
+# where another person is (located): 在 and a place the clause ends on; 从 a place they come from
+_ZH_AT = re.compile(r"(?:住)?在(?P<place>[\u4e00-\u9fff]{2,5}?)(?:那边|那儿|那里|这边|一带)?(?:呢|啊|哈|呀|了|的)?$")
+_ZH_FROM = re.compile(r"从(?P<place>[\u4e00-\u9fff]{2,5}?)(?:飞|坐车|开车)?(?:过来|来|赶过来)")
+_EN_PLACE = r"(?P<place>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2}?)"
+_EN_AT = re.compile(r"(?i)(?:\b(?:is|are|lives|live)|['’](?:s|re))\s+(?:(?:up|down|out|over|back|still|now|currently|"
+                    r"based|living)\s+)*in\s+" + _EN_PLACE + r"(?:,?\s+(?:now|these days|atm|rn|tho|though))?(?=\s*(?:$|[,;]))")
+_EN_FROM = re.compile(r"(?i)\b(?:visiting|coming|flying|driving|comes|came|flies)(?:\s+(?:in|over|down|up|out))?\s+from\s+"
+                      + _EN_PLACE + r"(?=\s*(?:$|,|\.|!|\?|\b(?:next|this|on|in|for|to|and|at|tomorrow|tonight)\b))")
+
 # a third-person pronoun as a subject, with its contraction if it has one ("she's", "they're", "he'll")
 _EN_PRONOUN = re.compile(r"(?i)(?<![\w'’])(she|he|they)(?:(['’](?:s|re|ve|ll|d))(?![\w'’])|(?![\w'’]))")
 _EN_CONTRACTED_FIRST = {"s": "m", "re": "m"}  # the rest stay: 've, 'll, 'd
@@ -233,14 +242,16 @@ class People:
             # or a coverb that makes it an object (跟老伴两个人住, 给我妈打电话)
             # (a discourse opener, a cleft's "…是" among them: 主要是我男朋友…)
             lead = re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|主要是|关键是|问题是|"
-                          r"只是|可是|我的?|咱|我们家?|\s)+", "",
+                          r"只是|可是|我的?|咱|我们家?|[对是嗯好行](?=[\s，,])|\s)+", "",
                           before).strip("，, ")
             return len(lead) <= 2 and not self.cues.object_marker["zh"].search(re.sub(r"我的?$", "", lead))
         if m.group(0).lower() in self.cues.bare.get(lang, ()) and re.fullmatch(_EN_FILLERS, before.lower()):
             return True  # "mom is vegetarian now", "also grandpa's allergic to bees"
         words = re.findall(r"[\w']+", before.lower())
+        # "and" alone joins the clause to the one before ("oh and my mum's visiting"); "me and my sister" is
+        # the speaker's too, and a preposition makes it an object
         return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
-            w in ("i", "i'm", "me", "to", "with", "for", "about", "and") for w in words[:-1])
+            w in ("i", "i'm", "me", "to", "with", "for", "about") for w in words[:-1])
 
     def last_spoken_of(self, text: str, names: Mapping[str, str]) -> str | None:
         """The person ``text`` speaks of last: a relation word ("your sister", 您女儿) or a name
@@ -318,6 +329,33 @@ class People:
                 else:
                     new = text[:pm.start()] + "I" + _en_first_person(rest)
         return None if new == text else new
+
+    def located(self, text: str, lang: str) -> str | None:
+        """Where another person lives, said as where they are or come from (the clause is about them):
+        "我妈在南通", "她一直在成都呢", "从宝鸡过来帮我们带孩子", "she's up in Dauphin", "lives over in
+        Fort Garry", "visiting from Leicester next month". Only a place the clause ends on (or, coming from
+        it, goes on from), and none of ``Cues.not_places``: 她在开会, 在医院, "she's in hospital". None:
+        no such place."""
+        if lang == "zh":
+            m = _ZH_FROM.search(text) or _ZH_AT.search(text)
+            place = m.group("place") if m else None
+            if place is None or place.startswith(self.cues.not_places["zh"]) \
+                    or any(w in place for w in self.cues.not_places["zh_within"]):
+                return None
+            return place
+        text = written(text)
+        m = _EN_FROM.search(text) or _EN_AT.search(text.rstrip(" .!?,~"))  # the first place it ends on
+        if m is None:
+            return None
+        place = m.group("place").strip()
+        times = find_times(place, datetime.now(UTC))
+        place = place[:times[0][0]].strip() if times else place  # "brandon next monday"
+        if not place:
+            return None
+        low = place.lower()
+        if low in self.cues.not_places["en"] or low.split()[0] in ("a", "an", "the", "my", "his", "her", "their", "our"):
+            return None
+        return place
 
     def unnamed_readings(self, text: str) -> list[tuple[str, str]]:
         """A Chinese clause about a relation followed by a name with nothing to mark where the
