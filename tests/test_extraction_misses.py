@@ -335,3 +335,8 @@ def test_a_period_naming_a_matter_is_no_stated_start(text, budget):
     """暑假预算 is the summer trip's budget, changed now: not a change that started last summer."""
     [f] = [f for f in facts(text) if f.predicate == "budget_limit"]
     assert f.object == budget and f.event_start is None
+
+
+def test_not_living_somewhere_is_no_taste():
+    """不住在 a place tells where one lives (or no longer does), not a dislike of the place."""
+    assert not [f for f in facts("我不住在浦东了") if f.predicate == "dislikes"]
