@@ -229,13 +229,15 @@ _EN_MONTH_LEAD = tables.words("times", "en.month_lead_words")
 # the number words a count of days may be ("in three days", "a day ago"), valued by numerals
 _EN_SMALL = {w: EN_UNITS[w] for w in tables.words("times", "en.day_count_words")}
 # periods of the year (seasons, halves, quarters, days on a fixed date) and holidays that move
-_PERIODS = {**tables.int_lists("times", "zh.periods", 4), **tables.int_lists("times", "en.periods", 4)}
-_HOLIDAYS = {**tables.string_lists("times", "zh.holidays"), **tables.string_lists("times", "en.holidays")}
+_PERIODS_BY_LANG = {lang: tables.int_lists("times", f"{lang}.periods", 4) for lang in ("zh", "en")}
+_HOLIDAYS_BY_LANG = {lang: tables.string_lists("times", f"{lang}.holidays") for lang in ("zh", "en")}
+_PERIODS = {**_PERIODS_BY_LANG["zh"], **_PERIODS_BY_LANG["en"]}
+_HOLIDAYS = {**_HOLIDAYS_BY_LANG["zh"], **_HOLIDAYS_BY_LANG["en"]}
 _EN_NEEDS_LEAD = frozenset(tables.words("times", "en.period_words.needs_lead"))
 _EN_PERIOD_LEAD = tables.words("times", "en.period_words.lead_words")
 _ZH_NEEDS_YEAR = frozenset(tables.words("times", "zh.period_words.needs_year"))
-_ZH_PERIOD_WORDS = [*tables.int_lists("times", "zh.periods", 4), *tables.string_lists("times", "zh.holidays")]
-_EN_PERIOD_WORDS = [*tables.int_lists("times", "en.periods", 4), *tables.string_lists("times", "en.holidays")]
+_ZH_PERIOD_WORDS = [*_PERIODS_BY_LANG["zh"], *_HOLIDAYS_BY_LANG["zh"]]
+_EN_PERIOD_WORDS = [*_PERIODS_BY_LANG["en"], *_HOLIDAYS_BY_LANG["en"]]
 
 _CNNUM = r"[0-9０-９零〇一二两三四五六七八九十]{1,3}"
 _CN_YEARNUM = r"(?:\d{4}|[零〇一二三四五六七八九]{4})"

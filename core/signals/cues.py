@@ -35,6 +35,7 @@ class Cues:
     bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
     object_marker: dict[str, re.Pattern[str]]  # a coverb right before a relation word: it is an object
     not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
+    not_within_place: tuple[str, ...]  # a verb or a room inside what follows 在: no place alone (located)
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -64,8 +65,8 @@ class Cues:
                 object_marker={lang: re.compile("(?:" + "|".join(map(re.escape, words)) + r")\s*$")
                                for lang, words in raw["object_markers"].items()},
                 not_places={"zh": tuple(raw["located"]["zh_not_places"]),
-                            "zh_within": tuple(raw["located"]["zh_not_within"]),
-                            "en": tuple(w.lower() for w in raw["located"]["en_not_places"])})
+                            "en": tuple(w.lower() for w in raw["located"]["en_not_places"])},
+                not_within_place=tuple(raw["located"]["zh_not_within"]))
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)

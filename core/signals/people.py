@@ -340,7 +340,7 @@ class People:
             m = _ZH_FROM.search(text) or _ZH_AT.search(text)
             place = m.group("place") if m else None
             if place is None or place.startswith(self.cues.not_places["zh"]) \
-                    or any(w in place for w in self.cues.not_places["zh_within"]):
+                    or any(w in place for w in self.cues.not_within_place):
                 return None
             return place
         text = written(text)
@@ -348,7 +348,7 @@ class People:
         if m is None:
             return None
         place = m.group("place").strip()
-        times = find_times(place, datetime.now(UTC))
+        times = find_times(place, _ANY_TIME)
         place = place[:times[0][0]].strip() if times else place  # "brandon next monday"
         if not place:
             return None
