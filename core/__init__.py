@@ -106,7 +106,7 @@ __all__ = [
     "Memory", "Remembered", "MemoryFact", "MemoryAudit", "AuditStepView", "MemoryCandidate", "MemoryHit",
     "SourceView", "StartView", "MAX_PAGE",
     # the store and what it returns
-    "Store", "ClaimInput", "SourceRef", "read_claims", "Fact", "Candidate", "Conflict", "Source", "TurnRecord",
+    "Store", "ClaimInput", "SourceRef", "read_claims", "Fact", "Candidate", "claimed_object", "Conflict", "Source", "TurnRecord",
     "AuditReport", "AuditStep", "ImportSummary", "PredicateInfo", "Catalog", "Predicate",
     "DEFAULT_REVIEW_THRESHOLD", "RESOLUTIONS", "MaintenancePlan", "MaintenanceReport", "parse_age",
     "Bounds", "Token",
@@ -144,7 +144,7 @@ _LAZY = {
     "ClaimInput": "claims", "SourceRef": "claims", "read_claims": "claims", "check_predicate": "checks",
     "check_subject": "checks", "decode_json": "claims", "iter_jsonl": "claims",
     "AuditReport": "records", "AuditStep": "records", "Candidate": "records",
-    "Conflict": "records", "Fact": "records", "ImportSummary": "records",
+    "claimed_object": "records", "Conflict": "records", "Fact": "records", "ImportSummary": "records",
     "PredicateInfo": "records", "Source": "records", "TurnRecord": "records",
     "DEFAULT_REVIEW_THRESHOLD": "store", "RESOLUTIONS": "store", "Store": "store",
     "Recaller": "recall", "RecallHit": "recall", "RecallWeights": "recall",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
@@ -28,8 +28,13 @@ RETRACTION = "retraction"
 person): the rows of that value in its slot are retired as ``retracted`` and
 nothing is inserted (``core.gates.plan_for``; not a change ``plan_change``
 places on the timeline)."""
-CLAIM_CHANGES = (*CHANGES, RETRACTION)
-"""What a claim's ``change`` may say: a change of value, or a retraction."""
+ENDING = "ending"
+"""A claim that a value stopped holding at its ``valid_from`` ("I quit", 搬走了,
+"no longer cycling"): the row of that value is closed then, kept as history,
+and nothing takes its place (``plan_ending``). In a single-valued slot its
+object may be empty: whatever value holds then ends."""
+CLAIM_CHANGES = (*CHANGES, RETRACTION, ENDING)
+"""What a claim's ``change`` may say: a change of value, a retraction, or an ending."""
 
 # How a row's start was arrived at (``Piece.kind``, ``fact.start_kind``):
 STATED = "stated"  # a time given for it (an event time in the text, an import line's valid_from)
@@ -175,7 +180,9 @@ class Plan(NamedTuple):
       ``backfill``   an older change arrived late: inserted closed at the next change;
       ``correction`` the row was never true: retired and replaced over its interval;
       ``retract``    (a retraction claim, or a reviewer's ``neither``) the rows are
-                     retired as retracted and nothing takes their place.
+                     retired as retracted and nothing takes their place;
+      ``ending``     (an ending claim) the rows are closed where the value
+                     stopped holding and nothing takes their place.
     """
 
     kind: str
@@ -225,6 +232,33 @@ def _backfilled(rows: Sequence[SlotRow], new: Piece) -> Plan:
     next_change = min((r.valid_from for r in rows if r.valid_from > new.start), default=None)
     kind = "backfill" if next_change is not None else "insert"
     return Plan(kind, insert=(new._replace(end=_earlier(new.end, next_change)),))
+
+
+def plan_ending(rows: Sequence[SlotRow], ends: Callable[[SlotRow], bool], end: int,
+                told: int | None = None, *, any_value: bool = False) -> Plan:
+    """How a value that stopped holding at ``end`` (told at ``told``; default
+    ``end``) leaves a slot whose current-belief rows are ``rows``. ``ends``
+    says which rows hold the value that ended; ``any_value``: the ending
+    named no value (only the row holding at ``end`` can be meant).
+
+    The row of the value holding at ``end`` is closed there (its part before
+    ``end`` is kept; one beginning at ``end`` is retired whole). A row of the value that began after ``end`` but was said
+    to hold no later than the ending was told was said to have ended before
+    it was heard of: it is retired whole, the later word being that it ended.
+    Nothing is inserted. No such row: an empty plan (nothing held to end).
+    Plan kind ``ending``."""
+    told_at = end if told is None else told
+    retire: list[SlotRow] = []
+    pieces: list[Piece] = []
+    for r in rows:
+        if not ends(r) or not _end_lt(end, r.valid_to):
+            continue
+        if r.valid_from < end:
+            retire.append(r)
+            pieces.append(copy_until(r, end))
+        elif r.valid_from == end or (not any_value and r.valid_from <= told_at):
+            retire.append(r)
+    return Plan("ending", retire=tuple(retire), insert=tuple(pieces))
 
 
 class Said(NamedTuple):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .bitemporal import CLAIM_CHANGES, canonical_json
+from .bitemporal import CLAIM_CHANGES, ENDING, canonical_json
 from .catalog import is_predicate_id
 from .checks import _SUBJECT, MAX_NAME, SCOPE_PATTERN, _clean, _encodable, _short_number, check_turn
 from .errors import InputFileError, InvalidInput
@@ -137,7 +137,7 @@ class ClaimInput:
         predicate = _text(data, "predicate", required=True, limit=MAX_NAME)
         if not is_predicate_id(predicate):
             raise InvalidInput(f"predicate must be a snake_case id, got {predicate!r}")
-        obj = _text(data, "object", required=True)
+        obj = _text(data, "object", required=data.get("change") != ENDING)
         source = _source(data.get("source"))
         valid_from = _time(data, "valid_from")
         valid_to = _time(data, "valid_to")
@@ -170,7 +170,7 @@ class ClaimInput:
             raise InvalidInput(f"confidence must be between 0 and 1, got {confidence}")
         change = data.get("change")
         if change is not None and change not in CLAIM_CHANGES:
-            raise InvalidInput("change must be evolution, correction, retraction or null, "
+            raise InvalidInput("change must be evolution, correction, retraction, ending or null, "
                                f"got {change!r}")
         extractor = _name(data, "extractor") or "import"
         single = data.get("single_valued")

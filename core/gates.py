@@ -37,6 +37,7 @@ from typing import Any, NamedTuple, Protocol, cast
 
 from .bitemporal import (
     CORRECTION,
+    ENDING,
     EVOLUTION,
     RETRACTION,
     Plan,
@@ -46,6 +47,7 @@ from .bitemporal import (
     normalise_object,
     overlaps,
     plan_change,
+    plan_ending,
     row_key,
     value_key,
 )
@@ -272,7 +274,7 @@ _REPEATED = _constant(GateStep(Gate.IDEMPOTENCY, "repeated",
                                "the same claim from the same turn is stored"))
 _CONFLICT_NONE = {kind: _constant(GateStep(Gate.CONFLICT, "none", kind))
                   for kind in ("insert", "evolution", "backfill", "correction", REFINEMENT,
-                                "retract")}
+                                "retract", "ending")}
 
 
 def provenance_step(turn_id: int) -> GateStep:
@@ -345,11 +347,16 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
     polarity, whichever predicates say it. ``said``: what merged mentions
     said (see ``Evidence``; None: none). The plan names the rows themselves.
     A retraction (``change`` "retraction") plans to retire the rows holding
-    its very value (kind ``retract``), whatever their valid time. Raises ValueError for an empty valid interval."""
+    its very value (kind ``retract``), whatever their valid time; an ending
+    (``change`` "ending") closes the row of its value where it stopped
+    holding (kind ``ending``, ``_ending_plan``). Raises ValueError for an
+    empty valid interval."""
     key = value_key(statement.object, statement.value_json, statement.polarity)
     same = slot_rows(rows, statement)
     if statement.change == RETRACTION:  # its value taken back, whenever it held
         return Plan("retract", retire=tuple(_own(r) for r in same if row_key(r) == key))
+    if statement.change == ENDING:
+        return _ending_plan(statement, same, key)
     plan = _place_plan(statement, same, key, said) or plan_change(
         same, key, statement.valid_from, statement.valid_to, statement.change,
         start_stated=statement.start_stated, told=statement.told,
@@ -361,6 +368,30 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
         insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert),
         merge_into=_own(plan.merge_into),
         conflict_with=tuple(map(_own, plan.conflict_with)))
+
+
+def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> Plan:
+    """The plan of an ending (``core.bitemporal.plan_ending``): the rows of its
+    value end, and for a place (catalog ``values = "place"``) those of the
+    places within it too (left 上海: 上海浦东 ends). An ending that names no
+    value ends whatever holds then in a single-valued slot, nothing in a
+    multi-valued one."""
+    if not statement.object.strip():
+        rows = same if statement.single_valued else ()
+        plan = plan_ending(rows, lambda r: True, statement.valid_from, statement.told,
+                           any_value=True)
+    else:
+        place = statement.values == "place"
+
+        def ends(r: BeliefRow) -> bool:
+            if row_key(r) == key:
+                return True
+            return (place and r.polarity == statement.polarity
+                    and relate("place", statement.object, r.object) == Relation.WITHIN)
+
+        plan = plan_ending(same, ends, statement.valid_from, statement.told)
+    return plan._replace(retire=tuple(map(_own, plan.retire)),
+                         insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert))
 
 
 def _place_plan(statement: Statement, same: Sequence[BeliefRow], key: Any,
@@ -479,7 +510,7 @@ def resolve(keep: Resolution, statement: Statement, rows: Sequence[BeliefRow], *
 
 # ------------------------------------------------- what a resolution would do
 RETIRED_AS = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
-              REFINEMENT: "superseded",
+              REFINEMENT: "superseded", "ending": "superseded",
               "insert": "superseded", "retract": "retracted"}
 """The retire reason each plan kind stamps on the rows it retires: what the
 writer stamps (``Batch.apply``) and what a resolution's preview says."""

@@ -225,6 +225,17 @@ class Fact(NamedTuple):
         }
 
 
+def claimed_object(change: str | None, obj: str) -> str:
+    """A claim's object as a reviewer reads it, saying what the claim asks for
+    when that is no value to hold: ``retract: X`` (a retraction), ``ended: X``
+    (an ending; ``ended: whatever holds then`` when it names no value)."""
+    if change == "retraction":
+        return f"retract: {obj}"
+    if change == "ending":
+        return f"ended: {obj or 'whatever holds then'}"
+    return obj
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A claim as the review queue shows it."""

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import Any, cast
 
-from .bitemporal import EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
+from .bitemporal import ENDING, EVOLUTION, RETRACTION, Piece, Said, normalise_object, said_by
 from .catalog import Catalog
 from .chain import FLOATS, MEMORY_MUTABLE, RowsDigest, hashed, row_hasher, streamer
 from .claims import ClaimInput, SourceRef, same_turn
@@ -57,6 +57,7 @@ _SUMMARY_FIELD = {
     "correction": "corrections",
     "refinement": "refinements",
     "retract": "retractions",
+    "ending": "evolutions",  # a value that stopped holding: a change of the world with no new value
 }
 
 _STAMP = slice(10, 14)  # the retirement stamp's place in a Fact (and known_until, last)
@@ -377,7 +378,7 @@ class WriteBatch(BatchAudit):
         else:
             self.apply(row, decision)
         if (self.route_memories and row["state"] in ("asserted", "merged")
-                and claim.change != RETRACTION):  # a value taken back is no memory
+                and claim.change not in (RETRACTION, ENDING)):  # a value taken back or ended is no memory
             self.remember(row, source.text)
         claims = self._buf["claim"]
         claims.append(row)

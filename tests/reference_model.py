@@ -80,7 +80,7 @@ OPPOSITE_OF = {"dislikes": "likes"}
 FLIP = {"positive": "negative", "negative": "positive", "neutral": "neutral"}
 
 RETIRE_REASON = {"evolution": "superseded", "backfill": "superseded", "correction": "corrected",
-                 "insert": "superseded", "refinement": "superseded"}
+                 "insert": "superseded", "refinement": "superseded", "ending": "superseded"}
 # how values relate beyond equality (the catalog's ``values``): tastes by their
 # head, places as paths (written here for the objects the tests draw)
 VALUES = {"lives_in": "place", "likes": "taste", "dislikes": "taste"}
@@ -406,6 +406,8 @@ class Model:
         if c.change == "retraction":  # the value taken back: its rows, whenever they held
             return Decision("retract", conflict_with=tuple(
                 r.id for r in rows if r.identity() == c.identity()))
+        if c.change == "ending":
+            return self._ending(c, rows)
         t, end = c.valid_from, c.end
         hi = t if c.latest is None or c.latest < t else c.latest
         if c.latest is not None and t <= c.told < hi:
@@ -515,7 +517,35 @@ class Model:
             change = "insert"
         return Decision(change, span=(t, stop), stated=c.stated, start_kind=kind, latest=hi)
 
+    @staticmethod
+    def _ending(c: MClaim, rows: list[MRow]) -> Decision:
+        """A value that stopped holding at ``c.valid_from``: the rows of it (for
+        a place, of the places within it; naming no value, in a single-valued
+        slot: any) still holding then end there, one beginning then ends
+        whole, as does one of a named value begun later but said to hold no
+        later than the ending was told. Nothing is inserted."""
+        t, named = c.valid_from, bool(c.object.strip())
+
+        def ends(r: MRow) -> bool:
+            if not named:
+                return SINGLE_VALUED[c.predicate]
+            return r.identity() == c.identity() or (
+                VALUES.get(c.predicate) == "place" and r.polarity == c.polarity
+                and relation("place", c.object, r.object) == "within")
+
+        return Decision("ending", conflict_with=tuple(
+            r.id for r in rows if ends(r) and t < r.valid_to
+            and (r.valid_from <= t or (named and r.valid_from <= c.told))))
+
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
+        if d.kind == "ending":
+            for row_id in d.conflict_with:
+                old = self.rows[row_id]
+                self._retire(old, tx, "superseded")
+                if old.valid_from < c.valid_from:
+                    self._copy(old, old.valid_from, c.valid_from, tx, old.stated, old.kind,
+                               min(old.latest, c.valid_from - 1))
+            return Outcome("ending", tx, number)
         if d.kind == "retract":
             for row_id in d.conflict_with:
                 self._retire(self.rows[row_id], tx, "retracted")

@@ -123,6 +123,50 @@ def test_resolutions():
                       conflict_scope="global", by="rita")
 
 
+# ------------------------------------------------------------- endings
+def ending(obj: str, *, start: int = 10, told: int | None = None, single: bool = True,
+           values: str | None = None) -> Statement:
+    return stmt(obj, start=start, change="ending", single=single)._replace(told=told, values=values)
+
+
+def test_an_ending_closes_its_value_where_it_stopped_and_inserts_nothing():
+    rows = [Row(3, "Acme", valid_from=2), Row(4, "Globex", valid_from=20)]
+    d = gates.admit(ending("acme", start=10), rows, turn_id=1, threshold=THRESHOLD)
+    assert d.outcome == Outcome.APPLIED and d.plan.kind == "ending"
+    assert names(d) == ["provenance:ok", "dedup:new", "review:pass", "conflict:none"]
+    assert [r.id for r in d.plan.retire] == [3]
+    (kept,) = d.plan.insert
+    assert (kept.source.id, kept.start, kept.end) == (3, 2, 10)  # its part before the end, as history
+    assert gates.RETIRED_AS["ending"] == "superseded"
+
+
+def test_an_ending_that_names_no_value_ends_what_holds_then_in_a_single_valued_slot_only():
+    rows = [Row(3, "Acme", valid_from=2, valid_to=8), Row(4, "Globex", valid_from=8)]
+    plan = gates.admit(ending("", start=10), rows, turn_id=1, threshold=THRESHOLD).plan
+    assert [r.id for r in plan.retire] == [4] and [(p.start, p.end) for p in plan.insert] == [(8, 10)]
+    tastes = [Row(5, "tea", valid_from=2, single_valued=False)]
+    assert gates.plan_for(ending("", single=False), tastes).retire == ()
+
+
+def test_an_ending_told_after_a_later_mention_retires_it_whole_but_never_a_later_value():
+    # "works at Acme" heard at 12, then "I left Acme at 10" told at 15: it had ended before
+    # it was heard of; a value begun after the ending was told is another story
+    heard = [Row(3, "Acme", valid_from=12, start_stated=False)]
+    plan = gates.plan_for(ending("Acme", start=10, told=15), heard)
+    assert [r.id for r in plan.retire] == [3] and plan.insert == ()
+    assert gates.plan_for(ending("Acme", start=10, told=11), heard).retire == ()
+    assert gates.plan_for(ending("", start=10, told=15), heard).retire == ()
+
+
+def test_nothing_held_to_end_is_an_empty_ending_and_a_place_ends_with_the_places_within_it():
+    assert gates.plan_for(ending("Paris"), [Row(3, "Rome", valid_from=2)]) == \
+        gates.Plan("ending")
+    rows = [Row(3, "上海浦东张江", valid_from=2)]
+    plan = gates.plan_for(ending("上海", values="place"), rows)
+    assert [r.id for r in plan.retire] == [3]
+    assert gates.plan_for(ending("北京", values="place"), rows).retire == ()
+
+
 # --------------------------------------------- against the reference model
 objects = st.sampled_from(["Berlin", "berlin ", "Paris", "Rome"])
 polarities = st.sampled_from(["positive", "negative"])

@@ -118,7 +118,7 @@ def test_cli_approve_with_valid_to_before_valid_from_is_one_error_line_and_write
     ({"object": 5}, "object must be a string"),
     ({"value": float("nan")}, "value must be plain JSON"),
     ({"value": {1: "a"}}, "object keys are text"),
-    ({"change": "moved"}, "change must be evolution, correction, retraction or null"),
+    ({"change": "moved"}, "change must be evolution, correction, retraction, ending or null"),
     ({"confidence": 0.5}, "cannot edit confidence; editable: predicate, object, value"),
     ({"subject": "user:eve", "object": "x"}, "cannot edit subject"),
 ])

@@ -169,6 +169,10 @@ def add_ops(draw) -> Add:
     else:
         obj = draw(st.sampled_from(DRINKS))
         polarity = draw(st.sampled_from(["positive", "positive", "negative", "neutral"]))
+    change = draw(st.sampled_from([None, "evolution", "evolution", "correction", "retraction",
+                                   "ending"]))
+    if change == "ending" and draw(st.booleans()):
+        obj = ""  # an ending that names no value ("I moved out")
     return Add(
         predicate=predicate,
         object=obj,
@@ -176,8 +180,7 @@ def add_ops(draw) -> Add:
         polarity=polarity,
         valid_from=draw(st.integers(0, 8)),
         length=draw(st.one_of(st.none(), st.integers(1, 5))),
-        change=draw(st.sampled_from([None, "evolution", "evolution", "correction",
-                                     "retraction"])),
+        change=change,
         confidence=draw(st.sampled_from([1.0, 1.0, 1.0, 0.75, 0.5])),
         kind=draw(st.sampled_from(["imported"] * 5 + ["agent_inferred"])),
         dt=draw(st.integers(-2, 4)),
@@ -274,6 +277,7 @@ _SUMMARY_FIELD = {
     "insert": "asserted", "evolution": "evolutions", "backfill": "backfills",
     "correction": "corrections", "refinement": "refinements", "merge": "merged", "pending": "queued",
     "conflict": "conflicts", "unchanged": "unchanged", "retract": "retractions",
+    "ending": "evolutions",
 }
 _APPROVAL_OUTCOME = {"merge": "merged", "conflict": "conflict"}
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from memdesk import (
     InputFileError,
     InvalidInput,
+    claimed_object,
     iso,
     parse_time_us,
     shown,
@@ -210,7 +211,7 @@ def _candidates_table(rows: list[dict]) -> str:
     return table(
         ["id", "conf", "subject", "predicate", "object", "state", "source", "reasons"],
         [(d["id"], f"{d['confidence']:.2f}", d["subject"], d["predicate"],
-          ("retract: " if d.get("change") == "retraction" else "") + d["object"],
+          claimed_object(d.get("change"), d["object"]),
           d["state"], _source(d["source"]), "; ".join(d["reasons"])) for d in rows],
     )
 
@@ -287,6 +288,10 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
                 print(f"\nretraction asked for by an agent: approve it to retire {data['predicate']} "
                       f"{data['object']} of {data['subject']} (kept as history, status retracted), "
                       "or reject it to keep the value")
+            elif data.get("change") == "ending":
+                print(f"\nan ending: approve it to close {data['predicate']} "
+                      f"{data['object'] or '(whatever holds then)'} of {data['subject']} where it "
+                      "stopped holding (kept as history up to then), or reject it to keep it current")
             elif data.get("change") == "correction" and data["source"]["kind"] == "agent_inferred":
                 print("\ncorrection asked for by an agent: approve it to replace the current value "
                       f"with {data['object']} over the old value's time (the old one kept as "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memdesk import Candidate
+from memdesk import Candidate, claimed_object
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -86,7 +86,8 @@ def context_text(ctx: CandidateContext) -> Text:
     c, src = ctx.candidate, ctx.candidate.source
     out = Text()
     out.append(f"candidate {c.id}  ", style="bold")
-    out.append(shown(f"{c.subject}  {c.predicate} = {c.object}"), style="bold")
+    out.append(shown(f"{c.subject}  {c.predicate} = {claimed_object(c.change, c.object)}"),
+               style="bold")
     out.append(shown(f"   {c.polarity} · {c.scope} · confidence {c.confidence:.2f} · "
                      f"{src.kind} · {src.extractor}") + "\n")
     out.append("why it waits: " + shown("; ".join(c.reasons)) + "\n", style="yellow")
@@ -98,6 +99,9 @@ def context_text(ctx: CandidateContext) -> Text:
     elif c.change == "retraction":
         out.append("a retraction an agent asked for: approve (a) retires this value (kept as history, "
                    "status retracted), or reject it (x) to keep the value\n", style="yellow")
+    elif c.change == "ending":
+        out.append("an ending: approve (a) closes this value where it stopped holding (kept as "
+                   "history up to then), or reject it (x) to keep it current\n", style="yellow")
     elif c.change == "correction" and src.kind == "agent_inferred":
         out.append("a correction an agent asked for: approve (a) replaces the current value with this "
                    "one over the old value's time (the old one kept as history), or reject it (x)\n",
@@ -221,7 +225,7 @@ class ReviewScreen(MemdeskScreen):
     def _add_rows(self, items: list[Candidate]) -> None:
         table = self.query_one(DataTable)
         for c in items:
-            shown_object = ("retract: " if c.change == "retraction" else "") + c.object
+            shown_object = claimed_object(c.change, c.object)
             table.add_row(*cells(c.id, f"{c.confidence:.2f}", c.subject, c.predicate, shown_object,
                                  c.source.kind), key=str(c.id))
 
