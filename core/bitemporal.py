@@ -241,10 +241,12 @@ def plan_ending(rows: Sequence[SlotRow], ends: Callable[[SlotRow], bool], end: i
     says which rows hold the value that ended; ``any_value``: the ending
     named no value (only the row holding at ``end`` can be meant).
 
-    The row of the value holding at ``end`` is closed there (its part before
-    ``end`` is kept; one beginning at ``end`` is retired whole). A row of the value that began after ``end`` but was said
-    to hold no later than the ending was told was said to have ended before
-    it was heard of: it is retired whole, the later word being that it ended.
+    The row of the value holding before ``end`` and at it is closed there
+    (its part before ``end`` is kept). A row of the value that began at or
+    after ``end`` but was said to hold no later than the ending was told was
+    said to have ended before it was heard of: it is retired whole, the later
+    word being that it ended. An ending naming no value never touches a row
+    beginning at or after it (a new value said with it: "moved out, now in X").
     Nothing is inserted. No such row: an empty plan (nothing held to end).
     Plan kind ``ending``."""
     told_at = end if told is None else told
@@ -256,7 +258,7 @@ def plan_ending(rows: Sequence[SlotRow], ends: Callable[[SlotRow], bool], end: i
         if r.valid_from < end:
             retire.append(r)
             pieces.append(copy_until(r, end))
-        elif r.valid_from == end or (not any_value and r.valid_from <= told_at):
+        elif not any_value and r.valid_from <= told_at:
             retire.append(r)
     return Plan("ending", retire=tuple(retire), insert=tuple(pieces))
 

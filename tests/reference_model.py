@@ -521,9 +521,9 @@ class Model:
     def _ending(c: MClaim, rows: list[MRow]) -> Decision:
         """A value that stopped holding at ``c.valid_from``: the rows of it (for
         a place, of the places within it; naming no value, in a single-valued
-        slot: any) still holding then end there, one beginning then ends
-        whole, as does one of a named value begun later but said to hold no
-        later than the ending was told. Nothing is inserted."""
+        slot: any) holding before and at it end there; one of a named value
+        begun then or later but said to hold no later than the ending was told
+        ends whole. Nothing is inserted."""
         t, named = c.valid_from, bool(c.object.strip())
 
         def ends(r: MRow) -> bool:
@@ -535,7 +535,7 @@ class Model:
 
         return Decision("ending", conflict_with=tuple(
             r.id for r in rows if ends(r) and t < r.valid_to
-            and (r.valid_from <= t or (named and r.valid_from <= c.told))))
+            and (r.valid_from < t or (named and r.valid_from <= c.told))))
 
     def _carry_out(self, number: int, c: MClaim, d: Decision, tx: int) -> Outcome:
         if d.kind == "ending":

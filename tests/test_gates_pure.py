@@ -144,6 +144,9 @@ def test_an_ending_that_names_no_value_ends_what_holds_then_in_a_single_valued_s
     rows = [Row(3, "Acme", valid_from=2, valid_to=8), Row(4, "Globex", valid_from=8)]
     plan = gates.admit(ending("", start=10), rows, turn_id=1, threshold=THRESHOLD).plan
     assert [r.id for r in plan.retire] == [4] and [(p.start, p.end) for p in plan.insert] == [(8, 10)]
+    # "now in Leeds, moved out of the old place": the new value said with it stays
+    moved = [Row(3, "York", valid_from=2, valid_to=10), Row(4, "Leeds", valid_from=10)]
+    assert gates.plan_for(ending("", start=10, told=10), moved).retire == ()
     tastes = [Row(5, "tea", valid_from=2, single_valued=False)]
     assert gates.plan_for(ending("", single=False), tastes).retire == ()
 
