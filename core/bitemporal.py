@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 EVOLUTION = "evolution"
 CORRECTION = "correction"
@@ -234,7 +234,10 @@ def _backfilled(rows: Sequence[SlotRow], new: Piece) -> Plan:
     return Plan(kind, insert=(new._replace(end=_earlier(new.end, next_change)),))
 
 
-def plan_ending(rows: Sequence[SlotRow], ends: Callable[[SlotRow], bool], end: int,
+_Row = TypeVar("_Row", bound=SlotRow)
+
+
+def plan_ending(rows: Sequence[_Row], ends: Callable[[_Row], bool], end: int,
                 told: int | None = None, *, any_value: bool = False) -> Plan:
     """How a value that stopped holding at ``end`` (told at ``told``; default
     ``end``) leaves a slot whose current-belief rows are ``rows``. ``ends``

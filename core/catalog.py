@@ -13,7 +13,7 @@ from .errors import InvalidInput
 from .resources import data_path
 
 ROUTINGS = ("structured", "vector", "both")
-VALUE_KINDS = ("taste", "place")  # core/lang/values.py: how values of the kind relate
+VALUE_KINDS = ("taste", "place", "organisation")  # core/lang/values.py: how values of the kind relate
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 DEFAULT_CATALOG_PATH = data_path("predicates.toml")
@@ -33,7 +33,7 @@ class Predicate:
     # the predicate that says the opposite of this one (likes / dislikes): a
     # claim of one meets the other's rows, the polarity flipped, at the gates
     opposite: str | None = None
-    # how two values relate beyond equality ("taste", "place": core/lang/values.py)
+    # how two values relate beyond equality ("taste", "place", "organisation": core/lang/values.py)
     values: str | None = None
     # said in a project's turn, the fact is the project's, not the speaker's
     team: bool = False

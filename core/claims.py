@@ -570,6 +570,8 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
         # a change's event time is when it happened (a stated start), except for a dated item,
         # whose event time is when it is due ("the launch slips to the 29th": changed now)
         change_at = f.event_start if (f.change == "evolution" or f.start_said) and f.predicate not in DATED else None
+        if f.change == ENDING:
+            change_at = f.ended_at(turn.time)
         valid_from = to_us(change_at if change_at is not None else turn.time)
         event_end = to_us(f.event_end) if f.event_end else None
         # a stated start lies somewhere in the event's span ("上个月": the whole month)

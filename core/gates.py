@@ -372,8 +372,8 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
 
 def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> Plan:
     """The plan of an ending (``core.bitemporal.plan_ending``): the rows of its
-    value end, and for a place (catalog ``values = "place"``) those of the
-    places within it too (left 上海: 上海浦东 ends). An ending that names no
+    value end, and for a place or an organisation (catalog ``values``) those
+    within it too (left 上海: 上海浦东 ends; left 橙桔: 橙桔网络). An ending that names no
     value ends whatever holds then in a single-valued slot, nothing in a
     multi-valued one."""
     if not statement.object.strip():
@@ -381,34 +381,39 @@ def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> P
         plan = plan_ending(rows, lambda r: True, statement.valid_from, statement.told,
                            any_value=True)
     else:
-        place = statement.values == "place"
+        kind = statement.values if statement.values in _NAMED_PATHS else None
 
         def ends(r: BeliefRow) -> bool:
             if row_key(r) == key:
                 return True
-            return (place and r.polarity == statement.polarity
-                    and relate("place", statement.object, r.object) == Relation.WITHIN)
+            return (kind is not None and r.polarity == statement.polarity
+                    and relate(kind, statement.object, r.object) == Relation.WITHIN)
 
         plan = plan_ending(same, ends, statement.valid_from, statement.told)
     return plan._replace(retire=tuple(map(_own, plan.retire)),
                          insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert))
 
 
+_NAMED_PATHS = ("place", "organisation")
+"""Value kinds named coarse or fine (core/lang/values.py): 上海 / 上海浦东, 橙桔 / 橙桔网络."""
+
+
 def _place_plan(statement: Statement, same: Sequence[BeliefRow], key: Any,
                 said: Evidence | None) -> Plan | None:
-    """A place said without a change signal beside the one other value that
-    holds over its time (catalog ``values = "place"``): the same place or a
-    coarser one (上海 while 上海浦东张江 holds) is a mention of it; a finer one
-    (上海浦东张江 while 上海 holds) refines it (plan kind ``refinement``).
-    None: the ordinary plan decides."""
-    if statement.values != "place" or statement.change is not None:
+    """A place (or an organisation) said without a change signal beside the
+    one other value that holds over its time (catalog ``values``): the same
+    value or a coarser one (上海 while 上海浦东张江 holds; 橙桔 while 橙桔网络
+    holds) is a mention of it; a finer one (上海浦东张江 while 上海 holds)
+    refines it (plan kind ``refinement``). None: the ordinary plan decides."""
+    kind = statement.values
+    if kind not in _NAMED_PATHS or statement.change is not None:
         return None
     start, end = statement.valid_from, statement.valid_to
     differing = [r for r in same if overlaps(start, end, r) and row_key(r) != key]
     if len(differing) != 1 or differing[0].polarity != statement.polarity:
         return None
     row = differing[0]
-    relation = relate("place", row.object, statement.object)
+    relation = relate(kind, row.object, statement.object)
     if relation in (Relation.SAME, Relation.CONTAINS):
         return Plan("merge", merge_into=row) if covers(row, start, end) else None
     if relation != Relation.WITHIN:

@@ -47,6 +47,16 @@ class ExtractedFact:
     # time is the value's stated start, as a change's is
     start_said: bool = False
 
+    def ended_at(self, told: datetime) -> datetime | None:
+        """When an ending (change ``ending``) told at ``told`` happened, from the time its text names
+        (None: none, it is heard when told): after the time named ("quit in February": by 1 March;
+        "last day is 30 April": from 1 May), or when it was told if that is earlier and the time had
+        begun by then ("quit this week")."""
+        if self.event_start is None:
+            return None
+        end = self.event_end or self.event_start
+        return min(end, told) if self.event_start <= told else end
+
 
 @dataclass(frozen=True)
 class SourceRef:

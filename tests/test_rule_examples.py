@@ -45,7 +45,8 @@ def example_turns(ex: Example) -> tuple[Turn, list[Turn]]:
 
 
 def run_example(ex: Example) -> list[tuple[str, str, str]]:
-    return [(f.predicate, f.object, f.polarity) for f in rules.extract(*example_turns(ex))]
+    return [(f.predicate, f.object, "ended" if f.change == "ending" else f.polarity)
+            for f in rules.extract(*example_turns(ex))]
 
 
 class _Traced:

@@ -352,13 +352,16 @@ def test_value_only_corrections_and_change_signals():
     assert (f.predicate, f.object, f.change) == ("lives_in", "闵行", "correction")
     [f] = extract(_en("wait no, Hove", n=2), [_en("I live in Brighton")])
     assert (f.predicate, f.object, f.change) == ("lives_in", "Hove", "correction")
-    [f] = extract(_en("I quit Deloitte, now at Monzo"))
+    [left, f] = extract(_en("I quit Deloitte, now at Monzo"))
+    assert (left.predicate, left.object, left.change) == ("works_at", "Deloitte", "ending")
     assert (f.predicate, f.object, f.change) == ("works_at", "Monzo", "evolution")
     [f] = extract(_zh("上个月换了工作，现在在快手"))
     assert (f.predicate, f.object, f.change) == ("works_at", "快手", "evolution")
     [f] = extract(_en("Starting next month the food budget goes up to $900."))
     assert (f.value, f.change) == ({"amount": 900, "currency": "USD"}, "evolution")
-    assert extract(_zh("我已经不吃素了。")) == []
+    # a diet no longer kept ends, and is never read as kept
+    [ended] = extract(_zh("我已经不吃素了。"))
+    assert (ended.predicate, ended.object, ended.polarity, ended.change) == ("diet", "素食", "positive", "ending")
 
 
 def test_terse_fragments():

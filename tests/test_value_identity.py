@@ -33,6 +33,12 @@ from .helpers import claim, day
     ("place", "Queens, New York City", "New York", Relation.CONTAINS),
     ("place", "York", "New York", Relation.OTHER),
     ("place", "Paris", "巴黎", Relation.OTHER),
+    ("organisation", "橙桔", "橙桔网络", Relation.WITHIN),  # named short by its start
+    ("organisation", "蓝鲸科技有限公司", "蓝鲸科技", Relation.SAME),  # a legal form is no part of the name
+    ("organisation", "Harbourline Logistics", "Harbourline", Relation.CONTAINS),
+    ("organisation", "Harbourline Ltd", "harbourline", Relation.SAME),
+    ("organisation", "Line", "Harbourline", Relation.OTHER),  # whole words only
+    ("organisation", "网", "网易", Relation.OTHER),  # one character names nothing
 ])
 def test_relation_of_two_values(kind, a, b, expected):
     assert relate(kind, a, b) == expected
@@ -71,6 +77,17 @@ def test_an_unrelated_place_still_conflicts_and_a_move_is_still_a_change():
     moved = gates.admit(stmt("Texas", "place", change="evolution"), [Row(1, "Austin, Texas")],
                         turn_id=1, threshold=0.75)
     assert moved.plan.kind == "evolution"  # a change said is a change, not a mention
+
+
+def test_an_employer_named_short_is_a_mention_and_its_ending_ends_the_full_name():
+    full = [Row(1, "橙桔网络")]
+    said = gates.admit(stmt("橙桔", "organisation"), full, turn_id=1, threshold=0.75)
+    assert said.outcome == Outcome.MERGED and said.plan.merge_into.id == 1
+    left = gates.admit(stmt("橙桔", "organisation", change="ending"), full, turn_id=1, threshold=0.75)
+    assert left.plan.kind == "ending" and [r.id for r in left.plan.retire] == [1]
+    assert [(p.start, p.end) for p in left.plan.insert] == [(0, 100)]
+    other = gates.admit(stmt("网易", "organisation", change="ending"), full, turn_id=1, threshold=0.75)
+    assert other.plan.retire == ()
 
 
 def test_without_the_catalog_kind_places_compare_as_before():

@@ -20,7 +20,7 @@ languages or name neither) hold what records and code share. Each language file 
 
 Every entry has a ``description`` and may have ``examples``: inline tables
 ``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or
-``yields = "nothing"``), optionally with ``project`` (the turn's project),
+``yields = "nothing"``; ``"ended"`` in place of the polarity: an ending of the value, change ``ending``), optionally with ``project`` (the turn's project),
 ``lang``, ``speaker`` (``"assistant"`` for a guess the agent makes) and
 ``context`` (the turns before it: ``[{speaker = "assistant", text = "..."}]``).
 An example is one turn run through ``extract()``: it must yield exactly those
@@ -54,7 +54,7 @@ _TABLE_KINDS = ("map", "set")
 _ENTRY_KEYS = {"description", "words", "pattern", "flags", "examples"}
 _EXAMPLE_KEYS = {"text", "yields", "project", "lang", "speaker", "context"}
 _CONTEXT_KEYS = {"speaker", "text", "project"}
-_POLARITIES = ("positive", "negative")
+_POLARITIES = ("positive", "negative", "ended")  # "ended": an ending (change "ending") of the value
 _REF = re.compile(r"\{\{([a-z]+)\.([a-z0-9_.]+)\}\}")
 _NAME = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
 
@@ -150,7 +150,8 @@ def _examples(raw: Any, file: str, where: str) -> tuple[Example, ...]:
         elif isinstance(yields, list) and all(_text_list(y) and len(y) == 3 and y[2] in _POLARITIES for y in yields):
             facts = tuple((y[0], y[1], y[2]) for y in yields)
         else:
-            raise _fail(file, at, 'yields must be "nothing" or a list of [predicate, object, "positive"|"negative"]')
+            raise _fail(file, at, 'yields must be "nothing" or a list of [predicate, object, '
+                              '"positive"|"negative"|"ended"]')
         project, lang = ex.get("project"), ex.get("lang")
         if project is not None and not isinstance(project, str):
             raise _fail(file, at, "project must be a string")

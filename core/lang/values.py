@@ -12,6 +12,11 @@ of value identity (docs/DESIGN.md §2, "value identity").
   ``within`` another when the other is an end of its path: 上海 contains
   上海浦东 and 杭州西湖区 (the coarser one's 市 left out), "New York" contains
   "Brooklyn, New York", and "Portland, Maine" is a more exact "Portland".
+* **Organisations compare by their name's start.** An employer is often named
+  short: 橙桔 for 橙桔网络, "Harbourline" for "Harbourline Logistics". A name
+  is ``within`` another (the full name is the finer) when the other begins it:
+  its first characters in Chinese (two at least), its first words in English;
+  a legal form at the end ("Ltd", 有限公司) is no part of the name.
 
 ``relate(kind, a, b)`` answers with a ``Relation`` of ``b`` to ``a``. Values
 in different scripts, and values one cannot place in the other, are
@@ -74,7 +79,8 @@ def _compare(a: _T, b: _T, same: bool, within: Callable[[_T, _T], bool]) -> Rela
 
 def relate(kind: str, a: str, b: str) -> Relation:
     """The relation of value ``b`` to value ``a`` for values of ``kind``
-    (``"taste"`` or ``"place"``; any other kind only knows SAME and OTHER).
+    (``"taste"``, ``"place"`` or ``"organisation"``; any other kind only knows
+    SAME and OTHER).
     Raises nothing: unknown shapes are OTHER."""
     fa, fb = _fold(a), _fold(b)
     if fa == fb:
@@ -85,6 +91,8 @@ def relate(kind: str, a: str, b: str) -> Relation:
         return _taste(fa, fb)
     if kind == "place":
         return _place(fa, fb)
+    if kind == "organisation":
+        return _organisation(fa, fb)
     return Relation.OTHER
 
 
@@ -167,3 +175,42 @@ def _place(a: str, b: str) -> Relation:
     if not pa or not pb:
         return Relation.OTHER
     return _compare(pa, pb, pa == pb, _en_within)
+
+
+# ---------------------------------------------------------- organisations
+_ZH_LEGAL = tuple(sorted(tables.words("values", "organisation.zh_legal_forms"), key=len, reverse=True))
+_EN_LEGAL = frozenset(tables.words("values", "organisation.en_legal_forms"))
+_ZH_NAME_MIN = int(tables.load("values")["organisation"]["min_zh"])
+
+
+def _zh_name(text: str) -> str:
+    name = re.sub(r"\s", "", text)
+    for form in _ZH_LEGAL:
+        if name.endswith(form) and len(name) - len(form) >= _ZH_NAME_MIN:
+            return name[: -len(form)]
+    return name
+
+
+def _en_name(text: str) -> list[str]:
+    words = _WORD.findall(text)
+    while len(words) > 1 and words[-1] in _EN_LEGAL:
+        words.pop()
+    return words
+
+
+def _zh_begins(short: str, full: str) -> bool:
+    return len(short) >= _ZH_NAME_MIN and len(full) > len(short) and full.startswith(short)
+
+
+def _en_begins(short: list[str], full: list[str]) -> bool:
+    return len(full) > len(short) and full[: len(short)] == short
+
+
+def _organisation(a: str, b: str) -> Relation:
+    if _is_zh(a):
+        za, zb = _zh_name(a), _zh_name(b)
+        return _compare(za, zb, za == zb, _zh_begins)
+    wa, wb = _en_name(a), _en_name(b)
+    if not wa or not wb:
+        return Relation.OTHER
+    return _compare(wa, wb, wa == wb, _en_begins)

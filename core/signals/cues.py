@@ -34,6 +34,7 @@ class Cues:
     dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
     bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
     object_marker: dict[str, re.Pattern[str]]  # a coverb right before a relation word: it is an object
+    relation_run: re.Pattern[str]  # Chinese relation words ending a text: one phrase with the next (爸妈, 我姐我妈)
     not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
     not_within_place: tuple[str, ...]  # a verb or a room inside what follows 在: no place alone (located)
 
@@ -64,6 +65,8 @@ class Cues:
                       for lang, words in raw["bare"].items()},
                 object_marker={lang: re.compile("(?:" + "|".join(map(re.escape, words)) + r")\s*$")
                                for lang, words in raw["object_markers"].items()},
+                relation_run=re.compile("(?:" + "|".join(
+                    map(re.escape, sorted(relations.get("zh", {}), key=len, reverse=True))) + ")+$"),
                 not_places={"zh": tuple(raw["located"]["zh_not_places"]),
                             "en": tuple(w.lower() for w in raw["located"]["en_not_places"])},
                 not_within_place=tuple(raw["located"]["zh_not_within"]))

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, partial
 
+from ..bitemporal import ENDING
 from ..claims import DATED as claims_dated
 from ..claims import ClaimInput, source_of, to_claims
 from ..lang.amounts import Amount, find_amounts, parse_amount
@@ -301,7 +302,7 @@ class SignalLayer:
                 mine = [c for c in self._unhedged(turn, context, reading, extract, user_subject)
                         if not self._taken(c, [*claims, *out])]
             mine += [self._act(c, reading, hedged_here)
-                     for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags)]
+                     for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags, mine)]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
                 unparsed = self._unparsed(turn, reading, user_subject)
                 if unparsed is not None:
@@ -324,18 +325,21 @@ class SignalLayer:
         the wrong value a correction takes back ("I meant X, not Y": Y was a value
         when it was said; here it is named only to be retired)."""
         if claim.extractor == self.name or claim.source.kind != "user_explicit" \
-                or claim.confidence <= HEDGED_CONFIDENCE \
+                or claim.confidence <= HEDGED_CONFIDENCE or claim.change == ENDING \
                 or (claim.change == "correction" and claim.polarity == "negative"):
             return claim
         p = tags().plausibility(claim.object)
         return claim if p is None or p >= IMPLAUSIBLE else self._hedged(claim)
 
     def _tagged(self, turn: Turn, reading: Reading, claimed: list[ClaimInput],
-                user_subject: str, tags: Callable[[], ClauseTags]) -> list[ClaimInput]:
+                user_subject: str, tags: Callable[[], ClauseTags],
+                here: Sequence[ClaimInput] = ()) -> list[ClaimInput]:
         """The values the tagger finds in a clause that states something, each
         a claim unless the extractor (or an earlier tagged value) claimed its
         predicate for that subject there: a single-valued predicate anywhere in
-        the turn, another one with an overlapping value."""
+        the turn, another one with an overlapping value. An ending is no value:
+        it claims its predicate only in its own clause (``here``: the claims
+        read there), where what the tagger finds is the value that ended."""
         s = reading.signal
         act, _ = s.top("act")
         about, p_about = s.top("about")
@@ -353,7 +357,10 @@ class SignalLayer:
             if claim is None:
                 continue
             value = _norm(claim.object)
-            taken = [c for c in [*claimed, *out] if c.subject == claim.subject and c.predicate == claim.predicate]
+            if any(c.change == ENDING and c.predicate == claim.predicate for c in here):
+                continue
+            taken = [c for c in [*claimed, *out] if c.subject == claim.subject and c.predicate == claim.predicate
+                     and c.change != ENDING]
             # read by the extractor: a single-valued predicate, an overlapping value, or one the turn corrects
             # (the value taken back is in the clause too: "芒果……不对，是菠萝")
             if any(claim.predicate in self.single_valued or c.change == "correction"

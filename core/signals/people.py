@@ -238,6 +238,8 @@ class People:
         if self.reports(text, m, lang):
             return False  # "老婆同意把预算加到两万", "my boss says I can work from home"
         if lang == "zh":
+            # the relation words just before it are one phrase with it: 从爸妈家 is 从 (爸妈) 家
+            before = self.cues.relation_run.sub("", before)
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
             # or a coverb that makes it an object (跟老伴两个人住, 给我妈打电话)
             # (a discourse opener, a cleft's "…是" among them: 主要是我男朋友…)

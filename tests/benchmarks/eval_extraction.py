@@ -126,6 +126,7 @@ class Report:
     unparsed: int = 0  # --signals: unparsed statements queued for review
     hedged: int = 0  # --signals: facts below the review threshold
     tagged_queued: int = 0  # --signals: the value tagger's values waiting for review
+    endings: list[str] = field(default_factory=list)  # values said to have stopped holding (change "ending")
 
 
 # predicates added after every gold set here was annotated (issue 28): a prediction of one is
@@ -171,7 +172,11 @@ def evaluate(path: Path = GOLD, verbose: bool = False, signals: bool = False, wr
         ctx = [_turn(c) for c in d.get("context", [])]
         preds = run(turn, ctx)
         rep.newer += sum(p.predicate in NEWER_PREDICATES for p in preds)
-        preds = [p for p in preds if p.predicate not in NEWER_PREDICATES]
+        # an ending claims no value (the gates close the value that stopped holding): listed apart,
+        # as the sets were annotated before endings were read
+        rep.endings += [f"{d['id']} {p.predicate} ended: {p.object or '(whatever holds)'}"
+                        for p in preds if p.change == "ending"]
+        preds = [p for p in preds if p.predicate not in NEWER_PREDICATES and p.change != "ending"]
         if signals:
             rep.people += sum(p.subject.startswith("person:") for p in preds)
             rep.unparsed += sum(isinstance(p.value, dict) and "unparsed" in p.value for p in preds)
@@ -246,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"matched facts: change label accuracy {rep.change_ok / tp:.3f}, "
           f"source kind accuracy {rep.source_ok / tp:.3f}")
     print(f"facts of predicates newer than the set ({', '.join(NEWER_PREDICATES)}), not scored: {rep.newer}")
+    print(f"endings (a value said to have stopped holding; no value claimed), not scored: {len(rep.endings)}")
+    if "--verbose" in argv or "-v" in argv:
+        for line in rep.endings:
+            print("   ", line)
     if signals:
         print(f"signal layer: {rep.people} facts about other people, {rep.unparsed} unparsed statements "
               f"queued, {rep.hedged} facts sent to review (hedged, or a value the tagger finds implausible; "

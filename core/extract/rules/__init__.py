@@ -313,9 +313,34 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
+    return _endings_beside_new_values(out, turn.time)
+
+
+def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> list[ExtractedFact]:
+    """A new value of a single-valued predicate told with an ending of that predicate ("I quit Deloitte, I'm
+    at Monzo", "moved out of Kreuzberg, in Neukölln since April") is a change, and the ending happened where
+    the new value began (else it would close the old value where it was told, after the new one began, and
+    cut that short), unless it happened before ("辞职了，下周去京东上班": no job in between)."""
+    new = {f.predicate: f for f in facts if f.change != "ending" and f.polarity == "positive"
+           and f.predicate in _SINGLE_VALUED}
+    if not new or not any(f.change == "ending" for f in facts):
+        return facts
+    ended = {f.predicate for f in facts if f.change == "ending"}
+    out = []
+    for f in facts:
+        if f.change == "ending" and f.predicate in new:
+            later = new[f.predicate]
+            begins = later.event_start if later.event_start and (later.change == "evolution" or later.start_said) \
+                else told
+            if (f.ended_at(told) or told) >= begins:  # ended where the new value began
+                f = dataclasses.replace(f, event_start=None if begins == told else begins, event_end=None)
+        elif f.change is None and new.get(f.predicate) is f and f.predicate in ended:
+            f = dataclasses.replace(f, change="evolution")
+        out.append(f)
     return out
 
 
+_SINGLE_VALUED = frozenset(p.id for p in Catalog.load() if p.single_valued)
 # the predicates a change signal in the turn makes evolutions
 _EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision"))
 _TASTES = frozenset(("likes", "dislikes"))  # their own change signal: shared.taste_change
@@ -382,8 +407,13 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     value = r.value
     if r.due is not None:
         # the rule found the text naming when it is due ("slips to Friday 29 May"): its time;
-        # a deadline's due day is its value, so a deadline moved is another value of the thing
-        times = find_times(r.due, turn.time)
+        # a deadline's due day is its value, so a deadline moved is another value of the thing.
+        # An ending's text names when it ended, told as past unless it tells of what is to come
+        # (a last day named is the coming one unless told as past: "my last day is 3 April")
+        zh = bool(searched(_CJK, r.due))
+        past = r.change == "ending" and not searched(_P["zh.told_as_future" if zh else "en.told_as_future"], r.due) \
+            and not searched(_P["zh.last_day" if zh else "en.last_day"], r.due)
+        times = find_times(r.due, turn.time, past=past)
         if times:
             start, end = times[0][2].start, times[0][2].end
             if r.predicate == "deadline":
@@ -403,7 +433,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         if times:
             start, end = times[0][2].start, times[0][2].end
     said = None
-    if start is None and r.predicate not in _DATED_ITEMS and r.predicate != "pet":
+    if start is None and r.predicate not in _DATED_ITEMS and r.predicate != "pet" and r.change != "ending":
         told = turn.text  # the times said as starts, found once per turn (a Whole keeps them)
         starts = told.once(("said_starts",), lambda: _said_starts(told, turn.time)) \
             if isinstance(told, Whole) else _said_starts(told, turn.time)

@@ -27,6 +27,7 @@ from .clauses import (
     _with_subject,
 )
 from .en import _en_rules
+from .endings import ENDING, _ended_states
 from .readers import _ZH_NOT_A_TOPIC
 from .text import (
     _CJK,
@@ -125,7 +126,9 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             about_other = False
             if not allow_question and _P["shared.raw_facts.4"].search(sub) and not _QUESTION_OK.search(sub):
                 continue
-            carried = _carried_over(sub, raws, zh, stripped, when) or (_zh_accepted_instead(sub, raws) if zh else None)
+            ended = _ended_states(sub, stripped, when, zh, project)
+            carried = None if ended else \
+                _carried_over(sub, raws, zh, stripped, when) or (_zh_accepted_instead(sub, raws) if zh else None)
             if carried is not None:
                 found = [carried]
             elif zh:
@@ -142,10 +145,16 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 found = _conditional_want(sub, cond)
             if zh:
                 found = _with_listed_items(found, sub)
+            if ended:  # what the clause read as holding of a state it says ended is that state
+                gone = {r.predicate for r in ended}
+                found = ended + [r for r in found if r.predicate not in gone or (
+                    r.polarity == "negative" and all(e.object and e.object != r.object for e in ended))]
             for r in (part for f in found for part in _split_enumeration(f, zh)):
                 if zh and r.predicate in ("likes", "dislikes") and _ZH_TASTE_LEAD.match(r.object):
                     r = dataclasses.replace(r, object=_ZH_TASTE_LEAD.sub("", r.object))
-                if not r.object or (r.predicate in ("likes", "dislikes") and (
+                if r.change == ENDING:
+                    pass  # an ending may name no value: whatever holds then ended
+                elif not r.object or (r.predicate in ("likes", "dislikes") and (
                         _PRONOUN_OBJECT.match(r.object) or (zh and _ZH_NOT_A_TASTE.search(r.object)))) \
                         or (_only_a_time(r, when) and (r.predicate != "decision" or any(f.due for f in found))):
                     continue
