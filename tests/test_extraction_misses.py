@@ -340,3 +340,63 @@ def test_a_period_naming_a_matter_is_no_stated_start(text, budget):
 def test_not_living_somewhere_is_no_taste():
     """不住在 a place tells where one lives (or no longer does), not a dislike of the place."""
     assert not [f for f in facts("我不住在浦东了") if f.predicate == "dislikes"]
+
+
+# ------------------------------------------- a state said to have ended (issue 28, tenth round)
+def _ended(*texts: str) -> set[tuple[str, str]]:
+    return {(f.predicate, f.object) for f in facts(*texts) if f.change == "ending"}
+
+
+@pytest.mark.parametrize(("text", "ended"), [
+    ("I resigned from Ocado last month", {("works_at", "Ocado")}),
+    ("finally walked out of Greggs lol", {("works_at", "Greggs")}),
+    ("got made redundant from Arup on tuesday", {("works_at", "Arup")}),
+    ("well I lost my job", {("works_at", "")}),
+    ("we moved out at the weekend", {("lives_in", "")}),
+    ("I don't cycle to work anymore", {("commute", "cycling")}),
+    ("gave up being vegetarian", {("diet", "vegetarian")}),
+    ("我上个月从顺丰辞职了", {("works_at", "顺丰")}),
+    ("被裁了，唉", {("works_at", "")}),
+    ("我们上周从合租房搬出来了", {("lives_in", "")}),
+    ("我已经不开车上班了", {("commute", "开车")}),
+])
+def test_a_state_said_to_have_ended_is_an_ending_of_it(text, ended):
+    assert _ended(text) == ended
+    # and never the value said as held
+    assert not {(f.predicate, f.object) for f in facts(text) if f.change != "ending"} & ended
+
+
+@pytest.mark.parametrize("text", [
+    "thinking of quitting Ocado", "if I resigned I'd have no visa", "I can't drive to work anymore",
+    "我打算下个月辞职", "可能年底从公司离职", "我妹搬出去了", "周五要提离职",
+])
+def test_an_ending_thought_of_planned_or_someone_elses_is_none(text):
+    assert _ended(text) == set()
+
+
+def test_an_ending_happens_after_the_time_it_names_and_a_new_value_begins_where_it_happened():
+    [left] = facts("I resigned from Ocado in April")
+    assert left.ended_at(WHEN_EN) == datetime(2026, 5, 1, tzinfo=BST)  # by the end of April
+    [last] = [f for f in facts("handed in my notice today. my last day is 29 May") if f.change == "ending"]
+    assert last.ended_at(WHEN_EN) == datetime(2026, 5, 30, tzinfo=BST)  # the coming 29 May, after it
+    moved = facts("we moved out of Hackney, we're in Leyton since the 2nd")
+    [ending] = [f for f in moved if f.change == "ending"]
+    [home] = [f for f in moved if f.change != "ending"]
+    assert home.change == "evolution" and ending.ended_at(WHEN_EN) == home.event_start
+
+
+def test_the_store_closes_the_job_and_the_home_that_ended(tmp_path):
+    path = tmp_path / "life.jsonl"
+    lines = [("2026-03-02T09:00:00+00:00", "I work at Ocado and I live in Leeds"),
+             ("2026-05-04T09:00:00+00:00", "big news, I resigned from Ocado on friday"),
+             ("2026-05-04T09:01:00+00:00", "and we moved out, staying with friends for now")]
+    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
+                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+    with Store.open(tmp_path / "m.db") as store:
+        store.facts.ingest_file(path)
+        assert store.facts.as_of("user:yu", "works_at") == []
+        assert store.facts.as_of("user:yu", "lives_in") == []
+        [job] = [f for f in store.facts.as_of("user:yu", "works_at", valid_at=datetime(2026, 4, 1, tzinfo=UTC))]
+        assert job.object == "Ocado" and job.valid_to is not None  # kept as history, closed where it ended
+        [home] = store.facts.as_of("user:yu", "lives_in", valid_at=datetime(2026, 4, 1, tzinfo=UTC))
+        assert home.object == "Leeds"

@@ -230,7 +230,10 @@ def _system_prompt(turn: Turn) -> str:
         '{"amount": 5000, "currency": "CNY"}.',
         "polarity: positive, negative or neutral. scope: global, project or session.",
         "change: \"evolution\" when the user says something changed (moved to, raised to), "
-        "\"correction\" when the user corrects what they just said, otherwise null.",
+        "\"correction\" when the user corrects what they just said, \"ending\" when a state "
+        "stopped holding with nothing said in its place (quit a job, moved out, no longer vegan: "
+        "object the value that ended, or empty when it is not named; valid_from when it ended), "
+        "otherwise null.",
         "confidence: a number between 0 and 1.",
         "valid_from (optional): when the new state began, for evolutions. "
         "event_time (optional): the resolved time the statement is about. "
