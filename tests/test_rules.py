@@ -1071,3 +1071,14 @@ def test_a_number_in_a_date_is_no_corrected_budget():
     [f] = extract(_en("no, I said 200k", n=3), ctx)
     assert (f.predicate, f.object) == ("budget_limit", "200000 ZAR")
 
+
+
+def test_a_state_said_as_holding_now_is_a_change_but_not_one_held_for_now():
+    """"now", 现在, "these days" say the value holds in place of an earlier one: a change (a role
+    too); "for now", "right now" say it holds for a while, which changes nothing."""
+    [role] = extract(_en("I'm now the team lead on payments"))
+    assert (role.predicate, role.change) == ("role", "evolution")
+    [budget] = extract(_zh("装修预算现在是八万"))
+    assert (budget.predicate, budget.object, budget.change) == ("budget_limit", "80000 CNY", "evolution")
+    held = extract(_en("our budget is 3000 dollars for now"))
+    assert [(f.predicate, f.change) for f in held] == [("budget_limit", None)]

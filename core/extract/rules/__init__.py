@@ -342,7 +342,7 @@ def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> li
 
 _SINGLE_VALUED = frozenset(p.id for p in Catalog.load() if p.single_valued)
 # the predicates a change signal in the turn makes evolutions
-_EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision"))
+_EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision", "role"))
 _TASTES = frozenset(("likes", "dislikes"))  # their own change signal: shared.taste_change
 
 # multi-valued predicates (slot: subject, predicate, scope, object) whose wrong value a correction retires
