@@ -295,6 +295,15 @@ def test_a_name_introduced_earlier_opens_a_clause_about_that_person():
     assert [c.subject for c in out] == ["person:mei/priya"]
 
 
+def test_a_known_name_after_a_short_opener_and_a_tilde_opens_its_clause_and_the_chain_after_it():
+    """"好久不见～阿哲…": the opener before the tilde is no subject; the name after it is, and the
+    clause after it with its subject dropped goes on about the same person (a topic chain)."""
+    before = turn("我男朋友阿哲在深圳上班", number=1)
+    t = turn("哈喽～阿哲下周调去杭州了！现在在网易做运营")
+    readings = layer({}).read(t, [before])
+    assert [r.who for r in readings][:2] == ["boyfriend", "boyfriend"]
+
+
 def test_a_turn_typed_in_lower_case_still_gives_a_relations_name():
     """No capital marks the name: the word between the relation word and the
     clause's verb is it, unless it is a word of the clause ("really", "also")."""

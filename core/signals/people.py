@@ -60,6 +60,9 @@ _KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([^\W\d_]+(
 # given with 叫 ("柯基叫豆豆")
 _ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|$)")
 _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
+# a short opener joined to the clause by a tilde, a greeting or an exclamation ("好久没来～周航搬来了"):
+# the clause's subject comes after it
+_ZH_OPENER = re.compile(r"^[^，,。！!？?～~]{1,6}[～~]+\s*")
 
 # English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
 _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
@@ -148,8 +151,8 @@ class People:
 
     def zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
         """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
-        head = _ZH_FILLER.sub("", text)
-        return next((key for name, key in names.items() if head.startswith(name)), None)
+        heads = {_ZH_FILLER.sub("", text), _ZH_FILLER.sub("", _ZH_OPENER.sub("", text))}
+        return next((key for name, key in names.items() if any(h.startswith(name) for h in heads)), None)
 
     def name_subject(self, text: str) -> str | None:
         """A first name the clause opens with as its subject ("Dana just moved …")."""
