@@ -304,6 +304,16 @@ def test_a_known_name_after_a_short_opener_and_a_tilde_opens_its_clause_and_the_
     assert [r.who for r in readings][:2] == ["boyfriend", "boyfriend"]
 
 
+@pytest.mark.parametrize(("text", "first"), [
+    ("my wife ines is a midwife", "I am a midwife"),
+    ("my flatmate dev's moving to cork", "I am moving to cork"),
+    ("my brother Tom's been vegan for years", "I have been vegan for years"),
+])
+def test_a_persons_clause_in_the_first_person_leaves_their_name_out_in_any_case(text, first):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert people.first_person(text, "en") == first
+
+
 def test_a_turn_typed_in_lower_case_still_gives_a_relations_name():
     """No capital marks the name: the word between the relation word and the
     clause's verb is it, unless it is a word of the clause ("really", "also")."""

@@ -318,7 +318,15 @@ class People:
                 after = text[m.end():]
                 if re.match(r"(?:'s|’s)\s", after) and self.cues.possessed["en"].search(after[:40]):
                     return head + "my " + after[3:]  # "my sister's rent is" -> "my rent is"
-                rest = re.sub(r"^(?:'s)?\s*(?:" + _NAME + r"\s+)?", " ", text[m.end():])  # "my sister Lily is"
+                lower = _INTRODUCED_LOWER.match(after)  # "my husband sipho is": a name typed in lower case
+                if lower is not None and lower.group(1).lower() not in _LOWER_SLOT:
+                    after = after[lower.end():]
+                if after.startswith(("'s", "’s")):
+                    tail = after[2:]  # an owner's noun: left as it was ("jess's birthday")
+                    if re.match(r"(?:'s|’s)\s+" + _CONTRACTED, after):  # "jay's moving": is (has: "'s been")
+                        tail = (" has" if _EN_HAS.match(tail) else " is") + tail
+                    after = tail
+                rest = re.sub(r"^\s*(?:" + _NAME + r"\s+)?", " ", after)  # "my sister Lily is"
                 new = head + "I" + _en_first_person(rest)
                 new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
             else:
