@@ -321,6 +321,8 @@ class People:
                 lower = _INTRODUCED_LOWER.match(after)  # "my husband sipho is": a name typed in lower case
                 if lower is not None and lower.group(1).lower() not in _LOWER_SLOT:
                     after = after[lower.end():]
+                else:  # "my sister Lily is", "my brother Tom's been"
+                    after = re.sub(r"^,?\s+" + _NAME + r"(?=,?\s|'s\b|’s\b)", "", after)
                 if after.startswith(("'s", "’s")):
                     tail = after[2:]  # an owner's noun: left as it was ("jess's birthday")
                     if re.match(r"(?:'s|’s)\s+" + _CONTRACTED, after):  # "jay's moving": is (has: "'s been")
