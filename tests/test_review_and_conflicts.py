@@ -91,6 +91,27 @@ def test_approval_that_contradicts_opens_conflict(store, clock):
     assert [c.id for c in store.conflicts.list()] == [result.conflict_id]
 
 
+def test_an_ending_waits_for_review_then_closes_what_held_and_reads_as_one(store, clock):
+    """An unsure ending (naming no value, from a JSON line as an agent or import sends it)
+    waits; approved, the value holding then is closed where it ended, kept as history."""
+    from memdesk import ClaimInput, claimed_object
+
+    store.facts.add([claim("user:a", "works_at", "Acme", at=day(1), turn=1)])
+    line = {"subject": "user:a", "predicate": "works_at", "change": "ending", "confidence": 0.4,
+            "valid_from": "2026-03-05T00:00:00+08:00",
+            "source": {"session": "s1", "turn": 2, "text": "I quit I think", "time": "2026-03-06T09:00:00+08:00"}}
+    summary = store.facts.add([ClaimInput.from_dict(line)])
+    clock.set(DAY0 + timedelta(days=7))
+    assert summary.queued == 1 and [f.object for f in store.facts.as_of("user:a", "works_at")] == ["Acme"]
+    [cand] = store.review.list()
+    assert cand.change == "ending" and claimed_object(cand.change, cand.object) == "ended: whatever holds then"
+    clock.set(DAY0 + timedelta(days=10))
+    assert store.review.approve(cand.id, by="lin").outcome == "ending"
+    assert store.facts.as_of("user:a", "works_at") == []
+    [kept] = store.facts.current("user:a", "works_at")
+    assert (kept.object, kept.valid_to) == ("Acme", to_us(DAY0.replace(day=5, hour=0)))
+
+
 @pytest.fixture
 def conflicted(store, clock):
     store.facts.add([claim("user:a", "lives_in", "Berlin", at=day(1), turn=1),
