@@ -96,7 +96,8 @@ INSTRUCTIONS = (
     "`facts` gives what the store believes now (or at a past time), `audit` why; "
     "`memories` lists what the person said, a page at a time. "
     "Use `propose_fact` for something you inferred yourself, `correct` when the person says "
-    "a stored value is wrong, `forget` when they ask you to drop one; each waits for a "
+    "a stored value is wrong, `end_fact` when one has stopped holding (a job quit, a home "
+    "moved out of), `forget` when they ask you to drop one; each waits for a "
     "person's review. " + DECIDED_BY_PEOPLE)
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -406,6 +407,23 @@ def build_server(memory: Memory, *, user: str | None = None, transport: str = "s
             return proposed(memory.forget(fact_id, user=name, session=session, turn=turn,
                                           caller=caller))
         return call("forget", grant, caller, run)
+
+    @server.tool(description=(
+        "Ask a person to end a stored fact (`fact_id`, from `facts`) that was true and has "
+        "stopped holding, when the person says so (they quit that job, moved out, gave that "
+        "up); cite the turn where they said it (`session`, `turn`), and give `at` (ISO 8601 "
+        "with its offset) when they said when it ended. It waits in the review queue; an "
+        "approval closes the value there and keeps it as history (unlike `forget`, which takes "
+        "a value back as never true). " + DECIDED_BY_PEOPLE))
+    def end_fact(fact_id: int, session: str, turn: int, ctx: Context, at: str | None = None,
+                 user: str | None = None, user_id: str | None = None) -> dict[str, Any]:
+        grant, caller = door(ctx)
+
+        def run() -> dict[str, Any]:
+            name = fact_writer(fact_id, user, user_id, grant)
+            return proposed(memory.end(fact_id, user=name, session=session, turn=turn,
+                                       at=when(at, "at"), caller=caller))
+        return call("end_fact", grant, caller, run)
 
     return server
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .access import Caller, check_session_owner, session_for
-from .bitemporal import RETRACTION
+from .bitemporal import ENDING, RETRACTION
 from .bounds import Bounds
 from .checks import check_id, check_name, check_storable, check_subject, check_turn
 from .claims import ClaimInput
@@ -371,6 +371,36 @@ class Memory:
                                          confidence=0.5),
                            session=session, turn=turn, owner=name, caller=caller,
                            origin="Memory.forget")
+
+    def end(self, fact_id: int, *, session: str, turn: int, at: datetime | None = None,
+            user: str | None = None, user_id: str | None = None,
+            caller: Caller | None = None) -> MemoryCandidate:
+        """Ask a person to end fact ``fact_id``: it was true and has stopped
+        holding (the user quit that job, moved out, gave up that diet), as the
+        turn ``session``/``turn`` of the user's own conversation said, at ``at``
+        (an aware time; default: when that turn was said). Proposed, never done:
+        an ending claim (change ``ending``) waits in the review queue; a
+        reviewer's approval closes the value there, kept as history, where
+        ``forget`` would take it back as never true.
+
+        Raises InvalidInput for a fact that is not current, a time without its
+        offset or not after the fact's start, or a turn that is not stored;
+        FactNotFound; AccessRefused when the fact or the turn is not the user's
+        (nothing is written).
+        """
+        name, fact = self._own_fact(fact_id, one_user(user, user_id), "end")
+        line = self._line_of(fact, object=fact.object, change=ENDING, confidence=0.5)
+        line["valid_to"] = None
+        line["valid_from"] = None
+        if at is not None:
+            if at.tzinfo is None or at.utcoffset() is None:
+                raise InvalidInput("at needs its UTC offset (an aware time)")
+            if to_us(at) <= fact.valid_from:
+                raise InvalidInput(f"fact {fact.id} began at {iso(fact.valid_from, fact.tz)}: "
+                                   "it cannot end then or before")
+            line["valid_from"] = at.isoformat()
+        return self._queue(line, session=session, turn=turn, owner=name, caller=caller,
+                           origin="Memory.end")
 
     def _own_fact(self, fact_id: int, user: str | None, verb: str) -> tuple[str, Fact]:
         """The user's name and their current fact ``fact_id`` (theirs, their

@@ -45,8 +45,8 @@ async def test_an_agent_remembers_recalls_reads_and_proposes_over_stdio(tmp_path
     async with Client(server(db)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == {"remember", "recall", "facts", "memories", "audit", "propose_fact",
-                              "correct", "forget"}
-        for name in ("remember", "propose_fact", "correct", "forget"):
+                              "correct", "forget", "end_fact"}
+        for name in ("remember", "propose_fact", "correct", "forget", "end_fact"):
             assert "never approve, reject or resolve" in tools[name].description
         assert tools["recall"].input_schema["properties"]["query"]["type"] == "string"
 
@@ -237,7 +237,14 @@ async def test_agents_page_through_memories_and_facts_and_ask_to_correct_or_forg
                                                         "object": "Kreuzberg", "user": "bob",
                                                         "session": "bob-chat", "turn": 1}))
         assert fixed["state"] == "pending" and fixed["change"] == "correction"
-        assert counts(db)[1] == before[1] + 2  # queued for a person, nothing decided
+        bad_time = await client.call_tool("end_fact", {"fact_id": by["lives_in"]["id"], "user": "bob",
+                                                       "session": "bob-chat", "turn": 1,
+                                                       "at": "2026-05-02 10:00"})
+        assert bad_time.is_error and "offset" in bad_time.content[0].text
+        ended = data(await client.call_tool("end_fact", {"fact_id": by["lives_in"]["id"], "user": "bob",
+                                                         "session": "bob-chat", "turn": 1}))
+        assert ended["state"] == "pending" and ended["change"] == "ending"
+        assert counts(db)[1] == before[1] + 3  # queued for a person, nothing decided
         after = data(await client.call_tool("facts", {"user": "bob"}))
         assert after["facts"] == facts["facts"]
         zhou = data(await client.call_tool("facts", {"user": "zhou"}))["facts"][0]
@@ -245,4 +252,4 @@ async def test_agents_page_through_memories_and_facts_and_ask_to_correct_or_forg
         result = await client.call_tool("forget", {"fact_id": zhou["id"], "session": "bob-chat",
                                                    "turn": 1})
         assert result.is_error and "refused" in result.content[0].text
-    assert counts(db)[1] == before[1] + 2
+    assert counts(db)[1] == before[1] + 3

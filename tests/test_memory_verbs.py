@@ -167,3 +167,24 @@ def test_each_prompt_line_says_who_told_it(memory):
     assert "; the user said]" in turns
     raw = m.recall_with_prompt("sushi", user="alice", over="turns")[0]
     assert "[raw turn; the user said]" in raw
+
+
+def test_end_queues_an_ending_that_a_reviewer_carries_out_and_history_keeps(memory):
+    """The user said a value stopped holding: ended at a time, not taken back as never true."""
+    m = memory
+    leeds = _fact(m, "lives_in")
+    with pytest.raises(InvalidInput, match="offset"):
+        m.end(leeds.id, user="alice", session="alice-chat", turn=3, at=datetime(2026, 5, 3))
+    with pytest.raises(InvalidInput, match="cannot end"):
+        m.end(leeds.id, user="alice", session="alice-chat", turn=3, at=at(1, 9))
+    asked = m.end(leeds.id, user="alice", session="alice-chat", turn=3, at=at(2, 12))
+    assert asked.state == "pending" and asked.change == "ending" and asked.object == "Leeds"
+    assert _fact(m, "lives_in").id == leeds.id  # proposed, not done
+    outcome = m.store.review.approve(asked.id, by="rita")
+    later(m)
+    assert outcome.outcome == "ending"
+    assert [f for f in m.facts(user="alice") if f.predicate == "lives_in"] == []
+    [kept] = m.store.facts.current("user:alice", "lives_in")
+    assert kept.object == "Leeds" and kept.valid_to is not None and kept.retire_reason is None
+    with pytest.raises(AccessRefused):
+        m.end(leeds.id, user="bob", session="bob-chat", turn=1)
