@@ -356,11 +356,12 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
     if statement.change == RETRACTION:  # its value taken back, whenever it held
         return Plan("retract", retire=tuple(_own(r) for r in same if row_key(r) == key))
     if statement.change == ENDING:
-        return _ending_plan(statement, same, key)
-    plan = _place_plan(statement, same, key, said) or plan_change(
-        same, key, statement.valid_from, statement.valid_to, statement.change,
-        start_stated=statement.start_stated, told=statement.told,
-        latest=statement.start_latest, said=said)
+        plan = _ending_plan(statement, same, key)
+    else:
+        plan = _place_plan(statement, same, key, said) or plan_change(
+            same, key, statement.valid_from, statement.valid_to, statement.change,
+            start_stated=statement.start_stated, told=statement.told,
+            latest=statement.start_latest, said=said)
     if not any(isinstance(r, _Opposed) for r in same):
         return plan
     return plan._replace(
@@ -368,6 +369,10 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
         insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert),
         merge_into=_own(plan.merge_into),
         conflict_with=tuple(map(_own, plan.conflict_with)))
+
+
+_NAMED_PATHS = ("place", "organisation")
+"""Value kinds named coarse or fine (core/lang/values.py): 上海 / 上海浦东, 橙桔 / 橙桔网络."""
 
 
 def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> Plan:
@@ -378,24 +383,17 @@ def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> P
     multi-valued one."""
     if not statement.object.strip():
         rows = same if statement.single_valued else ()
-        plan = plan_ending(rows, lambda r: True, statement.valid_from, statement.told,
+        return plan_ending(rows, lambda r: True, statement.valid_from, statement.told,
                            any_value=True)
-    else:
-        kind = statement.values if statement.values in _NAMED_PATHS else None
+    kind = statement.values if statement.values in _NAMED_PATHS else None
 
-        def ends(r: BeliefRow) -> bool:
-            if row_key(r) == key:
-                return True
-            return (kind is not None and r.polarity == statement.polarity
-                    and relate(kind, statement.object, r.object) == Relation.WITHIN)
+    def ends(r: BeliefRow) -> bool:
+        if row_key(r) == key:
+            return True
+        return (kind is not None and r.polarity == statement.polarity
+                and relate(kind, statement.object, r.object) == Relation.WITHIN)
 
-        plan = plan_ending(same, ends, statement.valid_from, statement.told)
-    return plan._replace(retire=tuple(map(_own, plan.retire)),
-                         insert=tuple(p._replace(source=_own(p.source)) for p in plan.insert))
-
-
-_NAMED_PATHS = ("place", "organisation")
-"""Value kinds named coarse or fine (core/lang/values.py): 上海 / 上海浦东, 橙桔 / 橙桔网络."""
+    return plan_ending(same, ends, statement.valid_from, statement.told)
 
 
 def _place_plan(statement: Statement, same: Sequence[BeliefRow], key: Any,

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .bitemporal import ENDING, RETRACTION
 from .timeutil import from_us, iso
 
 STATUSES = ("active", "superseded", "corrected", "retracted", "expired")
@@ -229,9 +230,9 @@ def claimed_object(change: str | None, obj: str) -> str:
     """A claim's object as a reviewer reads it, saying what the claim asks for
     when that is no value to hold: ``retract: X`` (a retraction), ``ended: X``
     (an ending; ``ended: whatever holds then`` when it names no value)."""
-    if change == "retraction":
+    if change == RETRACTION:
         return f"retract: {obj}"
-    if change == "ending":
+    if change == ENDING:
         return f"ended: {obj or 'whatever holds then'}"
     return obj
 

@@ -111,6 +111,7 @@ import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
+from ...bitemporal import ENDING
 from ...catalog import Catalog
 from ...lang.chat import written
 from ...lang.times import TimeSpan, find_times
@@ -159,7 +160,8 @@ from .text import _CJK, _CORRECTION, _P, _is_zh
 __all__ = ["extract"]
 
 # said in a project's turn, the project's (its budget, decisions, plans, deadlines, to-dos)
-_PROJECT_PREDICATES = frozenset(p.id for p in Catalog.load() if p.team)
+_CATALOG = Catalog.load()
+_PROJECT_PREDICATES = frozenset(p.id for p in _CATALOG if p.team)
 _TIMED = {"plan", "todo", "pet"}
 
 _AMOUNT_CHANGE = _P["shared.amount_change"]
@@ -321,14 +323,14 @@ def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> li
     at Monzo", "moved out of Kreuzberg, in Neukölln since April") is a change, and the ending happened where
     the new value began (else it would close the old value where it was told, after the new one began, and
     cut that short), unless it happened before ("辞职了，下周去京东上班": no job in between)."""
-    new = {f.predicate: f for f in facts if f.change != "ending" and f.polarity == "positive"
+    new = {f.predicate: f for f in facts if f.change != ENDING and f.polarity == "positive"
            and f.predicate in _SINGLE_VALUED}
-    if not new or not any(f.change == "ending" for f in facts):
+    if not new or not any(f.change == ENDING for f in facts):
         return facts
-    ended = {f.predicate for f in facts if f.change == "ending"}
+    ended = {f.predicate for f in facts if f.change == ENDING}
     out = []
     for f in facts:
-        if f.change == "ending" and f.predicate in new:
+        if f.change == ENDING and f.predicate in new:
             later = new[f.predicate]
             begins = later.event_start if later.event_start and (later.change == "evolution" or later.start_said) \
                 else told
@@ -340,13 +342,13 @@ def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> li
     return out
 
 
-_SINGLE_VALUED = frozenset(p.id for p in Catalog.load() if p.single_valued)
+_SINGLE_VALUED = frozenset(p.id for p in _CATALOG if p.single_valued)
 # the predicates a change signal in the turn makes evolutions
 _EVOLVING = frozenset(("budget_limit", "lives_in", "works_at", "commute", "diet", "decision", "role"))
 _TASTES = frozenset(("likes", "dislikes"))  # their own change signal: shared.taste_change
 
 # multi-valued predicates (slot: subject, predicate, scope, object) whose wrong value a correction retires
-_RETIRED_ON_CORRECTION = frozenset(p.id for p in Catalog.load() if not p.single_valued) \
+_RETIRED_ON_CORRECTION = frozenset(p.id for p in _CATALOG if not p.single_valued) \
     & RULES.sets["shared.retired_on_correction"]
 
 
@@ -410,9 +412,10 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         # a deadline's due day is its value, so a deadline moved is another value of the thing.
         # An ending's text names when it ended, told as past unless it tells of what is to come
         # (a last day named is the coming one unless told as past: "my last day is 3 April")
-        zh = bool(searched(_CJK, r.due))
-        past = r.change == "ending" and not searched(_P["zh.told_as_future" if zh else "en.told_as_future"], r.due) \
-            and not searched(_P["zh.last_day" if zh else "en.last_day"], r.due)
+        past = False
+        if r.change == ENDING:
+            lang = "zh" if searched(_CJK, r.due) else "en"
+            past = not searched(_P[f"{lang}.told_as_future"], r.due) and not searched(_P[f"{lang}.last_day"], r.due)
         times = find_times(r.due, turn.time, past=past)
         if times:
             start, end = times[0][2].start, times[0][2].end
@@ -433,7 +436,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         if times:
             start, end = times[0][2].start, times[0][2].end
     said = None
-    if start is None and r.predicate not in _DATED_ITEMS and r.predicate != "pet" and r.change != "ending":
+    if start is None and r.predicate not in _DATED_ITEMS and r.predicate != "pet" and r.change != ENDING:
         told = turn.text  # the times said as starts, found once per turn (a Whole keeps them)
         starts = told.once(("said_starts",), lambda: _said_starts(told, turn.time)) \
             if isinstance(told, Whole) else _said_starts(told, turn.time)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from ...bitemporal import ENDING
 from ...lang.times import find_times
 from ..interpret import Whole, searched
 from ..records import Raw as _Raw
@@ -31,7 +32,6 @@ from .en import _en_rules
 from .text import _P, _clean, _strip_times
 from .zh import _zh_rules
 
-ENDING = "ending"
 _STATES = RULES.sets["shared.ending_predicates"]
 _EN_DIET_QUIT = _P["en.diet_quit"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from ...bitemporal import ENDING
 from ...lang.times import find_times
 from ..interpret import Whole, searched
 from ..records import Raw as _Raw
@@ -27,7 +28,7 @@ from .clauses import (
     _with_subject,
 )
 from .en import _en_rules
-from .endings import ENDING, _ended_states
+from .endings import _ended_states
 from .readers import _ZH_NOT_A_TOPIC
 from .text import (
     _CJK,
