@@ -113,6 +113,7 @@ from datetime import datetime
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
+from ...lang.case import recased
 from ...lang.chat import written
 from ...lang.times import TimeSpan, find_times
 from ...pipeline import ExtractedFact, Turn
@@ -180,16 +181,38 @@ def _squeezed(text: str) -> str:
     return _BLANKS.sub(lambda m: "\n" if "\n" in m.group(0) else " ", text)
 
 
+# the predicates whose values are names: read from a turn typed without capitals, they keep the capitals
+# ``recased`` gave them (halden logistics -> Halden Logistics); any other value is kept as it was typed
+_NAMED_VALUES = frozenset({"name", "relation", "lives_in", "works_at", "pet"})
+
+
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     """The facts ``turn`` states about its user or project (see the module doc). Time linear in the length of
     the turn (and of its context)."""
-    read = _squeezed(written(turn.text))  # chat typing as written ("im" -> "I'm"), blanks squeezed
+    typed = _squeezed(written(turn.text))  # chat typing as written ("im" -> "I'm"), blanks squeezed
+    read = recased(typed)  # a turn typed without capitals with its names' capitals
+    facts = _extract(turn, context, read)
+    if read == typed:
+        return facts
+    return [f if f.predicate in _NAMED_VALUES else _as_typed(f, read, typed) for f in facts]
+
+
+def _as_typed(fact: ExtractedFact, read: str, typed: str) -> ExtractedFact:
+    """``fact`` with its object in the case it was typed in (``recased`` changes only the case of letters, so
+    the object found in ``read`` sits at the same place in ``typed``)."""
+    at = read.find(fact.object) if fact.object else -1
+    if at < 0:
+        return fact
+    return dataclasses.replace(fact, object=typed[at:at + len(fact.object)])
+
+
+def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFact]:
     text = read.strip()
     if not text:
         return []
     # what is asked of the turn's text for each fact is worked out once (interpret.Whole)
     turn = dataclasses.replace(turn, text=Whole(read))
-    context = [t if (seen := _squeezed(written(t.text))) == t.text else dataclasses.replace(t, text=seen)
+    context = [t if (seen := _squeezed(recased(written(t.text)))) == t.text else dataclasses.replace(t, text=seen)
                for t in context]
     project = bool(turn.project)
     if turn.speaker != "user":

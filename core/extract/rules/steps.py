@@ -98,6 +98,19 @@ def _post_title(obj: str, c: Clause) -> str:
     return obj.title()
 
 
+_NAME_PARTICLES = frozenset({"of", "the", "and", "for", "de", "la", "le", "du", "van", "von", "der", "on", "at"})
+
+
+@post("name_case")
+def _post_name_case(obj: str, c: Clause) -> str:
+    """A name as names are written: each word typed all in lower case capitalised, but for particles inside it
+    ("Halden logistics" -> Halden Logistics, "bank of ireland" -> Bank of Ireland); words with a capital as they
+    are (iCloud, UBS)."""
+    words = obj.split(" ")
+    return " ".join(w[:1].upper() + w[1:] if w.islower() and (i == 0 or w not in _NAME_PARTICLES) else w
+                    for i, w in enumerate(words))
+
+
 @post("strip_times")
 def _post_strip_times(obj: str, c: Clause) -> str:
     """The time expressions taken out (``_strip_times``)."""

@@ -1,0 +1,85 @@
+"""English typed without capitals, given its names' capitals back.
+
+People type chat in lower case ("im a shift supervisor at halden logistics, we live in glenwood"), and the
+extraction rules find names by their capitals. ``recased(text)`` gives a turn typed so the capitals of its names
+back: a word that is no common English word (``data/lang/english_words.txt.gz``: the lower-case entries of the
+SCOWL lists Debian ships as ``wamerican`` and ``wbritish``, built by ``python -m memdesk.lang.build_words``) and no
+chat abbreviation (``data/lang/chat.toml`` ``[lower_case]``) nor a word of money (``currencies.toml``: "usd", "quid") is taken for a name ("halden" -> "Halden",
+"glenwood" -> "Glenwood"; "june" -> "June", which the lists hold only capitalised), and "i" is "I".
+
+A turn is typed without capitals when no word but its sentences' first ones, "I" and words all in capitals
+("ER", "GOT THE JOB") has a capital: a turn that capitalises any other word is typed with case, and is left as
+it is, as is a turn holding Chinese. Words with digits ("20th"), inside an address ("a@b.com", "x.io"), of one
+letter, or stretched ("sooo", "hiii") stay as typed. Pure; raises nothing (a missing lexicon raises
+FileNotFoundError at first use, as any missing data file).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from functools import cache
+
+from ..resources import data_path
+from . import tables
+
+__all__ = ["recased", "typed_without_capitals"]
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# a word: letters, with an apostrophe inside ("cian's", "don't"); not part of a number, an address or a path
+_WORD = re.compile(r"(?<![\w@./'’-])[A-Za-z]+(?:['’][A-Za-z]+)*(?![\w@/'’-]|\.\w)")
+# where a sentence starts: the text's start, after a full stop, question or exclamation mark, or a line break
+_SENTENCE_START = re.compile(r"(?:^|[.!?…]+[\s\"'“”)]*|\n)\s*[\"'“(]*$")
+_STRETCHED = re.compile(r"([a-z])\1\1")
+_I_FORMS = re.compile(r"I(?:['’](?:m|ll|ve|d))?$")
+
+
+@cache
+def _lexicon() -> frozenset[str]:
+    """The common words (lower case) and the chat words that are no name."""
+    with gzip.open(data_path("lang", "english_words.txt.gz"), "rt", encoding="utf-8") as fh:
+        words = {line.strip() for line in fh if line.strip()}
+    chat = {w.lower() for w in tables.words("chat", "lower_case.words")}
+    money = {w.lower() for key in ("prefix.codes", "suffix.words", "suffix.after_number_words")
+             for w in tables.mapping("currencies", key) if w.isalpha()}
+    return frozenset(words | chat | money | {w.lower() for w in tables.ints("currencies", "magnitudes") if w.isalpha()})
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    return bool(_SENTENCE_START.search(text[max(0, at - 12):at]))
+
+
+def typed_without_capitals(text: str) -> bool:
+    """Whether ``text`` is English typed without the capitals of its words (see the module doc)."""
+    if _CJK.search(text):
+        return False
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        if not word[0].isupper() or word.isupper() and len(word) > 1 or _I_FORMS.match(word):
+            continue
+        if not _sentence_start(text, m.start()):
+            return False
+    return True
+
+
+def _recased(word: str, lexicon: frozenset[str]) -> str:
+    if _I_FORMS.match(word.capitalize()):
+        return "I" + word[1:]  # "i", "i'll": the pronoun
+    return word[0].upper() + word[1:] if _is_name(word, lexicon) else word
+
+
+def _is_name(word: str, lexicon: frozenset[str]) -> bool:
+    if len(word) < 2 or not word.islower() or _STRETCHED.search(word):
+        return False
+    if word in lexicon:
+        return False
+    stem = re.split(r"['’]", word, maxsplit=1)[0]
+    return len(stem) > 1 and stem not in lexicon
+
+
+def recased(text: str) -> str:
+    """``text`` with the names of a turn typed without capitals capitalised; any other text as it is."""
+    if not typed_without_capitals(text):
+        return text
+    lexicon = _lexicon()
+    return _WORD.sub(lambda m: _recased(m.group(0), lexicon), text)

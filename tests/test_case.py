@@ -1,0 +1,61 @@
+"""English typed without capitals: the names get their capitals back (core/lang/case.py), so the rules that
+find names by their capitals read chat typing too."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from memdesk.lang.case import recased, typed_without_capitals
+from memdesk.pipeline import Turn
+
+from memdesk.extract.rules import extract
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("i drive for brackwell freight out of wigan", "I drive for Brackwell freight out of Wigan"),
+    # common words stay as typed; a name the lists hold only capitalised gets its capital
+    ("we moved to leeds in june", "we moved to Leeds in June"),
+    # chat abbreviations, money words and stretched words are no names
+    ("sooo tired lol, budget is 3k gbp tbh", "sooo tired lol, budget is 3k gbp tbh"),
+    # a possessive: the name before it
+    ("my sister oriel's flat", "my sister Oriel's flat"),
+    # digits, addresses and paths stay as typed
+    ("mail me at kwazo.bell@fastmail.com on the 21st", "mail me at kwazo.bell@fastmail.com on the 21st"),
+    # the pronoun
+    ("i think i'll go", "I think I'll go"),
+])
+def test_a_turn_typed_without_capitals_gets_its_names_capitals(typed: str, read: str) -> None:
+    assert recased(typed) == read
+
+
+@pytest.mark.parametrize("text", [
+    "I moved to Leeds with my partner bertil",  # a capital beyond the sentence's first word: typed with case
+    "我住在杭州 bertil 是我朋友",  # Chinese
+    "",
+])
+def test_a_turn_typed_with_case_or_in_chinese_is_left_alone(text: str) -> None:
+    assert not typed_without_capitals(text) or text == ""
+    assert recased(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "Hey so we moved. now in leeds",  # the first word of each sentence
+    "GOT IT!! starting at brackwell monday",  # words all in capitals
+    "so I'm here, and I'll stay",  # I
+])
+def test_capitals_that_say_nothing_of_case(text: str) -> None:
+    assert typed_without_capitals(text)
+
+
+def _facts(text: str) -> set[tuple[str, str]]:
+    turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=1))), text, "u", None)
+    return {(f.predicate, f.object) for f in extract(turn, [])}
+
+
+def test_an_employer_and_a_home_typed_in_lower_case_are_read() -> None:
+    facts = _facts("im a night porter at quillfield infirmary, live out in tolworth")
+    assert ("works_at", "Quillfield Infirmary") in facts  # a name as names are written
+    assert ("lives_in", "Tolworth") in facts
+    # the same typed with capitals reads the same
+    assert ("works_at", "Quillfield Infirmary") in _facts("I'm a night porter at Quillfield Infirmary")
