@@ -6,10 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from memdesk.extract.rules import extract
 from memdesk.lang.case import recased, typed_without_capitals
 from memdesk.pipeline import Turn
-
-from memdesk.extract.rules import extract
 
 
 @pytest.mark.parametrize(("typed", "read"), [
