@@ -99,6 +99,12 @@ def _load_demo(store: Store, progress: Callable[[str], None] | None = None) -> l
     return parts
 
 
+def demo_vectors() -> Path:
+    """The table of the demo's passage vectors (``memdesk.KnownVectors``), shipped with the demo data and
+    rebuilt by ``python -m memdesk.app.demo_vectors``."""
+    return data_path("demo", "vectors.npz")
+
+
 def default_demo_path() -> Path:
     """Where ``memdesk`` keeps the demo store when no store is configured:
     ``$XDG_DATA_HOME/memdesk/demo.db`` (``~/.local/share/memdesk/demo.db``)."""

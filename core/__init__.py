@@ -112,7 +112,7 @@ __all__ = [
     "Bounds", "Token",
     # recall
     "Recaller", "RecallHit", "RecallWeights", "IndexSettings", "IndexReport", "Comparison",
-    "Embedder", "make_embedder",
+    "Embedder", "make_embedder", "KnownVectors", "load_known", "save_known",
     # who may read and write
     "Caller", "Grant",
     # clocks and times
@@ -150,7 +150,7 @@ _LAZY = {
     "Recaller": "recall", "RecallHit": "recall", "RecallWeights": "recall",
     "IndexSettings": "recall", "IndexReport": "recall", "Comparison": "recall",
     "HitSource": "recall",  # the old name of a recall result's Source (records.Source): kept importable
-    "Embedder": "recall", "make_embedder": "recall",
+    "Embedder": "recall", "make_embedder": "recall", "KnownVectors": "recall.known", "load_known": "recall.known", "save_known": "recall.known",
     "index_folder": "recall", "remove_index_files": "recall",
     "EmbedderUnavailable": "errors",
     "MaintenancePlan": "maintain", "MaintenanceReport": "maintain", "parse_age": "maintain",

@@ -76,3 +76,35 @@ def db(demo_db, tmp_path) -> Path:
     target = tmp_path / "demo.db"
     shutil.copy(demo_db, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def embedded_demo_db(demo_db, tmp_path_factory) -> Path:
+    """The demo store with its memories and turns embedded for recall, from the vectors shipped with the demo
+    (``memdesk.KnownVectors``: what ``memdesk demo`` does), built once per test session (per worker)."""
+    from memdesk import KnownVectors, Recaller, load_known, make_embedder
+    from memdesk.app.demo import demo_vectors
+    from memdesk.app.screenshots import DEMO_NOW
+
+    target = tmp_path_factory.mktemp("embedded") / "demo.db"
+    shutil.copy(demo_db, target)
+    known = {}
+    for kind, spec in (("memory", "use"), ("turn", "e5")):
+        inner = make_embedder(spec)
+        known[kind] = KnownVectors(inner, load_known(demo_vectors(), inner))
+    with Store.open(target, clock=ManualClock(DEMO_NOW)) as store:
+        recaller = Recaller(store, embedder=known["memory"], turn_embedder=known["turn"],
+                            index_dir=target.parent / "index")
+        try:
+            recaller.reindex()
+        finally:
+            recaller.close()
+    return target
+
+
+@pytest.fixture
+def embedded_db(embedded_demo_db, tmp_path) -> Path:
+    """A copy of the embedded demo store of this test's own (recall finds its vectors stored)."""
+    target = tmp_path / "demo.db"
+    shutil.copy(embedded_demo_db, target)
+    return target

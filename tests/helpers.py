@@ -116,3 +116,13 @@ def rule_modules() -> list[ModuleType]:
     test that swaps one of them swaps it in every module that has it."""
     return [rules, *(importlib.import_module(f"{rules.__name__}.{m.name}")
                      for m in pkgutil.iter_modules(rules.__path__))]
+
+
+def examples(thorough: int) -> int:
+    """How many examples a slow property test draws: half of ``thorough`` in the default run (the suite's time
+    on 2 cores), all of them, or any multiple, with ``MEMDESK_EXAMPLES=1`` (``=2``, …). The draws are
+    derandomized, so a run is the same each time at one scale."""
+    import os
+
+    scale = float(os.environ.get("MEMDESK_EXAMPLES", "0.5"))
+    return max(10, round(thorough * scale))

@@ -378,8 +378,8 @@ def test_layout_packs_without_overlap_and_dims_retired_rows(db):
     assert before_any.lanes == ()
 
 
-async def test_recall_debugger_toggles_exact_turns_at_and_prompt(db):
-    app = demo_app(db, start="recall")
+async def test_recall_debugger_toggles_exact_turns_at_and_prompt(embedded_db):
+    app = demo_app(embedded_db, start="recall")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen

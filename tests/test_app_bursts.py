@@ -194,10 +194,10 @@ async def test_audit_form_fields_in_order_with_tab(demo_db, tmp_path):
 
 
 # ------------------------------------------------------------------ recall
-async def test_recall_query_then_moves_among_its_results(demo_db, tmp_path):
+async def test_recall_query_then_moves_among_its_results(embedded_demo_db, tmp_path):
     keys = ("4", "slash", *typed("where does alice live"), "enter", "j", "j", "t",
             *typed("2026-03-01"), "enter", "j")
-    end = await same_as_slowly(demo_db, tmp_path, keys)
+    end = await same_as_slowly(embedded_demo_db, tmp_path, keys)
     assert end["inputs"] == {"recall-query": "where does alice live", "recall-at": "2026-03-01"}
     assert end["focused"] == "recall-table" and end["result"] is not None
 

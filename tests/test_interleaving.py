@@ -27,6 +27,7 @@ from memdesk import ClaimInput, ManualClock, SourceRef, Store
 from memdesk.pipeline import Turn
 from memdesk.timeutil import from_us, to_us
 
+from .helpers import examples
 from .reference_model import INF, MClaim, Model, MRow
 from .test_properties import _empty_store_file, _grid
 
@@ -115,7 +116,7 @@ def _fresh_stores(orders: list) -> Iterator[tuple[list, Store]]:
                 yield order, store
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(60), deadline=None, derandomize=True, database=None)
 @given(people())
 def test_claims_of_several_people_in_any_interleaving_match_the_model(case):
     names, each, orders = case
@@ -177,7 +178,7 @@ def conversations(draw):
     return users, [draw(interleaving(turns)), draw(interleaving(turns))]
 
 
-@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(30), deadline=None, derandomize=True, database=None)
 @given(conversations())
 def test_conversations_in_any_interleaving_answer_the_same(case):
     users, orders = case

@@ -40,6 +40,7 @@ from hypothesis import strategies as st
 from memdesk import ClaimInput, Fact, InvalidInput, ManualClock, SourceRef, Store
 from memdesk.timeutil import from_us, to_us
 
+from .helpers import examples
 from .reference_model import INF, MClaim, MConflict, Model, MRow, Outcome, norm
 
 SUBJECT = "user:p"
@@ -633,13 +634,13 @@ def run_ops(ops: list[object]) -> None:
             harness.final_check()
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(200), deadline=None, derandomize=True, database=None)
 @given(OPS)
 def test_store_matches_reference_model(ops):
     run_ops(ops)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(200), deadline=None, derandomize=True, database=None)
 @given(_EVIDENCE_OPS)
 def test_bounded_starts_match_reference_model(ops):
     """Moves said with a precision, after and before what was said of the
@@ -651,7 +652,7 @@ def _place(obj: str, dt: int = 0, heard: bool = False) -> Add:
     return Add("lives_in", obj, None, "positive", 0, None, None, 1.0, "imported", dt, None, heard)
 
 
-@settings(max_examples=250, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(250), deadline=None, derandomize=True, database=None)
 @given(CONFLICT_OPS)
 # the value kept by "existing" is retracted later: the undo must be refused
 @example([_place("Xujiahui"), _place("Pudong"), Resolve(0, "existing", 0), Retract(0, 0),

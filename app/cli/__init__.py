@@ -59,7 +59,7 @@ def _app_store(settings: Settings) -> str:
     found = _default_store(settings)
     if found is not None:
         return found
-    from ..demo import build_demo, default_demo_path
+    from ..demo import build_demo, default_demo_path, demo_vectors
 
     path = default_demo_path()
     if not path.exists():
@@ -79,7 +79,8 @@ def _app_store(settings: Settings) -> str:
 
             print("  embedding memories and turns for recall", file=sys.stderr)
             final = str(index_folder(f"sqlite:///{path}", settings.index_dir))
-            _embed_for_recall(store, argparse.Namespace(), replace(settings, index_dir=final))
+            _embed_for_recall(store, argparse.Namespace(), replace(settings, index_dir=final),
+                              known=demo_vectors())
         partial.rename(path)
     return str(path)
 

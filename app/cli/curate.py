@@ -71,10 +71,10 @@ def cmd_ingest(store: Store, args: argparse.Namespace, settings: Settings) -> in
 
 
 def cmd_demo(store: Store, args: argparse.Namespace, settings: Settings) -> int:
-    from ..demo import build_demo
+    from ..demo import build_demo, demo_vectors
 
     parts = build_demo(store)
-    _embed_for_recall(store, args, settings)
+    _embed_for_recall(store, args, settings, known=demo_vectors())
     if args.json:
         _dump([asdict(p) for p in parts])
         return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memdesk import (
@@ -45,26 +46,42 @@ def _stage_progress() -> Callable[[str, int, int], None] | None:
     return show
 
 
-def _embed_for_recall(store: Store, args: argparse.Namespace, settings: Settings) -> None:
+def _embed_for_recall(store: Store, args: argparse.Namespace, settings: Settings,
+                      known: Path | None = None) -> None:
     """Embed what recall needs now (the turns' e5 vectors take the longest), so
-    that the first recall does not wait for them, and build the index."""
-    recaller = _recaller(store, args, settings)
+    that the first recall does not wait for them, and build the index. ``known``:
+    a table of vectors worked out before (``memdesk.KnownVectors``: the demo's)."""
+    recaller = _recaller(store, args, settings, known)
     try:
         recaller.reindex(progress=_stage_progress())
     finally:
         recaller.close()
 
 
-def _recaller(store: Store, args: argparse.Namespace, settings: Settings):
+def _recaller(store: Store, args: argparse.Namespace, settings: Settings, known: Path | None = None):
     from memdesk import Recaller, RecallWeights
 
     chosen = getattr(args, "embedder", None)  # --embedder: both kinds
-    return Recaller(store, embedder=chosen or settings.embedder,
-                    turn_embedder=chosen or settings.turn_embedder,
+    memory, turn = chosen or settings.embedder, chosen or settings.turn_embedder
+    if known is not None:
+        memory, turn = _with_known(memory, known), _with_known(turn, known)
+    return Recaller(store, embedder=memory, turn_embedder=turn,
                     weights=RecallWeights(**dict(settings.recall_weights)),
                     index_dir=settings.index_dir,
                     on_message=lambda m: print(f"memdesk: {m}", file=sys.stderr),
                     progress=_stage_progress())
+
+
+def _with_known(spec: str, known: Path):
+    """The embedder ``spec`` names, answering from the table at ``known`` what it holds; ``spec`` itself when
+    the embedder cannot load (the Recaller then says why, on first use)."""
+    from memdesk import EmbedderUnavailable, KnownVectors, load_known, make_embedder
+
+    try:
+        inner = make_embedder(spec)
+    except EmbedderUnavailable:
+        return spec
+    return KnownVectors(inner, load_known(known, inner))
 
 
 def _recall_table(hits: list) -> str:
