@@ -1082,3 +1082,27 @@ def test_a_state_said_as_holding_now_is_a_change_but_not_one_held_for_now():
     assert (budget.predicate, budget.object, budget.change) == ("budget_limit", "80000 CNY", "evolution")
     held = extract(_en("our budget is 3000 dollars for now"))
     assert [(f.predicate, f.change) for f in held] == [("budget_limit", None)]
+
+
+@pytest.mark.parametrize(("text", "context"), [
+    # thanks or praise with a statement after it is no acceptance of the offer
+    ("cool, I'll think about it", [("assistant", "Would you like me to remind you next week to book the flights?")]),
+    # 想 as "think of", "remember": no intention
+    ("下个月想起来再说", []),
+    ("thinking of you all today", []),
+])
+def test_what_reads_as_no_plan_or_acceptance(text: str, context: list[tuple[str, str]]) -> None:
+    tz = timezone(timedelta(hours=8))
+    turns = [Turn("s", i + 1, who, datetime(2026, 3, 3, 9, i, tzinfo=tz), said, "u", None)
+             for i, (who, said) in enumerate(context)]
+    turn = Turn("s", len(turns) + 1, "user", datetime(2026, 3, 3, 9, 30, tzinfo=tz), text, "u", None)
+    assert [(f.predicate, f.object) for f in extract(turn, turns)] == []
+
+
+@pytest.mark.parametrize(("text", "plan"), [
+    ("婚礼打算10月办", "办婚礼"),  # the thing said before 打算, the verb after it
+    ("搬家打算下个月搬", "搬家"),  # the verb already in the thing
+])
+def test_a_plan_with_its_thing_said_first(text: str, plan: str) -> None:
+    turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", None)
+    assert [(f.predicate, f.object) for f in extract(turn, [])] == [("plan", plan)]

@@ -22,17 +22,32 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
         m = _P["zh.todo.2"].search(c)
         if m and not any(r.predicate == "budget_limit" for r in out):
             obj = _P["zh.todo.3"].sub(r"\1", _strip_times(m.group(1), when))
-            add(_Raw("plan", _trim_measure(_P["zh.todo.4"].sub("", obj).strip(" ，,。"))))
+            obj = _trim_measure(_P["zh.todo.4"].sub("", obj).strip(" ，,。"))
+            add(_Raw("plan", _with_fronted_thing(_strip_times(c[:m.start()], when), obj)))
         elif (trip := _zh_future_trip(c, when)) and not any(r.predicate == "budget_limit" for r in out):
             add(_Raw("plan", trip))
         else:
-            modal = _P["zh.modals"].search(c) and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when)
+            modal = (_P["zh.modals"].search(c) or _P["zh.wish"].search(c) and _to_come(c, when)) \
+                and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when)
             plan = (_zh_timed_plan(c, when) if modal else None) or (_zh_dated_event(c, when) if not out else None)
             if plan:  # "下周三我们要做版本评审", "我们月底开一次复盘会"
                 add(_Raw("plan", plan))
             elif not out and (due := _zh_due_by(c, when)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
                 add(due)
     return False
+
+
+def _with_fronted_thing(before: str, vp: str) -> str:
+    """A planned verb standing alone with its thing said first, before 打算/准备: the verb with its thing ("婚礼打算
+    10月办" -> 办婚礼, "年会打算放在周五办" -> 办年会; "搬家打算下个月搬" -> 搬家, the verb already in it); ``vp`` as
+    it is when it says more, or nothing was said before it but the speaker."""
+    verb = _P["zh.fronted_thing.1"].sub("", vp)
+    if len(verb) > 2 or not verb:
+        return vp
+    thing = _P["zh.fronted_thing.2"].sub("", before.strip(" ，,")).strip(" ，,")
+    if not _P["zh.fronted_thing.3"].fullmatch(thing) or _P["zh.timed_plan.2"].search(thing):
+        return vp
+    return thing if verb[0] in thing else f"{verb}{thing}"
 
 
 def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
@@ -113,6 +128,12 @@ def _zh_due_by(clause: str, when: datetime) -> _Raw | None:
     return _Raw("todo", _trim_measure(f"{topic}{vp}"), due=clause[start:end])
 
 
+def _to_come(clause: str, when: datetime) -> bool:
+    """Whether the first time ``clause`` names is after the day it is said (想 intends only what is to come)."""
+    times = find_times(clause, when)
+    return bool(times) and times[0][2].start.date() > when.date()
+
+
 def _zh_future_trip(clause: str, when: datetime) -> str | None:
     """A future time and 去 + a place or errand: "下个月去日本玩" -> 去日本玩. A past time or 了/过 is an anecdote."""
     times = find_times(clause, when)
@@ -127,14 +148,18 @@ def _zh_future_trip(clause: str, when: datetime) -> str | None:
 
 def _zh_timed_plan(clause: str, when: datetime) -> str | None:
     """An intention with a time: "下周三我们要做版本评审" -> 版本评审, "周五要去4S店保养车" -> 去4S店保养车,
-    "设计稿下周五前必须定稿" -> 设计稿定稿. Promises (我会…) are todos and handled before."""
+    "设计稿下周五前必须定稿" -> 设计稿定稿; after a longer opening, the thing is what follows its measure word or a
+    space ("在赶一个支付模块 3月20号必须上线" -> 支付模块上线). Promises (我会…) are todos and handled before."""
     body = _strip_times(clause, when)
     m = _P["zh.timed_plan.1"].match(body)
-    if not m or _P["zh.timed_plan.2"].search(m.group("topic")):
+    if not m or _P["zh.timed_plan.2"].search(m.group("topic")) or _P["zh.timed_plan.2"].search(m.group("lead") or ""):
         return None
+    if m.group("lead") is not None and not (_P["zh.fronted_thing.3"].fullmatch(m.group("topic").strip())
+                                            and _P["zh.timed_plan.11"].fullmatch(m.group("modal"))):
+        return None  # after a longer opening: a thing named alone, then a modal of obligation
     if _P["zh.timed_plan.3"].search(m.group("vp")) or _P["zh.timed_plan.4"].search(m.group("topic")):
         return None  # "以后开会尽量别约在周一早上" asks for something not to happen
-    vp = _P["zh.timed_plan.5"].sub("", m.group("vp"))
+    vp = _P["zh.timed_plan.5"].sub("", _P["zh.timed_plan.10"].sub("", m.group("vp")))  # "五一之后去成都" -> 去成都
     vp = _trim_measure(_P["zh.timed_plan.6"].sub("", vp).strip())
     if not vp or len(vp) > 16 or _P["zh.impersonal"].match(vp) or _P["zh.timed_plan.7"].search(m.group("topic")):
         return None
