@@ -90,6 +90,10 @@ _EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "
 _ZH_ME = "我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻们])"  # the speaker, not "我妹妹", "我们"
 
 
+# "… and I", "… Rosa and me": a joint subject with the speaker in it (after the relation word and its name)
+_EN_AND_I = re.compile(r"(?:\s+[A-Z][\w'-]*)?\s+and\s+(?:I|me)\b", re.IGNORECASE)
+
+
 def _en_first_person(rest: str) -> str:
     m = _EN_VERB.match(rest)
     if not m:
@@ -250,6 +254,8 @@ class People:
                           r"只是|可是|我的?|咱|我们家?|[对是嗯好行](?=[\s，,])|\s)+", "",
                           before).strip("，, ")
             return len(lead) <= 2 and not self.cues.object_marker["zh"].search(re.sub(r"我的?$", "", lead))
+        if _EN_AND_I.match(text, m.end()):
+            return False  # "my wife and I live in Clontarf": the speaker among them, whose fact it is too
         if m.group(0).lower() in self.cues.bare.get(lang, ()) and re.fullmatch(_EN_FILLERS, before.lower()):
             return True  # "mom is vegetarian now", "also grandpa's allergic to bees"
         words = re.findall(r"[\w']+", before.lower())

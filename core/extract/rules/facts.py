@@ -81,6 +81,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
         stripped = _en_unfront(_EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped))
+        # "me and my partner Jo got a flat", "Sophie and I are moving": the user among them, "we"
+        stripped = _P["en.joint_subject"].sub("we", stripped)
     if not allow_question:  # drop question sentences inside the turn
         sents = _P["shared.raw_facts.2"].findall(stripped)
         stripped = "".join(x if not _P["shared.raw_facts.3"].search(x) or _QUESTION_OK.search(x) else _statement_before(x)

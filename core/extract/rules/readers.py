@@ -140,7 +140,7 @@ def _en_timed_plan(clause: str, when: datetime) -> str | None:
             verb, rest = "", _P["en.timed_plan.2"].sub("", rest)
         else:
             verb = _en_stem(verb) + " "
-    rest = _en_strip_time_words(_P["en.plan_tail"].sub("", rest), when)
+    rest = _en_strip_time_words(_P["en.plan_tail"].sub("", _P["en.planning_verb"].sub("", rest)), when)
     rest = _P["en.timed_plan.3"].sub("", rest.strip())
     if not rest.strip():  # "I'm shopping today" is what the user is doing, not a plan
         return None
