@@ -55,6 +55,8 @@ from .spans import ClauseTags, Span, SpanTagger
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 HEDGE_ALONE_UNITS = 8  # a clause this short that hedges is said of its neighbours, not of a content of its own
+HEDGE_REST_UNITS = 4  # ... when no more than this is left of it without its hedge words ("not 100% sure tho"; not
+# "my son might come along too", which is unsure of its own content)
 UNPARSED_CONFIDENCE = 0.3
 LOCATED_CONFIDENCE = 0.9  # where another person is or comes from, as sure as the extractor's own reading
 UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
@@ -262,7 +264,8 @@ class SignalLayer:
             # a hedge said on its own: a short clause ("估计吧", "not 100% sure tho"); a longer one with a
             # content of its own ("so might have to go via dublin") is unsure of that content only
             if self._agreed(r, "hedge") and not any(at == i for _, at in placed) \
-                    and units(r.signal.clause.text) <= HEDGE_ALONE_UNITS:
+                    and units(r.signal.clause.text) <= HEDGE_ALONE_UNITS \
+                    and units(self.cues.without("hedge", r.signal.clause.text, r.lang)) <= HEDGE_REST_UNITS:
                 alone = sentences.count(sentences[i]) == 1
                 hedged_sentences |= {sentences[i] - 1, sentences[i] + 1} if alone else {sentences[i]}
         out: list[ClaimInput] = []
