@@ -970,3 +970,33 @@ def test_a_carried_reading_adds_no_second_value_of_a_single_valued_slot():
     table = {"在一家外贸公司做跟单": ("user", "statement", "work", 0.9)}
     out = layer(table).refine(t, [], found, extract)
     assert [(c.predicate, c.object) for c in out] == [("works_at", "恒达")]
+
+
+def test_a_short_hedge_with_content_of_its_own_leaves_its_neighbours_sure():
+    """A clause with a hedge word and a content of its own ("my son might come along too") is unsure of
+    that content only; a hedge said on its own ("not 100% sure tho") still covers its sentence."""
+    t = turn("my son might come along too, I live in Leeds")
+    lay = layer({"my son might come along too": ("user", "hedge", "none", 0.95)})
+    out = lay.refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
+    assert [c.confidence for c in out] == [0.9]
+    t = turn("not 100% sure tho, I live in Leeds")
+    lay = layer({"not 100% sure tho": ("user", "hedge", "none", 0.95)})
+    out = lay.refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
+    assert [c.confidence for c in out] == [HEDGED_CONFIDENCE]
+
+
+def test_a_chinese_chain_about_another_person_is_read_with_its_subject_put_back():
+    """"我女儿在昆明，当护士的": the second clause goes on about the daughter with its subject dropped;
+    read as 我当护士的, what it states is hers (and never the user's)."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    t = turn("我女儿在昆明，当护士的")
+    out = {(c.subject, c.predicate, c.object, c.confidence) for c in ex.claims(t, [])}
+    assert ("person:mei/daughter", "role", "护士", 0.9) in out
+    assert not any(c[0] == "user:mei" and c[1] == "role" for c in out)
+
+
+def test_a_subject_the_user_is_part_of_is_the_users():
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    for text, place in [("my wife and I live in Clontarf", "Clontarf"), ("me and my partner Jo got a flat in Gorgie", "Gorgie")]:
+        out = {(c.subject, c.predicate, c.object) for c in ex.claims(turn(text), [])}
+        assert ("user:mei", "lives_in", place) in out, text
