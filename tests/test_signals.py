@@ -1000,3 +1000,13 @@ def test_a_subject_the_user_is_part_of_is_the_users():
     for text, place in [("my wife and I live in Clontarf", "Clontarf"), ("me and my partner Jo got a flat in Gorgie", "Gorgie")]:
         out = {(c.subject, c.predicate, c.object) for c in ex.claims(turn(text), [])}
         assert ("user:mei", "lives_in", place) in out, text
+
+
+def test_an_intention_said_with_a_hedge_word_waits_for_review():
+    """A plan or a decision with a hedge word in its own clause is not settled, whatever the head reads there;
+    a statement of fact beside it stays as sure as it was."""
+    t = turn("我可能下个月去趟西安 我住在成都")
+    lay = layer({"我可能下个月去趟西安": ("user", "statement", "plan", 0.9)})
+    rules = [claim("user:mei", "plan", "去趟西安", t), claim("user:mei", "lives_in", "成都", t)]
+    out = {c.object: c.confidence for c in lay.refine(t, [], rules, nothing)}
+    assert out["去趟西安"] == HEDGED_CONFIDENCE and out["成都"] == 0.9

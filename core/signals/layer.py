@@ -89,6 +89,7 @@ KIND_AT = 0.1
 IMPLAUSIBLE = 0.001  # an extractor's value the tagger gives less than this is sent to review
 USERS = 0.5  # a tagged value is the user's only when the clause is at least this likely about the user
 TAGGING = STATING | {"confirm"}
+INTENTIONS = frozenset({"plan", "decision"})  # a hedge word in their clause makes them unsettled (``_act``)
 
 
 def _norm(text: str) -> str:
@@ -497,7 +498,10 @@ class SignalLayer:
         return claim.with_changes(confidence=HEDGED_CONFIDENCE)
 
     def _act(self, claim: ClaimInput, reading: Reading, hedged: bool) -> ClaimInput:
-        if hedged or self._agreed(reading, "hedge"):
+        # an intention said with a hedge word in its own clause ("我可能6月中去趟上海", "I might go vegan") is not
+        # settled, whatever the head makes of the clause: the head reads statements of fact
+        unsettled = claim.predicate in INTENTIONS and self.cues.has("hedge", reading.signal.clause.text, reading.lang)
+        if hedged or unsettled or self._agreed(reading, "hedge"):
             claim = self._hedged(claim)
         acts = reading.signal.act
         if claim.change is None and self._agreed(reading, "correction") and acts["correction"] >= max(acts.values()) - 1e-9:
