@@ -58,3 +58,24 @@ def test_an_employer_and_a_home_typed_in_lower_case_are_read() -> None:
     assert ("lives_in", "Tolworth") in facts
     # the same typed with capitals reads the same
     assert ("works_at", "Quillfield Infirmary") in _facts("I'm a night porter at Quillfield Infirmary")
+
+
+def test_the_lexicon_is_built_from_word_lists_reproducibly(tmp_path, capsys) -> None:
+    """``python -m memdesk.lang.build_words``: the lower-case entries, without possessives, sorted, the same
+    bytes each time; a missing list is one line and exit 2."""
+    import gzip
+
+    from memdesk.lang.build_words import main
+
+    lists = tmp_path / "a.txt", tmp_path / "b.txt"
+    lists[0].write_text("Portland\nfreight\ndog's\nhaulage\n", encoding="utf-8")
+    lists[1].write_text("colour\nfreight\nLeeds\n", encoding="utf-8")
+    out = tmp_path / "words.txt.gz"
+    assert main([str(p) for p in lists] + ["--out", str(out)]) == 0
+    assert gzip.decompress(out.read_bytes()).decode().split() == ["colour", "freight", "haulage"]
+    first = out.read_bytes()
+    assert main([str(p) for p in lists] + ["--out", str(out)]) == 0
+    assert out.read_bytes() == first
+    assert main([str(tmp_path / "missing.txt"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such word list" in err[0]
