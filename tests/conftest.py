@@ -85,11 +85,12 @@ def embedded_demo_db(demo_db, tmp_path_factory) -> Path:
     from memdesk import KnownVectors, Recaller, load_known, make_embedder
     from memdesk.app.demo import demo_vectors
     from memdesk.app.screenshots import DEMO_NOW
+    from memdesk.recall.embedders import DEFAULT_EMBEDDER, DEFAULT_TURN_EMBEDDER
 
     target = tmp_path_factory.mktemp("embedded") / "demo.db"
     shutil.copy(demo_db, target)
     known = {}
-    for kind, spec in (("memory", "use"), ("turn", "e5")):
+    for kind, spec in (("memory", DEFAULT_EMBEDDER), ("turn", DEFAULT_TURN_EMBEDDER)):
         inner = make_embedder(spec)
         known[kind] = KnownVectors(inner, load_known(demo_vectors(), inner))
     with Store.open(target, clock=ManualClock(DEMO_NOW)) as store:

@@ -63,8 +63,9 @@ def _recaller(store: Store, args: argparse.Namespace, settings: Settings, known:
 
     chosen = getattr(args, "embedder", None)  # --embedder: both kinds
     memory, turn = chosen or settings.embedder, chosen or settings.turn_embedder
-    if known is not None:
-        memory, turn = _with_known(memory, known), _with_known(turn, known)
+    if known is not None:  # one embedder for both kinds when they are the same (as the Recaller shares one)
+        wrapped = {spec: _with_known(spec, known) for spec in dict.fromkeys((memory, turn))}
+        memory, turn = wrapped[memory], wrapped[turn]
     return Recaller(store, embedder=memory, turn_embedder=turn,
                     weights=RecallWeights(**dict(settings.recall_weights)),
                     index_dir=settings.index_dir,

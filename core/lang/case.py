@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gzip
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from ..resources import data_path
 from . import tables
@@ -32,6 +32,7 @@ _WORD = re.compile(r"(?<![\w@./'’-])[A-Za-z]+(?:['’][A-Za-z]+)*(?![\w@/'’-
 _SENTENCE_START = re.compile(r"(?:^|[.!?…]+[\s\"'“”)]*|\n)\s*[\"'“(]*$")
 _STRETCHED = re.compile(r"([a-z])\1\1")
 _I_FORMS = re.compile(r"I(?:['’](?:m|ll|ve|d))?$")
+_APOSTROPHE = re.compile(r"['’]")
 
 
 @cache
@@ -73,12 +74,14 @@ def _is_name(word: str, lexicon: frozenset[str]) -> bool:
         return False
     if word in lexicon:
         return False
-    stem = re.split(r"['’]", word, maxsplit=1)[0]
+    stem = _APOSTROPHE.split(word, maxsplit=1)[0]
     return len(stem) > 1 and stem not in lexicon
 
 
+@lru_cache(maxsize=1024)
 def recased(text: str) -> str:
-    """``text`` with the names of a turn typed without capitals capitalised; any other text as it is."""
+    """``text`` with the names of a turn typed without capitals capitalised; any other text as it is. Kept for
+    the last texts asked: a turn is read again as the context of the turns after it, and by the signal layer."""
     if not typed_without_capitals(text):
         return text
     lexicon = _lexicon()

@@ -254,11 +254,10 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
             if _OFFERED_REMINDER.search(put):
                 # "remind you on Friday to post it?": the item the pronoun stands for, said before the offer
-                if any(r.predicate == "todo" and _P["shared.pronoun_item"].search(r.object) for r in confirmed) \
-                        and (named := _reminded_item(prev.text, context[:-1], turn.time)) is not None:
-                    confirmed = [dataclasses.replace(r, object=named.object)
-                                 if r.predicate == "todo" and _P["shared.pronoun_item"].search(r.object) else r
-                                 for r in confirmed]
+                pronouns = [r.predicate == "todo" and bool(_P["shared.pronoun_item"].search(r.object)) for r in confirmed]
+                if any(pronouns) and (named := _reminded_item(prev.text, context[:-1], turn.time)) is not None:
+                    confirmed = [dataclasses.replace(r, object=named.object) if pronoun else r
+                                 for r, pronoun in zip(confirmed, pronouns, strict=True)]
                 if not any(r.predicate == "todo" for r in confirmed):
                     reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
                     # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
