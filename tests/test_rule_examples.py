@@ -39,8 +39,8 @@ def example_turns(ex: Example) -> tuple[Turn, list[Turn]]:
     zh = ex.lang == "zh" or (ex.lang is None and rules._is_zh(ex.text))
     when = datetime(2026, 4, 8, 20, 0, tzinfo=CST) if zh else datetime(2026, 4, 8, 9, 0, tzinfo=BST)
     user = "chen" if zh else "nina"
-    context = [Turn("rule-example", n, speaker, when, text, user, project)
-               for n, (speaker, text, project) in enumerate(ex.context, start=1)]
+    context = [Turn("rule-example", n, speaker, when, text, other or user, project)
+               for n, (speaker, text, project, other) in enumerate(ex.context, start=1)]
     return Turn("rule-example", len(context) + 1, ex.speaker, when, ex.text, user, ex.project), context
 
 

@@ -1106,3 +1106,24 @@ def test_what_reads_as_no_plan_or_acceptance(text: str, context: list[tuple[str,
 def test_a_plan_with_its_thing_said_first(text: str, plan: str) -> None:
     turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", None)
     assert [(f.predicate, f.object) for f in extract(turn, [])] == [("plan", plan)]
+
+
+@pytest.mark.parametrize(("text", "context", "project"), [
+    # a number agreed to with more than "each" or "total" beside it is no budget
+    ("yeah lets do that, 12 weeks sounds right",
+     [("user", "u", "my shoe budget is $150"), ("assistant", "u", "Want me to sketch a 12-week plan?")], None),
+    # a day agreed to is no decision
+    ("8月1号可以，设备我来搞", [("user", "u", "预算20万"), ("user", "lina", "开业我想赶在8月1号之前，大家ok不")], "cafe"),
+    # a price agreed to is no budget: no budget was being talked of
+    ("yep 14.99", [("user", "u", "budget is £5k"), ("user", "ana", "art is done"),
+                   ("user", "jules", "price we said £14.99 right")], "game"),
+    # agreeing with a teammate about something the reply does not name is no decision
+    ("fine by me, gotta run", [("user", "rosa", "countertops: I want quartz")], "kitchen"),
+])
+def test_what_agrees_to_no_value(text: str, context: list[tuple[str, str, str]], project: str | None) -> None:
+    tz = timezone(timedelta(hours=8))
+    turns = [Turn("s", i + 1, who, datetime(2026, 3, 3, 9, i, tzinfo=tz), said, user, project)
+             for i, (who, user, said) in enumerate(context)]
+    turn = Turn("s", len(turns) + 1, "user", datetime(2026, 3, 3, 9, 30, tzinfo=tz), text, "u", project)
+    assert [(f.predicate, f.object) for f in extract(turn, turns)
+            if f.predicate in ("decision", "budget_limit")] == []

@@ -22,7 +22,8 @@ Every entry has a ``description`` and may have ``examples``: inline tables
 ``{text = "...", yields = [[predicate, object, polarity], ...]}`` (or
 ``yields = "nothing"``; ``"ended"`` in place of the polarity: an ending of the value, change ``ending``), optionally with ``project`` (the turn's project),
 ``lang``, ``speaker`` (``"assistant"`` for a guess the agent makes) and
-``context`` (the turns before it: ``[{speaker = "assistant", text = "..."}]``).
+``context`` (the turns before it: ``[{speaker = "assistant", text = "..."}]``; ``user = "teammate"`` for a
+user turn said by another member of the project).
 An example is one turn run through ``extract()``: it must yield exactly those
 facts, and the rule it belongs to must match while it is read
 (``tests/test_rule_examples.py``). Records have examples of the same form.
@@ -53,7 +54,7 @@ _KINDS = ("cue", "pattern")
 _TABLE_KINDS = ("map", "set")
 _ENTRY_KEYS = {"description", "words", "pattern", "flags", "examples"}
 _EXAMPLE_KEYS = {"text", "yields", "project", "lang", "speaker", "context"}
-_CONTEXT_KEYS = {"speaker", "text", "project"}
+_CONTEXT_KEYS = {"speaker", "text", "project", "user"}
 _POLARITIES = ("positive", "negative", "ended")  # "ended": an ending (change "ending") of the value
 _REF = re.compile(r"\{\{([a-z]+)\.([a-z0-9_.]+)\}\}")
 _NAME = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*")
@@ -72,7 +73,8 @@ class Example:
     project: str | None = None
     lang: str | None = None
     speaker: str = "user"
-    context: tuple[tuple[str, str, str | None], ...] = ()  # earlier turns: (speaker, text, project)
+    # earlier turns: (speaker, text, project, user: None for the example's own user)
+    context: tuple[tuple[str, str, str | None, str | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,9 +166,10 @@ def _examples(raw: Any, file: str, where: str) -> tuple[Example, ...]:
         for turn in ex.get("context", []):
             if not isinstance(turn, dict) or set(turn) - _CONTEXT_KEYS or not isinstance(turn.get("text"), str) \
                     or turn.get("speaker", "user") not in ("user", "assistant") \
-                    or not isinstance(turn.get("project", ""), str):
-                raise _fail(file, at, 'context must be a list of {speaker = "user"|"assistant", text = ..., project = ...}')
-            context.append((turn.get("speaker", "user"), turn["text"], turn.get("project")))
+                    or not isinstance(turn.get("project", ""), str) or not isinstance(turn.get("user", ""), str):
+                raise _fail(file, at, 'context must be a list of {speaker = "user"|"assistant", text = ..., '
+                                      'project = ..., user = ...}')
+            context.append((turn.get("speaker", "user"), turn["text"], turn.get("project"), turn.get("user")))
         out.append(Example(text, facts, project, lang, speaker, tuple(context)))
     return tuple(out)
 

@@ -121,6 +121,7 @@ from .. import interpret
 from ..interpret import Whole, searched
 from ..records import Raw as _Raw
 from ..ruleset import RULES
+from .agreement import agreed_values, other_party, teammate_proposal
 from .corrections import (
     _bare_amount,
     _earlier_budget,
@@ -247,6 +248,13 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         if answer is not None and (not raws or answer.predicate == "name"
                                    or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
             return [_fact(turn, r, "user_explicit", 0.9) for r in _split_enumeration(answer, _is_zh(text))]
+    other = other_party(turn, context)
+    if other is not None and not is_correction:
+        if other.speaker == "user" and not raws:  # "can we switch to Linear?" "+1": the teammate's proposal
+            proposed = teammate_proposal(text, other, turn.time)
+            if proposed:
+                return [_fact(turn, r, "user_confirmed", 0.9) for r in proposed]
+        raws = raws + [r for r in agreed_values(text, other, context, turn.time) if not _said(r, raws)]
     if not raws and prev is not None and prev.speaker != "user":
         if (_CONFIRM.match(text) or _echoes_a_not_a(text, prev.text)) and not is_correction:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
@@ -344,6 +352,15 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
     return _endings_beside_new_values(out, turn.time)
+
+
+def _said(agreed: _Raw, raws: list[_Raw]) -> bool:
+    """Whether the rules already read the value agreed to from the turn (the same budget, or a decision on the
+    same thing)."""
+    if agreed.predicate == "budget_limit":
+        return any(r.predicate == "budget_limit" for r in raws)
+    value = agreed.object.casefold()
+    return any(value in r.object.casefold() or r.object.casefold() in value for r in raws if r.object)
 
 
 def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> list[ExtractedFact]:
