@@ -1010,3 +1010,17 @@ def test_an_intention_said_with_a_hedge_word_waits_for_review():
     rules = [claim("user:mei", "plan", "去趟西安", t), claim("user:mei", "lives_in", "成都", t)]
     out = {c.object: c.confidence for c in lay.refine(t, [], rules, nothing)}
     assert out["去趟西安"] == HEDGED_CONFIDENCE and out["成都"] == 0.9
+
+
+def test_a_value_moved_to_another_person_leaves_out_the_words_naming_them():
+    """"乐乐花生过敏" after the daughter was named 乐乐, "这孩子鸡蛋过敏": the extractor read the person's name or
+    relation word as part of the allergen; moved to that person, the value is the allergen alone. A relation
+    word is left in a value that may hold it as a word of its own ("老公司说…" is no husband)."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    first = turn("我女儿叫乐乐，今年五岁")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("乐乐花生过敏，得注意"), [first])}
+    assert ("person:mei/daughter", "allergy", "花生") in said
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("这孩子鸡蛋过敏"), [])}
+    assert ("person:mei/child", "allergy", "鸡蛋") in said
+    assert not any(c[2].startswith("司") for c in (
+        (c.subject, c.predicate, c.object) for c in ex.claims(turn("我老公司说交接文档要我补完"), [])))

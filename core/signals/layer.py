@@ -133,6 +133,9 @@ class Reading:
     signal: ClauseSignal
     who: str | None  # the other person it is about (a relation key), None: not another person
     lang: str
+    # the names given to that person that the clause says, as written, longest first
+    mentions: tuple[str, ...] = ()
+    relation_word: str | None = None  # the relation word the clause names that person with, as written
 
 
 class SignalLayer:
@@ -224,7 +227,13 @@ class SignalLayer:
                 who = antecedent = named[0]
             elif current not in (None, UNSURE):
                 antecedent = current
-            out.append(Reading(signal, current, lang))
+            mentions: tuple[str, ...] = ()
+            if current not in (None, UNSURE):
+                folded = text.casefold()
+                mentions = tuple(sorted((text[at:at + len(n)] for n, key in names.items() if key == current
+                                         and (at := folded.find(n.casefold())) >= 0), key=len, reverse=True))
+            out.append(Reading(signal, current, lang, mentions,
+                               named[1].group(0) if named is not None and named[0] == current else None))
             chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out
 
@@ -281,7 +290,9 @@ class SignalLayer:
                 movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT
                            and _norm(c.object) != _norm(reading.who)  # "Rhubarb is my favourite"
                            and not _of_me(reading.signal.clause.text, c.object)]  # "朋友都喊我芸芸"
-                moved = [c.with_changes(subject=person) for c in movable]
+                moved = [c.with_changes(subject=person, object=_without_mention(c.object, reading.mentions + (
+                    (reading.relation_word,) if reading.relation_word and c.predicate in _THINGS else ())))
+                    for c in movable]
                 if not mine:  # the extractor found nothing there (a value it found is the speaker's: "朋友都喊我芸芸")
                     moved = [c.with_changes(subject=person) if c.subject == user_subject else c
                              for c in self._as_first_person(turn, context, reading, extract)
@@ -637,6 +648,25 @@ class SignalLayer:
 
 
 _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
+
+
+def _without_mention(value: str, mentions: Sequence[str]) -> str:
+    """A value moved to another person without the words naming that person at its start ("乐乐花生" ->
+    花生, "这孩子鸡蛋" -> 鸡蛋): the extractor read them as part of it."""
+    told = _MENTION_LEAD.sub("", value)
+    for mention in mentions:
+        if mention and told.casefold().startswith(mention.casefold()) and len(told) > len(mention):
+            rest = _MENTION_JOIN.sub("", told[len(mention):])
+            if rest:
+                return rest
+    return value
+
+
+# values that are things, which a relation word in front of cannot be part of: a to-do or a plan may begin
+# with words that hold one ("老公司说…")
+_THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
+_MENTION_LEAD = re.compile(r"^(?:这个?|那个?|(?:this|that|our|my) )", re.IGNORECASE)  # "这孩子", "our Tom"
+_MENTION_JOIN = re.compile(r"^(?:'s\b|的|[\s,，、])+")
 
 
 def _of_me(clause: str, value: str) -> bool:
