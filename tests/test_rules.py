@@ -707,7 +707,8 @@ def test_pets_names_homes_and_employers_in_more_shapes():
     assert _said("I work at leeds city council and I train in every day") == {
         ("works_at", "Leeds City Council", "positive"), ("commute", "train", "positive")}
     assert _said("I'm working for Monzo now") == {("works_at", "Monzo", "positive")}
-    assert _said("I'm a porter at the Royal Free Hospital, long shifts") == {("works_at", "Royal Free Hospital", "positive")}
+    assert _said("I'm a porter at the Royal Free Hospital, long shifts") == {
+        ("works_at", "Royal Free Hospital", "positive"), ("role", "porter", "positive")}
     assert _said("我在一家药企上班，叫恒瑞") == {("works_at", "恒瑞", "positive")}
     assert _said("我家猫咪叫团子，是只英短") == {("pet", "英短（团子）", "positive")}
 
@@ -868,7 +869,7 @@ def test_days_of_the_month_and_metro_lines():
 def test_shapes_found_on_the_seventh_blind_set():
     assert _triples(_answer(_zh, [("a", "您现在是在网易工作吧？")], "不是，我在米哈游。")) == {("works_at", "米哈游", "positive")}
     assert _triples(_answer(_en, [("a", "Sure. You're at Accenture, right?")], "No, Arup.")) == {("works_at", "Arup", "positive")}
-    assert _triples(_answer(_zh, [("a", "方便说一下您在哪家公司吗？")], "平安银行，做风控的。")) == {("works_at", "平安银行", "positive")}
+    assert _triples(_answer(_zh, [("a", "方便说一下您在哪家公司吗？")], "平安银行，做风控的。")) == {("works_at", "平安银行", "positive"), ("role", "风控", "positive")}
     assert _triples(_answer(_en, [("a", "Who do you work for?")], "Ocado. Been on the platform team for a year.")) == {
         ("works_at", "Ocado", "positive")}
     assert _triples(_answer(_en, [("a", "Which city are you in?")], "Glasgow, Finnieston to be exact.")) == {

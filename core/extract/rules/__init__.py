@@ -248,6 +248,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         if answer is not None and (not raws or answer.predicate == "name"
                                    or (answer.predicate == "allergy" and all(r.predicate == "likes" for r in raws))):
             return [_fact(turn, r, "user_explicit", 0.9) for r in _split_enumeration(answer, _is_zh(text))]
+        if answer is not None and answer.predicate == "works_at" and all(r.predicate == "role" for r in raws):
+            # "在哪上班？" "平安银行，做风控的。": the employer asked for, and the role said with it
+            return [_fact(turn, r, "user_explicit", 0.9) for r in [answer, *raws]]
     other = other_party(turn, context)
     if other is not None and not is_correction:
         if other.speaker == "user" and not raws:  # "can we switch to Linear?" "+1": the teammate's proposal
