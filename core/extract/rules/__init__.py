@@ -126,6 +126,7 @@ from .corrections import (
     _bare_amount,
     _earlier_budget,
     _in_earlier_currency,
+    _moved_deadline,
     _slip_in_turn,
     _value_correction,
 )
@@ -312,6 +313,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             change = "evolution" if not is_correction and _AMOUNT_CHANGE.search(text) else None
             raws = [r for r in raws if r.predicate != "decision"] + [
                 _Raw("budget_limit", str(amt), change=change, value=amt.to_json())]  # "不用那么多了，砍到…"
+    if context and not any(r.predicate in _DATED_ITEMS for r in raws) \
+            and (moved := _moved_deadline(text, context, turn.time)) is not None:
+        raws = [*raws, moved]  # "提前到5月8号了": the deadline said before, moved
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ended(_named_employer(text, _in_earlier_currency(raws, context)))

@@ -111,6 +111,31 @@ def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
     return None
 
 
+def _earlier_deadline(context: Sequence[Turn]) -> _Raw | None:
+    """The deadline the user said last in the context, None if they said none."""
+    for t in reversed(context):
+        if t.speaker != "user":
+            continue
+        found = [r for r in _raw_facts(t.text, t.time, project=bool(t.project)) if r.predicate == "deadline"]
+        if found:
+            return found[-1]
+    return None
+
+
+def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw | None:
+    """A date moved without naming what moved ("提前到5月8号了", "it got pushed to april 3", "she wants it by the
+    27th after all"): the deadline said last in the conversation, due the new day, a change; None when the turn
+    moves no date or the conversation named no deadline before it."""
+    m = _P["shared.bare_move"].search(text)
+    said = next((g for g in m.group("zh", "en", "wants") if g), "") if m else ""
+    if not said or not find_times(said, when):
+        return None
+    earlier = _earlier_deadline(context)
+    if earlier is None:
+        return None
+    return _Raw("deadline", earlier.object, change="evolution", due=said)
+
+
 def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
     """"是X，不是Y" / "I meant X, not Y": the user's earlier fact with Y, now X."""
     m = _P["zh.value_correction.1"].search(text) \
