@@ -1128,3 +1128,16 @@ def test_what_agrees_to_no_value(text: str, context: list[tuple[str, str, str]],
     turn = Turn("s", len(turns) + 1, "user", datetime(2026, 3, 3, 9, 30, tzinfo=tz), text, "u", project)
     assert [(f.predicate, f.object) for f in extract(turn, turns)
             if f.predicate in ("decision", "budget_limit")] == []
+
+
+@pytest.mark.parametrize(("text", "homes"), [
+    # a move told with a place and a place in it: one home, the finer place first
+    ("hello from manchester!! landed on the 9th. we're in chorlton now", ["Chorlton, Manchester"]),
+    # a home now and a move to come are two homes
+    ("我现在还住天津，每周坐高铁来北京上班，下个月打算搬来北京", ["天津", "北京"]),
+    # a place near the home is not part of it
+    ("上周六终于搬完家了，现在住徐汇，就在徐家汇旁边", ["徐汇", "徐家汇旁边"]),
+])
+def test_a_move_naming_a_place_and_a_place_in_it_is_one_home(text: str, homes: list[str]) -> None:
+    turn = Turn("s", 1, "user", datetime(2026, 4, 20, 9, 0, tzinfo=timezone(timedelta(hours=1))), text, "u", None)
+    assert [f.object for f in extract(turn, []) if f.predicate == "lives_in"] == homes

@@ -358,7 +358,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
-    return _endings_beside_new_values(out, turn.time)
+    return _endings_beside_new_values(_one_home(out, text), turn.time)
 
 
 def _said(agreed: _Raw, raws: list[_Raw]) -> bool:
@@ -368,6 +368,30 @@ def _said(agreed: _Raw, raws: list[_Raw]) -> bool:
         return any(r.predicate == "budget_limit" for r in raws)
     value = agreed.object.casefold()
     return any(value in r.object.casefold() or r.object.casefold() in value for r in raws if r.object)
+
+
+_NEAR = _P["shared.near_place"]
+
+
+def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
+    """Homes a turn telling of a move names twice, a place and then a place in it ("hello from Manchester!!
+    landed on the 9th, we're in Chorlton now", "人在苏州…租在姑苏区"), are one home, the finer place first with the coarser one
+    after it (Chorlton, Manchester; 苏州姑苏区), not a move from one to the other."""
+    homes = [f for f in facts if f.predicate == "lives_in" and f.polarity == "positive" and f.change != ENDING]
+    if len(homes) < 2 or len({f.object.casefold() for f in homes}) < 2 \
+            or not all(f.change == "evolution" for f in homes) or any(searched(_NEAR, f.object) for f in homes) \
+            or searched(_P["zh.told_as_future" if searched(_CJK, told) else "en.told_as_future"], told):
+        # homes said apart from a move may be two people's ("I live in Leeds, my parents in York") or the one
+        # left and the one to come ("还住天津…打算搬来北京": a turn told as future); a place near the home is not
+        # part of it
+        return facts
+    coarse, fine = homes[0], homes[-1]
+    if searched(_CJK, fine.object):
+        joined = fine.object if coarse.object in fine.object else coarse.object + fine.object
+    else:
+        joined = fine.object if coarse.object.casefold() in fine.object.casefold() else f"{fine.object}, {coarse.object}"
+    home = dataclasses.replace(fine, object=joined)
+    return [home if f is fine else f for f in facts if f not in homes or f is fine]
 
 
 def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> list[ExtractedFact]:
