@@ -1141,3 +1141,11 @@ def test_what_agrees_to_no_value(text: str, context: list[tuple[str, str, str]],
 def test_a_move_naming_a_place_and_a_place_in_it_is_one_home(text: str, homes: list[str]) -> None:
     turn = Turn("s", 1, "user", datetime(2026, 4, 20, 9, 0, tzinfo=timezone(timedelta(hours=1))), text, "u", None)
     assert [f.object for f in extract(turn, []) if f.predicate == "lives_in"] == homes
+
+
+
+@pytest.mark.parametrize("text", ["明天可能要下雨", "I might be late tomorrow", "I'll probably need a hand with it",
+                                  "大概率会去吧"])
+def test_an_unsure_state_or_guess_is_no_plan(text: str) -> None:
+    turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", None)
+    assert [(f.predicate, f.object) for f in extract(turn, []) if f.predicate == "plan"] == []
