@@ -1149,3 +1149,17 @@ def test_a_move_naming_a_place_and_a_place_in_it_is_one_home(text: str, homes: l
 def test_an_unsure_state_or_guess_is_no_plan(text: str) -> None:
     turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", None)
     assert [(f.predicate, f.object) for f in extract(turn, []) if f.predicate == "plan"] == []
+
+
+
+@pytest.mark.parametrize(("text", "whose"), [
+    ("另外说个私事 我下个月搬家 搬到梅溪湖那边", "user:u"),  # said as personal
+    ("我下周三要请假，去医院复查", "user:u"),  # leave of the speaker's
+    ("btw I'm moving to Pune end of May, nothing changes for work", "user:u"),  # a move of home
+    ("I'm flying in the thursday before", "user:u"),  # a flight of the speaker's
+    ("我们下个月要把店搬到新街口", "project:bakery"),  # the project's shop moving
+    ("我们下周三开个复盘会", "project:bakery"),  # the project's own plan
+])
+def test_a_plan_of_the_speakers_own_life_in_a_project_is_theirs(text: str, whose: str) -> None:
+    turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", "bakery")
+    assert {f.subject for f in extract(turn, []) if f.predicate == "plan"} == {whose}

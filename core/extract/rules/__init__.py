@@ -459,6 +459,17 @@ def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -
     return out
 
 
+def _personal(r: _Raw, text: str) -> bool:
+    """Whether a plan or a to-do said in a project's conversation is the speaker's own life rather than the
+    project's: said as personal ("personal news", "说个私事") or about a home, a job, leave or travel of the
+    speaker's (我下个月搬家, I'm moving to Pune, 我6月8号到22号要请假, I'm flying in the thursday before), unless
+    it names something of the project's (搬到新店, move the office)."""
+    if r.predicate not in ("plan", "todo", "decision"):
+        return False
+    return bool((searched(_P["shared.personal_turn"], text) or searched(_P["shared.personal_life"], r.object))
+                and not searched(_P["shared.project_thing"], r.object))
+
+
 def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -> tuple[int, int, TimeSpan]:
     """Of the times ``text`` names, the one said nearest to where it says ``obj`` (found whole, else by its first
     word): "i turn 65 in may… so remind me march 1 to call the ssa office" -> march 1. The first when ``obj``
@@ -477,7 +488,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     """The fact ``r`` states, cited to ``turn``. A dated item the user takes from the
     assistant's ``offer`` ("Shall I remind you on the 18th?" "yes please") is due when
     the offer said, unless the reply names a time of its own."""
-    if turn.project and r.predicate in _PROJECT_PREDICATES:
+    if turn.project and r.predicate in _PROJECT_PREDICATES and not _personal(r, turn.text):
         subject, scope = f"project:{turn.project}", "project"
     else:
         subject, scope = f"user:{turn.user}", "global"
