@@ -1159,6 +1159,7 @@ def test_an_unsure_state_or_guess_is_no_plan(text: str) -> None:
     ("I'm flying in the thursday before", "user:u"),  # a flight of the speaker's
     ("我们下个月要把店搬到新街口", "project:bakery"),  # the project's shop moving
     ("我们下周三开个复盘会", "project:bakery"),  # the project's own plan
+    ("I'm going to move the sink next Tuesday", "project:bakery"),  # moving a thing is no move of home
 ])
 def test_a_plan_of_the_speakers_own_life_in_a_project_is_theirs(text: str, whose: str) -> None:
     turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", "bakery")

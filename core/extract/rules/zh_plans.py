@@ -34,7 +34,8 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
                 add(_Raw("plan", plan))
             elif not out and (due := _zh_due_by(c, when)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
                 add(due)
-            elif not out and (unsure := _P["zh.hedged_intent"].search(c)) is not None:
+            elif not out and (unsure := _P["zh.hedged_intent"].search(c)) is not None \
+                    and not _P["zh.hedged_intent_unless"].search(whole):
                 # "今年可能也报个青年基金": an intention said unsure, a plan the signal layer sends to review
                 add(_Raw("plan", _trim_measure(_strip_times(unsure.group("vp"), when).strip(" ，,。"))))
     return False
