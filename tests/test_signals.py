@@ -1024,3 +1024,24 @@ def test_a_value_moved_to_another_person_leaves_out_the_words_naming_them():
     assert ("person:mei/child", "allergy", "鸡蛋") in said
     assert not any(c[2].startswith("司") for c in (
         (c.subject, c.predicate, c.object) for c in ex.claims(turn("我老公司说交接文档要我补完"), [])))
+
+
+@pytest.mark.parametrize(("text", "who", "name"), [
+    ("ok. me and my wife rosa live on the east side of tucson", "wife", "Rosa"),  # typed without capitals
+    ("my son miguel might come along too", "son", "Miguel"),
+    ("gf is priya, she's in pharmacy", "girlfriend", "Priya"),  # said to be the relation's
+    ("家里情况 老婆叫小梅 是小学语文老师", "wife", "小梅"),  # a blank after the name
+    ("儿子豆豆5岁 对牛奶蛋白过敏", "son", "豆豆"),
+    ("哦对，测试找了我表妹小棠帮忙", "cousin", "小棠"),
+    ("live in st vital w my roommate jake— sorry jay, autocorrect lol", "roommate", "Jay"),  # a slip taken back
+])
+def test_names_given_with_a_relation_word_in_more_shapes(text: str, who: str, name: str) -> None:
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    named = {(c.subject, c.object) for c in ex.claims(turn(text), []) if c.predicate == "name"}
+    assert (f"person:mei/{who}", name) in named
+
+
+@pytest.mark.parametrize("text", ["然后我跟未婚夫哈哈 还不太习惯这个词", "my mum NOT happy about it", "我女朋友天天想去海边"])
+def test_words_in_a_names_slot_that_are_no_names(text: str) -> None:
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    assert not [c for c in ex.claims(turn(text), []) if c.predicate == "name"]

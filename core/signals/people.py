@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from ..lang.case import recased
 from ..lang.chat import written
 from ..lang.times import find_times
 from .cues import Cues, is_zh
@@ -26,12 +27,19 @@ _NAME = r"[A-ZÀ-ÖØ-Þ][^\W\d_]+"
 _LOWER_NAME = r"[^\W\d_A-ZÀ-ÖØ-Þ][^\W\d_]*(?:-[^\W\d_]+)*"
 # a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
 _INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+(" + _NAME + r")\b(?!\s+[A-ZÀ-ÖØ-Þ])")
+# a name taken back at once for another ("Jake— sorry Jay", "Dan, I mean Dean")
+_NAME_SLIP = re.compile(r"\s*[-—–,.]*\s*(?:sorry|no sorry|no wait|oops|I mean|I meant)[,:]?\s+(" + _NAME + r")\b",
+                        re.IGNORECASE)
+# a name said to be the relation's ("gf is Priya", "my supervisor is Dr McAllister", "new boss is Marcus")
+_INTRODUCED_IS = re.compile(r"\s+(?:is|'s)\s+(?:called\s+|named\s+)?(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.?\s+)?("
+                            + _NAME + r")\b(?!\s+[A-ZÀ-ÖØ-Þ])")
 # the same in a turn typed all in lower case, where no capital marks a name: a word right after the
 # relation word and before the clause's verb ("my husband sipho is a paramedic", "my roommate jay's
 # moving out"); words that fill that slot without being names are left out (``_not_a_lower_name``)
 _INTRODUCED_LOWER = re.compile(
     r",?\s+(" + _LOWER_NAME + r")(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
-    r"loves|hates|likes|moved|started|and|who)\b)")
+    r"loves|hates|likes|moved|started|and|who|live|work|might|will|can|could|would|may|says|said|wants|needs|"
+    r"came|comes|went|goes|had|did|made|makes|thinks)\b)")
 _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "never", "always", "actually",
                          "already", "and", "who", "is", "was", "has", "does", "at", "in", "on", "from", "for",
                          "with", "to", "a", "an", "the", "of", "too", "then", "here", "there", "again", "even",
@@ -58,7 +66,12 @@ _KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([^\W\d_]+(
 
 # a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
 # given with 叫 ("柯基叫豆豆")
-_ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|$)")
+_ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)"
+                            r"(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|帮|来|去|给|带|住|做|读|上|让|"
+                            r"\s|\d|[一二三四五六七八九十]+岁|$)")
+# what no Chinese name holds: a pronoun, a function word or a verb of the clause (老公…给我, 天天想), or only a
+# laugh or an interjection (哈哈, 嘿嘿)
+_ZH_NOT_IN_NAME = re.compile(r"[我你他她它给想说要是的了在也都就还又很太把被让]|^[哈呵嘿嘻啊嗯哦呜额唉嘤]+$")
 _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
 # a short opener joined to the clause by a tilde, a greeting or an exclamation ("好久没来～周航搬来了"):
 # the clause's subject comes after it
@@ -120,14 +133,18 @@ class People:
         self.cues = cues
 
     def introductions(self, text: str, names: dict[str, str]) -> None:
-        """Names given with a relation word ("my sister Dana", "our manager, Keisha",
-        "我女儿朵朵今年…", "柯基叫豆豆"), into ``names``."""
+        """Names given with a relation word ("my sister Dana", "our manager, Keisha", "gf is Priya",
+        "我女儿朵朵今年…", "柯基叫豆豆", "老婆叫小梅 是…"), into ``names``. A turn typed without capitals is
+        read with its names' capitals given back (``lang.case.recased``): "my wife rosa live…" names Rosa."""
         lower = not any("A" <= ch <= "Z" for ch in text)
-        for m in self.cues.relation_re["en"].finditer(text):
+        cased = recased(text) if lower else text
+        for m in self.cues.relation_re["en"].finditer(cased):
             key = self.cues.relation_key("en", m.group(0))
-            after = _INTRODUCED.match(text, m.end())
-            if key and after and after.group(1) not in self.cues.not_names:
-                names[after.group(1).lower()] = key
+            after = _INTRODUCED.match(cased, m.end()) or _INTRODUCED_IS.match(cased, m.end())
+            if after and (slip := _NAME_SLIP.match(cased, after.end())):
+                after = slip  # "my roommate Jake— sorry Jay, autocorrect": the name meant
+            if key and after and after.group(1) not in self.cues.not_names and not after.group(1).isupper():
+                names[after.group(1).lower()] = key  # not a word shouted in capitals ("my mum NOT happy")
             elif key and lower:
                 after = _INTRODUCED_LOWER.match(text, m.end())
                 if after and not self._not_a_lower_name(after.group(1)):
@@ -136,7 +153,8 @@ class People:
             key = self.cues.relation_key("zh", m.group(0))
             after = _ZH_INTRODUCED.match(text, m.end())
             # called so (叫朵朵), or right after the relation word in a name's shape (我女儿朵朵, not 房东说退租)
-            if key and after and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
+            if key and after and not _ZH_NOT_IN_NAME.search(after.group(1)) \
+                    and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
                 names[after.group(1)] = key
 
     def _not_a_lower_name(self, word: str) -> bool:
@@ -196,8 +214,8 @@ class People:
         two or three Chinese characters opening with a surname or 小/老/阿 (王姐,
         阿杰, 陈雪), or a doubled character (朵朵)."""
         if _is_cjk_name(value):
-            return (value[0] in self.cues.zh_surnames or value[0] in self.cues.zh_name_prefixes
-                    or value[0] == value[1])
+            return not _ZH_NOT_IN_NAME.search(value) and (
+                value[0] in self.cues.zh_surnames or value[0] in self.cues.zh_name_prefixes or value[0] == value[1])
         words = value.split()
         return (0 < len(words) <= 3 and all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha()
                                           for w in words) and words[0] not in self.cues.not_names)
