@@ -1045,3 +1045,19 @@ def test_names_given_with_a_relation_word_in_more_shapes(text: str, who: str, na
 def test_words_in_a_names_slot_that_are_no_names(text: str) -> None:
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     assert not [c for c in ex.claims(turn(text), []) if c.predicate == "name"]
+
+
+def test_a_turn_opening_on_she_goes_on_about_whom_the_turn_before_spoke_of():
+    """"my sister Anjali's getting married…" then "thx. she's a pharmacist there btw": the sister's role,
+    never the user's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    first = turn("my sister Anjali's getting married in Vancouver on oct 3")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("thx. she's a pharmacist there btw"), [first])}
+    assert ("person:mei/sister", "role", "pharmacist") in said
+    assert not any(s == "user:mei" and p == "role" for s, p, _ in said)
+
+
+def test_a_short_reply_said_first_leaves_the_relation_the_subject():
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("好滴。我男朋友阿杰在深圳，做前端的"), [])}
+    assert {("person:mei/boyfriend", "lives_in", "深圳"), ("person:mei/boyfriend", "role", "前端")} <= said

@@ -179,6 +179,11 @@ class SignalLayer:
         # whom a pronoun means (the last person the turn spoke of) and whom a dropped subject goes on
         # about (a clause of the speaker's ends that); an answer to a question about someone starts on them
         antecedent: str | None = self._asked_about(assistant, context, names)
+        if antecedent is None and _PRONOUN_OPENING.match(turn.text):
+            # a turn that opens on "she"/"他" goes on about whom the user's turn before spoke of last
+            # ("my sister's getting married in Vancouver…" / "thx. she's a pharmacist there btw")
+            before = next((t.text for t in reversed(context) if t.speaker == "user" and t.user == turn.user), "")
+            antecedent = self.people.last_spoken_of(before, names)
         who: str | None = antecedent
         chain = antecedent is not None  # whether the clause before was about its person alone (a topic chain)
         said_to = 0  # where the clause before ended
@@ -648,6 +653,11 @@ class SignalLayer:
 
 
 _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
+
+
+# a turn opening (after a short reply or a thanks) on a third-person pronoun as its subject
+_PRONOUN_OPENING = re.compile(r"^(?:\W*(?:thx|thanks|ty|yeah|yes|yep|ok|okay|oh|and|also|so|lol|haha|btw|好的?|嗯+|对|哦|是的?|"
+                              r"哈哈+)[\W\s]+){0,3}(?:(?:she|he)(?:'s)?\b|她|他(?!们))", re.IGNORECASE)
 
 
 def _without_mention(value: str, mentions: Sequence[str]) -> str:

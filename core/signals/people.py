@@ -268,8 +268,9 @@ class People:
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
             # or a coverb that makes it an object (跟老伴两个人住, 给我妈打电话)
             # (a discourse opener, a cleft's "…是" among them: 主要是我男朋友…)
+            # (a short reply said first as a sentence of its own is no part of the clause: 好滴。我男朋友…)
             lead = re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|主要是|关键是|问题是|"
-                          r"只是|可是|我的?|咱|我们家?|[对是嗯好行](?=[\s，,])|\s)+", "",
+                          r"只是|可是|我的?|咱|我们家?|[对是嗯好行](?=[\s，,])|[^，,。！!？?\s]{1,4}[。！!～~]+|\s)+", "",
                           before).strip("，, ")
             return len(lead) <= 2 and not self.cues.object_marker["zh"].search(re.sub(r"我的?$", "", lead))
         if _EN_AND_I.match(text, m.end()):
