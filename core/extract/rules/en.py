@@ -134,6 +134,7 @@ _EN_STEPS = (
     _data_step("en.contact_way"),
     _data_step("en.likes_dislikes"),
     _en_step_decisions,
+    _data_step("en.decision"),
     _en_step_budget,
     _data_step("en.deadline"),
     _data_step("en.todo"),

@@ -231,6 +231,12 @@ def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
     return not c.out
 
 
+@test("project")
+def _test_project(text: str, c: Clause, arg: str | None) -> bool:
+    """The turn is said in a project's conversation (a team's)."""
+    return c.project
+
+
 @test("in_whole")
 def _test_in_whole(text: str, c: Clause, arg: str | None) -> bool:
     """The text occurs in the whole turn as said (not only in the clause as rewritten)."""

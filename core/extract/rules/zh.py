@@ -328,6 +328,7 @@ _ZH_STEPS = (
     _zh_step_likes_dislikes,
     _data_step("zh.deadline"),
     _zh_step_decisions,
+    _data_step("zh.decision"),
     _zh_step_budget,
     _zh_step_todo_plan,
     _data_step("zh.role"),
