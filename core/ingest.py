@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import parallel_extract
 from .checks import check_name, check_storable, check_turn
 from .claims import (
     ClaimInput,
@@ -252,19 +253,52 @@ def _claims_of(extractor: Extractor, turn: Turn, context: Sequence[Turn]
 
 
 def extract_turns(numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
-                  context: dict[tuple[str, int], list[Turn]]) -> Extracted:
+                  context: dict[tuple[str, int], list[Turn]], *, parallel: bool | None = None) -> Extracted:
     """Run the extractor on every turn, with the context ``stored_context`` read for it. This is the
     slow part of an ingest (the rules, the signal layer, an LLM's round trips); it runs with no
     transaction open, before the write transaction, so the store's write lock is held only to write.
+    Many turns for the rule extractor are read in two processes, split by user (``parallel_extract``;
+    ``parallel``: None decides by their number, False never): the claims are the same as in one.
     Raises nothing of its own (an ExtractorUnavailable is kept in ``failed``)."""
+    parts = None
+    if _runs_anywhere(extractor) and (parallel or parallel is None and parallel_extract.worth_it(numbered)):
+        parts = parallel_extract.split_by_user(numbered)
+    if parts is None:
+        results, _ = _extract_part(numbered, extractor, context, range(len(numbered)))
+    else:
+        def run(part: list[int]) -> tuple[list[parallel_extract.TurnResult], Any]:
+            return _extract_part(numbered, extractor, context, part)
+
+        first, _, second, learned = parallel_extract.run_in_two(run, parts)
+        if isinstance(extractor, SignalledExtractor) and extractor.people is not None:
+            extractor.people.take(learned)  # what the second part's users named, as if read here
+        by_position = dict(zip(parts[0], first, strict=True)) | dict(zip(parts[1], second, strict=True))
+        results = [by_position[i] for i in range(len(numbered))]
     out = []
     failed = []
-    for line, turn in numbered:
-        claims, reason = _claims_of(extractor, turn, context[(turn.session, turn.turn)])
+    for (line, turn), (claims, reason) in zip(numbered, results, strict=True):
         if reason is not None:
             failed.append((turn, reason))
         out.append((line, turn, claims))
     return Extracted(tuple(out), context, tuple(failed))
+
+
+def _runs_anywhere(extractor: Extractor) -> bool:
+    """Whether ``extractor`` reads a turn from the turn and its context alone, with nothing outside the
+    process (the rules, behind the signal layer or not): only such a one is run in a second process."""
+    inner = extractor.inner if isinstance(extractor, SignalledExtractor) else extractor
+    return isinstance(inner, RuleExtractor)
+
+
+def _extract_part(numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
+                  context: dict[tuple[str, int], list[Turn]], part: Sequence[int]
+                  ) -> tuple[list[parallel_extract.TurnResult], dict[str, list[tuple[int, str, str]]]]:
+    """The claims of the turns at ``part`` (in order), and the names their users gave on the way."""
+    results = [_claims_of(extractor, numbered[i][1], context[(numbered[i][1].session, numbered[i][1].turn)])
+               for i in part]
+    users = {numbered[i][1].user for i in part}
+    people = extractor.people if isinstance(extractor, SignalledExtractor) else None
+    return results, (people.of_users(users) if people is not None else {})
 
 
 def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,

@@ -10,7 +10,7 @@ functions over the cue tables; no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from ..lang.case import recased
@@ -436,3 +436,12 @@ class PeopleBook:
     def learn(self, user: str, at: int, name: str, key: str) -> None:
         """``user`` named their ``key`` ``name`` at ``at``."""
         self._said.setdefault(user, []).append((at, name, key))
+
+    def of_users(self, users: Iterable[str]) -> dict[str, list[tuple[int, str, str]]]:
+        """What ``users`` have named, as ``learn`` was told it (for a book read in another process)."""
+        return {u: list(self._said[u]) for u in users if u in self._said}
+
+    def take(self, said: Mapping[str, Sequence[tuple[int, str, str]]]) -> None:
+        """Hold what another book learned of these users in place of what this one knows of them."""
+        for user, names in said.items():
+            self._said[user] = list(names)
