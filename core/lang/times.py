@@ -82,7 +82,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
-from functools import cache
+from functools import cache, lru_cache
 
 import holidays
 
@@ -608,6 +608,13 @@ _MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日
                          r"quarter|q[1-4])|" + _alt(_ZH_PERIOD_WORDS + _EN_PERIOD_WORDS), re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _found(text: str, today: date, past: bool) -> tuple[tuple[int, int, DateRange], ...]:
+    """``_candidates``, kept for the texts read again (a turn's clauses are read by the rules, then again by
+    the signal layer and as the context of the turns after it: six in ten readings are repeats)."""
+    return tuple(_candidates(text, today, past))
+
+
 def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, int, DateRange]]:
     if not _MAYBE_TIME.search(text):
         return []
@@ -668,7 +675,7 @@ def resolve_time(expr: str, utterance: datetime) -> TimeSpan | None:
         return None
     text = expr.strip()
     today = utterance.date()
-    for start, end, rng in _candidates(text, today):
+    for start, end, rng in _found(text, today, False):
         if start == 0 and end == len(text):
             return _span(rng, tz, text)
     return None
@@ -685,4 +692,4 @@ def find_times(text: str, utterance: datetime,
     """
     tz = _check_utterance(utterance)
     today = utterance.date()
-    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng in _candidates(text, today, past)]
+    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng in _found(text, today, past)]
