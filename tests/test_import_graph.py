@@ -215,7 +215,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "memdesk.records", "memdesk.views", "memdesk.bitemporal", "memdesk.lang")),
     ("turn", ("memdesk.pipeline", "memdesk.claims", "memdesk.checks", "memdesk.catalog",
               "memdesk.access", "memdesk.bounds", "memdesk.parallel_parse")),
-    ("extraction", ("memdesk.extract", "memdesk.signals")),
+    ("extraction", ("memdesk.extract", "memdesk.signals", "memdesk.parallel_extract")),
     ("gates", ("memdesk.gates",)),
     ("plan", ("memdesk.maintain",)),
     ("write", ("memdesk.db", "memdesk.chain", "memdesk.writer", "memdesk.writer_audit", "memdesk.writer_process",
