@@ -1061,3 +1061,18 @@ def test_a_short_reply_said_first_leaves_the_relation_the_subject():
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("好滴。我男朋友阿杰在深圳，做前端的"), [])}
     assert {("person:mei/boyfriend", "lives_in", "深圳"), ("person:mei/boyfriend", "role", "前端")} <= said
+
+
+def test_a_part_of_a_chinese_clause_run_on_with_blanks_has_its_own_subject():
+    """"儿子乐乐今年5岁 老婆李婷在华西医院当护士": the nurse is the wife, not the son the clause opens on;
+    "对了问你个事 乐乐花生过敏": the allergy is the son's, named before, without his name in it; a part that
+    opens on what a friend calls the speaker stays the speaker's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    first = turn("想过 但上有老下有小的 不敢乱动。儿子乐乐今年5岁 老婆李婷在华西医院当护士 三班倒")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(first, [])}
+    assert ("person:mei/wife", "role", "护士") in said
+    assert not any(s == "person:mei/son" and p == "role" for s, p, _ in said)
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("对了问你个事 乐乐花生过敏 我怕材料里有花生"), [first])}
+    assert ("person:mei/son", "allergy", "花生") in said
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("我叫莫白杉 朋友都叫我老莫"), [])}
+    assert not any(s.startswith("person:") and p == "name" for s, p, _ in said)

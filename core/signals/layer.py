@@ -170,11 +170,7 @@ class SignalLayer:
         assistant = next((t.text for t in reversed(context) if t.speaker != "user"), "")
         if context and context[-1].speaker == "user":
             assistant = ""  # the assistant's message is context only right before the turn
-        names: dict[str, str] = dict(known or {})  # named in an earlier session: lower case -> relation
-        for t in context:
-            if t.speaker == "user":
-                self.people.introductions(t.text, names)
-        self.people.introductions(turn.text, names)
+        names = self._names(turn, context, known)
         out = []
         # whom a pronoun means (the last person the turn spoke of) and whom a dropped subject goes on
         # about (a clause of the speaker's ends that); an answer to a question about someone starts on them
@@ -242,6 +238,62 @@ class SignalLayer:
             chain = current not in (None, UNSURE) and not self.people.names_self(text, lang)
         return out
 
+    def _names(self, turn: Turn, context: Sequence[Turn], known: Mapping[str, str] | None) -> dict[str, str]:
+        """The names the user gave, lower case, each with its relation key: before this turn's session
+        (``known``), in the session's turns so far, and in this turn."""
+        names: dict[str, str] = dict(known or {})
+        for t in context:
+            if t.speaker == "user":
+                self.people.introductions(t.text, names)
+        self.people.introductions(turn.text, names)
+        return names
+
+    def _by_part(self, turn: Turn, reading: Reading, mine: list[ClaimInput], names: Mapping[str, str]
+                 ) -> tuple[list[ClaimInput], list[ClaimInput]]:
+        """The claims of a Chinese clause run on with blanks ("儿子乐乐今年5岁 老婆李婷在华西医院当护士",
+        "对了问你个事 乐乐花生过敏") whose part opens on its own subject: the claim is that part's person's (or
+        the user's, the part opening on 我), whomever the clause as a whole is about. Returns the claims settled
+        so (with the words naming the person left out of a thing's value) and the rest."""
+        text = reading.signal.clause.text
+        if reading.lang != "zh" or not _CJK_BLANK.search(text):
+            return [], mine
+        user_subject = f"user:{turn.user}"
+        bounds = [0, *(m.end() for m in _CJK_BLANK.finditer(text)), len(text) + 1]
+        settled: list[ClaimInput] = []
+        rest: list[ClaimInput] = []
+        theirs = f"person:{turn.user}/"
+        for c in mine:
+            at = text.find(c.object) if c.object and (c.subject == user_subject or c.subject.startswith(theirs)) \
+                else -1
+            start = next((b for b, e in zip(bounds, bounds[1:], strict=False) if b <= at < e), None) if at >= 0 else None
+            part = text[start:next(e for e in bounds if e > start) - 1] if start is not None else ""
+            owner = self._part_owner(part, names) if part else None
+            if owner is None:
+                rest.append(c)
+            elif owner[0] == _SELF:
+                settled.append(c if c.subject == user_subject else c.with_changes(subject=user_subject))
+            elif c.predicate in KEPT or _norm(c.object) == _norm(owner[0]) or _of_me(part, c.object):
+                rest.append(c)  # the user's pet; what the other person calls the speaker ("朋友都叫我老莫")
+            else:
+                mention = (owner[1],) if owner[1] and (c.predicate in _THINGS or owner[1] != owner[2]) else ()
+                settled.append(c.with_changes(subject=f"person:{turn.user}/{owner[0]}",
+                                              object=_without_mention(c.object, mention)))
+        return settled, rest
+
+    def _part_owner(self, part: str, names: Mapping[str, str]) -> tuple[str, str, str] | None:
+        """Whom a part of a Chinese clause speaks of as its subject: (relation key, the words naming them,
+        the relation word if that is what names them); (_SELF, "", "") for the speaker; None: not said."""
+        named = self.people.relation(part, "zh")
+        if named is not None and self.people.is_subject(part, named[1], "zh"):
+            return named[0], named[1].group(0), named[1].group(0)
+        key = self.people.zh_name_subject(part, names)
+        if key is not None:
+            name = next((n for n, k in names.items() if k == key and n in part), "")
+            return key, name, ""
+        if self.people.speaks_of_self(part, "zh"):
+            return _SELF, "", ""
+        return None
+
     def _asked_about(self, assistant: str, context: Sequence[Turn], names: Mapping[str, str]) -> str | None:
         """The person the assistant's last question asks about ("您女儿住哪？", "How's your sister?"):
         the last one that question names (in that sentence only: "恭喜你姐姐！要不要我提醒你…？" asks
@@ -286,8 +338,9 @@ class SignalLayer:
         out: list[ClaimInput] = []
         user_subject = f"user:{turn.user}"
         assistant = context[-1].text if context and context[-1].speaker != "user" else ""
+        names = self._names(turn, context, known)
         for i, reading in enumerate(readings):
-            mine = [c for c, at in placed if at == i]
+            by_part, mine = self._by_part(turn, reading, [c for c, at in placed if at == i], names)
             if reading.who == UNSURE:
                 mine = [self._hedged(c) if c.subject == user_subject else c for c in mine]
             elif reading.who is not None:
@@ -298,13 +351,14 @@ class SignalLayer:
                 moved = [c.with_changes(subject=person, object=_without_mention(c.object, reading.mentions + (
                     (reading.relation_word,) if reading.relation_word and c.predicate in _THINGS else ())))
                     for c in movable]
-                if not mine:  # the extractor found nothing there (a value it found is the speaker's: "朋友都喊我芸芸")
+                if not mine and not by_part:  # the extractor found nothing there (a value it found is the speaker's: "朋友都喊我芸芸")
                     moved = [c.with_changes(subject=person) if c.subject == user_subject else c
                              for c in self._as_first_person(turn, context, reading, extract)
                              if c.subject in (user_subject, person)]
                     if not any(c.predicate == "lives_in" for c in moved):
                         moved += self._located(turn, reading, person)
                 mine = [c for c in mine if c not in movable] + moved
+            mine = by_part + mine
             hedged_here = sentences[i] in hedged_sentences
             # the clause as the tagger reads it: once, and only when it is needed
             tags = cache(partial(self.tagger.read, reading.signal.clause.text, reading.lang, assistant))
@@ -321,8 +375,12 @@ class SignalLayer:
             if not mine:
                 mine = [c for c in self._unhedged(turn, context, reading, extract, user_subject)
                         if not self._taken(c, [*claims, *out])]
-            mine += [self._act(c, reading, hedged_here)
-                     for c in self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags, mine)]
+            tagged = self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags, mine)
+            tagged_by_part, tagged = self._by_part(turn, reading, tagged, names)
+            tagged_by_part = [c for c in tagged_by_part if not any(  # a value the part's owner holds already
+                x.subject == c.subject and x.predicate == c.predicate and _norm(x.object) == _norm(c.object)
+                for x in [*out, *mine])]
+            mine += [self._act(c, reading, hedged_here) for c in tagged_by_part + tagged]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
                 unparsed = self._unparsed(turn, reading, user_subject)
                 if unparsed is not None:
@@ -667,7 +725,7 @@ def _without_mention(value: str, mentions: Sequence[str]) -> str:
     for mention in mentions:
         if mention and told.casefold().startswith(mention.casefold()) and len(told) > len(mention):
             rest = _MENTION_JOIN.sub("", told[len(mention):])
-            if rest:
+            if len(rest) >= (2 if is_zh(rest) else 1):  # not one character left of a value (豆豆可…)
                 return rest
     return value
 
@@ -675,6 +733,9 @@ def _without_mention(value: str, mentions: Sequence[str]) -> str:
 # values that are things, which a relation word in front of cannot be part of: a to-do or a plan may begin
 # with words that hold one ("老公司说…")
 _THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
+_SELF = "me"  # the owner of a part of a clause that opens on the speaker
+# a blank between two Chinese characters: where a clause typed without punctuation runs on to its next part
+_CJK_BLANK = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _MENTION_LEAD = re.compile(r"^(?:这个?|那个?|(?:this|that|our|my) )", re.IGNORECASE)  # "这孩子", "our Tom"
 _MENTION_JOIN = re.compile(r"^(?:'s\b|的|[\s,，、])+")
 

@@ -171,7 +171,7 @@ class People:
                 return m.group(1)
         return None
 
-    def zh_name_subject(self, text: str, names: dict[str, str]) -> str | None:
+    def zh_name_subject(self, text: str, names: Mapping[str, str]) -> str | None:
         """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
         heads = {_ZH_FILLER.sub("", text), _ZH_FILLER.sub("", _ZH_OPENER.sub("", text))}
         return next((key for name, key in names.items() if any(h.startswith(name) for h in heads)), None)
