@@ -1076,3 +1076,9 @@ def test_a_part_of_a_chinese_clause_run_on_with_blanks_has_its_own_subject():
     assert ("person:mei/son", "allergy", "花生") in said
     said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("我叫莫白杉 朋友都叫我老莫"), [])}
     assert not any(s.startswith("person:") and p == "name" for s, p, _ in said)
+    # an English part after a conjunction that opens on the speaker is the speaker's
+    aisha = turn("my friend Aisha lives in Chorlton")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(
+        turn("chorlton sounds nice, aisha says its v veggie friendly which matters bc ive been vegetarian since uni"),
+        [aisha])}
+    assert ("user:mei", "diet", "vegetarian") in said and ("person:mei/friend", "diet", "vegetarian") not in said

@@ -42,6 +42,7 @@ from ..bitemporal import ENDING
 from ..claims import DATED as claims_dated
 from ..claims import ClaimInput, source_of, to_claims
 from ..lang.amounts import Amount, find_amounts, parse_amount
+from ..lang.chat import written
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
@@ -252,13 +253,16 @@ class SignalLayer:
                  ) -> tuple[list[ClaimInput], list[ClaimInput]]:
         """The claims of a Chinese clause run on with blanks ("儿子乐乐今年5岁 老婆李婷在华西医院当护士",
         "对了问你个事 乐乐花生过敏") whose part opens on its own subject: the claim is that part's person's (or
-        the user's, the part opening on 我), whomever the clause as a whole is about. Returns the claims settled
-        so (with the words naming the person left out of a thing's value) and the rest."""
+        the user's, the part opening on 我), whomever the clause as a whole is about; in an English clause, a
+        part after a conjunction that opens on the speaker ("aisha says its veggie friendly which matters bc
+        ive been vegetarian since uni") is the user's. Returns the claims settled so (with the words naming the
+        person left out of a thing's value) and the rest."""
         text = reading.signal.clause.text
-        if reading.lang != "zh" or not _CJK_BLANK.search(text):
+        breaks = _CJK_BLANK if reading.lang == "zh" else _EN_PART_BREAK
+        if not breaks.search(text):
             return [], mine
         user_subject = f"user:{turn.user}"
-        bounds = [0, *(m.end() for m in _CJK_BLANK.finditer(text)), len(text) + 1]
+        bounds = [0, *(m.end() for m in breaks.finditer(text)), len(text) + 1]
         settled: list[ClaimInput] = []
         rest: list[ClaimInput] = []
         theirs = f"person:{turn.user}/"
@@ -267,7 +271,8 @@ class SignalLayer:
                 else -1
             start = next((b for b, e in zip(bounds, bounds[1:], strict=False) if b <= at < e), None) if at >= 0 else None
             part = text[start:next(e for e in bounds if e > start) - 1] if start is not None else ""
-            owner = self._part_owner(part, names) if part else None
+            owner = None if not part else self._part_owner(part, names) if reading.lang == "zh" else \
+                (_SELF, "", "") if _EN_SELF_OPENING.match(written(part)) else None
             if owner is None:
                 rest.append(c)
             elif owner[0] == _SELF:
@@ -734,6 +739,9 @@ def _without_mention(value: str, mentions: Sequence[str]) -> str:
 # with words that hold one ("老公司说…")
 _THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
 _SELF = "me"  # the owner of a part of a clause that opens on the speaker
+# where an English clause goes on to a part with a subject of its own, and such a part opening on the speaker
+_EN_PART_BREAK = re.compile(r"\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+", re.IGNORECASE)
+_EN_SELF_OPENING = re.compile(r"^(?:i|i'm|i've|i'll|i'd|me and|my wife and i|we|we're|we've)\b", re.IGNORECASE)
 # a blank between two Chinese characters: where a clause typed without punctuation runs on to its next part
 _CJK_BLANK = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _MENTION_LEAD = re.compile(r"^(?:这个?|那个?|(?:this|that|our|my) )", re.IGNORECASE)  # "这孩子", "our Tom"

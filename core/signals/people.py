@@ -300,7 +300,8 @@ class People:
     def speaks_of_self(self, text: str, lang: str) -> bool:
         if lang == "zh":  # past a short reply joined to the clause ("不远，我住文三路")
             return bool(re.match(r"^(?:[^，,。]{0,4}[，,、～~]\s*)?(?:[^，,。]{0,4})?" + _ZH_ME, text))
-        return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", text, re.IGNORECASE))
+        # chat typing as written first ("ive been vegetarian", "im gluten free": I've, I'm)
+        return bool(re.search(r"(?<![\w'])(?:i|i'm|i've|i'll|i'd|me|my)(?![\w'])", written(text), re.IGNORECASE))
 
     def names_self(self, text: str, lang: str) -> bool:
         """Whether the clause names the speaker anywhere, not only as the
