@@ -264,14 +264,19 @@ def extract_turns(numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
     if _runs_anywhere(extractor) and (parallel or parallel is None and parallel_extract.worth_it(numbered)):
         parts = parallel_extract.split_by_user(numbered)
     if parts is None:
-        results, _ = _extract_part(numbered, extractor, context, range(len(numbered)))
+        results = _extract_part(numbered, extractor, context, range(len(numbered)))
     else:
+        people = extractor.people if isinstance(extractor, SignalledExtractor) else None
+
         def run(part: list[int]) -> tuple[list[parallel_extract.TurnResult], Any]:
-            return _extract_part(numbered, extractor, context, part)
+            """The part's claims, and the names its users gave on the way."""
+            users = {numbered[i][1].user for i in part}
+            results = _extract_part(numbered, extractor, context, part)
+            return results, (people.of_users(users) if people is not None else {})
 
         first, _, second, learned = parallel_extract.run_in_two(run, parts)
-        if isinstance(extractor, SignalledExtractor) and extractor.people is not None:
-            extractor.people.take(learned)  # what the second part's users named, as if read here
+        if people is not None:
+            people.take(learned)  # what the second part's users named, as if read here
         by_position = dict(zip(parts[0], first, strict=True)) | dict(zip(parts[1], second, strict=True))
         results = [by_position[i] for i in range(len(numbered))]
     out = []
@@ -291,14 +296,10 @@ def _runs_anywhere(extractor: Extractor) -> bool:
 
 
 def _extract_part(numbered: Sequence[tuple[int, Turn]], extractor: Extractor,
-                  context: dict[tuple[str, int], list[Turn]], part: Sequence[int]
-                  ) -> tuple[list[parallel_extract.TurnResult], dict[str, list[tuple[int, str, str]]]]:
-    """The claims of the turns at ``part`` (in order), and the names their users gave on the way."""
-    results = [_claims_of(extractor, numbered[i][1], context[(numbered[i][1].session, numbered[i][1].turn)])
-               for i in part]
-    users = {numbered[i][1].user for i in part}
-    people = extractor.people if isinstance(extractor, SignalledExtractor) else None
-    return results, (people.of_users(users) if people is not None else {})
+                  context: dict[tuple[str, int], list[Turn]], part: Sequence[int]) -> list[parallel_extract.TurnResult]:
+    """The claims of the turns at ``part`` (in order)."""
+    return [_claims_of(extractor, numbered[i][1], context[(numbered[i][1].session, numbered[i][1].turn)])
+            for i in part]
 
 
 def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,

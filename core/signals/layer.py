@@ -168,10 +168,13 @@ class SignalLayer:
         sure a clause is about someone else and names nobody, ``someone``.
         ``known``: the names the user gave before this turn's session (lower
         case, each with its relation key; ``PeopleBook.before``)."""
+        return self._read(turn, context, self._names(turn, context, known))
+
+    def _read(self, turn: Turn, context: Sequence[Turn], names: Mapping[str, str]) -> list[Reading]:
+        """``read``, with the names the user gave (``_names``) worked out by the caller."""
         assistant = next((t.text for t in reversed(context) if t.speaker != "user"), "")
         if context and context[-1].speaker == "user":
             assistant = ""  # the assistant's message is context only right before the turn
-        names = self._names(turn, context, known)
         out = []
         # whom a pronoun means (the last person the turn spoke of) and whom a dropped subject goes on
         # about (a clause of the speaker's ends that); an answer to a question about someone starts on them
@@ -324,7 +327,8 @@ class SignalLayer:
         its canonical form or in the first person; ``known`` as for ``read``."""
         if turn.speaker != "user" or not turn.text.strip():
             return claims
-        readings = self.read(turn, context, known)
+        names = self._names(turn, context, known)
+        readings = self._read(turn, context, names)
         if not readings:
             return claims
         placed = self._place(claims, readings)
@@ -343,7 +347,6 @@ class SignalLayer:
         out: list[ClaimInput] = []
         user_subject = f"user:{turn.user}"
         assistant = context[-1].text if context and context[-1].speaker != "user" else ""
-        names = self._names(turn, context, known)
         for i, reading in enumerate(readings):
             by_part, mine = self._by_part(turn, reading, [c for c, at in placed if at == i], names)
             if reading.who == UNSURE:

@@ -163,7 +163,7 @@ class People:
         return (word in _LOWER_SLOT or word.endswith("ly") or word.capitalize() in self.cues.not_names
                 or word in self.cues.relations["en"])
 
-    def known_name_opening(self, text: str, names: dict[str, str]) -> str | None:
+    def known_name_opening(self, text: str, names: Mapping[str, str]) -> str | None:
         """A name given before (``names``, lower case) that opens an English
         clause, in any case ("sipho's on nights this week", "Dana moved")."""
         for m in _KNOWN_SUBJECT.finditer(text):

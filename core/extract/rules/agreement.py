@@ -29,8 +29,8 @@ from .text import _P, _clean, _is_zh
 
 # what a teammate's proposal may make of the project: the kinds a team settles together
 _AGREEABLE = frozenset(("decision", "budget_limit", "plan", "deadline", "todo"))
-_LONGEST_VALUE = 40
-_CLAUSES_READ = 2  # the value agreed to is named at once ("好听！就叫半日咖啡"), not later in the turn  # characters: an agreed value is a name or a short phrase, not a clause
+_LONGEST_VALUE = 40  # characters: an agreed value is a name or a short phrase, not a clause
+_CLAUSES_READ = 2  # the value agreed to is named at once ("好听！就叫半日咖啡"), not later in the turn
 
 
 def other_party(turn: Turn, context: Sequence[Turn]) -> Turn | None:
@@ -62,8 +62,9 @@ def _numbers(text: str, when: datetime) -> list[Decimal]:
     return out
 
 
-def _agreed_amount(value: str, said: str, context: Sequence[Turn], when: datetime) -> Amount | None:
-    """The budget ``value`` agrees to: a number of it that the other party named (as it was or in thousands:
+def _agreed_amount(value: str, numbers: list[Decimal], said: str, context: Sequence[Turn], when: datetime
+                   ) -> Amount | None:
+    """The budget ``value`` agrees to: a number of it (``numbers``, as ``_numbers`` reads them) that the other party named (as it was or in thousands:
     "yeah ok, 42" to "can we bump it to 42k?"), in the currency of the budget talked of before. The value is
     the number alone (with "each", "总共"…), and a budget was talked of just before or in the reply."""
     earlier = _earlier_budget(context)
@@ -76,7 +77,7 @@ def _agreed_amount(value: str, said: str, context: Sequence[Turn], when: datetim
     if not _P["shared.agreed_amount_rest"].fullmatch(" ".join(rest.split())):
         return None
     theirs = _numbers(said, when)
-    for n in _numbers(value, when):
+    for n in numbers:
         hit = next((x for x in theirs if x in (n, n * 1000, n * 10000)), None)
         if hit is not None:
             found = [a for _, _, a in find_amounts(said) if a.value == hit] + \
@@ -115,7 +116,7 @@ def _agreed(value: str, said: str, context: Sequence[Turn], when: datetime) -> _
     if not value or len(value) > _LONGEST_VALUE or _P["shared.agreed_not_a_value"].search(value):
         return None
     numbers = _numbers(value, when)
-    amount = _agreed_amount(value, said, context, when) if numbers else None
+    amount = _agreed_amount(value, numbers, said, context, when) if numbers else None
     if amount is not None:
         # the budget named before, set anew: a change
         return _Raw("budget_limit", _amount_obj(amount), change="evolution", value=amount.to_json())

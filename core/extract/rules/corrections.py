@@ -98,27 +98,25 @@ def _in_earlier_currency(raws: list[_Raw], context: Sequence[Turn]) -> list[_Raw
     return out
 
 
-def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
-    """The user's last budget in the context, or a stand-in when a user turn only talks of one ("预算你帮我算个数")."""
+def _said_last(context: Sequence[Turn], predicate: str, *, project: bool = False) -> _Raw | None:
+    """The value of ``predicate`` the users said last in the context (read as in a project's turn when
+    ``project`` and the turn is one), None if they said none."""
     for t in reversed(context):
         if t.speaker != "user":
             continue
-        found = [r for r in _raw_facts(t.text, t.time) if r.predicate == "budget_limit"]
+        found = [r for r in _raw_facts(t.text, t.time, project=project and bool(t.project)) if r.predicate == predicate]
         if found:
             return found[-1]
-    if any(t.speaker == "user" and _P["shared.earlier_budget.1"].search(t.text) for t in context):
-        return _Raw("budget_limit", "")
     return None
 
 
-def _earlier_deadline(context: Sequence[Turn]) -> _Raw | None:
-    """The deadline the user said last in the context, None if they said none."""
-    for t in reversed(context):
-        if t.speaker != "user":
-            continue
-        found = [r for r in _raw_facts(t.text, t.time, project=bool(t.project)) if r.predicate == "deadline"]
-        if found:
-            return found[-1]
+def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
+    """The user's last budget in the context, or a stand-in when a user turn only talks of one ("预算你帮我算个数")."""
+    said = _said_last(context, "budget_limit")
+    if said is not None:
+        return said
+    if any(t.speaker == "user" and _P["shared.earlier_budget.1"].search(t.text) for t in context):
+        return _Raw("budget_limit", "")
     return None
 
 
@@ -130,7 +128,7 @@ def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw 
     said = next((g for g in m.group("zh", "en", "wants") if g), "") if m else ""
     if not said or not find_times(said, when):
         return None
-    earlier = _earlier_deadline(context)
+    earlier = _said_last(context, "deadline", project=True)
     if earlier is None:
         return None
     return _Raw("deadline", earlier.object, change="evolution", due=said)
