@@ -974,13 +974,13 @@ def test_a_carried_reading_adds_no_second_value_of_a_single_valued_slot():
 
 def test_a_short_hedge_with_content_of_its_own_leaves_its_neighbours_sure():
     """A clause with a hedge word and a content of its own ("my son might come along too") is unsure of
-    that content only; a hedge said on its own ("not 100% sure tho") still covers its sentence."""
+    that content only; a hedge said on its own ("not sure tbh") still covers its sentence."""
     t = turn("my son might come along too, I live in Leeds")
     lay = layer({"my son might come along too": ("user", "hedge", "none", 0.95)})
     out = lay.refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
     assert [c.confidence for c in out] == [0.9]
-    t = turn("not 100% sure tho, I live in Leeds")
-    lay = layer({"not 100% sure tho": ("user", "hedge", "none", 0.95)})
+    t = turn("not sure tbh, I live in Leeds")
+    lay = layer({"not sure tbh": ("user", "hedge", "none", 0.95)})
     out = lay.refine(t, [], [claim("user:mei", "lives_in", "Leeds", t)], nothing)
     assert [c.confidence for c in out] == [HEDGED_CONFIDENCE]
 
