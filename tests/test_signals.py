@@ -5,6 +5,8 @@ layer does with a signal whatever the trained weights are."""
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,9 +49,9 @@ class FixedModel:
     def __init__(self, table: dict[str, tuple[str, str, str, float]]) -> None:
         self.table = table
 
-    def read(self, text: str, assistant: str = "") -> list[ClauseSignal]:
+    def read(self, text: str, assistant: str = "", opening: re.Pattern[str] | None = None) -> list[ClauseSignal]:
         out = []
-        for clause in split_clauses(text):
+        for clause in split_clauses(text, opening):
             about, act, family, p = self.table.get(clause.text, ("user", "statement", "none", 0.9))
             out.append(ClauseSignal(clause, _probs(ABOUT, about, p), _probs(ACTS, act, p),
                                     _probs(FAMILIES, family, p)))
@@ -117,6 +119,18 @@ def test_clauses_join_short_fragments_to_the_next(text, expected):
     clauses = split_clauses(text)
     assert [c.text for c in clauses] == expected
     assert all(text[c.start:c.end] == c.text for c in clauses)
+
+
+def test_a_blank_between_chinese_parts_ends_a_clause_only_before_a_subject_of_its_own():
+    """Chat Chinese types a blank for a comma: before the speaker, a pronoun or a relation word (after an
+    opener) it ends the clause; inside a place or before a predicate it does not."""
+    opening = Cues.load().part_opening
+    text = "我在鼎微做硬件 她在招行做客户经理 住不了多久 对了我姐在那边开了个店"
+    clauses = split_clauses(text, opening)
+    assert [c.text for c in clauses] == ["我在鼎微做硬件", "她在招行做客户经理 住不了多久", "对了我姐在那边开了个店"]
+    assert all(text[c.start:c.end] == c.text for c in clauses)
+    assert [c.text for c in split_clauses("洛阳 涧西区 跟老伴两个人住", opening)] == ["洛阳 涧西区 跟老伴两个人住"]
+    assert [c.text for c in split_clauses(text)] == [text]  # no pattern: a blank never ends one
 
 
 def test_units_count_cjk_characters_and_words():
@@ -321,8 +335,21 @@ def test_a_turn_typed_in_lower_case_still_gives_a_relations_name():
     out = layer({}).refine(t, [], [], nothing)
     assert {(c.subject, c.object) for c in out if c.predicate == "name"} == {
         ("person:mei/husband", "Sipho"), ("person:mei/roommate", "Jay")}
-    for text in ("my husband really is the best", "my sister also lives in leeds",
-                 "My husband sipho is a paramedic"):  # capitals typed: the name would have one
+    for text in ("my husband really is the best", "my sister also lives in leeds"):
+        t = turn(text)
+        assert not [c for c in layer({}).refine(t, [], [], nothing) if c.predicate == "name"], text
+
+
+def test_a_name_typed_in_lower_case_in_a_turn_typed_with_capitals_is_a_name_when_no_common_word():
+    """People type names in lower case even where they capitalise other words: a word after the
+    relation word that is no common English word is the name; a common word, an owner other than
+    the speaker ("his mum") or a chat word gives none."""
+    t = turn("Live in Capitol Hill w my husband marco. My sister Dana is a nurse")
+    out = layer({}).refine(t, [], [], nothing)
+    assert {(c.subject, c.object) for c in out if c.predicate == "name"} == {
+        ("person:mei/husband", "Marco"), ("person:mei/sister", "Dana")}
+    for text in ("I called my mum yesterday about it", "Teo is great. His mum marguerite told me to go for it",
+                 "My boss lol is on leave"):
         t = turn(text)
         assert not [c for c in layer({}).refine(t, [], [], nothing) if c.predicate == "name"], text
 
@@ -1082,3 +1109,50 @@ def test_a_part_of_a_chinese_clause_run_on_with_blanks_has_its_own_subject():
         turn("chorlton sounds nice, aisha says its v veggie friendly which matters bc ive been vegetarian since uni"),
         [aisha])}
     assert ("user:mei", "diet", "vegetarian") in said and ("person:mei/friend", "diet", "vegetarian") not in said
+
+
+def test_a_part_opening_on_another_persons_pronoun_after_a_blank_is_theirs():
+    """"我在鼎微电子做硬件工程师 她在招行科技园支行做客户经理" after the wife was named: the second part is hers,
+    the first stays the user's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    t = turn("关键我和我老婆都在南山上班 我在鼎微电子做硬件工程师 她在招行科技园支行做客户经理")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [])}
+    assert {("person:mei/wife", "works_at", "招行科技园支行"), ("person:mei/wife", "role", "客户经理"),
+            ("user:mei", "works_at", "鼎微电子")} <= said
+    assert ("user:mei", "works_at", "招行科技园支行") not in said
+
+
+def test_a_chinese_pronoun_that_is_no_subject_does_not_make_a_clause_about_its_person():
+    """"去汉口站接她" and "其他人" name the mother as an object or not at all: the clause stays the speaker's;
+    "吃的方面她…" and "他说以后开车上班" speak of them."""
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    for text in ("然后30号下午去汉口站接她", "跟我们家其他人都不一样", "跟他一起去"):
+        assert people.pronoun_subject(text, "zh") is None, text
+    for text in ("他在宜昌开出租", "吃的方面她其实也不吃牛肉", "对了她猫毛过敏", "他说以后开车上班"):
+        assert people.pronoun_subject(text, "zh") is not None, text
+    assert people.first_person("大家都叫她王姐", "zh") == "大家都叫我王姐"  # none the subject: the first
+    assert people.first_person("跟我们家其他人都不一样", "zh") is None
+
+
+def test_a_clause_inside_a_turn_read_again_is_no_answer_to_the_assistants_question():
+    """The assistant asked what the mother likes; the turn answers in its opening, and a later clause
+    about the father ("我爸就不来了") read in the first person names no food of his."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    asked = turn("阿姨爱吃什么？我帮你列个菜单。", speaker="assistant", number=1)
+    t = turn("她爱吃鱼 还有莲藕排骨汤 我爸就不来了 他在宜昌开出租", number=2)
+    mum = turn("我妈定了 4月30号的高铁到汉口站", number=0)
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [mum, asked])}
+    assert ("person:mei/mother", "likes", "莲藕排骨汤") in said
+    assert not any(s == "person:mei/father" and p == "likes" for s, p, _ in said)
+
+
+def test_an_english_clause_is_the_speakers_by_its_head_not_by_a_part_after_a_conjunction():
+    """"hes deathly allergic to shellfish so if i ever do a shrimp taco…" after the husband was named: the
+    allergy is his, never the user's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    first = turn("live in capitol hill w my husband Marco", number=1)
+    t = turn("cool. also marco is a PT at denver health, hes deathly allergic to shellfish so if i ever do a shrimp "
+             "taco its a separate prep area lol")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [first])}
+    assert ("person:mei/husband", "allergy", "shellfish") in said
+    assert not any(s == "user:mei" and p == "allergy" for s, p, _ in said)

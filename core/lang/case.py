@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from ..resources import data_path
 from . import tables
 
-__all__ = ["recased", "typed_without_capitals"]
+__all__ = ["is_lower_case_name", "recased", "typed_without_capitals"]
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # a word: letters, with an apostrophe inside ("cian's", "don't"); not part of a number, an address or a path
@@ -76,6 +76,12 @@ def _is_name(word: str, lexicon: frozenset[str]) -> bool:
         return False
     stem = _APOSTROPHE.split(word, maxsplit=1)[0]
     return len(stem) > 1 and stem not in lexicon
+
+
+def is_lower_case_name(word: str) -> bool:
+    """Whether a word typed in lower case is taken for a name: no common English word, chat word or word of
+    money ("marco", "jono"; not "yesterday", "lol")."""
+    return _is_name(word, _lexicon())
 
 
 @lru_cache(maxsize=1024)

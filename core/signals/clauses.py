@@ -3,6 +3,10 @@
 A clause is a sentence, or a comma part of one; a fragment of two units or
 fewer (a unit is a CJK character or a word) joins the fragment after it (the
 last one joins the one before), so "嗯，" or "ok so," never stands alone.
+Chinese typed in a chat often puts a blank where a comma goes: a blank
+between two Chinese characters ends a clause when what follows opens on a
+subject of its own ("我在鼎微做硬件 她在招行做客户经理"; the pattern the
+caller gives, from the cue tables), not inside one ("洛阳 涧西区").
 Pure functions, no I/O.
 """
 
@@ -15,7 +19,8 @@ from dataclasses import dataclass
 # an English full stop only before white space or the end (not in 3.5, e.g. or Node.js)
 # an emoji (with its modifiers) is chat's punctuation: "叫我芸芸😂 在学校教语文"
 _BREAK = re.compile(r"(?:[。！？!?；;，、：\n]|(?<!\d),|,(?!\d))+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s|——+"
-                    r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*")
+                    r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*"
+                    r"|(?P<blank>(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
 SHORT = 2
 
@@ -34,12 +39,16 @@ def units(text: str) -> int:
     return len(_UNIT.findall(text))
 
 
-def split_clauses(text: str) -> list[Clause]:
+def split_clauses(text: str, opening: re.Pattern[str] | None = None) -> list[Clause]:
     """The clauses of ``text`` in order, stripped, each at least three units
-    long unless the whole turn is shorter."""
+    long unless the whole turn is shorter. ``opening``: what a Chinese part
+    after a blank opens with when it has a subject of its own (None: a blank
+    never ends a clause)."""
     parts: list[tuple[int, int]] = []
     at = 0
     for m in _BREAK.finditer(text):
+        if m.group("blank") is not None and (opening is None or not opening.match(text, m.end())):
+            continue
         if m.start() > at:
             parts.append((at, m.start()))
         at = m.end()

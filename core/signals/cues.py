@@ -37,6 +37,7 @@ class Cues:
     relation_run: re.Pattern[str]  # Chinese relation words ending a text: one phrase with the next (爸妈, 我姐我妈)
     not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
     not_within_place: tuple[str, ...]  # a verb or a room inside what follows 在: no place alone (located)
+    part_opening: re.Pattern[str]  # a Chinese part opening on a subject of its own (``clauses.split_clauses``)
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -69,7 +70,8 @@ class Cues:
                     map(re.escape, sorted(relations.get("zh", {}), key=len, reverse=True))) + ")+$"),
                 not_places={"zh": tuple(raw["located"]["zh_not_places"]),
                             "en": tuple(w.lower() for w in raw["located"]["en_not_places"])},
-                not_within_place=tuple(raw["located"]["zh_not_within"]))
+                not_within_place=tuple(raw["located"]["zh_not_within"]),
+                part_opening=_part_opening(raw, relations.get("zh", {})))
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)
@@ -88,6 +90,14 @@ class Cues:
         if lang != "en":
             return pattern.sub("", text)
         return " ".join(pattern.sub(" ", text).split())
+
+
+def _part_opening(raw: dict[str, Any], relations: dict[str, str]) -> re.Pattern[str]:
+    """A Chinese part that opens on a subject of its own: the speaker, a
+    pronoun or a relation word, after an opener (``[parts]``)."""
+    subjects = sorted({*raw["parts"]["zh_self"], *raw["pronouns"]["zh"], *relations}, key=len, reverse=True)
+    openers = "|".join(map(re.escape, raw["parts"]["zh_openers"]))
+    return re.compile(f"(?:{openers})?(?:{'|'.join(map(re.escape, subjects))})")
 
 
 def _words(words: Sequence[str], lang: str, possessive: bool = False) -> re.Pattern[str]:

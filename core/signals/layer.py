@@ -187,7 +187,7 @@ class SignalLayer:
         who: str | None = antecedent
         chain = antecedent is not None  # whether the clause before was about its person alone (a topic chain)
         said_to = 0  # where the clause before ended
-        for signal in self.model.read(turn.text, assistant):
+        for signal in self.model.read(turn.text, assistant, self.cues.part_opening):
             text = signal.clause.text
             # a clause a topic chain may reach: Chinese, right after the clause before (a zero subject is
             # the topic's, past "！" or "。" too); English, in the same sentence
@@ -210,12 +210,15 @@ class SignalLayer:
             if owner is not None and (named is None or not self.people.is_subject(text, named[1], lang)):
                 first = names.get(owner[0].lower()) or names.get(owner[0]) or owner[0].lower()
             current: str | None
-            mine = self.people.speaks_of_self(text, lang)
+            # an English clause speaks of the speaker in its head, not in a part after a conjunction
+            # ("hes allergic to shellfish so if i ever do a shrimp taco…": his allergy; that part is
+            # the user's again, ``_by_part``)
+            mine = self.people.speaks_of_self(_EN_PART_BREAK.split(text, maxsplit=1)[0] if lang == "en" else text, lang)
             if named is not None and self.people.is_subject(text, named[1], lang):
                 current = who = named[0]
             elif first is not None:
                 current = who = first
-            elif antecedent is not None and not mine and self.cues.pronoun_re[lang].search(text):
+            elif antecedent is not None and not mine and self.people.pronoun_subject(text, lang):
                 current = who = antecedent  # a pronoun, even after a clause of the speaker's ("我也喜欢 他…")
             elif who is not None and not mine and (
                     about == "third" or (chained and self.people.drops_subject(text, lang))):
@@ -465,6 +468,11 @@ class SignalLayer:
         place = self.people.located(reading.signal.clause.text, reading.lang)
         if place is None:
             return []
+        # what the clause goes on with after the place is no part of it ("他在宜昌开出租": 宜昌), when the
+        # tagger reads a place inside it
+        inside = [s.text for s in self.tagger.read(reading.signal.clause.text, reading.lang, "").spans
+                  if s.predicate == "lives_in" and s.text in place and s.text != place]
+        place = max(inside, key=len) if inside else place
         fact = ExtractedFact(subject=person, predicate="lives_in", object=place, confidence=LOCATED_CONFIDENCE)
         return to_claims(turn, [fact], extractor=self.name)
 
@@ -612,7 +620,7 @@ class SignalLayer:
         if new is None and reading.lang == "zh" and "我" not in text and self.people.drops_subject(text, "zh"):
             # a topic chain going on about them with its subject dropped ("我女儿在昆明，当护士的"): 我 put back
             new = "我" + text.lstrip(" ，,、")
-        found = [] if new is None else extract(replace(turn, text=new, project=None), context)
+        found = [] if new is None else extract(replace(turn, text=new, project=None), _before(turn, context, reading))
         # a Chinese name the reading gives them must look like one ("医生叫他控糖" read as "医生叫我控糖": 叫
         # tells here, it does not name); an English one may be typed in lower case
         found = [c for c in found if c.predicate != "name" or not is_zh(c.object)
@@ -622,7 +630,7 @@ class SignalLayer:
             found = []  # the name after the relation word was read into the value ("我王姐海鲜过敏")
         if not found:  # a name right after the relation word: try without it
             for reread, name in unnamed:
-                found = extract(replace(turn, text=reread, project=None), context)
+                found = extract(replace(turn, text=reread, project=None), _before(turn, context, reading))
                 if found:
                     found = [c for c in found if c.predicate != "name"] + [
                         self._named(turn, f"person:{turn.user}/{reading.who}", name)]
@@ -646,7 +654,7 @@ class SignalLayer:
         if reading.who is not None or reading.lang != "zh" or "我" in text \
                 or not self.people.drops_subject(text, "zh") or reading.signal.fact_bearing < FACT_BEARING:
             return []
-        found = extract(replace(turn, text="我" + text), context)
+        found = extract(replace(turn, text="我" + text), _before(turn, context, reading))
         return [_cite(c, turn) for c in found if c.subject == user_subject]
 
     def _unhedged(self, turn: Turn, context: Sequence[Turn], reading: Reading,
@@ -671,7 +679,7 @@ class SignalLayer:
             plain = self.people.first_person(plain, lang) or ""
         if units(plain) < 2:
             return []
-        found = extract(replace(turn, text=plain, project=None if person else turn.project), context)
+        found = extract(replace(turn, text=plain, project=None if person else turn.project), _before(turn, context, reading))
         if person is not None:
             found = [c.with_changes(subject=person) for c in found if c.subject == user_subject]
         return [self._hedged(_cite(c, turn)) for c in found]
@@ -724,6 +732,18 @@ _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
 # a turn opening (after a short reply or a thanks) on a third-person pronoun as its subject
 _PRONOUN_OPENING = re.compile(r"^(?:\W*(?:thx|thanks|ty|yeah|yes|yep|ok|okay|oh|and|also|so|lol|haha|btw|好的?|嗯+|对|哦|是的?|"
                               r"哈哈+)[\W\s]+){0,3}(?:(?:she|he)(?:'s)?\b|她|他(?!们))", re.IGNORECASE)
+
+
+def _before(turn: Turn, context: Sequence[Turn], reading: Reading) -> Sequence[Turn]:
+    """What a clause read again is read after: the turns before it; for a clause inside the turn,
+    without the assistant's message the turn answers (only a turn's opening replies to it:
+    "阿姨爱吃什么？" / "她爱吃鱼 … 我爸就不来了": the father's clause names no food)."""
+    if not turn.text[:reading.signal.clause.start].strip():
+        return context
+    end = len(context)
+    while end and context[end - 1].speaker != "user":
+        end -= 1
+    return context[:end]
 
 
 def _without_mention(value: str, mentions: Sequence[str]) -> str:

@@ -10,6 +10,7 @@ from the install, ValueError when the file is not a model of this format.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -106,12 +107,13 @@ class SignalModel:
                   + (self._score(grams(normal(previous), CONTEXT_N), "p") if previous else 0.0))
         return {h: dict(m) for h, m in zip(HEADS, self._heads(scores), strict=True)}
 
-    def read(self, text: str, assistant: str = "") -> list[ClauseSignal]:
-        """The clauses of a user turn, each with its signals."""
+    def read(self, text: str, assistant: str = "", opening: re.Pattern[str] | None = None) -> list[ClauseSignal]:
+        """The clauses of a user turn, each with its signals; ``opening`` as for
+        ``clauses.split_clauses``."""
         out = []
         context = self.bias + self._context(assistant)
         previous: np.ndarray | float = 0.0
-        for clause in split_clauses(text):
+        for clause in split_clauses(text, opening):
             g = grams(normal(clause.text), CLAUSE_N)
             about, act, family = self._heads(context + self._score(g, "c") + previous)
             out.append(ClauseSignal(clause, about, act, family))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from ..lang.case import recased
+from ..lang.case import is_lower_case_name, recased
 from ..lang.chat import written
 from ..lang.times import find_times
 from .cues import Cues, is_zh
@@ -40,6 +40,10 @@ _INTRODUCED_LOWER = re.compile(
     r",?\s+(" + _LOWER_NAME + r")(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
     r"loves|hates|likes|moved|started|and|who|live|work|might|will|can|could|would|may|says|said|wants|needs|"
     r"came|comes|went|goes|had|did|made|makes|thinks)\b)")
+# a relation word owned by someone other than the speaker ("his mum", "her sister")
+_OWNED_BY_OTHER = re.compile(r"(?i)\b(?:his|her|their)\s+$")
+# a word typed in lower case right after a relation word (a name when no common word: ``lang.case``)
+_LOWER_WORD = re.compile(r",?\s+(" + _LOWER_NAME + r")\b(?!['’-])")
 _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "never", "always", "actually",
                          "already", "and", "who", "is", "was", "has", "does", "at", "in", "on", "from", "for",
                          "with", "to", "a", "an", "the", "of", "too", "then", "here", "there", "again", "even",
@@ -101,6 +105,12 @@ _EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "
 
 
 _ZH_ME = "我(?![姐妹哥弟妈爸老公婆女男儿朋同室舍邻们])"  # the speaker, not "我妹妹", "我们"
+# what may stand before a Chinese clause's subject: fillers, a discourse opener (a cleft's "…是" among them:
+# 主要是我男朋友…), a short reply said first as a sentence of its own (好滴。我男朋友…)
+_ZH_LEAD = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|主要是|关键是|问题是|"
+                      r"只是|可是|我的?|咱|我们家?|[对是嗯好行](?=[\s，,])|[^，,。！!？?\s]{1,4}[。！!～~]+|\s)+")
+# a topic said before the subject ("吃的方面她…", "工作上他…")
+_ZH_TOPIC = re.compile(r"^[^，,。！!？?\s]{1,4}(?:方面|的话|这块|上)\s*")
 
 
 # "… and I", "… Rosa and me": a joint subject with the speaker in it (after the relation word and its name)
@@ -140,6 +150,8 @@ class People:
         cased = recased(text) if lower else text
         for m in self.cues.relation_re["en"].finditer(cased):
             key = self.cues.relation_key("en", m.group(0))
+            if _OWNED_BY_OTHER.search(cased, max(0, m.start() - 8), m.start()):
+                continue  # "his mum marguerite": someone else's relation, not the speaker's
             after = _INTRODUCED.match(cased, m.end()) or _INTRODUCED_IS.match(cased, m.end())
             if after and (slip := _NAME_SLIP.match(cased, after.end())):
                 after = slip  # "my roommate Jake— sorry Jay, autocorrect": the name meant
@@ -148,6 +160,10 @@ class People:
             elif key and lower:
                 after = _INTRODUCED_LOWER.match(text, m.end())
                 if after and not self._not_a_lower_name(after.group(1)):
+                    names[after.group(1)] = key
+            elif key:  # a name typed in lower case in a turn typed with capitals ("w my husband marco.")
+                after = _LOWER_WORD.match(text, m.end())
+                if after and is_lower_case_name(after.group(1)) and not self._not_a_lower_name(after.group(1)):
                     names[after.group(1)] = key
         for m in self.cues.relation_re["zh"].finditer(text):
             key = self.cues.relation_key("zh", m.group(0))
@@ -267,12 +283,7 @@ class People:
             before = self.cues.relation_run.sub("", before)
             # 我姐…, 姐姐…, 我老公他… at the start, after a filler or a time word; not after a verb
             # or a coverb that makes it an object (跟老伴两个人住, 给我妈打电话)
-            # (a discourse opener, a cleft's "…是" among them: 主要是我男朋友…)
-            # (a short reply said first as a sentence of its own is no part of the clause: 好滴。我男朋友…)
-            lead = re.sub(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|主要是|关键是|问题是|"
-                          r"只是|可是|我的?|咱|我们家?|[对是嗯好行](?=[\s，,])|[^，,。！!？?\s]{1,4}[。！!～~]+|\s)+", "",
-                          before).strip("，, ")
-            return len(lead) <= 2 and not self.cues.object_marker["zh"].search(re.sub(r"我的?$", "", lead))
+            return self._zh_leads(_ZH_LEAD.sub("", before))
         if _EN_AND_I.match(text, m.end()):
             return False  # "my wife and I live in Clontarf": the speaker among them, whose fact it is too
         if m.group(0).lower() in self.cues.bare.get(lang, ()) and re.fullmatch(_EN_FILLERS, before.lower()):
@@ -282,6 +293,29 @@ class People:
         # the speaker's too, and a preposition makes it an object
         return bool(words) and words[-1] in ("my", "our", "the") and len(words) <= 4 and not any(
             w in ("i", "i'm", "me", "to", "with", "for", "about") for w in words[:-1])
+
+    def pronoun_subject(self, text: str, lang: str) -> re.Match[str] | None:
+        """A third-person pronoun the clause speaks of: in Chinese, one that is its
+        subject ("他在宜昌开出租", not "去汉口站接她" nor 其他); in English, any, chat
+        typing read as written ("hes allergic": the match is then in ``written(text)``)."""
+        found = self.cues.pronoun_re[lang]
+        if lang != "zh":
+            return found.search(written(text))
+        # what may stand before it: a filler, a short time word, or a topic ("吃的方面她…"); a pronoun
+        # saying what he said goes on about him ("他说以后开车上班")
+        return next((m for m in found.finditer(text) if text[m.start() - 1:m.start()] != "其"
+                     and self._zh_leads(_ZH_TOPIC.sub("", _ZH_LEAD.sub("", text[:m.start()])))), None)
+
+    def _zh_leads(self, lead: str) -> bool:
+        """Whether what is left before a Chinese subject (past fillers) still lets it lead its
+        clause: two characters at most, and no coverb making it an object (跟他, 给我妈)."""
+        lead = lead.strip("，, ")
+        return len(lead) <= 2 and not self.cues.object_marker["zh"].search(re.sub(r"我的?$", "", lead))
+
+    def pronoun(self, text: str, lang: str) -> re.Match[str] | None:
+        """The pronoun a clause about someone names them by: its subject, else the first ("大家都叫她王姐")."""
+        return self.pronoun_subject(text, lang) or next(
+            (m for m in self.cues.pronoun_re[lang].finditer(text) if text[m.start() - 1:m.start()] != "其"), None)
 
     def last_spoken_of(self, text: str, names: Mapping[str, str]) -> str | None:
         """The person ``text`` speaks of last: a relation word ("your sister", 您女儿) or a name
@@ -336,7 +370,10 @@ class People:
                     rest = rest[name.end(1):]
                 new = "我" + rest.lstrip("他她")  # what stood before it is a filler (is_subject): 对了, 还有
             else:
-                new = self.cues.pronoun_re["zh"].sub("我", text, count=1)
+                m = self.pronoun(text, lang)
+                if m is None:
+                    return None
+                new = text[:m.start()] + "我" + text[m.end():]
         else:
             if named is not None and self.is_subject(text, named[1], lang):
                 m = named[1]
