@@ -6,7 +6,6 @@ layer does with a signal whatever the trained weights are."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
