@@ -1155,3 +1155,26 @@ def test_an_english_clause_is_the_speakers_by_its_head_not_by_a_part_after_a_con
     said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [first])}
     assert ("person:mei/husband", "allergy", "shellfish") in said
     assert not any(s == "user:mei" and p == "allergy" for s, p, _ in said)
+
+
+def test_a_clause_opening_on_a_name_given_before_is_read_with_them_as_i():
+    """"Dana is vegan now", "dana's a teacher now" after "my sister Dana": the sister's, as sure as the
+    speaker's own would be; "dana's mum is a teacher" is not hers."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    first = turn("my sister Dana is a nurse", number=1)
+    said = {(c.subject, c.predicate, c.object, c.confidence) for c in ex.claims(turn("Dana is vegan now"), [first])}
+    assert ("person:mei/sister", "diet", "vegan", 0.9) in said
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("dana's a teacher now"), [first])}
+    assert ("person:mei/sister", "role", "teacher") in said
+    assert not [c for c in ex.claims(turn("dana's mum is a teacher"), [first]) if c.predicate == "role"
+                and c.subject in ("person:mei/sister", "user:mei")]
+
+
+def test_a_part_of_the_speakers_clause_opening_on_someone_else_is_read_as_theirs():
+    """"im pescatarian, ravi's vegan so cooking is gonna be fun": the speaker's diet and the boyfriend's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    first = turn("my boyfriend Ravi and i are moving in together", number=1)
+    t = turn("oh also food stuff: im pescatarian, ravi's vegan so cooking is gonna be fun")
+    said = {(c.subject, c.predicate, c.object, c.confidence) for c in ex.claims(t, [first])}
+    assert {("user:mei", "diet", "pescatarian", 0.9), ("person:mei/boyfriend", "diet", "vegan", 0.9)} <= said
+    assert not any(s == "user:mei" and o == "vegan" for s, _, o, _ in said)

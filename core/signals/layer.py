@@ -278,7 +278,7 @@ class SignalLayer:
             start = next((b for b, e in zip(bounds, bounds[1:], strict=False) if b <= at < e), None) if at >= 0 else None
             part = text[start:next(e for e in bounds if e > start) - 1] if start is not None else ""
             owner = None if not part else self._part_owner(part, names) if reading.lang == "zh" else \
-                (_SELF, "", "") if _EN_SELF_OPENING.match(written(part)) else None
+                self._en_part_owner(part, names)
             if owner is None:
                 rest.append(c)
             elif owner[0] == _SELF:
@@ -290,6 +290,53 @@ class SignalLayer:
                 settled.append(c.with_changes(subject=f"person:{turn.user}/{owner[0]}",
                                               object=_without_mention(c.object, mention)))
         return settled, rest
+
+    def _parts_of_others(self, turn: Turn, context: Sequence[Turn], reading: Reading, names: Mapping[str, str],
+                         claimed: Sequence[ClaimInput],
+                         extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
+        """A part of the speaker's clause that opens on another person as its subject and gave the
+        extractor nothing of theirs ("im pescatarian, ravi's vegan so…"), read with them as "I"
+        ("I'm vegan so…"): what it states is theirs."""
+        text, lang = reading.signal.clause.text, reading.lang
+        breaks = _CJK_BLANK if lang == "zh" else _EN_PART_BREAK
+        parts = [p.strip() for p in breaks.split(text)]
+        if len(parts) < 2:
+            return []
+        user_subject = f"user:{turn.user}"
+        out: list[ClaimInput] = []
+        for part in parts:
+            owner = self._part_owner(part, names) if lang == "zh" else self._en_part_owner(part, names)
+            if owner is None or owner[0] == _SELF:
+                continue
+            person = f"person:{turn.user}/{owner[0]}"
+            if any(c.subject == person for c in [*claimed, *out]):
+                continue
+            if lang == "zh":
+                at = part.find(owner[1]) if owner[1] and not owner[2] else -1  # a name, not a relation word
+                new = "我" + part[at + len(owner[1]):] if at >= 0 else self.people.first_person(part, lang)
+            else:
+                new = self.people.first_person(part, lang, (owner[1],) if owner[1] and not owner[2] else ())
+            if not new or new == part:
+                continue
+            found = extract(replace(turn, text=new, project=None), _before(turn, context, reading))
+            out += [_cite(c.with_changes(subject=person), turn) for c in found
+                    if c.subject == user_subject and c.predicate not in KEPT]
+        return out
+
+    def _en_part_owner(self, part: str, names: Mapping[str, str]) -> tuple[str, str, str] | None:
+        """Whom a part of an English clause opens on as its subject (after a filler): the speaker
+        ("bc ive been vegetarian since uni"), a name given before ("im pescatarian, ravi's vegan") or a
+        relation word ("…, my sister's vegan"); as ``_part_owner``."""
+        plain = written(part)
+        if _EN_SELF_OPENING.match(plain):
+            return _SELF, "", ""
+        m = _EN_NAME_OPENING.match(plain)
+        if m is not None and m.group(1).lower() in names:
+            return names[m.group(1).lower()], m.group(1), ""
+        named = self.people.relation(plain, "en")
+        if named is not None and named[1].start() <= 12 and self.people.is_subject(plain, named[1], "en"):
+            return named[0], named[1].group(0), named[1].group(0)
+        return None
 
     def _part_owner(self, part: str, names: Mapping[str, str]) -> tuple[str, str, str] | None:
         """Whom a part of a Chinese clause speaks of as its subject: (relation key, the words naming them,
@@ -352,6 +399,8 @@ class SignalLayer:
         assistant = context[-1].text if context and context[-1].speaker != "user" else ""
         for i, reading in enumerate(readings):
             by_part, mine = self._by_part(turn, reading, [c for c, at in placed if at == i], names)
+            if reading.who is None:
+                by_part += self._parts_of_others(turn, context, reading, names, [*claims, *by_part], extract)
             if reading.who == UNSURE:
                 mine = [self._hedged(c) if c.subject == user_subject else c for c in mine]
             elif reading.who is not None:
@@ -616,7 +665,7 @@ class SignalLayer:
         """The clause about another person read with them as "I" (``People.first_person``); a Chinese clause
         that goes on about them with its subject dropped, with 我 put before it."""
         text = reading.signal.clause.text
-        new = self.people.first_person(text, reading.lang)
+        new = self.people.first_person(text, reading.lang, reading.mentions)
         if new is None and reading.lang == "zh" and "我" not in text and self.people.drops_subject(text, "zh"):
             # a topic chain going on about them with its subject dropped ("我女儿在昆明，当护士的"): 我 put back
             new = "我" + text.lstrip(" ，,、")
@@ -763,7 +812,11 @@ def _without_mention(value: str, mentions: Sequence[str]) -> str:
 _THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
 _SELF = "me"  # the owner of a part of a clause that opens on the speaker
 # where an English clause goes on to a part with a subject of its own, and such a part opening on the speaker
-_EN_PART_BREAK = re.compile(r"\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+", re.IGNORECASE)
+_EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+", re.IGNORECASE)
+# a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")
+_EN_NAME_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|plus|but|while|whereas)\s+)*([^\W\d_]+)(?:['’]s\s|\s+(?:is|was|has|had|"
+                              r"does|doesn't|isn't|can't|will|won't|loves|likes|hates|works|lives|eats|moved|started|"
+                              r"got|just|also|still|now)\b)")
 _EN_SELF_OPENING = re.compile(r"^(?:i|i'm|i've|i'll|i'd|me and|my wife and i|we|we're|we've)\b", re.IGNORECASE)
 # a blank between two Chinese characters: where a clause typed without punctuation runs on to its next part
 _CJK_BLANK = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")

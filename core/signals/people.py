@@ -62,6 +62,12 @@ _CONTRACTED = (r"(?:\w+ing|\w{2,}[^e\W]ed|been|got|gotten|gone|done|had|made|tak
 _SUBJECT_VERB = (r",?(?:'s\s+" + _CONTRACTED + r"|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
                  r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
                  r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
+# "Name's" owning the subject: a noun with a verb of its own after it ("dana's mum is", "ravi's new job starts")
+_OWNED_THING = re.compile(r"['’]s\s+(?:\w+\s+)?\w+\s+(?:is|was|are|were|has|had|will|starts|started|looks|seems)\b",
+                          re.IGNORECASE)
+# what follows a name that is a clause's subject, without its "'s"
+_SUBJECT_VERB_AFTER = re.compile(r"\s+(?:(?:just|also|still|now|finally|really|never|always)\s+)?"
+                                 r"(?:is|was|has|had|does|doesn't|isn't|can't|won't|will|[a-z]+(?:s|ed))\b", re.IGNORECASE)
 _NAME_SUBJECT = re.compile(_EN_FILLERS + "(" + _NAME + ")" + _SUBJECT_VERB)
 # a name given before opening a clause, or a sentence in it after a short one ("ugh yeah. jay is …"),
 # in any case, as its subject (followed by its verb, as above: "Tom and I moved" is not about Tom)
@@ -351,10 +357,16 @@ class People:
         starts = self.cues.dropped_subject.get(lang, ())
         return bool(starts) and text.lstrip(" ，,、").startswith(starts)
 
-    def first_person(self, text: str, lang: str) -> str | None:
-        """The clause with the person it is about as "I" (None: no person found to replace)."""
+    def first_person(self, text: str, lang: str, mentions: Sequence[str] = ()) -> str | None:
+        """The clause with the person it is about as "I" (None: no person found to replace).
+        ``mentions``: the names the clause gives them; an English clause opening on one as its
+        subject reads "I" there ("Dana is vegan now" -> "I am vegan now", "ravi's a backend dev" ->
+        "I'm a backend dev")."""
         if lang == "en":
             text = written(text)  # chat typing ("shes a nurse") as written
+            by_name = _name_as_i(text, mentions)
+            if by_name is not None:
+                return by_name
         named = self.relation(text, lang)
         owner = self.possessor(text, lang)
         if owner is not None and (named is None or not self.is_subject(text, named[1], lang)):
@@ -451,6 +463,24 @@ class People:
                     and self.may_be_name(name):
                 out.append(("我" + after, name))
         return out
+
+
+def _name_as_i(text: str, mentions: Sequence[str]) -> str | None:
+    """An English clause opening (after a filler) on one of ``mentions`` as its subject, with "I" there."""
+    for name in mentions:
+        m = re.match(_EN_FILLERS + "(" + re.escape(name) + r")(?=['’]s\s|\s+\w)", text, re.IGNORECASE)
+        if m is None:
+            continue
+        head, after = text[:m.start(1)], text[m.end(1):]
+        if after.startswith(("'s", "’s")):
+            if _OWNED_THING.match(after):
+                return None  # "dana's mum is a teacher": what is theirs is the subject
+            tail = after[2:]
+            return head + "I" + (" have" if _EN_HAS.match(tail) else "'m") + tail
+        if not _SUBJECT_VERB_AFTER.match(after):
+            return None  # "Dana and I", "Dana's mum": not their clause as its subject
+        return head + "I" + _en_first_person(after)
+    return None
 
 
 def _is_cjk_name(value: str) -> bool:
