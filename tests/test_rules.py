@@ -1164,3 +1164,15 @@ def test_an_unsure_state_or_guess_is_no_plan(text: str) -> None:
 def test_a_plan_of_the_speakers_own_life_in_a_project_is_theirs(text: str, whose: str) -> None:
     turn = Turn("s", 1, "user", datetime(2026, 3, 3, 9, 0, tzinfo=timezone(timedelta(hours=8))), text, "u", "bakery")
     assert {f.subject for f in extract(turn, []) if f.predicate == "plan"} == {whose}
+
+
+def test_a_role_told_with_a_new_employer_is_a_change_from_when_the_job_begins():
+    """The employer changes, so the role said with it is the new job's: an evolution from the job's start,
+    not a second role beside the old one (which would open a conflict); a role told alone stays as told."""
+    facts = extract(_en("accepted an offer at Fernwood Labs, a climate startup downtown. senior data engineer. "
+                        "start april 20"))
+    by = {f.predicate: f for f in facts}
+    assert by["works_at"].change == by["role"].change == "evolution"
+    assert by["role"].event_start == by["works_at"].event_start is not None
+    [role] = [f for f in extract(_en("I'm a senior data engineer")) if f.predicate == "role"]
+    assert role.change is None

@@ -213,7 +213,8 @@ class SignalLayer:
             # an English clause speaks of the speaker in its head, not in a part after a conjunction
             # ("hes allergic to shellfish so if i ever do a shrimp taco…": his allergy; that part is
             # the user's again, ``_by_part``)
-            mine = self.people.speaks_of_self(_EN_PART_BREAK.split(text, maxsplit=1)[0] if lang == "en" else text, lang)
+            head = _EN_PART_BREAK.split(text, maxsplit=1)[0] if lang == "en" else text
+            mine = self.people.speaks_of_self(head, lang) or (lang == "en" and bool(_EN_WE_OPENING.match(written(head))))
             if named is not None and self.people.is_subject(text, named[1], lang):
                 current = who = named[0]
             elif first is not None:
@@ -813,6 +814,8 @@ _THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
 _SELF = "me"  # the owner of a part of a clause that opens on the speaker
 # where an English clause goes on to a part with a subject of its own, and such a part opening on the speaker
 _EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+", re.IGNORECASE)
+# a clause opening on "we": the speaker with others, no clause about another person alone
+_EN_WE_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|so|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*we(?:['’](?:re|ve|ll|d))?\b")
 # a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")
 _EN_NAME_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|plus|but|while|whereas)\s+)*([^\W\d_]+)(?:['’]s\s|\s+(?:is|was|has|had|"
                               r"does|doesn't|isn't|can't|will|won't|loves|likes|hates|works|lives|eats|moved|started|"

@@ -358,7 +358,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
-    return _endings_beside_new_values(_one_home(out, text), turn.time)
+    return _endings_beside_new_values(_role_of_new_job(_one_home(out, text)), turn.time)
 
 
 def _said(agreed: _Raw, raws: list[_Raw]) -> bool:
@@ -392,6 +392,19 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
         joined = fine.object if coarse.object.casefold() in fine.object.casefold() else f"{fine.object}, {coarse.object}"
     home = dataclasses.replace(fine, object=joined)
     return [home if f is fine else f for f in facts if f not in homes or f is fine]
+
+
+def _role_of_new_job(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """A role told with a new employer ("accepted an offer at fernwood labs… senior data engineer. start april
+    6", "4月1号去极光智能 做硬件项目经理") is the new job's: a change of role as the employer is a change, from
+    when the new job begins, not a second role beside the one held."""
+    job = next((f for f in facts if f.predicate == "works_at" and f.change == "evolution" and f.polarity == "positive"),
+               None)
+    if job is None:
+        return facts
+    return [dataclasses.replace(f, change="evolution", event_start=job.event_start, event_end=job.event_end,
+                                start_said=job.start_said)
+            if f.predicate == "role" and f.change is None and f.polarity == "positive" else f for f in facts]
 
 
 def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> list[ExtractedFact]:
