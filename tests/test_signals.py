@@ -1178,3 +1178,19 @@ def test_a_part_of_the_speakers_clause_opening_on_someone_else_is_read_as_theirs
     said = {(c.subject, c.predicate, c.object, c.confidence) for c in ex.claims(t, [first])}
     assert {("user:mei", "diet", "pescatarian", 0.9), ("person:mei/boyfriend", "diet", "vegan", 0.9)} <= said
     assert not any(s == "user:mei" and o == "vegan" for s, _, o, _ in said)
+
+
+def test_a_new_slot_value_in_a_turn_telling_of_a_change_supersedes_the_one_held():
+    """"骑车！共享单车十分钟，终于不用挤1号线了": the head reads a change in the last clause; the commute said in
+    the first is that change (an evolution), not a contradiction of the metro held before. A value of a
+    multi-valued predicate, or in a turn telling of no change, stays as it was."""
+    t = turn("骑车！共享单车十分钟，终于不用挤1号线了")
+    table = {"骑车！共享单车十分钟": ("user", "statement", "commute", 0.9),
+             "终于不用挤1号线了": ("user", "change", "commute", 0.9)}
+    out = layer(table).refine(t, [], [claim("user:mei", "commute", "骑车", t), claim("user:mei", "likes", "骑车", t)],
+                              nothing)
+    assert {(c.predicate, c.change) for c in out} == {("commute", "evolution"), ("likes", None)}
+    calm = {"骑车！共享单车十分钟": ("user", "statement", "commute", 0.9),
+            "终于不用挤1号线了": ("user", "statement", "commute", 0.9)}
+    out = layer(calm).refine(t, [], [claim("user:mei", "commute", "骑车", t)], nothing)
+    assert [c.change for c in out] == [None]

@@ -64,6 +64,7 @@ UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer sa
 # probabilities at which the layer acts alone, and with a cue agreeing
 ACT_ALONE = 0.9
 ACT_WITH_CUE = 0.25
+CHANGE_AT = 0.5  # a single-valued slot's value in a clause the head reads as a change at least this sure is one
 THIRD_ALONE = 0.85
 FACT_BEARING = 0.8
 CONFIRM_AT = 0.6
@@ -398,6 +399,9 @@ class SignalLayer:
         out: list[ClaimInput] = []
         user_subject = f"user:{turn.user}"
         assistant = context[-1].text if context and context[-1].speaker != "user" else ""
+        # a turn telling of a change in one clause ("骑车！…终于不用挤1号线了", "我到东京啦！3月28号搬过来的，住三轩茶屋"):
+        # the new values of its slots are that change
+        changing = any(r.signal.act["change"] >= CHANGE_AT for r in readings)
         for i, reading in enumerate(readings):
             by_part, mine = self._by_part(turn, reading, [c for c, at in placed if at == i], names)
             if reading.who is None:
@@ -423,7 +427,7 @@ class SignalLayer:
             hedged_here = sentences[i] in hedged_sentences
             # the clause as the tagger reads it: once, and only when it is needed
             tags = cache(partial(self.tagger.read, reading.signal.clause.text, reading.lang, assistant))
-            mine = [self._act(self._checked(c, tags), reading, hedged_here) for c in mine]
+            mine = [self._act(self._checked(c, tags), reading, hedged_here, changing) for c in mine]
             if not mine and not claims:
                 mine = self._dialogue(turn, context, reading, extract)
             if not mine and i > 0 and sentences[i - 1] == sentences[i] and readings[i - 1].who is None \
@@ -441,7 +445,7 @@ class SignalLayer:
             tagged_by_part = [c for c in tagged_by_part if not any(  # a value the part's owner holds already
                 x.subject == c.subject and x.predicate == c.predicate and _norm(x.object) == _norm(c.object)
                 for x in [*out, *mine])]
-            mine += [self._act(c, reading, hedged_here) for c in tagged_by_part + tagged]
+            mine += [self._act(c, reading, hedged_here, changing) for c in tagged_by_part + tagged]
             if not mine and reading.signal.fact_bearing >= FACT_BEARING and self._unclaimed(reading, claims, turn.text):
                 unparsed = self._unparsed(turn, reading, user_subject)
                 if unparsed is not None:
@@ -637,7 +641,7 @@ class SignalLayer:
             return claim
         return claim.with_changes(confidence=HEDGED_CONFIDENCE)
 
-    def _act(self, claim: ClaimInput, reading: Reading, hedged: bool) -> ClaimInput:
+    def _act(self, claim: ClaimInput, reading: Reading, hedged: bool, changing: bool = False) -> ClaimInput:
         # an intention said with a hedge word in its own clause ("我可能6月中去趟上海", "I might go vegan") is not
         # settled, whatever the head makes of the clause: the head reads statements of fact
         unsettled = claim.predicate in INTENTIONS and self.cues.has("hedge", reading.signal.clause.text, reading.lang)
@@ -647,6 +651,11 @@ class SignalLayer:
         if claim.change is None and self._agreed(reading, "correction") and acts["correction"] >= max(acts.values()) - 1e-9:
             claim = claim.with_changes(change="correction")
         elif claim.change is None and self._agreed(reading, "return"):
+            claim = claim.with_changes(change="evolution")
+        elif claim.change is None and claim.predicate in self.single_valued and changing:
+            # a new value of a slot said as a change the rules have no word for ("来深圳两个礼拜了 住南山",
+            # "骑车！再也不用挤1号线了", "we got here april 8th, we're in Highland"): it supersedes the value
+            # held, it does not contradict it
             claim = claim.with_changes(change="evolution")
         return claim
 
