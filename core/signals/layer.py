@@ -60,6 +60,10 @@ HEDGE_REST_UNITS = 4  # ... when no more than this is left of it without its hed
 # "my son might come along too", which is unsure of its own content)
 UNPARSED_CONFIDENCE = 0.3
 LOCATED_CONFIDENCE = 0.9  # where another person is or comes from, as sure as the extractor's own reading
+# another person's name the tagger is this sure of (in a clause about them, of a name's shape) is written as
+# surely as the extractor's: on the conversation sets 26 of the 27 such names were right (round 13)
+NAME_SURE = 0.9
+NAMED_CONFIDENCE = 0.9
 UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
 # probabilities at which the layer acts alone, and with a cue agreeing
 ACT_ALONE = 0.9
@@ -455,7 +459,7 @@ class SignalLayer:
         out = [self._timed_value(c, turn) for c in out]
         given = self._names_given(turn, [c for c in out if not self.tagged_for_review(c)])
         named = {c.subject for c in given}  # said with the relation word: the tagger's guess gives way
-        return [c for c in out if not (self.tagged_for_review(c) and c.predicate == "name" and c.subject in named)] + given
+        return [c for c in out if not (c.extractor == self.name and c.predicate == "name" and c.subject in named)] + given
 
     def tagged_for_review(self, claim: ClaimInput) -> bool:
         """Whether ``claim`` is a value of the tagger, made to wait for review."""
@@ -577,7 +581,9 @@ class SignalLayer:
         fact = ExtractedFact(subject=subject, predicate=predicate, object=obj, value=value,
                              polarity=span.polarity, change=change,
                              scope="project" if subject.startswith("project:") else "global",
-                             confidence=TAGGED_CONFIDENCE, event_start=start, event_end=end)
+                             confidence=NAMED_CONFIDENCE if predicate == "name" and subject.startswith("person:")
+                             and span.probability >= NAME_SURE else TAGGED_CONFIDENCE,
+                             event_start=start, event_end=end)
         return next(iter(to_claims(turn, [fact], extractor=self.name)), None)
 
     def _timed_value(self, claim: ClaimInput, turn: Turn) -> ClaimInput:
