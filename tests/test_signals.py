@@ -21,6 +21,7 @@ from memdesk.signals.cues import Cues
 from memdesk.signals.layer import (
     FAMILY_OF,
     HEDGED_CONFIDENCE,
+    TAGGED_CONFIDENCE,
     UNPARSED_CONFIDENCE,
     SignalLayer,
 )
@@ -701,6 +702,17 @@ def test_a_tagged_value_in_a_clause_about_someone_else_is_theirs_and_a_relation_
     assert {(c.subject, c.predicate, c.object) for c in out} == {
         ("person:mei/sister", "lives_in", "Denver"), ("person:mei/sister", "name", "Lucia")}
     assert not any(c.subject == "user:mei" for c in out)
+
+
+def test_another_persons_name_the_tagger_is_sure_of_is_written_and_other_values_wait():
+    """A name at p >= NAME_SURE in a clause about another person is written as surely as the extractor's;
+    a less sure name, and any other tagged value however sure, waits for a reviewer."""
+    t = turn("my sister loves sushi, she's called Lucia")
+    for p, confidence in ((0.95, 0.9), (0.7, TAGGED_CONFIDENCE)):
+        tags = {"my sister loves sushi": [("likes", "sushi", 0.99)],
+                "she's called Lucia": [("relation", "Lucia", p)]}
+        out = {(c.predicate, c.confidence) for c in layer(stated(tags), tags).refine(t, [], [], nothing)}
+        assert out == {("likes", TAGGED_CONFIDENCE), ("name", confidence)}
 
 
 def test_no_tagged_value_from_a_question_or_a_clause_about_nobody():
