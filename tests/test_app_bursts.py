@@ -229,7 +229,8 @@ async def test_review_edit_form_fields_then_approve(demo_db, tmp_path):
     [(candidate, _, _)] = end["decided"]["approved"]
     with reopen(tmp_path / "fast.db") as store:
         subject = store.review.get(candidate).subject
-        assert [f.object for f in store.facts.current(subject, "lives_in")] == ["浦东"]
+        [fact] = [f for f in store.facts.history(subject) if f.claim_id == candidate]
+        assert (fact.predicate, fact.object) == ("lives_in", "浦东")
 
 
 async def test_review_edit_form_dropdowns_opened_and_chosen_at_once(demo_db, tmp_path):

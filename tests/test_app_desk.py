@@ -373,11 +373,16 @@ async def test_key_bar_fits_every_screen(db, size):
 
 
 async def test_an_unparsed_note_is_edited_into_the_fact_it_states_at_the_desk(db):
-    """The queue's first candidates are the signal layer's unparsed notes (confidence
-    0.3); e opens the form with the predicate to set, and ctrl+s writes that fact."""
+    """The queue's first candidates are the signal layer's unparsed statements (confidence
+    0.3); on a note, e opens the form with the predicate to set, and ctrl+s writes that fact."""
     app = demo_app(db, start="review")
     async with app.run_test(size=SIZES[-1]) as pilot:
         screen = await _review(app, pilot)
+        for _ in range(len(screen.items)):
+            if screen.current is not None and screen.current.predicate == "note":
+                break
+            await pilot.press("j")
+            await settle(pilot)
         note = screen.current
         assert note is not None and note.predicate == "note" and note.value == {"unparsed": note.value["unparsed"]}
         assert "unparsed statement" in screen_text(app)

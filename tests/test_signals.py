@@ -563,10 +563,15 @@ def test_a_fact_bearing_clause_nothing_parsed_waits_for_review():
 
 
 def test_a_hedged_statement_nothing_parsed_waits_for_review_too():
+    """A plan is its own words: without its hedge, the clause is the candidate's value; a fact of another
+    family nothing parsed waits as an unparsed note holding the clause."""
     t = turn("说不定明年会去读个在职研究生", project=None)
     out = layer({t.text: ("user", "hedge", "plan", 0.9)}).refine(t, [], [], nothing)
-    assert [(c.predicate, c.object, c.value) for c in out] == [("note", t.text, {"unparsed": "plan"})]
+    assert [(c.predicate, c.object, c.value) for c in out] == [("plan", "明年会去读个在职研究生", None)]
     assert out[0].confidence < 0.75  # below the review threshold: a person decides
+    t = turn("好像对那个什么过敏来着", project=None)
+    out = layer({t.text: ("user", "hedge", "health", 0.9)}).refine(t, [], [], nothing)
+    assert [(c.predicate, c.object, c.value) for c in out] == [("note", t.text, {"unparsed": "health"})]
 
 
 def test_questions_small_talk_and_short_replies_are_never_queued():
@@ -922,7 +927,7 @@ def test_a_long_hedged_clause_is_unsure_of_its_own_content_only():
     rules = [claim("user:mei", "budget_limit", "400 GBP", t)]
     out = lay.refine(t, [], rules, nothing)
     assert [c.confidence for c in out if c.predicate == "budget_limit"] == [0.9]
-    assert [c.predicate for c in out if c.confidence < 0.75] == ["note"]  # the hedged clause itself: for review
+    assert [c.predicate for c in out if c.confidence < 0.75] == ["plan"]  # the hedged clause itself: for review
 
 
 # -- a hedge inside the clause (issue 28) -------------------------------------

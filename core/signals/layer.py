@@ -65,6 +65,7 @@ LOCATED_CONFIDENCE = 0.9  # where another person is or comes from, as sure as th
 NAME_SURE = 0.9
 NAMED_CONFIDENCE = 0.9
 UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
+FREE_TEXT = frozenset({"plan", "decision"})  # families whose unparsed statement is its own value
 # probabilities at which the layer acts alone, and with a cue agreeing
 ACT_ALONE = 0.9
 ACT_WITH_CUE = 0.25
@@ -784,11 +785,29 @@ class SignalLayer:
         else:
             return None
         text = s.clause.text[:MAX_UNPARSED]
+        if family in FREE_TEXT:
+            # a plan or a decision is its own words: the clause, without its hedge and the fillers it opens
+            # with, is the candidate's value, of its predicate (a reviewer approves it as it stands), due
+            # when it says
+            said = _LEADING_FILLER.sub("", self.cues.without("hedge", text, reading.lang)).strip(" ，,。.!！?？~～")
+            if units(said) >= MIN_UNPARSED_UNITS:
+                times = find_times(said, turn.time)
+                fact = ExtractedFact(subject=subject, predicate=self.cues.families[family], object=said,
+                                     scope="project" if subject.startswith("project:") else "global",
+                                     confidence=UNPARSED_CONFIDENCE,
+                                     event_start=times[0][2].start if times else None,
+                                     event_end=times[0][2].end if times else None)
+                return next(iter(to_claims(turn, [fact], extractor=self.name)), None)
         return ClaimInput(subject=subject, predicate=UNPARSED_PREDICATE, object=text,
                           source=source_of(turn), valid_from=to_us(turn.time),
                           scope="project" if subject.startswith("project:") else "global",
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
                           extractor=self.name, start_stated=False)
+
+
+# the fillers a clause may open with before what it states ("oh and", "对了", "还有就是")
+_LEADING_FILLER = re.compile(r"(?i)^(?:\s|[,，、]|(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay|tbh|honestly|"
+                             r"actually)\b|对了|还有|另外|然后|其实|不过|而且|就是|嗯+|哦+|啊)+")
 
 
 _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
