@@ -1211,3 +1211,15 @@ def test_a_new_slot_value_in_a_turn_telling_of_a_change_supersedes_the_one_held(
             "终于不用挤1号线了": ("user", "statement", "commute", 0.9)}
     out = layer(calm).refine(t, [], [claim("user:mei", "commute", "骑车", t)], nothing)
     assert [c.change for c in out] == [None]
+
+
+def test_the_names_a_text_gives_are_found_once_and_given_to_every_caller():
+    """People keeps the names each text gives (a session's turns are read again for each turn after them):
+    a second reading gives the same names, and what a caller does with its dict changes nothing kept."""
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    first: dict[str, str] = {}
+    people.introductions("my sister Dana is a nurse", first)
+    first["dana"] = "someone else"
+    again: dict[str, str] = {"jo": "friend"}
+    people.introductions("my sister Dana is a nurse", again)
+    assert again == {"jo": "friend", "dana": "sister"}

@@ -12,6 +12,7 @@ one, are left as they are. Pure; raises nothing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from . import tables
 
@@ -29,6 +30,9 @@ def _restore(m: re.Match[str]) -> str:
     return form
 
 
+@lru_cache(maxsize=8192)
 def written(text: str) -> str:
-    """``text`` with chat-typed contractions and spoken forms written out."""
+    """``text`` with chat-typed contractions and spoken forms written out (kept for the texts asked last: a
+    clause is read as written by the rules and the signal layer alike, and again as the context of turns
+    after it)."""
     return _TYPED.sub(_restore, text)

@@ -40,6 +40,7 @@ _INTRODUCED_LOWER = re.compile(
     r",?\s+(" + _LOWER_NAME + r")(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
     r"loves|hates|likes|moved|started|and|who|live|work|might|will|can|could|would|may|says|said|wants|needs|"
     r"came|comes|went|goes|had|did|made|makes|thinks)\b)")
+_GIVEN_KEPT = 4096  # texts whose names a People keeps (``introductions``)
 # a relation word owned by someone other than the speaker ("his mum", "her sister")
 _OWNED_BY_OTHER = re.compile(r"(?i)\b(?:his|her|their)\s+$")
 # a word typed in lower case right after a relation word (a name when no common word: ``lang.case``)
@@ -147,11 +148,24 @@ class People:
 
     def __init__(self, cues: Cues) -> None:
         self.cues = cues
+        # the names each text gives, found once: a session's user turns are read again for every turn after them
+        self._given: dict[str, tuple[tuple[str, str], ...]] = {}
 
     def introductions(self, text: str, names: dict[str, str]) -> None:
         """Names given with a relation word ("my sister Dana", "our manager, Keisha", "gf is Priya",
         "我女儿朵朵今年…", "柯基叫豆豆", "老婆叫小梅 是…"), into ``names``. A turn typed without capitals is
         read with its names' capitals given back (``lang.case.recased``): "my wife rosa live…" names Rosa."""
+        given = self._given.get(text)
+        if given is None:
+            found: dict[str, str] = {}
+            self._introduced(text, found)
+            if len(self._given) >= _GIVEN_KEPT:
+                self._given.clear()
+            given = self._given[text] = tuple(found.items())
+        names.update(given)
+
+    def _introduced(self, text: str, names: dict[str, str]) -> None:
+        """``introductions``, worked out."""
         lower = not any("A" <= ch <= "Z" for ch in text)
         cased = recased(text) if lower else text
         for m in self.cues.relation_re["en"].finditer(cased):

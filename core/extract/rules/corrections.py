@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
+from functools import lru_cache
 
 from ...lang.amounts import Amount, find_amounts
 from ...lang.numerals import parse_cn_number
@@ -98,13 +99,20 @@ def _in_earlier_currency(raws: list[_Raw], context: Sequence[Turn]) -> list[_Raw
     return out
 
 
+@lru_cache(maxsize=2048)
+def _read_before(text: str, when: datetime, project: bool) -> tuple[_Raw, ...]:
+    """What an earlier turn says, read once: a conversation's turns are read again as the context of each
+    turn after them."""
+    return tuple(_raw_facts(text, when, project=project))
+
+
 def _said_last(context: Sequence[Turn], predicate: str, *, project: bool = False) -> _Raw | None:
     """The value of ``predicate`` the users said last in the context (read as in a project's turn when
     ``project`` and the turn is one), None if they said none."""
     for t in reversed(context):
         if t.speaker != "user":
             continue
-        found = [r for r in _raw_facts(t.text, t.time, project=project and bool(t.project)) if r.predicate == predicate]
+        found = [r for r in _read_before(t.text, t.time, project and bool(t.project)) if r.predicate == predicate]
         if found:
             return found[-1]
     return None
