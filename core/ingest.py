@@ -17,6 +17,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,6 +42,8 @@ from .errors import (
 )
 from .extract.rules import extract
 from .failpoints import point
+from .lang.amounts import Amount
+from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .resources import data_path
@@ -94,11 +97,31 @@ class SignalledExtractor:
         known = self.people.before(turn.user, at) if self.people is not None else None
         out = self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims, known)
         if self.people is not None and turn.speaker == "user":
+            home = self.people.home_before(turn.user, at)
+            out = [in_home_currency(c, home, turn.time) for c in out] if home is not None else out
             prefix = f"person:{turn.user}/"
             for c in out:
                 if c.subject.startswith(prefix) and c.predicate == "name" and c.confidence > HELD_BACK:
                     self.people.learn(turn.user, at, c.object, c.subject[len(prefix):])
+                elif c.subject == f"user:{turn.user}" and c.predicate == "lives_in" and c.polarity == "positive" \
+                        and c.confidence > HELD_BACK:
+                    self.people.learn_home(turn.user, at, c.object)
         return out
+
+
+def in_home_currency(claim: ClaimInput, home: str, when: datetime) -> ClaimInput:
+    """A budget said without a currency ("rent max 1300 a month") in the currency of where the user lives,
+    when the turn was typed on that place's clock (``lang.places``); any other claim as it is."""
+    value = claim.value
+    if claim.predicate != "budget_limit" or not isinstance(value, dict) or value.get("currency") \
+            or value.get("amount") is None:
+        return claim
+    place = place_in(home)
+    currency = currency_at(place, when) if place is not None else None
+    if currency is None:
+        return claim
+    amount = Amount(Decimal(str(value["amount"])), currency)
+    return claim.with_changes(object=str(amount), value=amount.to_json())
 
 
 HELD_BACK = 0.5  # a name claimed at this confidence or below waits for a reviewer: not yet known
@@ -109,11 +132,14 @@ def known_people(conn: Connection, users: Sequence[str]) -> PeopleBook:
     of ``person:<user>/<relation>``, with the time each holds from), in a book
     the signal layer reads (``SignalledExtractor.people``). One query per 500 users."""
     said: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    homes: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for part in chunks(sorted(set(users))):
         for subject, name, valid_from in sql.names_given(conn, part, NEVER_TRUE):
             user, key = subject.removeprefix("person:").split("/", 1)
             said[user].append((valid_from, name, key))
-    return PeopleBook(said)
+        for user, place, valid_from in sql.homes_said(conn, part, NEVER_TRUE):
+            homes[user].append((valid_from, place))
+    return PeopleBook(said, homes)
 
 
 NEVER_TRUE = ("corrected", "retracted")  # a name taken back was never the person's

@@ -142,6 +142,7 @@ def test_wheel_holds_only_the_memdesk_package_and_its_data(installed):
                  "memdesk/db/migrations/script.py.mako", "memdesk/data/predicates.toml",
                  "memdesk/data/demo/facts.jsonl", "memdesk/data/demo/review.jsonl",
                  "memdesk/data/signals/model.npz", "memdesk/data/signals/spans.crfsuite",
+                 "memdesk/data/lang/places.tsv.gz",
                  "memdesk/data/recall/query_map.npz"):
         assert must in names, must
     conversations = [n for n in names if n.startswith("memdesk/data/conversations/") and n.endswith(".jsonl")]

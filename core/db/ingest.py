@@ -23,6 +23,17 @@ def names_given(conn: Connection, users: Sequence[str], never_true: Sequence[str
     return [(subject, name, valid_from) for subject, name, valid_from in rows]
 
 
+def homes_said(conn: Connection, users: Sequence[str], never_true: Sequence[str]) -> list[tuple[str, str, int]]:
+    """The ``lives_in`` facts of subjects ``user:<user>`` of ``users`` (retired or not,
+    unless retired for a reason in ``never_true``): (user, place, valid_from)."""
+    rows = conn.execute(
+        select(FACT.c.subject, FACT.c.object, FACT.c.valid_from)
+        .where(FACT.c.subject.in_([f"user:{user}" for user in users]), FACT.c.predicate == "lives_in",
+               FACT.c.polarity == "positive",
+               or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(never_true))))
+    return [(subject.removeprefix("user:"), place, valid_from) for subject, place, valid_from in rows]
+
+
 def turns_up_to(conn: Connection, sessions: Sequence[str], last: int
                 ) -> list[tuple[str, int, str, int, int, str, str | None, str | None]]:
     """The stored turns of ``sessions`` numbered ``last`` or below, by session and

@@ -504,12 +504,16 @@ def _is_cjk_name(value: str) -> bool:
 class PeopleBook:
     """The people each user has named, with when: ``(said at, name, relation)``
     per user, from the store's ``name`` facts of ``person:<user>/…`` subjects
-    and from the turns read so far in one ingest. A turn sees only the names
-    said before its time, so reading a conversation again reads it the same
-    way. One book per ingest (it grows as the ingest reads its turns)."""
+    and from the turns read so far in one ingest; and where each user said they
+    live, ``(said at, place)``, from their ``lives_in`` facts the same way. A
+    turn sees only what was said before its time, so reading a conversation
+    again reads it the same way. One book per ingest (it grows as the ingest
+    reads its turns)."""
 
-    def __init__(self, said: dict[str, list[tuple[int, str, str]]] | None = None) -> None:
+    def __init__(self, said: dict[str, list[tuple[int, str, str]]] | None = None,
+                 homes: dict[str, list[tuple[int, str]]] | None = None) -> None:
         self._said: dict[str, list[tuple[int, str, str]]] = {u: list(v) for u, v in (said or {}).items()}
+        self._homes: dict[str, list[tuple[int, str]]] = {u: list(v) for u, v in (homes or {}).items()}
 
     def before(self, user: str, at: int) -> dict[str, str]:
         """The names ``user`` said before ``at`` (µs), lower case, each with its relation key."""
@@ -519,11 +523,23 @@ class PeopleBook:
         """``user`` named their ``key`` ``name`` at ``at``."""
         self._said.setdefault(user, []).append((at, name, key))
 
-    def of_users(self, users: Iterable[str]) -> dict[str, list[tuple[int, str, str]]]:
-        """What ``users`` have named, as ``learn`` was told it (for a book read in another process)."""
-        return {u: list(self._said[u]) for u in users if u in self._said}
+    def home_before(self, user: str, at: int) -> str | None:
+        """Where ``user`` said last, before ``at`` (µs), that they live; None: nowhere yet."""
+        said = [h for h in self._homes.get(user, ()) if h[0] < at]
+        return max(said)[1] if said else None
 
-    def take(self, said: Mapping[str, Sequence[tuple[int, str, str]]]) -> None:
+    def learn_home(self, user: str, at: int, place: str) -> None:
+        """``user`` said at ``at`` that they live in ``place``."""
+        self._homes.setdefault(user, []).append((at, place))
+
+    def of_users(self, users: Iterable[str]) -> dict[str, tuple[list[tuple[int, str, str]], list[tuple[int, str]]]]:
+        """What ``users`` have named and where they live, as the book was told it (for a book read in
+        another process)."""
+        return {u: (list(self._said.get(u, ())), list(self._homes.get(u, ())))
+                for u in users if u in self._said or u in self._homes}
+
+    def take(self, told: Mapping[str, tuple[Sequence[tuple[int, str, str]], Sequence[tuple[int, str]]]]) -> None:
         """Hold what another book learned of these users in place of what this one knows of them."""
-        for user, names in said.items():
+        for user, (names, homes) in told.items():
             self._said[user] = list(names)
+            self._homes[user] = list(homes)
