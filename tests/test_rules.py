@@ -1176,3 +1176,12 @@ def test_a_role_told_with_a_new_employer_is_a_change_from_when_the_job_begins():
     assert by["role"].event_start == by["works_at"].event_start is not None
     [role] = [f for f in extract(_en("I'm a senior data engineer")) if f.predicate == "role"]
     assert role.change is None
+
+
+def test_a_town_worked_in_is_where_they_live_not_an_employer():
+    """在深圳上班 names no employer: the town is read as the home; a company stays an employer, and an
+    acronym or a short word that happens to be a town's name elsewhere (BRI, UBC) is not taken for one."""
+    assert _triples(extract(_zh("我在深圳上班"))) == {("lives_in", "深圳", "positive")}
+    assert ("works_at", "腾讯", "positive") in _triples(extract(_zh("我在腾讯上班")))
+    assert ("works_at", "Boots", "positive") in _triples(extract(_en("I work at Boots")))
+    assert ("works_at", "UBC", "positive") in _triples(extract(_en("I work at UBC")))

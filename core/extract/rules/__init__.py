@@ -115,6 +115,8 @@ from ...bitemporal import ENDING
 from ...catalog import Catalog
 from ...lang.case import recased
 from ...lang.chat import written
+from ...lang.build_places import key as place_key
+from ...lang.places import place_in
 from ...lang.times import TimeSpan, find_times
 from ...pipeline import ExtractedFact, Turn
 from .. import interpret
@@ -358,7 +360,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
-    return _endings_beside_new_values(_role_of_new_job(_one_home(out, text)), turn.time)
+    return _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(out), text)), turn.time)
 
 
 def _said(agreed: _Raw, raws: list[_Raw]) -> bool:
@@ -392,6 +394,27 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
         joined = fine.object if coarse.object.casefold() in fine.object.casefold() else f"{fine.object}, {coarse.object}"
     home = dataclasses.replace(fine, object=joined)
     return [home if f is fine else f for f in facts if f not in homes or f is fine]
+
+
+def _towns_worked_in(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """An employer that is a town named whole ("在深圳工作", "她在厦门上班", "I work in London") is no employer:
+    it is where they work, read as where they live (``lang.places``), unless the turn names their home too."""
+    homes = {f.object for f in facts if f.predicate == "lives_in"}
+    out = []
+    for f in facts:
+        if f.predicate == "works_at" and f.change != ENDING and _town_like(f.object) \
+                and (town := place_in(f.object)) is not None and town.name == place_key(f.object):
+            if homes:
+                continue
+            f = dataclasses.replace(f, predicate="lives_in")
+        out.append(f)
+    return out
+
+
+def _town_like(value: str) -> bool:
+    """Whether a value is written as a town's name may be: Chinese characters, or a word of three letters or
+    more not in capitals (UBC, BRI and "No" are no towns)."""
+    return bool(searched(_CJK, value)) or (len(value) >= 3 and not value.isupper() and value[:1].isupper())
 
 
 def _role_of_new_job(facts: list[ExtractedFact]) -> list[ExtractedFact]:
