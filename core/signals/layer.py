@@ -468,6 +468,11 @@ class SignalLayer:
         """Whether ``claim`` is a value of the tagger, made to wait for review."""
         return claim.extractor == self.name and claim.confidence == TAGGED_CONFIDENCE
 
+    def unparsed_for_review(self, claim: ClaimInput) -> bool:
+        """Whether ``claim`` is a statement no rule parsed, queued as it was said (a note, or a plan or
+        decision in its own words: ``_unparsed``)."""
+        return claim.extractor == self.name and claim.confidence == UNPARSED_CONFIDENCE
+
     def _checked(self, claim: ClaimInput, tags: Callable[[], ClauseTags]) -> ClaimInput:
         """An extractor's value the tagger finds implausible as any fact's value
         ("算了", "现在反而有点", "now it") waits for a reviewer instead of being

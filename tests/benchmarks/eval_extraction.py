@@ -138,10 +138,13 @@ def _signalled(rep: Report, written: bool = False) -> Callable[[Turn, list[Turn]
     """The rules behind the signal layer, their claims read back as facts; the
     value tagger's values waiting for review counted into ``rep`` and left out
     (with ``written``, every claim below the review threshold is left out)."""
+    from memdesk.catalog import Catalog
     from memdesk.ingest import RuleExtractor, SignalledExtractor
     from memdesk.signals.layer import UNPARSED_PREDICATE, SignalLayer
 
-    layer = SignalLayer()
+    catalog = Catalog.load()  # the layer as a store builds it (core/facets/facts.py)
+    layer = SignalLayer(single_valued=frozenset(p.id for p in catalog if p.single_valued),
+                        team=frozenset(p.id for p in catalog if p.team))
     layered = SignalledExtractor(RuleExtractor(), layer)
 
     def run(turn: Turn, ctx: list[Turn]) -> list[ExtractedFact]:
@@ -149,6 +152,9 @@ def _signalled(rep: Report, written: bool = False) -> Callable[[Turn, list[Turn]
         for c in layered.claims(turn, ctx):
             if layer.tagged_for_review(c):
                 rep.tagged_queued += 1
+                continue
+            if layer.unparsed_for_review(c):  # a statement the layer queued as it was said
+                rep.unparsed += 1
                 continue
             if written and c.confidence < DEFAULT_REVIEW_THRESHOLD and c.predicate != UNPARSED_PREDICATE \
                     and not c.subject.startswith("person:"):
