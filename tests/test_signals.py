@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 import pytest
 from memdesk import ManualClock, Store
+from memdesk.catalog import Catalog
 from memdesk.claims import ClaimInput
 from memdesk.ingest import RuleExtractor, SignalledExtractor
 from memdesk.pipeline import SourceRef, Turn
@@ -1223,3 +1224,25 @@ def test_the_names_a_text_gives_are_found_once_and_given_to_every_caller():
     again: dict[str, str] = {"jo": "friend"}
     people.introductions("my sister Dana is a nurse", again)
     assert again == {"jo": "friend", "dana": "sister"}
+
+
+def test_what_someone_calls_the_speaker_leaves_the_clause_the_speakers():
+    """"朋友都喊我婷婷 住杭州西湖区 在…做产品经理": the friend only calls the speaker by a name; the home and the
+    job after it are the speaker's, never the friend's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    t = turn("先认识一下哈 我叫余婷 朋友都喊我婷婷 住杭州西湖区 在一家电商公司做产品经理")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [])}
+    assert {("user:mei", "lives_in", "杭州西湖区"), ("user:mei", "role", "产品经理")} <= said
+    assert not any(s.startswith("person:") for s, _, _ in said)
+
+
+def test_in_a_teams_conversation_what_the_client_gives_is_the_teams_budget_only():
+    """"客户…预算能给到十万" in a project's turn: the project's budget, no budget of the client's."""
+    catalog = Catalog.load()
+    lay = SignalLayer(single_valued=frozenset(p.id for p in catalog if p.single_valued),
+                      team=frozenset(p.id for p in catalog if p.team))
+    ex = SignalledExtractor(RuleExtractor(), lay)
+    t = turn("客户看过了 挺满意 不过他们又加需求 要做会员积分 预算能给到十万", project="chayuan")
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [])}
+    assert ("project:chayuan", "budget_limit", "100000 CNY") in said
+    assert not any(s.startswith("person:") and p == "budget_limit" for s, p, _ in said)

@@ -222,7 +222,9 @@ class SignalLayer:
             # ("hes allergic to shellfish so if i ever do a shrimp taco…": his allergy; that part is
             # the user's again, ``_by_part``)
             head = _EN_PART_BREAK.split(text, maxsplit=1)[0] if lang == "en" else text
-            mine = self.people.speaks_of_self(head, lang) or (lang == "en" and bool(_EN_WE_OPENING.match(written(head))))
+            mine = self.people.speaks_of_self(head, lang) or (lang == "en" and bool(_EN_WE_OPENING.match(written(head)))) \
+                or (named is not None and self.people.reports(text, named[1], lang) and self.people.names_self(text, lang))
+            # ("朋友都喊我婷婷 住杭州西湖区": what the friend calls the speaker, then the speaker's home)
             if named is not None and self.people.is_subject(text, named[1], lang):
                 current = who = named[0]
             elif first is not None:
@@ -424,9 +426,12 @@ class SignalLayer:
                     (reading.relation_word,) if reading.relation_word and c.predicate in _THINGS else ())))
                     for c in movable]
                 if not mine and not by_part:  # the extractor found nothing there (a value it found is the speaker's: "朋友都喊我芸芸")
+                    # (in a team's conversation a budget, a decision, a plan, a deadline or a to-do the
+                    # person states is the team's, which the extractor reads: "客户…预算能给到十万")
                     moved = [c.with_changes(subject=person) if c.subject == user_subject else c
                              for c in self._as_first_person(turn, context, reading, extract)
-                             if c.subject in (user_subject, person)]
+                             if c.subject in (user_subject, person)
+                             and not (turn.project and c.predicate in self.team)]
                     if not any(c.predicate == "lives_in" for c in moved):
                         moved += self._located(turn, reading, person)
                 mine = [c for c in mine if c not in movable] + moved
@@ -553,14 +558,14 @@ class SignalLayer:
             return None  # "住那边", "下个月": not what a person is called
         if reading.who is not None and _of_me(reading.signal.clause.text, obj):
             return None  # what the other person calls the speaker ("朋友都叫我小鹿"): the extractor's to read
-        if reading.who is not None:
+        if turn.project and predicate in self.team:
+            subject = f"project:{turn.project}"  # a team's item, whoever states it ("客户…预算能给到十万")
+        elif reading.who is not None:
             subject = f"person:{turn.user}/{reading.who}"
             if predicate == "relation":
                 predicate = "name"
         elif predicate == "relation":
             return None  # a name of nobody said
-        elif turn.project and predicate in self.team:
-            subject = f"project:{turn.project}"
         elif reading.signal.about["user"] >= USERS:
             subject = user_subject
         else:
