@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from types import MappingProxyType
 
 import pytest
@@ -568,7 +568,7 @@ def test_a_hedged_statement_nothing_parsed_waits_for_review_too():
     family nothing parsed waits as an unparsed note holding the clause."""
     t = turn("说不定明年会去读个在职研究生", project=None)
     out = layer({t.text: ("user", "hedge", "plan", 0.9)}).refine(t, [], [], nothing)
-    assert [(c.predicate, c.object, c.value) for c in out] == [("plan", "明年会去读个在职研究生", None)]
+    assert [(c.predicate, c.object, c.value) for c in out] == [("plan", "明年会去读个在职研究生", {"unparsed": "plan"})]
     assert out[0].confidence < 0.75  # below the review threshold: a person decides
     t = turn("好像对那个什么过敏来着", project=None)
     out = layer({t.text: ("user", "hedge", "health", 0.9)}).refine(t, [], [], nothing)
@@ -1246,3 +1246,20 @@ def test_in_a_teams_conversation_what_the_client_gives_is_the_teams_budget_only(
     said = {(c.subject, c.predicate, c.object) for c in ex.claims(t, [])}
     assert ("project:chayuan", "budget_limit", "100000 CNY") in said
     assert not any(s.startswith("person:") and p == "budget_limit" for s, p, _ in said)
+
+
+def test_a_plan_queued_in_its_own_words_is_approved_as_it_stands_without_its_marker(tmp_path):
+    """An unparsed statement of the plan family waits as a plan holding its clause (marked unparsed);
+    approved with no edit, the plan is written as said, and the marker is not part of the fact."""
+    when = datetime(2026, 5, 5, 9, 0, tzinfo=UTC)
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"session": "s", "turn": 1, "speaker": "user", "time": "2026-05-04T21:00:00+08:00", '
+                    '"text": "With the extra money, let\'s add a staging environment, but keep it small; also, we '
+                    'need SSO before the beta.", "user": "mei"}\n', "utf-8")
+    with Store.open(tmp_path / "s.db", clock=ManualClock(when)) as store:
+        store.facts.ingest_file(path)
+        [c] = [c for c in store.review.list() if c.predicate == "plan"]
+        assert (c.value, c.reading) == ({"unparsed": "plan"}, "unparsed")
+        store.review.approve(c.id, by="rev")
+        [fact] = [f for f in store.facts.current("user:mei") if f.predicate == "plan"]
+        assert (fact.object, fact.value) == (c.object, None)

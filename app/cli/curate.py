@@ -280,7 +280,11 @@ def cmd_review(store: Store, args: argparse.Namespace, settings: Settings) -> in
             data = shown_all(data)  # stored text, one line each
             print(_candidate_detail(data))
             value = data.get("value")
-            if isinstance(value, dict) and "unparsed" in value:
+            if isinstance(value, dict) and "unparsed" in value and data.get("predicate") != "note":
+                print(f"\nunparsed statement: the signal layer read a {value['unparsed']} here that no rule could "
+                      f"parse, queued as that {data.get('predicate')} in its own words: approve it to write it as "
+                      "it stands, approve it with --edit object=… to reword it first, or reject it")
+            elif isinstance(value, dict) and "unparsed" in value:
                 print(f"\nunparsed statement: the signal layer read a {value['unparsed']} fact here that no rule "
                       "could parse; approve it to keep it as a note, approve it with --edit predicate=… "
                       "object=… to make it the fact it states, or reject it")

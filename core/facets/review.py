@@ -108,6 +108,8 @@ class Review:
             claim = self._take_pending(batch, candidate_id, "approved", by, note, edits)
             if clean:
                 claim.update(clean)
+            if claim["predicate"] != NOTE and _unparsed_marker(claim["value"]):
+                claim["value"] = None  # a statement queued in its own words as the fact it states: no marker kept
             claim["state"] = "approved"
             statement = batch.statement_of(claim)
             rows = batch.belief_rows(claim["subject"], claim["predicate"])
@@ -185,3 +187,15 @@ class Review:
         reason = check_text(reason, "reason")
         with self._core.write() as batch:
             return undo_decision(batch, candidate_id, by=by, reason=reason)
+
+
+NOTE = "note"  # the predicate of an unparsed statement kept as it was said
+
+
+def _unparsed_marker(value: Any) -> bool:
+    """Whether a stored claim value is only the signal layer's marker of an unparsed statement."""
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except json.JSONDecodeError:
+        return False
+    return isinstance(parsed, dict) and set(parsed) == {"unparsed"}

@@ -804,12 +804,13 @@ class SignalLayer:
         text = s.clause.text[:MAX_UNPARSED]
         if family in FREE_TEXT:
             # a plan or a decision is its own words: the clause, without its hedge and the fillers it opens
-            # with, is the candidate's value, of its predicate (a reviewer approves it as it stands), due
-            # when it says
+            # with, is the candidate's value, of its predicate (a reviewer approves it as it stands: the
+            # marker of an unparsed statement is not written, ``facets.review``), due when it says
             said = _LEADING_FILLER.sub("", self.cues.without("hedge", text, reading.lang)).strip(" ，,。.!！?？~～")
             if units(said) >= MIN_UNPARSED_UNITS:
                 times = find_times(said, turn.time)
                 fact = ExtractedFact(subject=subject, predicate=self.cues.families[family], object=said,
+                                     value={"unparsed": family},
                                      scope="project" if subject.startswith("project:") else "global",
                                      confidence=UNPARSED_CONFIDENCE,
                                      event_start=times[0][2].start if times else None,

@@ -92,7 +92,11 @@ def context_text(ctx: CandidateContext) -> Text:
                      f"{src.kind} · {src.extractor}") + "\n")
     out.append("why it waits: " + shown("; ".join(c.reasons)) + "\n", style="yellow")
     family = unparsed_family(c)
-    if family is not None:
+    if family is not None and c.predicate != "note":
+        out.append(f"unparsed statement: the signal layer read a {family} in this clause that no rule "
+                   f"could parse, queued as that {c.predicate} in its own words; approve (a) writes it as "
+                   "it stands, edit (e) it first, or reject it (x)\n", style="yellow")
+    elif family is not None:
         out.append(f"unparsed statement: the signal layer read a {family} fact in this clause that no "
                    "rule could parse; keep it as a note (a), edit it into the fact it states (e), "
                    "or reject it (x)\n", style="yellow")
