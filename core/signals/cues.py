@@ -93,9 +93,10 @@ class Cues:
 
 
 def _part_opening(raw: dict[str, Any], relations: dict[str, str]) -> re.Pattern[str]:
-    """A Chinese part that opens on a subject of its own: the speaker, a
-    pronoun or a relation word, after an opener (``[parts]``)."""
-    subjects = sorted({*raw["parts"]["zh_self"], *raw["pronouns"]["zh"], *relations}, key=len, reverse=True)
+    """A Chinese part that opens on a subject of its own: the speaker, the
+    assistant, a pronoun or a relation word, after an opener (``[parts]``)."""
+    subjects = sorted({*raw["parts"]["zh_self"], *raw["parts"]["zh_addressee"], *raw["pronouns"]["zh"], *relations},
+                      key=len, reverse=True)
     openers = "|".join(map(re.escape, raw["parts"]["zh_openers"]))
     return re.compile(f"(?:{openers})?(?:{'|'.join(map(re.escape, subjects))})")
 
