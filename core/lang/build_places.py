@@ -15,13 +15,13 @@ not installed.
 from __future__ import annotations
 
 import argparse
-import gzip
-import io
 import re
 import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
+
+from .build_words import write  # a line each, gzip with a fixed time (reproducible bytes)
 
 OUT = Path(__file__).resolve().parents[2] / "data" / "lang" / "places.tsv.gz"
 # a name kept: Latin letters (with their accents), spaces, hyphens, apostrophes and dots; or Chinese characters
@@ -58,14 +58,6 @@ def table(cities: dict[str, Any], countries: dict[str, Any]) -> list[str]:
             if name not in best or city["population"] > best[name][0]:
                 best[name] = (city["population"], line)
     return sorted(f"{name}\t{line}" for name, (_, line) in best.items())
-
-
-def write(lines: list[str], out: Path) -> None:
-    """``lines`` gzip-compressed with a fixed time (reproducible bytes)."""
-    buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9, mtime=0) as fh:
-        fh.write(("\n".join(lines) + "\n").encode("utf-8"))
-    out.write_bytes(buffer.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:
