@@ -17,7 +17,6 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -120,7 +119,7 @@ def in_home_currency(claim: ClaimInput, home: str, when: datetime) -> ClaimInput
     currency = currency_at(place, when) if place is not None else None
     if currency is None:
         return claim
-    amount = Amount(Decimal(str(value["amount"])), currency)
+    amount = Amount.from_json(value, currency)
     return claim.with_changes(object=str(amount), value=amount.to_json())
 
 

@@ -17,6 +17,7 @@ from .timeutil import from_us, iso
 
 STATUSES = ("active", "superseded", "corrected", "retracted", "expired")
 LAYER_EXTRACTOR = "signals@1"  # the signal layer's name on the claims it makes (core.signals.layer)
+UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
 
 
 @dataclass(frozen=True, slots=True)

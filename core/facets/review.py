@@ -27,6 +27,7 @@ from ..errors import (
     InvalidInput,
 )
 from ..records import (
+    UNPARSED_PREDICATE,
     Approval,
     Candidate,
     DecisionUndone,
@@ -108,7 +109,7 @@ class Review:
             claim = self._take_pending(batch, candidate_id, "approved", by, note, edits)
             if clean:
                 claim.update(clean)
-            if claim["predicate"] != NOTE and _unparsed_marker(claim["value"]):
+            if claim["predicate"] != UNPARSED_PREDICATE and _unparsed_marker(claim["value"]):
                 claim["value"] = None  # a statement queued in its own words as the fact it states: no marker kept
             claim["state"] = "approved"
             statement = batch.statement_of(claim)
@@ -187,9 +188,6 @@ class Review:
         reason = check_text(reason, "reason")
         with self._core.write() as batch:
             return undo_decision(batch, candidate_id, by=by, reason=reason)
-
-
-NOTE = "note"  # the predicate of an unparsed statement kept as it was said
 
 
 def _unparsed_marker(value: Any) -> bool:

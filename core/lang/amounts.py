@@ -46,8 +46,10 @@ Not covered: ranges
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
+from typing import Any
 
 from . import tables
 from .numerals import (
@@ -76,6 +78,12 @@ class Amount:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", normal_decimal(Decimal(self.value)))
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any], currency: str | None = None) -> Amount:
+        """The amount ``to_json`` wrote (``{"amount": number, …}``), in ``currency`` (None: the one it
+        holds). Raises KeyError when it holds no amount."""
+        return cls(Decimal(str(value["amount"])), currency if currency is not None else value.get("currency"))
 
     def to_json(self) -> dict[str, int | float | str | None]:
         """``{"amount": number, "currency": code or None}``; whole amounts as int."""

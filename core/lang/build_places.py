@@ -17,22 +17,17 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 from .build_words import write  # a line each, gzip with a fixed time (reproducible bytes)
+from .places import key
 
 OUT = Path(__file__).resolve().parents[2] / "data" / "lang" / "places.tsv.gz"
 # a name kept: Latin letters (with their accents), spaces, hyphens, apostrophes and dots; or Chinese characters
 _LATIN = re.compile(r"[^\W\d_](?:[^\W\d_]|[ '’.-])*[^\W\d_.]")
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,8}")
 _NOT_LATIN = re.compile(r"[^\u0000-\u024f\u1e00-\u1eff]")
-
-
-def key(name: str) -> str:
-    """How a place's name is looked up: NFKC, lower case, runs of white space as one space."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def names_of(city: dict[str, Any]) -> set[str]:

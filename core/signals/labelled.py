@@ -9,9 +9,14 @@ the folder is missing, a line is not JSON or a span is not in its text.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from .clauses import Clause, split_clauses
+from .cues import Cues
 
 
 def lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -49,3 +54,14 @@ def placed(line: dict[str, Any], where: str) -> list[tuple[int, dict[str, Any]]]
         out.append((at, c))
         cursor = at + len(c["span"])
     return out
+
+
+def cut(text: str) -> list[Clause]:
+    """A labelled turn's clauses, cut as the layer cuts a turn at run time (a blank before a Chinese part
+    with a subject of its own ends a clause: ``Cues.part_opening``)."""
+    return split_clauses(text, _opening())
+
+
+@cache
+def _opening() -> re.Pattern[str]:
+    return Cues.load().part_opening

@@ -46,7 +46,7 @@ from ..lang.chat import written
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
 from ..pipeline import ExtractedFact, Turn
-from ..records import LAYER_EXTRACTOR
+from ..records import LAYER_EXTRACTOR, UNPARSED_PREDICATE
 from ..timeutil import to_us
 from .clauses import units
 from .cues import Cues, is_zh
@@ -66,7 +66,6 @@ LOCATED_CONFIDENCE = 0.9  # where another person is or comes from, as sure as th
 # recorded 26 times in 27; a commute at 0.9 with its family at 0.8, 16 in 17; every other predicate 0.3–0.8
 WRITTEN_AT: dict[str, tuple[float, float, str]] = {"name": (0.9, 0.0, "person:"), "commute": (0.9, 0.8, "")}
 WRITTEN_CONFIDENCE = 0.9
-UNPARSED_PREDICATE = "note"  # what an unparsed statement is until a reviewer says which fact it states
 FREE_TEXT = frozenset({"plan", "decision"})  # families whose unparsed statement is its own value
 # probabilities at which the layer acts alone, and with a cue agreeing
 ACT_ALONE = 0.9
@@ -288,8 +287,7 @@ class SignalLayer:
                 else -1
             start = next((b for b, e in zip(bounds, bounds[1:], strict=False) if b <= at < e), None) if at >= 0 else None
             part = text[start:next(e for e in bounds if e > start) - 1] if start is not None else ""
-            owner = None if not part else self._part_owner(part, names) if reading.lang == "zh" else \
-                self._en_part_owner(part, names)
+            owner = self._owner_of(part, reading.lang, names) if part else None
             if owner is None:
                 rest.append(c)
             elif owner[0] == _SELF:
@@ -316,7 +314,7 @@ class SignalLayer:
         user_subject = f"user:{turn.user}"
         out: list[ClaimInput] = []
         for part in parts:
-            owner = self._part_owner(part, names) if lang == "zh" else self._en_part_owner(part, names)
+            owner = self._owner_of(part, lang, names)
             if owner is None or owner[0] == _SELF:
                 continue
             person = f"person:{turn.user}/{owner[0]}"
@@ -333,6 +331,10 @@ class SignalLayer:
             out += [_cite(c.with_changes(subject=person), turn) for c in found
                     if c.subject == user_subject and c.predicate not in KEPT]
         return out
+
+    def _owner_of(self, part: str, lang: str, names: Mapping[str, str]) -> tuple[str, str, str] | None:
+        """Whom a part of a clause opens on as its subject (``_part_owner`` in Chinese, ``_en_part_owner``)."""
+        return self._part_owner(part, names) if lang == "zh" else self._en_part_owner(part, names)
 
     def _en_part_owner(self, part: str, names: Mapping[str, str]) -> tuple[str, str, str] | None:
         """Whom a part of an English clause opens on as its subject (after a filler): the speaker

@@ -10,7 +10,7 @@ functions over the cue tables; no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
 from ..lang.case import is_lower_case_name, recased
@@ -318,13 +318,16 @@ class People:
         """A third-person pronoun the clause speaks of: in Chinese, one that is its
         subject ("他在宜昌开出租", not "去汉口站接她" nor 其他); in English, any, chat
         typing read as written ("hes allergic": the match is then in ``written(text)``)."""
-        found = self.cues.pronoun_re[lang]
         if lang != "zh":
-            return found.search(written(text))
+            return self.cues.pronoun_re[lang].search(written(text))
         # what may stand before it: a filler, a short time word, or a topic ("吃的方面她…"); a pronoun
         # saying what he said goes on about him ("他说以后开车上班")
-        return next((m for m in found.finditer(text) if text[m.start() - 1:m.start()] != "其"
-                     and self._zh_leads(_ZH_TOPIC.sub("", _ZH_LEAD.sub("", text[:m.start()])))), None)
+        return next((m for m in self._zh_pronouns(text)
+                     if self._zh_leads(_ZH_TOPIC.sub("", _ZH_LEAD.sub("", text[:m.start()])))), None)
+
+    def _zh_pronouns(self, text: str) -> Iterator[re.Match[str]]:
+        """The Chinese third-person pronouns of ``text``, not the 他 of 其他."""
+        return (m for m in self.cues.pronoun_re["zh"].finditer(text) if text[m.start() - 1:m.start()] != "其")
 
     def _zh_leads(self, lead: str) -> bool:
         """Whether what is left before a Chinese subject (past fillers) still lets it lead its
@@ -334,8 +337,8 @@ class People:
 
     def pronoun(self, text: str, lang: str) -> re.Match[str] | None:
         """The pronoun a clause about someone names them by: its subject, else the first ("大家都叫她王姐")."""
-        return self.pronoun_subject(text, lang) or next(
-            (m for m in self.cues.pronoun_re[lang].finditer(text) if text[m.start() - 1:m.start()] != "其"), None)
+        return self.pronoun_subject(text, lang) or (
+            next(self._zh_pronouns(text), None) if lang == "zh" else self.cues.pronoun_re[lang].search(text))
 
     def last_spoken_of(self, text: str, names: Mapping[str, str]) -> str | None:
         """The person ``text`` speaks of last: a relation word ("your sister", 您女儿) or a name

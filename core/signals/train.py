@@ -36,14 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from .clauses import split_clauses
-from .cues import Cues
 from .features import clause_grams, weigh
-from .labelled import placed, turns
+from .labelled import cut, placed, turns
 from .model import ABOUT, ACTS, FAMILIES, FORMAT, HEADS, SEP, SignalModel
-
-# the parts of a Chinese turn typed with blanks for commas, as the layer cuts them at run time
-_OPENING = Cues.load().part_opening
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
 LABELS = {"about": ABOUT, "act": ACTS, "family": FAMILIES}
@@ -72,7 +67,7 @@ def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Example]:
         spans.append((at, at + len(c["span"]), c))
     out = []
     previous = ""
-    for clause in split_clauses(text, _OPENING):
+    for clause in cut(text):
         best, overlap = None, 0
         for start, end, c in spans:
             o = min(end, clause.end) - max(start, clause.start)

@@ -31,13 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .clauses import split_clauses
-from .cues import Cues, is_zh
-from .labelled import placed, turns
+from .cues import is_zh
+from .labelled import cut, placed, turns
 from .spans import MODEL_FILE, NEGATED, SpanTagger, Unit, asked, features, tokenize
-
-# the parts of a Chinese turn typed with blanks for commas, as the layer cuts them at run time
-_OPENING = Cues.load().part_opening
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
 PREDICATES = ("name", "lives_in", "works_at", "role", "commute", "allergy", "diet", "likes", "dislikes",
@@ -86,7 +82,7 @@ def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Sequence_]
             if len(value) <= MAX_VALUE:
                 found.append(Value(_label(fact, where), at + inside, at + inside + len(value)))
     out = []
-    for clause in split_clauses(text, _OPENING):
+    for clause in cut(text):
         mine = tuple(Value(v.label, v.start - clause.start, v.end - clause.start)
                      for v in found if v.start >= clause.start and v.end <= clause.end)
         lang = "zh" if is_zh(clause.text) else "en"

@@ -113,10 +113,9 @@ from datetime import datetime
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
-from ...lang.build_places import key as place_key
 from ...lang.case import recased
 from ...lang.chat import written
-from ...lang.places import place_in
+from ...lang.places import town
 from ...lang.times import TimeSpan, find_times
 from ...pipeline import ExtractedFact, Turn
 from .. import interpret
@@ -402,8 +401,7 @@ def _towns_worked_in(facts: list[ExtractedFact]) -> list[ExtractedFact]:
     homes = {f.object for f in facts if f.predicate == "lives_in"}
     out = []
     for f in facts:
-        if f.predicate == "works_at" and f.change != ENDING and _town_like(f.object) \
-                and (town := place_in(f.object)) is not None and town.name == place_key(f.object):
+        if f.predicate == "works_at" and f.change != ENDING and _town_like(f.object) and town(f.object) is not None:
             if homes:
                 continue
             f = dataclasses.replace(f, predicate="lives_in")

@@ -93,7 +93,7 @@ def _in_earlier_currency(raws: list[_Raw], context: Sequence[Turn]) -> list[_Raw
     out = []
     for r in raws:
         if r.predicate == "budget_limit" and isinstance(r.value, dict) and r.value.get("currency") is None:
-            amt = Amount(Decimal(str(r.value["amount"])), currency)
+            amt = Amount.from_json(r.value, currency)
             r = dataclasses.replace(r, object=str(amt), value=amt.to_json())
         out.append(r)
     return out
