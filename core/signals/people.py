@@ -26,7 +26,8 @@ _ANY_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 _NAME = r"[A-ZÀ-ÖØ-Þ][^\W\d_]+"
 _LOWER_NAME = r"[^\W\d_A-ZÀ-ÖØ-Þ][^\W\d_]*(?:-[^\W\d_]+)*"
 # a first name after a relation word ("my sister Dana", "my manager at Spotify, Keisha,")
-_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+)?,?\s+(" + _NAME + r")\b(?!\s+[A-ZÀ-ÖØ-Þ])")
+# after a workplace only past a comma: "manager at Halsted Logistics" names no manager
+_INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+(?:\s+[\w&.-]+){0,3}?(?=,))?,?\s+(" + _NAME + r")\b(?!\s+[A-ZÀ-ÖØ-Þ])")
 # a name taken back at once for another ("Jake— sorry Jay", "Dan, I mean Dean")
 _NAME_SLIP = re.compile(r"\s*[-—–,.]*\s*(?:sorry|no sorry|no wait|oops|I mean|I meant)[,:]?\s+(" + _NAME + r")\b",
                         re.IGNORECASE)
@@ -43,6 +44,8 @@ _INTRODUCED_LOWER = re.compile(
 _GIVEN_KEPT = 4096  # texts whose names a People keeps (``introductions``)
 # a relation word owned by someone other than the speaker ("his mum", "her sister")
 _OWNED_BY_OTHER = re.compile(r"(?i)\b(?:his|her|their)\s+$")
+# a relation word after an indefinite article is a job's title, no one's relation ("I'm an operations manager")
+_A_TITLE = re.compile(r"(?i)\b(?:a|an)\s+(?:[\w-]+\s+){0,2}$")
 # a word typed in lower case right after a relation word (a name when no common word: ``lang.case``)
 _LOWER_WORD = re.compile(r",?\s+(" + _LOWER_NAME + r")\b(?!['’-])")
 _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "never", "always", "actually",
@@ -172,6 +175,8 @@ class People:
             key = self.cues.relation_key("en", m.group(0))
             if _OWNED_BY_OTHER.search(cased, max(0, m.start() - 8), m.start()):
                 continue  # "his mum marguerite": someone else's relation, not the speaker's
+            if _A_TITLE.search(cased, max(0, m.start() - 30), m.start()):
+                continue
             after = _INTRODUCED.match(cased, m.end()) or _INTRODUCED_IS.match(cased, m.end())
             if after and (slip := _NAME_SLIP.match(cased, after.end())):
                 after = slip  # "my roommate Jake— sorry Jay, autocorrect": the name meant
