@@ -1263,3 +1263,38 @@ def test_a_plan_queued_in_its_own_words_is_approved_as_it_stands_without_its_mar
         store.review.approve(c.id, by="rev")
         [fact] = [f for f in store.facts.current("user:mei") if f.predicate == "plan"]
         assert (fact.object, fact.value) == (c.object, None)
+
+
+def test_a_clause_about_another_person_gives_them_what_reading_it_as_i_adds():
+    """"老婆…在华西医院当护士": the rules read only the role, moved to the wife; the clause read with her as
+    "I" gives her employer too, never the user's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    t = turn("先说基本的吧 我在成都 住武侯区 老婆蒋雯在华西医院当护士 女儿朵朵六岁")
+    said = {(c.subject, c.predicate, c.object, c.confidence) for c in ex.claims(t, [])}
+    assert ("person:mei/wife", "role", "护士", 0.9) in said
+    assert ("person:mei/wife", "works_at", "华西医院", 0.9) in said
+    assert not any(s == "user:mei" and p in ("role", "works_at") for s, p, _, _ in said)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm an operations manager at Halsted Logistics downtown.",
+    "she's a nurse manager at St Clare Hospital",
+])
+def test_a_relation_word_inside_a_job_title_names_no_one(text):
+    """"an operations manager at Halsted Logistics": a title, no manager of the user's named "Logistics"."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    assert not [c for c in ex.claims(turn(text), []) if c.predicate == "name"]
+
+
+def test_a_name_after_a_relations_workplace_is_given_past_a_comma():
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("my manager at Spotify, Keisha, is great"), [])}
+    assert ("person:mei/manager", "name", "Keisha") in said
+
+
+@pytest.mark.parametrize("text", ["还有老公司说交接文档要我4月20号前补完", "老公寓隔音太差了 想换个地方"])
+def test_a_chinese_word_that_only_begins_with_a_relation_word_is_no_relation(text):
+    """老公司 is an old company and 老公寓 an old flat: no husband in either."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    assert not [c for c in ex.claims(turn(text), []) if c.subject.startswith("person:")]
+    assert Cues.load().relation_re["zh"].search("我老公在腾讯上班")

@@ -49,7 +49,8 @@ class Cues:
             acts[act] = {lang: _words(words, lang) for lang, words in langs.items()}
         relations = {lang: dict(table) for lang, table in raw["relations"].items()}
         return cls(acts=acts, relations=relations,
-                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang, possessive=True)
+                   relation_re={lang: _words(sorted(t, key=len, reverse=True), lang, possessive=True,
+                                             within=raw["within_words"].get(lang, ()))
                                 for lang, t in relations.items()},
                    pronoun_re={lang: _words(words, lang, possessive=True) for lang, words in raw["pronouns"].items()},
                    canonical={act: dict(langs) for act, langs in raw["canonical"].items()},
@@ -101,13 +102,17 @@ def _part_opening(raw: dict[str, Any], relations: dict[str, str]) -> re.Pattern[
     return re.compile(f"(?:{openers})?(?:{'|'.join(map(re.escape, subjects))})")
 
 
-def _words(words: Sequence[str], lang: str, possessive: bool = False) -> re.Pattern[str]:
+def _words(words: Sequence[str], lang: str, possessive: bool = False,
+           within: Sequence[str] = ()) -> re.Pattern[str]:
     """The words as one pattern; English words whole (``possessive``: also
-    before 's and the other clitics, as in "my sister's", "she's", "he'd")."""
+    before 's and the other clitics, as in "my sister's", "she's", "he'd");
+    a Chinese word not where one of ``within`` starts (老公 not in 老公司)."""
     alts = "|".join(re.escape(w) for w in words)
     if lang == "en":
         after = r"(?=(?:['’](?:s|d|ll|re|ve))?(?![\w'’]))" if possessive else r"(?![\w'])"
         return re.compile(rf"(?<![\w'])(?:{alts}){after}", re.IGNORECASE)
+    if within:
+        return re.compile("(?!" + "|".join(map(re.escape, within)) + f")(?:{alts})")
     return re.compile(f"(?:{alts})")
 
 
