@@ -1185,3 +1185,19 @@ def test_a_town_worked_in_is_where_they_live_not_an_employer():
     assert ("works_at", "腾讯", "positive") in _triples(extract(_zh("我在腾讯上班")))
     assert ("works_at", "Boots", "positive") in _triples(extract(_en("I work at Boots")))
     assert ("works_at", "UBC", "positive") in _triples(extract(_en("I work at UBC")))
+
+
+def test_a_number_an_accepted_proposal_names_without_money_is_no_budget():
+    """"want a plan that builds you up to around 60k a week?" "go on then": a distance, no budget; "So you'd spend
+    up to 900 on the bike?" "go on then": the budget."""
+    run = _en("want a plan that builds you up to around 60k a week by september?", speaker="assistant", n=1)
+    assert not [f for f in extract(_en("go on then", n=2), [run]) if f.predicate == "budget_limit"]
+    spend = _en("So you'd spend up to 900 on the bike?", speaker="assistant", n=1)
+    assert [f.object for f in extract(_en("go on then", n=2), [spend]) if f.predicate == "budget_limit"] == ["900"]
+
+
+def test_a_deadline_moved_by_someone_or_said_as_the_deadline_is_the_one_said_last():
+    said = _en("deadline for the audit pack is 30 april", n=1)
+    for text in ("update: the partners just pushed it to 8 may, thank god", "the deadline moved to 8 may"):
+        moved = [f for f in extract(_en(text, n=2), [said]) if f.predicate == "deadline"]
+        assert [(f.object, f.change) for f in moved] == [("audit pack", "evolution")], text

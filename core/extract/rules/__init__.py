@@ -265,6 +265,10 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             put = _put_forward(prev.text)
             confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
+            # a number the proposal names without a currency is money only when it speaks of money ("a plan that
+            # builds you up to 60k a week": a distance, no budget)
+            confirmed = [r for r in confirmed if r.predicate != "budget_limit" or _P["shared.money_talk"].search(put)
+                         or (isinstance(r.value, dict) and r.value.get("currency"))]
             if _OFFERED_REMINDER.search(put):
                 # "remind you on Friday to post it?": the item the pronoun stands for, said before the offer
                 pronouns = [r.predicate == "todo" and bool(_P["shared.pronoun_item"].search(r.object)) for r in confirmed]

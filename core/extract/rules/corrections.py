@@ -133,7 +133,7 @@ def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw 
     27th after all"): the deadline said last in the conversation, due the new day, a change; None when the turn
     moves no date or the conversation named no deadline before it."""
     m = _P["shared.bare_move"].search(text)
-    said = next((g for g in m.group("zh", "en", "wants") if g), "") if m else ""
+    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "") if m else ""
     if not said or not find_times(said, when):
         return None
     earlier = _said_last(context, "deadline", project=True)

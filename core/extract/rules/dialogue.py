@@ -259,14 +259,19 @@ def _put_forward(text: str) -> str:
 
 
 _DATED_ITEMS = ("todo", "deadline", "plan")
+_REMINDED_BACK = 12  # how many turns back an offered reminder's item is looked for (``_reminded_item``)
 
 
 def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw | None:
     """The to-do of an offered reminder that does not name its action ("Final headcount due the 25th. Reminder on
     the 23rd?", "周五跟房东说退租。要不要我周五早上提醒你一下？"): the dated item the offer's message states
-    before it, else the one the user's turn before it states; None when neither states one."""
-    said = _said_before_offer(offer, before, lambda x: _from_assistant(_P["shared.reminded_item.1"].sub("", x)))
-    for text in reversed(said):
+    before it, else the one the user's turn before it states, else, when the offer moves a reminder already set
+    ("pushed it to 8 may" "Should I move your reminder to 5 May too?"), the one the user's turns before that state
+    last, looking back at most ``_REMINDED_BACK`` turns; None when none states one."""
+    near = _said_before_offer(offer, before, lambda x: _from_assistant(_P["shared.reminded_item.1"].sub("", x)))
+    earlier = [t.text for t in reversed(before[-_REMINDED_BACK:-1]) if t.speaker == "user"] \
+        if _P["shared.moved_reminder"].search(offer) else []
+    for text in [*reversed(near), *earlier]:
         raws = _raw_facts(text, when, allow_question=True, project=True)
         for predicate in _DATED_ITEMS:
             item = next((r for r in raws if r.predicate == predicate and r.polarity == "positive"), None)
