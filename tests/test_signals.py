@@ -1298,3 +1298,12 @@ def test_a_chinese_word_that_only_begins_with_a_relation_word_is_no_relation(tex
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     assert not [c for c in ex.claims(turn(text), []) if c.subject.startswith("person:")]
     assert Cues.load().relation_re["zh"].search("我老公在腾讯上班")
+
+
+def test_a_value_said_before_a_clauses_correction_cue_is_a_slip_never_stored():
+    """"她在九江 啊不对说错了 我妈在南昌": 九江 was never the mother's home; 南昌 is."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    t = turn("我妈下个月要来上海玩几天 她在九江 啊不对说错了 我妈在南昌 九江是我外婆家")
+    homes = {(c.subject, c.object) for c in ex.claims(t, []) if c.predicate == "lives_in"}
+    assert ("person:mei/mother", "南昌") in homes
+    assert not any(o == "九江" for _, o in homes)

@@ -471,7 +471,7 @@ class SignalLayer:
                 unparsed = self._unparsed(turn, reading, user_subject)
                 if unparsed is not None:
                     mine = [unparsed]
-            out += mine
+            out += [c for c in mine if not self._slipped(c, reading)]
         out += [self._hedged(c) if hedged_sentences else c for c, at in placed if at is None]
         out = [self._timed_value(c, turn) for c in out]
         given = self._names_given(turn, [c for c in out if not self.tagged_for_review(c)])
@@ -668,6 +668,17 @@ class SignalLayer:
         """Whether the clause does ``act``: at high probability, or with a cue agreeing."""
         p = reading.signal.act.get(act, 0.0)
         return p >= ACT_ALONE or (p >= ACT_WITH_CUE and self.cues.has(act, reading.signal.clause.text, reading.lang))
+
+    def _slipped(self, claim: ClaimInput, reading: Reading) -> bool:
+        """Whether ``claim`` is a slip the clause takes back: its value said only before the clause's
+        correction cue ("她在九江 啊不对说错了": 九江 was never true; the value after it is). A value a
+        correction retires ("不是Y": negative) is its own claim."""
+        if claim.polarity == "negative" or not claim.object or not self._agreed(reading, "correction"):
+            return False
+        text = reading.signal.clause.text
+        pattern = self.cues.acts.get("correction", {}).get(reading.lang)
+        cue = pattern.search(text) if pattern is not None else None
+        return cue is not None and claim.object in text[:cue.start()] and claim.object not in text[cue.end():]
 
     def _hedged(self, claim: ClaimInput) -> ClaimInput:
         if claim.source.kind != "user_explicit" or claim.confidence <= HEDGED_CONFIDENCE:

@@ -9,6 +9,7 @@ import functools
 from collections.abc import Callable
 from datetime import datetime
 
+from ...lang.places import town
 from ...lang.times import find_times
 from .. import interpret
 from ..interpret import Clause, post, searched, test
@@ -255,6 +256,12 @@ def _test_any_word_within_any_case(text: str, c: Clause, arg: str | None) -> boo
     """One of the text's words is in the set ``arg``, in any case ("same" for "Same")."""
     words = _folded_set(arg or "")
     return any(word.casefold() in words for word in text.split())
+
+
+@test("town")
+def _test_town(text: str, c: Clause, arg: str | None) -> bool:
+    """The text names a town whole (``lang.places``: the world's towns of 15,000 people or more)."""
+    return town(text.strip()) is not None
 
 
 @test("empty")
