@@ -491,3 +491,11 @@ def test_periods_of_the_year_and_holidays_are_times(text: str, expr: str | None,
 def test_a_period_told_as_past_is_the_latest_begun() -> None:
     [(_, _, span)] = find_times("五一那天搬的家", _NOON_3_MAR, past=True)
     assert span.start.date().isoformat() == "2025-05-01"
+
+
+def test_w_after_a_number_is_wan_only_in_chinese_typing():
+    """Chinese chat types 万 as w ("总预算15w"); English text keeps "3w" no amount."""
+    from memdesk.lang.amounts import find_amounts
+
+    assert [a.value for _, _, a in find_amounts("婚礼打算10月办 总预算15w")] == [150000]
+    assert find_amounts("ran 3w in a row, 15w total") == []

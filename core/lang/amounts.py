@@ -36,6 +36,8 @@ word is not abbreviated (八千一个月 is 8000, "a month").
   grand" = 3000 (no currency), "a thousand quid".
 * "pounds"/"quid" (GBP) and "grand" (thousand) after Arabic numbers in
   ``find_amounts``: "300 quid", "3 grand".
+* Chinese chat writes 万 as w ("总预算15w" = 150000): a w after a number is a magnitude only in a text with
+  Chinese characters.
 
 The currency and magnitude words are ``data/lang/currencies.toml``.
 
@@ -118,7 +120,7 @@ _AMOUNT_RE = re.compile(
     r"(?<![A-Za-z0-9.,])"
     rf"(?:(?P<pre>{_alt(_PREFIX_SYMBOLS)}|(?i:{_alt(_PREFIX_CODES)})(?![A-Za-z]))\s?)?"
     rf"(?P<num>(?:{ARABIC}|[{CN_CHARS}{DECIMAL_POINT}])++)"
-    r"(?P<mag>[kK](?![A-Za-z])|M(?![A-Za-z])|\s?(?i:thousand|million|billion)(?![A-Za-z]))?"
+    r"(?P<mag>[kK](?![A-Za-z])|M(?![A-Za-z])|w(?![A-Za-z])|\s?(?i:thousand|million|billion)(?![A-Za-z]))?"
     rf"(?:\s?(?P<suf>{_alt(_SUFFIX_CJK)}|(?i:{_alt(_SUFFIX_WORDS)})(?![A-Za-z])))?"
 )
 
@@ -175,6 +177,8 @@ def _evaluate(m: re.Match[str], text: str) -> _Candidate | None:
             following = nxt
     if suf == "块" and num_text == "一":
         return None  # 一块 = together
+    if mag == "w" and not any(_is_han(ch) for ch in text):
+        return None  # w for 万 only in Chinese typing ("总预算15w"), not "3w" in English
     value = parse_cn_number(num_text)
     if value is None:
         return None

@@ -330,14 +330,17 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     raws = [r for r in raws if not (r.predicate == "dislikes" and r.object in abstain)]
     allergens = {r.object.casefold() for r in raws if r.predicate == "allergy"}  # "no nuts - allergic": the allergy
     raws = [r for r in raws if not (r.predicate == "diet" and r.polarity == "negative" and r.object.casefold() in allergens)]
-    if is_correction:  # "住望京——打错了，是酒仙桥": taken back as it was said, the value meant after the cue
-        raws = _slip_in_turn(text, raws) or raws
     slipped: set[str] = set()  # predicates whose value the turn said twice, taking the first back
+    if is_correction:  # "住望京——打错了，是酒仙桥": taken back as it was said, the value meant after the cue
+        meant = _slip_in_turn(text, raws)
+        if meant is not None:
+            slipped = {r.predicate for r, was in zip(meant, raws, strict=True) if r != was}
+            raws = meant
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
         dropped = {i for i, r in enumerate(raws) if last[r.predicate] != i
                    and r.predicate in ("allergy", "lives_in", "works_at", "name", "budget_limit")}
-        slipped = {raws[i].predicate for i in dropped}
+        slipped |= {raws[i].predicate for i in dropped}
         raws = [r for i, r in enumerate(raws) if i not in dropped]
     if is_correction and context:  # "I meant Redis Streams, not RabbitMQ": the wrong value retired too
         raws = _retire_wrong_values(text, context, raws)

@@ -185,14 +185,35 @@ def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
     before = text[:cue.start()]
     m = _CORRECTED_VALUE.search(rest)
     new = (m.group(1) or m.group(2) or "").strip() if m else ""
-    if not new:
-        return None
+    if not new:  # no value named as such; an amount said bare after the cue ("啊不对，65万") may be meant
+        return _amount_slip(before, _CLAUSE_BREAK.split(rest, maxsplit=1)[0], raws)
     if any(r.object and r.object in rest for r in raws):
         return None  # the value after the cue was read as a fact of its own ("…不对，是对李子过敏")
     at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].object and raws[i].object in before), None)
     if at is None:
-        return None
+        return _amount_slip(before, new, raws)
     return [*raws[:at], dataclasses.replace(raws[at], object=new, value=None), *raws[at + 1:]]
+
+
+_CLAUSE_BREAK = _P["shared.amount_slip.break"]
+
+
+def _amount_slip(before: str, new: str, raws: list[_Raw]) -> list[_Raw] | None:
+    """``_slip_in_turn`` for an amount, which a budget holds written out ("资金加到60万，啊不对，65万": the
+    budget read as 600000 CNY is the last amount said before the cue): the amount after the cue in its place,
+    in the currency said, else the one taken back. None when the amount before the cue is no budget read."""
+    said = [a.value for _, _, a in find_amounts(before)]
+    meant = find_amounts(new) or ([(0, len(new), Amount(v))] if (v := parse_cn_number(new.strip())) is not None else [])
+    if not said or not meant:
+        return None
+    slip = said[-1]
+    at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].predicate == "budget_limit"
+               and isinstance(raws[i].value, dict) and Amount.from_json(raws[i].value).value == slip), None)
+    if at is None:
+        return None
+    old = Amount.from_json(raws[at].value)  # type: ignore[arg-type]
+    amount = Amount(meant[0][2].value, meant[0][2].currency or old.currency)
+    return [*raws[:at], dataclasses.replace(raws[at], object=str(amount), value=amount.to_json()), *raws[at + 1:]]
 
 
 def _bare_value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
