@@ -1307,3 +1307,10 @@ def test_a_value_said_before_a_clauses_correction_cue_is_a_slip_never_stored():
     homes = {(c.subject, c.object) for c in ex.claims(t, []) if c.predicate == "lives_in"}
     assert ("person:mei/mother", "南昌") in homes
     assert not any(o == "九江" for _, o in homes)
+
+
+def test_a_name_said_to_be_a_relations_at_their_workplace_is_theirs():
+    """"My manager at Verbo is Inês": the manager's name, past the workplace."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("My manager at Verbo is Inês, super organized"), [])}
+    assert ("person:mei/manager", "name", "Inês") in said

@@ -111,8 +111,11 @@ def _words(words: Sequence[str], lang: str, possessive: bool = False,
     if lang == "en":
         after = r"(?=(?:['’](?:s|d|ll|re|ve))?(?![\w'’]))" if possessive else r"(?![\w'])"
         return re.compile(rf"(?<![\w'])(?:{alts}){after}", re.IGNORECASE)
-    if within:
-        return re.compile("(?!" + "|".join(map(re.escape, within)) + f")(?:{alts})")
+    if within:  # each word with what follows it in a longer word it only begins: 老公(?!司|寓|…)
+        def guarded(w: str) -> str:
+            tails = [x[len(w):] for x in within if x.startswith(w) and len(x) > len(w)]
+            return re.escape(w) + ("(?!" + "|".join(map(re.escape, tails)) + ")" if tails else "")
+        alts = "|".join(guarded(w) for w in words)
     return re.compile(f"(?:{alts})")
 
 

@@ -31,8 +31,10 @@ _INTRODUCED = re.compile(r"(?:\s+at\s+[\w&.-]+(?:\s+[\w&.-]+){0,3}?(?=,))?,?\s+(
 # a name taken back at once for another ("Jake— sorry Jay", "Dan, I mean Dean")
 _NAME_SLIP = re.compile(r"\s*[-—–,.]*\s*(?:sorry|no sorry|no wait|oops|I mean|I meant)[,:]?\s+(" + _NAME + r")\b",
                         re.IGNORECASE)
-# a name said to be the relation's ("gf is Priya", "my supervisor is Dr McAllister", "new boss is Marcus")
-_INTRODUCED_IS = re.compile(r"\s+(?:is|'s)\s+(?:called\s+|named\s+)?(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.?\s+)?("
+# a name said to be the relation's ("gf is Priya", "my supervisor is Dr McAllister", "new boss is Marcus", "my
+# manager at verbo is inês")
+_INTRODUCED_IS = re.compile(r"(?:\s+at\s+[\w&.-]+(?:\s+[\w&.-]+){0,2}?)?\s+(?:is|'s)\s+(?:called\s+|named\s+)?"
+                            r"(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.?\s+)?("
                             + _NAME + r")\b(?!\s+[A-ZÀ-ÖØ-Þ])")
 # the same in a turn typed all in lower case, where no capital marks a name: a word right after the
 # relation word and before the clause's verb ("my husband sipho is a paramedic", "my roommate jay's
