@@ -1201,3 +1201,22 @@ def test_a_deadline_moved_by_someone_or_said_as_the_deadline_is_the_one_said_las
     for text in ("update: the partners just pushed it to 8 may, thank god", "the deadline moved to 8 may"):
         moved = [f for f in extract(_en(text, n=2), [said]) if f.predicate == "deadline"]
         assert [(f.object, f.change) for f in moved] == [("audit pack", "evolution")], text
+
+
+def test_an_offer_accepted_for_another_day_is_due_that_day():
+    """"要不要这周末约个试驾？" "好啊 这周六 帮我记下": accepted (an A-not-A question proposes, it does not
+    negate), due the Saturday the reply names; "要提前提醒你打包吗？" "要 提前三天吧": three days before the move."""
+    offer = _zh("好，预算提到二十万。要不要这周末约个宋PLUS试驾？", speaker="assistant", n=1)
+    facts = extract(_zh("好啊 这周六 帮我记下", n=2), [offer])
+    assert [(f.predicate, f.polarity) for f in facts] == [("plan", "positive")]
+    assert facts[0].event_start is not None and facts[0].event_start.astimezone(CST).date().isoformat() == "2026-04-11"
+    move = [_zh("房子定了 6月6号搬", n=1), _zh("太棒了！6月6日搬家。要提前提醒你打包吗？", speaker="assistant", n=2)]
+    todo = [f for f in extract(_zh("要 提前三天吧", n=3), move) if f.predicate == "todo"]
+    assert [f.object for f in todo] == ["打包"] and todo[0].event_start is not None
+    assert todo[0].event_start.astimezone(CST).date().isoformat() == "2026-06-03"
+
+
+def test_an_accepting_reply_that_states_its_own_item_keeps_it():
+    offer = _en("rest up. want me to nudge you to book a physio?", speaker="assistant", n=1)
+    facts = extract(_en("yes, remind me tomorrow to call the physio", n=2), [offer])
+    assert [f.object for f in facts if f.predicate == "todo"] == ["call the physio"]

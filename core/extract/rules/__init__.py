@@ -260,8 +260,10 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if proposed:
                 return [_fact(turn, r, "user_confirmed", 0.9) for r in proposed]
         raws = raws + [r for r in agreed_values(text, other, context, turn.time) if not _said(r, raws)]
-    if not raws and prev is not None and prev.speaker != "user":
-        if (_CONFIRM.match(text) or _echoes_a_not_a(text, prev.text)) and not is_correction:
+    rider = _rider(text, turn.time) if prev is not None and prev.speaker != "user" and not is_correction \
+        and all(len(_P["shared.unit"].findall(r.object)) <= _RIDER_JUNK for r in raws) else None
+    if (not raws or rider is not None) and prev is not None and prev.speaker != "user":
+        if (_CONFIRM.match(text) or rider is not None or _echoes_a_not_a(text, prev.text)) and not is_correction:
             # accepting a proposal makes it a decision, as in a project conversation ("要不用Next.js？" "行")
             put = _put_forward(prev.text)
             confirmed = _raw_facts(_from_assistant(put), turn.time, allow_question=True, project=True)
@@ -284,6 +286,14 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
                     confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
                 confirmed = [r for r in confirmed if r.predicate != "decision"]
+            if rider is not None:  # accepted for another day: the reply's ("好啊 这周六", "要 提前三天吧")
+                said = find_times(rider, turn.time)
+                # a day said that is already here is no day to be reminded on ("行 26号提醒我" on the 26th: next month's)
+                day = (rider if said[0][2].start.date() > turn.time.date() else None) if said \
+                    else _reminder_day(rider, prev.text, context[:-1], turn.time)
+                if day:
+                    confirmed = [dataclasses.replace(r, due=day) if r.predicate in ("todo", "plan", "deadline") else r
+                                 for r in confirmed]
             offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
             return [_fact(turn, r, "user_confirmed", 0.9, offer=offer) for r in confirmed]
         if _P["shared.extract.1"].search(prev.text):
@@ -523,6 +533,30 @@ def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -
     if at < 0:
         return times[0]
     return min(times, key=lambda t: max(0, t[0] - (at + size), at - t[1]))
+
+
+def _rider(text: str, when: datetime) -> str | None:
+    """The day a reply accepting an offer adds to it ("好啊 这周六 帮我记下", "要要要 5月10号之前得准备好", "要 提前三天吧",
+    "ya next fri"): what follows the acceptance when it is only a day (a time, or some days before) and words asking
+    to note it; None when the reply is no such acceptance (it says more, or names no day)."""
+    m = _P["shared.accepted_with_day"].match(text.strip())
+    if m is None:
+        return None
+    rest = _P["shared.note_it"].sub(" ", m.group("rest")).strip(" ，,。.!！~～")
+    times = find_times(rest, when)
+    left = rest
+    for start, end, _ in sorted(times, key=lambda t: -t[0]):
+        left = left[:start] + left[end:]
+    days = _P["shared.days_before"].search(rest)
+    if days is not None:
+        left = left.replace(days.group(0), "")
+    if not (times or days) or len(_P["shared.unit"].findall(left)) > _RIDER_LEFT:
+        return None
+    return rest
+
+
+_RIDER_JUNK = 2  # a value of this many units or fewer read from an accepting reply is no value ("帮我记下": 下)
+_RIDER_LEFT = 4  # the words (CJK characters count one each) a reply's day may leave besides it ("得准备好")
 
 
 def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None = None) -> ExtractedFact:

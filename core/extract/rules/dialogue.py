@@ -38,6 +38,7 @@ def _from_assistant(text: str) -> str:
     t = _P["en.from_assistant.2"].sub("Remind me", t)
     t = _P["en.from_assistant.3"].sub("we'll ", t)  # a proposal: "shall we host it on X?"
     t = _P["zh.from_assistant.4"].sub("就", t)  # "要不直接用Next.js重写？"
+    t = _P["zh.from_assistant.11"].sub(r"\1", t)  # "要不要这周末约个试驾？": proposes it
     t = _P["zh.from_assistant.5"].sub("就", t)  # "建议用微信扫码登录"
     t = _P["zh.from_assistant.6"].sub("就选", t)  # "建议住温泉酒店"
     t = _P["en.from_assistant.4"].sub("and not", t)  # "I'd suggest Fly.io and skipping Heroku"
