@@ -279,9 +279,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
                                  for r, pronoun in zip(confirmed, pronouns, strict=True)]
                 if not any(r.predicate == "todo" for r in confirmed):
                     reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
-                    # a reminder offered is a to-do or nothing, never a decision ("要不要我提醒你一下？" "好")
+                    # a reminder offered is a to-do or nothing, never a decision nor a plan ("要不要我提醒你一下？" "好")
                     confirmed = [reminded] if reminded is not None else \
-                        [r for r in confirmed if r.predicate != "decision"]
+                        [r for r in confirmed if r.predicate not in ("decision", "plan")]
                 if day := _reminder_day(put, prev.text, context[:-1], turn.time):  # "… the day before?"
                     confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision
