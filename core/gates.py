@@ -371,8 +371,8 @@ def plan_for(statement: Statement, rows: Iterable[BeliefRow], said: Evidence | N
         conflict_with=tuple(map(_own, plan.conflict_with)))
 
 
-_NAMED_PATHS = ("place", "organisation")
-"""Value kinds named coarse or fine (core/lang/values.py): 上海 / 上海浦东, 橙桔 / 橙桔网络."""
+_NAMED_PATHS = ("place", "organisation", "means")
+"""Value kinds named coarse or fine (core/lang/values.py): 上海 / 上海浦东, 橙桔 / 橙桔网络, 地铁 / 地铁2号线."""
 
 
 def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> Plan:

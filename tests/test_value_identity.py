@@ -39,6 +39,12 @@ from .helpers import claim, day
     ("organisation", "Harbourline Ltd", "harbourline", Relation.SAME),
     ("organisation", "Line", "Harbourline", Relation.OTHER),  # whole words only
     ("organisation", "网", "网易", Relation.OTHER),  # one character names nothing
+    ("means", "cycling", "bike", Relation.SAME),  # one way of getting about, said two ways
+    ("means", "cycling", "骑车", Relation.SAME),  # in either language
+    ("means", "地铁", "地铁2号线", Relation.WITHIN),  # the line is the finer
+    ("means", "the 57 bus", "bus", Relation.CONTAINS),
+    ("means", "开车", "骑电动车", Relation.OTHER),  # another way
+    ("means", "Blue Line", "bus", Relation.OTHER),  # a value naming no way is no way's
 ])
 def test_relation_of_two_values(kind, a, b, expected):
     assert relate(kind, a, b) == expected
@@ -88,6 +94,14 @@ def test_an_employer_named_short_is_a_mention_and_its_ending_ends_the_full_name(
     assert [(p.start, p.end) for p in left.plan.insert] == [(0, 100)]
     other = gates.admit(stmt("网易", "organisation", change="ending"), full, turn_id=1, threshold=0.75)
     assert other.plan.retire == ()
+
+
+def test_a_commute_said_another_way_is_a_mention_and_another_mode_still_conflicts():
+    """"I cycle" while "cycling" holds: the same commute, no contradiction; driving instead is one."""
+    said = gates.admit(stmt("cycle", "means"), [Row(1, "cycling")], turn_id=1, threshold=0.75)
+    assert said.outcome == Outcome.MERGED and said.plan.merge_into.id == 1
+    assert gates.admit(stmt("driving", "means"), [Row(1, "cycling")], turn_id=1,
+                       threshold=0.75).outcome == Outcome.CONFLICT
 
 
 def test_without_the_catalog_kind_places_compare_as_before():

@@ -12,6 +12,10 @@ of value identity (docs/DESIGN.md §2, "value identity").
   ``within`` another when the other is an end of its path: 上海 contains
   上海浦东 and 杭州西湖区 (the coarser one's 市 left out), "New York" contains
   "Brooklyn, New York", and "Portland, Maine" is a more exact "Portland".
+* **Ways of getting about compare by their mode.** A commute is said many
+  ways: "cycling", "bike", "I cycle", 骑车, 骑自行车 are one way; 地铁 and
+  地铁2号线 are one, the second finer. The modes and their words are a table
+  (``[means]``); a value naming none is OTHER to every other.
 * **Organisations compare by their name's start.** An employer is often named
   short: 橙桔 for 橙桔网络, "Harbourline" for "Harbourline Logistics". A name
   is ``within`` another (the full name is the finer) when the other begins it:
@@ -79,13 +83,17 @@ def _compare(a: _T, b: _T, same: bool, within: Callable[[_T, _T], bool]) -> Rela
 
 def relate(kind: str, a: str, b: str) -> Relation:
     """The relation of value ``b`` to value ``a`` for values of ``kind``
-    (``"taste"``, ``"place"`` or ``"organisation"``; any other kind only knows
-    SAME and OTHER).
+    (``"taste"``, ``"place"``, ``"organisation"`` or ``"means"``; any other kind
+    only knows SAME and OTHER).
     Raises nothing: unknown shapes are OTHER."""
     fa, fb = _fold(a), _fold(b)
     if fa == fb:
         return Relation.SAME
-    if not fa or not fb or _is_zh(fa) != _is_zh(fb):
+    if not fa or not fb:
+        return Relation.OTHER
+    if kind == "means":  # a way of getting about is one in any language (骑车, cycling)
+        return _means(fa, fb)
+    if _is_zh(fa) != _is_zh(fb):
         return Relation.OTHER
     if kind == "taste":
         return _taste(fa, fb)
@@ -175,6 +183,36 @@ def _place(a: str, b: str) -> Relation:
     if not pa or not pb:
         return Relation.OTHER
     return _compare(pa, pb, pa == pb, _en_within)
+
+
+# ---------------------------------------------------------- ways of getting about
+_MODES: dict[str, str] = {_fold(word): mode for mode, words in tables.load("values")["means"]["modes"].items()
+                          for word in words}
+# the words of a mode, the longest first, found inside a longer value (骑电动车, "the 57 bus", 地铁2号线)
+_MODE_WORDS = re.compile("|".join(
+    rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
+    for w in sorted(_MODES, key=len, reverse=True)))
+
+
+def _mode(value: str) -> tuple[str, str] | None:
+    """The way of getting about a value names, and the word naming it; None when it names none."""
+    if value in _MODES:
+        return _MODES[value], value
+    m = _MODE_WORDS.search(value)
+    return (_MODES[m.group(0)], m.group(0)) if m else None
+
+
+def _means(a: str, b: str) -> Relation:
+    """Two values of one way of getting about are that way (cycling / bike / 骑车: SAME); the one that
+    says more of it (地铁 / 地铁2号线, "bus" / "the 57 bus") is the finer."""
+    ma, mb = _mode(a), _mode(b)
+    if ma is None or mb is None or ma[0] != mb[0]:
+        return Relation.OTHER
+    if a in b:
+        return Relation.WITHIN
+    if b in a:
+        return Relation.CONTAINS
+    return Relation.SAME
 
 
 # ---------------------------------------------------------- organisations
