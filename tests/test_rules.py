@@ -1220,3 +1220,19 @@ def test_an_accepting_reply_that_states_its_own_item_keeps_it():
     offer = _en("rest up. want me to nudge you to book a physio?", speaker="assistant", n=1)
     facts = extract(_en("yes, remind me tomorrow to call the physio", n=2), [offer])
     assert [f.object for f in facts if f.predicate == "todo"] == ["call the physio"]
+
+
+@pytest.mark.parametrize("text, amount", [
+    ("好消息是厨房定制谈下来了，比预想便宜一万，预算收回到27万", "270000 CNY"),
+    ("对 工资涨了不少 所以旅行预算放宽一点 两万吧", "20000 CNY"),
+    ("emeka says we need 3 bed so his mum can visit, so rent budget up to £1,500", "1500 GBP"),
+])
+def test_a_budget_set_anew_is_a_change(text, amount):
+    facts = [f for f in extract(_zh(text) if any("\u4e00" <= ch <= "\u9fff" for ch in text) else _en(text))
+             if f.predicate == "budget_limit"]
+    assert [(f.object, f.change) for f in facts] == [(amount, "evolution")]
+
+
+def test_an_amount_said_against_the_budget_is_no_budget():
+    assert not [f for f in extract(_zh("一室一厅 八千八 比预算还少两百哈哈")) if f.predicate == "budget_limit"]
+    assert not [f for f in extract(_en("kitchen is done. came in at 23.5k so over budget")) if f.predicate == "budget_limit"]

@@ -117,7 +117,8 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
             or searched(_P["en.budget.2"], whole)
             or _P["en.budget.3"].search(c)) \
             and (_P["en.budget.4"].search(c)
-                 or not _P["en.budget.5"].search(c)):
+                 or not _P["en.budget.5"].search(c)) \
+            and not _P["en.budget.6"].search(c):
         c = _P["en.change_by"].sub(" ", c)  # "an extra £1,000" is a difference, not a limit
         to = _P["en.change_new_value"].search(c)  # "went up by £500 to £4,000": the new value
         amt = (_en_amount(c[to.end():]) if to else None) or _en_amount(c) or _en_bare_limit(c)

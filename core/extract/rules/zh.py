@@ -255,13 +255,16 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
 def _zh_step_budget(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Budget limits. True stops the clause's later steps."""
     add = out.append
-    budget_cue = _P["zh.budget_cue"].search(c) or (
+    own = _P["zh.budget_cue"].search(c)
+    budget_cue = own or (
         searched(_P["zh.budget.1"], whole) and not _P["zh.budget.2"].match(c)
         and _P["zh.budget.3"].fullmatch(c)
         and find_amounts(c)
         and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c))
     # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
-    if budget_cue and not _P["zh.not_a_budget"].search(c):
+    # an amount said against the budget is a price: in its clause, or anywhere in a turn whose bare amount it is
+    if budget_cue and not _P["zh.not_a_budget"].search(c) and not _P["zh.against_budget"].search(c) \
+            and (own or not searched(_P["zh.against_budget"], whole)):
         amt = _zh_budget_amount(_P["zh.change_by"].sub("", c))  # "多批了一万" is a difference, not a limit
         if amt is not None:
             add(_Raw("budget_limit", _amount_obj(amt), value=amt.to_json()))
