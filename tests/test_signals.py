@@ -1284,6 +1284,9 @@ def test_a_relation_word_inside_a_job_title_names_no_one(text):
     """"an operations manager at Halsted Logistics": a title, no manager of the user's named "Logistics"."""
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     assert not [c for c in ex.claims(turn(text), []) if c.predicate == "name"]
+    said = {(c.subject, c.object) for c in ex.claims(turn("I have a brother, Tom, he's a nurse"), [])
+            if c.predicate == "name"}
+    assert said == {("person:mei/brother", "Tom")}  # an article before a relation word alone is no title
 
 
 def test_a_name_after_a_relations_workplace_is_given_past_a_comma():

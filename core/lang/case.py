@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from ..resources import data_path
 from . import tables
 
-__all__ = ["is_lower_case_name", "recased", "typed_without_capitals"]
+__all__ = ["is_chat_word", "is_lower_case_name", "recased", "typed_without_capitals"]
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # a word: letters, with an apostrophe inside ("cian's", "don't"); not part of a number, an address or a path
@@ -76,6 +76,17 @@ def _is_name(word: str, lexicon: frozenset[str]) -> bool:
         return False
     stem = _APOSTROPHE.split(word, maxsplit=1)[0]
     return len(stem) > 1 and stem not in lexicon
+
+
+@cache
+def _chat_words() -> frozenset[str]:
+    return frozenset(w.lower() for w in tables.words("chat", "lower_case.words"))
+
+
+def is_chat_word(word: str) -> bool:
+    """Whether a word is chat's shorthand ("lol", "lmao", "tbh": ``data/lang/chat.toml`` ``[lower_case]``), never a
+    name in any case."""
+    return word.lower() in _chat_words()
 
 
 def is_lower_case_name(word: str) -> bool:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
-from ..lang.case import is_lower_case_name, recased
+from ..lang.case import is_chat_word, is_lower_case_name, recased
 from ..lang.chat import written
 from ..lang.times import find_times
 from .cues import Cues, is_zh
@@ -46,8 +46,10 @@ _INTRODUCED_LOWER = re.compile(
 _GIVEN_KEPT = 4096  # texts whose names a People keeps (``introductions``)
 # a relation word owned by someone other than the speaker ("his mum", "her sister")
 _OWNED_BY_OTHER = re.compile(r"(?i)\b(?:his|her|their)\s+$")
-# a relation word after an indefinite article is a job's title, no one's relation ("I'm an operations manager")
+# a relation word after an indefinite article and before a workplace is a job's title, no one's relation ("I'm an
+# operations manager at Halsted Logistics"); "I have a brother, Tom" still names him
 _A_TITLE = re.compile(r"(?i)\b(?:a|an)\s+(?:[\w-]+\s+){0,2}$")
+_AT_WORK = re.compile(r"(?i)\s+(?:at|for|with)\b")
 # a word typed in lower case right after a relation word (a name when no common word: ``lang.case``)
 _LOWER_WORD = re.compile(r",?\s+(" + _LOWER_NAME + r")\b(?!['’-])")
 _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "never", "always", "actually",
@@ -177,7 +179,7 @@ class People:
             key = self.cues.relation_key("en", m.group(0))
             if _OWNED_BY_OTHER.search(cased, max(0, m.start() - 8), m.start()):
                 continue  # "his mum marguerite": someone else's relation, not the speaker's
-            if _A_TITLE.search(cased, max(0, m.start() - 30), m.start()):
+            if _A_TITLE.search(cased, max(0, m.start() - 30), m.start()) and _AT_WORK.match(cased, m.end()):
                 continue
             after = _INTRODUCED.match(cased, m.end()) or _INTRODUCED_IS.match(cased, m.end())
             if after and (slip := _NAME_SLIP.match(cased, after.end())):
@@ -202,9 +204,9 @@ class People:
 
     def _not_a_lower_name(self, word: str) -> bool:
         """Whether a lower-case word in a name's slot is rather a word of the
-        clause (an adverb, a filler, an opener, a relation word)."""
+        clause (an adverb, a filler, an opener, a relation word, chat's shorthand: "a cat lmao")."""
         return (word in _LOWER_SLOT or word.endswith("ly") or word.capitalize() in self.cues.not_names
-                or word in self.cues.relations["en"])
+                or word in self.cues.relations["en"] or is_chat_word(word))
 
     def known_name_opening(self, text: str, names: Mapping[str, str]) -> str | None:
         """A name given before (``names``, lower case) that opens an English
