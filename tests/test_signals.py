@@ -1317,3 +1317,12 @@ def test_a_name_said_to_be_a_relations_at_their_workplace_is_theirs():
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     said = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("My manager at Verbo is Inês, super organized"), [])}
     assert ("person:mei/manager", "name", "Inês") in said
+
+
+def test_a_relation_word_owned_by_someone_else_is_no_relation_of_the_users():
+    """"her sister's dani, she lives up in seattle" (the girlfriend's sister): no home of the user's sister, and a
+    question about "her sister" starts the answer on nobody of the user's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    said = ex.claims(turn("yes pls, saturday. her sister's dani, she lives up in seattle"), [])
+    assert not [c for c in said if c.subject == "person:mei/sister"]
+    assert not [c for c in said if c.subject == "user:mei" and c.predicate == "lives_in"]

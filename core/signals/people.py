@@ -291,6 +291,11 @@ class People:
                 m = re.compile(re.escape(text[m.start():longer[-1].end()])).match(text, m.start()) or m
         return (key, m) if key else None
 
+    def owned_by_other(self, text: str, m: re.Match[str], lang: str) -> bool:
+        """Whether the relation word ``m`` is someone else's ("her sister's dani", "his mum"): the person is
+        no relation of the speaker's by that word."""
+        return lang == "en" and bool(_OWNED_BY_OTHER.search(text, max(0, m.start() - 8), m.start()))
+
     def reports(self, text: str, m: re.Match[str], lang: str) -> bool:
         """Whether the relation word ``m`` is the subject of a reporting verb
         ("老婆同意…", "my boss says …", "我男朋友阿哲说…"): the clause says what they said."""
@@ -356,7 +361,7 @@ class People:
         for lang in ("zh", "en"):
             for m in self.cues.relation_re[lang].finditer(text):
                 key = self.cues.relation_key(lang, m.group(0))
-                if key:
+                if key and not self.owned_by_other(text, m, lang):  # "her sister": none of the user's
                     found.append((m.start(), key))
         for name, key in names.items():
             edge = "" if is_zh(name) else r"\b"
