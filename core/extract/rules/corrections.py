@@ -196,14 +196,18 @@ def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
 
 
 _CLAUSE_BREAK = _P["shared.amount_slip.break"]
+_BARE_NUMBER = _P["shared.amount_slip.number"]
 
 
 def _amount_slip(before: str, new: str, raws: list[_Raw]) -> list[_Raw] | None:
     """``_slip_in_turn`` for an amount, which a budget holds written out ("资金加到60万，啊不对，65万": the
     budget read as 600000 CNY is the last amount said before the cue): the amount after the cue in its place,
     in the currency said, else the one taken back. None when the amount before the cue is no budget read."""
-    said = [a.value for _, _, a in find_amounts(before)]
-    meant = find_amounts(new) or ([(0, len(new), Amount(v))] if (v := parse_cn_number(new.strip())) is not None else [])
+    said = [a.value for _, _, a in find_amounts(before)] or [
+        v for n in _BARE_NUMBER.findall(before) if (v := parse_cn_number(n.replace(",", ""))) is not None]
+    bare = _BARE_NUMBER.match(new.strip())  # "啊不对不对 3000 2500是我现在的房租": the number said first
+    meant = find_amounts(new) or ([(0, len(new), Amount(v))] if (v := parse_cn_number(
+        bare.group(0).replace(",", "") if bare else new.strip())) is not None else [])
     if not said or not meant:
         return None
     slip = said[-1]

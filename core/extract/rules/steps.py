@@ -228,8 +228,9 @@ def _post_zh_employer_named(obj: str, c: Clause) -> str:
 
 @test("no_facts")
 def _test_no_facts(text: str, c: Clause, arg: str | None) -> bool:
-    """The clause has yielded no fact yet."""
-    return not c.out
+    """The clause has yielded no fact yet (``arg``: none but of these predicates, comma-separated)."""
+    allowed = set(arg.split(",")) if arg else set()
+    return all(r.predicate in allowed for r in c.out)
 
 
 @test("project")
