@@ -1326,3 +1326,11 @@ def test_a_relation_word_owned_by_someone_else_is_no_relation_of_the_users():
     said = ex.claims(turn("yes pls, saturday. her sister's dani, she lives up in seattle"), [])
     assert not [c for c in said if c.subject == "person:mei/sister"]
     assert not [c for c in said if c.subject == "user:mei" and c.predicate == "lives_in"]
+
+
+def test_an_amount_in_a_part_said_by_the_speaker_is_the_speakers_in_a_clause_about_someone_else():
+    """"房东自己都养了条柯基哈哈 超就超吧 预算我直接提到3500了": the budget is the user's (found by its amount, written
+    out as 3500 CNY), not the landlord's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    said = ex.claims(turn("能 房东自己都养了条柯基哈哈 超就超吧 预算我直接提到3500了 反正还得买点家具"), [])
+    assert [(c.subject, c.object) for c in said if c.predicate == "budget_limit"] == [("user:mei", "3500 CNY")]

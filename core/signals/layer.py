@@ -100,6 +100,20 @@ TAGGING = STATING | {"confirm"}
 INTENTIONS = frozenset({"plan", "decision"})  # a hedge word in their clause makes them unsettled (``_act``)
 
 
+def _said_at(claim: ClaimInput, text: str) -> int:
+    """Where in ``text`` a claim's value is said: its object, else (an amount, written out as "3500 CNY") the
+    amount said with its value ("预算我直接提到3500了"); -1 when not found."""
+    at = text.find(claim.object)
+    if at >= 0 or not isinstance(claim.value, dict) or "amount" not in claim.value:
+        return at
+    want = Amount.from_json(claim.value).value
+    found = next((start for start, _, a in find_amounts(text) if a.value == want), -1)
+    if found < 0:
+        digits = str(int(want)) if want == int(want) else str(want)
+        found = text.find(digits)
+    return found
+
+
 def _norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "PZC")
@@ -286,7 +300,7 @@ class SignalLayer:
         rest: list[ClaimInput] = []
         theirs = f"person:{turn.user}/"
         for c in mine:
-            at = text.find(c.object) if c.object and (c.subject == user_subject or c.subject.startswith(theirs)) \
+            at = _said_at(c, text) if c.object and (c.subject == user_subject or c.subject.startswith(theirs)) \
                 else -1
             start = next((b for b, e in zip(bounds, bounds[1:], strict=False) if b <= at < e), None) if at >= 0 else None
             part = text[start:next(e for e in bounds if e > start) - 1] if start is not None else ""
