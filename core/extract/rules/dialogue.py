@@ -102,9 +102,12 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     t = text.strip().rstrip("。.!！")
     if asked == "name" and (named := _P["shared.answer_value.name_first"].match(t)):
         t = named.group(1)  # "Bea works, nobody uses Beatrice except my gran": the name said to do
-    if asked in ("commute", "lives_in", "works_at", "allergy"):  # the value comes first: "Mostly the Overground, unless…"
+    if asked in ("commute", "lives_in", "works_at", "allergy", "budget_limit"):
+        # the value comes first: "Mostly the Overground, unless…", "1500 quid for the first night, food drink decor…"
         t = _P["shared.answer_value.1"].split(t)[0].rstrip("。.!！") if len(t) > 30 else t
         t = _P["en.answer_value.1"].split(t)[0]
+        if asked == "budget_limit":  # an amount, then what it covers
+            t = _P["shared.amount_slip.break"].split(t, maxsplit=1)[0]
     if asked is None or len(t) > 40 or _P["shared.raw_facts.4"].search(t) or _CONFIRM.match(text.strip()) \
             or _P["shared.answer_value.2"].match(t):
         return None
