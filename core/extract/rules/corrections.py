@@ -210,12 +210,11 @@ def _amount_slip(before: str, new: str, raws: list[_Raw]) -> list[_Raw] | None:
         bare.group(0).replace(",", "") if bare else new.strip())) is not None else [])
     if not said or not meant:
         return None
-    slip = said[-1]
-    at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].predicate == "budget_limit"
-               and isinstance(raws[i].value, dict) and Amount.from_json(raws[i].value).value == slip), None)
-    if at is None:
+    budgets = [(i, Amount.from_json(r.value)) for i, r in enumerate(raws)
+               if r.predicate == "budget_limit" and isinstance(r.value, dict)]
+    at, old = next(((i, a) for i, a in reversed(budgets) if a.value == said[-1]), (None, None))
+    if at is None or old is None:
         return None
-    old = Amount.from_json(raws[at].value)  # type: ignore[arg-type]
     amount = Amount(meant[0][2].value, meant[0][2].currency or old.currency)
     return [*raws[:at], dataclasses.replace(raws[at], object=str(amount), value=amount.to_json()), *raws[at + 1:]]
 
