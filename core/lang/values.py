@@ -25,8 +25,9 @@ of value identity (docs/DESIGN.md §2, "value identity").
 ``relate(kind, a, b)`` answers with a ``Relation`` of ``b`` to ``a``. Values
 in different scripts, and values one cannot place in the other, are
 ``OTHER``: the relation never guesses across languages or from knowledge it
-does not have (no gazetteer: 张江 is not known to lie in 上海 unless said so).
-Word tables: ``data/lang/values.toml``.
+does not have (no gazetteer: 张江 is not known to lie in 上海 unless said so);
+ways of getting about meet across languages only through the modes' table,
+which names each mode's words in both. Word tables: ``data/lang/values.toml``.
 """
 
 from __future__ import annotations

@@ -238,10 +238,10 @@ class SignalLayer:
             mine = self.people.speaks_of_self(head, lang) or (lang == "en" and bool(_EN_WE_OPENING.match(written(head)))) \
                 or (named is not None and self.people.reports(text, named[1], lang) and self.people.names_self(text, lang))
             # ("朋友都喊我婷婷 住杭州西湖区": what the friend calls the speaker, then the speaker's home)
-            if named is not None and self.people.is_subject(text, named[1], lang) \
-                    and self.people.owned_by_other(text, named[1], lang):
+            subject = named is not None and self.people.is_subject(text, named[1], lang)
+            if subject and named is not None and self.people.owned_by_other(text, named[1], lang):
                 current, who = UNSURE, None  # "her sister's dani, she lives up in seattle": not the user's sister
-            elif named is not None and self.people.is_subject(text, named[1], lang):
+            elif subject and named is not None:
                 current = who = named[0]
             elif first is not None:
                 current = who = first

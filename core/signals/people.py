@@ -177,7 +177,7 @@ class People:
         cased = recased(text) if lower else text
         for m in self.cues.relation_re["en"].finditer(cased):
             key = self.cues.relation_key("en", m.group(0))
-            if _OWNED_BY_OTHER.search(cased, max(0, m.start() - 8), m.start()):
+            if self.owned_by_other(cased, m, "en"):
                 continue  # "his mum marguerite": someone else's relation, not the speaker's
             if _A_TITLE.search(cased, max(0, m.start() - 30), m.start()) and _AT_WORK.match(cased, m.end()):
                 continue
