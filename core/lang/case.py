@@ -36,14 +36,19 @@ _APOSTROPHE = re.compile(r"['’]")
 
 
 @cache
+def _chat_words() -> frozenset[str]:
+    return frozenset(w.lower() for w in tables.words("chat", "lower_case.words"))
+
+
+@cache
 def _lexicon() -> frozenset[str]:
     """The common words (lower case) and the chat words that are no name."""
     with gzip.open(data_path("lang", "english_words.txt.gz"), "rt", encoding="utf-8") as fh:
         words = {line.strip() for line in fh if line.strip()}
-    chat = {w.lower() for w in tables.words("chat", "lower_case.words")}
     money = {w.lower() for key in ("prefix.codes", "suffix.words", "suffix.after_number_words")
              for w in tables.mapping("currencies", key) if w.isalpha()}
-    return frozenset(words | chat | money | {w.lower() for w in tables.ints("currencies", "magnitudes") if w.isalpha()})
+    return frozenset(words | _chat_words() | money
+                     | {w.lower() for w in tables.ints("currencies", "magnitudes") if w.isalpha()})
 
 
 def _sentence_start(text: str, at: int) -> bool:
@@ -76,11 +81,6 @@ def _is_name(word: str, lexicon: frozenset[str]) -> bool:
         return False
     stem = _APOSTROPHE.split(word, maxsplit=1)[0]
     return len(stem) > 1 and stem not in lexicon
-
-
-@cache
-def _chat_words() -> frozenset[str]:
-    return frozenset(w.lower() for w in tables.words("chat", "lower_case.words"))
 
 
 def is_chat_word(word: str) -> bool:

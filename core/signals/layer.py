@@ -456,10 +456,10 @@ class SignalLayer:
                 elif moved:  # the extractor read part of it: what the clause read with them as "I" adds
                     # ("老婆蒋雯在华西医院当护士": the role moved, the employer read so)
                     kinds = {c.predicate for c in moved}
-                    moved += [c.with_changes(subject=person) for c in self._as_first_person(turn, context, reading, extract)
+                    theirs = [c.with_changes(subject=person) for c in self._as_first_person(turn, context, reading, extract)
                               if c.subject == user_subject and c.predicate not in kinds and c.predicate not in KEPT
-                              and not (turn.project and c.predicate in self.team)
-                              and not self._taken(c.with_changes(subject=person), [*claims, *out, *moved])]
+                              and not (turn.project and c.predicate in self.team)]
+                    moved += [c for c in theirs if not self._taken(c, [*claims, *out, *moved])]
                 mine = [c for c in mine if c not in movable] + moved
             mine = by_part + mine
             hedged_here = sentences[i] in hedged_sentences
