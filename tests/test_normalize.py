@@ -455,6 +455,9 @@ def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
     ("Thats fine", "That's fine"),
     ("its fine, were ok, ill go", "its fine, were ok, ill go"),  # words of their own stay as typed
     ("Dontland is a place", "Dontland is a place"),  # not inside a longer word
+    ("my husbands car broke down", "my husband's car broke down"),  # a person's 's after a possessive
+    ("her grandpas farm", "her grandpa's farm"),
+    ("my brothers both live abroad", "my brothers both live abroad"),  # a plural stays as typed
     ("我不吃猪肉", "我不吃猪肉"),
 ])
 def test_chat_typing_is_read_as_written(typed: str, written_form: str) -> None:

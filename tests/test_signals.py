@@ -115,6 +115,10 @@ def nothing(t: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
     ("budget is 7,500, rent 1,200 a month", ["budget is 7,500", "rent 1,200 a month"]),
     ("好", ["好"]),
     ("yes; no", ["yes; no"]),
+    # a short sentence or a label before a colon is not joined to the next: it would hide that one's subject
+    ("sure. My aunt teaches in Cork", ["sure", "My aunt teaches in Cork"]),
+    ("news: Omar found a flat in Ghent", ["news", "Omar found a flat in Ghent"]),
+    ("I teach in Cork. no idea. my aunt does too", ["I teach in Cork. no idea", "my aunt does too"]),
 ])
 def test_clauses_join_short_fragments_to_the_next(text, expected):
     clauses = split_clauses(text)
@@ -169,6 +173,15 @@ def test_a_clause_about_another_person_never_writes_to_the_user():
     out = lay.refine(t, [], claims, nothing)
     assert {(c.subject, c.predicate, c.object) for c in out} == {
         ("person:mei/sister", "allergy", "芒果"), ("user:mei", "lives_in", "成都")}
+
+
+def test_a_relation_typed_without_its_apostrophe_is_the_subject():
+    """Chat typing ("my aunts in cork") is read as written ("my aunt's in cork") before the layer
+    looks for whom a clause is about, so where the aunt is never becomes the user's."""
+    t = turn("oh and my husbands in Porto this month, hes allergic to shrimp")
+    out = layer({}).refine(t, [], [claim("user:mei", "allergy", "shrimp", t)], nothing)
+    assert ("person:mei/husband", "allergy", "shrimp") in {(c.subject, c.predicate, c.object) for c in out}
+    assert not [c for c in out if c.subject == "user:mei"]
 
 
 def test_a_pronoun_after_a_relation_carries_the_person():

@@ -2,7 +2,7 @@
 
 ``written(text)`` restores the apostrophe of a contraction typed without it
 ("im moving", "shes a nurse", "dont eat pork" → "I'm moving", "she's a nurse",
-"don't eat pork") and spells out "gonna"/"wanna", so the extraction rules,
+"don't eat pork"), and of a person's "'s" after a possessive ("my moms bday" → "my mom's bday") and spells out "gonna"/"wanna", so the extraction rules,
 written for "I'm" and "going to", read chat typing the same way. The words
 are those of ``data/lang/chat.toml``: only forms that are no word of their own
 ("its", "were", "ill" stay as typed). Chinese text, and a word inside a longer
@@ -20,6 +20,9 @@ __all__ = ["written"]
 
 _FORMS = {**tables.mapping("chat", "apostrophes"), **tables.mapping("chat", "spoken")}
 _TYPED = re.compile(r"(?<![\w'’])(" + tables.alternation(_FORMS) + r")(?![\w'’])", re.IGNORECASE)
+# "my moms bday", "my dads in tucson": a person's "'s" typed without the apostrophe
+_POSSESSED = re.compile(r"(?<![\w'’])((?:my|our|his|her|their)\s+(?:" + tables.alternation(tables.words("chat", "possessed.words"))
+                        + r"))s(?![\w'’])", re.IGNORECASE)
 
 
 def _restore(m: re.Match[str]) -> str:
@@ -35,4 +38,4 @@ def written(text: str) -> str:
     """``text`` with chat-typed contractions and spoken forms written out (kept for the texts asked last: a
     clause is read as written by the rules and the signal layer alike, and again as the context of turns
     after it)."""
-    return _TYPED.sub(_restore, text)
+    return _POSSESSED.sub(r"\1's", _TYPED.sub(_restore, text))

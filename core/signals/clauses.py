@@ -21,6 +21,7 @@ from dataclasses import dataclass
 _BREAK = re.compile(r"(?:[。！？!?；;，、：\n]|(?<!\d),|,(?!\d))+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s|——+"
                     r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*"
                     r"|(?P<blank>(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))")
+_SENTENCE_END = re.compile(r"[。！？!?\n：]|\.(?!\d)|:")
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
 SHORT = 2
 
@@ -44,24 +45,32 @@ def split_clauses(text: str, opening: re.Pattern[str] | None = None) -> list[Cla
     long unless the whole turn is shorter. ``opening``: what a Chinese part
     after a blank opens with when it has a subject of its own (None: a blank
     never ends a clause)."""
-    parts: list[tuple[int, int]] = []
+    parts: list[tuple[int, int, bool]] = []  # (start, end, whether a sentence ends after it)
     at = 0
     for m in _BREAK.finditer(text):
         if m.group("blank") is not None and (opening is None or not opening.match(text, m.end())):
             continue
         if m.start() > at:
-            parts.append((at, m.start()))
+            parts.append((at, m.start(), bool(_SENTENCE_END.search(m.group(0)))))
         at = m.end()
     if at < len(text):
-        parts.append((at, len(text)))
+        parts.append((at, len(text), True))
     merged: list[tuple[int, int]] = []
     pending: int | None = None  # start of short fragments waiting for the next one
-    for start, end in parts:
+    for start, end, ends_sentence in parts:
         if units(text[start:end]) == 0:
             continue
         begin = start if pending is None else pending
         if units(text[begin:end]) <= SHORT:
-            pending = begin
+            if ends_sentence:  # a short sentence ("ok.", "about 80.") is said of what came before it, or alone:
+                # joined to the next it would hide that sentence's own subject ("about 80. My mam lives in Galway")
+                if merged:
+                    merged[-1] = (merged[-1][0], end)
+                else:
+                    merged.append((begin, end))
+                pending = None
+            else:
+                pending = begin
             continue
         merged.append((begin, end))
         pending = None

@@ -216,6 +216,8 @@ class SignalLayer:
                 turn.text, said_to, max(said_to, signal.clause.start)))
             said_to = signal.clause.end
             lang = "zh" if is_zh(text) else "en"
+            if lang == "en":
+                text = written(text)  # chat typing as written: "my moms bday" is "my mom's bday"
             named = self.people.relation(text, lang)
             about, p = signal.top("about")
             if lang == "en":

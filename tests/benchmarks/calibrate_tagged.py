@@ -1,0 +1,122 @@
+"""How often the value tagger's values are what an author recorded: the data behind
+``WRITTEN_AT`` in ``core/signals/layer.py`` (which tagged values are written, not queued).
+
+Every turn of the conversation sets is read by the rules and the signal layer as at
+ingest; each value the tagger adds (``SignalLayer._claim_of``) is kept with the
+probability of its span, the family head's probability for its predicate's family
+and whose it is. A value is *right* when some fact of its set's ``expect.jsonl``
+holds it (subject, predicate, value and polarity, as ``eval_conversations``
+compares them). Printed per predicate and subject kind: for each span probability
+from ``--at``, how many values reach it (with their family at least ``--family``)
+and the share that are right.
+
+    python -m tests.benchmarks.calibrate_tagged                    # dev and blind sets
+    python -m tests.benchmarks.calibrate_tagged --sets dev --family 0.8
+
+Every set read here is dev data from then on: calibrate on sets that were scored
+once already, never on a set held back to be scored blind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from memdesk.catalog import Catalog
+from memdesk.claims import ClaimInput
+from memdesk.ingest import RuleExtractor, SignalledExtractor, turn_from_dict
+from memdesk.pipeline import Turn
+from memdesk.signals.layer import FAMILY_OF, Reading, SignalLayer
+from memdesk.signals.people import PeopleBook
+from memdesk.signals.spans import Span
+
+from .eval_conversations import SETS, load
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """One value the tagger added, and whether an author recorded it."""
+
+    predicate: str
+    subject_kind: str
+    probability: float
+    family: float
+    right: bool
+
+
+class _Recording(SignalLayer):
+    """The layer, keeping each tagged claim with its span's and family's probabilities."""
+
+    def __init__(self, single_valued: frozenset[str], team: frozenset[str]) -> None:
+        super().__init__(single_valued=single_valued, team=team)
+        self.seen: list[tuple[ClaimInput, float, float]] = []
+
+    def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str) -> ClaimInput | None:
+        claim = super()._claim_of(turn, reading, span, user_subject)
+        if claim is not None:
+            family = reading.signal.family.get(FAMILY_OF.get(span.predicate, ""), 0.0)
+            self.seen.append((claim, span.probability, family))
+        return claim
+
+
+def tagged_values(folder: Path) -> list[Tagged]:
+    """The tagger's values over one set's turns, each marked right or not."""
+    rows, facts, _ = load(folder)
+    catalog = Catalog.load()
+    layer = _Recording(single_valued=frozenset(p.id for p in catalog if p.single_valued),
+                       team=frozenset(p.id for p in catalog if p.team))
+    extractor = SignalledExtractor(RuleExtractor(), layer, PeopleBook())
+    context: dict[str, list[Turn]] = {}
+    for row in rows:
+        turn = turn_from_dict(row)
+        before = context.setdefault(turn.session, [])
+        extractor.claims(turn, list(before))
+        before.append(turn)
+    return [Tagged(c.predicate, c.subject.split(":", 1)[0], p, fam,
+                   any(f.holds(c.subject, c.predicate, c.object, c.polarity) for f in facts))
+            for c, p, fam in layer.seen]
+
+
+def table(values: list[Tagged], steps: list[float], family: float) -> list[str]:
+    """Per predicate and subject kind: ``n right/n`` at each span probability step."""
+    groups: dict[tuple[str, str], list[Tagged]] = defaultdict(list)
+    for v in values:
+        if v.family >= family:
+            groups[(v.predicate, v.subject_kind)].append(v)
+    head = "predicate      subject  " + "".join(f"p>={s:<12}" for s in steps)
+    out = [head]
+    for (predicate, kind), vs in sorted(groups.items()):
+        cells = []
+        for s in steps:
+            at = [v for v in vs if v.probability >= s]
+            right = sum(v.right for v in at)
+            cells.append(f"{right}/{len(at)} ({right / len(at):.2f})" if at else "-")
+        out.append(f"{predicate:<14} {kind:<8} " + "".join(f"{c:<15}" for c in cells))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default="dev,blind", help="dev, blind, or kind/name,… (default: both)")
+    parser.add_argument("--at", default="0.6,0.8,0.9,0.95", help="span probabilities to report from")
+    parser.add_argument("--family", type=float, default=0.0, help="the least family probability counted")
+    args = parser.parse_args(argv)
+    folders: list[Path] = []
+    for part in args.sets.split(","):
+        kind, _, name = part.partition("/")
+        if kind not in SETS:
+            parser.error(f"unknown set kind {kind!r} (dev or blind)")
+        folders += [SETS[kind] / name] if name else sorted(p for p in SETS[kind].iterdir() if p.is_dir())
+    values = [v for folder in folders for v in tagged_values(folder)]
+    print(f"{len(values)} tagged values over {len(folders)} sets; family >= {args.family}")
+    for line in table(values, [float(s) for s in args.at.split(",")], args.family):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
