@@ -734,6 +734,28 @@ def test_another_persons_name_the_tagger_is_sure_of_is_written_and_other_values_
         assert out == {("likes", TAGGED_CONFIDENCE), ("name", confidence)}
 
 
+def test_a_sure_tagged_value_is_not_written_as_the_users_where_someone_else_may_be_its_subject():
+    """A commute the tagger is sure of is written as the user's in a clause of the user's own; after a
+    clause about someone else ("he started at the depot, takes the night bus") or beside another person's
+    name it waits for a reviewer: the clause may be theirs."""
+    own = turn("I get the tram to work")
+    tags = {"I get the tram to work": [("commute", "tram", 0.97)]}
+    out = layer(stated(tags), tags).refine(own, [], [], nothing)
+    assert [(c.subject, c.object, c.confidence) for c in out] == [("user:mei", "tram", 0.9)]
+    after = turn("he started at the depot, takes the night bus")
+    tags = {"he started at the depot": [], "takes the night bus": [("commute", "night bus", 0.97)]}
+    out = layer(stated(tags), tags).refine(after, [], [], nothing)
+    assert [(c.subject, c.confidence) for c in out if c.predicate == "commute"] == [("user:mei", TAGGED_CONFIDENCE)]
+
+
+def test_a_clause_opening_on_she_or_he_with_no_one_to_mean_is_never_the_speakers():
+    """"shes allergic to kiwi" typed with no person before it: whoever she is, not the speaker; the
+    allergy waits for a reviewer instead of being written as the user's."""
+    t = turn("also shes allergic to kiwi")
+    out = layer({}).refine(t, [], [claim("user:mei", "allergy", "kiwi", t)], nothing)
+    assert [(c.subject, c.confidence) for c in out] == [("user:mei", HEDGED_CONFIDENCE)]
+
+
 def test_no_tagged_value_from_a_question_or_a_clause_about_nobody():
     t = turn("is Lisbon nice in June?")
     assert layer(stated({"is Lisbon nice in June": []}), {"is Lisbon nice in June": [("plan", "Lisbon", 0.99)]}).refine(t, [], [], nothing) == []

@@ -59,6 +59,21 @@ def test_training_is_deterministic_and_the_tagger_learns_the_frame(tmp_path: Pat
     assert [(s.predicate, s.text) for s in spans] == [("lives_in", "Nairobi")]
 
 
+def test_the_tagger_trains_on_the_authors_its_file_names(tmp_path: Path):
+    """``train/tagger.toml`` names the authors the tagger reads; ``--authors`` overrides it; an author
+    it names that wrote nothing is one line."""
+    places = ["Leeds", "Bristol", "Austin", "Denver", "Lisbon", "Porto", "Osaka", "Perth", "Quito", "Dakar"]
+    _write(tmp_path / "train", "A", [_turn(i, p) for i, p in enumerate(places)])
+    _write(tmp_path / "train", "B", [_turn(i + 10, p) for i, p in enumerate(reversed(places))])
+    (tmp_path / "train" / "tagger.toml").write_text('authors = ["A"]\n', "utf-8")
+    only_a, both = tmp_path / "a.crfsuite", tmp_path / "ab.crfsuite"
+    assert train_spans.main(["--data", str(tmp_path), "--out", str(only_a)]) == 0
+    assert train_spans.main(["--data", str(tmp_path), "--out", str(both), "--authors", "A,B"]) == 0
+    assert only_a.read_bytes() != both.read_bytes()
+    with pytest.raises(SystemExit, match="by C under"):
+        train_spans.main(["--data", str(tmp_path), "--out", str(tmp_path / "m"), "--authors", "A,C"])
+
+
 @pytest.mark.parametrize("line, message", [
     ({"text": "I live in Leeds", "clauses": [{"span": "I live in Leeds", "facts": [
         {"predicate": "lives_in", "value": "York"}]}]}, "value 'York' is not in its span"),

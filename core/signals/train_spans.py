@@ -13,6 +13,10 @@ Variations: every value is swapped ``--variations`` times for another value
 of the same predicate and language (a fixed seed), so the tagger learns the
 frame around a value, not the values it saw.
 
+Authors: ``--authors`` (comma-separated folder names), else those
+``data/signals/train/tagger.toml`` lists (``authors = [...]``), else every
+folder. The shipped tagger reads the authors that file names (why: in it).
+
 The fit is CRFsuite's L-BFGS with L1 and L2 penalties (``-c1``, ``-c2``): the
 same data gives the same weights. Raises SystemExit with one line when the data
 folder is missing or a line is malformed.
@@ -26,6 +30,7 @@ import random
 import sys
 import tempfile
 import time
+import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +107,24 @@ def _no_overlap(values: tuple[Value, ...]) -> tuple[Value, ...]:
 def load(folder: Path) -> list[Sequence_]:
     """Every clause of every labelled turn under ``folder`` (one subfolder per author)."""
     return [s for author, line, where in turns(folder) for s in _load_turn(author, line, where)]
+
+
+def chosen_authors(train: Path, given: str | None) -> frozenset[str] | None:
+    """The authors to train on: ``given`` (comma-separated), else the ``authors`` of
+    ``train/tagger.toml`` when there is one; None: every author. Raises SystemExit
+    with one line when the file is malformed."""
+    if given:
+        return frozenset(a.strip() for a in given.split(",") if a.strip())
+    path = train / "tagger.toml"
+    if not path.is_file():
+        return None
+    try:
+        authors = tomllib.loads(path.read_text("utf-8")).get("authors")
+    except tomllib.TOMLDecodeError as exc:
+        raise SystemExit(f"{path}: not TOML ({exc})") from None
+    if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
+        raise SystemExit(f"{path}: 'authors' must be a list of author folder names")
+    return frozenset(authors)
 
 
 def tags_of(seq: Sequence_, units: list[Unit]) -> list[str]:
@@ -204,8 +227,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="also train without each author and score on them (dev), "
                              "and score the final model on the blind set")
     parser.add_argument("--json", type=Path, help="write the report figures here")
+    parser.add_argument("--authors", help="author folders to train on, comma-separated "
+                                          "(default: those of train/tagger.toml, else all)")
     args = parser.parse_args(argv)
     train = load(args.data / "train")
+    wanted = chosen_authors(args.data / "train", args.authors)
+    if wanted is not None:
+        missing = wanted - {s.author for s in train}
+        if missing:
+            raise SystemExit(f"no labelled turns with facts by {', '.join(sorted(missing))} under {args.data / 'train'}")
+        train = [s for s in train if s.author in wanted]
     authors = sorted({s.author for s in train})
     if not train:
         raise SystemExit(f"no turns with facts labels under {args.data / 'train'}")

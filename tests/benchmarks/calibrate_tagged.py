@@ -98,11 +98,28 @@ def table(values: list[Tagged], steps: list[float], family: float) -> list[str]:
     return out
 
 
+def chosen(values: list[Tagged], steps: list[float], share: float, least: int) -> dict[tuple[str, str], float]:
+    """Per predicate and subject kind, the least span probability of ``steps`` from which at least
+    ``least`` values reach it and at least ``share`` of them are right: where the layer may write a
+    tagged value as surely as the extractor's own (``WRITTEN_AT``). A predicate and subject kind that
+    never get there are left out (their tagged values wait for a reviewer)."""
+    out: dict[tuple[str, str], float] = {}
+    for (predicate, kind) in sorted({(v.predicate, v.subject_kind) for v in values}):
+        for s in sorted(steps):
+            at = [v for v in values if v.predicate == predicate and v.subject_kind == kind and v.probability >= s]
+            if len(at) >= least and sum(v.right for v in at) >= share * len(at):
+                out[(predicate, kind)] = s
+                break
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="dev,blind", help="dev, blind, or kind/name,… (default: both)")
     parser.add_argument("--at", default="0.6,0.8,0.9,0.95", help="span probabilities to report from")
     parser.add_argument("--family", type=float, default=0.0, help="the least family probability counted")
+    parser.add_argument("--share", type=float, default=0.9, help="the share right a written value needs (0.9)")
+    parser.add_argument("--least", type=int, default=30, help="the least values a share is taken over (30)")
     args = parser.parse_args(argv)
     folders: list[Path] = []
     for part in args.sets.split(","):
@@ -112,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
         folders += [SETS[kind] / name] if name else sorted(p for p in SETS[kind].iterdir() if p.is_dir())
     values = [v for folder in folders for v in tagged_values(folder)]
     print(f"{len(values)} tagged values over {len(folders)} sets; family >= {args.family}")
-    for line in table(values, [float(s) for s in args.at.split(",")], args.family):
+    steps = [float(s) for s in args.at.split(",")]
+    for line in table(values, steps, args.family):
         print(line)
+    written = chosen([v for v in values if v.family >= args.family], steps, args.share, args.least)
+    print(f"written at (at least {args.least} values, {args.share:.0%} of them right):")
+    print("WRITTEN_AT = {" + ", ".join(f'("{p}", "{k}"): {s}' for (p, k), s in written.items()) + "}")
     return 0
 
 
