@@ -577,7 +577,7 @@ class SignalLayer:
     def _located(self, turn: Turn, reading: Reading, person: str) -> list[ClaimInput]:
         """Where the person a clause is about lives, said as where they are or come from
         (``People.located``): a claim as sure as the extractor's own."""
-        place = self.people.located(reading.signal.clause.text, reading.lang)
+        place = self.people.located(reading.signal.clause.text, reading.lang, reading.relation_word)
         if place is None:
             return []
         # what the clause goes on with after the place is no part of it ("他在宜昌开出租": 宜昌), when the

@@ -109,6 +109,11 @@ _EN_AT = re.compile(r"(?i)(?:\b(?:is|are|lives|live)|['’](?:s|re))\s+(?:(?:up|
 _EN_FROM = re.compile(r"(?i)\b(?:visiting|coming|flying|driving|comes|came|flies)(?:\s+(?:in|over|down|up|out))?\s+from\s+"
                       + _EN_PLACE + r"(?=\s*(?:$|,|\.|!|\?|\b(?:next|this|on|in|for|to|and|at|tomorrow|tonight)\b))")
 
+# after the relation word, the place that names the person ("my mum in Nyeri has…", "my brother over in Cork,";
+# not "my sister in law")
+_EN_NAMED_IN = (r"(?:['’]s)?\s+(?:(?:up|down|out|over|back)\s+)?in\s+(?!laws?\b)" + _EN_PLACE
+                + r"(?=\s*(?:$|[,;.!?]|\b(?:has|had|is|was|says|said|will|would|wants|thinks|keeps|and|who)\b))")
+
 # a third-person pronoun as a subject, with its contraction if it has one ("she's", "they're", "he'll")
 _EN_PRONOUN = re.compile(r"(?i)(?<![\w'’])(she|he|they)(?:(['’](?:s|re|ve|ll|d))(?![\w'’])|(?![\w'’]))")
 _EN_CONTRACTED_FIRST = {"s": "m", "re": "m"}  # the rest stay: 've, 'll, 'd
@@ -451,12 +456,13 @@ class People:
                     new = text[:pm.start()] + "I" + _en_first_person(rest)
         return None if new == text else new
 
-    def located(self, text: str, lang: str) -> str | None:
+    def located(self, text: str, lang: str, relation_word: str | None = None) -> str | None:
         """Where another person lives, said as where they are or come from (the clause is about them):
         "我妈在南通", "她一直在成都呢", "从宝鸡过来帮我们带孩子", "she's up in Dauphin", "lives over in
-        Fort Garry", "visiting from Leicester next month". Only a place the clause ends on (or, coming from
-        it, goes on from), and none of ``Cues.not_places``: 她在开会, 在医院, "she's in hospital". None:
-        no such place."""
+        Fort Garry", "visiting from Leicester next month", and (given the ``relation_word`` the clause names
+        them with) the place that names them: "my mum in Nyeri has a list too". Only a place the clause ends
+        on (or, coming from it, goes on from, or naming them, goes on with a verb), and none of
+        ``Cues.not_places``: 她在开会, 在医院, "she's in hospital". None: no such place."""
         if lang == "zh":
             m = _ZH_FROM.search(text) or _ZH_AT.search(text)
             place = m.group("place") if m else None
@@ -466,6 +472,8 @@ class People:
             return place
         text = written(text)
         m = _EN_FROM.search(text) or _EN_AT.search(text.rstrip(" .!?,~"))  # the first place it ends on
+        if m is None and relation_word:  # the place that names them ("my mum in Nyeri has a list too")
+            m = re.compile(r"(?i)(?<![\w'’])" + re.escape(relation_word) + _EN_NAMED_IN).search(text)
         if m is None:
             return None
         place = m.group("place").strip()
