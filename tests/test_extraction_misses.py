@@ -385,6 +385,23 @@ def test_an_ending_happens_after_the_time_it_names_and_a_new_value_begins_where_
     assert home.change == "evolution" and ending.ended_at(WHEN_EN) == home.event_start
 
 
+def test_an_ending_that_names_nothing_ends_the_value_the_turn_said_before_it(tmp_path):
+    """"我在城关二小教了二十年数学 前年退休了": the job said first is the one that ended; it is no new job, and
+    the store keeps it in history, not as held now."""
+    said = facts("我在城关二小教了二十年数学 前年退休了")
+    assert _ended("我在城关二小教了二十年数学 前年退休了") == {("works_at", "城关二小")}
+    assert not [f for f in said if f.predicate == "works_at" and f.change == "evolution"]
+    assert _ended("我快退休了") == set()
+    path = tmp_path / "retired.jsonl"
+    path.write_text(json.dumps({"session": "s", "turn": 1, "speaker": "user", "user": "gu",
+                                "time": "2026-05-04T09:00:00+08:00",
+                                "text": "我在城关二小教了二十年数学 前年退休了"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    with Store.open(tmp_path / "m.db") as store:
+        store.facts.ingest_file(path)
+        assert store.facts.as_of("user:gu", "works_at") == []
+        assert [f.object for f in store.facts.history("user:gu") if f.predicate == "works_at"] == ["城关二小"]
+
+
 def test_the_store_closes_the_job_and_the_home_that_ended(tmp_path):
     path = tmp_path / "life.jsonl"
     lines = [("2026-03-02T09:00:00+00:00", "I work at Ocado and I live in Leeds"),

@@ -154,6 +154,7 @@ from .facts import (
     _drop_implied_abstentions,
     _drop_unnamed_pets,
     _ended,
+    _ending_named_before,
     _named_employer,
     _raw_facts,
     _split_enumeration,
@@ -333,7 +334,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         raws = [*raws, moved]  # "提前到5月8号了": the deadline said before, moved
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
-    raws = _ended(_named_employer(text, _in_earlier_currency(raws, context)))
+    raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))
     raws = _alcohol_named_once(_drop_implied_abstentions(_drop_unnamed_pets(raws)))
     # "X不吃/不喝" also read as a dislike, "AWS就算了" also as a rejection: keep the diet or decision fact only
     abstain = {r.object for r in raws if r.polarity == "negative" and r.predicate in ("diet", "decision")}
@@ -450,8 +451,9 @@ def _endings_beside_new_values(facts: list[ExtractedFact], told: datetime) -> li
     at Monzo", "moved out of Kreuzberg, in Neukölln since April") is a change, and the ending happened where
     the new value began (else it would close the old value where it was told, after the new one began, and
     cut that short), unless it happened before ("辞职了，下周去京东上班": no job in between)."""
+    ending = {(f.predicate, f.object) for f in facts if f.change == ENDING}
     new = {f.predicate: f for f in facts if f.change != ENDING and f.polarity == "positive"
-           and f.predicate in _SINGLE_VALUED}
+           and f.predicate in _SINGLE_VALUED and (f.predicate, f.object) not in ending}  # not the value that ended
     if not new or not any(f.change == ENDING for f in facts):
         return facts
     ended = {f.predicate for f in facts if f.change == ENDING}

@@ -427,6 +427,22 @@ def _ended(raws: list[_Raw]) -> list[_Raw]:
     return out
 
 
+def _ending_named_before(text: str, raws: list[_Raw]) -> list[_Raw]:
+    """An ending that names no value ("去年七月份退休了", "辞职回的安吉": whatever held ends) in a turn that said,
+    before it, the value of its predicate that held ("我在城关二小教了二十年数学 前年退休了") ends that value:
+    the value is said only to end, and is not a new one."""
+    out = list(raws)
+    for i, r in enumerate(raws):
+        if r.change != ENDING or r.object or not r.due:
+            continue
+        at = text.find(r.due)
+        held = [j for j, x in enumerate(raws) if x.predicate == r.predicate and x.change != ENDING
+                and x.polarity == "positive" and x.object and 0 <= text.find(x.object) < at]
+        if len(held) == 1:
+            out[i] = dataclasses.replace(r, object=raws[held[0]].object)
+    return out
+
+
 def _named_employer(text: str, raws: list[_Raw]) -> list[_Raw]:
     """The employer's name said after describing it ("在一家游戏公司做UI，公司叫米粒互娱", "a logistics
     company called Harbourline"): the employer read from the description becomes that name, or the

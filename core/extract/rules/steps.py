@@ -54,6 +54,15 @@ def _post_clean(obj: str, c: Clause) -> str:
     return _clean(obj, c.zh)
 
 
+@post("surname_once")
+def _post_surname_once(obj: str, c: Clause) -> str:
+    """A surname said, then the full name after it ("我姓郑，叫郑文华" read as 郑 + 郑文华): the surname once."""
+    for n in (2, 1):
+        if len(obj) > 2 * n and obj[:n] == obj[n:2 * n]:
+            return obj[n:]
+    return obj
+
+
 @post("zh_new_home")
 def _post_zh_new_home(obj: str, c: Clause) -> str:
     """A move to 新家 names its place after it in the turn (搬到了新家，在闵行莘庄), else nothing."""
