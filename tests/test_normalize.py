@@ -413,6 +413,8 @@ def test_find_amounts_english_number_words() -> None:
     assert [a for _, _, a in find_amounts("about fifteen hundred pounds")] == [Amount(1500, "GBP")]
     assert [a for _, _, a in find_amounts("twenty-five thousand dollars")] == [Amount(25000, "USD")]
     assert [a for _, _, a in find_amounts("3 grand, tops")] == [Amount(3000, None)]
+    assert [a for _, _, a in find_amounts("12 grand australian for the van")] == [Amount(12000, "AUD")]
+    assert [a for _, _, a in find_amounts("900 canadian a month")] == [Amount(900, "CAD")]
     assert find_amounts("one of the two cats") == []
 
 

@@ -34,8 +34,8 @@ word is not abbreviated (八千一个月 is 8000, "a month").
   (``find_amounts`` only): "fifteen hundred pounds" = 1500 GBP, "eight hundred
   dollars", "twelve hundred dollars" = 1200 USD, "five thousand euros", "three
   grand" = 3000 (no currency), "a thousand quid".
-* "pounds"/"quid" (GBP) and "grand" (thousand) after Arabic numbers in
-  ``find_amounts``: "300 quid", "3 grand".
+* "pounds"/"quid" (GBP) and "grand" (thousand, with a currency word after it:
+  "18 grand canadian") after Arabic numbers in ``find_amounts``: "300 quid", "3 grand".
 * Chinese chat writes 万 as w ("总预算15w" = 150000): a w after a number is a magnitude only in a text with
   Chinese characters.
 
@@ -235,7 +235,8 @@ _EN_WORDS_RE = re.compile(
     re.I,
 )
 _ARABIC_EN_RE = re.compile(
-    rf"(?<![A-Za-z0-9.,])(?P<num>{ARABIC})\s*(?P<cur>{_alt(_AFTER_NUMBER_WORDS)}|grand)(?![A-Za-z])", re.I)
+    rf"(?<![A-Za-z0-9.,])(?P<num>{ARABIC})\s*(?P<cur>{_alt(_AFTER_NUMBER_WORDS)}|grand)"
+    rf"(?:\s+(?P<then>{_alt(_EN_WORD_CURRENCY)}))?(?![A-Za-z])", re.I)  # "18 grand canadian"
 
 
 def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
@@ -256,7 +257,8 @@ def _word_amounts(text: str) -> list[tuple[int, int, Amount]]:
         unit = m.group("cur").lower()
         number = Decimal(m.group("num").replace(",", ""))
         if unit == "grand":
-            found.append((m.start(), m.end(), Amount(number * 1000, None)))
+            then = m.group("then")
+            found.append((m.start(), m.end(), Amount(number * 1000, _EN_WORD_CURRENCY[then.lower()] if then else None)))
         else:
             found.append((m.start(), m.end(), Amount(number, _AFTER_NUMBER_WORDS[unit])))
     return found
