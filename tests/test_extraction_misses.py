@@ -417,3 +417,11 @@ def test_the_store_closes_the_job_and_the_home_that_ended(tmp_path):
         assert job.object == "Ocado" and job.valid_to is not None  # kept as history, closed where it ended
         [home] = store.facts.as_of("user:yu", "lives_in", valid_at=datetime(2026, 4, 1, tzinfo=UTC))
         assert home.object == "Leeds"
+
+
+@pytest.mark.parametrize(("text", "liked"), [
+    ("周末就爱去钓钓鱼", "钓鱼"),  # a verb said twice for ease is said once
+    ("我最爱画画了", "画画"),  # a word whose characters repeat is no verb said twice
+])
+def test_a_chinese_verb_said_twice_is_liked_once(text, liked):
+    assert [(f.predicate, f.object) for f in facts(text)] == [("likes", liked)]

@@ -77,16 +77,19 @@ def _zh_topic_ok(topic: str, when: datetime) -> bool:
 _TASTE_FILLER = _P["shared.taste_filler"]
 _TASTE_STOPPED = _P["shared.taste_stopped"]
 _TASTE_CAME_TO = _P["shared.taste_came_to"]
+_TASTE_REDUPLICATED = _P["zh.taste_reduplicated"]
 _TASTE_CHANGE = _P["shared.taste_change"]
 _TASTE_CONSUMED = _P["shared.taste_consumed"]
 
 
 def _taste_clause(c: str, zh: bool) -> str:
     """A clause as the likes/dislikes rules read it: adverbs they read past
-    taken out, a taste that stopped read as its negation, one that began as
+    taken out, a Chinese verb said twice once (喜欢下下象棋), a taste that stopped read as its negation, one that began as
     the taste (the change itself is ``shared.taste_change``, looked for once
     per turn)."""
     c = _TASTE_CAME_TO.sub("", _TASTE_FILLER.sub("", c))
+    if zh:
+        c = _TASTE_REDUPLICATED.sub(r"\1", c)  # 喜欢下下象棋: 下象棋
     return _TASTE_STOPPED.sub("不" if zh else "don't", c).strip()
 
 
