@@ -425,3 +425,12 @@ def test_the_store_closes_the_job_and_the_home_that_ended(tmp_path):
 ])
 def test_a_chinese_verb_said_twice_is_liked_once(text, liked):
     assert [(f.predicate, f.object) for f in facts(text)] == [("likes", liked)]
+
+
+@pytest.mark.parametrize(("text", "items"), [
+    ("我对芒果过敏 菠萝 猕猴桃", {("allergy", "芒果"), ("allergy", "菠萝"), ("allergy", "猕猴桃")}),
+    ("周末喜欢骑车 爬爬山 然后回家睡觉", {("likes", "骑车"), ("likes", "爬山")}),
+    ("我喜欢喝茶 哈哈", {("likes", "喝茶")}),  # a laugh is no item
+])
+def test_chinese_items_listed_with_a_blank_for_the_enumeration_comma(text, items):
+    assert {(f.predicate, f.object) for f in facts(text)} == items

@@ -29,7 +29,7 @@ from .clauses import (
 )
 from .en import _en_rules
 from .endings import _ended_states
-from .readers import _ZH_NOT_A_TOPIC
+from .readers import _ZH_NOT_A_TOPIC, _taste_clause
 from .text import (
     _CJK,
     _CORRECTION,
@@ -274,6 +274,14 @@ _ZH_ELLIPSIS = _P["zh.ellipsis"]
 _EN_ELLIPSIS = _P["en.ellipsis"]
 
 
+def _after_blank(item: str, value: str, whole: str) -> bool:
+    """Whether ``item`` follows, after a blank, the part of ``whole`` that said ``value`` (chat Chinese lists
+    with a blank where 、 goes: "喜欢爬山 游泳", "对芒果过敏 菠萝")."""
+    at = whole.find(item)
+    before = whole[:at] if at > 0 else ""
+    return bool(before) and before[-1].isspace() and value in before.split()[-1]
+
+
 def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "", when: datetime | None = None) -> _Raw | None:
     """An elliptical clause that names only a new object carries the previous fact's predicate over it:
     "我不吃牛肉，羊肉也不行" -> diet 羊肉 −, "allergic to peanuts, and cashews too" -> allergy cashews."""
@@ -298,6 +306,10 @@ def _carried_over(clause: str, earlier: list[_Raw], zh: bool, whole: str = "", w
         if prev.predicate in _ENUMERATED_PREDICATES and found_after \
                 and _P["zh.carried_over.3"].fullmatch(bare):
             return _Raw(prev.predicate, bare, prev.polarity)  # "我喜欢跑步、游泳，还有打羽毛球"
+        if prev.predicate in _ENUMERATED_PREDICATES and _after_blank(bare, prev.object, whole) \
+                and _P["zh.carried_over.blank_item"].fullmatch(bare):
+            return _Raw(prev.predicate, _taste_clause(bare, True) if prev.predicate in ("likes", "dislikes") else bare,
+                        prev.polarity)  # chat's blank for 、: "喜欢下象棋 写写毛笔字"
         m = _ZH_ELLIPSIS.match(bare)
         if not m or not _P["zh.carried_over.4"].search(clause):
             return None
