@@ -749,6 +749,15 @@ def test_a_sure_tagged_value_is_not_written_as_the_users_where_someone_else_may_
     assert [(c.subject, c.confidence) for c in out if c.predicate == "commute"] == [("user:mei", TAGGED_CONFIDENCE)]
 
 
+def test_a_pronoun_after_a_relation_in_an_unsure_clause_still_means_that_person():
+    """"我哥说…" is unsure of its own content, yet its 他 after is the brother: his job is his."""
+    t = turn("我哥说下个月可能来 他在银行当柜员")
+    table = {"我哥说下个月可能来": ("third", "statement", "none", 0.99)}
+    out = layer(table).refine(t, [], [], lambda t2, c: [claim("user:mei", "role", "柜员", t2)]
+                              if t2.text.startswith("我在银行") else [])
+    assert ("person:mei/brother", "role", "柜员") in {(c.subject, c.predicate, c.object) for c in out}
+
+
 def test_a_clause_opening_on_she_or_he_with_no_one_to_mean_is_never_the_speakers():
     """"shes allergic to kiwi" typed with no person before it: whoever she is, not the speaker; the
     allergy waits for a reviewer instead of being written as the user's."""

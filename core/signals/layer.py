@@ -248,7 +248,8 @@ class SignalLayer:
                 or (named is not None and self.people.reports(text, named[1], lang) and self.people.names_self(text, lang))
             # ("朋友都喊我婷婷 住杭州西湖区": what the friend calls the speaker, then the speaker's home)
             subject = named is not None and self.people.is_subject(text, named[1], lang)
-            if subject and named is not None and self.people.owned_by_other(text, named[1], lang):
+            owned = named is not None and self.people.owned_by_other(text, named[1], lang)  # "her sister's"
+            if subject and owned:
                 current, who = UNSURE, None  # "her sister's dani, she lives up in seattle": not the user's sister
             elif subject and named is not None:
                 current = who = named[0]
@@ -267,9 +268,9 @@ class SignalLayer:
                 current = None
                 if mine:
                     who = None
-            if current is None and named is not None:
+            if current in (None, UNSURE) and named is not None and not owned:
                 # "我男朋友说…", "我跟男朋友…", "I called my mum": not what the clause is about, but whom
-                # a pronoun after it means
+                # a pronoun after it means (also when the clause itself is unsure: "我老婆小周说周末她也来")
                 who = antecedent = named[0]
             elif current not in (None, UNSURE):
                 antecedent = current
