@@ -2,7 +2,10 @@
 
 A clause is a sentence, or a comma part of one; a fragment of two units or
 fewer (a unit is a CJK character or a word) joins the fragment after it (the
-last one joins the one before), so "嗯，" or "ok so," never stands alone.
+last one joins the one before), so "嗯，" or "ok so," never stands alone; a
+short fragment that is a sentence or a label before a colon ("ok.", "about
+80.", "news:") joins the clause before it, or stands alone at the start,
+never the one after it, whose subject it would hide.
 Chinese typed in a chat often puts a blank where a comma goes: a blank
 between two Chinese characters ends a clause when what follows opens on a
 subject of its own ("我在鼎微做硬件 她在招行做客户经理"; the pattern the
