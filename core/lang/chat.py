@@ -2,7 +2,8 @@
 
 ``written(text)`` restores the apostrophe of a contraction typed without it
 ("im moving", "shes a nurse", "dont eat pork" → "I'm moving", "she's a nurse",
-"don't eat pork"), and of a person's "'s" after a possessive ("my moms bday" → "my mom's bday") and spells out "gonna"/"wanna", so the extraction rules,
+"don't eat pork") and of a person's "'s" after a possessive ("my moms bday" →
+"my mom's bday"), and spells out "gonna"/"wanna", so the extraction rules,
 written for "I'm" and "going to", read chat typing the same way. The words
 are those of ``data/lang/chat.toml``: only forms that are no word of their own
 ("its", "were", "ill" stay as typed). Chinese text, and a word inside a longer

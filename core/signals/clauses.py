@@ -24,7 +24,7 @@ from dataclasses import dataclass
 _BREAK = re.compile(r"(?:[。！？!?；;，、：\n]|(?<!\d),|,(?!\d))+|:(?=\s)|\.{3,}|…+|\.(?=\s|$)|\s[-–—]\s|——+"
                     r"|\s*[\U0001F000-\U0001FAFF\u2600-\u27BF][\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]*\s*"
                     r"|(?P<blank>(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff]))")
-_SENTENCE_END = re.compile(r"[。！？!?\n：]|\.(?!\d)|:")
+_SENTENCE_END = re.compile(r"[。！？!?\n：]|\.(?!\d)|:")  # a break ending a sentence, or a label before a colon
 _UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\d_]+|\d+")
 SHORT = 2
 

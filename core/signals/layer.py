@@ -244,7 +244,7 @@ class SignalLayer:
             # ("hes allergic to shellfish so if i ever do a shrimp taco…": his allergy; that part is
             # the user's again, ``_by_part``)
             head = _EN_PART_BREAK.split(text, maxsplit=1)[0] if lang == "en" else text
-            mine = self.people.speaks_of_self(head, lang) or (lang == "en" and bool(_EN_WE_OPENING.match(written(head)))) \
+            mine = self.people.speaks_of_self(head, lang) or (lang == "en" and bool(_EN_WE_OPENING.match(head))) \
                 or (named is not None and self.people.reports(text, named[1], lang) and self.people.names_self(text, lang))
             # ("朋友都喊我婷婷 住杭州西湖区": what the friend calls the speaker, then the speaker's home)
             subject = named is not None and self.people.is_subject(text, named[1], lang)

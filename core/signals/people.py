@@ -111,8 +111,8 @@ _EN_FROM = re.compile(r"(?i)\b(?:visiting|coming|flying|driving|comes|came|flies
 
 # after the relation word, the place that names the person ("my mum in Nyeri has…", "my brother over in Cork,";
 # not "my sister in law")
-_EN_NAMED_IN = (r"(?:['’]s)?\s+(?:(?:up|down|out|over|back)\s+)?in\s+(?!laws?\b)" + _EN_PLACE
-                + r"(?=\s*(?:$|[,;.!?]|\b(?:has|had|is|was|says|said|will|would|wants|thinks|keeps|and|who)\b))")
+_EN_NAMED_IN = re.compile(r"(?i)(?:['’]s)?\s+(?:(?:up|down|out|over|back)\s+)?in\s+(?!laws?\b)" + _EN_PLACE
+                          + r"(?=\s*(?:$|[,;.!?]|\b(?:has|had|is|was|says|said|will|would|wants|thinks|keeps|and|who)\b))")
 
 # a third-person pronoun as a subject, with its contraction if it has one ("she's", "they're", "he'll")
 _EN_PRONOUN = re.compile(r"(?i)(?<![\w'’])(she|he|they)(?:(['’](?:s|re|ve|ll|d))(?![\w'’])|(?![\w'’]))")
@@ -473,7 +473,9 @@ class People:
         text = written(text)
         m = _EN_FROM.search(text) or _EN_AT.search(text.rstrip(" .!?,~"))  # the first place it ends on
         if m is None and relation_word:  # the place that names them ("my mum in Nyeri has a list too")
-            m = re.compile(r"(?i)(?<![\w'’])" + re.escape(relation_word) + _EN_NAMED_IN).search(text)
+            word = relation_word.casefold()
+            m = next((found for r in self.cues.relation_re["en"].finditer(text) if r.group(0).casefold() == word
+                      and (found := _EN_NAMED_IN.match(text, r.end())) is not None), None)
         if m is None:
             return None
         place = m.group("place").strip()

@@ -67,10 +67,10 @@ class _Recording(SignalLayer):
         return claim
 
 
-def tagged_values(folder: Path) -> list[Tagged]:
-    """The tagger's values over one set's turns, each marked right or not."""
+def tagged_values(folder: Path, catalog: Catalog | None = None) -> list[Tagged]:
+    """The tagger's values over one set's turns, each marked right or not (``catalog``: the bundled one)."""
     rows, facts, _ = load(folder)
-    catalog = Catalog.load()
+    catalog = catalog or Catalog.load()
     layer = _Recording(single_valued=frozenset(p.id for p in catalog if p.single_valued),
                        team=frozenset(p.id for p in catalog if p.team))
     extractor = SignalledExtractor(RuleExtractor(), layer, PeopleBook())
@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         if kind not in SETS:
             parser.error(f"unknown set kind {kind!r} (dev or blind)")
         folders += [SETS[kind] / name] if name else sorted(p for p in SETS[kind].iterdir() if p.is_dir())
-    values = [v for folder in folders for v in tagged_values(folder)]
+    catalog = Catalog.load()
+    values = [v for folder in folders for v in tagged_values(folder, catalog)]
     print(f"{len(values)} tagged values over {len(folders)} sets; family >= {args.family}")
     steps = [float(s) for s in args.at.split(",")]
     for line in table(values, steps, args.family):
