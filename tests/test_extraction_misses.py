@@ -13,6 +13,7 @@ and tested here in wordings of its own (neither the issue's sentences nor the ru
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -434,3 +435,47 @@ def test_a_chinese_verb_said_twice_is_liked_once(text, liked):
 ])
 def test_chinese_items_listed_with_a_blank_for_the_enumeration_comma(text, items):
     assert {(f.predicate, f.object) for f in facts(text)} == items
+
+
+@pytest.mark.parametrize(("text", "plan"), [
+    ("月底搬去滨江，合同都签好了", "搬去滨江"),  # a move told ahead with its day: the plan names where to
+    ("下礼拜六搬家 搬到九龙坡那边", "搬到九龙坡"),  # a plan naming only the move is that plan, named
+])
+def test_a_move_told_ahead_is_a_plan_named_by_where_it_goes(text, plan):
+    said = {(f.predicate, f.object) for f in facts(text)}
+    assert ("plan", plan) in said
+    assert not {p for p, o in said if p == "plan" and o in ("搬家", "搬")}
+    [home] = [f for f in facts(text) if f.predicate == "lives_in"]
+    assert home.event_start is not None and home.event_start.date() > WHEN_ZH.date()
+
+
+def test_a_home_named_beside_a_move_ahead_is_not_where_it_goes():
+    said = {(f.predicate, f.object) for f in facts("我现在还住嘉定，每天坐地铁进城，下个月打算搬来静安")}
+    assert ("plan", "搬来静安") in said
+    assert not any(p == "plan" and "嘉定" in o for p, o in said)
+
+
+def test_a_move_ahead_in_english_names_where_it_goes():
+    from memdesk.extract.rules.moves import moves_ahead
+    from memdesk.pipeline import ExtractedFact
+
+    text = "we finally move to Galway on the 3rd, the move is booked"
+    home = ExtractedFact(subject="user:yu", predicate="lives_in", object="Galway", change="evolution",
+                         event_start=WHEN_EN + timedelta(days=3))
+    bare = ExtractedFact(subject="user:yu", predicate="plan", object="the move")
+    out = moves_ahead([home, bare], text, WHEN_EN)
+    assert [(f.predicate, f.object) for f in out] == [("lives_in", "Galway"), ("plan", "move to Galway")]
+    assert out[1].event_start == home.event_start
+    # told as past (the home began already), or with no move verb before the place: no plan
+    assert moves_ahead([dataclasses.replace(home, event_start=WHEN_EN - timedelta(days=3))], text, WHEN_EN) \
+        == [dataclasses.replace(home, event_start=WHEN_EN - timedelta(days=3))]
+    assert moves_ahead([home], "Galway from the 3rd, finally", WHEN_EN) == [home]
+
+
+@pytest.mark.parametrize(("text", "home"), [
+    ("上周搬去江北那边住了", "江北"),
+    ("前天搬来洪山这边了", "洪山"),
+    ("去年搬到公司附近了", "公司附近"),  # near a place is not the place
+])
+def test_a_chinese_move_ends_its_place_before_around_there_and_living_there(text, home):
+    assert [f.object for f in facts(text) if f.predicate == "lives_in"] == [home]

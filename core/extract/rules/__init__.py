@@ -159,6 +159,7 @@ from .facts import (
     _raw_facts,
     _split_enumeration,
 )
+from .moves import moves_ahead
 from .readers import _TASTE_CHANGE
 from .text import _CJK, _CORRECTION, _P, _is_zh
 
@@ -377,7 +378,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
-    return _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(out), text)), turn.time)
+    facts = _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(out), text)), turn.time)
+    return moves_ahead(facts, text, turn.time)
 
 
 def _said(agreed: _Raw, raws: list[_Raw]) -> bool:

@@ -72,6 +72,13 @@ def _post_zh_new_home(obj: str, c: Clause) -> str:
     return m.group(1) if m else ""
 
 
+@post("zh_place_tail")
+def _post_zh_place_tail(obj: str, c: Clause) -> str:
+    """A Chinese place without the words after it in its clause: "around here/there" and where one goes to
+    live (梅溪湖那边 -> 梅溪湖, 思明这边来 -> 思明, 江门住 -> 江门); the whole object when nothing else is left."""
+    return _P["zh.place_tail"].sub("", obj) or obj
+
+
 @test("times")
 def _test_times(text: str, c: Clause, arg: str | None) -> bool:
     """The text names a time (``find_times``)."""
