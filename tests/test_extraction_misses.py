@@ -479,3 +479,28 @@ def test_a_move_ahead_in_english_names_where_it_goes():
 ])
 def test_a_chinese_move_ends_its_place_before_around_there_and_living_there(text, home):
     assert [f.object for f in facts(text) if f.predicate == "lives_in"] == [home]
+
+
+def test_a_count_of_days_or_weeks_is_no_change_of_the_budget():
+    said = facts("预算三千五。", "A: 好的", "比赛延期了 又多了一周可以练")
+    assert not [f for f in said if f.predicate == "budget_limit"]
+    raised = facts("预算三千五。", "A: 好的", "预算又加了八百")
+    assert [(f.predicate, f.object) for f in raised] == [("budget_limit", "4300 CNY")]
+
+
+@pytest.mark.parametrize(("text", "thing", "day"), [
+    ("年会的场地预订推了一周，改成6月12号了", "年会的场地预订", "2026-06-12"),  # said to move, then its new day
+    ("唉 房东那边把交房提前了 改到5月20号", "交房", "2026-05-20"),
+])
+def test_a_deadline_said_to_move_then_dated_is_due_the_new_day(text, thing, day):
+    [moved] = [f for f in facts(text) if f.predicate == "deadline"]
+    assert (moved.object, moved.value, moved.change) == (thing, {"due": day}, "evolution")
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("周报下周一之前要交 诶等下 领导说提前到周五了", "2026-05-15"),
+    ("the invoice is due friday, hang on, they moved it to the 20th", "2026-05-20"),
+])
+def test_a_date_moved_after_an_item_of_the_same_turn_moves_that_item(text, day):
+    [item] = [f for f in facts(text) if f.predicate in ("todo", "deadline", "plan")]
+    assert item.event_start is not None and item.event_start.date().isoformat() == day

@@ -128,6 +128,7 @@ from .corrections import (
     _earlier_budget,
     _in_earlier_currency,
     _moved_deadline,
+    _moved_in_turn,
     _slip_in_turn,
     _value_correction,
 )
@@ -333,6 +334,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     if context and not any(r.predicate in _DATED_ITEMS for r in raws) \
             and (moved := _moved_deadline(text, context, turn.time)) is not None:
         raws = [*raws, moved]  # "提前到5月8号了": the deadline said before, moved
+    elif any(r.predicate in _DATED_ITEMS for r in raws):
+        raws = _moved_in_turn(text, raws, turn.time)  # "…4月17号之前出 … 等下 提前到15号了": the turn's own item
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))

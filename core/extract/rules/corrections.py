@@ -17,10 +17,10 @@ from ...lang.numerals import parse_cn_number
 from ...lang.times import find_times
 from ...pipeline import Turn
 from ..records import Raw as _Raw
-from .dialogue import _from_assistant
+from .dialogue import _DATED_ITEMS, _from_assistant
 from .facts import _raw_facts
 from .readers import _en_amount
-from .text import _CORRECTION, _P, _introduces, _is_zh
+from .text import _CJK, _CORRECTION, _P, _introduces, _is_zh
 
 
 def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
@@ -140,6 +140,28 @@ def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw 
     if earlier is None:
         return None
     return _Raw("deadline", earlier.object, change="evolution", due=said)
+
+
+def _moved_in_turn(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
+    """A date moved without naming what moved, after a dated item the turn said itself ("4月17号之前要出一版
+    角色设定…等下 主美说提前到15号了", "the deposit's due friday, oh wait they moved it to monday"): that item, due
+    the new day; ``raws`` as they are when the turn moves no date after one of its items."""
+    m = _P["shared.bare_move"].search(text)
+    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "") if m else ""
+    if not said or not find_times(said, when):
+        return raws
+    folded = text.casefold()
+    # where each item is said: its first words (the rules may have taken a time out of the middle of it)
+    at = [folded.find(r.object.casefold()[:_ITEM_HEAD_ZH if _CJK.match(r.object) else _ITEM_HEAD])
+          if r.object else -1 for r in raws]
+    before = [i for i, r in enumerate(raws) if r.predicate in _DATED_ITEMS and 0 <= at[i] < m.start()]
+    if not before or any(a >= m.start() for a in at):
+        return raws
+    last = before[-1]
+    return [dataclasses.replace(r, due=said) if i == last else r for i, r in enumerate(raws)]
+
+
+_ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by
 
 
 def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:
