@@ -504,3 +504,23 @@ def test_a_deadline_said_to_move_then_dated_is_due_the_new_day(text, thing, day)
 def test_a_date_moved_after_an_item_of_the_same_turn_moves_that_item(text, day):
     [item] = [f for f in facts(text) if f.predicate in ("todo", "deadline", "plan")]
     assert item.event_start is not None and item.event_start.date().isoformat() == day
+
+
+@pytest.mark.parametrize(("offer", "reply", "item", "day"), [
+    # the offer restates the item as a dated phrase no rule reads; the reminder is the weekday said before it
+    ("A: Deposit for the caterer by Friday 29 May. Want a reminder the tuesday before?", "yes pls",
+     "Deposit for the caterer", "2026-05-26"),
+    ("A: 收到，6月20号 社保材料交到街道。要不要前一个周三提醒您？", "好的", "社保材料交到街道", "2026-06-17"),
+])
+def test_an_offered_reminder_of_a_dated_phrase_is_that_item_on_the_weekday_before(offer, reply, item, day):
+    [todo] = facts(offer, reply)
+    assert (todo.predicate, todo.object) == ("todo", item)
+    assert todo.event_start is not None and todo.event_start.date().isoformat() == day
+
+
+@pytest.mark.parametrize("offer", [
+    "A: Thursday 14 May at the Riverside clinic. Want a reminder the day before?",  # only where
+    "A: You said Friday 15 May, right? Want a reminder the day before?",  # a question
+])
+def test_an_offer_restating_no_thing_gives_no_reminder_item(offer):
+    assert [f for f in facts(offer, "yes") if f.predicate == "todo"] == []

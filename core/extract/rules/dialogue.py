@@ -15,7 +15,7 @@ from ..records import Raw as _Raw
 from .facts import _raw_facts
 from .readers import _en_amount, _en_bare_limit, _zh_budget_amount
 from .steps import _commute
-from .text import _P, _PRONOUN_OBJECT, _clean, _is_zh
+from .text import _P, _PRONOUN_OBJECT, _clean, _is_zh, _strip_times
 
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
 _CONFIRM = _P["shared.confirm"]
@@ -281,16 +281,39 @@ def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw |
             item = next((r for r in raws if r.predicate == predicate and r.polarity == "positive"), None)
             if item is not None:
                 return _Raw("todo", item.object)
+    # the offer restating the item as a dated phrase, with no verb a rule reads ("label artwork to dale by may 29.
+    # want me to remind you the monday before?", "周五 退租交钥匙。要我提醒吗？"): the phrase without its time
+    for text in reversed(near[1:] if before and before[-1].speaker == "user" else near):
+        item = _dated_phrase(text, when)
+        if item:
+            return _Raw("todo", item)
     return None
+
+
+_DATED_PHRASE_MAX = 60  # characters: a longer sentence is no restated item
+
+
+def _dated_phrase(text: str, when: datetime) -> str | None:
+    """The thing a short sentence dates ("label artwork to dale by may 29" -> "label artwork to dale"; the first
+    clause of what is left once the time is out), or None when it names no time, is long, or what is left asks
+    something, speaks of someone or only says where ("at the clinic")."""
+    if len(text) > _DATED_PHRASE_MAX or not find_times(text, when):
+        return None
+    zh = _is_zh(text)
+    thing = _clean(_P["shared.dated_phrase.glue"].sub("", _clean(_strip_times(text, when), zh)), zh)
+    thing = _clean(_P["shared.dated_phrase.break"].split(thing, maxsplit=1)[0], zh)  # its first clause
+    return thing if len(thing) >= 2 and not _P["shared.dated_phrase.not"].search(thing) else None
 
 
 def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) -> str | None:
     """The day of a reminder offered some days before the item it is about, when the offer names no day of its own
     ("Interview May 6. Want a reminder the day before?" -> 2026-05-05, "3月11日打疫苗。要不要前一天提醒你？"
-    -> 3月10日): the first day the offer's message names outside the offer, else the user's turn before it, less
-    the days said. None when the offer names its own day or no day before the item."""
+    -> 3月10日, "… by may 29. remind you the monday before?" -> 25 May): the first day the offer's message names
+    outside the offer, else the user's turn before it, less the days said (or back to the weekday said). None when
+    the offer names its own day or no day before the item."""
     m = _P["shared.days_before"].search(put)
-    if m is None or find_times(put, when):
+    weekday = m.group("weekday") or m.group("weekday_zh") if m is not None else None
+    if m is None or (weekday is None and find_times(put, when)):
         return None
     n = m.group("n") or m.group("n_zh")
     if m.group("week") or m.group("week_zh"):
@@ -299,10 +322,14 @@ def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) 
         days = EN_UNITS.get(n.casefold()) or int(parse_cn_number(n) or 1)
     else:
         days = 1
+    named = find_times(weekday, when) if weekday else []
     for text in reversed(_said_before_offer(offer, before)):
         times = find_times(text, when)
         if times:
-            return (times[0][2].start.date() - timedelta(days=days)).isoformat()
+            due = times[0][2].start.date()
+            if named:  # "the monday before": the last such weekday before the item's day
+                days = (due.weekday() - named[0][2].start.weekday()) % 7 or 7
+            return (due - timedelta(days=days)).isoformat()
     return None
 
 
