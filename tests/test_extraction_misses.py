@@ -524,3 +524,30 @@ def test_an_offered_reminder_of_a_dated_phrase_is_that_item_on_the_weekday_befor
 ])
 def test_an_offer_restating_no_thing_gives_no_reminder_item(offer):
     assert [f for f in facts(offer, "yes") if f.predicate == "todo"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "the kitchen's not happening this year, forget the reno budget",
+    "装修先不搞了 这个预算不要了",
+])
+def test_a_budget_given_up_ends_whatever_budget_holds(text):
+    assert [(f.predicate, f.object, f.change) for f in facts(text) if f.predicate == "budget_limit"] \
+        == [("budget_limit", "", "ending")]
+
+
+def test_a_budget_cut_to_an_amount_is_no_budget_given_up():
+    assert [(f.object, f.change) for f in facts("we're dropping the trip budget to 900") if f.predicate == "budget_limit"] \
+        == [("900", "evolution")]
+
+
+def test_the_store_closes_a_budget_given_up(tmp_path):
+    path = tmp_path / "b.jsonl"
+    lines = [("2026-03-02T09:00:00+00:00", "budget for the van is 15k max"),
+             ("2026-04-04T09:00:00+00:00", "no van after all, we can borrow one. so forget the van budget")]
+    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
+                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+    with Store.open(tmp_path / "b.db") as store:
+        store.facts.ingest_file(path)
+        assert store.facts.as_of("user:yu", "budget_limit") == []
+        [kept] = store.facts.as_of("user:yu", "budget_limit", valid_at=datetime(2026, 3, 20, tzinfo=UTC))
+        assert kept.object.startswith("15000") and kept.valid_to is not None  # history, closed where it ended

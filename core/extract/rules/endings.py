@@ -13,7 +13,8 @@ the very form the steps give that value when it is said to hold, and meets the s
 Each fact of a state predicate (``shared.ending_predicates``) so read becomes an ending of that value (change
 ``ending``, the clause itself as the text naming when). A job left or a home moved out of that names no value
 the steps can read ends whatever holds (``<lang>.job_ended``, ``<lang>.moved_out``: an ending with an empty
-object), and a last day named (``<lang>.last_day``) ends the job after that day. Thought of, planned or
+object), a budget given up (``<lang>.budget_dropped``) ends whatever budget holds, and a last day named
+(``<lang>.last_day``) ends the job after that day. Thought of, planned or
 hypothetical endings are none (``<lang>.not_ended``). The gates close the row of the value where it stopped
 holding (``core.bitemporal.plan_ending``)."""
 
@@ -81,6 +82,8 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
         return None
     if searched(_P[f"{lang}.moved_out"], clause):
         return [_unnamed("lives_in", clause)]
+    if searched(_P[f"{lang}.budget_dropped"], clause):
+        return [_unnamed("budget_limit", clause)]
     m = searched(_P[f"{lang}.left_job"], clause)
     if m:
         if zh:
