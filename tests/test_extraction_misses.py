@@ -551,3 +551,8 @@ def test_the_store_closes_a_budget_given_up(tmp_path):
         assert store.facts.as_of("user:yu", "budget_limit") == []
         [kept] = store.facts.as_of("user:yu", "budget_limit", valid_at=datetime(2026, 3, 20, tzinfo=UTC))
         assert kept.object.startswith("15000") and kept.valid_to is not None  # history, closed where it ended
+
+
+@pytest.mark.parametrize("text", ["let's forget the budget for the time being", "预算先不管了 下个月再说"])
+def test_a_budget_put_aside_for_a_while_has_not_ended(text):
+    assert [f for f in facts(text) if f.predicate == "budget_limit"] == []
