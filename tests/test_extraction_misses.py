@@ -556,3 +556,14 @@ def test_the_store_closes_a_budget_given_up(tmp_path):
 @pytest.mark.parametrize("text", ["let's forget the budget for the time being", "预算先不管了 下个月再说"])
 def test_a_budget_put_aside_for_a_while_has_not_ended(text):
     assert [f for f in facts(text) if f.predicate == "budget_limit"] == []
+
+
+@pytest.mark.parametrize(("offer", "reply", "item", "day"), [
+    # accepted for a day with "remind me" and nothing else: the item is the offer's, not "提醒我"
+    ("A: 6月2号下午去社区医院打疫苗，记好了。需要提醒吗？", "要的 1号下午提醒我吧", "去社区医院打疫苗", "2026-06-01"),
+    ("A: 周五交物业费。要不要我提前一天提醒你？", "要的 周四提醒我 顺便把水电也交了", "交物业费", "2026-05-14"),
+])
+def test_a_reply_asking_to_be_reminded_on_a_day_accepts_the_offered_item(offer, reply, item, day):
+    said = facts(offer, reply)
+    assert [(f.predicate, f.object) for f in said] == [("todo", item)]
+    assert said[0].event_start is not None and said[0].event_start.date().isoformat() == day

@@ -238,7 +238,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         offered = _offered_preference(text, prev.text)  # "Want the aisle seat like last time?" "Yes please, aisle."
         if offered is not None:
             return [_fact(turn, offered, "user_confirmed", 0.9, offer=prev)]
-    raws = _raw_facts(text, turn.time, project=project)
+    # a dated item that is only the asking to be reminded ("4号晚上提醒我") names nothing: the reply is read as one
+    raws = [r for r in _raw_facts(text, turn.time, project=project)
+            if not (r.predicate in _DATED_ITEMS and _P["shared.remind_only"].fullmatch(r.object))]
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
         if choice:
