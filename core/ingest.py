@@ -41,7 +41,7 @@ from .errors import (
 )
 from .extract.rules import extract
 from .failpoints import point
-from .lang.amounts import Amount
+from .lang.amounts import Amount, local_dollars
 from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
@@ -97,7 +97,7 @@ class SignalledExtractor:
         out = self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims, known)
         if self.people is not None and turn.speaker == "user":
             home = self.people.home_before(turn.user, at)
-            out = [in_home_currency(c, home, turn.time) for c in out] if home is not None else out
+            out = [in_home_currency(c, home, turn.time, turn.text) for c in out] if home is not None else out
             prefix = f"person:{turn.user}/"
             for c in out:
                 if c.subject.startswith(prefix) and c.predicate == "name" and c.confidence > HELD_BACK:
@@ -108,16 +108,16 @@ class SignalledExtractor:
         return out
 
 
-def in_home_currency(claim: ClaimInput, home: str, when: datetime) -> ClaimInput:
-    """A budget said without a currency ("rent max 1300 a month") in the currency of where the user lives,
-    when the turn was typed on that place's clock (``lang.places``); any other claim as it is."""
+def in_home_currency(claim: ClaimInput, home: str, when: datetime, text: str = "") -> ClaimInput:
+    """A budget said without a currency ("rent max 1300 a month"), or in bare dollars where the money is another
+    dollar ("3000 dollars" in Timaru: ``lang.amounts.local_dollars``), in the currency of where the user lives,
+    when the turn (``text``) was typed on that place's clock (``lang.places``); any other claim as it is."""
     value = claim.value
-    if claim.predicate != "budget_limit" or not isinstance(value, dict) or value.get("currency") \
-            or value.get("amount") is None:
+    if claim.predicate != "budget_limit" or not isinstance(value, dict) or value.get("amount") is None:
         return claim
     place = place_in(home)
     currency = currency_at(place, when) if place is not None else None
-    if currency is None:
+    if currency is None or value.get("currency") and not local_dollars(value.get("currency"), currency, text):
         return claim
     amount = Amount.from_json(value, currency)
     return claim.with_changes(object=str(amount), value=amount.to_json())

@@ -567,3 +567,19 @@ def test_a_reply_asking_to_be_reminded_on_a_day_accepts_the_offered_item(offer, 
     said = facts(offer, reply)
     assert [(f.predicate, f.object) for f in said] == [("todo", item)]
     assert said[0].event_start is not None and said[0].event_start.date().isoformat() == day
+
+
+@pytest.mark.parametrize(("home", "budget", "stored"), [
+    ("we live in Dunedin", "trip budget is 2500 dollars tops", "2500 NZD"),  # bare dollars where the money is NZD
+    ("we live in Dunedin", "trip budget is 2500 US dollars tops", "2500 USD"),  # said as US dollars
+    ("we live in Leeds", "trip budget is 2500 dollars tops", "2500 USD"),  # no dollar at home: as said
+])
+def test_bare_dollars_are_the_dollars_of_where_the_user_lives(tmp_path, home, budget, stored):
+    path = tmp_path / "d.jsonl"
+    zone = "+13:00" if "Dunedin" in home else "+00:00"
+    lines = [(f"2026-02-02T09:00:00{zone}", home), (f"2026-02-03T09:00:00{zone}", budget)]
+    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
+                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+    with Store.open(tmp_path / "d.db") as store:
+        store.facts.ingest_file(path)
+        assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == [stored]

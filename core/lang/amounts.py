@@ -114,6 +114,8 @@ _KUAI_FOLLOWERS = set(tables.chars("currencies", "zh.kuai_followers"))
 # a number without currency followed by one of these is a count or measure, not money
 _MEASURE_CHARS = set(tables.chars("currencies", "zh.measure_chars"))
 _alt = tables.alternation
+_LOCAL_DOLLARS = frozenset(tables.words("currencies", "dollars.local"))
+_US_SAID = tuple(tables.words("currencies", "dollars.us_said"))
 
 
 _AMOUNT_RE = re.compile(
@@ -284,3 +286,13 @@ def find_amounts(text: str) -> list[tuple[int, int, Amount]]:
                 found.append((start, end, amount))
         found.sort(key=lambda f: f[0])
     return found
+
+
+def local_dollars(said: str | None, local: str, text: str) -> bool:
+    """Whether an amount read as ``said`` (USD for a bare "$" or "dollars") in ``text`` is rather in ``local``,
+    the money where the speaker lives: it is when that is another dollar and the text does not say US dollars
+    ("3000 dollars for flights" said in Timaru). Raises nothing."""
+    if said != "USD" or local not in _LOCAL_DOLLARS:
+        return False
+    folded = text.casefold()
+    return not any(marker in folded for marker in _US_SAID)
