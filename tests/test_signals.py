@@ -392,6 +392,17 @@ def test_a_known_name_contracted_with_its_verb_opens_a_clause_about_that_person(
     assert [c.subject for c in out] == ["person:mei/brother"]
 
 
+@pytest.mark.parametrize("text", [
+    "and put that Theo is allergic to kiwi",  # a request to write down what follows: it has its own subject
+    "pls note down that Theo's allergic to kiwi",
+])
+def test_a_known_name_after_a_request_to_write_it_down_opens_the_clause(text):
+    before = turn("my brother Theo lives in Bristol", number=1)
+    t = turn(text)
+    out = layer({}).refine(t, [before], [claim("user:mei", "allergy", "kiwi", t)], nothing)
+    assert [c.subject for c in out] == ["person:mei/brother"], text
+
+
 @pytest.mark.parametrize("intro, text", [
     ("my brother João lives in Porto", "João just moved to Lisbon"),
     ("my brother joão lives in porto", "and joão got promoted to sous chef"),

@@ -923,7 +923,10 @@ _EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|wh
 # a clause opening on "we": the speaker with others, no clause about another person alone
 _EN_WE_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|so|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*we(?:['’](?:re|ve|ll|d))?\b")
 # a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")
-_EN_NAME_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|plus|but|while|whereas)\s+)*([^\W\d_]+)(?:['’]s\s|\s+(?:is|was|has|had|"
+_EN_NAME_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|plus|but|while|whereas)\s+)*"
+                              r"(?:(?:please\s+|pls\s+)?(?:put|note|add|write|jot|record|log|remember|mark)"
+                              r"(?:\s+(?:down|in|it))?(?:\s+that)?\s+)?"  # "put that Graham is …": his
+                              r"([^\W\d_]+)(?:['’]s\s|\s+(?:is|was|has|had|"
                               r"does|doesn't|isn't|can't|will|won't|loves|likes|hates|works|lives|eats|moved|started|"
                               r"got|just|also|still|now)\b)")
 _EN_SELF_OPENING = re.compile(r"^(?:i|i'm|i've|i'll|i'd|me and|my wife and i|we|we're|we've)\b", re.IGNORECASE)
