@@ -583,3 +583,17 @@ def test_bare_dollars_are_the_dollars_of_where_the_user_lives(tmp_path, home, bu
     with Store.open(tmp_path / "d.db") as store:
         store.facts.ingest_file(path)
         assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == [stored]
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("so I got the job!! ST3 at Ninewells, from september", {("works_at", "Ninewells"), ("role", "ST3")}),
+    ("I started at the bakery at Harrods last week", {("works_at", "Harrods")}),  # a department: the place
+    ("I work at the bbc at mediacity", {("works_at", "Bbc at Mediacity")}),  # a name before "at": left as said
+])
+def test_an_employer_said_as_a_post_at_a_place_is_that_place(text, said):
+    assert {(f.predicate, f.object) for f in facts(text) if f.predicate in ("works_at", "role")} == said
+
+
+def test_a_new_job_starting_in_a_month_starts_in_the_coming_one():
+    [job] = [f for f in facts("I got the job!! ST3 at Ninewells, starting in august") if f.predicate == "works_at"]
+    assert job.event_start is not None and (job.event_start.year, job.event_start.month) == (2026, 8)

@@ -113,7 +113,7 @@ from datetime import datetime
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
-from ...lang.case import recased
+from ...lang.case import is_lower_case_name, recased
 from ...lang.chat import written
 from ...lang.places import town
 from ...lang.times import TimeSpan, find_times
@@ -383,7 +383,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if tasting:  # "these days I like X", "不再喜欢X了": it supersedes the opposite taste
                 r = dataclasses.replace(r, change="evolution")
         out.append(_fact(turn, r, "user_explicit", 0.9))
-    facts = _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(out), text)), turn.time)
+    facts = _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(_employer_after_at(out)), text)),
+                                       turn.time)
     return moves_ahead(facts, text, turn.time)
 
 
@@ -418,6 +419,28 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
         joined = fine.object if coarse.object.casefold() in fine.object.casefold() else f"{fine.object}, {coarse.object}"
     home = dataclasses.replace(fine, object=joined)
     return [home if f is fine else f for f in facts if f not in homes or f is fine]
+
+
+def _employer_after_at(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """An English employer said as a post or a department at a named place ("CNM2 at Merlin Park", "the pharmacy
+    at Hamilton General") is the named place; the post, when its last word is a role's (``en.role_head``) or it is
+    written as a grade or code (CNM2, ST3), is the role, unless the turn names one."""
+    out = []
+    roles = any(f.predicate == "role" and f.confidence >= 0.9 for f in facts)
+    for f in facts:
+        m = _P["en.post_at_employer"].match(f.object) \
+            if f.predicate == "works_at" and f.change != ENDING and f.polarity == "positive" else None
+        post = m.group("post") if m else ""
+        role = bool(_P["en.role_head_last"].search(post) or _P["en.grade_code"].fullmatch(post))
+        # a department is common words typed in lower case ("the pharmacy"); a name is not ("the bbc at mediacity")
+        department = post.islower() and not any(is_lower_case_name(w) for w in post.split())
+        if m is None or not (role or department):
+            out.append(f)
+            continue
+        out.append(dataclasses.replace(f, object=m.group("where")))
+        if role and not roles:
+            out.append(dataclasses.replace(f, predicate="role", object=post, change=None))
+    return out
 
 
 def _towns_worked_in(facts: list[ExtractedFact]) -> list[ExtractedFact]:
