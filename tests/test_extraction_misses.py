@@ -597,3 +597,14 @@ def test_an_employer_said_as_a_post_at_a_place_is_that_place(text, said):
 def test_a_new_job_starting_in_a_month_starts_in_the_coming_one():
     [job] = [f for f in facts("I got the job!! ST3 at Ninewells, starting in august") if f.predicate == "works_at"]
     assert job.event_start is not None and (job.event_start.year, job.event_start.month) == (2026, 8)
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("那开业就往后推八天", []),  # only a count
+    ("那就定周五吧", ["周五"]),  # a day is chosen
+    ("ok let's go with that one", []),  # a pronoun
+    ("we're bumping the van budget to 12k", []),  # a budget set anew is the budget's
+    ("let's go with 19.99 for the early birds", ["19.99"]),  # a price is something chosen
+])
+def test_a_decision_names_something_chosen(text, kept):
+    assert [f.object for f in facts(text, project="shop") if f.predicate == "decision"] == kept

@@ -197,7 +197,7 @@ def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
     the turn (and of its context)."""
     typed = _squeezed(written(turn.text))  # chat typing as written ("im" -> "I'm"), blanks squeezed
     read = recased(typed)  # a turn typed without capitals with its names' capitals
-    facts = _extract(turn, context, read)
+    facts = _decisions_naming_something(_extract(turn, context, read))
     if read == typed:
         return facts
     return [f if f.predicate in _NAMED_VALUES else _as_typed(f, read, typed) for f in facts]
@@ -419,6 +419,19 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
         joined = fine.object if coarse.object.casefold() in fine.object.casefold() else f"{fine.object}, {coarse.object}"
     home = dataclasses.replace(fine, object=joined)
     return [home if f is fine else f for f in facts if f not in homes or f is fine]
+
+
+def _decisions_naming_something(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """``facts`` without the decisions that name nothing chosen: a pronoun (它, "it"), only a count or a bare
+    number (提前三天, 8天, "52"; a price is something: "12.99", "£14.99", and so is a day: 定周三), or a budget set
+    anew ("car budget to 20k", read as the budget)."""
+    def names_nothing(value: str) -> bool:
+        if searched(_P["shared.decision_names_nothing"], value):
+            return True
+        if searched(_P["shared.price"], value):  # a price settled on ("launch price 12.99")
+            return False
+        return not _P["shared.word_char"].search(_P["shared.amount_or_count"].sub("", value))
+    return [f for f in facts if f.predicate != "decision" or not names_nothing(f.object)]
 
 
 def _employer_after_at(facts: list[ExtractedFact]) -> list[ExtractedFact]:
