@@ -608,3 +608,12 @@ def test_a_new_job_starting_in_a_month_starts_in_the_coming_one():
 ])
 def test_a_decision_names_something_chosen(text, kept):
     assert [f.object for f in facts(text, project="shop") if f.predicate == "decision"] == kept
+
+
+@pytest.mark.parametrize(("text", "role"), [
+    ("hiya, I'm the sound engineer on the EP", "sound engineer"),
+    ("im the secretary for the bowls club these days", "secretary"),
+    ("I'm the one who booked it", None),  # a person picked out, no role
+])
+def test_i_am_the_role_of_a_team_is_the_role(text, role):
+    assert [f.object for f in facts(text) if f.predicate == "role"] == ([role] if role else [])
