@@ -617,3 +617,9 @@ def test_a_decision_names_something_chosen(text, kept):
 ])
 def test_i_am_the_role_of_a_team_is_the_role(text, role):
     assert [f.object for f in facts(text) if f.predicate == "role"] == ([role] if role else [])
+
+
+def test_a_request_to_the_assistant_after_a_clause_about_someone_else_is_the_speakers():
+    said = facts("my uncle is lending us his van. so cancel the van budget")
+    assert [(f.predicate, f.change) for f in said] == [("budget_limit", "ending")]
+    assert facts("my uncle is lending us his van. works at the garage") == []  # still about the uncle
