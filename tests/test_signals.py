@@ -808,6 +808,20 @@ def test_a_chinese_name_right_after_a_relation_word_must_have_a_names_shape():
         assert names == expected, text
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Oisin is my husband, he's a chef", {"oisin": "husband"}),  # the name before "is my …"
+    ("Oisin, my husband, is a chef", {"oisin": "husband"}),  # an apposition that closes
+    ("pasta yes, Oisin would eat it daily. he's my husband", {"oisin": "husband"}),  # one name before "he's my"
+    ("Tom and Oisin came round. he's my husband", {}),  # two: which one?
+    ("moved to the 3rd not 19th sept, my uncle has a funeral", {}),  # no apposition
+])
+def test_a_name_said_before_its_relation_word_is_that_person(text, expected):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    names: dict[str, str] = {}
+    people.introductions(text, names)
+    assert names == expected, text
+
+
 def test_a_hedge_said_alone_covers_its_sentence_not_the_whole_turn():
     t = turn("我男朋友在上海做策划。不过他可能要调去杭州，还没定")
     lay = layer({"还没定": ("user", "hedge", "none", 0.95)})

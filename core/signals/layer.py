@@ -509,7 +509,8 @@ class SignalLayer:
         out = [self._timed_value(c, turn) for c in out]
         given = self._names_given(turn, [c for c in out if not self.tagged_for_review(c)])
         named = {c.subject for c in given}  # said with the relation word: the tagger's guess gives way
-        return [c for c in out if not (c.extractor == self.name and c.predicate == "name" and c.subject in named)] + given
+        return [c for c in out if not (c.extractor == self.name and c.predicate == "name" and c.subject in named)
+                and not _own_relation_word(c)] + given
 
     def tagged_for_review(self, claim: ClaimInput) -> bool:
         """Whether ``claim`` is a value of the tagger, made to wait for review."""
@@ -934,6 +935,13 @@ _EN_SELF_OPENING = re.compile(r"^(?:i|i'm|i've|i'll|i'd|me and|my wife and i|we|
 _CJK_BLANK = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 _MENTION_LEAD = re.compile(r"^(?:这个?|那个?|(?:this|that|our|my) )", re.IGNORECASE)  # "这孩子", "our Tom"
 _MENTION_JOIN = re.compile(r"^(?:'s\b|的|[\s,，、])+")
+
+
+def _own_relation_word(claim: ClaimInput) -> bool:
+    """Whether a tagged value of another person is only the relation word that names them ("Declan is my
+    partner": no role "partner")."""
+    return claim.subject.startswith("person:") and claim.predicate not in ("name", "relation") \
+        and _norm(claim.object) == _norm(claim.subject.rsplit("/", 1)[-1])
 
 
 def _of_me(clause: str, value: str) -> bool:

@@ -159,6 +159,32 @@ def _en_first_person(rest: str) -> str:
     return lead + new + rest[m.end():]
 
 
+# a name said before the relation word it is given ("Declan is my partner", "Aoife, my eldest, …"), or before a
+# pronoun that then says so in the same turn ("Declan would eat chilli every day. he's my partner")
+_NAMED_BEFORE = re.compile(r"(?:^|(?<=[\s,.!?;:(]))(" + _NAME + r")(?P<comma>,\s*|\s+(?:is|was|is actually|=)\s+)my\s+$")
+_APPOSITION_CLOSED = re.compile(r"\s*(?:[,)—–-]|$)")  # "Declan, my partner, is …": the apposition closes
+_PRONOUN_BEFORE = re.compile(r"(?:^|(?<=[\s,.!?;:(]))(?:he|she|they)(?:'s|’s| is|s| are|'re)\s+my\s+$", re.IGNORECASE)
+_NAME_IN_TURN = re.compile(r"\b(" + _NAME + r")\b")
+_PRONOUN_REACH = 120  # characters before "he's my …" in which the one name it may mean is looked for
+
+
+def _named_before(text: str, at: int, end: int) -> re.Match[str] | None:
+    """The name given before the relation word at ``at`` (ending at ``end``): said right before it ("Declan is my
+    partner", "Declan, my partner, is …": an apposition that closes, not "not 19th sept, my uncle has …"), or the
+    one name the turn says not long before "he's/she's my …" (none when it writes two words with capitals, or a
+    common word with one, which may be a name too: "Tom and Declan came. he's my partner"). Raises nothing."""
+    m = _NAMED_BEFORE.search(text, max(0, at - 40), at)
+    if m is not None and (not m.group("comma").startswith(",") or _APPOSITION_CLOSED.match(text, end)):
+        return m
+    if _PRONOUN_BEFORE.search(text, max(0, at - 14), at) is None:
+        return None
+    found = [f for f in _NAME_IN_TURN.finditer(text, max(0, at - _PRONOUN_REACH), at) if f.group(1) != "I"]
+    # one name and no other word written with a capital (a common word may be a name too: "Tom and Declan")
+    if len({f.group(1) for f in found}) != 1 or not is_lower_case_name(found[0].group(1).lower()):
+        return None
+    return found[0]
+
+
 class People:
     """The person-finding rules, over the relation words and names of ``cues``."""
 
@@ -190,7 +216,8 @@ class People:
                 continue  # "his mum marguerite": someone else's relation, not the speaker's
             if _A_TITLE.search(cased, max(0, m.start() - 30), m.start()) and _AT_WORK.match(cased, m.end()):
                 continue
-            after = _INTRODUCED.match(cased, m.end()) or _INTRODUCED_IS.match(cased, m.end())
+            after = _INTRODUCED.match(cased, m.end()) or _INTRODUCED_IS.match(cased, m.end()) \
+                or _named_before(cased, m.start(), m.end())
             if after and (slip := _NAME_SLIP.match(cased, after.end())):
                 after = slip  # "my roommate Jake— sorry Jay, autocorrect": the name meant
             if key and after and after.group(1) not in self.cues.not_names and not after.group(1).isupper():

@@ -48,6 +48,7 @@ The package's modules, each importing only those listed before it:
 * ``facts.py``: the facts a user's text states, clause by clause (``_raw_facts``), and a turn's facts tidied;
 * ``dialogue.py``: assistant turns, confirmations of what they put forward, answers to their questions;
 * ``corrections.py``: values changed or corrected, within the turn or against its context;
+* ``moves.py``: a move told ahead of time, the plan to move named by where it goes;
 * this ``__init__.py``: ``extract`` itself, which puts them together for a turn and its context, and cites
   each fact to the turn (``_fact``).
 
@@ -93,6 +94,22 @@ Mechanisms for misses a user would not forgive (issue 14):
 * a correction that names the wrong value ("I meant Redis Streams, not RabbitMQ") also yields a negative
   correction of the wrong value as stored, for the multi-valued predicates of ``shared.retired_on_correction``,
   so that the gates retire it in its own slot (``_retire_wrong_values``).
+
+Mechanisms of the sixteenth round of issue 28:
+
+* a move told ahead (a home of the user's that begins after the turn, led to by a move verb) is also the plan to
+  move there, named by the place, in place of a plan naming only the move (``moves.moves_ahead``); a Chinese
+  move's place ends before 那边/这边来/住 (``zh_place_tail``);
+* a thing said to move and then dated (X推了一周，改成3月27号) is due the new day (``zh.deadline.moved_then_dated``);
+  a date moved after an item of the same turn moves that item (``_moved_in_turn``); a count of days is no change
+  of a budget (``zh.change_by``); a budget given up ends whatever budget holds (``<lang>.budget_dropped``);
+* an offered reminder whose item the offer restates as a dated phrase is that phrase without its time
+  (``dialogue._dated_phrase``), a reminder for the weekday before the item is due on it (``shared.days_before``),
+  and a reply that only asks to be reminded on a day accepts the offered item (``shared.remind_only``);
+* a decision names something chosen: no pronoun alone, count or bare number, nor a budget
+  (``_decisions_naming_something``); an English employer said as a post at a place is the place
+  (``_employer_after_at``); bare dollars said where the money is another dollar are that dollar
+  (``core/ingest.py`` ``in_home_currency``).
 
 Bounded work (issue 29): the rules read a turn in time linear in its length. What they ask of the whole turn
 (``interpret.Whole``) is worked out once per turn, not once per clause, and a run of blanks reads as one blank
