@@ -623,3 +623,8 @@ def test_a_request_to_the_assistant_after_a_clause_about_someone_else_is_the_spe
     said = facts("my uncle is lending us his van. so cancel the van budget")
     assert [(f.predicate, f.change) for f in said] == [("budget_limit", "ending")]
     assert facts("my uncle is lending us his van. works at the garage") == []  # still about the uncle
+
+
+def test_an_amount_said_to_be_the_max_is_the_budget():
+    assert [(f.predicate, f.object) for f in facts("ok fine, 2400 is our hard limit for the car")] \
+        == [("budget_limit", "2400")]
