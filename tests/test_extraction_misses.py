@@ -49,6 +49,12 @@ def triples(*texts: str, project: str | None = None) -> set[tuple[str, str, str]
     return {(f.predicate, f.object, f.polarity) for f in facts(*texts, project=project)}
 
 
+def _one_turn_sessions(path: Path, lines: list[tuple[str, str]]) -> None:
+    """A conversation file of ``(time, text)`` lines, each the user "yu"'s one turn of a session of its own."""
+    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
+                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+
+
 # ------------------------------------------------------------------ 1. introductions
 
 @pytest.mark.parametrize(("text", "name"), [
@@ -408,8 +414,7 @@ def test_the_store_closes_the_job_and_the_home_that_ended(tmp_path):
     lines = [("2026-03-02T09:00:00+00:00", "I work at Ocado and I live in Leeds"),
              ("2026-05-04T09:00:00+00:00", "big news, I resigned from Ocado on friday"),
              ("2026-05-04T09:01:00+00:00", "and we moved out, staying with friends for now")]
-    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
-                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+    _one_turn_sessions(path, lines)
     with Store.open(tmp_path / "m.db") as store:
         store.facts.ingest_file(path)
         assert store.facts.as_of("user:yu", "works_at") == []
@@ -544,8 +549,7 @@ def test_the_store_closes_a_budget_given_up(tmp_path):
     path = tmp_path / "b.jsonl"
     lines = [("2026-03-02T09:00:00+00:00", "budget for the van is 15k max"),
              ("2026-04-04T09:00:00+00:00", "no van after all, we can borrow one. so forget the van budget")]
-    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
-                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+    _one_turn_sessions(path, lines)
     with Store.open(tmp_path / "b.db") as store:
         store.facts.ingest_file(path)
         assert store.facts.as_of("user:yu", "budget_limit") == []
@@ -578,8 +582,7 @@ def test_bare_dollars_are_the_dollars_of_where_the_user_lives(tmp_path, home, bu
     path = tmp_path / "d.jsonl"
     zone = "+13:00" if "Dunedin" in home else "+00:00"
     lines = [(f"2026-02-02T09:00:00{zone}", home), (f"2026-02-03T09:00:00{zone}", budget)]
-    path.write_text("".join(json.dumps({"session": f"s{i}", "turn": 1, "speaker": "user", "text": t, "user": "yu",
-                                        "time": when}) + "\n" for i, (when, t) in enumerate(lines)), encoding="utf-8")
+    _one_turn_sessions(path, lines)
     with Store.open(tmp_path / "d.db") as store:
         store.facts.ingest_file(path)
         assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == [stored]

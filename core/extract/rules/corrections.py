@@ -147,7 +147,9 @@ def _moved_in_turn(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
     角色设定…等下 主美说提前到15号了", "the deposit's due friday, oh wait they moved it to monday"): that item, due
     the new day; ``raws`` as they are when the turn moves no date after one of its items."""
     m = _P["shared.bare_move"].search(text)
-    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "") if m else ""
+    if m is None:
+        return raws
+    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "")
     if not said or not find_times(said, when):
         return raws
     folded = text.casefold()

@@ -284,9 +284,9 @@ def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw |
     # the offer restating the item as a dated phrase, with no verb a rule reads ("label artwork to dale by may 29.
     # want me to remind you the monday before?", "周五 退租交钥匙。要我提醒吗？"): the phrase without its time
     for text in reversed(near[1:] if before and before[-1].speaker == "user" else near):
-        item = _dated_phrase(text, when)
-        if item:
-            return _Raw("todo", item)
+        thing = _dated_phrase(text, when)
+        if thing:
+            return _Raw("todo", thing)
     return None
 
 
