@@ -631,3 +631,8 @@ def test_a_request_to_the_assistant_after_a_clause_about_someone_else_is_the_spe
 def test_an_amount_said_to_be_the_max_is_the_budget():
     assert [(f.predicate, f.object) for f in facts("ok fine, 2400 is our hard limit for the car")] \
         == [("budget_limit", "2400")]
+
+
+def test_a_decision_on_a_budget_option_is_one():
+    assert [f.object for f in facts("ok we're going with the budget hotel", project="trip")
+            if f.predicate == "decision"] == ["budget hotel"]

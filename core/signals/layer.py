@@ -938,8 +938,8 @@ _MENTION_JOIN = re.compile(r"^(?:'s\b|的|[\s,，、])+")
 
 
 def _own_relation_word(claim: ClaimInput) -> bool:
-    """Whether a tagged value of another person is only the relation word that names them ("Declan is my
-    partner": no role "partner")."""
+    """Whether a value of another person (the tagger's or the extractor's) is only the relation word that names
+    them ("Declan is my partner": no role "partner")."""
     return claim.subject.startswith("person:") and claim.predicate not in ("name", "relation") \
         and _norm(claim.object) == _norm(claim.subject.rsplit("/", 1)[-1])
 

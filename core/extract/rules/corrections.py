@@ -142,6 +142,9 @@ def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw 
     return _Raw("deadline", earlier.object, change="evolution", due=said)
 
 
+_ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by
+
+
 def _moved_in_turn(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
     """A date moved without naming what moved, after a dated item the turn said itself ("4月17号之前要出一版
     角色设定…等下 主美说提前到15号了", "the deposit's due friday, oh wait they moved it to monday"): that item, due
@@ -161,9 +164,6 @@ def _moved_in_turn(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
         return raws
     last = before[-1]
     return [dataclasses.replace(r, due=said) if i == last else r for i, r in enumerate(raws)]
-
-
-_ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by
 
 
 def _value_correction(text: str, context: Sequence[Turn]) -> list[_Raw]:

@@ -312,7 +312,7 @@ def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) 
     outside the offer, else the user's turn before it, less the days said (or back to the weekday said). None when
     the offer names its own day or no day before the item."""
     m = _P["shared.days_before"].search(put)
-    weekday = m.group("weekday") or m.group("weekday_zh") if m is not None else None
+    weekday = (m.group("weekday") or m.group("weekday_zh")) if m is not None else None
     if m is None or (weekday is None and find_times(put, when)):
         return None
     n = m.group("n") or m.group("n_zh")

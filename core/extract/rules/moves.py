@@ -1,7 +1,7 @@
-"""A move told ahead of time ("下个月搬到梅溪湖", "we move to Bath on the 3rd", "下周六搬家，搬到才村"): besides
-the home it begins (where the user lives from the day the move is to happen), the user's plan to move, named
-by where to, as the turn says it. A plan that names only the move ("搬家", "the move") is that plan without
-its place."""
+"""A move told ahead of time ("下个月搬到梅溪湖", "下周六搬家，搬到才村"; in English wherever a step reads the home
+ahead): besides the home it begins (where the user lives from the day the move is to happen), the user's plan
+to move, named by where to, as the turn says it. A plan that names only the move ("搬家", "the move") is that
+plan without its place."""
 
 from __future__ import annotations
 
