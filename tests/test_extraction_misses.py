@@ -636,3 +636,12 @@ def test_an_amount_said_to_be_the_max_is_the_budget():
 def test_a_decision_on_a_budget_option_is_one():
     assert [f.object for f in facts("ok we're going with the budget hotel", project="trip")
             if f.predicate == "decision"] == ["budget hotel"]
+
+
+@pytest.mark.parametrize(("text", "thing"), [
+    ("对了 院里说体检能推迟到6月20号", "体检"),  # said by someone, as what may be
+    ("验房可以延到6月20号", "验房"),
+])
+def test_a_deadline_that_may_move_as_someone_said_is_due_the_new_day(text, thing):
+    [moved] = [f for f in facts(text) if f.predicate == "deadline"]
+    assert (moved.object, moved.value) == (thing, {"due": "2026-06-20"})
