@@ -51,7 +51,7 @@ from ..timeutil import to_us
 from .clauses import units
 from .cues import Cues, is_zh
 from .model import ClauseSignal, SignalModel
-from .people import People
+from .people import EN_WRITE_DOWN, People
 from .spans import ClauseTags, Span, SpanTagger
 
 HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
@@ -925,8 +925,7 @@ _EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|wh
 _EN_WE_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|so|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*we(?:['’](?:re|ve|ll|d))?\b")
 # a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")
 _EN_NAME_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|plus|but|while|whereas)\s+)*"
-                              r"(?:(?:please\s+|pls\s+)?(?:put|note|add|write|jot|record|log|remember|mark)"
-                              r"(?:\s+(?:down|in|it))?(?:\s+that)?\s+)?"  # "put that Graham is …": his
+                              r"(?:(?:please\s+|pls\s+)?" + EN_WRITE_DOWN + ")?"  # "put that Graham is …": his
                               r"([^\W\d_]+)(?:['’]s\s|\s+(?:is|was|has|had|"
                               r"does|doesn't|isn't|can't|will|won't|loves|likes|hates|works|lives|eats|moved|started|"
                               r"got|just|also|still|now)\b)")

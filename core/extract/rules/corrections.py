@@ -128,18 +128,25 @@ def _earlier_budget(context: Sequence[Turn]) -> _Raw | None:
     return None
 
 
+def _bare_move(text: str, when: datetime) -> tuple[re.Match[str], str] | None:
+    """Where ``text`` moves a date without naming what moved (``shared.bare_move``), and the words naming the new
+    date; None when it moves none (or what follows names no time)."""
+    m = _P["shared.bare_move"].search(text)
+    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "") if m else ""
+    return (m, said) if m is not None and said and find_times(said, when) else None
+
+
 def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw | None:
     """A date moved without naming what moved ("提前到5月8号了", "it got pushed to april 3", "she wants it by the
     27th after all"): the deadline said last in the conversation, due the new day, a change; None when the turn
     moves no date or the conversation named no deadline before it."""
-    m = _P["shared.bare_move"].search(text)
-    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "") if m else ""
-    if not said or not find_times(said, when):
+    moved = _bare_move(text, when)
+    if moved is None:
         return None
     earlier = _said_last(context, "deadline", project=True)
     if earlier is None:
         return None
-    return _Raw("deadline", earlier.object, change="evolution", due=said)
+    return _Raw("deadline", earlier.object, change="evolution", due=moved[1])
 
 
 _ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by
@@ -149,12 +156,10 @@ def _moved_in_turn(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
     """A date moved without naming what moved, after a dated item the turn said itself ("4月17号之前要出一版
     角色设定…等下 主美说提前到15号了", "the deposit's due friday, oh wait they moved it to monday"): that item, due
     the new day; ``raws`` as they are when the turn moves no date after one of its items."""
-    m = _P["shared.bare_move"].search(text)
-    if m is None:
+    moved = _bare_move(text, when)
+    if moved is None:
         return raws
-    said = next((g for g in m.group("zh", "en", "active", "wants") if g), "")
-    if not said or not find_times(said, when):
-        return raws
+    m, said = moved
     folded = text.casefold()
     # where each item is said: its first words (the rules may have taken a time out of the middle of it)
     at = [folded.find(r.object.casefold()[:_ITEM_HEAD_ZH if _CJK.match(r.object) else _ITEM_HEAD])
