@@ -645,3 +645,17 @@ def test_a_decision_on_a_budget_option_is_one():
 def test_a_deadline_that_may_move_as_someone_said_is_due_the_new_day(text, thing):
     [moved] = [f for f in facts(text) if f.predicate == "deadline"]
     assert (moved.object, moved.value) == (thing, {"due": "2026-06-20"})
+
+
+@pytest.mark.parametrize(("question", "answer", "plan"), [
+    ("那你打算哪天去苏州面试？", "下周四上午", "去苏州面试"),  # the event after the when-word
+    ("哦对，回老家大概几号？", "15号的高铁", "回老家"),  # the event before it
+    ("房子打算什么时候装？", "五一以后吧", "装房子"),
+    ("你什么时候有空？", "周六吧", None),  # a question of being free asks no event
+    ("恭喜！什么时候报到的？", "上周三", None),  # when it was, not what is to come
+    ("你妈什么时候过来？", "下个月初", None),  # someone else's coming
+    ("啊？那推迟到什么时候了？", "6月1号", None),  # a moved item the question does not name
+])
+def test_a_time_answering_the_assistants_when_question_dates_the_event_asked_about(question, answer, plan):
+    said = [f for f in facts(f"A: {question}", answer) if f.predicate == "plan" and f.confidence >= 0.9]
+    assert [f.object for f in said] == ([plan] if plan else [])

@@ -189,14 +189,23 @@ def _answer_when(text: str, question: str, when: datetime) -> _Raw | None:
     if not sent:
         return None
     if zh:
-        m = _P["shared.answer_when.4"].search(sent)
+        m = _P["zh.answer_when.asked"].search(sent.strip())
         if not m:
             return None
-        thing, verb = _P["zh.answer_when.1"].sub("", m.group(1)), m.group(2)
+        thing, verb = _P["zh.answer_when.1"].sub("", m.group(1)), _P["zh.answer_when.3"].sub("", m.group(2))
         promise = _P["zh.answer_when.2"].search(t)
         if promise:
-            return _Raw("todo", promise.group(1) + thing)
-        return _Raw("plan", f"{verb}{thing}" if verb and verb not in ("做", "弄", "搞") else thing)
+            return _Raw("todo", promise.group(1) + thing) if thing else None
+        if m.group(2).rstrip("？?").endswith("的"):
+            return None  # "什么时候入职的？" asks when something was, not what is to come
+        if verb in ("做", "弄", "搞"):
+            verb = ""
+        if _P["zh.answer_when.someone"].fullmatch(thing):
+            return None  # "阿姨大概哪天到？": when someone else comes is theirs
+        if not thing:  # "那你什么时候去厦门看房？": the event is all after the when-word; "什么时候有空？" asks no event
+            meant = len(verb) >= 3 or (len(verb) == 2 and _P["zh.answer_when.4"].search(m.group(1)))
+            return _Raw("plan", verb) if meant else None
+        return _Raw("plan", f"{verb}{thing}" if len(verb) <= 4 else f"{thing}{verb}")
     own = _P["en.answer_when.1"].search(t)
     m = _P["en.answer_when.2"].search(sent)
     if own:
