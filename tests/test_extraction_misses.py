@@ -659,3 +659,21 @@ def test_a_deadline_that_may_move_as_someone_said_is_due_the_new_day(text, thing
 def test_a_time_answering_the_assistants_when_question_dates_the_event_asked_about(question, answer, plan):
     said = [f for f in facts(f"A: {question}", answer) if f.predicate == "plan" and f.confidence >= 0.9]
     assert [f.object for f in said] == ([plan] if plan else [])
+
+
+@pytest.mark.parametrize(("text", "amount"), [
+    ("房租预算五千五，再贵就不看了", 5500),  # a rent with a budget set for it
+    ("工资这块的预算三万", 30000),
+    ("房租四千五 有点贵", None),  # a rent paid is no budget
+    ("房租预算放到6500吧", 6500),  # set to a new amount
+    ("装修预算8万 吊顶另算", 80000),  # a bare amount before a blank ends its clause
+    ("咱俩预算一万二 这样应该够吧？", 12000),  # the budget said before a question of whether it is enough
+])
+def test_a_budget_said_in_chat_is_read(text, amount):
+    assert [f.value["amount"] for f in facts(text) if f.predicate == "budget_limit"] == ([amount] if amount else [])
+
+
+def test_a_bare_change_of_amount_in_a_turn_about_a_budget_is_the_budget():
+    assert [f.value["amount"] for f in facts("预算不太够 城东那片贵 加到7000吧") if f.predicate == "budget_limit"] \
+        == [7000]
+    assert [f for f in facts("房子看了三套 涨到7000了") if f.predicate == "budget_limit"] == []  # no budget named

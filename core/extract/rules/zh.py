@@ -260,7 +260,8 @@ def _zh_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
         searched(_P["zh.budget.1"], whole) and not _P["zh.budget.2"].match(c)
         and _P["zh.budget.3"].fullmatch(c)
         and find_amounts(c)
-        and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c))
+        and find_amounts(c)[0][0] <= 2 + _lead(_P["zh.budget.4"], c)) \
+        or (searched(_P["zh.budget.1"], whole) and _P["zh.budget.changed_to"].fullmatch(c.strip(" 。.!！~～")))
     # "定了个预算，一千五百欧元", "预算砍了一半，现在只有两万"
     # an amount said against the budget is a price: in its clause, or anywhere in a turn whose bare amount it is
     if budget_cue and not _P["zh.not_a_budget"].search(c) and not _P["zh.against_budget"].search(c) \
