@@ -677,3 +677,12 @@ def test_a_bare_change_of_amount_in_a_turn_about_a_budget_is_the_budget():
     assert [f.value["amount"] for f in facts("预算不太够 城东那片贵 加到7000吧") if f.predicate == "budget_limit"] \
         == [7000]
     assert [f for f in facts("房子看了三套 涨到7000了") if f.predicate == "budget_limit"] == []  # no budget named
+
+
+@pytest.mark.parametrize(("text", "amount"), [
+    ("talked it over, we'll stretch up to 1350 on rent", 1350),  # a limit set on the rent
+    ("max 900 for rent, anything more and I'm eating beans", 900),
+    ("rent here is under 900 for a studio", None),  # a rent asked, no limit of the user's
+])
+def test_a_limit_set_on_the_rent_is_a_budget(text, amount):
+    assert [f.value["amount"] for f in facts(text) if f.predicate == "budget_limit"] == ([amount] if amount else [])
