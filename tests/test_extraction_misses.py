@@ -686,3 +686,13 @@ def test_a_bare_change_of_amount_in_a_turn_about_a_budget_is_the_budget():
 ])
 def test_a_limit_set_on_the_rent_is_a_budget(text, amount):
     assert [f.value["amount"] for f in facts(text) if f.predicate == "budget_limit"] == ([amount] if amount else [])
+
+
+def test_a_reflexive_said_for_weight_reads_as_the_plain_clause():
+    assert [(f.predicate, f.object) for f in facts("其实我自己是护士")] == [("role", "护士")]
+    assert [(f.predicate, f.object) for f in facts("他本人在成都")] == []  # someone else's, never the user's
+    assert [(f.predicate, f.object) for f in facts("我本人就住在江北")] == [("lives_in", "江北")]
+
+
+def test_an_allergy_said_against_what_one_is_names_no_allergen():
+    assert triples("我对虾过敏 说出来都丢人 我是开海鲜排档的还过敏") == {("allergy", "虾", "positive")}

@@ -77,6 +77,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     stripped = text.strip()
     if zh:  # dialect and formal words for "I": 俺就住五道口, 本人现居上海
         stripped = _P["shared.raw_facts.1"].sub("我", stripped)
+        stripped = _P["zh.reflexive"].sub("", stripped)  # "她自己是会计": who, and the reflexive said for weight
     if _TEMPORARY.search(stripped) and not _TASTE_FOR_NOW.search(stripped):
         return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
