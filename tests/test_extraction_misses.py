@@ -696,3 +696,26 @@ def test_a_reflexive_said_for_weight_reads_as_the_plain_clause():
 
 def test_an_allergy_said_against_what_one_is_names_no_allergen():
     assert triples("我对虾过敏 说出来都丢人 我是开海鲜排档的还过敏") == {("allergy", "虾", "positive")}
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("我对芒果过敏…不对，是对菠萝过敏", {("allergy", "菠萝")}),  # the slip goes when the new value is read itself
+    ("我是护士…不对，是护士长", {("role", "护士长")}),
+    ("其实我也在想要不要辞职…我是店长", {("plan", "辞职"), ("role", "店长")}),  # an ellipsis ends the undecided
+])
+def test_a_value_taken_back_in_the_same_turn_leaves_only_the_one_meant(text, wanted):
+    assert {(f.predicate, f.object) for f in facts(text) if f.predicate in ("role", "plan", "allergy")} == wanted
+
+
+@pytest.mark.parametrize(("text", "plan"), [
+    ("we might sell the campervan before winter, havent decided", "sell the campervan"),
+    ("我在想要不要考个驾照", "考驾照"),  # considering whether to
+    ("我估计年后会考虑去深圳发展", "去深圳发展"),  # unsure, a time and 考虑 between
+    ("我在想要不要搬去滨江那边", "搬去滨江"),  # a move considered is a plan, never a home
+    ("if the job comes through I might move to Cork", None),  # hangs on a condition
+    ("I might be a bit late tonight", None),  # a state, not an intention
+])
+def test_an_intention_said_undecided_is_a_plan_for_a_reviewer(text, plan):
+    said = facts(text)
+    assert [(f.predicate, f.object) for f in said] == ([("plan", plan)] if plan else [])
+    assert all(f.confidence < 0.75 for f in said)  # below the default review threshold: never written

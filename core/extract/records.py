@@ -104,6 +104,7 @@ class Raw:
     condition: str | None = None
     introduced: bool = False  # a name from a bare self-introduction: yields to a form of address asked for
     due: str | None = None  # the text naming when it is due, when the rule found it (a deadline's date)
+    hedged: bool = False  # said unsure (可能会换工作, "might sell the boat"): below the review threshold
 
 
 @dataclass(frozen=True)

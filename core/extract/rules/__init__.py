@@ -187,6 +187,7 @@ __all__ = ["extract"]
 _CATALOG = Catalog.load()
 _PROJECT_PREDICATES = frozenset(p.id for p in _CATALOG if p.team)
 _TIMED = {"plan", "todo", "pet"}
+HEDGED_CONFIDENCE = 0.5  # a fact said unsure (Raw.hedged): below the default review threshold, for a reviewer
 
 _AMOUNT_CHANGE = _P["shared.amount_change"]
 
@@ -368,7 +369,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     if is_correction:  # "住望京——打错了，是酒仙桥": taken back as it was said, the value meant after the cue
         meant = _slip_in_turn(text, raws)
         if meant is not None:
-            slipped = {r.predicate for r, was in zip(meant, raws, strict=True) if r != was}
+            slipped = {was.predicate for was in raws if was not in meant}  # replaced or taken out
             raws = meant
     if is_correction:  # a correction inside the turn: only the last value per predicate
         last = {r.predicate: i for i, r in enumerate(raws)}
@@ -670,7 +671,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     return ExtractedFact(
         subject=subject, predicate=r.predicate, object=r.object, value=value,
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
-        confidence=confidence, event_start=start, event_end=end, condition=r.condition,
+        confidence=min(confidence, HEDGED_CONFIDENCE) if r.hedged else confidence, event_start=start, event_end=end, condition=r.condition,
         start_said=said is not None,
     )
 

@@ -216,8 +216,12 @@ def _slip_in_turn(text: str, raws: list[_Raw]) -> list[_Raw] | None:
     new = (m.group(1) or m.group(2) or "").strip() if m else ""
     if not new:  # no value named as such; an amount said bare after the cue ("啊不对，65万") may be meant
         return _amount_slip(before, _CLAUSE_BREAK.split(rest, maxsplit=1)[0], raws)
-    if any(r.object and r.object in rest for r in raws):
-        return None  # the value after the cue was read as a fact of its own ("…不对，是对李子过敏")
+    said = [r for r in raws if r.object and r.object in rest and r.object not in before]
+    if said:  # the value after the cue was read as a fact of its own ("…不对，是对李子过敏"): the slip goes
+        kinds = {r.predicate for r in said}
+        at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i] not in said and raws[i].object
+                   and raws[i].predicate in kinds and raws[i].object in before), None)
+        return None if at is None else [*raws[:at], *raws[at + 1:]]
     at = next((i for i in range(len(raws) - 1, -1, -1) if raws[i].object and raws[i].object in before), None)
     if at is None:
         return _amount_slip(before, new, raws)

@@ -63,6 +63,7 @@ _NAMES_USER = _P["shared.names_user"]
 # ... unless they only say how the user is called ("大家都叫我阿May", "everyone calls me Liz")
 _CALLED_BY_OTHERS = _P["shared.called_by_others"]
 _NOT_LASTING = _P["shared.not_lasting"]
+_UNDECIDED = _P["shared.undecided"]
 _NOT_THAT = _P["shared.not_that"]
 _INDIRECT = _P["shared.indirect"]
 
@@ -105,7 +106,11 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     for clause, cond in _atoms(stripped, zh):
         subclauses = [clause] if zh else [p for part in _comma_split_en(clause) for p in _reaction_tail(part)]
         for sub in subclauses:
-            if not sub or _NOT_LASTING.search(sub) or _INDIRECT.search(sub) or _NOT_THAT.search(sub):
+            # a clause said undecided (还没想好, "might", "not sure yet") holds nothing lasting, but what it means
+            # to do is a plan the user may have, for a reviewer (Raw.hedged)
+            undecided = bool(sub) and _undecided(sub)
+            if not sub or (_NOT_LASTING.search(sub) and not undecided) or _INDIRECT.search(sub) \
+                    or _NOT_THAT.search(sub):
                 continue
             starts.append(len(raws))
             texts.append(sub)
@@ -149,6 +154,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 found = _conditional_want(sub, cond)
             if zh:
                 found = _with_listed_items(found, sub)
+            if undecided:  # what it means to do: its plans, and a move it considers ("在想要不要搬去江北"),
+                # unless it hangs on a condition ("if the remote policy goes through, I might move back")
+                found = [] if cond else [dataclasses.replace(r, hedged=True) if r.predicate == "plan" else
+                         _Raw("plan", ("搬去" if zh else "move to ") + r.object, hedged=True)
+                         for r in found if r.predicate == "plan"
+                         or (r.predicate == "lives_in" and r.change == "evolution" and r.polarity == "positive")]
             if ended:  # what the clause read as holding of a state it says ended is that state
                 gone = {r.predicate for r in ended}
                 found = ended + [r for r in found if r.predicate not in gone or (
@@ -182,6 +193,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
+
+
+def _undecided(clause: str) -> bool:
+    """Whether ``clause`` is said undecided (``shared.undecided``: 还没想好, "might", "not sure yet") and holds
+    nothing else that is no lasting state (a wish, a hypothetical, a former state: ``shared.not_lasting``)."""
+    return bool(_UNDECIDED.search(clause)) and not _NOT_LASTING.search(_UNDECIDED.sub(" ", clause))
 
 
 _TIME_LEFTOVER = " \t,，.。!！~～、-–—"

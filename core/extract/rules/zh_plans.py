@@ -18,6 +18,10 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
     todo = _zh_todo(c, whole, when)
     if todo:  # "发到我邮箱 a@b.cn": the address says whose it is
         add(_Raw("todo", _P["zh.todo.1"].sub("", todo)))
+    elif (unsure := _P["zh.hedged_intent"].search(c)) is not None and not out \
+            and not _P["zh.hedged_intent_unless"].search(whole):
+        # "今年可能也报个青年基金": an intention said unsure, a plan for a reviewer, whatever time it names
+        add(_Raw("plan", _trim_measure(_strip_times(unsure.group("vp"), when).strip(" ，,。")), hedged=True))
     else:
         m = _P["zh.todo.2"].search(c)
         if m and not any(r.predicate == "budget_limit" for r in out):
@@ -34,10 +38,6 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
                 add(_Raw("plan", plan))
             elif not out and (due := _zh_due_by(c, when)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
                 add(due)
-            elif not out and (unsure := _P["zh.hedged_intent"].search(c)) is not None \
-                    and not _P["zh.hedged_intent_unless"].search(whole):
-                # "今年可能也报个青年基金": an intention said unsure, a plan the signal layer sends to review
-                add(_Raw("plan", _trim_measure(_strip_times(unsure.group("vp"), when).strip(" ，,。"))))
     return False
 
 
