@@ -157,9 +157,10 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             if undecided:  # what it means to do: its plans, and a move it considers ("在想要不要搬去江北"),
                 # unless it hangs on a condition ("if the remote policy goes through, I might move back")
                 found = [] if cond else [dataclasses.replace(r, hedged=True) if r.predicate == "plan" else
-                         _Raw("plan", ("搬去" if zh else "move to ") + r.object, hedged=True)
-                         for r in found if r.predicate == "plan"
-                         or (r.predicate == "lives_in" and r.change == "evolution" and r.polarity == "positive")]
+                         _considered_move(r, zh) for r in found if r.predicate == "plan" or _is_move(r)]
+            elif zh and (unsure := _P["zh.hedged_intent"].search(sub)) and unsure.group("vp").startswith("搬"):
+                # "我可能得搬去广州": a move said unsure is a plan, no home yet
+                found = [_considered_move(r, zh) if _is_move(r) else r for r in found]
             if ended:  # what the clause read as holding of a state it says ended is that state
                 gone = {r.predicate for r in ended}
                 found = ended + [r for r in found if r.predicate not in gone or (
@@ -193,6 +194,16 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
+
+
+def _is_move(raw: _Raw) -> bool:
+    """Whether ``raw`` is a move to a new home (a home read as a change)."""
+    return raw.predicate == "lives_in" and raw.change == "evolution" and raw.polarity == "positive"
+
+
+def _considered_move(move: _Raw, zh: bool) -> _Raw:
+    """A move said undecided or unsure: the plan to move there, for a reviewer (Raw.hedged)."""
+    return _Raw("plan", ("搬去" if zh else "move to ") + move.object, hedged=True)
 
 
 def _undecided(clause: str) -> bool:
