@@ -725,3 +725,13 @@ def test_a_move_said_unsure_is_a_plan_and_a_doubted_allergy_names_nothing():
     said = facts("我可能得搬去佛山 看我老公那边")
     assert [(f.predicate, f.object) for f in said] == [("plan", "搬去佛山")] and said[0].confidence < 0.75
     assert [f for f in facts("吃完桃子嘴巴痒 也说不准是不是过敏") if f.predicate == "allergy"] == []
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("阿杰在宁波的港务局做调度", set()),  # someone named: theirs, never the user's
+    ("晶晶上周去了深圳 跳槽去了一家律所", set()),  # and the clause after it goes on about them
+    ("老周在万科做项目经理 我在链家上班", {("works_at", "链家")}),
+    ("天天在家办公 我住江北", {("lives_in", "江北")}),  # a doubled adverb is no name
+])
+def test_a_clause_opening_on_someone_named_is_not_the_users(text, wanted):
+    assert {(f.predicate, f.object) for f in facts(text)} == wanted

@@ -130,6 +130,9 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 # a reporter (甲方说…, "my boss says …") is not what the next clauses are about
                 about_other = bool(_OTHER_SUBJECT.search(sub)) and not _REPORTING_LEAD.search(sub)
                 continue
+            if zh and _named_subject(sub):  # "阿杰在申城证券做研究员", "甜甜上周去上海了": theirs, and what follows
+                about_other = True
+                continue
             if about_other and not _NAMES_USER.search(sub):
                 continue
             about_other = False
@@ -194,6 +197,14 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 for r in raws]
     return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
             if _TITLE_JOINER in r.object else r for r in raws]
+
+
+def _named_subject(clause: str) -> bool:
+    """Whether a Chinese clause opens on someone named (阿杰, 老周, 小李, 甜甜) doing or being something
+    (``zh.name_subject``): a word of that shape that is a common noun (老家, 小区) or an adverb (天天) is no name."""
+    m = _P["zh.name_subject"].match(clause)
+    return m is not None and m.group("name") not in RULES.sets["zh.not_a_name_word"] \
+        and m.group("name") not in RULES.sets["zh.doubled_words"]
 
 
 def _is_move(raw: _Raw) -> bool:
