@@ -735,3 +735,15 @@ def test_a_move_said_unsure_is_a_plan_and_a_doubted_allergy_names_nothing():
 ])
 def test_a_clause_opening_on_someone_named_is_not_the_users(text, wanted):
     assert {(f.predicate, f.object) for f in facts(text)} == wanted
+
+
+@pytest.mark.parametrize(("text", "liked"), [
+    ("ive properly got into kayaking this summer", "kayaking"),
+    ("took up watercolours after I retired", "watercolours"),
+    ("we both love birdwatching, any reserves nearby?", "birdwatching"),
+    ("I'm a lifelong Spurs fan, sadly", "Spurs"),
+    ("I got into the nursing programme!!", None),  # admitted, no pastime
+    ("we love the new house", None),  # a thing of theirs, no taste
+])
+def test_a_pastime_taken_up_or_followed_is_a_like(text, liked):
+    assert [f.object for f in facts(text) if f.predicate == "likes"] == ([liked] if liked else [])
