@@ -747,3 +747,14 @@ def test_a_clause_opening_on_someone_named_is_not_the_users(text, wanted):
 ])
 def test_a_pastime_taken_up_or_followed_is_a_like(text, liked):
     assert [f.object for f in facts(text) if f.predicate == "likes"] == ([liked] if liked else [])
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("my day job is payroll at Fenwick Logistics", {("role", "payroll"), ("works_at", "Fenwick Logistics")}),
+    ("day job is QA engineer at a medical device company", set()),  # no employer named
+    ("starting june 2 w harrow roofing as a trainee estimator",
+     {("works_at", "Harrow Roofing"), ("role", "trainee estimator")}),
+    ("I teach at Hillside Primary", {("role", "teacher"), ("works_at", "Hillside Primary")}),
+])
+def test_a_job_said_with_its_place_gives_the_employer_and_the_role(text, wanted):
+    assert {(f.predicate, f.object) for f in facts(text)} == wanted
