@@ -98,6 +98,9 @@ class SignalledExtractor:
         if self.people is not None and turn.speaker == "user":
             home = self.people.home_before(turn.user, at)
             out = [in_home_currency(c, home, turn.time, turn.text) for c in out] if home is not None else out
+            # a bare amount where no home says the money: the money the user's own budgets were in
+            counted = self.people.currency_before(turn.user, at)
+            out = [in_currency(c, counted) for c in out] if counted is not None else out
             prefix = f"person:{turn.user}/"
             for c in out:
                 if c.subject.startswith(prefix) and c.predicate == "name" and c.confidence > HELD_BACK:
@@ -105,6 +108,9 @@ class SignalledExtractor:
                 elif c.subject == f"user:{turn.user}" and c.predicate == "lives_in" and c.polarity == "positive" \
                         and c.confidence > HELD_BACK:
                     self.people.learn_home(turn.user, at, c.object)
+                elif c.subject == f"user:{turn.user}" and c.predicate == "budget_limit" and c.confidence > HELD_BACK \
+                        and isinstance(c.value, dict) and isinstance(c.value.get("currency"), str):
+                    self.people.learn_currency(turn.user, at, c.value["currency"])
         return out
 
 
@@ -123,6 +129,16 @@ def in_home_currency(claim: ClaimInput, home: str, when: datetime, text: str = "
     return claim.with_changes(object=str(amount), value=amount.to_json())
 
 
+def in_currency(claim: ClaimInput, currency: str) -> ClaimInput:
+    """A budget said without a currency ("rent max 1300 a month") in ``currency``; any other claim as it is."""
+    value = claim.value
+    if claim.predicate != "budget_limit" or not isinstance(value, dict) or value.get("amount") is None \
+            or value.get("currency"):
+        return claim
+    amount = Amount.from_json(value, currency)
+    return claim.with_changes(object=str(amount), value=amount.to_json())
+
+
 HELD_BACK = 0.5  # a name claimed at this confidence or below waits for a reviewer: not yet known
 
 
@@ -132,13 +148,16 @@ def known_people(conn: Connection, users: Sequence[str]) -> PeopleBook:
     the signal layer reads (``SignalledExtractor.people``). One query per 500 users."""
     said: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
     homes: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    money: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for part in chunks(sorted(set(users))):
         for subject, name, valid_from in sql.names_given(conn, part, NEVER_TRUE):
             user, key = subject.removeprefix("person:").split("/", 1)
             said[user].append((valid_from, name, key))
         for user, place, valid_from in sql.homes_said(conn, part, NEVER_TRUE):
             homes[user].append((valid_from, place))
-    return PeopleBook(said, homes)
+        for user, currency, valid_from in sql.currencies_said(conn, part, NEVER_TRUE):
+            money[user].append((valid_from, currency))
+    return PeopleBook(said, homes, money)
 
 
 NEVER_TRUE = ("corrected", "retracted")  # a name taken back was never the person's

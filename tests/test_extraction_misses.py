@@ -758,3 +758,20 @@ def test_a_pastime_taken_up_or_followed_is_a_like(text, liked):
 ])
 def test_a_job_said_with_its_place_gives_the_employer_and_the_role(text, wanted):
     assert {(f.predicate, f.object) for f in facts(text)} == wanted
+
+
+def test_a_bare_amount_is_in_the_money_the_users_own_budgets_were_in(tmp_path):
+    first, later = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _one_turn_sessions(first, [("2026-02-02T09:00:00+02:00", "rent budget is R9000 a month max")])
+    later.write_text(json.dumps({"session": "s9", "turn": 1, "speaker": "user", "user": "yu",
+                                 "time": "2026-03-02T09:00:00+02:00", "text": "ok new plan, rent budget is 9500 max"})
+                     + "\n", encoding="utf-8")
+    with Store.open(tmp_path / "m.db") as store:
+        store.facts.ingest_file(first)
+        store.facts.ingest_file(later)  # another ingest: the currency is read back from the store
+        assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == ["9500 ZAR"]
+    alone = tmp_path / "c.jsonl"
+    _one_turn_sessions(alone, [("2026-03-02T09:00:00+02:00", "ok new plan, rent budget is 9500 max")])
+    with Store.open(tmp_path / "n.db") as store:
+        store.facts.ingest_file(alone)  # no money said before, no home: as said
+        assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == ["9500"]

@@ -1,9 +1,11 @@
 """Conversation ingest's reads (``core.ingest``): the names users gave the
-people they spoke of, and the stored turns a turn's context is read from.
+people they spoke of, where they live, the money they count in, and the stored turns a turn's context is
+read from.
 One query each call; the caller chunks its sessions and users."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, or_, select
@@ -32,6 +34,22 @@ def homes_said(conn: Connection, users: Sequence[str], never_true: Sequence[str]
                FACT.c.polarity == "positive",
                or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(never_true))))
     return [(subject.removeprefix("user:"), place, valid_from) for subject, place, valid_from in rows]
+
+
+def currencies_said(conn: Connection, users: Sequence[str], never_true: Sequence[str]) -> list[tuple[str, str, int]]:
+    """The currencies of the ``budget_limit`` facts of subjects ``user:<user>`` of ``users`` that name one
+    (retired or not, unless retired for a reason in ``never_true``): (user, currency, valid_from)."""
+    rows = conn.execute(
+        select(FACT.c.subject, FACT.c.value, FACT.c.valid_from)
+        .where(FACT.c.subject.in_([f"user:{user}" for user in users]), FACT.c.predicate == "budget_limit",
+               FACT.c.value.is_not(None),
+               or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(never_true))))
+    out = []
+    for subject, value, valid_from in rows:
+        currency = json.loads(value).get("currency") if value else None
+        if isinstance(currency, str) and currency:
+            out.append((subject.removeprefix("user:"), currency, valid_from))
+    return out
 
 
 def turns_up_to(conn: Connection, sessions: Sequence[str], last: int

@@ -559,19 +559,25 @@ def _is_cjk_name(value: str) -> bool:
     return 2 <= len(value) <= 3 and all("\u4e00" <= ch <= "\u9fff" for ch in value)
 
 
+Told = tuple[list[tuple[int, str, str]], list[tuple[int, str]], list[tuple[int, str]]]  # names, homes, money
+
+
 class PeopleBook:
     """The people each user has named, with when: ``(said at, name, relation)``
     per user, from the store's ``name`` facts of ``person:<user>/…`` subjects
-    and from the turns read so far in one ingest; and where each user said they
-    live, ``(said at, place)``, from their ``lives_in`` facts the same way. A
-    turn sees only what was said before its time, so reading a conversation
-    again reads it the same way. One book per ingest (it grows as the ingest
-    reads its turns)."""
+    and from the turns read so far in one ingest; where each user said they
+    live, ``(said at, place)``, from their ``lives_in`` facts the same way; and
+    the money they count in, ``(said at, currency)``, from their own budgets
+    that named a currency. A turn sees only what was said before its time, so
+    reading a conversation again reads it the same way. One book per ingest (it
+    grows as the ingest reads its turns)."""
 
     def __init__(self, said: dict[str, list[tuple[int, str, str]]] | None = None,
-                 homes: dict[str, list[tuple[int, str]]] | None = None) -> None:
+                 homes: dict[str, list[tuple[int, str]]] | None = None,
+                 money: dict[str, list[tuple[int, str]]] | None = None) -> None:
         self._said: dict[str, list[tuple[int, str, str]]] = {u: list(v) for u, v in (said or {}).items()}
         self._homes: dict[str, list[tuple[int, str]]] = {u: list(v) for u, v in (homes or {}).items()}
+        self._money: dict[str, list[tuple[int, str]]] = {u: list(v) for u, v in (money or {}).items()}
 
     def before(self, user: str, at: int) -> dict[str, str]:
         """The names ``user`` said before ``at`` (µs), lower case, each with its relation key."""
@@ -590,14 +596,25 @@ class PeopleBook:
         """``user`` said at ``at`` that they live in ``place``."""
         self._homes.setdefault(user, []).append((at, place))
 
-    def of_users(self, users: Iterable[str]) -> dict[str, tuple[list[tuple[int, str, str]], list[tuple[int, str]]]]:
-        """What ``users`` have named and where they live, as the book was told it (for a book read in
-        another process)."""
-        return {u: (list(self._said.get(u, ())), list(self._homes.get(u, ())))
-                for u in users if u in self._said or u in self._homes}
+    def currency_before(self, user: str, at: int) -> str | None:
+        """The currency of the last budget of its own that ``user`` named one for before ``at`` (µs); None:
+        none yet."""
+        said = [m for m in self._money.get(user, ()) if m[0] < at]
+        return max(said)[1] if said else None
 
-    def take(self, told: Mapping[str, tuple[Sequence[tuple[int, str, str]], Sequence[tuple[int, str]]]]) -> None:
+    def learn_currency(self, user: str, at: int, currency: str) -> None:
+        """``user`` set a budget of their own in ``currency`` at ``at``."""
+        self._money.setdefault(user, []).append((at, currency))
+
+    def of_users(self, users: Iterable[str]) -> dict[str, Told]:
+        """What ``users`` have named, where they live and the money they count in, as the book was told it
+        (for a book read in another process)."""
+        return {u: (list(self._said.get(u, ())), list(self._homes.get(u, ())), list(self._money.get(u, ())))
+                for u in users if u in self._said or u in self._homes or u in self._money}
+
+    def take(self, told: Mapping[str, Told]) -> None:
         """Hold what another book learned of these users in place of what this one knows of them."""
-        for user, (names, homes) in told.items():
+        for user, (names, homes, money) in told.items():
             self._said[user] = list(names)
             self._homes[user] = list(homes)
+            self._money[user] = list(money)
