@@ -775,3 +775,8 @@ def test_a_bare_amount_is_in_the_money_the_users_own_budgets_were_in(tmp_path):
     with Store.open(tmp_path / "n.db") as store:
         store.facts.ingest_file(alone)  # no money said before, no home: as said
         assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == ["9500"]
+
+
+def test_an_obligation_of_ours_with_a_day_is_a_todo():
+    assert [(f.predicate, f.object) for f in facts("we need to pay the roofer by the 12th")] \
+        == [("todo", "pay the roofer")]
