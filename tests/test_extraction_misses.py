@@ -780,3 +780,14 @@ def test_a_bare_amount_is_in_the_money_the_users_own_budgets_were_in(tmp_path):
 def test_an_obligation_of_ours_with_a_day_is_a_todo():
     assert [(f.predicate, f.object) for f in facts("we need to pay the roofer by the 12th")] \
         == [("todo", "pay the roofer")]
+
+
+@pytest.mark.parametrize(("text", "amount"), [
+    ("rent wise we're thinking max 1900/month", 1900),  # a limit the user sets on the rent
+    ("rent out there i want to keep at 1600 a month max", 1600),
+    ("the rent there is under 2000", None),  # the rent asked, no limit of theirs
+    ("房租本来预算3800一个月 太破了 咬咬牙提到4500吧", 4500),  # the last said is the budget now
+])
+def test_a_limit_the_user_sets_on_what_they_pay_is_a_budget(text, amount):
+    got = [f.value["amount"] for f in facts(text) if f.predicate == "budget_limit"]
+    assert (got[-1:] if got else []) == ([amount] if amount else [])

@@ -116,7 +116,7 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
     if (_P["en.budget.1"].search(c)
             or searched(_P["en.budget.2"], whole)
             or _P["en.budget.3"].search(c)) \
-            and (_P["en.budget.4"].search(c)
+            and (_P["en.budget.4"].search(c) or _P["en.budget.own_limit"].search(c)
                  or not _P["en.budget.5"].search(c)) \
             and not _P["en.budget.6"].search(c):
         c = _P["en.change_by"].sub(" ", c)  # "an extra £1,000" is a difference, not a limit
