@@ -791,3 +791,13 @@ def test_an_obligation_of_ours_with_a_day_is_a_todo():
 def test_a_limit_the_user_sets_on_what_they_pay_is_a_budget(text, amount):
     got = [f.value["amount"] for f in facts(text) if f.predicate == "budget_limit"]
     assert (got[-1:] if got else []) == ([amount] if amount else [])
+
+
+@pytest.mark.parametrize(("text", "role"), [
+    ("got named science head, starts in april", "science head"),
+    ("so I was made deputy manager last week", "deputy manager"),
+    ("我升了主管", "主管"),
+    ("我当上了组长", "组长"),
+])
+def test_a_role_given_or_risen_to_is_the_role(text, role):
+    assert [f.object for f in facts(text) if f.predicate == "role"] == ([role] if role else [])
