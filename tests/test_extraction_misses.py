@@ -801,3 +801,11 @@ def test_a_limit_the_user_sets_on_what_they_pay_is_a_budget(text, amount):
 ])
 def test_a_role_given_or_risen_to_is_the_role(text, role):
     assert [f.object for f in facts(text) if f.predicate == "role"] == ([role] if role else [])
+
+
+def test_a_start_named_ahead_in_a_turn_of_what_is_to_come_is_the_coming_one():
+    [job] = [f for f in facts("oh and i got a new job!! payroll clerk at Fenwick, starting july 6")
+             if f.predicate == "works_at"]
+    assert job.event_start is not None and job.event_start.date().isoformat() == "2026-07-06"
+    [diet] = facts("I've been vegetarian since January")  # since: the past one
+    assert diet.event_start is not None and diet.event_start.date().isoformat() == "2026-01-01"

@@ -677,17 +677,26 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
 
 
 def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
-    """The times ``text`` says a value began at, not after ``when``: after "since" / "as of" ("vegetarian since
-    January"), or between 从/自从 and 开始/起/以来 ("从三月开始戒的"). Each time's glue is looked for in a few
+    """The times ``text`` says a value began at: after "since" / "as of" ("vegetarian since January"), or between
+    从/自从 and 开始/起/以来 ("从三月开始戒的"), not after ``when``; in a turn told as what is to come, after
+    "starting" / "from" the coming one ("new job, starting july 6"). Each time's glue is looked for in a few
     characters around it, so the work stays linear in the text."""
     out = []
+    ahead = bool(searched(_P["en.told_as_future"], text)) and not searched(_CJK, text)
     for t in find_times(text, when, past=True):
         if t[2].start > when:
             continue
         before, after, within = text[max(0, t[0] - _GLUE):t[0]], text[t[1]:t[1] + _GLUE], text[t[0]:t[0] + _GLUE]
+        if ahead and _P["en.said_start_ahead"].search(before):
+            continue  # read below as the coming time
         if (_P["zh.said_start.1"].search(before) and _P["zh.said_start.2"].match(after)) \
                 or _P["en.said_start"].search(before) or _P["en.said_start_within"].match(within):
             out.append(t)
+    if ahead:
+        for t in find_times(text, when, past=False):
+            if _P["en.said_start_ahead"].search(text[max(0, t[0] - _GLUE):t[0]]):
+                out.append(t)
+        out.sort(key=lambda t: t[0])
     return out
 
 
