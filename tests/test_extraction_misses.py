@@ -809,3 +809,17 @@ def test_a_start_named_ahead_in_a_turn_of_what_is_to_come_is_the_coming_one():
     assert job.event_start is not None and job.event_start.date().isoformat() == "2026-07-06"
     [diet] = facts("I've been vegetarian since January")  # since: the past one
     assert diet.event_start is not None and diet.event_start.date().isoformat() == "2026-01-01"
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("right, we've moved, been in Leith since the 5th", "Leith"),
+    ("ok news, ive moved! in portobello now with my girlfriend", "Portobello"),
+    ("been in a meeting since 9", None),  # no move told
+])
+def test_where_the_user_is_now_after_a_move(text, place):
+    assert [f.object for f in facts(text) if f.predicate == "lives_in"] == ([place] if place else [])
+
+
+def test_a_day_before_kai_shi_is_when_a_value_began():
+    [job] = [f for f in facts("说几个事 我3月2号开始在盒马上班了") if f.predicate == "works_at"]
+    assert job.object == "盒马" and job.event_start is not None and job.event_start.date().isoformat() == "2026-03-02"

@@ -126,7 +126,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
@@ -690,7 +690,8 @@ def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
         if ahead and _P["en.said_start_ahead"].search(before):
             continue  # read below as the coming time
         if (_P["zh.said_start.1"].search(before) and _P["zh.said_start.2"].match(after)) \
-                or _P["en.said_start"].search(before) or _P["en.said_start_within"].match(within):
+                or _P["en.said_start"].search(before) or _P["en.said_start_within"].match(within) \
+                or (_P["zh.said_start.3"].match(after) and t[2].end - t[2].start >= _A_DAY):
             out.append(t)
     if ahead:
         for t in find_times(text, when, past=False):
@@ -701,5 +702,6 @@ def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
 
 
 _GLUE = 24  # characters around a time in which its "since" / 从…开始 is looked for
+_A_DAY = timedelta(days=1)  # a day named before 开始 is a start without 从 ("4月1号开始在顺丰上班"); a clock time is not
 
 interpret.check_names(RULES.steps, RULES.maps, RULES.sets)
