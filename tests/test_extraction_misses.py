@@ -823,3 +823,12 @@ def test_where_the_user_is_now_after_a_move(text, place):
 def test_a_day_before_kai_shi_is_when_a_value_began():
     [job] = [f for f in facts("说几个事 我3月2号开始在盒马上班了") if f.predicate == "works_at"]
     assert job.object == "盒马" and job.event_start is not None and job.event_start.date().isoformat() == "2026-03-02"
+
+
+@pytest.mark.parametrize("text", [
+    "news: Zoë got a job there, receptionist at Hotel Miramar",  # a name (accented) as the subject, after a label
+    "悦悦换工作了 上礼拜去新公司上班了 现在是财务主管",  # a doubled name changing jobs, and what follows
+    "女儿家养了只橘猫叫胖虎",  # a pet at someone else's home
+])
+def test_someone_elses_news_in_the_users_turn_is_never_the_users(text):
+    assert [f for f in facts(text) if f.predicate in ("role", "works_at", "pet")] == []

@@ -1404,3 +1404,13 @@ def test_an_amount_in_a_part_said_by_the_speaker_is_the_speakers_in_a_clause_abo
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     said = ex.claims(turn("能 房东自己都养了条柯基哈哈 超就超吧 预算我直接提到3500了 反正还得买点家具"), [])
     assert [(c.subject, c.object) for c in said if c.predicate == "budget_limit"] == [("user:mei", "3500 CNY")]
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    ("Priya got the job at the MRI", "I got the job at the MRI"),  # the past of an irregular verb
+    ("priya took the night shifts", "I took the night shifts"),
+    ("Priya and I went to Leeds", None),  # not their clause as its subject
+])
+def test_a_name_opening_a_clause_with_its_past_verb_reads_as_i(text, first):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert people.first_person(text, "en", ("Priya",)) == first

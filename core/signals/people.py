@@ -79,7 +79,10 @@ _OWNED_THING = re.compile(r"['’]s\s+(?:\w+\s+)?\w+\s+(?:is|was|are|were|has|ha
                           re.IGNORECASE)
 # what follows a name that is a clause's subject, without its "'s"
 _SUBJECT_VERB_AFTER = re.compile(r"\s+(?:(?:just|also|still|now|finally|really|never|always)\s+)?"
-                                 r"(?:is|was|has|had|does|doesn't|isn't|can't|won't|will|[a-z]+(?:s|ed))\b", re.IGNORECASE)
+                                 r"(?:is|was|has|had|does|doesn't|isn't|can't|won't|will|[a-z]+(?:s|ed)|"
+                                 # the past of the irregular verbs a life's news is told with ("Priya got the job")
+                                 r"got|took|left|quit|found|began|became|went|came|made|won|lost|bought|sold|"
+                                 r"met|kept|spent|paid|built|flew|drove|chose|broke|fell|grew)\b", re.IGNORECASE)
 _NAME_SUBJECT = re.compile(_EN_FILLERS + "(" + _NAME + ")" + _SUBJECT_VERB)
 # a name given before opening a clause, or a sentence in it after a short one ("ugh yeah. jay is …"),
 # in any case, as its subject (followed by its verb, as above: "Tom and I moved" is not about Tom)
