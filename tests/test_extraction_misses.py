@@ -832,3 +832,9 @@ def test_a_day_before_kai_shi_is_when_a_value_began():
 ])
 def test_someone_elses_news_in_the_users_turn_is_never_the_users(text):
     assert [f for f in facts(text) if f.predicate in ("role", "works_at", "pet")] == []
+
+
+def test_what_follows_a_clause_about_her_stays_hers_until_the_speakers_budget():
+    assert facts("然后她面试过了！！6月1号去协和报到") == []  # her start, not the user's plan
+    assert [f.value["amount"] for f in facts("她出一部分钱 预算提到一万吧")] == [10000]  # the speaker's budget
+    assert [f.object for f in facts("我对乳胶过敏，吃的没啥过敏") if f.predicate == "allergy"] == ["乳胶"]

@@ -39,6 +39,8 @@ def _zh_step_allergy(c: str, whole: str, when: datetime, project: bool, out: lis
             touched = searched(_P["zh.allergy.5"], whole)
             before = touched.group(1) if touched else ""  # "我一碰芒果嘴就肿，医生说是过敏"
         before = _P["zh.allergen_lead"].sub("", before)  # "医生说海鲜过敏", "甜品的话我花生过敏"
+        if _P["zh.allergy.none"].search(before):
+            return False  # "吃的没啥过敏": no allergy said
         if _P["zh.allergy.despite"].search(before):
             before = ""  # "我自己是厨子还过敏": being a cook, and still allergic; the thing is named elsewhere
         if _P["zh.allergy.6"].fullmatch(before):
