@@ -838,3 +838,8 @@ def test_what_follows_a_clause_about_her_stays_hers_until_the_speakers_budget():
     assert facts("然后她面试过了！！6月1号去协和报到") == []  # her start, not the user's plan
     assert [f.value["amount"] for f in facts("她出一部分钱 预算提到一万吧")] == [10000]  # the speaker's budget
     assert [f.object for f in facts("我对乳胶过敏，吃的没啥过敏") if f.predicate == "allergy"] == ["乳胶"]
+
+
+def test_a_hedged_plan_naming_a_title_stays_hedged():
+    [plan] = facts("I might see Dr. Patel about my knee, not sure")
+    assert (plan.predicate, plan.object) == ("plan", "see Dr. Patel about my knee") and plan.confidence < 0.75

@@ -195,8 +195,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         raws = [dataclasses.replace(r, object=_P["en.raw_facts.1"].sub(chosen[0].rsplit(" ", 1)[1], r.object))
                 if r.predicate == "decision" and r.polarity == "negative" and _P["en.raw_facts.2"].search(r.object) else r
                 for r in raws]
-    return [_Raw(r.predicate, r.object.replace(_TITLE_JOINER, " "), r.polarity, r.change, r.value, r.condition)
-            if _TITLE_JOINER in r.object else r for r in raws]
+    return [dataclasses.replace(r, object=r.object.replace(_TITLE_JOINER, " ")) if _TITLE_JOINER in r.object else r
+            for r in raws]  # all else kept (a hedge, a due day, an introduction)
 
 
 def _named_subject(clause: str) -> bool:
