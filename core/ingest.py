@@ -125,8 +125,7 @@ def in_home_currency(claim: ClaimInput, home: str, when: datetime, text: str = "
     currency = currency_at(place, when) if place is not None else None
     if currency is None or value.get("currency") and not local_dollars(value.get("currency"), currency, text):
         return claim
-    amount = Amount.from_json(value, currency)
-    return claim.with_changes(object=str(amount), value=amount.to_json())
+    return _counted_in(claim, value, currency)
 
 
 def in_currency(claim: ClaimInput, currency: str) -> ClaimInput:
@@ -135,6 +134,11 @@ def in_currency(claim: ClaimInput, currency: str) -> ClaimInput:
     if claim.predicate != "budget_limit" or not isinstance(value, dict) or value.get("amount") is None \
             or value.get("currency"):
         return claim
+    return _counted_in(claim, value, currency)
+
+
+def _counted_in(claim: ClaimInput, value: dict, currency: str) -> ClaimInput:
+    """``claim`` with its amount (``value``) in ``currency``."""
     amount = Amount.from_json(value, currency)
     return claim.with_changes(object=str(amount), value=amount.to_json())
 
@@ -143,9 +147,11 @@ HELD_BACK = 0.5  # a name claimed at this confidence or below waits for a review
 
 
 def known_people(conn: Connection, users: Sequence[str]) -> PeopleBook:
-    """The names ``users`` gave the people they spoke of, as stored (``name`` facts
-    of ``person:<user>/<relation>``, with the time each holds from), in a book
-    the signal layer reads (``SignalledExtractor.people``). One query per 500 users."""
+    """The names ``users`` gave the people they spoke of (``name`` facts of
+    ``person:<user>/<relation>``), where they live (their ``lives_in`` facts) and
+    the currencies their own budgets named, as stored with the time each holds
+    from, in a book the signal layer reads (``SignalledExtractor.people``). One
+    query of each kind per 500 users."""
     said: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
     homes: dict[str, list[tuple[int, str]]] = defaultdict(list)
     money: dict[str, list[tuple[int, str]]] = defaultdict(list)

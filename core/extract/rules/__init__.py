@@ -671,8 +671,8 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
     return ExtractedFact(
         subject=subject, predicate=r.predicate, object=r.object, value=value,
         polarity=r.polarity, change=r.change, scope=scope, source_kind=kind,
-        confidence=min(confidence, HEDGED_CONFIDENCE) if r.hedged else confidence, event_start=start, event_end=end, condition=r.condition,
-        start_said=said is not None,
+        confidence=min(confidence, HEDGED_CONFIDENCE) if r.hedged else confidence,
+        event_start=start, event_end=end, condition=r.condition, start_said=said is not None,
     )
 
 
