@@ -13,6 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+# a fact said unsure ("可能会换工作", "might sell the boat"), by the rules or as the signal layer reads it, is claimed
+# at this confidence: below the default review threshold (0.75), for a reviewer
+HEDGED_CONFIDENCE = 0.5
+
 
 @dataclass(frozen=True)
 class Turn:

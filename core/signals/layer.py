@@ -45,7 +45,7 @@ from ..lang.amounts import Amount, find_amounts, parse_amount
 from ..lang.chat import written
 from ..lang.sensitive import has_sensitive
 from ..lang.times import find_times
-from ..pipeline import ExtractedFact, Turn
+from ..pipeline import HEDGED_CONFIDENCE, ExtractedFact, Turn
 from ..records import LAYER_EXTRACTOR, UNPARSED_PREDICATE
 from ..timeutil import to_us
 from .clauses import units
@@ -54,7 +54,6 @@ from .model import ClauseSignal, SignalModel
 from .people import EN_WRITE_DOWN, People
 from .spans import ClauseTags, Span, SpanTagger
 
-HEDGED_CONFIDENCE = 0.5  # below the default review threshold (0.75)
 HEDGE_ALONE_UNITS = 8  # a clause this short that hedges is said of its neighbours, not of a content of its own
 HEDGE_REST_UNITS = 4  # ... when no more than this is left of it without its hedge words ("not 100% sure tho"; not
 # "my son might come along too", which is unsure of its own content)

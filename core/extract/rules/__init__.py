@@ -134,7 +134,7 @@ from ...lang.case import is_lower_case_name, recased
 from ...lang.chat import written
 from ...lang.places import town
 from ...lang.times import TimeSpan, find_times
-from ...pipeline import ExtractedFact, Turn
+from ...pipeline import HEDGED_CONFIDENCE, ExtractedFact, Turn
 from .. import interpret
 from ..interpret import Whole, searched
 from ..records import Raw as _Raw
@@ -187,7 +187,6 @@ __all__ = ["extract"]
 _CATALOG = Catalog.load()
 _PROJECT_PREDICATES = frozenset(p.id for p in _CATALOG if p.team)
 _TIMED = {"plan", "todo", "pet"}
-HEDGED_CONFIDENCE = 0.5  # a fact said unsure (Raw.hedged): below the default review threshold, for a reviewer
 
 _AMOUNT_CHANGE = _P["shared.amount_change"]
 
