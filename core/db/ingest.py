@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import ColumnElement, Connection, and_, or_, select
 
 from .tables import FACT, TURN
 
@@ -19,10 +19,22 @@ def names_given(conn: Connection, users: Sequence[str], never_true: Sequence[str
     not, unless retired for a reason in ``never_true``): (subject, name, valid_from)."""
     rows = conn.execute(
         select(FACT.c.subject, FACT.c.object, FACT.c.valid_from)
-        .where(or_(*[FACT.c.subject.startswith(f"person:{user}/", autoescape=True) for user in users]),
+        .where(or_(*[_subject_under(f"person:{user}/", conn.dialect.name) for user in users]),
                FACT.c.predicate == "name",
                or_(FACT.c.retire_reason.is_(None), FACT.c.retire_reason.not_in(never_true))))
     return [(subject, name, valid_from) for subject, name, valid_from in rows]
+
+
+def _subject_under(prefix: str, dialect: str) -> ColumnElement[bool]:
+    """Subjects that begin with ``prefix``. SQLite cannot read an index for a LIKE with an escape (and
+    its LIKE ignores the case of ASCII letters), so it read every fact (0.17 s of a 1,470-turn ingest
+    into a store of 100,000 facts): there the subjects are also bounded from both sides (its text order is
+    the code points'), and the subject index is read. A server's collation need not order text by code
+    point, so elsewhere LIKE alone (case-sensitive there) decides."""
+    like = FACT.c.subject.startswith(prefix, autoescape=True)
+    if dialect != "sqlite":
+        return like
+    return and_(FACT.c.subject >= prefix, FACT.c.subject < prefix[:-1] + chr(ord(prefix[-1]) + 1), like)
 
 
 def homes_said(conn: Connection, users: Sequence[str], never_true: Sequence[str]) -> list[tuple[str, str, int]]:
