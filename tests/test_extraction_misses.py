@@ -843,3 +843,42 @@ def test_what_follows_a_clause_about_her_stays_hers_until_the_speakers_budget():
 def test_a_hedged_plan_naming_a_title_stays_hedged():
     [plan] = facts("I might see Dr. Patel about my knee, not sure")
     assert (plan.predicate, plan.object) == ("plan", "see Dr. Patel about my knee") and plan.confidence < 0.75
+
+
+# ------------------------------------------------------------------ round 18: job changes, blanks, past dates
+
+def _changes(*texts: str) -> dict[tuple[str, str], str | None]:
+    return {(f.predicate, f.object): f.change for f in facts(*texts)}
+
+
+@pytest.mark.parametrize("text", [
+    "工作又换了 在万家福超市当理货员",
+    "单位早就辞了 在万家福超市当理货员 累是累点",
+])
+def test_a_chinese_job_change_said_topic_first_makes_the_employer_and_role_new(text):
+    """工作又换了 / 单位辞了 tell of a new job as 换工作了 does: the employer and the role said in the turn are
+    evolutions, so they replace the old ones instead of contradicting them."""
+    said = _changes(text)
+    assert said[("works_at", "万家福超市")] == "evolution"
+    assert said[("role", "理货员")] == "evolution"
+
+
+def test_a_job_left_named_by_its_kind_ends_the_job_held_and_a_date_after_a_blank_starts_the_new_one():
+    """学校辞了 names no employer, only what kind of place it was: the job held ends. A blank after the clause's
+    closing 了 breaks it, so the new job said after it with its day is read too."""
+    said = {(f.predicate, f.object, f.change) for f in facts("学校辞了 8月20号起在青禾书店上班")}
+    assert ("works_at", "", "ending") in said
+    assert ("works_at", "青禾书店", "evolution") in said
+
+
+def test_an_english_role_said_as_what_the_user_is_now_keeps_its_employer():
+    """"I am now X at Y": the role is new and the employer said with it is read as well."""
+    said = _changes("quit the bakery in march, I am now head baker at Millstone Kitchen")
+    assert said[("role", "head baker")] == "evolution"
+    assert ("works_at", "Millstone Kitchen") in said
+
+
+def test_a_dated_clause_closed_by_de_tells_when_it_was_done():
+    """25号交的: 的 closing a dated clause tells when something happened; no plan for that day."""
+    assert not [f for f in facts("报告早就交了 25号交的") if f.predicate == "plan"]
+    assert ("plan", "交报告", "positive") in triples("25号交报告")

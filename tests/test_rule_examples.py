@@ -249,6 +249,11 @@ def test_a_good_file_parses() -> None:
     ('[pattern.bad]\ndescription = "d"\npattern = "a"\nwords = ["a"]', r"pattern 'bad': needs exactly one of words and pattern"),
     ('[cue.loop]\ndescription = "d"\npattern = "{{en.loop}}"\n[pattern.p]\ndescription = "d"\npattern = "{{en.loop}}"',
      r"cue 'en\.loop' refers to itself"),
+    # a cue of alternatives joined to text around it would join only its first or last alternative
+    ('[cue.kind]\ndescription = "d"\nwords = ["shop", "office"]\n[pattern.p]\ndescription = "d"\npattern = "{{en.kind}} left"',
+     r"pattern 'en\.p': cue \{\{en\.kind\}\} is a list of alternatives: write it in a group of its own"),
+    ('[cue.kind]\ndescription = "d"\npattern = "shop|office"\n[pattern.p]\ndescription = "d"\npattern = "my (?i:{{en.kind}}s)"',
+     r"pattern 'en\.p': cue \{\{en\.kind\}\} is a list of alternatives"),
     ('[rule.bad]\ndescription = "d"', r"en\.toml: top level: unknown table\(s\) \['rule'\]"),
     ('[map.bad]\ndescription = "d"\nentries = {a = 1}', r"en\.toml: map 'bad': entries must be a table of strings"),
     ('[set.bad]\nwords = ["a"]', r"en\.toml: set 'bad': needs a description"),
@@ -256,6 +261,17 @@ def test_a_good_file_parses() -> None:
 def test_a_malformed_file_names_the_file_and_the_rule(text: str, message: str) -> None:
     with pytest.raises(RulesError, match=message):
         parse_rules({"en": text})
+
+
+def test_a_cue_of_alternatives_may_stand_as_a_whole_alternative_or_group() -> None:
+    """A cue of alternatives referred to alone, as one alternative among others or as a group's whole
+    content reads as a list of alternatives; a cue of one alternative may be written anywhere."""
+    rs = parse_rules({"en": '[cue.kind]\ndescription = "d"\nwords = ["shop", "office"]\n'
+                            '[cue.one]\ndescription = "d"\npattern = "(?:a|b)c"\n'
+                            '[pattern.p]\ndescription = "d"\npattern = "{{en.kind}}|(?:{{en.kind}}) left|x{{en.one}}"\n'
+                            '[pattern.q]\ndescription = "d"\npattern = "(?i:{{en.kind}})|(?P<k>{{en.kind}})"\n'})
+    assert rs.patterns["en.p"].fullmatch("office left") and rs.patterns["en.p"].fullmatch("xbc")
+    assert rs.patterns["en.q"].fullmatch("SHOP")
 
 
 def test_a_malformed_file_on_disk(tmp_path: Path) -> None:

@@ -252,6 +252,42 @@ def _entries(lang: str, data: Mapping[str, Any], file: str) -> list[_Entry]:
     return out
 
 
+def _alternatives(source: str) -> bool:
+    """Whether a regex's source is a list of alternatives at its top level (a ``|`` outside any group,
+    class or escape)."""
+    depth, i, in_class = 0, 0, False
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if source[i + 1:i + 2] == "]":  # "[]…]": a ] first in a class is one of its characters
+                i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def _stands_alone(template: str, start: int, end: int) -> bool:
+    """Whether the reference at ``template[start:end]`` is a whole alternative: nothing but a group's opening
+    or a ``|`` before it, nothing but a group's end or a ``|`` after it."""
+    before, after = template[:start], template[end:]
+    return (before == "" or before.endswith(("|", "(")) or _GROUP_OPENING.search(before) is not None) \
+        and (after == "" or after.startswith((")", "|")))
+
+
+_GROUP_OPENING = re.compile(r"\(\?(?::|P<\w+>|[=!]|<[=!]|[aiLmsux-]+:)$")
+
+
 def _uses(e: _Entry) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f"{m.group(1)}.{m.group(2)}" for m in _REF.finditer(e.template)))
 
@@ -291,6 +327,10 @@ def parse_rules(sources: Mapping[str, str], names: Mapping[str, str] | None = No
                 raise _fail(e.file, f"{e.kind} {e.name!r}", f"cue {name!r} refers to itself: {' -> '.join(stack)}")
             if name not in expanded:
                 expanded[name] = expand(cues[name], (*stack, name))
+            if _alternatives(expanded[name]) and not _stands_alone(m.string, m.start(), m.end()):
+                raise _fail(e.file, f"{e.kind} {e.name!r}",
+                            f"cue {{{{{name}}}}} is a list of alternatives: write it in a group of its own, "
+                            f"(?:{{{{{name}}}}}), or the text around it joins only its first or last one")
             return expanded[name]
 
         return _REF.sub(ref, e.template)

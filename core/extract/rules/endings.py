@@ -12,8 +12,8 @@ the very form the steps give that value when it is said to hold, and meets the s
 
 Each fact of a state predicate (``shared.ending_predicates``) so read becomes an ending of that value (change
 ``ending``, the clause itself as the text naming when). A job left or a home moved out of that names no value
-the steps can read ends whatever holds (``<lang>.job_ended``, ``<lang>.moved_out``: an ending with an empty
-object), a budget given up (``<lang>.budget_dropped``) ends whatever budget holds, and a last day named
+the steps can read ends whatever holds (``<lang>.job_ended``, ``<lang>.moved_out``, a workplace named by its kind alone:
+``zh.workplace_left``; an ending with an empty object), a budget given up (``<lang>.budget_dropped``) ends whatever budget holds, and a last day named
 (``<lang>.last_day``) ends the job after that day. Thought of, planned or
 hypothetical endings are none (``<lang>.not_ended``). The gates close the row of the value where it stopped
 holding (``core.bitemporal.plan_ending``)."""
@@ -97,7 +97,8 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
         named = [r for r in named if r.predicate == "works_at"]
         if named:
             return [_ending(r, clause) for r in named]
-        if zh and _says_nothing_more(_P["zh.job_before"].sub("", rest).lstrip("我"), when, zh):
+        if zh and (_says_nothing_more(left := _P["zh.job_before"].sub("", rest).lstrip("我"), when, zh)
+                   or searched(_P["zh.workplace_left"], _strip_times(left, when).strip())):
             return [_unnamed("works_at", clause)]
     if not zh:
         m = searched(_P["en.job_ended"], clause)
