@@ -882,3 +882,10 @@ def test_a_dated_clause_closed_by_de_tells_when_it_was_done():
     """25号交的: 的 closing a dated clause tells when something happened; no plan for that day."""
     assert not [f for f in facts("报告早就交了 25号交的") if f.predicate == "plan"]
     assert ("plan", "交报告", "positive") in triples("25号交报告")
+
+
+def test_gai_before_a_verb_of_taking_an_option_is_a_switch_to_another():
+    """改租 / 改报 switch to another option: a decision, an evolution; 改坐 is still a way of getting to work."""
+    said = {(f.predicate, f.object, f.change) for f in facts("那套两居不租了 房东不靠谱 改租单间")}
+    assert ("decision", "租单间", "evolution") in said
+    assert ("commute", "公交", "positive") in triples("最近改坐公交上班了")
