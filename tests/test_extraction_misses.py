@@ -889,3 +889,15 @@ def test_gai_before_a_verb_of_taking_an_option_is_a_switch_to_another():
     said = {(f.predicate, f.object, f.change) for f in facts("那套两居不租了 房东不靠谱 改租单间")}
     assert ("decision", "租单间", "evolution") in said
     assert ("commute", "公交", "positive") in triples("最近改坐公交上班了")
+
+
+def test_a_change_to_an_amount_after_the_assistant_spoke_of_a_budget_is_the_budgets_new_amount():
+    """Said only as a change to an amount ("knock it down to £700", 那就降到三千吧), after a message about the
+    budget: its new amount, an evolution. Not when the message named no budget, nor an amount only asked about."""
+    said = {(f.predicate, f.object, f.change) for f in facts("A: Shall I keep the budget at £850?",
+                                                               "hmm knock it down to £700 actually")}
+    assert said == {("budget_limit", "700 GBP", "evolution")}
+    assert ("budget_limit", "3000 CNY", "evolution") in {
+        (f.predicate, f.object, f.change) for f in facts("A: 预算四千的话够用吗？", "不用那么多 那就降到三千吧")}
+    assert not [f for f in facts("A: How did the truck run today?", "hmm knock it down to £700 actually")
+                if f.predicate == "budget_limit"]

@@ -160,6 +160,7 @@ from .dialogue import (
     _answer_restated,
     _answer_value,
     _answer_when,
+    _budget_changed,
     _echoes_a_not_a,
     _from_assistant,
     _offered_preference,
@@ -258,6 +259,13 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     # a dated item that is only the asking to be reminded ("4号晚上提醒我") names nothing: the reply is read as one
     raws = [r for r in _raw_facts(text, turn.time, project=project)
             if not (r.predicate in _DATED_ITEMS and _P["shared.remind_only"].fullmatch(r.object))]
+    if prev is not None and prev.speaker != "user" and not is_correction \
+            and not any(r.predicate == "budget_limit" for r in raws) \
+            and (changed := _budget_changed(text, prev.text)) is not None:
+        # "does it change the budget?" "yeah drop the whole thing to 20k": the budget's new amount, and nothing
+        # else read from the words that said it
+        budget, said = changed
+        raws = [r for r in raws if not (r.object and r.object in said)] + [budget]
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
         if choice:

@@ -13,7 +13,7 @@ from ...lang.times import find_times
 from ...pipeline import Turn
 from ..records import Raw as _Raw
 from .facts import _raw_facts
-from .readers import _en_amount, _en_bare_limit, _zh_budget_amount
+from .readers import _amount_obj, _en_amount, _en_bare_limit, _zh_budget_amount
 from .steps import _commute
 from .text import _P, _PRONOUN_OBJECT, _clean, _is_zh, _strip_times
 
@@ -146,6 +146,28 @@ def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
 
 _ZH_CHOICE_Q = _P["zh.choice_q"]
 _EN_CHOICE_Q = _P["en.choice_q"]
+
+
+def _budget_changed(text: str, before: str) -> tuple[_Raw, str] | None:
+    """A change of the budget the assistant's message spoke of, said only as a change to an amount ("drop
+    the whole thing to 20k", "bump it to 2,500", 那就提到五千吧): the budget's new amount, an evolution, with
+    the span that said it (what else the rules read in that span is no fact of its own). None when the
+    message names no budget or the text no change to an amount."""
+    if not _P["shared.asked_for.2"].search(before):
+        return None
+    zh = _is_zh(text)
+    if zh:  # a clause of its own (the clauses as _atoms cuts them) of a sentence that asks nothing
+        clauses = (c.strip(" 。.!！~～") for sent in _P["shared.raw_facts.2"].findall(text)
+                   if not _P["shared.raw_facts.3"].search(sent) for c in _P["en.atoms.1"].split(sent))
+        clause = next((c for c in clauses if c and _P["zh.budget.changed_to"].fullmatch(c)), None)
+        amt = _zh_budget_amount(clause) if clause else None
+    else:
+        m = _P["en.budget_changed_to"].search(text)
+        clause = m.group(0) if m else None
+        amt = _en_amount(m.group("amount")) if m else None
+    if clause is None or amt is None:
+        return None
+    return _Raw("budget_limit", _amount_obj(amt) if zh else str(amt), change="evolution", value=amt.to_json()), clause
 
 
 def _answer_choice(text: str, question: str, when: datetime, project: bool) -> list[_Raw]:
