@@ -901,3 +901,14 @@ def test_a_change_to_an_amount_after_the_assistant_spoke_of_a_budget_is_the_budg
         (f.predicate, f.object, f.change) for f in facts("A: 预算四千的话够用吗？", "不用那么多 那就降到三千吧")}
     assert not [f for f in facts("A: How did the truck run today?", "hmm knock it down to £700 actually")
                 if f.predicate == "budget_limit"]
+
+
+def test_an_offered_reminder_moved_to_another_day_is_taken_for_that_day():
+    """"can you do the 20th instead, …" / "…换到周五吧" to an offered reminder: the reminder is accepted, due on the
+    day the reply names; the reason said beside it is no part of it. Without an offered reminder, nothing."""
+    [todo] = [f for f in facts("A: Shall I remind you on the 22nd to pay the gas bill?",
+                               "can you do the 20th instead, I'm travelling that week") if f.predicate == "todo"]
+    assert "gas bill" in todo.object and todo.event_start.date().isoformat() == "2026-05-20"
+    [todo] = [f for f in facts("A: 要不要我下周一提醒你去取体检报告？", "周一要开会 换到周五吧") if f.predicate == "todo"]
+    assert "体检报告" in todo.object and todo.event_start.date().isoformat() == "2026-05-15"
+    assert not facts("A: The quote came back at 2,400.", "can you do the 20th instead, I'm travelling that week")

@@ -290,7 +290,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if proposed:
                 return [_fact(turn, r, "user_confirmed", 0.9) for r in proposed]
         raws = raws + [r for r in agreed_values(text, other, context, turn.time) if not _said(r, raws)]
-    rider = _rider(text, turn.time) if prev is not None and prev.speaker != "user" and not is_correction \
+    rider = _rider(text, turn.time, prev.text) if prev is not None and prev.speaker != "user" and not is_correction \
         and all(len(_P["shared.unit"].findall(r.object)) <= _RIDER_JUNK for r in raws) else None
     if (not raws or rider is not None) and prev is not None and prev.speaker != "user":
         if (_CONFIRM.match(text) or rider is not None or _echoes_a_not_a(text, prev.text)) and not is_correction:
@@ -605,11 +605,14 @@ def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -
     return min(times, key=lambda t: max(0, t[0] - (at + size), at - t[1]))
 
 
-def _rider(text: str, when: datetime) -> str | None:
+def _rider(text: str, when: datetime, offer: str = "") -> str | None:
     """The day a reply accepting an offer adds to it ("好啊 这周六 帮我记下", "要要要 5月10号之前得准备好", "要 提前三天吧",
     "ya next fri"): what follows the acceptance when it is only a day (a time, or some days before) and words asking
-    to note it; None when the reply is no such acceptance (it says more, or names no day)."""
+    to note it; to an offered reminder (``offer``), also the day it is moved to ("make it the 8th, …", "…改周日吧":
+    ``shared.moved_day``). None when the reply is no such acceptance (it says more, or names no day)."""
     m = _P["shared.accepted_with_day"].match(text.strip())
+    if m is None and _OFFERED_REMINDER.search(offer):
+        m = _P["shared.moved_day"].search(text.strip())
     if m is None:
         return None
     rest = _P["shared.note_it"].sub(" ", m.group("rest")).strip(" ，,。.!！~～")
