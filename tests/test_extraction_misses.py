@@ -912,3 +912,13 @@ def test_an_offered_reminder_moved_to_another_day_is_taken_for_that_day():
     [todo] = [f for f in facts("A: 要不要我下周一提醒你去取体检报告？", "周一要开会 换到周五吧") if f.predicate == "todo"]
     assert "体检报告" in todo.object and todo.event_start.date().isoformat() == "2026-05-15"
     assert not facts("A: The quote came back at 2,400.", "can you do the 20th instead, I'm travelling that week")
+
+
+def test_a_chinese_job_said_from_a_day_and_a_last_day_said_as_working_until_then():
+    """从X起在Y做Z / 从这个月三号开始在镇上Y上班 give the employer (the town before it left off) and the role;
+    我干到月底就不干了 ends the job held after that day."""
+    said = triples("从下个月起不去了 从四月二号起在青山养老院做厨师")
+    assert {("works_at", "青山养老院", "positive"), ("role", "厨师", "positive")} <= said
+    assert ("works_at", "石桥砖厂", "positive") in triples("我从这个月二号开始在镇上石桥砖厂上班了")
+    [end] = [f for f in facts("砖厂那边 我干到下个月底就不干了") if f.predicate == "works_at"]
+    assert (end.object, end.change) == ("", "ending")
