@@ -922,3 +922,12 @@ def test_a_chinese_job_said_from_a_day_and_a_last_day_said_as_working_until_then
     assert ("works_at", "石桥砖厂", "positive") in triples("我从这个月二号开始在镇上石桥砖厂上班了")
     [end] = [f for f in facts("砖厂那边 我干到下个月底就不干了") if f.predicate == "works_at"]
     assert (end.object, end.change) == ("", "ending")
+
+
+def test_a_trade_plied_for_an_employer_and_a_job_said_done_after_a_notice():
+    """"i pick for Greenvale Farms most mornings": the employer, its schedule left off; "handed my notice in at
+    Greenvale, finished there": the job held ends; "finished there" with no job left said is nothing."""
+    assert ("works_at", "Greenvale Farms", "positive") in triples("i pick for Greenvale Farms most mornings")
+    [end] = [f for f in facts("handed my notice in at Greenvale, finished there") if f.predicate == "works_at"]
+    assert (end.object, end.change) == ("", "ending")
+    assert not facts("walked the dog round the park, finished there at 8")

@@ -12,7 +12,7 @@ the very form the steps give that value when it is said to hold, and meets the s
 
 Each fact of a state predicate (``shared.ending_predicates``) so read becomes an ending of that value (change
 ``ending``, the clause itself as the text naming when). A job left or a home moved out of that names no value
-the steps can read ends whatever holds (``<lang>.job_ended``, ``<lang>.moved_out``, a workplace named by its kind alone:
+the steps can read ends whatever holds (``<lang>.job_ended``, ``en.done_with_job``, ``<lang>.moved_out``, a workplace named by its kind alone:
 ``zh.workplace_left``; an ending with an empty object), a budget given up (``<lang>.budget_dropped``) ends whatever budget holds, and a last day named
 (``<lang>.last_day``) ends the job after that day. Thought of, planned or
 hypothetical endings are none (``<lang>.not_ended``). The gates close the row of the value where it stopped
@@ -103,6 +103,9 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
     if not zh:
         m = searched(_P["en.job_ended"], clause)
         if m and _says_nothing_more(m.group("rest"), when, zh):
+            return [_unnamed("works_at", clause)]
+        m = searched(_P["en.done_with_job"], clause)  # "gave my notice at X, done there"
+        if m and searched(_P["en.job_leaving"], whole) and _says_nothing_more(m.group("rest"), when, zh):
             return [_unnamed("works_at", clause)]
         m = searched(_EN_DIET_QUIT, clause)
         if m:
