@@ -931,3 +931,8 @@ def test_a_trade_plied_for_an_employer_and_a_job_said_done_after_a_notice():
     [end] = [f for f in facts("handed my notice in at Greenvale, finished there") if f.predicate == "works_at"]
     assert (end.object, end.change) == ("", "ending")
     assert not facts("walked the dog round the park, finished there at 8")
+
+
+def test_a_home_named_by_whose_it_is_is_its_place():
+    """"moved to my aunt Rosa's flat in Galway": the home is Galway, not the aunt's flat."""
+    assert ("lives_in", "Galway", "positive") in triples("we moved to my aunt Rosa's flat in Galway last week")
