@@ -936,3 +936,11 @@ def test_a_trade_plied_for_an_employer_and_a_job_said_done_after_a_notice():
 def test_a_home_named_by_whose_it_is_is_its_place():
     """"moved to my aunt Rosa's flat in Galway": the home is Galway, not the aunt's flat."""
     assert ("lives_in", "Galway", "positive") in triples("we moved to my aunt Rosa's flat in Galway last week")
+
+
+def test_a_reminder_asked_for_us_or_told_to_the_assistant_makes_the_dated_thing_a_to_do():
+    """"remind us all …" asks for a reminder as "remind me" does; "…得去X 你到时候提醒我一下" makes the dated
+    thing beside it a to-do, its modal left off."""
+    assert ("todo", "book the minibus", "positive") in triples("remind us all on the 12th to book the minibus")
+    [todo] = [f for f in facts("周六得去驾校交学费 你到时候提醒我一下") if f.predicate == "todo"]
+    assert todo.object == "驾校交学费" and todo.event_start is not None

@@ -64,7 +64,7 @@ def _zh_todo(c: str, whole: str, when: datetime) -> str | None:
         body = _strip_times(c, when)
         body = _P["zh.todo.9"].sub("", body)
         body = _P["zh.todo.10"].sub("", body.strip(" ，,"))
-        body = _P["zh.todo.11"].sub("", body) if "要" in body[:4] else body
+        body = _P["zh.todo.11"].sub("", body, count=1)  # its modal: "(我)要交房租", "得去买钙肥"
         body = _trim_measure(_clean(body, True))
         return _ba(body) or None
     if _P["zh.todo.12"].search(c) and find_times(c, when):
