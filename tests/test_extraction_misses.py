@@ -944,3 +944,15 @@ def test_a_reminder_asked_for_us_or_told_to_the_assistant_makes_the_dated_thing_
     assert ("todo", "book the minibus", "positive") in triples("remind us all on the 12th to book the minibus")
     [todo] = [f for f in facts("周六得去驾校交学费 你到时候提醒我一下") if f.predicate == "todo"]
     assert todo.object == "驾校交学费" and todo.event_start is not None
+
+
+def test_an_english_clause_with_its_own_subject_after_one_about_someone_else_is_read():
+    """After "they can't …" or "she wants …", a clause opening on a subject of its own and its verb (the budget
+    is …, the party moves to …) is read; one with no subject of its own (allergic to cats, a nurse at X) stays
+    theirs."""
+    said = {(f.predicate, f.object) for f in facts("they can't host on the 4th, so the party moves to the 11th")}
+    assert ("deadline", "party") in said
+    said = triples("she wants a bigger van. budget is around 9 grand, used obviously")
+    assert ("budget_limit", "9000", "positive") in said
+    assert not [f for f in facts("my flatmate got a cat last week, allergic to dust too, works at Harlow Fabrics")
+                if f.subject == "user:yu" and f.predicate in ("allergy", "works_at")]

@@ -133,7 +133,9 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             if zh and _named_subject(sub):  # "阿杰在申城证券做研究员", "甜甜上周去上海了": theirs, and what follows
                 about_other = True
                 continue
-            if about_other and not _NAMES_USER.search(sub):
+            if about_other and not _NAMES_USER.search(sub) and (zh or not _P["en.own_subject"].search(sub)):
+                # an English clause that opens on a subject of its own and its verb ("…but the 22nd is free, so the
+                # race moves to …") is about that subject, not the other person
                 continue
             about_other = False
             if not allow_question and _P["shared.raw_facts.4"].search(sub) and not _QUESTION_OK.search(sub):
