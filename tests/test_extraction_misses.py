@@ -956,3 +956,13 @@ def test_an_english_clause_with_its_own_subject_after_one_about_someone_else_is_
     assert ("budget_limit", "9000", "positive") in said
     assert not [f for f in facts("my flatmate got a cat last week, allergic to dust too, works at Harlow Fabrics")
                 if f.subject == "user:yu" and f.predicate in ("allergy", "works_at")]
+
+
+def test_commutes_of_trades_and_care_work():
+    """A vehicle to one's clients or shifts, a drive to a town for work, a lift and a carpool are commutes; a taxi
+    to the airport is a trip."""
+    assert ("commute", "minibus", "positive") in triples("I take the minibus to my patients every morning")
+    assert ("commute", "driving", "positive") in triples("I'll drive to Tregaron for work, about 20 mins")
+    assert ("commute", "lift", "positive") in triples("Maud from the farm gives me a lift to work now")
+    assert ("commute", "carpool", "positive") in triples("we carpool with the Jensens on weekdays")
+    assert not [f for f in facts("we took a taxi to the airport at 5am") if f.predicate == "commute"]
