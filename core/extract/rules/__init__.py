@@ -264,8 +264,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             and (changed := _budget_changed(text, prev.text)) is not None:
         # "does it change the budget?" "yeah drop the whole thing to 20k": the budget's new amount, and nothing
         # else read from the words that said it
-        budget, said = changed
-        raws = [r for r in raws if not (r.object and r.object in said)] + [budget]
+        budget, words = changed
+        raws = [r for r in raws if not (r.object and r.object in words)] + [budget]
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
         if choice:
