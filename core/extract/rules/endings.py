@@ -12,9 +12,10 @@ the very form the steps give that value when it is said to hold, and meets the s
 
 Each fact of a state predicate (``shared.ending_predicates``) so read becomes an ending of that value (change
 ``ending``, the clause itself as the text naming when). A job left or a home moved out of that names no value
-the steps can read ends whatever holds (``<lang>.job_ended``, ``en.done_with_job``, ``<lang>.moved_out``, a workplace named by its kind alone:
-``zh.workplace_left``; an ending with an empty object), a budget given up (``<lang>.budget_dropped``) ends whatever budget holds, and a last day named
-(``<lang>.last_day``) ends the job after that day. Thought of, planned or
+the steps can read ends whatever holds (``<lang>.job_ended``, ``en.done_with_job``, ``<lang>.moved_out``, a
+workplace named by its kind alone: ``zh.workplace_left``; an ending with an empty object), a budget given up
+(``<lang>.budget_dropped``) ends whatever budget holds, and a last day named (``<lang>.last_day``) ends the job
+after that day. Thought of, planned or
 hypothetical endings are none (``<lang>.not_ended``). The gates close the row of the value where it stopped
 holding (``core.bitemporal.plan_ending``)."""
 
