@@ -1148,6 +1148,7 @@ def test_a_value_moved_to_another_person_leaves_out_the_words_naming_them():
     ("儿子豆豆5岁 对牛奶蛋白过敏", "son", "豆豆"),
     ("哦对，测试找了我表妹小棠帮忙", "cousin", "小棠"),
     ("live in st vital w my roommate jake— sorry jay, autocorrect lol", "roommate", "Jay"),  # a slip taken back
+    ("周末跟我表弟阿澄钓鱼去了 钓了一下午", "cousin", "阿澄"),  # 阿 and a character, whatever follows it
 ])
 def test_names_given_with_a_relation_word_in_more_shapes(text: str, who: str, name: str) -> None:
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
@@ -1155,7 +1156,8 @@ def test_names_given_with_a_relation_word_in_more_shapes(text: str, who: str, na
     assert (f"person:mei/{who}", name) in named
 
 
-@pytest.mark.parametrize("text", ["然后我跟未婚夫哈哈 还不太习惯这个词", "my mum NOT happy about it", "我女朋友天天想去海边"])
+@pytest.mark.parametrize("text", ["然后我跟未婚夫哈哈 还不太习惯这个词", "my mum NOT happy about it", "我女朋友天天想去海边",
+                                  "我老婆阿姨家就在隔壁"])
 def test_words_in_a_names_slot_that_are_no_names(text: str) -> None:
     ex = SignalledExtractor(RuleExtractor(), SignalLayer())
     assert not [c for c in ex.claims(turn(text), []) if c.predicate == "name"]

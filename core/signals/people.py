@@ -96,6 +96,16 @@ _ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)"
                             r"\s|\d|[一二三四五六七八九十]+岁|$)")
 # what no Chinese name holds: a pronoun, a function word or a verb of the clause (老公…给我, 天天想), or only a
 # laugh or an interjection (哈哈, 嘿嘿)
+# a name made of 阿 and one character (阿杰, 阿琳), not a kinship word (阿姨, 阿婆, 阿公)
+_ZH_KINSHIP_A = "姨婆公爸妈伯叔哥姐弟妹嫂爷奶"
+_ZH_A_NAME = re.compile(f"(阿(?![{_ZH_KINSHIP_A}])[\u4e00-\u9fff])")
+
+
+def _kinship_word(value: str) -> bool:
+    """Whether ``value`` opens on a kinship word made with 阿 (阿姨, 阿婆): what one calls a relative, no name."""
+    return value.startswith("阿") and value[1:2] in _ZH_KINSHIP_A and len(value) > 1
+
+
 _ZH_NOT_IN_NAME = re.compile(r"[我你他她它给想说要是的了在也都就还又很太把被让]|^[哈呵嘿嘻啊嗯哦呜额唉嘤]+$")
 _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
 # a short opener joined to the clause by a tilde, a greeting or an exclamation ("好久没来～周航搬来了"):
@@ -240,6 +250,10 @@ class People:
             if key and after and not _ZH_NOT_IN_NAME.search(after.group(1)) \
                     and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
                 names[after.group(1)] = key
+            elif key and (nick := _ZH_A_NAME.match(text, m.end())) is not None:
+                # 阿 and a character right after the relation word is a name whatever follows it (我老公阿杰跑货车的,
+                # 跟室友阿琳一起): no word opens so but a kinship one (阿姨, 阿婆)
+                names[nick.group(1)] = key
 
     def _not_a_lower_name(self, word: str) -> bool:
         """Whether a lower-case word in a name's slot is rather a word of the
@@ -298,7 +312,7 @@ class People:
         two or three Chinese characters opening with a surname or 小/老/阿 (王姐,
         阿杰, 陈雪), or a doubled character (朵朵)."""
         if _is_cjk_name(value):
-            return not _ZH_NOT_IN_NAME.search(value) and (
+            return not _ZH_NOT_IN_NAME.search(value) and not _kinship_word(value) and (
                 value[0] in self.cues.zh_surnames or value[0] in self.cues.zh_name_prefixes or value[0] == value[1])
         words = value.split()
         return (0 < len(words) <= 3 and all(w[:1].isupper() and w.replace("-", "").replace("'", "").isalpha()
@@ -311,7 +325,7 @@ class People:
         ``[dropped_subject]``) nor ones holding a cue word (好像)."""
         if self.looks_like_name(value):
             return True
-        return not self.drops_subject(value, "zh") and not any(self.cues.has(act, value, "zh") for act in self.cues.acts)
+        return not _kinship_word(value) and not self.drops_subject(value, "zh") and not any(self.cues.has(act, value, "zh") for act in self.cues.acts)
 
     def relation(self, text: str, lang: str) -> tuple[str, re.Match[str]] | None:
         """The first relation word of ``text`` with its relation key. Chinese relation words overlap
