@@ -966,3 +966,9 @@ def test_commutes_of_trades_and_care_work():
     assert ("commute", "lift", "positive") in triples("Maud from the farm gives me a lift to work now")
     assert ("commute", "carpool", "positive") in triples("we carpool with the Jensens on weekdays")
     assert not [f for f in facts("we took a taxi to the airport at 5am") if f.predicate == "commute"]
+
+
+def test_remembering_well_and_a_lifetime_in_a_job_are_no_facts_of_their_own():
+    """记得牢 (remembering well) asks for no reminder; 当了一辈子X is X, the lifetime no part of the role."""
+    assert not [f for f in facts("这个不用记 我记得牢") if f.predicate == "todo"]
+    assert ("role", "护士", "positive") in triples("我当了一辈子护士")
