@@ -972,3 +972,13 @@ def test_remembering_well_and_a_lifetime_in_a_job_are_no_facts_of_their_own():
     """记得牢 (remembering well) asks for no reminder; 当了一辈子X is X, the lifetime no part of the role."""
     assert not [f for f in facts("这个不用记 我记得牢") if f.predicate == "todo"]
     assert ("role", "护士", "positive") in triples("我当了一辈子护士")
+
+
+def test_an_offered_reminder_taken_for_a_day_with_a_reason_beside_it():
+    """"yes please, thursday is better, I'm on earlies friday" / "周五不在家 你周六提醒我吧": the reminder is taken
+    for the day said, the reason beside it left out."""
+    [todo] = [f for f in facts("A: Want me to remind you on Friday 15 May to post the forms?",
+                               "yes please, thursday is better, I'm on earlies friday") if f.predicate == "todo"]
+    assert todo.event_start.date().isoformat() == "2026-05-14"
+    [todo] = [f for f in facts("A: 要不要我周五提醒你去取快递？", "周五不在家 你周六提醒我吧") if f.predicate == "todo"]
+    assert todo.event_start.date().isoformat() == "2026-05-16"

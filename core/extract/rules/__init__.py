@@ -608,14 +608,18 @@ def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -
 def _rider(text: str, when: datetime, offer: str = "") -> str | None:
     """The day a reply accepting an offer adds to it ("好啊 这周六 帮我记下", "要要要 5月10号之前得准备好", "要 提前三天吧",
     "ya next fri"): what follows the acceptance when it is only a day (a time, or some days before) and words asking
-    to note it; to an offered reminder (``offer``), also the day it is moved to ("make it the 8th, …", "…改周日吧":
-    ``shared.moved_day``). None when the reply is no such acceptance (it says more, or names no day)."""
+    to note it; to an offered reminder (``offer``), also the day it is moved to ("make it the 8th, …", "…改周日吧",
+    "…你19号提醒吧": ``shared.moved_day``), a reason said beside the day left out. None when the reply is no such
+    acceptance (it says more, or names no day)."""
     m = _P["shared.accepted_with_day"].match(text.strip())
     if m is None and _OFFERED_REMINDER.search(offer):
         m = _P["shared.moved_day"].search(text.strip())
     if m is None:
         return None
     rest = _P["shared.note_it"].sub(" ", m.group("rest")).strip(" ，,。.!！~～")
+    if _OFFERED_REMINDER.search(offer):  # a reason said beside the day ("wednesday is good, i'm off that day")
+        rest = next((c.strip() for c in _P["en.atoms.1"].split(rest)
+                     if find_times(c, when) or _P["shared.days_before"].search(c)), rest)
     times = find_times(rest, when)
     left = rest
     for start, end, _ in sorted(times, key=lambda t: -t[0]):
