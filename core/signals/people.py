@@ -94,8 +94,6 @@ _KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([^\W\d_]+(
 _ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)"
                             r"(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|帮|来|去|给|带|住|做|读|上|让|"
                             r"\s|\d|[一二三四五六七八九十]+岁|$)")
-# what no Chinese name holds: a pronoun, a function word or a verb of the clause (老公…给我, 天天想), or only a
-# laugh or an interjection (哈哈, 嘿嘿)
 # a name made of 阿 and one character (阿杰, 阿琳), not a kinship word (阿姨, 阿婆, 阿公)
 _ZH_KINSHIP_A = "姨婆公爸妈伯叔哥姐弟妹嫂爷奶"
 _ZH_A_NAME = re.compile(f"(阿(?![{_ZH_KINSHIP_A}])[\u4e00-\u9fff])")
@@ -103,9 +101,11 @@ _ZH_A_NAME = re.compile(f"(阿(?![{_ZH_KINSHIP_A}])[\u4e00-\u9fff])")
 
 def _kinship_word(value: str) -> bool:
     """Whether ``value`` opens on a kinship word made with 阿 (阿姨, 阿婆): what one calls a relative, no name."""
-    return value.startswith("阿") and value[1:2] in _ZH_KINSHIP_A and len(value) > 1
+    return len(value) > 1 and value[0] == "阿" and value[1] in _ZH_KINSHIP_A
 
 
+# what no Chinese name holds: a pronoun, a function word or a verb of the clause (老公…给我, 天天想), or only a
+# laugh or an interjection (哈哈, 嘿嘿)
 _ZH_NOT_IN_NAME = re.compile(r"[我你他她它给想说要是的了在也都就还又很太把被让]|^[哈呵嘿嘻啊嗯哦呜额唉嘤]+$")
 _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不过|但是|而且|就是|那个|我家|\s)+")
 # a short opener joined to the clause by a tilde, a greeting or an exclamation ("好久没来～周航搬来了"):

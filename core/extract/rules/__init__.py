@@ -611,13 +611,14 @@ def _rider(text: str, when: datetime, offer: str = "") -> str | None:
     to note it; to an offered reminder (``offer``), also the day it is moved to ("make it the 8th, …", "…改周日吧",
     "…你19号提醒吧": ``shared.moved_day``), a reason said beside the day left out. None when the reply is no such
     acceptance (it says more, or names no day)."""
+    reminder = _OFFERED_REMINDER.search(offer) is not None
     m = _P["shared.accepted_with_day"].match(text.strip())
-    if m is None and _OFFERED_REMINDER.search(offer):
+    if m is None and reminder:
         m = _P["shared.moved_day"].search(text.strip())
     if m is None:
         return None
     rest = _P["shared.note_it"].sub(" ", m.group("rest")).strip(" ，,。.!！~～")
-    if _OFFERED_REMINDER.search(offer):  # a reason said beside the day ("wednesday is good, i'm off that day")
+    if reminder:  # a reason said beside the day ("wednesday is good, i'm off that day")
         rest = next((c.strip() for c in _P["en.atoms.1"].split(rest)
                      if find_times(c, when) or _P["shared.days_before"].search(c)), rest)
     times = find_times(rest, when)
