@@ -306,6 +306,29 @@ def test_an_english_pronoun_and_its_contraction_are_made_first_person(text, firs
     assert people.first_person(text, "en") == first
 
 
+@pytest.mark.parametrize(("text", "first"), [
+    # a clause about someone that goes on about them after "and"/"but", by a pronoun or by "her"/"his"
+    # before what a person has: that is the person too
+    ("my aunt lives in Durban and she's called Thuli", "I live in Durban and I'm called Thuli"),
+    ("my uncle is a pilot but his name escapes me", "I am a pilot but my name escapes me"),
+    ("my uncle is a pilot and his wife is a nurse", "I am a pilot and his wife is a nurse"),  # his wife: another
+    # opening on "her"/"his" before what a person has: theirs ("her name's Zodwa" said of the aunt)
+    ("her name's Zodwa", "my name's Zodwa"),
+    ("so his salary went up", "so my salary went up"),
+    ("her cooking is great", None),  # no attribute of a person
+])
+def test_a_clause_going_on_about_a_person_by_a_pronoun_or_her_attribute_is_theirs(text, first):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert people.first_person(text, "en") == first
+
+
+def test_a_persons_name_said_by_a_pronoun_after_the_relation_is_their_name():
+    t = turn("my aunt runs a spaza in Umlazi, her name is zodwa")
+    out = layer({}).refine(t, [], [], RuleExtractor().claims)
+    assert ("person:mei/aunt", "name", "Zodwa") in {(c.subject, c.predicate, c.object) for c in out}
+    assert not any(c.subject == "user:mei" and c.predicate == "name" for c in out)
+
+
 def test_a_name_given_with_a_relation_becomes_that_persons_name():
     t = turn("my brother Theo is a nurse, 我女儿朵朵今年6岁")
     out = layer({}).refine(t, [], [], nothing)

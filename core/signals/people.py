@@ -134,6 +134,10 @@ _EN_NAMED_IN = re.compile(r"(?i)(?:['’]s)?\s+(?:(?:up|down|out|over|back)\s+)?
 # a third-person pronoun as a subject, with its contraction if it has one ("she's", "they're", "he'll")
 _EN_PRONOUN = re.compile(r"(?i)(?<![\w'’])(she|he|they)(?:(['’](?:s|re|ve|ll|d))(?![\w'’])|(?![\w'’]))")
 _EN_CONTRACTED_FIRST = {"s": "m", "re": "m"}  # the rest stay: 've, 'll, 'd
+# a clause about someone going on about them after "and"/"but": by a subject pronoun ("… and she's called
+# Lily") or by "her"/"his" before what a person has (``Cues.possessed``: "… and her name is Lily")
+_EN_GOES_ON = re.compile(r"(?i)\b(?:and|but)\s+(?:(she|he)\b|(her|his)\s+)")
+_EN_THEIR = re.compile(_EN_FILLERS + r"(her|his|their)\s+", re.IGNORECASE)  # "her name is Nomsa"
 _EN_HAS = re.compile(r"(?i)\s+(?:(?:just|already|also|still|never|always)\s+)?(?:been|got|gotten|had)\b")
 _EN_NOT_VERBS = {"always", "sometimes", "perhaps", "is", "was", "has", "does", "this", "his", "its", "yes",
                  "us", "as", "less", "unless", "across", "nervous", "famous", "serious", "various",
@@ -151,6 +155,19 @@ _ZH_TOPIC = re.compile(r"^[^，,。！!？?\s]{1,4}(?:方面|的话|这块|上)\
 
 # "… and I", "… Rosa and me": a joint subject with the speaker in it (after the relation word and its name)
 _EN_AND_I = re.compile(r"(?:\s+[A-Z][\w'-]*)?\s+and\s+(?:I|me)\b", re.IGNORECASE)
+
+
+def _en_pronoun_as_i(text: str, pm: re.Match[str] | None) -> str:
+    """The English clause from subject pronoun ``pm`` (an ``_EN_PRONOUN`` match) on, with "I" for it."""
+    if pm is None:
+        return text
+    rest = text[pm.end():]
+    if pm.group(2):  # a contraction: "she's a nurse" -> "I'm a nurse", "they've moved" -> "I've moved"
+        short = pm.group(2)[1:].lower()
+        if short == "s" and _EN_HAS.match(rest):
+            short = "ve"  # "he's been vegetarian for years": has
+        return "I'" + _EN_CONTRACTED_FIRST.get(short, short) + rest
+    return "I" + _en_first_person(rest)
 
 
 def _en_first_person(rest: str) -> str:
@@ -441,6 +458,12 @@ class People:
         starts = self.cues.dropped_subject.get(lang, ())
         return bool(starts) and text.lstrip(" ，,、").startswith(starts)
 
+    def _has_attribute(self, text: str, at: int) -> bool:
+        """Whether an English word at ``at`` is one a person has (``Cues.possessed``), 's after it or not
+        ("her name is", "his name's")."""
+        word = re.match(r"[^\W\d_]+", text[at:])
+        return word is not None and self.cues.possessed["en"].fullmatch(word.group(0)) is not None
+
     def first_person(self, text: str, lang: str, mentions: Sequence[str] = ()) -> str | None:
         """The clause with the person it is about as "I" (None: no person found to replace).
         ``mentions``: the names the clause gives them; an English clause opening on one as its
@@ -490,18 +513,21 @@ class People:
                 rest = re.sub(r"^\s*(?:" + _NAME + r"\s+)?", " ", after)  # "my sister Lily is"
                 new = head + "I" + _en_first_person(rest)
                 new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
+                # the clause goes on about them by a pronoun of its own ("my sister lives in Leeds and she's
+                # called Lily", "… and her name is Lily"): that is "I" (or "my") too
+                went_on = _EN_GOES_ON.search(new)
+                if went_on is not None and went_on.group(1):
+                    new = new[:went_on.start(1)] + _en_pronoun_as_i(new, _EN_PRONOUN.match(new, went_on.start(1)))
+                elif went_on is not None and self._has_attribute(new, went_on.end()):
+                    new = new[:went_on.start(2)] + "my " + new[went_on.end():]
             else:
                 pm = _EN_PRONOUN.search(text)
                 if pm is None:
-                    return None
-                rest = text[pm.end():]
-                if pm.group(2):  # a contraction: "she's a nurse" -> "I'm a nurse", "they've moved" -> "I've moved"
-                    short = pm.group(2)[1:].lower()
-                    if short == "s" and _EN_HAS.match(rest):
-                        short = "ve"  # "he's been vegetarian for years": has
-                    new = text[:pm.start()] + "I'" + _EN_CONTRACTED_FIRST.get(short, short) + rest
-                else:
-                    new = text[:pm.start()] + "I" + _en_first_person(rest)
+                    owned = _EN_THEIR.match(text)  # "her name is Nomsa", "his rent went up": "my name is Nomsa"
+                    if owned is None or not self._has_attribute(text, owned.end()):
+                        return None
+                    return text[:owned.start(1)] + "my" + text[owned.end(1):]
+                new = text[:pm.start()] + _en_pronoun_as_i(text, pm)
         return None if new == text else new
 
     def located(self, text: str, lang: str, relation_word: str | None = None) -> str | None:
