@@ -45,6 +45,8 @@ from .lang.amounts import Amount, local_dollars
 from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
+from .replaced import PREDICATE as DECISION
+from .replaced import replaced
 from .resources import data_path
 from .signals.layer import SignalLayer
 from .signals.people import PeopleBook
@@ -379,6 +381,8 @@ def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,
     for line, turn, claims in turns:
         try:
             batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
+            # the decisions the turn's own replace (what the store holds, as written so far)
+            claims = tuple(replaced(turn.text, claims, lambda subject: batch.current_rows(subject, DECISION)))
             for claim in claims:
                 batch.submit(claim)
         except (TurnMismatch, PredicateMismatch) as exc:

@@ -1,0 +1,105 @@
+"""What a new decision replaces: the decisions it ends (docs/DESIGN.md §3.3).
+
+Decisions are many-valued (one may decide the venue and the menu), so a new
+one meets only rows of its own value at the gates, and a decision replaced by
+another would stay current unless the turn says "X instead of Y". Two rules
+read what the store holds to find what a turn's decision replaces:
+
+- **named**: a decision told as a change (``change`` evolution or correction)
+  in a turn that names a decision the subject holds (by its value, as a word
+  of its own: "ugh, the quartz guy wants 7 weeks. forget it, back to butcher
+  block") ends that decision;
+- **return**: a decision for a value the subject held, which another took the
+  place of (its row closed where a negative row of it begins), ends the
+  decisions that began at that instant: what replaced it.
+
+The decisions ended become negative claims of their value at the new
+decision's source and time, so the gates retire them as "X instead of Y"
+does. Pure rules over the claims and the rows given; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from .bitemporal import normalise_object
+from .claims import ClaimInput
+from .records import Fact
+
+PREDICATE = "decision"
+CHANGES = frozenset({"evolution", "correction"})  # a decision told as a change
+MIN_NAMED = 2  # characters of a value named in a turn: shorter ones are no evidence
+
+
+def replaced(text: str, claims: Sequence[ClaimInput],
+             held: Callable[[str], Sequence[Fact]]) -> list[ClaimInput]:
+    """``claims`` (a turn's, said in ``text``) with the decisions their positive
+    decision claims replace (the module doc) ended by negative claims after
+    them; a return to a value replaced is itself a change (an evolution: it
+    meets the negative row of its value as "Y instead of X" left it).
+    ``held(subject)``: the current-belief decision rows of a subject (every
+    piece of its history that is still believed). Each decision is ended
+    once, and never one the turn's claims name themselves."""
+    out = list(claims)
+    said = {(c.subject, normalise_object(c.object)) for c in claims if c.predicate == PREDICATE}
+    for i, claim in enumerate(claims):
+        if claim.predicate != PREDICATE or claim.polarity != "positive":
+            continue
+        rows = held(claim.subject)
+        value = normalise_object(claim.object)
+        ended = _named(text, value, rows) if claim.change in CHANGES else []
+        back = _replacements(value, rows)
+        if back and claim.change is None:
+            out[i] = claim.with_changes(change="evolution")
+        for row in [*ended, *(r for r in back if r not in ended)]:
+            key = (claim.subject, normalise_object(row.object))
+            if key in said:
+                continue
+            said.add(key)
+            out.append(claim.with_changes(object=row.object, value=None, polarity="negative",
+                                          change="evolution", event_start=None, event_end=None))
+    return out
+
+
+def _holding(rows: Sequence[Fact]) -> list[Fact]:
+    """The positive decisions held now (a row open to the future)."""
+    return [r for r in rows if r.polarity == "positive" and r.valid_to is None]
+
+
+def _named(text: str, value: str, rows: Sequence[Fact]) -> list[Fact]:
+    """The decisions held that the turn names besides the new one's value (neither within the other)."""
+    rest = _without(normalise_object(text), value)
+    out = []
+    for row in _holding(rows):
+        old = normalise_object(row.object)
+        if len(old) < MIN_NAMED or old in value or value in old:
+            continue
+        if _says(rest, old):
+            out.append(row)
+    return out
+
+
+def _replacements(value: str, rows: Sequence[Fact]) -> list[Fact]:
+    """The decisions held that replaced ``value``: its positive row closed at an instant where a
+    negative row of it begins, and they began then."""
+    ends = {r.valid_to for r in rows if r.polarity == "positive" and r.valid_to is not None
+            and normalise_object(r.object) == value}
+    dropped = {r.valid_from for r in rows if r.polarity == "negative" and normalise_object(r.object) == value}
+    when = ends & dropped
+    return [r for r in _holding(rows) if r.valid_from in when and normalise_object(r.object) != value]
+
+
+def _without(text: str, value: str) -> str:
+    """``text`` with the new value's own words blanked (a value named there is the new one)."""
+    return text.replace(value, " ") if value else text
+
+
+def _says(text: str, value: str) -> bool:
+    """Whether ``text`` names ``value`` as words of its own (a Latin word not inside a longer one)."""
+    pattern = re.escape(value)
+    if value[:1].isascii() and value[:1].isalnum():
+        pattern = r"(?<![\w])" + pattern
+    if value[-1:].isascii() and value[-1:].isalnum():
+        pattern += r"(?![\w])"
+    return re.search(pattern, text) is not None
