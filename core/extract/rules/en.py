@@ -98,6 +98,7 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
     if m and not neg:
         obj = _clean(m.group(1), False)
         obj = _P["en.decisions.34"].sub("", obj)
+        switched = _P["en.decision_switched"].search(obj)  # "going with quartz instead": a switch to it
         obj = _P["en.decisions.35"].sub("", obj)
         obj = _P["en.decisions.36"].sub("", obj)
         comp = _EN_COMPARATIVE.match(obj)
@@ -106,7 +107,7 @@ def _en_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
             add(_Raw("decision", _clean(comp.group("yes"), False), change=change))
             add(_Raw("decision", _clean(comp.group("no"), False), polarity="negative"))
         else:
-            add(_Raw("decision", obj))
+            add(_Raw("decision", obj, change="evolution" if switched else None))
     return False
 
 
