@@ -39,19 +39,23 @@ def replaced(text: str, claims: Sequence[ClaimInput],
     them; a return to a value replaced is itself a change (an evolution: it
     meets the negative row of its value as "Y instead of X" left it).
     ``held(subject)``: the current-belief decision rows of a subject (every
-    piece of its history that is still believed). Each decision is ended
+    piece of its history that is still believed); only those told before the
+    turn count, so a file read again reads the same. Each decision is ended
     once, and never one the turn's claims name themselves."""
     out = list(claims)
     said = {(c.subject, normalise_object(c.object)) for c in claims if c.predicate == PREDICATE}
     for i, claim in enumerate(claims):
         if claim.predicate != PREDICATE or claim.polarity != "positive":
             continue
-        rows = held(claim.subject)
+        # what was told before the turn: a turn read again later (a rerun) meets the rows it wrote itself
+        # and those of later turns, which it cannot have meant
+        rows = [r for r in held(claim.subject) if r.known_from < claim.source.time]
         value = normalise_object(claim.object)
         ended = _named(text, value, rows) if claim.change in CHANGES else []
-        back = _replacements(value, rows)
-        if back and claim.change is None:
+        when = _replaced_at(value, rows)
+        if when and claim.change is None:  # (whether or not what replaced it still holds: a rerun reads it so too)
             out[i] = claim.with_changes(change="evolution")
+        back = [r for r in _holding(rows) if r.valid_from in when and normalise_object(r.object) != value]
         for row in [*ended, *(r for r in back if r not in ended)]:
             key = (claim.subject, normalise_object(row.object))
             if key in said:
@@ -80,14 +84,12 @@ def _named(text: str, value: str, rows: Sequence[Fact]) -> list[Fact]:
     return out
 
 
-def _replacements(value: str, rows: Sequence[Fact]) -> list[Fact]:
-    """The decisions held that replaced ``value``: its positive row closed at an instant where a
-    negative row of it begins, and they began then."""
+def _replaced_at(value: str, rows: Sequence[Fact]) -> set[int]:
+    """The instants ``value`` was replaced at: where a positive row of it closed and a negative row of it
+    begins (what began then replaced it)."""
     ends = {r.valid_to for r in rows if r.polarity == "positive" and r.valid_to is not None
             and normalise_object(r.object) == value}
-    dropped = {r.valid_from for r in rows if r.polarity == "negative" and normalise_object(r.object) == value}
-    when = ends & dropped
-    return [r for r in _holding(rows) if r.valid_from in when and normalise_object(r.object) != value]
+    return {r.valid_from for r in rows if r.polarity == "negative" and normalise_object(r.object) == value} & ends
 
 
 def _without(text: str, value: str) -> str:

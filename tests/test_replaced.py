@@ -17,7 +17,7 @@ T1, T2, T3 = 1_000_000, 2_000_000, 3_000_000
 def _row(i: int, obj: str, start: int, end: int | None = None, polarity: str = "positive") -> Fact:
     values = dict.fromkeys(Fact._fields)
     values.update(id=i, subject=SUBJECT, predicate="decision", object=obj, polarity=polarity, scope="global",
-                  valid_from=start, valid_to=end, claim_id=i, confidence=0.9)
+                  valid_from=start, valid_to=end, claim_id=i, confidence=0.9, known_from=start)
     return Fact(**values)
 
 
@@ -62,6 +62,14 @@ def test_a_return_to_a_value_replaced_ends_what_replaced_it_and_is_itself_a_chan
     out = replaced("let's do the oak table after all", [_claim("oak table")], lambda s: rows)
     assert _ended(out) == {"pine table"}
     assert next(c for c in out if c.object == "oak table").change == "evolution"
+
+
+def test_rows_told_after_the_turn_are_not_what_it_replaces():
+    """A turn read again (a rerun) meets rows told after it: a return it could not have meant."""
+    rows = [_row(1, "oak table", T1, end=T3 + 5), _row(2, "oak table", T3 + 5, polarity="negative"),
+            _row(3, "pine table", T3 + 5)]
+    out = replaced("sorry, I meant the oak table", [_claim("oak table", change="correction")], lambda s: rows)
+    assert _ended(out) == set()
 
 
 def test_a_value_the_turn_claims_itself_is_never_ended():
