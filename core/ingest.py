@@ -151,20 +151,21 @@ HELD_BACK = 0.5  # a name claimed at this confidence or below waits for a review
 def known_people(conn: Connection, users: Sequence[str]) -> PeopleBook:
     """The names ``users`` gave the people they spoke of (``name`` facts of
     ``person:<user>/<relation>``), where they live (their ``lives_in`` facts) and
-    the currencies their own budgets named, as stored with the time each holds
-    from, in a book the signal layer reads (``SignalledExtractor.people``). One
-    query of each kind per 500 users."""
+    the currencies their own budgets named, as stored with the time the store
+    was told each (as an ingest learns them: a rerun reads the same), in a book
+    the signal layer reads (``SignalledExtractor.people``). One query of each
+    kind per 500 users."""
     said: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
     homes: dict[str, list[tuple[int, str]]] = defaultdict(list)
     money: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for part in chunks(sorted(set(users))):
-        for subject, name, valid_from in sql.names_given(conn, part, NEVER_TRUE):
+        for subject, name, told in sql.names_given(conn, part, NEVER_TRUE):
             user, key = subject.removeprefix("person:").split("/", 1)
-            said[user].append((valid_from, name, key))
-        for user, place, valid_from in sql.homes_said(conn, part, NEVER_TRUE):
-            homes[user].append((valid_from, place))
-        for user, currency, valid_from in sql.currencies_said(conn, part, NEVER_TRUE):
-            money[user].append((valid_from, currency))
+            said[user].append((told, name, key))
+        for user, place, told in sql.homes_said(conn, part, NEVER_TRUE):
+            homes[user].append((told, place))
+        for user, currency, told in sql.currencies_said(conn, part, NEVER_TRUE):
+            money[user].append((told, currency))
     return PeopleBook(said, homes, money)
 
 

@@ -30,3 +30,22 @@ def test_the_people_a_user_named_are_read_back_for_that_user_only(store, tmp_pat
     assert book.before("ann", later) == {"olek": "brother"}
     assert book.before("a_n", later) == {"zoe": "sister"}
     assert book.before("axn", later) == {}
+
+
+def test_what_the_book_reads_back_is_as_of_when_the_store_was_told_it(store, tmp_path):
+    """A home told on the 23rd with a stated start on the 6th is not where a turn of the 10th was typed
+    from: the book holds each fact at the time it was told, as the ingest learned it, so reading the
+    file again reads its turns as the first time (a rerun adds nothing)."""
+    path = tmp_path / "moves.jsonl"
+    lines = [("2026-03-02T10:00:00+00:00", "I live in Leeds."),
+             ("2026-05-23T10:00:00+00:00", "We moved to York on the 6th of May.")]
+    path.write_text("".join(json.dumps({"session": "s-moves", "turn": i + 1, "speaker": "user", "time": t,
+                                        "text": text, "user": "kit"}) + "\n" for i, (t, text) in enumerate(lines)),
+                    "utf-8")
+    store.facts.ingest_file(path)
+    with store.engine.connect() as conn:
+        book = known_people(conn, ["kit"])
+    may_10 = 1778407200 * 1_000_000  # 2026-05-10T10:00Z
+    assert book.home_before("kit", may_10) == "Leeds"
+    assert book.home_before("kit", 2 ** 62) == "York"
+    assert store.facts.ingest_file(path).fact_rows == 0
