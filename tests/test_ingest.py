@@ -210,3 +210,15 @@ def test_demo_command_builds_the_demo_store_once(tmp_path, capsys):
     assert main(["--db", db, "demo", "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert sum(r["facts"] + r["memories"] for r in again) == 0
+
+
+@pytest.mark.parametrize("name", ["blindJ", "blindX"])
+def test_a_conversation_set_read_again_adds_nothing(name, tmp_path):
+    """Two sets whose later turns change what earlier ones are read with (a home told after a turn with
+    a start before it; decisions replaced and returned to): the second ingest of the file adds no row."""
+    src = Path(__file__).parent / "sets" / "convo_blind" / name / "conversations.jsonl"
+    with Store.open(tmp_path / "again.db") as store:
+        first = store.facts.ingest_file(src, signals=True)
+        again = store.facts.ingest_file(src, signals=True)
+    assert first.fact_rows > 100
+    assert (again.fact_rows, again.queued, again.conflicts, again.evolutions, again.corrections) == (0, 0, 0, 0, 0)
