@@ -49,7 +49,7 @@ def replaced(text: str, claims: Sequence[ClaimInput],
             continue
         # what was told before the turn: a turn read again later (a rerun) meets the rows it wrote itself
         # and those of later turns, which it cannot have meant
-        rows = [r for r in held(claim.subject) if r.known_from < claim.source.time]
+        rows = [r for r in held(claim.subject) if r.told_from < claim.source.time]
         value = normalise_object(claim.object)
         ended = _named(text, value, rows) if claim.change in CHANGES else []
         when = _replaced_at(value, rows)

@@ -17,7 +17,7 @@ T1, T2, T3 = 1_000_000, 2_000_000, 3_000_000
 def _row(i: int, obj: str, start: int, end: int | None = None, polarity: str = "positive") -> Fact:
     values = dict.fromkeys(Fact._fields)
     values.update(id=i, subject=SUBJECT, predicate="decision", object=obj, polarity=polarity, scope="global",
-                  valid_from=start, valid_to=end, claim_id=i, confidence=0.9, known_from=start)
+                  valid_from=start, valid_to=end, recorded_at=start, claim_id=i, confidence=0.9, known_from=start)
     return Fact(**values)
 
 

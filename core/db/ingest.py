@@ -12,7 +12,6 @@ from sqlalchemy import ColumnElement, Connection, and_, func, or_, select
 
 from .tables import FACT, TURN
 
-
 # when the store was told a fact (NULL known_from: when it was recorded), as the ingest learns it from a
 # claim. A turn of an ingest sees what was told before its own time, so a file read again reads as it did:
 # a home said later with a stated start before the turn (moved there on the 6th, told on the 23rd) is not
