@@ -130,6 +130,7 @@ from datetime import datetime, timedelta
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
+from ...lang.amounts import find_amounts
 from ...lang.case import is_lower_case_name, recased
 from ...lang.chat import written
 from ...lang.places import town
@@ -208,6 +209,12 @@ def _squeezed(text: str) -> str:
 # the predicates whose values are names: read from a turn typed without capitals, they keep the capitals
 # ``recased`` gave them (halden logistics -> Halden Logistics); any other value is kept as it was typed
 _NAMED_VALUES = frozenset({"name", "relation", "lives_in", "works_at", "pet"})
+
+
+def _asks_there(text: str, at: int) -> bool:
+    """Whether the sentence of ``text`` (as ``_raw_facts`` cuts them) going on at ``at`` is a question."""
+    sentence = next((m.group(0) for m in _P["shared.raw_facts.2"].finditer(text) if m.start() <= at < m.end()), "")
+    return bool(_P["shared.raw_facts.3"].search(sentence))
 
 
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:
@@ -347,11 +354,16 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             found = [r for r in _raw_facts(f"{m.group(1)} to work", turn.time) if r.predicate == "commute"]
             return [_fact(turn, _Raw("commute", r.object, r.polarity, "correction"), "user_explicit", 0.9)
                     for r in found]
-    if context and (not raws and (is_correction or _EVOLUTION.search(text))
-                    or not any(r.predicate == "budget_limit" for r in raws) and _AMOUNT_CHANGE.search(text)):
+    changed_to = _AMOUNT_CHANGE.search(text)
+    # the turn itself speaking of the budget before the change ("also car budget, … so im bumping it to 15k")
+    # (to money said as money, "make it 3 people" changes no budget; and not asked about, "预算加到两万五？")
+    spoken_of = changed_to is not None and bool(_P["shared.earlier_budget.1"].search(text, 0, changed_to.start())) \
+        and bool(find_amounts(text[changed_to.end():])) and not _asks_there(text, changed_to.end())
+    if (context or spoken_of) and (not raws and (is_correction or _EVOLUTION.search(text))
+                                   or not any(r.predicate == "budget_limit" for r in raws) and changed_to):
         # a bare corrected or changed amount ("是七千不是九千", "Oops, typo - $2,500.", "从下个月起降到两千",
-        # "砍到12万", "make it $2000"): the budget said before, changed
-        earlier = _earlier_budget(context)
+        # "砍到12万", "make it $2000"): the budget said before (or spoken of before it in the turn), changed
+        earlier = _earlier_budget(context) or (_Raw("budget_limit", "") if spoken_of else None)
         amt = _bare_amount(text, earlier, turn.time) if earlier is not None else None
         if amt is not None:
             # set anew in place of the earlier one: a change (a correction says so itself)
