@@ -322,6 +322,27 @@ def test_a_clause_going_on_about_a_person_by_a_pronoun_or_her_attribute_is_their
     assert people.first_person(text, "en") == first
 
 
+@pytest.mark.parametrize(("text", "lang", "mentions", "first"), [
+    # the subject said again by a pronoun after the relation word and name (a second language's way)
+    ("my cousin Tiago he is baker in Lagos", "en", ("Tiago",), "I am baker in Lagos"),
+    ("my cousin Tiago she's a baker", "en", ("Tiago",), "I'm a baker"),
+    # a Chinese clause opening on a name given before, after a reply word and a blank
+    ("嗯 李明在县医院当护士", "zh", ("李明",), "我在县医院当护士"),
+    ("我很想李明", "zh", ("李明",), None),  # the name is no subject there
+])
+def test_a_persons_subject_said_again_or_by_their_chinese_name_is_read_as_i(text, lang, mentions, first):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    assert people.first_person(text, lang, mentions) == first
+
+
+def test_a_value_that_only_names_the_person_is_no_value_of_anyone():
+    """"我外孙女朵朵也过敏": after 我 comes "my granddaughter", not "me"; what the extractor read as the
+    allergen is her relation word and name, so nobody gets that allergy."""
+    t = turn("好 我外孙女朵朵也过敏 一吃就起疹子")
+    out = layer({}).refine(t, [], RuleExtractor().claims(t, []), RuleExtractor().claims)
+    assert not any(c.predicate == "allergy" for c in out)
+
+
 def test_a_persons_name_said_by_a_pronoun_after_the_relation_is_their_name():
     t = turn("my aunt runs a spaza in Umlazi, her name is zodwa")
     out = layer({}).refine(t, [], [], RuleExtractor().claims)

@@ -328,8 +328,9 @@ class SignalLayer:
                 rest.append(c)  # the user's pet; what the other person calls the speaker ("朋友都叫我老莫")
             else:
                 mention = (owner[1],) if owner[1] and (c.predicate in _THINGS or owner[1] != owner[2]) else ()
-                settled.append(c.with_changes(subject=f"person:{turn.user}/{owner[0]}",
-                                              object=_without_mention(c.object, mention)))
+                value = _without_mention(c.object, mention)
+                if value:  # (a value that only named them, "阿哲过敏": no value of theirs is said)
+                    settled.append(c.with_changes(subject=f"person:{turn.user}/{owner[0]}", object=value))
         return settled, rest
 
     def _parts_of_others(self, turn: Turn, context: Sequence[Turn], reading: Reading, names: Mapping[str, str],
@@ -455,10 +456,13 @@ class SignalLayer:
                 person = f"person:{turn.user}/{reading.who}"
                 movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT
                            and _norm(c.object) != _norm(reading.who)  # "Rhubarb is my favourite"
-                           and not _of_me(reading.signal.clause.text, c.object)]  # "朋友都喊我芸芸"
+                           and not (_of_me(reading.signal.clause.text, c.object)  # "朋友都喊我芸芸"
+                                    # (but "我孙子小宝也过敏": after 我, the relation word is "my grandson")
+                                    and not (reading.relation_word and c.object.startswith(reading.relation_word)))]
                 moved = [c.with_changes(subject=person, object=_without_mention(c.object, reading.mentions + (
                     (reading.relation_word,) if reading.relation_word and c.predicate in _THINGS else ())))
                     for c in movable]
+                moved = [c for c in moved if c.object]  # it named only them
                 if not mine and not by_part:  # the extractor found nothing there (a value it found is the speaker's: "朋友都喊我芸芸")
                     # (in a team's conversation a budget, a decision, a plan, a deadline or a to-do the
                     # person states is the team's, which the extractor reads: "客户…预算能给到十万")
@@ -904,14 +908,21 @@ def _before(turn: Turn, context: Sequence[Turn], reading: Reading) -> Sequence[T
 
 def _without_mention(value: str, mentions: Sequence[str]) -> str:
     """A value moved to another person without the words naming that person at its start ("乐乐花生" ->
-    花生, "这孩子鸡蛋" -> 鸡蛋): the extractor read them as part of it."""
+    花生, "这孩子鸡蛋" -> 鸡蛋, "孙子小宝芒果" -> 芒果): the extractor read them as part of it. Empty when
+    those words are all it holds ("我孙子小宝也过敏": no value of theirs is said)."""
     told = _MENTION_LEAD.sub("", value)
-    for mention in mentions:
-        if mention and told.casefold().startswith(mention.casefold()) and len(told) > len(mention):
-            rest = _MENTION_JOIN.sub("", told[len(mention):])
-            if len(rest) >= (2 if is_zh(rest) else 1):  # not one character left of a value (豆豆可…)
-                return rest
-    return value
+    stripped = False
+    while True:
+        for mention in mentions:
+            if mention and told.casefold().startswith(mention.casefold()):
+                rest = _MENTION_JOIN.sub("", told[len(mention):])
+                if not rest:
+                    return ""
+                if len(rest) >= (2 if is_zh(rest) else 1):  # not one character left of a value (豆豆可…)
+                    told, stripped = rest, True
+                    break
+        else:
+            return told if stripped else value
 
 
 # values that are things, which a relation word in front of cannot be part of: a to-do or a plan may begin

@@ -111,6 +111,8 @@ _ZH_FILLER = re.compile(r"^(?:对了|还有|另外|然后|哦|嗯|啊|其实|不
 # a short opener joined to the clause by a tilde, a greeting or an exclamation ("好久没来～周航搬来了"):
 # the clause's subject comes after it
 _ZH_OPENER = re.compile(r"^[^，,。！!？?～~]{1,6}[～~]+\s*")
+# a short reply word before a blank or a comma ("是的 王磊…", "对，王磊…"): what the clause's subject follows
+_ZH_REPLY_LEAD = re.compile(r"^[^，,。！!？?\s]{1,3}[\s，,]+")
 
 # English: the verb after a third-person subject, made first person ("my sister is" -> "I am")
 _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |actually )?)"
@@ -491,7 +493,7 @@ class People:
             else:
                 m = self.pronoun(text, lang)
                 if m is None:
-                    return None
+                    return _zh_name_as_i(text, mentions)
                 new = text[:m.start()] + "我" + text[m.end():]
         else:
             if named is not None and self.is_subject(text, named[1], lang):
@@ -511,7 +513,8 @@ class People:
                         tail = (" has" if _EN_HAS.match(tail) else " is") + tail
                     after = tail
                 rest = re.sub(r"^\s*(?:" + _NAME + r"\s+)?", " ", after)  # "my sister Lily is"
-                new = head + "I" + _en_first_person(rest)
+                again = _EN_PRONOUN.match(rest, 1)  # the subject said again ("my brother Rui he is a fisherman")
+                new = head + (_en_pronoun_as_i(rest, again) if again is not None else "I" + _en_first_person(rest))
                 new = re.sub(r"(?i)(\band )(\w+)", lambda m: m.group(1) + _en_first_person(m.group(2)), new)
                 # the clause goes on about them by a pronoun of its own ("my sister lives in Leeds and she's
                 # called Lily", "… and her name is Lily"): that is "I" (or "my") too
@@ -595,6 +598,18 @@ def _name_as_i(text: str, mentions: Sequence[str]) -> str | None:
         if not _SUBJECT_VERB_AFTER.match(after):
             return None  # "Dana and I", "Dana's mum": not their clause as its subject
         return head + "I" + _en_first_person(after)
+    return None
+
+
+def _zh_name_as_i(text: str, mentions: Sequence[str]) -> str | None:
+    """A Chinese clause opening on one of ``mentions`` as its subject (after a filler, an opener or a short
+    reply word and a blank: "是的 王磊在宁波当医生"), with 我 there; None: none opens it."""
+    head = _ZH_FILLER.sub("", _ZH_OPENER.sub("", text))
+    lead = _ZH_REPLY_LEAD.match(head)
+    for name in mentions:
+        for at in (0, lead.end() if lead else 0):
+            if head.startswith(name, at):
+                return "我" + head[at + len(name):].lstrip("他她")
     return None
 
 
