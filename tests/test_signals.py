@@ -335,6 +335,19 @@ def test_a_persons_subject_said_again_or_by_their_chinese_name_is_read_as_i(text
     assert people.first_person(text, lang, mentions) == first
 
 
+@pytest.mark.parametrize(("text", "key"), [
+    ("my neice lives in Galway", "niece"),  # two letters swapped
+    ("our grandaughter is vegan", "grandchild"),  # a letter left out
+    ("my motther is a nurse", "mother"),  # a letter added
+    ("my sitter cancelled again", None),  # a word of its own: no slip
+    ("my mun is a nurse", None),  # a short relation word: no slip read
+])
+def test_a_relation_word_typed_one_slip_away_after_my_is_that_relation(text, key):
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    found = people.relation(text, "en")
+    assert (found[0] if found else None) == key
+
+
 def test_a_value_that_only_names_the_person_is_no_value_of_anyone():
     """"我外孙女朵朵也过敏": after 我 comes "my granddaughter", not "me"; what the extractor read as the
     allergen is her relation word and name, so nobody gets that allergy."""

@@ -83,6 +83,12 @@ def _is_name(word: str, lexicon: frozenset[str]) -> bool:
     return len(stem) > 1 and stem not in lexicon
 
 
+def is_english_word(word: str) -> bool:
+    """Whether ``word`` (any case) is a common English word, a chat word or a word of money (the lexicon
+    names are told from)."""
+    return word.lower() in _lexicon()
+
+
 def is_chat_word(word: str) -> bool:
     """Whether a word is chat's shorthand ("lol", "lmao", "tbh": ``data/lang/chat.toml`` ``[lower_case]``), never a
     name in any case."""

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 
-from ..lang.case import is_chat_word, is_lower_case_name, recased
+from ..lang.case import is_chat_word, is_english_word, is_lower_case_name, recased
 from ..lang.chat import written
 from ..lang.times import find_times
 from .cues import Cues, is_zh
@@ -136,6 +136,8 @@ _EN_NAMED_IN = re.compile(r"(?i)(?:['’]s)?\s+(?:(?:up|down|out|over|back)\s+)?
 # a third-person pronoun as a subject, with its contraction if it has one ("she's", "they're", "he'll")
 _EN_PRONOUN = re.compile(r"(?i)(?<![\w'’])(she|he|they)(?:(['’](?:s|re|ve|ll|d))(?![\w'’])|(?![\w'’]))")
 _EN_CONTRACTED_FIRST = {"s": "m", "re": "m"}  # the rest stay: 've, 'll, 'd
+_EN_MY_WORD = re.compile(r"(?i)\b(?:my|our)\s+([a-z]{4,})\b")  # a word a relation word may be mistyped as
+MIN_TYPO_WORD = 5  # letters of a relation word read through one slip of the keyboard (mum/mom/son are not)
 # a clause about someone going on about them after "and"/"but": by a subject pronoun ("… and she's called
 # Lily") or by "her"/"his" before what a person has (``Cues.possessed``: "… and her name is Lily")
 _EN_GOES_ON = re.compile(r"(?i)\b(?:and|but)\s+(?:(she|he)\b|(her|his)\s+)")
@@ -353,7 +355,7 @@ class People:
         found = self.cues.relation_re[lang]
         m = found.search(text)
         if m is None:
-            return None
+            return self._mistyped_relation(text) if lang == "en" else None
         key = self.cues.relation_key(lang, m.group(0))
         if lang == "zh":
             longer = [x for x in (found.match(text, at) for at in range(m.start() + 1, m.end()))
@@ -362,6 +364,21 @@ class People:
                 key = self.cues.relation_key(lang, longer[-1].group(0)) or key
                 m = re.compile(re.escape(text[m.start():longer[-1].end()])).match(text, m.start()) or m
         return (key, m) if key else None
+
+    def _mistyped_relation(self, text: str) -> tuple[str, re.Match[str]] | None:
+        """A relation word of five letters or more typed one slip away after "my"/"our" ("my daugther",
+        "my neice", "our grandaughter"), with its relation key; not a word of its own ("my sitter"). One slip: a letter changed, added or left
+        out, or two next to each other swapped (a check of ten lines for a handful of words; no library)."""
+        for owner in _EN_MY_WORD.finditer(text):
+            typed = owner.group(1).lower()
+            if is_english_word(typed):
+                continue  # a word of its own ("my sitter", "my brothers"), no slip
+            key = next((k for word, k in self.cues.relations.get("en", {}).items()
+                        if len(word) >= MIN_TYPO_WORD and " " not in word and _one_slip(typed, word)), None)
+            typo = re.compile(re.escape(owner.group(1))).match(text, owner.start(1)) if key is not None else None
+            if key is not None and typo is not None:
+                return key, typo
+        return None
 
     def owned_by_other(self, text: str, m: re.Match[str], lang: str) -> bool:
         """Whether the relation word ``m`` is someone else's ("her sister's dani", "his mum"): the person is
@@ -611,6 +628,19 @@ def _zh_name_as_i(text: str, mentions: Sequence[str]) -> str | None:
             if head.startswith(name, at):
                 return "我" + head[at + len(name):].lstrip("他她")
     return None
+
+
+def _one_slip(typed: str, word: str) -> bool:
+    """Whether ``typed`` is ``word`` with one slip of the keyboard (not ``word`` itself): one letter
+    changed, added or left out, or two next to each other swapped."""
+    if typed == word or abs(len(typed) - len(word)) > 1:
+        return False
+    if len(typed) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and typed[diff[0]] == word[diff[1]] and typed[diff[1]] == word[diff[0]])
+    short, long = sorted((typed, word), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _is_cjk_name(value: str) -> bool:
