@@ -504,3 +504,17 @@ def test_w_after_a_number_is_wan_only_in_chinese_typing():
 
     assert [a.value for _, _, a in find_amounts("婚礼打算10月办 总预算15w")] == [150000]
     assert find_amounts("ran 3w in a row, 15w total") == []
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    # Chinese typed with English words of a fact's frame: read as the Chinese words the rules know
+    ("所以 budget 提到四千吧", "所以预算提到四千吧"),
+    ("论文 DDL 是下周五", "论文截止日期是下周五"),
+    ("我 boyfriend 在杭州", "我男朋友在杭州"),
+    # a value typed in English stays as typed; English alone is not touched
+    ("在 Box Hill 一家奶茶店 Tea Lab 做兼职", "在 Box Hill 一家奶茶店 Tea Lab 做兼职"),
+    ("my budget is 4k", "my budget is 4k"),
+    ("the budgeting app is great", "the budgeting app is great"),
+])
+def test_chinese_typed_with_english_frame_words_reads_them_in_chinese(typed, read):
+    assert written(typed) == read

@@ -6,8 +6,10 @@
 "my mom's bday"), and spells out "gonna"/"wanna", so the extraction rules,
 written for "I'm" and "going to", read chat typing the same way. The words
 are those of ``data/lang/chat.toml``: only forms that are no word of their own
-("its", "were", "ill" stay as typed). Chinese text, and a word inside a longer
-one, are left as they are. Pure; raises nothing.
+("its", "were", "ill" stay as typed); a word inside a longer one is left as it
+is. In a turn holding Chinese, the English words of a fact's frame typed in it
+(``[mixed]``: "budget 提到 3500 吧", "报名 deadline 5月15号") are read as the
+Chinese words the rules know. Pure; raises nothing.
 """
 
 from __future__ import annotations
@@ -34,9 +36,21 @@ def _restore(m: re.Match[str]) -> str:
     return form
 
 
+_MIXED = tables.mapping("chat", "mixed")
+# (with the blanks around it: they only set the English word apart from the Chinese)
+_MIXED_WORD = re.compile(r"[ \t]*(?<![A-Za-z'’])(" + tables.alternation(_MIXED) + r")(?![A-Za-z'’])[ \t]*", re.IGNORECASE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _in_chinese(text: str) -> str:
+    """A turn holding Chinese with the English words of ``[mixed]`` read as the Chinese ones."""
+    return _MIXED_WORD.sub(lambda m: _MIXED[m.group(1).lower()], text)
+
+
 @lru_cache(maxsize=8192)
 def written(text: str) -> str:
     """``text`` with chat-typed contractions and spoken forms written out (kept for the texts asked last: a
     clause is read as written by the rules and the signal layer alike, and again as the context of turns
     after it)."""
-    return _POSSESSED.sub(r"\1's", _TYPED.sub(_restore, text))
+    out = _POSSESSED.sub(r"\1's", _TYPED.sub(_restore, text))
+    return _in_chinese(out) if _CJK.search(out) else out
