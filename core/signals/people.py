@@ -291,8 +291,8 @@ class People:
         return None
 
     def zh_name_subject(self, text: str, names: Mapping[str, str]) -> str | None:
-        """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏")."""
-        heads = {_ZH_FILLER.sub("", text), _ZH_FILLER.sub("", _ZH_OPENER.sub("", text))}
+        """A name introduced before that opens a Chinese clause ("朵朵对鸡蛋过敏", ``_zh_heads``)."""
+        heads = _zh_heads(text)
         return next((key for name, key in names.items() if any(h.startswith(name) for h in heads)), None)
 
     def name_subject(self, text: str) -> str | None:
@@ -618,16 +618,18 @@ def _name_as_i(text: str, mentions: Sequence[str]) -> str | None:
     return None
 
 
+def _zh_heads(text: str) -> list[str]:
+    """Where a Chinese clause's subject may begin: past a filler, an opener, or a short reply word and a
+    blank ("对了朵朵…", "好久没来～周航…", "是的 王磊…")."""
+    heads = [_ZH_FILLER.sub("", text), _ZH_FILLER.sub("", _ZH_OPENER.sub("", text))]
+    return heads + [h[lead.end():] for h in heads if (lead := _ZH_REPLY_LEAD.match(h)) is not None]
+
+
 def _zh_name_as_i(text: str, mentions: Sequence[str]) -> str | None:
-    """A Chinese clause opening on one of ``mentions`` as its subject (after a filler, an opener or a short
-    reply word and a blank: "是的 王磊在宁波当医生"), with 我 there; None: none opens it."""
-    head = _ZH_FILLER.sub("", _ZH_OPENER.sub("", text))
-    lead = _ZH_REPLY_LEAD.match(head)
-    for name in mentions:
-        for at in (0, lead.end() if lead else 0):
-            if head.startswith(name, at):
-                return "我" + head[at + len(name):].lstrip("他她")
-    return None
+    """A Chinese clause opening on one of ``mentions`` as its subject (``_zh_heads``: "是的 王磊在宁波当医生"),
+    with 我 there; None: none opens it."""
+    return next(("我" + head[len(name):].lstrip("他她") for head in _zh_heads(text) for name in mentions
+                 if head.startswith(name)), None)
 
 
 def _one_slip(typed: str, word: str) -> bool:
