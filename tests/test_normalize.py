@@ -515,6 +515,7 @@ def test_w_after_a_number_is_wan_only_in_chinese_typing():
     ("在 Box Hill 一家奶茶店 Tea Lab 做兼职", "在 Box Hill 一家奶茶店 Tea Lab 做兼职"),
     ("my budget is 4k", "my budget is 4k"),
     ("the budgeting app is great", "the budgeting app is great"),
+    ("so the budget is 3k 然后再说", "so the budget is 3k 然后再说"),  # inside an English clause: as typed
 ])
 def test_chinese_typed_with_english_frame_words_reads_them_in_chinese(typed, read):
     assert written(typed) == read

@@ -43,8 +43,13 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _in_chinese(text: str) -> str:
-    """A turn holding Chinese with the English words of ``[mixed]`` read as the Chinese ones."""
-    return _MIXED_WORD.sub(lambda m: _MIXED[m.group(1).lower()], text)
+    """A turn holding Chinese with the English words of ``[mixed]`` read as the Chinese ones, where one is
+    typed beside Chinese ("报名 deadline 5月15号"; not inside an English clause: "so the budget is 3k 然后…")."""
+    def chinese(m: re.Match[str]) -> str:
+        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        return _MIXED[m.group(1).lower()] if _CJK.search(before) or _CJK.search(after) or after.isdigit() \
+            else m.group(0)
+    return _MIXED_WORD.sub(chinese, text)
 
 
 @lru_cache(maxsize=8192)
