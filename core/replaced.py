@@ -8,14 +8,15 @@ read what the store holds to find what a turn's decision replaces:
 - **named**: a decision told as a change (``change`` evolution or correction)
   in a turn that names a decision the subject holds (by its value, as a word
   of its own: "ugh, the quartz guy wants 7 weeks. forget it, back to butcher
-  block") ends that decision;
+  block"; or by its option, ``lang.values.option``: 报网课 named as 网课) ends
+  that decision;
 - **return**: a decision for a value the subject held, which another took the
   place of (its row closed where a negative row of it begins), ends the
   decisions that began at that instant: what replaced it.
 
 The decisions ended become negative claims of their value at the new
-decision's source and time, so the gates retire them as "X instead of Y"
-does. Pure rules over the claims and the rows given; no I/O.
+decision's source, from the time the turn was told, so the gates retire them
+as "X instead of Y" does. Pure rules over the claims and the rows given; no I/O.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 from .bitemporal import normalise_object
 from .claims import ClaimInput
+from .lang.values import option
 from .records import Fact
 
 PREDICATE = "decision"
@@ -61,8 +63,10 @@ def replaced(text: str, claims: Sequence[ClaimInput],
             if key in said:
                 continue
             said.add(key)
-            out.append(claim.with_changes(object=row.object, value=None, polarity="negative",
-                                          change="evolution", event_start=None, event_end=None))
+            # it ends when the turn says so (the new decision may be said for a time of its own: "九月每个周末")
+            out.append(claim.with_changes(object=row.object, value=None, polarity="negative", change="evolution",
+                                          event_start=None, event_end=None, valid_from=claim.source.time,
+                                          valid_to=None, start_stated=False, start_latest=None))
     return out
 
 
@@ -77,9 +81,10 @@ def _named(text: str, value: str, rows: Sequence[Fact]) -> list[Fact]:
     out = []
     for row in _holding(rows):
         old = normalise_object(row.object)
-        if len(old) < MIN_NAMED or old in value or value in old:
+        taken = option(old)  # a Chinese decision held with its verb, named by its option (报网课: 网课)
+        if len(old) < MIN_NAMED or old in value or value in old or taken in value:
             continue
-        if _says(rest, old):
+        if _says(rest, old) or taken != old and _says(rest, taken):
             out.append(row)
     return out
 

@@ -40,6 +40,25 @@ def test_a_decision_told_as_a_change_ends_a_held_one_the_turn_names():
     assert (ended.subject, ended.valid_from, ended.change) == (SUBJECT, T3, "evolution")
 
 
+def test_a_chinese_decision_held_with_its_verb_is_named_by_its_option():
+    """报瑜伽课 held; "瑜伽课上了两周 还是改报游泳课": the turn names the option, not the verb before it."""
+    rows = [_row(1, "报瑜伽课", T1)]
+    out = replaced("瑜伽课上了两周 太累了 还是改报游泳课", [_claim("报游泳课", change="evolution")],
+                   lambda s: rows)
+    assert _ended(out) == {"报瑜伽课"}
+
+
+def test_a_decision_ends_when_the_turn_says_so_whatever_time_the_new_one_is_for():
+    """The new decision said for a month of its own ("every weekend in September") still ends the old one
+    from the turn, not from that month."""
+    rows = [_row(1, "online course", T1)]
+    new = _claim("weekend class", change="evolution").with_changes(valid_from=T1 - 500, start_stated=True)
+    out = replaced("the online course was useless, switching to the weekend class in september", [new],
+                   lambda s: rows)
+    ended = next(c for c in out if c.polarity == "negative")
+    assert (ended.object, ended.valid_from, ended.start_stated) == ("online course", T3, False)
+
+
 def test_nothing_is_ended_by_a_decision_not_told_as_a_change_nor_by_a_value_within_the_new_one():
     rows = [_row(1, "oak table", T1), _row(2, "quartz", T1)]
     assert _ended(replaced("oak table is great, and the pine one for the porch", [_claim("pine one")],

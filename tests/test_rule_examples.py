@@ -246,7 +246,11 @@ def test_a_good_file_parses() -> None:
     ('[pattern.bad]\ndescription = "d"\npattern = "a"\nflags = ["LOUD"]', r"pattern 'bad': unknown flag 'LOUD'"),
     ('[pattern.bad]\ndescription = "d"\npattern = "a"\nexamples = [{text = "a", yields = [["likes", "a"]]}]',
      r"pattern 'bad', example 0: yields must be"),
-    ('[pattern.bad]\ndescription = "d"\npattern = "a"\nwords = ["a"]', r"pattern 'bad': needs exactly one of words and pattern"),
+    ('[pattern.bad]\ndescription = "d"\npattern = "a"\nwords = ["a"]',
+     r"pattern 'bad': needs exactly one of words, words_from and pattern"),
+    # a cue's words taken from the language layer must name a table and a list there
+    ('[cue.bad]\ndescription = "d"\nwords_from = "values"', r"cue 'bad': words_from must name a language table and list"),
+    ('[cue.bad]\ndescription = "d"\nwords_from = "values:decision.nope"', r"cue 'bad': words_from 'values:decision\.nope'"),
     ('[cue.loop]\ndescription = "d"\npattern = "{{en.loop}}"\n[pattern.p]\ndescription = "d"\npattern = "{{en.loop}}"',
      r"cue 'en\.loop' refers to itself"),
     # a cue of alternatives joined to text around it would join only its first or last alternative

@@ -8,7 +8,9 @@ languages or name neither) hold what records and code share. Each language file 
 
 ``[cue.NAME]``
     a regex fragment, mostly a word list (``words = [...]``, joined with
-    ``|``) or a ``pattern``; patterns and records use it as ``{{lang.NAME}}``.
+    ``|``; or ``words_from = "TABLE:KEY"``, a list of the language layer's
+    ``data/lang/TABLE.toml`` that code below the extractor reads too) or a
+    ``pattern``; patterns and records use it as ``{{lang.NAME}}``.
 ``[map.NAME]`` / ``[set.NAME]``
     a word table looked up whole: ``entries = {word = "canonical", ...}`` or
     ``words = [...]``.
@@ -42,6 +44,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..lang import tables
 from ..resources import data_path
 from .records import Reader, Record, Step, parse_step
 
@@ -52,7 +55,7 @@ _FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.D
           "ASCII": re.ASCII}
 _KINDS = ("cue", "pattern")
 _TABLE_KINDS = ("map", "set")
-_ENTRY_KEYS = {"description", "words", "pattern", "flags", "examples"}
+_ENTRY_KEYS = {"description", "words", "words_from", "pattern", "flags", "examples"}
 _EXAMPLE_KEYS = {"text", "yields", "project", "lang", "speaker", "context"}
 _CONTEXT_KEYS = {"speaker", "text", "project", "user"}
 _POLARITIES = ("positive", "negative", "ended")  # "ended": an ending (change "ending") of the value
@@ -225,9 +228,19 @@ def _entries(lang: str, data: Mapping[str, Any], file: str) -> list[_Entry]:
             description = entry.get("description")
             if not isinstance(description, str) or not description.strip():
                 raise _fail(file, where, "needs a description")
-            if ("words" in entry) == ("pattern" in entry):
-                raise _fail(file, where, "needs exactly one of words and pattern")
-            if "words" in entry:
+            if sum(k in entry for k in ("words", "words_from", "pattern")) != 1:
+                raise _fail(file, where, "needs exactly one of words, words_from and pattern")
+            if "words_from" in entry:  # a word list of the language layer ("values:decision.zh_taking")
+                source = entry["words_from"]
+                table, _, listed = source.partition(":") if isinstance(source, str) else ("", "", "")
+                if kind != "cue" or not table or not listed:
+                    raise _fail(file, where, "words_from must name a language table and list, as \"values:a.b\" "
+                                "(in a cue)")
+                try:
+                    template = "|".join(re.escape(w) for w in tables.words(table, listed))
+                except (OSError, ValueError) as exc:
+                    raise _fail(file, where, f"words_from {source!r}: {exc}") from None
+            elif "words" in entry:
                 if kind != "cue" or not _text_list(entry["words"]) or not entry["words"]:
                     raise _fail(file, where, "words must be a non-empty list of strings (in a cue)")
                 template = "|".join(entry["words"])

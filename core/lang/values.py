@@ -16,6 +16,9 @@ of value identity (docs/DESIGN.md §2, "value identity").
   ways: "cycling", "bike", "I cycle", 骑车, 骑自行车 are one way; 地铁 and
   地铁2号线 are one, the second finer. The modes and their words are a table
   (``[means]``); a value naming none is OTHER to every other.
+* **Decisions compare by their option** where a turn names one: a Chinese
+  decision is often held with the verb of taking its option (报网课, 买油车:
+  ``[decision] zh_taking``), and ``option`` gives the option alone (网课).
 * **Organisations compare by their name's start.** An employer is often named
   short: 橙桔 for 橙桔网络, "Harbourline" for "Harbourline Logistics". A name
   is ``within`` another (the full name is the finer) when the other begins it:
@@ -41,7 +44,7 @@ from typing import TypeVar
 from . import tables
 from .text import CJK
 
-__all__ = ["Relation", "relate"]
+__all__ = ["Relation", "option", "relate"]
 
 
 class Relation(StrEnum):
@@ -103,6 +106,16 @@ def relate(kind: str, a: str, b: str) -> Relation:
     if kind == "organisation":
         return _organisation(fa, fb)
     return Relation.OTHER
+
+
+# ---------------------------------------------------------------- decisions
+_ZH_TAKING = re.compile("^(?:" + tables.alternation(tables.words("values", "decision.zh_taking")) + f")(?=[{CJK}]{{2}})")
+
+
+def option(value: str) -> str:
+    """The option a decision takes: a Chinese one without the verb of taking it before two characters or
+    more (报网课 -> 网课, 买油车 -> 油车); any other value as it is. Raises nothing."""
+    return _ZH_TAKING.sub("", value, count=1)
 
 
 # ---------------------------------------------------------------- tastes
