@@ -221,6 +221,7 @@ def test_a_dropped_subject_goes_on_about_the_person_of_the_clause_before():
     ("my mom isn't well, she's in pietermaritzburg, sugar diabetes", "person:mei/mother", "pietermaritzburg"),
     ("oh and my mum's visiting from Leicester next month", "person:mei/mother", "Leicester"),
     ("my uncle up in Inverness has a boat", "person:mei/uncle", "Inverness"),  # the place that names them
+    ("my dad is over from Kumasi for the summer", "person:mei/father", "Kumasi"),  # here from it a while
 ])
 def test_where_another_person_is_or_comes_from_is_where_they_live(text, person, place):
     t = turn(text)
@@ -229,7 +230,8 @@ def test_where_another_person_is_or_comes_from_is_where_they_live(text, person, 
 
 
 @pytest.mark.parametrize("text", ["我妈在医院", "我老公在开会", "我姐在杭州读大二", "my sister is in hospital, broke her leg",
-                                  "my brother's in a meeting", "my brother in law says hi"])
+                                  "my brother's in a meeting", "my brother in law says hi",
+                                  "my sister is here from work for lunch"])
 def test_a_state_or_an_activity_is_no_place_to_live(text):
     t = turn(text)
     assert not [c for c in layer({}).refine(t, [], [], nothing) if c.predicate == "lives_in"]

@@ -125,7 +125,9 @@ _ZH_FROM = re.compile(r"从(?P<place>[\u4e00-\u9fff]{2,5}?)(?:飞|坐车|开车)
 _EN_PLACE = r"(?P<place>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2}?)"
 _EN_AT = re.compile(r"(?i)(?:\b(?:is|are|lives|live)|['’](?:s|re))\s+(?:(?:up|down|out|over|back|still|now|currently|"
                     r"based|living)\s+)*in\s+" + _EN_PLACE + r"(?:,?\s+(?:now|these days|atm|rn|tho|though))?(?=\s*(?:$|[,;]))")
-_EN_FROM = re.compile(r"(?i)\b(?:visiting|coming|flying|driving|comes|came|flies)(?:\s+(?:in|over|down|up|out))?\s+from\s+"
+# (or being here from it: "my mam is over from Accra for the summer")
+_EN_FROM = re.compile(r"(?i)\b(?:(?:visiting|coming|flying|driving|comes|came|flies)(?:\s+(?:in|over|down|up|out))?"
+                      r"|(?:is|'s|are|was|were)\s+(?:over|up|down|here))\s+from\s+"
                       + _EN_PLACE + r"(?=\s*(?:$|,|\.|!|\?|\b(?:next|this|on|in|for|to|and|at|tomorrow|tonight)\b))")
 
 # after the relation word, the place that names the person ("my mum in Nyeri has…", "my brother over in Cork,";
