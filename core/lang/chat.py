@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 
 from . import tables
+from .text import is_chinese
 
 __all__ = ["written"]
 
@@ -39,7 +40,6 @@ def _restore(m: re.Match[str]) -> str:
 _MIXED = tables.mapping("chat", "mixed")
 # (with the blanks around it: they only set the English word apart from the Chinese)
 _MIXED_WORD = re.compile(r"[ \t]*(?<![A-Za-z'’])(" + tables.alternation(_MIXED) + r")(?![A-Za-z'’])[ \t]*", re.IGNORECASE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _in_chinese(text: str) -> str:
@@ -47,7 +47,7 @@ def _in_chinese(text: str) -> str:
     typed beside Chinese ("报名 deadline 5月15号"; not inside an English clause: "so the budget is 3k 然后…")."""
     def chinese(m: re.Match[str]) -> str:
         before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
-        return _MIXED[m.group(1).lower()] if _CJK.search(before) or _CJK.search(after) or after.isdigit() \
+        return _MIXED[m.group(1).lower()] if is_chinese(before) or is_chinese(after) or after.isdigit() \
             else m.group(0)
     return _MIXED_WORD.sub(chinese, text)
 
@@ -58,4 +58,4 @@ def written(text: str) -> str:
     clause is read as written by the rules and the signal layer alike, and again as the context of turns
     after it)."""
     out = _POSSESSED.sub(r"\1's", _TYPED.sub(_restore, text))
-    return _in_chinese(out) if _CJK.search(out) else out
+    return _in_chinese(out) if is_chinese(out) else out

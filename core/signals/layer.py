@@ -456,9 +456,7 @@ class SignalLayer:
                 person = f"person:{turn.user}/{reading.who}"
                 movable = [c for c in mine if c.subject == user_subject and c.predicate not in KEPT
                            and _norm(c.object) != _norm(reading.who)  # "Rhubarb is my favourite"
-                           and not (_of_me(reading.signal.clause.text, c.object)  # "朋友都喊我芸芸"
-                                    # (but "我孙子小宝也过敏": after 我, the relation word is "my grandson")
-                                    and not (reading.relation_word and c.object.startswith(reading.relation_word)))]
+                           and not _of_me(reading.signal.clause.text, c.object, reading.relation_word)]  # "朋友都喊我芸芸"
                 moved = [c.with_changes(subject=person, object=_without_mention(c.object, reading.mentions + (
                     (reading.relation_word,) if reading.relation_word and c.predicate in _THINGS else ())))
                     for c in movable]
@@ -953,11 +951,14 @@ def _own_relation_word(claim: ClaimInput) -> bool:
         and _norm(claim.object) == _norm(claim.subject.rsplit("/", 1)[-1])
 
 
-def _of_me(clause: str, value: str) -> bool:
+def _of_me(clause: str, value: str, relation_word: str | None = None) -> bool:
     """Whether ``value`` is said right after "me" in ``clause`` ("my friends call me Mimi",
-    "朋友都喊我芸芸"): the other person is the subject, but the value is the speaker's."""
+    "朋友都喊我芸芸"): the other person is the subject, but the value is the speaker's. Not when the value
+    opens on ``relation_word``, the word the clause names them by ("我孙子小宝也过敏": after 我 it is "my
+    grandson", not "me")."""
     at = clause.find(value)
-    return at > 0 and bool(_ME_BEFORE.search(clause[:at]))
+    return at > 0 and bool(_ME_BEFORE.search(clause[:at])) \
+        and not (relation_word and value.startswith(relation_word))
 
 
 def _cite(claim: ClaimInput, turn: Turn) -> ClaimInput:
