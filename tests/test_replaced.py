@@ -87,7 +87,7 @@ def test_rows_told_after_the_turn_are_not_what_it_replaces():
     """A turn read again (a rerun) meets rows told after it: a return it could not have meant."""
     rows = [_row(1, "oak table", T1, end=T3 + 5), _row(2, "oak table", T3 + 5, polarity="negative"),
             _row(3, "pine table", T3 + 5)]
-    out = replaced("sorry, I meant the oak table", [_claim("oak table", change="correction")], lambda s: rows)
+    out = replaced("sorry, scratch that: the oak table", [_claim("oak table", change="correction")], lambda s: rows)
     assert _ended(out) == set()
 
 
