@@ -450,6 +450,28 @@ def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
     assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == [(expr, day)]
 
 
+@pytest.mark.parametrize("text, meant", [
+    # the first taken back as it is said: the words from it to the second name the second's day
+    ("the viewing is on thursday the 4th, no sorry, tuesday the 2nd",
+     [("on thursday the 4th, no sorry, tuesday the 2nd", "2026-06-02")]),
+    ("the audit is june 19 — sorry, june 18", [("june 19 — sorry, june 18", "2026-06-18")]),
+    ("复诊8月6号 哦不对 7号", [("8月6号 哦不对 7号", "2026-08-07")]),  # a day alone: of the month said before
+    # the second taken back
+    ("they need the forms by the 13th now, not the 20th", [("the 13th now, not the 20th", "2026-06-13")]),
+    ("10号，不是15号", [("10号，不是15号", "2026-06-10")]),
+    # two times meant
+    ("between june 3 and june 5", [("june 3", "2026-06-03"), ("june 5", "2026-06-05")]),
+    ("3号到5号", [("3号", "2026-06-03"), ("5号", "2026-06-05")]),
+])
+def test_a_time_taken_back_as_it_is_said_is_not_meant(text, meant):
+    from memdesk.lang.times import meant_times
+
+    when = datetime(2026, 6, 1, 9, tzinfo=timezone(timedelta(hours=8)))
+    found = meant_times(text, when)
+    assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == meant
+    assert len(find_times(text, when)) == 2  # every time expression is still found as such
+
+
 @pytest.mark.parametrize(("typed", "written_form"), [
     ("im moving next month", "I'm moving next month"),
     ("Im gonna sell the car", "I'm going to sell the car"),

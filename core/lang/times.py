@@ -90,7 +90,7 @@ from ..errors import InvalidInput
 from . import tables
 from .numerals import EN_UNITS, parse_cn_number
 
-__all__ = ["TimeSpan", "find_times", "resolve_time"]
+__all__ = ["TimeSpan", "find_times", "meant_times", "resolve_time"]
 
 
 @dataclass(frozen=True)
@@ -587,6 +587,20 @@ _DATES: frozenset[_Handler] = frozenset({_en_date, _day_of_month, _cn_date, _iso
 _BESIDE = re.compile(r"[\s,，、(（]*(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
 
 
+def _only(words: list[str]) -> re.Pattern[str]:
+    """Text made of ``words`` alone (one or more), blanks, commas, stops and dashes between them, a
+    leading "the" after them."""
+    gap = r"[\s,，、.。!！…—–~-]*"
+    return re.compile(rf"{gap}(?:(?:{_alt(words)}){gap})+(?:the\s+)?", re.IGNORECASE)
+
+
+_Chosen = tuple[int, int, DateRange, "_Handler | None"]  # a time found: where, its days, what read it
+
+# the words between two times that take the first back, or the second (``_taken_back``)
+_TAKES_FIRST_BACK = _only(tables.words("times", "taken_back.before"))
+_TAKES_SECOND_BACK = _only(tables.words("times", "taken_back.after"))
+
+
 # ---------------------------------------------------------------- public API
 
 def _check_utterance(utterance: datetime) -> tzinfo:
@@ -609,13 +623,13 @@ _MAYBE_TIME = re.compile(r"[0-9０-９今明昨前后周週星礼禮月年天日
 
 
 @lru_cache(maxsize=4096)
-def _found(text: str, today: date, past: bool) -> tuple[tuple[int, int, DateRange], ...]:
+def _found(text: str, today: date, past: bool) -> tuple[_Chosen, ...]:
     """``_candidates``, kept for the texts read again (a turn's clauses are read by the rules, then again by
     the signal layer and as the context of the turns after it: six in ten readings are repeats)."""
     return tuple(_candidates(text, today, past))
 
 
-def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, int, DateRange]]:
+def _candidates(text: str, today: date, past: bool = False) -> list[_Chosen]:
     if not _MAYBE_TIME.search(text):
         return []
     found: list[tuple[int, int, int, DateRange, _Handler]] = []
@@ -641,12 +655,35 @@ def _candidates(text: str, today: date, past: bool = False) -> list[tuple[int, i
     return _one_day_named_twice(text, chosen)
 
 
+def _taken_back(text: str, times: list[_Chosen]) -> list[_Chosen]:
+    """The times ``text`` names, less those taken back as they are said: a time followed by words that only
+    take it back and then another one ("the 5th, no sorry, the 3rd", "8月6号 不对 7号": a day of the month
+    said alone in place of a date is of that date's month), or one said after another with only "not"
+    between ("by the 13th now, not the 20th"). The words from the first to the second are one expression
+    of the day meant (where it is said, for the item nearest to it)."""
+    out = list(times)
+    gone: set[int] = set()
+    for i in range(len(times) - 1):
+        (start, end, was, _), (_, after_end, rng, handler) = out[i], times[i + 1]
+        between = text[end:times[i + 1][0]]
+        # the words from the first to the second are one expression, of the day meant
+        if _TAKES_FIRST_BACK.fullmatch(between):
+            gone.add(i)
+            if handler is _day_of_month and was[1] - was[0] == timedelta(days=1):
+                rng = _date(was[0].year, was[0].month, rng[0].day) or rng
+            out[i + 1] = (start, after_end, rng, handler)
+        elif _TAKES_SECOND_BACK.fullmatch(between):
+            gone.add(i + 1)
+            out[i] = (start, after_end, was, out[i][3])
+    return [t for i, t in enumerate(out) if i not in gone]
+
+
 def _one_day_named_twice(text: str, chosen: list[tuple[int, int, DateRange, _Handler]]
-                         ) -> list[tuple[int, int, DateRange]]:
+                         ) -> list[_Chosen]:
     """A weekday and a date side by side name one day ("Friday 29 May", "the
     26th, the Tuesday", "5月26号周二"): one expression, the date's day (the
     weekday alone would be the coming one)."""
-    out: list[tuple[int, int, DateRange]] = []
+    out: list[_Chosen] = []
     i = 0
     while i < len(chosen):
         start, end, rng, handler = chosen[i]
@@ -655,10 +692,10 @@ def _one_day_named_twice(text: str, chosen: list[tuple[int, int, DateRange, _Han
             pair = {handler in _WEEKDAYS, n_handler in _WEEKDAYS}
             dated = handler in _DATES or n_handler in _DATES
             if pair == {True, False} and dated and _BESIDE.fullmatch(text[end:n_start]):
-                out.append((start, n_end, n_rng if n_handler in _DATES else rng))
+                out.append((start, n_end, n_rng if n_handler in _DATES else rng, None))
                 i += 2
                 continue
-        out.append((start, end, rng))
+        out.append((start, end, rng, handler))
         i += 1
     return out
 
@@ -675,7 +712,7 @@ def resolve_time(expr: str, utterance: datetime) -> TimeSpan | None:
         return None
     text = expr.strip()
     today = utterance.date()
-    for start, end, rng in _found(text, today, False):
+    for start, end, rng, _ in _found(text, today, False):
         if start == 0 and end == len(text):
             return _span(rng, tz, text)
     return None
@@ -692,4 +729,14 @@ def find_times(text: str, utterance: datetime,
     """
     tz = _check_utterance(utterance)
     today = utterance.date()
-    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng in _found(text, today, past)]
+    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng, _ in _found(text, today, past)]
+
+
+def meant_times(text: str, utterance: datetime,
+                past: bool = False) -> list[tuple[int, int, TimeSpan]]:
+    """``find_times`` less the times taken back as they are said ("the 5th, no sorry, the 3rd": the 3rd;
+    "by the 13th now, not the 20th": the 13th; ``_taken_back``): the times the text means. Raises as
+    ``find_times``."""
+    tz = _check_utterance(utterance)
+    today = utterance.date()
+    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng, _ in _taken_back(text, list(_found(text, today, past)))]

@@ -44,7 +44,7 @@ from ..claims import ClaimInput, source_of, to_claims
 from ..lang.amounts import Amount, find_amounts, parse_amount
 from ..lang.chat import written
 from ..lang.sensitive import has_sensitive
-from ..lang.times import find_times
+from ..lang.times import find_times, meant_times
 from ..pipeline import HEDGED_CONFIDENCE, ExtractedFact, Turn
 from ..records import LAYER_EXTRACTOR, UNPARSED_PREDICATE
 from ..timeutil import to_us
@@ -630,7 +630,7 @@ class SignalLayer:
         start = end = None
         clause = reading.signal.clause.text
         if predicate in claims_dated or change == "evolution":
-            times = find_times(clause, turn.time, past=predicate not in claims_dated)
+            times = meant_times(clause, turn.time, past=predicate not in claims_dated)
             if times:
                 start, end = times[0][2].start, times[0][2].end
                 if predicate == "deadline":
