@@ -13,7 +13,7 @@ from .errors import InvalidInput
 from .resources import data_path
 
 ROUTINGS = ("structured", "vector", "both")
-VALUE_KINDS = ("taste", "place", "organisation", "means")  # core/lang/values.py: how values of the kind relate
+VALUE_KINDS = ("taste", "place", "organisation", "means", "occasion")  # how values of the kind relate (core/gates.py)
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 DEFAULT_CATALOG_PATH = data_path("predicates.toml")

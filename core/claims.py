@@ -577,9 +577,13 @@ def to_claims(turn: Turn, facts: Sequence[ExtractedFact], extractor: str = "rule
         # a stated start lies somewhere in the event's span ("上个月": the whole month)
         latest = (event_end - 1 if change_at is not None and event_end is not None
                   and event_end - 1 > valid_from else None)
+        # a dated item's due day is its value, as a deadline's is: said for another day, it is another value
+        # of the same thing (a change when told as one), not a mention of it
+        value = f.value if f.value is not None or f.predicate not in DATED or f.event_start is None \
+            else {"due": f.event_start.date().isoformat()}
         out.append(ClaimInput(
             subject=f.subject, predicate=f.predicate, object=f.object, source=src,
-            valid_from=valid_from, value=f.value, polarity=f.polarity, scope=f.scope,
+            valid_from=valid_from, value=value, polarity=f.polarity, scope=f.scope,
             confidence=f.confidence, change=f.change, extractor=extractor,
             event_start=to_us(f.event_start) if f.event_start else None,
             event_end=event_end, start_stated=change_at is not None, start_latest=latest,

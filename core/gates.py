@@ -297,6 +297,9 @@ def review_reasons(confidence: float, source_kind: str, threshold: float) -> tup
     return reasons
 
 
+OCCASION = "occasion"
+"""The value kind of a dated item whose day is part of its value (core/catalog.py)."""
+
 _OPPOSITE_POLARITY = frozenset({("positive", "negative"), ("negative", "positive")})
 
 
@@ -314,7 +317,9 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
     the same scope and, for a multi-valued predicate, the same object
     (docs/DESIGN.md §2). A taste (catalog ``values = "taste"``) also meets
     the rows of the other polarity whose value is its head or has it as
-    head, so opposites at two granularities meet. Sorted by valid-time
+    head, so opposites at two granularities meet. An occasion (catalog
+    ``values = "occasion"``: a plan, a to-do) said for another day without a
+    change meets only the rows of its day (or of none). Sorted by valid-time
     start, then id."""
     scope = statement.scope
     same: list[BeliefRow] = [r for r in rows if r.scope == scope]
@@ -327,6 +332,9 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
         taste = statement.values == "taste"
         same = [r for r in same if normalise_object(r.object) == obj
                 or (taste and _opposed_taste(r, statement))]
+        if statement.values == OCCASION and statement.change is None and statement.value_json is not None:
+            # another day, not told as a change: another occasion of the thing, a slot of its own
+            same = [r for r in same if r.value_json is None or r.value_json == statement.value_json]
     return sorted(same, key=lambda r: (r.valid_from, r.id))
 
 

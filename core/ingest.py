@@ -46,6 +46,7 @@ from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
 from .replaced import PREDICATE as DECISION
+from .moved import moved
 from .replaced import replaced
 from .resources import data_path
 from .signals.layer import SignalLayer
@@ -384,6 +385,7 @@ def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,
             batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
             # the decisions the turn's own replace (what the store holds, as written so far)
             claims = tuple(replaced(turn.text, claims, lambda subject: batch.current_rows(subject, DECISION)))
+            claims = tuple(moved(turn.text, claims, batch.current_rows))  # the held items its moves move  # the held items its moves move
             for claim in claims:
                 batch.submit(claim)
         except (TurnMismatch, PredicateMismatch) as exc:

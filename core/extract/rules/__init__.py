@@ -134,7 +134,7 @@ from ...lang.amounts import find_amounts
 from ...lang.case import is_lower_case_name, recased
 from ...lang.chat import written
 from ...lang.places import town
-from ...lang.times import TimeSpan, find_times
+from ...lang.times import TimeSpan, find_times, meant_times
 from ...pipeline import HEDGED_CONFIDENCE, ExtractedFact, Turn
 from .. import interpret
 from ..interpret import Whole, searched
@@ -370,11 +370,12 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             change = "evolution" if not is_correction and _AMOUNT_CHANGE.search(text) else None
             raws = [r for r in raws if r.predicate != "decision"] + [
                 _Raw("budget_limit", str(amt), change=change, value=amt.to_json())]  # "不用那么多了，砍到…"
-    if context and not any(r.predicate in _DATED_ITEMS for r in raws) \
-            and (moved := _moved_deadline(text, context, turn.time)) is not None:
-        raws = [*raws, moved]  # "提前到5月8号了": the deadline said before, moved
-    elif any(r.predicate in _DATED_ITEMS for r in raws):
-        raws = _moved_in_turn(text, raws, turn.time)  # "…4月17号之前出 … 等下 提前到15号了": the turn's own item
+    # "…4月17号之前出 … 等下 提前到15号了": the turn's own item said before the move; else ("提前到5月8号了")
+    # the deadline said before, moved
+    moved_in = _moved_in_turn(text, raws, turn.time) if any(r.predicate in _DATED_ITEMS for r in raws) else raws
+    if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None:
+        moved_in = [*raws, moved]
+    raws = moved_in
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))
@@ -668,7 +669,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         if r.change == ENDING:
             lang = "zh" if searched(_CJK, r.due) else "en"
             past = not searched(_P[f"{lang}.told_as_future"], r.due) and not searched(_P[f"{lang}.last_day"], r.due)
-        times = find_times(r.due, turn.time, past=past)
+        times = meant_times(r.due, turn.time, past=past)  # not a day taken back ("the 5th, no sorry, the 3rd")
         if times:
             start, end = times[0][2].start, times[0][2].end
             if r.predicate == "deadline":
@@ -679,8 +680,8 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         told = turn.text
         future = _P["zh.told_as_future" if searched(_CJK, told) else "en.told_as_future"]
         past = r.change == "evolution" and not searched(future, told)
-        times = told.once(("times", past), lambda: find_times(told, turn.time, past=past)) \
-            if isinstance(told, Whole) else find_times(told, turn.time, past=past)
+        times = told.once(("meant_times", past), lambda: meant_times(told, turn.time, past=past)) \
+            if isinstance(told, Whole) else meant_times(told, turn.time, past=past)
         if not times and offer is not None:
             times = find_times(offer.text, offer.time, past=past)
         elif len(times) > 1:

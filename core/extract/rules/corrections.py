@@ -18,7 +18,7 @@ from ...lang.times import find_times
 from ...pipeline import Turn
 from ..records import Raw as _Raw
 from .dialogue import _DATED_ITEMS, _from_assistant
-from .facts import _raw_facts
+from .facts import _raw_facts, _undecided
 from .readers import _en_amount
 from .text import _CJK, _CORRECTION, _P, _introduces, _is_zh
 
@@ -138,15 +138,17 @@ def _bare_move(text: str, when: datetime) -> tuple[re.Match[str], str] | None:
 
 def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw | None:
     """A date moved without naming what moved ("提前到5月8号了", "it got pushed to april 3", "she wants it by the
-    27th after all"): the deadline said last in the conversation, due the new day, a change; None when the turn
-    moves no date or the conversation named no deadline before it."""
+    27th after all"): the deadline said last in the conversation, due the new day, a change; when the
+    conversation named none, a move naming no item (an empty object) for the store to place (core/moved.py).
+    None when the turn moves no date."""
     moved = _bare_move(text, when)
     if moved is None:
         return None
     earlier = _said_last(context, "deadline", project=True)
-    if earlier is None:
-        return None
-    return _Raw("deadline", earlier.object, change="evolution", due=moved[1])
+    # the session named none: an item told before it, which the store places (core/moved.py); a move only
+    # thought of ("might be worth pushing it to january?") waits for a reviewer
+    return _Raw("deadline", earlier.object if earlier is not None else "", change="evolution", due=moved[1],
+                hedged=_undecided(text))
 
 
 _ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by

@@ -1,0 +1,95 @@
+"""Which held item a moved date moves (docs/DESIGN.md §3.3).
+
+A dated item's due day is its value (``core.claims.to_claims``), so a move told
+as a change ("pushed to the 15th", 推迟到4月15号) of an item the store holds is
+another value of that item and closes the day it held. The extractor reads one
+session: a move told in a later session than the item, or naming the item by
+part of its words, reaches the gates as a claim the store must place. Two
+rules read the dated items the subject holds (told before the turn):
+
+- **unnamed**: a move that names no item (an empty object: "they pushed the
+  deadline to april 15") moves the held item of which the turn says the largest
+  share of words, half or more (the insurance named by "that insurance
+  thing"), else, when the turn names no other day, the one told last whose day
+  is still ahead;
+- **named in part**: a dated item told as a change whose words are no held
+  item's moves the held item it names, when no held item of its own value
+  exists (at least half of that item's words: "the permit
+  application" names "event permit application", "launch" no "feature freeze
+  before launch").
+
+The claim becomes the held item's (its predicate and object) with the new
+day. An unnamed move that finds no item is no claim: the turn is stored and the
+signal layer's review path keeps what it says. Pure rules over the claims and
+the rows given; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .bitemporal import normalise_object
+from .claims import DATED, ClaimInput
+from .lang.text import grams, starts_cjk
+from .lang.times import find_times
+from .records import Fact
+from .timeutil import from_us
+
+CHANGES = frozenset({"evolution", "correction"})  # an item told as a change
+NAMED_SHARE = 0.5  # the share of an item's words a text says to name it
+
+
+def moved(text: str, claims: Sequence[ClaimInput],
+          held: Callable[[str, str], Sequence[Fact]]) -> list[ClaimInput]:
+    """``claims`` (a turn's, said in ``text``) with each move placed on the held item it moves (the module
+    doc); an unnamed move that finds none is left out. ``held(subject, predicate)``: the current-belief rows
+    of a subject and predicate; only positive ones open to the future and told before the turn count, so a
+    file read again reads the same."""
+    out = []
+    for claim in claims:
+        unnamed = not claim.object.strip()
+        if claim.predicate not in DATED or claim.polarity != "positive" or claim.value is None \
+                or not (unnamed or claim.change in CHANGES):
+            out.append(claim)
+            continue
+        items = [r for p in sorted(DATED) for r in held(claim.subject, p)
+                 if r.polarity == "positive" and r.valid_to is None and r.told_from < claim.source.time]
+        if not unnamed and any(normalise_object(r.object) == normalise_object(claim.object) for r in items):
+            out.append(claim)  # its own item: the gates meet it
+            continue
+        item = _named(text, items) if unnamed else _named(claim.object, items, both=True)
+        if item is None and unnamed and len(find_times(text, from_us(claim.source.time, claim.source.tz))) < 2:
+            # (a turn naming a day of its own besides the new one spoke of an item of its own, unread)
+            ahead = [r for r in items if r.event_start is not None and r.event_start > claim.source.time]
+            item = max(ahead, key=lambda r: (r.told_from, r.id), default=None)
+        if item is not None:
+            out.append(claim.with_changes(predicate=item.predicate, object=item.object))
+        elif not unnamed:
+            out.append(claim)
+    return out
+
+
+def _words(text: str) -> set[str]:
+    """The words (Latin, of three letters or more) and character pairs (Chinese) ``text`` says, function
+    words left out."""
+    return {g for g in grams(text) if not g.startswith("#") and not g.isdigit()
+            and (len(g) > 2 or starts_cjk(g) and len(g) > 1)}
+
+
+def _named(text: str, items: Sequence[Fact], *, both: bool = False) -> Fact | None:
+    """The item ``text`` names: the one of which it says the largest share of words, at least half (a word
+    of an item is not the item: "launch" names no "feature freeze before launch"), the one told last among
+    equals; None when it names none. ``both``: ``text`` is an item too, at least half of whose words the
+    item says ("meeple mug playtest" is no "next playtest")."""
+    said = _words(text)
+    best: tuple[float, int, int] | None = None
+    found = None
+    for row in items:
+        words = _words(row.object)
+        shared = len(said & words)
+        share = shared / len(words) if words else 0.0
+        if share < NAMED_SHARE or both and shared < NAMED_SHARE * len(said):
+            continue
+        if best is None or (share, row.told_from, row.id) > best:
+            best, found = (share, row.told_from, row.id), row
+    return found

@@ -1,0 +1,124 @@
+"""Which held item a moved date moves (``core.moved``): the pure rules over rows, and ingests where an
+item restated for another day is another value of it, a move told in a later session closes the day it
+held, and a rerun adds nothing."""
+
+from __future__ import annotations
+
+import json
+
+from memdesk.claims import ClaimInput
+from memdesk.moved import moved
+from memdesk.pipeline import SourceRef
+from memdesk.records import Fact
+
+SUBJECT = "user:tomas"
+T1, T3 = 1_000_000, 3_000_000
+AHEAD = 9_000_000  # a due day after the turn
+
+
+def _row(i: int, predicate: str, obj: str, told: int = T1, due: int | None = AHEAD,
+         end: int | None = None) -> Fact:
+    values = dict.fromkeys(Fact._fields)
+    values.update(id=i, subject=SUBJECT, predicate=predicate, object=obj, polarity="positive", scope="global",
+                  valid_from=told, valid_to=end, recorded_at=told, claim_id=i, confidence=0.9, known_from=told,
+                  event_start=due)
+    return Fact(**values)
+
+
+def _claim(obj: str, predicate: str = "deadline", change: str | None = "evolution") -> ClaimInput:
+    source = SourceRef("s", 3, "text", T3, speaker="user", kind="user_explicit")
+    return ClaimInput(SUBJECT, predicate, obj, source, T3, value={"due": "2026-04-15"}, change=change,
+                      confidence=0.9, extractor="rules@1", event_start=AHEAD + 1)
+
+
+def _held(rows: list[Fact]):
+    return lambda subject, predicate: [r for r in rows if r.subject == subject and r.predicate == predicate]
+
+
+def test_an_unnamed_move_moves_the_item_the_turn_names():
+    rows = [_row(1, "deadline", "house insurance"), _row(2, "todo", "call the plumber", told=T1 + 5)]
+    out = moved("also that insurance thing, they pushed the deadline to april 15", [_claim("")], _held(rows))
+    assert [(c.predicate, c.object, c.value) for c in out] == [("deadline", "house insurance", {"due": "2026-04-15"})]
+
+
+def test_an_unnamed_move_naming_nothing_moves_the_item_told_last_whose_day_is_ahead():
+    rows = [_row(1, "deadline", "grant report"), _row(2, "plan", "visit the farm", told=T1 + 5),
+            _row(3, "todo", "renew the van tax", told=T1 + 9, due=T1 + 100)]  # its day has passed
+    out = moved("ugh, it got pushed to april 15", [_claim("")], _held(rows))
+    assert [(c.predicate, c.object) for c in out] == [("plan", "visit the farm")]
+
+
+def test_an_unnamed_move_in_a_turn_naming_another_day_of_its_own_is_no_guess():
+    """The turn spoke of an item of its own (due the 30th), which was not read: no held item is guessed."""
+    rows = [_row(1, "deadline", "licence renewal")]
+    out = moved("the forms are due back by the 30th. wait no, they moved it up to the 24th", [_claim("")],
+                _held(rows))
+    assert out == []
+
+
+def test_an_unnamed_move_with_nothing_held_is_no_claim():
+    assert moved("it got pushed to april 15", [_claim("")], _held([])) == []
+
+
+def test_an_item_told_as_a_change_by_part_of_its_words_moves_the_held_item():
+    rows = [_row(1, "deadline", "event permit application"), _row(2, "todo", "feature freeze before launch")]
+    out = moved("they want the permit application by the 13th now", [_claim("permit application")], _held(rows))
+    assert [(c.predicate, c.object) for c in out] == [("deadline", "event permit application")]
+    # one word of an item is not the item, nor an item one of whose words the held one says
+    for said in ("launch", "event mug playtest launch"):
+        assert [c.object for c in moved("the launch slipped", [_claim(said)], _held(rows))] == [said]
+
+
+def test_claims_not_told_as_a_change_and_rows_told_after_the_turn_are_left_alone():
+    rows = [_row(1, "deadline", "event permit application"), _row(2, "deadline", "house insurance", told=T3 + 1)]
+    plain = _claim("permit application", change=None)
+    assert moved("permit application by the 13th", [plain], _held(rows)) == [plain]
+    # told after the turn (a rerun meets what later turns wrote): not what it moved
+    assert moved("that insurance thing got pushed to april 15", [_claim("")], _held(rows[1:])) == []
+
+
+def _lines(*turns: tuple[str, str, str]) -> str:
+    return "".join(json.dumps({"session": session, "turn": i + 1, "speaker": "user", "time": time, "text": text,
+                               "user": "tomas"}, ensure_ascii=False) + "\n"
+                   for i, (session, time, text) in enumerate(turns))
+
+
+def _dated(store, predicate: str) -> list[tuple[str, str | None, bool]]:
+    return sorted((f.object, f.value_json, f.valid_to is None) for f in store.facts.history(SUBJECT)
+                  if f.predicate == predicate and f.retire_reason is None)
+
+
+def test_a_move_told_in_a_later_session_closes_the_day_the_item_held(store, tmp_path):
+    path = tmp_path / "farm.jsonl"
+    path.write_text(_lines(
+        ("farm-1", "2026-03-01T10:00:00+00:00", "the tractor insurance is due by march 31"),
+        ("farm-2", "2026-03-20T10:00:00+00:00", "agent called about the insurance, they pushed it to april 15")),
+        "utf-8")
+    store.facts.ingest_file(path)
+    assert _dated(store, "deadline") == [("tractor insurance", '{"due":"2026-03-31"}', False),
+                                          ("tractor insurance", '{"due":"2026-04-15"}', True)]
+    assert store.facts.ingest_file(path).fact_rows == 0  # a rerun reads the same
+
+
+def test_a_todo_restated_for_another_day_is_another_occasion_and_moved_replaces_its_day(store, tmp_path):
+    """Said again for the same day it is a mention; for another day without a change (a reminder the day
+    before), another occasion of it (catalog values "occasion"), both held; told as moved, the days it
+    held close. The new day is never lost in a merge, and no conflict opens."""
+    path = tmp_path / "todo.jsonl"
+    turns = [("t-1", "user", "2026-03-01T10:00:00+00:00", "I need to renew my passport by march 10"),
+             ("t-2", "user", "2026-03-04T10:00:00+00:00", "I need to renew my passport by march 10"),
+             ("t-2", "assistant", "2026-03-04T10:01:00+00:00", "Noted. Want a reminder the day before?"),
+             ("t-2", "user", "2026-03-04T10:02:00+00:00", "yes please"),
+             ("t-3", "user", "2026-03-06T10:00:00+00:00", "the passport renewal got pushed to march 20")]
+    lines, numbers = [], {}
+    for session, speaker, time, text in turns:
+        numbers[session] = numbers.get(session, 0) + 1
+        lines.append(json.dumps({"session": session, "turn": numbers[session], "speaker": speaker, "time": time,
+                                 "text": text, "user": "tomas"}) + "\n")
+    path.write_text("".join(lines), "utf-8")
+    store.facts.ingest_file(path)
+    rows = _dated(store, "todo")
+    assert [(o, v) for o, v, current in rows if current] == [("renew my passport", '{"due":"2026-03-20"}')]
+    # both occasions held until the move: the day itself, and the reminder the day before
+    assert {v for o, v, current in rows if not current} == {'{"due":"2026-03-10"}', '{"due":"2026-03-09"}'}
+    assert store.conflicts.list("all") == []
