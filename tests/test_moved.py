@@ -122,3 +122,38 @@ def test_a_todo_restated_for_another_day_is_another_occasion_and_moved_replaces_
     # both occasions held until the move: the day itself, and the reminder the day before
     assert {v for o, v, current in rows if not current} == {'{"due":"2026-03-10"}', '{"due":"2026-03-09"}'}
     assert store.conflicts.list("all") == []
+
+
+def _ingest(store, tmp_path, turns: list[tuple[str, str, str, str]], project: str | None = None) -> None:
+    lines, numbers = [], {}
+    for session, speaker, time, text in turns:
+        numbers[session] = numbers.get(session, 0) + 1
+        line = {"session": session, "turn": numbers[session], "speaker": speaker, "time": time, "text": text,
+                "user": "tomas"}
+        if project:
+            line["project"] = project
+        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+    path = tmp_path / "turns.jsonl"
+    path.write_text("".join(lines), "utf-8")
+    store.facts.ingest_file(path)
+
+
+def test_a_reminder_accepted_before_the_day_keeps_the_item_on_its_own_day(store, tmp_path):
+    """The assistant restates the item with its day and offers a reminder before it; the yes holds both."""
+    _ingest(store, tmp_path, [
+        ("shop-1", "user", "2026-03-15T15:12:00+08:00", "还没 这个月底前得把执照申请交了"),
+        ("shop-1", "assistant", "2026-03-15T15:13:00+08:00", "好，3月31号前交营业执照申请。要不要我28号提醒一下？"),
+        ("shop-1", "user", "2026-03-15T15:14:00+08:00", "好啊")], project="tea")
+    days = {(f.predicate, f.value_json) for f in store.facts.history("project:tea")
+            if f.object == "交营业执照申请" and f.valid_to is None}
+    assert ("todo", '{"due":"2026-03-28"}') in days  # the reminder
+    assert any(v == '{"due":"2026-03-31"}' for _, v in days)  # the item, on its own day
+
+
+def test_a_move_asked_waits_for_a_reviewer(store, tmp_path):
+    _ingest(store, tmp_path, [
+        ("club-1", "user", "2026-06-01T10:00:00+00:00", "the first supper club is on saturday 15 august"),
+        ("club-2", "user", "2026-06-11T20:20:00+00:00", "ugh the chef is away. move it to the 22nd?")])
+    rows = [f for f in store.facts.history(SUBJECT) if f.predicate in ("plan", "deadline", "todo")]
+    assert rows and all(f.valid_to is None for f in rows)  # nothing moved
+    assert any(c.source.session == "club-2" for c in store.review.list())

@@ -308,6 +308,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             # builds you up to 60k a week": a distance, no budget)
             confirmed = [r for r in confirmed if r.predicate != "budget_limit" or _P["shared.money_talk"].search(put)
                          or (isinstance(r.value, dict) and r.value.get("currency"))]
+            item = None  # the item an offered reminder is about, on its own day
             if _OFFERED_REMINDER.search(put):
                 # "remind you on Friday to post it?": the item the pronoun stands for, said before the offer
                 pronouns = [r.predicate == "todo" and bool(_P["shared.pronoun_item"].search(r.object)) for r in confirmed]
@@ -315,9 +316,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
                     confirmed = [dataclasses.replace(r, object=named.object) if pronoun else r
                                  for r, pronoun in zip(confirmed, pronouns, strict=True)]
                 if not any(r.predicate == "todo" for r in confirmed):
-                    reminded = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
+                    item = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
                     # a reminder offered is a to-do or nothing, never a decision nor a plan ("要不要我提醒你一下？" "好")
-                    confirmed = [reminded] if reminded is not None else \
+                    confirmed = [_Raw("todo", item.object)] if item is not None else \
                         [r for r in confirmed if r.predicate not in ("decision", "plan")]
                 if day := _reminder_day(put, prev.text, context[:-1], turn.time):  # "… the day before?"
                     confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
@@ -332,7 +333,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
                     confirmed = [dataclasses.replace(r, due=day) if r.predicate in ("todo", "plan", "deadline") else r
                                  for r in confirmed]
             offer = dataclasses.replace(prev, text=put or prev.text)  # its times are the offer's own
-            return [_fact(turn, r, "user_confirmed", 0.9, offer=offer) for r in confirmed]
+            facts = [_fact(turn, r, "user_confirmed", 0.9, offer=offer) for r in confirmed]
+            return facts + _reminded_on_its_day(turn, item, facts)
         if _P["shared.extract.1"].search(prev.text):
             m = _P["shared.extract.2"].match(text)
             if m:
@@ -424,6 +426,19 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     facts = _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(_employer_after_at(out)), text)),
                                        turn.time)
     return moves_ahead(facts, text, turn.time)
+
+
+def _reminded_on_its_day(turn: Turn, item: _Raw | None, reminders: list[ExtractedFact]) -> list[ExtractedFact]:
+    """The item a reminder accepted is about, on its own day ("好，3月31号前交营业执照申请。要不要我28号提醒一下？"
+    "好啊": the reminder on the 28th, and what is due on the 31st), when every reminder of it comes before
+    that day; [] when the item names no day of its own."""
+    if item is None or not item.due:
+        return []
+    own = _fact(turn, item, "user_confirmed", 0.9)
+    days = [f.event_start for f in reminders if f.object == item.object]
+    if own.event_start is None or not days or any(d is None or d >= own.event_start for d in days):
+        return []
+    return [own]
 
 
 def _said(agreed: _Raw, raws: list[_Raw]) -> bool:

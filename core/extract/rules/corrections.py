@@ -146,9 +146,12 @@ def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw 
         return None
     earlier = _said_last(context, "deadline", project=True)
     # the session named none: an item told before it, which the store places (core/moved.py); a move only
-    # thought of ("might be worth pushing it to january?") waits for a reviewer
+    # thought of or asked ("might be worth pushing it to january", "move it to the 22nd?") waits for a reviewer
+    at = moved[0].start()
+    asked = any(m.start() <= at < m.end() and _P["shared.raw_facts.3"].search(m.group(0))
+                for m in _P["shared.raw_facts.2"].finditer(text))
     return _Raw("deadline", earlier.object if earlier is not None else "", change="evolution", due=moved[1],
-                hedged=_undecided(text))
+                hedged=asked or _undecided(text))
 
 
 _ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by

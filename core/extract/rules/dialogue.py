@@ -5,11 +5,12 @@ with its subject and verb put back); the cues of a confirmation, a hedge and a g
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from ...lang.numerals import EN_UNITS, parse_cn_number
-from ...lang.times import find_times
+from ...lang.times import find_times, meant_times
 from ...pipeline import Turn
 from ..records import Raw as _Raw
 from .facts import _raw_facts
@@ -298,11 +299,13 @@ _REMINDED_BACK = 12  # how many turns back an offered reminder's item is looked 
 
 
 def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw | None:
-    """The to-do of an offered reminder that does not name its action ("Final headcount due the 25th. Reminder on
-    the 23rd?", "周五跟房东说退租。要不要我周五早上提醒你一下？"): the dated item the offer's message states
-    before it, else the one the user's turn before it states, else, when the offer moves a reminder already set
-    ("pushed it to 8 may" "Should I move your reminder to 5 May too?"), the one the user's turns before that state
-    last, looking back at most ``_REMINDED_BACK`` turns; None when none states one."""
+    """The item an offered reminder that does not name its action is about ("Final headcount due the 25th.
+    Reminder on the 23rd?", "周五跟房东说退租。要不要我周五早上提醒你一下？"): the dated item the offer's message
+    states before it, else the one the user's turn before it states, else, when the offer moves a reminder
+    already set ("pushed it to 8 may" "Should I move your reminder to 5 May too?"), the one the user's turns
+    before that state last, looking back at most ``_REMINDED_BACK`` turns; None when none states one. It is
+    given as read (a deadline, a plan, a to-do) with the words naming its own day as its ``due`` (None when the
+    text names none); the reminder is the to-do of its object."""
     near = _said_before_offer(offer, before, lambda x: _from_assistant(_P["shared.reminded_item.1"].sub("", x)))
     earlier = [t.text for t in reversed(before[-_REMINDED_BACK:-1]) if t.speaker == "user"] \
         if _P["shared.moved_reminder"].search(offer) else []
@@ -311,14 +314,20 @@ def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw |
         for predicate in _DATED_ITEMS:
             item = next((r for r in raws if r.predicate == predicate and r.polarity == "positive"), None)
             if item is not None:
-                return _Raw("todo", item.object)
+                return dataclasses.replace(item, due=item.due or _first_time(text, when))
     # the offer restating the item as a dated phrase, with no verb a rule reads ("label artwork to dale by may 29.
     # want me to remind you the monday before?", "周五 退租交钥匙。要我提醒吗？"): the phrase without its time
     for text in reversed(near[1:] if before and before[-1].speaker == "user" else near):
         thing = _dated_phrase(text, when)
         if thing:
-            return _Raw("todo", thing)
+            return _Raw("todo", thing, due=_first_time(text, when))
     return None
+
+
+def _first_time(text: str, when: datetime) -> str | None:
+    """The words of the first time ``text`` means, or None."""
+    times = meant_times(text, when)
+    return text[times[0][0]:times[0][1]] if times else None
 
 
 _DATED_PHRASE_MAX = 60  # characters: a longer sentence is no restated item
