@@ -518,9 +518,10 @@ def test_a_date_moved_after_an_item_of_the_same_turn_moves_that_item(text, day):
     ("A: 收到，6月20号 社保材料交到街道。要不要前一个周三提醒您？", "好的", "社保材料交到街道", "2026-06-17"),
 ])
 def test_an_offered_reminder_of_a_dated_phrase_is_that_item_on_the_weekday_before(offer, reply, item, day):
-    [todo] = facts(offer, reply)
-    assert (todo.predicate, todo.object) == ("todo", item)
+    todo, own = facts(offer, reply)  # the reminder, and the item on its own day (after the reminder's)
+    assert (todo.predicate, todo.object) == ("todo", item) and own.object == item
     assert todo.event_start is not None and todo.event_start.date().isoformat() == day
+    assert own.event_start is not None and own.event_start > todo.event_start
 
 
 @pytest.mark.parametrize("offer", [
@@ -562,15 +563,16 @@ def test_a_budget_put_aside_for_a_while_has_not_ended(text):
     assert [f for f in facts(text) if f.predicate == "budget_limit"] == []
 
 
-@pytest.mark.parametrize(("offer", "reply", "item", "day"), [
+@pytest.mark.parametrize(("offer", "reply", "item", "day", "own_day"), [
     # accepted for a day with "remind me" and nothing else: the item is the offer's, not "提醒我"
-    ("A: 6月2号下午去社区医院打疫苗，记好了。需要提醒吗？", "要的 1号下午提醒我吧", "去社区医院打疫苗", "2026-06-01"),
-    ("A: 周五交物业费。要不要我提前一天提醒你？", "要的 周四提醒我 顺便把水电也交了", "交物业费", "2026-05-14"),
+    ("A: 6月2号下午去社区医院打疫苗，记好了。需要提醒吗？", "要的 1号下午提醒我吧", "去社区医院打疫苗", "2026-06-01", "2026-06-02"),
+    ("A: 周五交物业费。要不要我提前一天提醒你？", "要的 周四提醒我 顺便把水电也交了", "交物业费", "2026-05-14", "2026-05-15"),
 ])
-def test_a_reply_asking_to_be_reminded_on_a_day_accepts_the_offered_item(offer, reply, item, day):
+def test_a_reply_asking_to_be_reminded_on_a_day_accepts_the_offered_item(offer, reply, item, day, own_day):
+    """The reminder on the day asked, and the item the offer restates on its own day."""
     said = facts(offer, reply)
-    assert [(f.predicate, f.object) for f in said] == [("todo", item)]
-    assert said[0].event_start is not None and said[0].event_start.date().isoformat() == day
+    assert [(f.predicate, f.object) for f in said] == [("todo", item), ("plan", item)]
+    assert [f.event_start.date().isoformat() for f in said if f.event_start] == [day, own_day]
 
 
 @pytest.mark.parametrize(("home", "budget", "stored"), [

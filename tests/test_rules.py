@@ -973,8 +973,10 @@ def test_an_offered_reminder_that_names_no_action_reminds_of_the_item_said_befor
     t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
     ctx = [Turn("s", 1, "user", t0, text, "u") for text in before] + [Turn("s", 2, "assistant", t0, offer, "u")]
     facts = extract(Turn("s", 3, "user", t0, reply, "u"), ctx)
-    assert [(f.predicate, f.object, f.event_start.date().isoformat() if f.event_start else None) for f in facts] == [
-        ("todo", todo, due)]
+    said = [(f.predicate, f.object, f.event_start.date().isoformat() if f.event_start else None) for f in facts]
+    assert said[0] == ("todo", todo, due)
+    # and the item on its own day, when that is after the reminder's (the grant report on the 10th)
+    assert [(o, d > due) for _, o, d in said[1:]] == ([(todo, True)] if "grant" in todo else [])
     # with nothing said before it, the reminder is no fact, and never a decision
     bare = offer.split("。" if "。" in offer else ". ")[-1]
     assert extract(Turn("s", 3, "user", t0, reply, "u"), [Turn("s", 2, "assistant", t0, bare, "u")]) == []
