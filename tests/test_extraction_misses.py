@@ -984,3 +984,17 @@ def test_an_offered_reminder_taken_for_a_day_with_a_reason_beside_it():
     assert todo.event_start.date().isoformat() == "2026-05-14"
     [todo] = [f for f in facts("A: 要不要我周五提醒你去取快递？", "周五不在家 你周六提醒我吧") if f.predicate == "todo"]
     assert todo.event_start.date().isoformat() == "2026-05-16"
+
+
+@pytest.mark.parametrize(("text", "own"), [
+    # a noun for a person after 我/我们, listed or not: theirs, never the user's
+    ("我们组师弟小吴对 latex 过敏", False),
+    ("我师弟对花生过敏", False),
+    ("我学姐在腾讯上班", False),
+    # the user: an adverb, a word for oneself, a time
+    ("我自己对花生过敏", True),
+    ("我最近对花生过敏", True),
+])
+def test_a_chinese_noun_for_a_person_after_my_is_somebody_else(text, own):
+    mine = [f for f in facts(text) if f.subject.startswith("user:")]
+    assert bool(mine) == own

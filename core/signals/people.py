@@ -72,14 +72,15 @@ _CONTRACTED = (r"(?:\w+ing|\w{2,}[^e\W]ed|been|got|gotten|gone|done|had|made|tak
                # not when a verb of its own follows it: an owner's noun ("Theo's wedding speech was great")
                r"(?!(?:\s+\w+)?\s+(?:is|was|are|were|has|had|will|looks?|looked|seems?|seemed)\b)")
 _SUBJECT_VERB = (r",?(?:'s\s+" + _CONTRACTED + r"|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
-                 r"(?:is|was|has|had|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|"
+                 r"(?:is|was|has|had|have|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|don't|"
                  r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
 # "Name's" owning the subject: a noun with a verb of its own after it ("dana's mum is", "ravi's new job starts")
 _OWNED_THING = re.compile(r"['’]s\s+(?:\w+\s+)?\w+\s+(?:is|was|are|were|has|had|will|starts|started|looks|seems)\b",
                           re.IGNORECASE)
 # what follows a name that is a clause's subject, without its "'s"
 _SUBJECT_VERB_AFTER = re.compile(r"\s+(?:(?:just|also|still|now|finally|really|never|always)\s+)?"
-                                 r"(?:is|was|has|had|does|doesn't|isn't|can't|won't|will|[a-z]+(?:s|ed)|"
+                                 # (the base form a second language often leaves: "Bia have allergy to peanut")
+                                 r"(?:is|was|has|had|have|does|doesn't|don't|isn't|can't|won't|will|[a-z]+(?:s|ed)|"
                                  # the past of the irregular verbs a life's news is told with ("Priya got the job")
                                  r"got|took|left|quit|found|began|became|went|came|made|won|lost|bought|sold|"
                                  r"met|kept|spent|paid|built|flew|drove|chose|broke|fell|grew)\b", re.IGNORECASE)
