@@ -49,3 +49,11 @@ def test_what_the_book_reads_back_is_as_of_when_the_store_was_told_it(store, tmp
     assert book.home_before("kit", may_10) == "Leeds"
     assert book.home_before("kit", 2 ** 62) == "York"
     assert store.facts.ingest_file(path).fact_rows == 0
+
+
+def test_the_users_own_name_after_a_word_for_their_role_is_nobody_elses(store, tmp_path):
+    """我是仓库主管钱伟: the user is the supervisor called 钱伟; no "manager" of theirs is named."""
+    _ingest(store, tmp_path, "qw", "我是仓库主管钱伟")
+    rows = {(f.subject, f.predicate, f.object) for s in store.facts.subjects() for f in store.facts.history(s)}
+    assert ("user:qw", "name", "钱伟") in rows and ("user:qw", "role", "仓库主管") in rows
+    assert not any(s.startswith("person:") for s, _, _ in rows)

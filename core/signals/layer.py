@@ -674,10 +674,11 @@ class SignalLayer:
         given: dict[str, str] = {}
         self.people.introductions(turn.text, given)
         out = []
+        own = {c.object.casefold() for c in claims if c.predicate == "name" and c.subject.startswith("user:")}
         for name, key in given.items():
             subject = f"person:{turn.user}/{key}"
-            if any(c.subject == subject and c.predicate == "name" for c in claims):
-                continue
+            if any(c.subject == subject and c.predicate == "name" for c in claims) or name.casefold() in own:
+                continue  # (the user's own name, after a word for their role: 我是仓库主管钱伟, is nobody else's)
             shown = next((m.group(0) for m in re.finditer(re.escape(name), turn.text, re.IGNORECASE)), name)
             if shown.islower() and shown.isascii():  # given in a turn typed in lower case
                 shown = shown.capitalize()
