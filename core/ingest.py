@@ -41,7 +41,7 @@ from .errors import (
 )
 from .extract.rules import extract
 from .failpoints import point
-from .lang.amounts import Amount, local_dollars
+from .lang.amounts import Amount, find_amounts, local_dollars
 from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
 from .pipeline import Turn
@@ -98,6 +98,10 @@ class SignalledExtractor:
         at = to_us(turn.time)
         known = self.people.before(turn.user, at) if self.people is not None else None
         out = self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims, known)
+        if turn.speaker == "user" and (spoken := _turn_currency(turn.text)) is not None:
+            # a bare amount beside money said in a currency ("the clutch went, 900 quid. so dropping the van budget
+            # to 9k"): the turn's money
+            out = [in_currency(c, spoken) for c in out]
         if self.people is not None and turn.speaker == "user":
             home = self.people.home_before(turn.user, at)
             out = [in_home_currency(c, home, turn.time, turn.text) for c in out] if home is not None else out
@@ -115,6 +119,12 @@ class SignalledExtractor:
                         and isinstance(c.value, dict) and isinstance(c.value.get("currency"), str):
                     self.people.learn_currency(turn.user, at, c.value["currency"])
         return out
+
+
+def _turn_currency(text: str) -> str | None:
+    """The one currency the money ``text`` names is in (None: none, or more than one)."""
+    said = {a.currency for _, _, a in find_amounts(text) if a.currency}
+    return said.pop() if len(said) == 1 else None
 
 
 def in_home_currency(claim: ClaimInput, home: str, when: datetime, text: str = "") -> ClaimInput:

@@ -590,6 +590,21 @@ def test_bare_dollars_are_the_dollars_of_where_the_user_lives(tmp_path, home, bu
         assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == [stored]
 
 
+@pytest.mark.parametrize(("text", "stored"), [
+    # a bare amount beside money said in one currency: that currency
+    ("then the boiler went, 900 quid. so dropping the kitchen budget to 9k", "9000 GBP"),
+    # money in two currencies, or none: the amount as said
+    ("rent was 900 quid, now 1000 euros. so dropping the kitchen budget to 9k", "9000"),
+    ("so dropping the kitchen budget to 9k", "9000"),
+])
+def test_a_bare_budget_is_in_the_money_its_turn_speaks_in(tmp_path, text, stored):
+    path = tmp_path / "m.jsonl"
+    _one_turn_sessions(path, [("2026-02-03T09:00:00+00:00", "my kitchen budget is 10k"), ("2026-02-04T09:00:00+00:00", text)])
+    with Store.open(tmp_path / "m.db") as store:
+        store.facts.ingest_file(path)
+        assert [f.object for f in store.facts.as_of("user:yu", "budget_limit")] == [stored]
+
+
 @pytest.mark.parametrize(("text", "said"), [
     ("so I got the job!! ST3 at Ninewells, from september", {("works_at", "Ninewells"), ("role", "ST3")}),
     ("I started at the bakery at Harrods last week", {("works_at", "Harrods")}),  # a department: the place
