@@ -474,6 +474,8 @@ def test_a_time_taken_back_as_it_is_said_is_not_meant(text, meant):
 
 @pytest.mark.parametrize(("typed", "written_form"), [
     ("im moving next month", "I'm moving next month"),
+    ("alright. names darren, daz to everyone", "alright. name's darren, daz to everyone"),  # opening a sentence
+    ("the names are hard", "the names are hard"),  # a word of its own elsewhere
     ("Im gonna sell the car", "I'm going to sell the car"),
     ("shes vegan, dont ask", "she's vegan, don't ask"),
     ("Thats fine", "That's fine"),
