@@ -319,7 +319,8 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
     the rows of the other polarity whose value is its head or has it as
     head, so opposites at two granularities meet. An occasion (catalog
     ``values = "occasion"``: a plan, a to-do) said for another day without a
-    change meets only the rows of its day (or of none). Sorted by valid-time
+    change meets only the rows of its day (or of none), told as a change also
+    those of the latest day it held (``_occasion_rows``). Sorted by valid-time
     start, then id."""
     scope = statement.scope
     same: list[BeliefRow] = [r for r in rows if r.scope == scope]
@@ -332,10 +333,29 @@ def slot_rows(rows: Iterable[BeliefRow], statement: Statement) -> list[BeliefRow
         taste = statement.values == "taste"
         same = [r for r in same if normalise_object(r.object) == obj
                 or (taste and _opposed_taste(r, statement))]
-        if statement.values == OCCASION and statement.change is None and statement.value_json is not None:
-            # another day, not told as a change: another occasion of the thing, a slot of its own
-            same = [r for r in same if r.value_json is None or r.value_json == statement.value_json]
+        if statement.values == OCCASION and statement.value_json is not None:
+            same = _occasion_rows(same, statement)
     return sorted(same, key=lambda r: (r.valid_from, r.id))
+
+
+def _occasion_rows(same: list[BeliefRow], statement: Statement) -> list[BeliefRow]:
+    """The rows of a dated item's slot that a statement of it for a day meets: said without a change, the
+    rows of its own day (or of none: another day is another occasion of the thing); told as a change (moved),
+    also the rows of the latest day it held, the item's own day (an earlier one is a reminder before it, which
+    the move leaves alone)."""
+    kept = {None, statement.value_json}
+    if statement.change is not None:
+        days = [_due_of(r.value_json) for r in same if r.value_json is not None]
+        if any(days):
+            latest = max(d for d in days if d)
+            kept |= {r.value_json for r in same if r.value_json is not None and _due_of(r.value_json) == latest}
+    return [r for r in same if r.value_json in kept]
+
+
+def _due_of(value_json: str) -> str:
+    """The ISO day a dated item's value holds ("" when none)."""
+    value = json.loads(value_json)
+    return str(value.get("due") or "") if isinstance(value, dict) else ""
 
 
 def _own(row: Any) -> Any:

@@ -19,9 +19,10 @@ rules read the dated items the subject holds (told before the turn):
   before launch").
 
 The claim becomes the held item's (its predicate and object) with the new
-day. An unnamed move that finds no item is no claim: the turn is stored and the
-signal layer's review path keeps what it says. Pure rules over the claims and
-the rows given; no I/O.
+day. An unnamed move that finds no item is queued for a reviewer as what the
+layer queues a clause of a family as: the deadline holding the turn's words,
+due the new day, below the review threshold: nothing told is lost. Pure rules over the
+claims and the rows given; no I/O.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .bitemporal import normalise_object
 from .claims import DATED, ClaimInput
 from .lang.text import grams, starts_cjk
 from .lang.times import find_times
+from .pipeline import HEDGED_CONFIDENCE
 from .records import Fact
 from .timeutil import from_us
 
@@ -42,7 +44,7 @@ NAMED_SHARE = 0.5  # the share of an item's words a text says to name it
 def moved(text: str, claims: Sequence[ClaimInput],
           held: Callable[[str, str], Sequence[Fact]]) -> list[ClaimInput]:
     """``claims`` (a turn's, said in ``text``) with each move placed on the held item it moves (the module
-    doc); an unnamed move that finds none is left out. ``held(subject, predicate)``: the current-belief rows
+    doc); an unnamed move that finds none is a deadline of the turn's words for a reviewer. ``held(subject, predicate)``: the current-belief rows
     of a subject and predicate; only positive ones open to the future and told before the turn count, so a
     file read again reads the same."""
     out = []
@@ -66,6 +68,9 @@ def moved(text: str, claims: Sequence[ClaimInput],
             out.append(claim.with_changes(predicate=item.predicate, object=item.object))
         elif not unnamed:
             out.append(claim)
+        else:  # a move of nothing held: the turn's words, due the new day, wait for a reviewer to name the item
+            out.append(claim.with_changes(object=" ".join(text.split()), change=None,
+                                          confidence=min(claim.confidence, HEDGED_CONFIDENCE)))
     return out
 
 

@@ -41,7 +41,7 @@ def test_an_unnamed_move_moves_the_item_the_turn_names():
     assert [(c.predicate, c.object, c.value) for c in out] == [("deadline", "house insurance", {"due": "2026-04-15"})]
 
 
-def test_an_unnamed_move_naming_nothing_moves_the_item_told_last_whose_day_is_ahead():
+def test_an_unnamed_move_naming_nothing_moves_the_item_told_last_whose_day_is_still_ahead():
     rows = [_row(1, "deadline", "grant report"), _row(2, "plan", "visit the farm", told=T1 + 5),
             _row(3, "todo", "renew the van tax", told=T1 + 9, due=T1 + 100)]  # its day has passed
     out = moved("ugh, it got pushed to april 15", [_claim("")], _held(rows))
@@ -53,11 +53,15 @@ def test_an_unnamed_move_in_a_turn_naming_another_day_of_its_own_is_no_guess():
     rows = [_row(1, "deadline", "licence renewal")]
     out = moved("the forms are due back by the 30th. wait no, they moved it up to the 24th", [_claim("")],
                 _held(rows))
-    assert out == []
+    assert [(c.object, c.confidence <= 0.5) for c in out] == [
+        ("the forms are due back by the 30th. wait no, they moved it up to the 24th", True)]
 
 
-def test_an_unnamed_move_with_nothing_held_is_no_claim():
-    assert moved("it got pushed to april 15", [_claim("")], _held([])) == []
+def test_an_unnamed_move_with_nothing_held_waits_for_a_reviewer_with_the_turns_words():
+    [queued] = moved("it  got pushed to april 15", [_claim("")], _held([]))
+    assert (queued.predicate, queued.object, queued.value) == ("deadline", "it got pushed to april 15",
+                                                               {"due": "2026-04-15"})
+    assert queued.confidence <= 0.5 and queued.change is None
 
 
 def test_an_item_told_as_a_change_by_part_of_its_words_moves_the_held_item():
@@ -74,7 +78,8 @@ def test_claims_not_told_as_a_change_and_rows_told_after_the_turn_are_left_alone
     plain = _claim("permit application", change=None)
     assert moved("permit application by the 13th", [plain], _held(rows)) == [plain]
     # told after the turn (a rerun meets what later turns wrote): not what it moved
-    assert moved("that insurance thing got pushed to april 15", [_claim("")], _held(rows[1:])) == []
+    assert [c.object for c in moved("that insurance thing got pushed to april 15", [_claim("")],
+                                    _held(rows[1:]))] == ["that insurance thing got pushed to april 15"]
 
 
 def _lines(*turns: tuple[str, str, str]) -> str:
@@ -102,8 +107,8 @@ def test_a_move_told_in_a_later_session_closes_the_day_the_item_held(store, tmp_
 
 def test_a_todo_restated_for_another_day_is_another_occasion_and_moved_replaces_its_day(store, tmp_path):
     """Said again for the same day it is a mention; for another day without a change (a reminder the day
-    before), another occasion of it (catalog values "occasion"), both held; told as moved, the days it
-    held close. The new day is never lost in a merge, and no conflict opens."""
+    before), another occasion of it (catalog values "occasion"), both held; told as moved, the item's own
+    day closes. The new day is never lost in a merge, and no conflict opens."""
     path = tmp_path / "todo.jsonl"
     turns = [("t-1", "user", "2026-03-01T10:00:00+00:00", "I need to renew my passport by march 10"),
              ("t-2", "user", "2026-03-04T10:00:00+00:00", "I need to renew my passport by march 10"),
@@ -118,9 +123,10 @@ def test_a_todo_restated_for_another_day_is_another_occasion_and_moved_replaces_
     path.write_text("".join(lines), "utf-8")
     store.facts.ingest_file(path)
     rows = _dated(store, "todo")
-    assert [(o, v) for o, v, current in rows if current] == [("renew my passport", '{"due":"2026-03-20"}')]
-    # both occasions held until the move: the day itself, and the reminder the day before
-    assert {v for o, v, current in rows if not current} == {'{"due":"2026-03-10"}', '{"due":"2026-03-09"}'}
+    # the move replaces the item's own day (the latest); the reminder the day before stays
+    assert [(o, v) for o, v, current in rows if current] == [("renew my passport", '{"due":"2026-03-09"}'),
+                                                              ("renew my passport", '{"due":"2026-03-20"}')]
+    assert {v for o, v, current in rows if not current} == {'{"due":"2026-03-10"}'}
     assert store.conflicts.list("all") == []
 
 
@@ -157,3 +163,15 @@ def test_a_move_asked_waits_for_a_reviewer(store, tmp_path):
     rows = [f for f in store.facts.history(SUBJECT) if f.predicate in ("plan", "deadline", "todo")]
     assert rows and all(f.valid_to is None for f in rows)  # nothing moved
     assert any(c.source.session == "club-2" for c in store.review.list())
+
+
+def test_a_move_replaces_the_items_own_day_and_leaves_its_reminder(store, tmp_path):
+    """The reminder the day before and the item's day are two occasions of one to-do; moved, the item's day
+    (the latest) is replaced, the reminder stays."""
+    _ingest(store, tmp_path, [
+        ("p-1", "user", "2026-03-01T10:00:00+00:00", "I need to renew my passport by march 10"),
+        ("p-1", "assistant", "2026-03-01T10:01:00+00:00", "Noted. Want a reminder the day before?"),
+        ("p-1", "user", "2026-03-01T10:02:00+00:00", "yes please"),
+        ("p-2", "user", "2026-03-05T10:00:00+00:00", "the passport renewal got pushed to march 20")])
+    held = sorted(v for o, v, current in _dated(store, "todo") if current)
+    assert held == ['{"due":"2026-03-09"}', '{"due":"2026-03-20"}']
