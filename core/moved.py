@@ -5,7 +5,7 @@ as a change ("pushed to the 15th", 推迟到4月15号) of an item the store hold
 another value of that item and closes the day it held. The extractor reads one
 session: a move told in a later session than the item, or naming the item by
 part of its words, reaches the gates as a claim the store must place. Two
-rules read the dated items the subject holds (told before the turn):
+rules read the dated items the subject held when the turn was told:
 
 - **unnamed**: a move that names no item (an empty object: "they pushed the
   deadline to april 15") moves the held item of which the turn says the largest
@@ -44,9 +44,9 @@ NAMED_SHARE = 0.5  # the share of an item's words a text says to name it
 def moved(text: str, claims: Sequence[ClaimInput],
           held: Callable[[str, str], Sequence[Fact]]) -> list[ClaimInput]:
     """``claims`` (a turn's, said in ``text``) with each move placed on the held item it moves (the module
-    doc); an unnamed move that finds none is a deadline of the turn's words for a reviewer. ``held(subject, predicate)``: the current-belief rows
-    of a subject and predicate; only positive ones open to the future and told before the turn count, so a
-    file read again reads the same."""
+    doc); an unnamed move that finds none is a deadline of the turn's words for a reviewer.
+    ``held(subject, predicate)``: the current-belief rows of a subject and predicate; only positive ones
+    open when the turn was told and told by then count, so a file read again reads the same."""
     out = []
     for claim in claims:
         unnamed = not claim.object.strip()
@@ -54,8 +54,11 @@ def moved(text: str, claims: Sequence[ClaimInput],
                 or not (unnamed or claim.change in CHANGES):
             out.append(claim)
             continue
+        # held when the turn was told: open then and told by then (a rerun meets the day this very move closed,
+        # told at the turn; never what later turns wrote)
+        at = claim.source.time
         items = [r for p in sorted(DATED) for r in held(claim.subject, p)
-                 if r.polarity == "positive" and r.valid_to is None and r.told_from < claim.source.time]
+                 if r.polarity == "positive" and (r.valid_to is None or r.valid_to >= at) and r.told_from <= at]
         if not unnamed and any(normalise_object(r.object) == normalise_object(claim.object) for r in items):
             out.append(claim)  # its own item: the gates meet it
             continue
