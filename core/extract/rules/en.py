@@ -4,7 +4,9 @@ records of ``data/rules/steps/en.*.toml`` but decisions and budgets, which are s
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
 
+from ...lang.amounts import Amount
 from ..interpret import searched
 from ..records import Raw as _Raw
 from .readers import _en_amount, _en_bare_limit, _en_strip_time_words
@@ -121,11 +123,21 @@ def _en_step_budget(c: str, whole: str, when: datetime, project: bool, out: list
                  or not _P["en.budget.5"].search(c)) \
             and not _P["en.budget.6"].search(c):
         c = _P["en.change_by"].sub(" ", c)  # "an extra £1,000" is a difference, not a limit
-        to = _P["en.change_new_value"].search(c)  # "went up by £500 to £4,000": the new value
-        amt = (_en_amount(c[to.end():]) if to else None) or _en_amount(c) or _en_bare_limit(c)
+        # "went up by £500 to £4,000", "the clutch was 900 euro so I'm raising the budget to 7500": the new value,
+        # with its currency or bare
+        to = _P["en.change_new_value"].search(c) or _P["shared.amount_change"].search(c)
+        amt = (_en_amount(c[to.end():]) or _bare_at(c[to.end():]) if to else None) or _en_amount(c) or _en_bare_limit(c)
         if amt is not None:
             add(_Raw("budget_limit", str(amt), value=amt.to_json()))
     return False
+
+
+def _bare_at(text: str) -> Amount | None:
+    """A number opening ``text`` without a currency ("7500", "7.5k"), the currency unknown."""
+    m = _P["shared.bare_amount.1"].match(text.lstrip())
+    if m is None:
+        return None
+    return Amount(Decimal(m.group(1).replace(",", "")) * (1000 if m.group(2) else 1), None)
 
 
 _EN_STEPS = (
