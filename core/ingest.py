@@ -44,9 +44,9 @@ from .failpoints import point
 from .lang.amounts import Amount, find_amounts, local_dollars
 from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
+from .moved import moved
 from .pipeline import Turn
 from .replaced import PREDICATE as DECISION
-from .moved import moved
 from .replaced import replaced
 from .resources import data_path
 from .signals.layer import SignalLayer

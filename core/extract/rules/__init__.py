@@ -368,8 +368,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         earlier = _earlier_budget(context) or (_Raw("budget_limit", "") if spoken_of else None)
         # the amount set anew is the one the change leads to ("the clutch was 900 euro, so I'm raising the budget
         # to 7500"), not money spoken of before it
-        said = text[changed_to.start():] if changed_to is not None and find_amounts(text[changed_to.start():]) else text
-        amt = _bare_amount(said, earlier, turn.time) if earlier is not None else None
+        led_to = text[changed_to.start():] if changed_to is not None and find_amounts(text[changed_to.start():]) \
+            else text
+        amt = _bare_amount(led_to, earlier, turn.time) if earlier is not None else None
         if amt is not None:
             # set anew in place of the earlier one: a change (a correction says so itself)
             change = "evolution" if not is_correction and _AMOUNT_CHANGE.search(text) else None
