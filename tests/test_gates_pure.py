@@ -252,3 +252,28 @@ def test_a_reviewer_name_cannot_forge_a_gate_step(store, by):
                  if s.step == "gates").detail["gates"]
     assert steps[-1] == {"gate": "review", "result": "undone", "note": f"approved undone by {by}"}
     assert sum(g["gate"] == "dedup" for g in steps) == 1
+
+
+# --------------------------------------------- occasions (catalog values "occasion")
+days = st.sampled_from(["2026-03-09", "2026-03-10", "2026-03-20"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(held=st.lists(days, min_size=1, max_size=3, unique=True), said=days, moved=st.booleans())
+def test_an_occasion_meets_its_own_day_and_a_move_its_latest(held, said, moved):
+    """A to-do held for some days, said for a day: without a change it meets only the rows of its own day
+    (merged when it holds, else applied beside the others, never a conflict); told as moved it also meets
+    the latest day held, and its plan touches no other day (a reminder before the item stays)."""
+    rows = [Row(i + 1, "renew the passport", valid_from=0, value_json=json.dumps({"due": d}, separators=(",", ":")),
+                single_valued=False) for i, d in enumerate(held)]
+    value = json.dumps({"due": said}, separators=(",", ":"))
+    statement = Statement("renew the passport", value, "positive", "global", False, 10, None,
+                          "evolution" if moved else None, 0.9, "user_explicit", values="occasion")
+    met = {json.loads(r.value_json)["due"] for r in gates.slot_rows(rows, statement)}
+    assert met == ({said} | ({max(held)} if moved else set())) & set(held)
+    decision = gates.admit(statement, rows, turn_id=1, threshold=THRESHOLD)
+    if not moved:
+        assert decision.outcome == (Outcome.MERGED if said in held else Outcome.APPLIED)
+    else:
+        touched = {json.loads(r.value_json)["due"] for r in decision.plan.retire}
+        assert touched <= {said, max(held)} and decision.outcome in (Outcome.APPLIED, Outcome.MERGED)
