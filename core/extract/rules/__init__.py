@@ -181,7 +181,7 @@ from .facts import (
 )
 from .moves import moves_ahead
 from .readers import _TASTE_CHANGE
-from .text import _CJK, _CORRECTION, _P, _is_zh
+from .text import _CJK, _CORRECTION, _P, _asks_there, _is_zh
 
 __all__ = ["extract"]
 
@@ -209,12 +209,6 @@ def _squeezed(text: str) -> str:
 # the predicates whose values are names: read from a turn typed without capitals, they keep the capitals
 # ``recased`` gave them (halden logistics -> Halden Logistics); any other value is kept as it was typed
 _NAMED_VALUES = frozenset({"name", "relation", "lives_in", "works_at", "pet"})
-
-
-def _asks_there(text: str, at: int) -> bool:
-    """Whether the sentence of ``text`` (as ``_raw_facts`` cuts them) going on at ``at`` is a question."""
-    sentence = next((m.group(0) for m in _P["shared.raw_facts.2"].finditer(text) if m.start() <= at < m.end()), "")
-    return bool(_P["shared.raw_facts.3"].search(sentence))
 
 
 def extract(turn: Turn, context: Sequence[Turn] = ()) -> list[ExtractedFact]:

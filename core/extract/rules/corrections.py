@@ -19,8 +19,8 @@ from ...pipeline import Turn
 from ..records import Raw as _Raw
 from .dialogue import _DATED_ITEMS, _from_assistant
 from .facts import _raw_facts, _undecided
-from .readers import _en_amount
-from .text import _CJK, _CORRECTION, _P, _introduces, _is_zh
+from .readers import _bare_number, _en_amount
+from .text import _CJK, _CORRECTION, _P, _asks_there, _introduces, _is_zh
 
 
 def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
@@ -35,7 +35,7 @@ def _difference(text: str, zh: bool) -> tuple[re.Match[str], Amount] | None:
     else:
         bare = _P["shared.bare_amount.1"].search(m.group(0)) if not zh else None
         num = _P["zh.number"].search(m.group(0)) if zh else None
-        value = Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1) if bare else \
+        value = _bare_number(bare) if bare else \
             (parse_cn_number(num.group(0)) if num else None)
         if value is None:
             return None
@@ -74,7 +74,7 @@ def _bare_amount(text: str, earlier: _Raw, when: datetime) -> Amount | None:
     amt = _en_amount(text)
     bare = _P["shared.bare_amount.1"].search(_P["en.amount.1"].split(text)[0]) if amt is None else None
     if bare:
-        amt = Amount(Decimal(bare.group(1).replace(",", "")) * (1000 if bare.group(2) else 1), None)
+        amt = Amount(_bare_number(bare), None)
     if amt is not None and amt.currency is None and earlier.value:
         amt = Amount(amt.value, earlier.value.get("currency"))
     return amt
@@ -147,11 +147,8 @@ def _moved_deadline(text: str, context: Sequence[Turn], when: datetime) -> _Raw 
     earlier = _said_last(context, "deadline", project=True)
     # the session named none: an item told before it, which the store places (core/moved.py); a move only
     # thought of or asked ("might be worth pushing it to january", "move it to the 22nd?") waits for a reviewer
-    at = moved[0].start()
-    asked = any(m.start() <= at < m.end() and _P["shared.raw_facts.3"].search(m.group(0))
-                for m in _P["shared.raw_facts.2"].finditer(text))
     return _Raw("deadline", earlier.object if earlier is not None else "", change="evolution", due=moved[1],
-                hedged=asked or _undecided(text))
+                hedged=_asks_there(text, moved[0].start()) or _undecided(text))
 
 
 _ITEM_HEAD, _ITEM_HEAD_ZH = 4, 2  # the characters (letters, Chinese ones) an item's said place is looked for by

@@ -4,12 +4,11 @@ records of ``data/rules/steps/en.*.toml`` but decisions and budgets, which are s
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 
 from ...lang.amounts import Amount
 from ..interpret import searched
 from ..records import Raw as _Raw
-from .readers import _en_amount, _en_bare_limit, _en_strip_time_words
+from .readers import _bare_number, _en_amount, _en_bare_limit, _en_strip_time_words
 from .steps import _commute, _data_step
 from .text import _P, _PRONOUN_OBJECT, _clean
 
@@ -137,7 +136,7 @@ def _bare_at(text: str) -> Amount | None:
     m = _P["shared.bare_amount.1"].match(text.lstrip())
     if m is None:
         return None
-    return Amount(Decimal(m.group(1).replace(",", "")) * (1000 if m.group(2) else 1), None)
+    return Amount(_bare_number(m), None)
 
 
 _EN_STEPS = (

@@ -41,6 +41,11 @@ def _amount_obj(amt: Amount) -> str:
 _GRAND = _P["en.grand"]
 
 
+def _bare_number(m: re.Match[str]) -> Decimal:
+    """The value of a number ``shared.bare_amount.1`` matched ("7,500"; "7.5k": thousands)."""
+    return Decimal(m.group(1).replace(",", "")) * (1000 if m.group(2) else 1)
+
+
 def _en_bare_limit(text: str) -> Amount | None:
     """A number without currency right next to a limit word ("800 max", "under 1,500"): the amount, currency
     unknown. Counts of people, nights, kilometres … are not amounts."""

@@ -17,6 +17,12 @@ _P = RULES.patterns  # every pattern, compiled once when the rules load
 _CJK = _P["shared.cjk"]
 
 
+def _asks_there(text: str, at: int) -> bool:
+    """Whether the sentence of ``text`` (as ``_raw_facts`` cuts them) going on at ``at`` is a question."""
+    sentence = next((m.group(0) for m in _P["shared.raw_facts.2"].finditer(text) if m.start() <= at < m.end()), "")
+    return bool(_P["shared.raw_facts.3"].search(sentence))
+
+
 def _is_zh(text: str) -> bool:
     return len(_CJK.findall(text)) >= max(1, len(text) // 5)
 
