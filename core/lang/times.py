@@ -222,6 +222,7 @@ _CN_YEAR_REL = tables.ints("times", "zh.years")
 _CN_NOT_A_DAY_BEFORE = tables.words("times", "zh.not_a_day_before")
 _CN_PERIOD_NAMES = tuple(tables.words("times", "zh.period_named_before"))
 _EN_WEEKDAYS = tables.words("times", "en.weekdays")
+_EN_WEEKDAY_CUTS = tables.words("times", "en.weekday_cuts")
 _EN_MONTHS = tables.ints("times", "en.months")
 _EN_REL = tables.ints("times", "en.offsets")
 _EN_DAYS = tables.ints("times", "en.days")
@@ -568,6 +569,9 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
                 rf"(?:\s+(?P<y>\d{{4}})(?!\d))?{_EN_R}", _EN_FLAGS), _en_period_named),
     (re.compile(rf"{_EN_L}(?P<rel>this|next|last)\s+quarter{_EN_R}", _EN_FLAGS), _quarter_rel),
     (re.compile(rf"{_EN_L}(?:on\s+)?the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\s+of\b){_EN_R}", _EN_FLAGS), _day_of_month),
+    # a weekday, written out or cut short, with its day of the month and no "the" ("sat 28th", "friday 4th"): that day
+    (re.compile(rf"{_EN_L}(?:on\s+)?(?:{_alt(_EN_WEEKDAYS)}|{_alt(_EN_WEEKDAY_CUTS)})\.?,?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)"
+                rf"(?!\s+of\b){_EN_R}", _EN_FLAGS), _day_of_month),
     (re.compile(rf"{_EN_L}in\s+{_EN_N}\s+days?{_EN_R}", _EN_FLAGS), _en_offset_days),
     (re.compile(rf"{_EN_L}{_EN_N}\s+days?\s+(?P<ago>ago){_EN_R}", _EN_FLAGS), _en_offset_days),
 ]

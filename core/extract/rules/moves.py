@@ -1,7 +1,8 @@
 """A move told ahead of time ("下个月搬到梅溪湖", "下周六搬家，搬到才村"; in English wherever a step reads the home
 ahead): besides the home it begins (where the user lives from the day the move is to happen), the user's plan
 to move, named by where to, as the turn says it. A plan that names only the move ("搬家", "the move") is that
-plan without its place."""
+plan without its place; said apart from the place ("the knowle house … moving in sat 28th"), it is named by it
+("move to Knowle")."""
 
 from __future__ import annotations
 
@@ -25,7 +26,15 @@ def moves_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[E
              and f.event_start.date() > when.date()]
     if not homes:
         return facts
-    moves = [(home, said) for home in homes if (said := _move_to(text, home.object)) is not None]
+    moves = []
+    for home in homes:
+        said = _move_to(text, home.object)
+        if said is None and any(f.predicate == "plan" and f.subject == home.subject
+                                and searched(_P["shared.move_only"], f.object) for f in facts):
+            # the move said apart from its place ("the knowle house … moving in sat 28th"): named by the place
+            said = ("搬到" if _is_zh(text) else "move to ") + home.object
+        if said is not None:
+            moves.append((home, said))
     if not moves:
         return facts
     movers = {home.subject for home, _ in moves}
