@@ -450,6 +450,16 @@ def test_a_weekday_beside_a_date_names_that_one_day(text, expr, day):
     assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == [(expr, day)]
 
 
+@pytest.mark.parametrize("text, expr, day", [
+    ("moving in sat 28th", "sat 28th", "2026-06-28"),  # a weekday cut short, then its day of the month
+    ("friday 5th works", "friday 5th", "2026-06-05"),
+    ("we sat down for dinner", None, None),  # "sat" alone is a verb
+])
+def test_a_weekday_with_its_day_of_the_month_is_that_day(text, expr, day):
+    found = find_times(text, datetime(2026, 6, 1, 9, tzinfo=timezone(timedelta(hours=8))))
+    assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == ([(expr, day)] if expr else [])
+
+
 @pytest.mark.parametrize("text, meant", [
     # the first taken back as it is said: the words from it to the second name the second's day
     ("the viewing is on thursday the 4th, no sorry, tuesday the 2nd",
