@@ -98,9 +98,9 @@ class SignalledExtractor:
         at = to_us(turn.time)
         known = self.people.before(turn.user, at) if self.people is not None else None
         out = self.layer.refine(turn, context, self.inner.claims(turn, context), self.inner.claims, known)
-        if turn.speaker == "user" and (spoken := _turn_currency(turn.text)) is not None:
+        if turn.speaker == "user" and any(map(_uncounted, out)) and (spoken := _turn_currency(turn.text)) is not None:
             # a bare amount beside money said in a currency ("the clutch went, 900 quid. so dropping the van budget
-            # to 9k"): the turn's money
+            # to 9k"): the turn's money (looked for only when a budget has none)
             out = [in_currency(c, spoken) for c in out]
         if self.people is not None and turn.speaker == "user":
             home = self.people.home_before(turn.user, at)
@@ -143,11 +143,14 @@ def in_home_currency(claim: ClaimInput, home: str, when: datetime, text: str = "
 
 def in_currency(claim: ClaimInput, currency: str) -> ClaimInput:
     """A budget said without a currency ("rent max 1300 a month") in ``currency``; any other claim as it is."""
+    return _counted_in(claim, claim.value, currency) if _uncounted(claim) else claim
+
+
+def _uncounted(claim: ClaimInput) -> bool:
+    """Whether ``claim`` is a budget whose amount names no currency."""
     value = claim.value
-    if claim.predicate != "budget_limit" or not isinstance(value, dict) or value.get("amount") is None \
-            or value.get("currency"):
-        return claim
-    return _counted_in(claim, value, currency)
+    return claim.predicate == "budget_limit" and isinstance(value, dict) and value.get("amount") is not None \
+        and not value.get("currency")
 
 
 def _counted_in(claim: ClaimInput, value: dict, currency: str) -> ClaimInput:
@@ -395,7 +398,7 @@ def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,
             batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
             # the decisions the turn's own replace (what the store holds, as written so far)
             claims = tuple(replaced(turn.text, claims, lambda subject: batch.current_rows(subject, DECISION)))
-            claims = tuple(moved(turn.text, claims, batch.current_rows))  # the held items its moves move  # the held items its moves move
+            claims = tuple(moved(turn.text, claims, batch.current_rows))  # the held items its moves move
             for claim in claims:
                 batch.submit(claim)
         except (TurnMismatch, PredicateMismatch) as exc:

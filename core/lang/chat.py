@@ -7,7 +7,8 @@
 written for "I'm" and "going to", read chat typing the same way. The words
 are those of ``data/lang/chat.toml``: only forms that are no word of their own
 ("its", "were", "ill" stay as typed), or, for a few ("names"), only where they
-open a sentence or a clause; a word inside a longer one is left as it is. In a turn holding Chinese, the English words of a fact's frame typed in it
+open a sentence or a clause; a word inside a longer one is left as it is. In a
+turn holding Chinese, the English words of a fact's frame typed in it
 (``[mixed]``: "budget 提到 3500 吧", "报名 deadline 5月15号") are read as the
 Chinese words the rules know. Pure; raises nothing.
 """
@@ -27,7 +28,7 @@ _TYPED = re.compile(r"(?<![\w'’])(" + tables.alternation(_FORMS) + r")(?![\w'�
 # "my moms bday", "my dads in tucson": a person's "'s" typed without the apostrophe
 # "names darren, daz to everyone": a form restored only where it opens a sentence or a clause
 _OPENING_FORMS = tables.mapping("chat", "opening")
-_OPENING = re.compile(r"(?:^|(?<=[.!?,;:]\s)|(?<=[.!?,;:]))\s*(" + tables.alternation(_OPENING_FORMS)
+_OPENING = re.compile(r"(?:^|(?<=[.!?,;:]))\s*(" + tables.alternation(_OPENING_FORMS)
                       + r")(?=\s+(?!(?:" + tables.alternation(STOP_EN) + r")\b)[^\W\d_])", re.IGNORECASE)
 _POSSESSED = re.compile(r"(?<![\w'’])((?:my|our|his|her|their)\s+(?:" + tables.alternation(tables.words("chat", "possessed.words"))
                         + r"))s(?![\w'’])", re.IGNORECASE)

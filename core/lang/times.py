@@ -79,7 +79,7 @@ weekday in English ("this Friday" is the coming Friday).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from functools import cache, lru_cache
@@ -732,8 +732,7 @@ def find_times(text: str, utterance: datetime,
     InvalidInput (a ValueError) when ``utterance`` is not an aware datetime.
     """
     tz = _check_utterance(utterance)
-    today = utterance.date()
-    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng, _ in _found(text, today, past)]
+    return _spans(text, _found(text, utterance.date(), past), tz)
 
 
 def meant_times(text: str, utterance: datetime,
@@ -742,5 +741,9 @@ def meant_times(text: str, utterance: datetime,
     "by the 13th now, not the 20th": the 13th; ``_taken_back``): the times the text means. Raises as
     ``find_times``."""
     tz = _check_utterance(utterance)
-    today = utterance.date()
-    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng, _ in _taken_back(text, list(_found(text, today, past)))]
+    return _spans(text, _taken_back(text, list(_found(text, utterance.date(), past))), tz)
+
+
+def _spans(text: str, found: Sequence[_Chosen], tz: tzinfo) -> list[tuple[int, int, TimeSpan]]:
+    """The times found in ``text`` as ``(start, end, TimeSpan)``, in ``tz``."""
+    return [(s, e, _span(rng, tz, text[s:e])) for s, e, rng, _ in found]
