@@ -27,6 +27,7 @@ from memdesk.signals.layer import (
     SignalLayer,
 )
 from memdesk.signals.model import ABOUT, ACTS, FAMILIES, ClauseSignal, SignalModel
+from memdesk.signals.people import People
 from memdesk.signals.spans import Span
 from memdesk.timeutil import to_us
 
@@ -1166,6 +1167,31 @@ def test_a_chinese_chain_about_another_person_is_read_with_its_subject_put_back(
     out = {(c.subject, c.predicate, c.object, c.confidence) for c in ex.claims(t, [])}
     assert ("person:mei/daughter", "role", "护士", 0.9) in out
     assert not any(c[0] == "user:mei" and c[1] == "role" for c in out)
+
+
+def test_an_english_clause_opening_on_a_third_person_verb_goes_on_about_the_person_before_it():
+    """After a clause about someone ("my brother rents in Derby"), a clause of the same sentence that opens
+    on a verb in the third person ("also drives a cab for Swift Cars") cannot be the speaker's: it is read as
+    theirs, with "I" and the verb's first-person form. A clause opening on the plain form stays the user's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    out = {(c.subject, c.predicate, c.object) for c in ex.claims(
+        turn("my brother lives in Derby, teaches chemistry at Allestree Academy"), [])}
+    assert ("person:mei/brother", "works_at", "Allestree Academy") in out
+    assert not any(c[0] == "user:mei" for c in out)
+    out = {(c.subject, c.predicate, c.object) for c in ex.claims(
+        turn("my brother lives in Derby, I teach chemistry at Allestree Academy"), [])}
+    assert ("user:mei", "works_at", "Allestree Academy") in out
+
+
+def test_a_relation_word_the_speaker_owns_does_not_make_a_clause_the_speakers():
+    people = People(Cues.load())
+    assert not people.names_self("My aunt keeps bees in Kent", "en")
+    assert people.names_self("My aunt and I keep bees", "en")
+    assert people.names_self("my flat is in Kent", "en")
+    assert people.third_person_opening("and also fixes bikes on weekends") == "I also fix bikes on weekends"
+    assert people.third_person_opening("is allergic to wasps") == "I am allergic to wasps"
+    assert people.third_person_opening("fix bikes on weekends") is None
+    assert people.third_person_opening("she fixes bikes") is None
 
 
 def test_a_subject_the_user_is_part_of_is_the_users():

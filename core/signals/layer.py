@@ -753,13 +753,17 @@ class SignalLayer:
 
     def _as_first_person(self, turn: Turn, context: Sequence[Turn], reading: Reading,
                          extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
-        """The clause about another person read with them as "I" (``People.first_person``); a Chinese clause
-        that goes on about them with its subject dropped, with 我 put before it."""
+        """The clause about another person read with them as "I" (``People.first_person``); a clause that
+        goes on about them with its subject dropped, with 我 put before it, or in English "I" and the verb's
+        first-person form (``People.third_person_opening``)."""
         text = reading.signal.clause.text
         new = self.people.first_person(text, reading.lang, reading.mentions)
         if new is None and reading.lang == "zh" and "我" not in text and self.people.drops_subject(text, "zh"):
             # a topic chain going on about them with its subject dropped ("我女儿在昆明，当护士的"): 我 put back
             new = "我" + text.lstrip(" ，,、")
+        elif new is None and reading.lang == "en":
+            # an English one opening on a verb in the third person ("…, works as a nurse"): "I work as a nurse"
+            new = self.people.third_person_opening(written(text))
         found = [] if new is None else extract(replace(turn, text=new, project=None), _before(turn, context, reading))
         # a Chinese name the reading gives them must look like one ("医生叫他控糖" read as "医生叫我控糖": 叫
         # tells here, it does not name); an English one may be typed in lower case

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from ..lang.case import is_chat_word, is_english_word, is_lower_case_name, recased
 from ..lang.chat import written
 from ..lang.times import find_times
+from ..lang.verbs import first_person_of
 from .cues import Cues, is_zh
 
 # a fixed instant to ask whether a span is a time word at all (周末, 周一: not 周's names)
@@ -43,6 +44,10 @@ _INTRODUCED_LOWER = re.compile(
     r",?\s+(" + _LOWER_NAME + r")(?='s\b|,|\s*\(|\s+(?:is|was|has|does|doesn't|isn't|can't|just|works|lives|got|"
     r"loves|hates|likes|moved|started|and|who|live|work|might|will|can|could|would|may|says|said|wants|needs|"
     r"came|comes|went|goes|had|did|made|makes|thinks)\b)")
+# a word at the start of an English clause, or after the words before it
+_EN_OPENING_WORD = re.compile(r"[\s,]*([A-Za-z]+(?:['’][a-z]+)?)\b")
+_EN_OWNER_BEFORE = re.compile(r"(?i)\b(?:my|our)\s+$")  # the speaker owning the relation word after it
+_CONJUNCTIONS = frozenset({"and", "but", "plus", "so", "then", "n"})  # dropped when "I" opens the clause
 _GIVEN_KEPT = 4096  # texts whose names a People keeps (``introductions``)
 # a relation word owned by someone other than the speaker ("his mum", "her sister")
 _OWNED_BY_OTHER = re.compile(r"(?i)\b(?:his|her|their)\s+$")
@@ -471,14 +476,36 @@ class People:
         possessor of a relation word ("朋友都叫我小鹿": yes; "我妹妹住在杭州": no)."""
         if lang == "zh":
             return bool(re.search(_ZH_ME, text))
+        text = written(text)  # "my"/"our" owning a relation word ("my sister lives in Boston") names no speaker
+        for m in reversed(list(self.cues.relation_re["en"].finditer(text))):
+            owner = _EN_OWNER_BEFORE.search(text, max(0, m.start() - 8), m.start())
+            if owner is not None:
+                text = text[:owner.start()] + text[m.end():]
         return self.speaks_of_self(text, lang)
 
     def drops_subject(self, text: str, lang: str) -> bool:
         """Whether a clause begins with its predicate, its subject dropped
-        (``cues.toml`` ``[dropped_subject]``: "在阿里上班", "也喜欢猫"); only
-        Chinese, where a topic chain goes on that way."""
+        (``cues.toml`` ``[dropped_subject]``): in Chinese, where a topic chain goes on that way ("在阿里上班",
+        "也喜欢猫"); in English, only on a verb in the third person singular, never the speaker's
+        ("works as a nurse", "also has a cat": ``third_person_opening``)."""
+        if lang == "en":
+            return self.third_person_opening(text) is not None
         starts = self.cues.dropped_subject.get(lang, ())
         return bool(starts) and text.lstrip(" ，,、").startswith(starts)
+
+    def third_person_opening(self, text: str) -> str | None:
+        """An English clause that opens on a verb in the third person singular, its subject left out
+        (after the leading words of ``[dropped_subject]`` en: "also works at the depot"), read with "I" as
+        that subject ("I also work at the depot"); None: it opens otherwise ("work at the depot", "she
+        works…")."""
+        m = _EN_OPENING_WORD.match(text)
+        while m is not None and m.group(1).lower() in self.cues.dropped_subject.get("en", ()):
+            m = _EN_OPENING_WORD.match(text, m.end())
+        base = first_person_of(m.group(1)) if m is not None else None
+        if m is None or base is None:
+            return None
+        lead = [w for w in re.findall(r"[A-Za-z]+", text[:m.start(1)]) if w.lower() not in _CONJUNCTIONS]
+        return " ".join(["I", *lead, base, text[m.end(1):].strip()]).strip()
 
     def _has_attribute(self, text: str, at: int) -> bool:
         """Whether an English word at ``at`` is one a person has (``Cues.possessed``), 's after it or not
