@@ -256,7 +256,7 @@ class SignalLayer:
                 current = who = first
             elif antecedent is not None and not mine and self.people.pronoun_subject(text, lang):
                 current = who = antecedent  # a pronoun, even after a clause of the speaker's ("我也喜欢 他…")
-            elif not mine and _PRONOUN_OPENING.match(text):
+            elif not mine and (_PRONOUN_OPENING.match(text) or _zh_singular(self.people.pronoun_subject(text, lang))):
                 current = UNSURE  # "she's allergic to sesame" with no one she may be: never the speaker's
             elif who is not None and not mine and (
                     about == "third" or (chained and self.people.drops_subject(text, lang))):
@@ -896,6 +896,12 @@ _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
 
 
 # a turn opening (after a short reply or a thanks) on a third-person pronoun as its subject
+def _zh_singular(pronoun: re.Match[str] | None) -> bool:
+    """Whether a pronoun the clause speaks of is Chinese 他/她 of one person (not 他们)."""
+    return pronoun is not None and pronoun.group(0) in ("他", "她") \
+        and pronoun.string[pronoun.end():pronoun.end() + 1] != "们"
+
+
 _PRONOUN_OPENING = re.compile(r"^(?:\W*(?:thx|thanks|ty|yeah|yes|yep|ok|okay|oh|and|also|so|lol|haha|btw|好的?|嗯+|对|哦|是的?|"
                               r"哈哈+)[\W\s]+){0,3}(?:(?:she|he)(?:'s)?\b|她|他(?!们))", re.IGNORECASE)
 

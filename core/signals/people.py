@@ -234,6 +234,8 @@ class People:
         self.cues = cues
         # the names each text gives, found once: a session's user turns are read again for every turn after them
         self._given: dict[str, tuple[tuple[str, str], ...]] = {}
+        # a reporting verb (说, 觉得; not one whose object is the speaker: 让我) ending the text before a pronoun
+        self._zh_reported = re.compile("(?:" + cues.reporting["zh"].pattern + ")(?<!我)$")
 
     def introductions(self, text: str, names: dict[str, str]) -> None:
         """Names given with a relation word ("my sister Dana", "our manager, Keisha", "gf is Priya",
@@ -433,8 +435,10 @@ class People:
             return self.cues.pronoun_re[lang].search(written(text))
         # what may stand before it: a filler, a short time word, or a topic ("吃的方面她…"); a pronoun
         # saying what he said goes on about him ("他说以后开车上班")
+        # a pronoun right after a reporting verb is the subject of what is reported ("体检说他对花生过敏")
         return next((m for m in self._zh_pronouns(text)
-                     if self._zh_leads(_ZH_TOPIC.sub("", _ZH_LEAD.sub("", text[:m.start()])))), None)
+                     if self._zh_leads(_ZH_TOPIC.sub("", _ZH_LEAD.sub("", text[:m.start()])))
+                     or self._zh_reported.search(text, 0, m.start())), None)
 
     def _zh_pronouns(self, text: str) -> Iterator[re.Match[str]]:
         """The Chinese third-person pronouns of ``text``, not the 他 of 其他."""
