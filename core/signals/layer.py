@@ -248,15 +248,17 @@ class SignalLayer:
             # ("朋友都喊我婷婷 住杭州西湖区": what the friend calls the speaker, then the speaker's home)
             subject = named is not None and self.people.is_subject(text, named[1], lang)
             owned = named is not None and self.people.owned_by_other(text, named[1], lang)  # "her sister's"
+            pronoun = self.people.pronoun_subject(text, lang)  # a third-person pronoun as its subject
             if subject and owned:
                 current, who = UNSURE, None  # "her sister's dani, she lives up in seattle": not the user's sister
             elif subject and named is not None:
                 current = who = named[0]
             elif first is not None:
                 current = who = first
-            elif antecedent is not None and not mine and self.people.pronoun_subject(text, lang):
+            elif antecedent is not None and not mine and pronoun:
                 current = who = antecedent  # a pronoun, even after a clause of the speaker's ("我也喜欢 他…")
-            elif not mine and (_PRONOUN_OPENING.match(text) or _zh_singular(self.people.pronoun_subject(text, lang))):
+            elif not mine and (_PRONOUN_OPENING.match(text)  # or 他/她 of one person (not 他们) as the subject
+                               or (lang == "zh" and pronoun is not None and not text.startswith("们", pronoun.end()))):
                 current = UNSURE  # "she's allergic to sesame" with no one she may be: never the speaker's
             elif who is not None and not mine and (
                     about == "third" or (chained and self.people.drops_subject(text, lang))):
@@ -280,7 +282,7 @@ class SignalLayer:
                                          and (at := folded.find(n.casefold())) >= 0), key=len, reverse=True))
             speaks_of_self = self.people.names_self(text, lang)
             others = named is not None or first is not None or owner is not None \
-                or self.people.pronoun_subject(text, lang) is not None or (after_other and not speaks_of_self)
+                or pronoun is not None or (after_other and not speaks_of_self)
             out.append(Reading(signal, current, lang, mentions,
                                named[1].group(0) if named is not None and named[0] == current else None, others))
             chain = current not in (None, UNSURE) and not speaks_of_self
@@ -896,12 +898,6 @@ _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
 
 
 # a turn opening (after a short reply or a thanks) on a third-person pronoun as its subject
-def _zh_singular(pronoun: re.Match[str] | None) -> bool:
-    """Whether a pronoun the clause speaks of is Chinese 他/她 of one person (not 他们)."""
-    return pronoun is not None and pronoun.group(0) in ("他", "她") \
-        and pronoun.string[pronoun.end():pronoun.end() + 1] != "们"
-
-
 _PRONOUN_OPENING = re.compile(r"^(?:\W*(?:thx|thanks|ty|yeah|yes|yep|ok|okay|oh|and|also|so|lol|haha|btw|好的?|嗯+|对|哦|是的?|"
                               r"哈哈+)[\W\s]+){0,3}(?:(?:she|he)(?:'s)?\b|她|他(?!们))", re.IGNORECASE)
 
