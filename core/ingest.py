@@ -45,6 +45,7 @@ from .lang.amounts import Amount, find_amounts, local_dollars
 from .lang.places import currency_at, place_in
 from .lang.sensitive import has_sensitive
 from .moved import moved
+from .new_job import role_of_new_job
 from .pipeline import Turn
 from .replaced import PREDICATE as DECISION
 from .replaced import replaced
@@ -399,6 +400,7 @@ def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,
             # the decisions the turn's own replace (what the store holds, as written so far)
             claims = tuple(replaced(turn.text, claims, lambda subject: batch.current_rows(subject, DECISION)))
             claims = tuple(moved(turn.text, claims, batch.current_rows))  # the held items its moves move
+            claims = tuple(role_of_new_job(claims, batch.current_rows))  # a role told after the employer changed
             for claim in claims:
                 batch.submit(claim)
         except (TurnMismatch, PredicateMismatch) as exc:

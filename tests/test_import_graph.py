@@ -216,7 +216,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("turn", ("memdesk.pipeline", "memdesk.claims", "memdesk.checks", "memdesk.catalog",
               "memdesk.access", "memdesk.bounds", "memdesk.parallel_parse")),
     ("extraction", ("memdesk.extract", "memdesk.signals", "memdesk.parallel_extract")),
-    ("gates", ("memdesk.gates", "memdesk.replaced", "memdesk.moved")),
+    ("gates", ("memdesk.gates", "memdesk.replaced", "memdesk.moved", "memdesk.new_job")),
     ("plan", ("memdesk.maintain",)),
     ("write", ("memdesk.db", "memdesk.chain", "memdesk.writer", "memdesk.writer_audit", "memdesk.writer_process",
                "memdesk.ingest", "memdesk.undo", "memdesk.tokens", "memdesk.erase",

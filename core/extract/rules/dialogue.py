@@ -78,21 +78,35 @@ _ASKED_FOR = (
     ("commute", _P["shared.asked_for.7"]),
 )
 
-# questions whose bare answer reads as a statement once its subject and verb are put back
+# questions whose bare answer reads as a statement once its subject and verb are put back (the first of the
+# leads that reads something), and what it may yield
 _RESTATED_ANSWERS = (
-    (_P["shared.restated_answers.1"], "I like ", "我喜欢"),
-    (_P["shared.restated_answers.2"], "I have ", "我养了"),
+    (_P["shared.restated_answers.1"], ("I like ",), ("我喜欢",), ("likes",)),
+    (_P["shared.restated_answers.2"], ("I have ",), ("我养了",), ("pet",)),
+    (_P["shared.restated_answers.job"], ("I work as ",), ("我是", "我做"), ("role", "works_at")),
 )
+# an answer to a question about work that names where ("I'm at Southmead now", "at a bakery", 在一家物流公司):
+# read as working there
+_AT_WORK = _P["shared.answer_restated.at_work"]
 
 
 def _answer_restated(text: str, question: str, when: datetime) -> list[_Raw]:
     """"mostly jazz and a bit of soul" to "What kind of music do you like?", "Yeah, a tabby called Mango" to "Any
-    pets?": the answer read with "I like" / "I have" (我喜欢 / 我养了) put before it."""
+    pets?", "shift lead at the depot" to "What do you do these days?": the answer read with "I like" / "I have" /
+    "I work as" (我喜欢 / 我养了 / 我是 or 我做) put before it, or, to a question about work, "I work at" (我在…上班) when
+    it says where."""
     body = _P["shared.answer_restated.1"].sub("", text.strip())
-    for cue, en, zh in _RESTATED_ANSWERS:
+    for cue, en, zh, predicates in _RESTATED_ANSWERS:
         if cue.search(question) and body and not _P["shared.answer_restated.2"].match(body):
-            lead = zh if _is_zh(body) else en
-            return [r for r in _raw_facts(lead + body, when) if r.predicate in ("likes", "pet")]
+            said = [lead + body for lead in (zh if _is_zh(body) else en)]
+            if "works_at" in predicates and (at := _AT_WORK.match(body)):
+                place, _, after = body[at.end():].partition("，")
+                said = [f"我在{place}上班，{after}" if _is_zh(place) else f"I work at {body[at.end():]}"]
+            for text_said in said:
+                read = [r for r in _raw_facts(text_said, when) if r.predicate in predicates]
+                if read:
+                    return read
+            return []
     return []
 
 
