@@ -79,3 +79,17 @@ def test_the_lexicon_is_built_from_word_lists_reproducibly(tmp_path, capsys) -> 
     assert main([str(tmp_path / "missing.txt"), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such word list" in err[0]
+
+
+def test_a_name_where_a_frame_calls_for_one_gets_its_capitals_whatever_the_lexicon_holds() -> None:
+    """``[name_slot]``: after "a job at", "works for", "called" the words are a name even when they are common
+    words ("admiral", "ember & oak"), up to an end word or punctuation; elsewhere a common word stays a word."""
+    assert recased("got a job at admiral. claims handler, start monday") \
+        == "got a job at Admiral. claims handler, start Monday"
+    assert recased("barista at a roastery called ember & oak on division") \
+        == "barista at a Roastery called Ember & Oak on division"
+    assert recased("he works for sparkwell electrical now") == "he works for Sparkwell Electrical now"
+    assert recased("i work at home most days") == "I work at home most days"  # an end word, no name
+    assert recased("renee started at the school here") == "Renee started at the school here"  # a noun, no name
+    assert recased("me and Tom work at admiral now") == "me and Tom work at admiral now"  # typed with capitals
+    assert ("works_at", "Admiral") in _facts("got a job at admiral. start 2 march")

@@ -101,11 +101,58 @@ def is_lower_case_name(word: str) -> bool:
     return _is_name(word, _lexicon())
 
 
+@cache
+def _name_slot() -> tuple[re.Pattern[str], frozenset[str]]:
+    """The leads after which a name stands (``data/lang/chat.toml`` ``[name_slot]``), as one pattern ending
+    where the name begins (after "the", kept in lower case), and the words a name stops before."""
+    leads = "|".join(re.escape(w) for w in sorted(tables.words("chat", "name_slot.leads"), key=len, reverse=True))
+    return (re.compile(rf"(?<![\w'’-])(?:{leads})\s+(?:the\s+)?"),
+            frozenset(w.lower() for w in tables.words("chat", "name_slot.ends")))
+
+
+_SLOT_WORD = re.compile(r"[^\W\d_A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*|&")
+_SLOT_MOST = 4  # words of a name read after a lead
+
+
+def _slot_recased(text: str) -> str:
+    """``text`` with the words after a lead of ``[name_slot]`` (a turn typed without capitals) capitalised as
+    a name: up to an end word, punctuation, a number or four words; "&" and "of" inside it stay as typed,
+    and a name may not end on them; one common word after "the" is no name ("started at the school")."""
+    lead, ends = _name_slot()
+    out, last = [], 0
+    for m in lead.finditer(text):
+        at, words = m.end(), []
+        while len([w for w in words if w[2] not in ("&", "of")]) < _SLOT_MOST:
+            while at < len(text) and text[at] == " ":
+                at += 1
+            w = _SLOT_WORD.match(text, at)
+            if w is None or w.group(0).lower() in ends or (at < len(text) and not text[at].isalpha() and w.group(0) != "&"):
+                break
+            words.append((w.start(), w.end(), w.group(0)))
+            at = w.end()
+            if at < len(text) and text[at] not in " ":
+                break
+        while words and words[-1][2] in ("&", "of"):
+            words.pop()
+        if not words or words[0][2] in ("&", "of") or words[0][0] < last:
+            continue
+        if len(words) == 1 and m.group(0).rstrip().endswith("the") and words[0][2] in _lexicon():
+            continue  # "started at the school": a common noun with its article, no name
+        for start, end, word in words:
+            out.append(text[last:start])
+            out.append(word if word in ("&", "of") else word[0].upper() + word[1:])
+            last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
 @lru_cache(maxsize=1024)
 def recased(text: str) -> str:
     """``text`` with the names of a turn typed without capitals capitalised; any other text as it is. Kept for
-    the last texts asked: a turn is read again as the context of the turns after it, and by the signal layer."""
+    the last texts asked: a turn is read again as the context of the turns after it, and by the signal layer.
+    A word is a name when the lexicon holds no such word, or when it stands where a frame calls for a name
+    (``_slot_recased``: "a job at admiral")."""
     if not typed_without_capitals(text):
         return text
     lexicon = _lexicon()
-    return _WORD.sub(lambda m: _recased(m.group(0), lexicon), text)
+    return _WORD.sub(lambda m: _recased(m.group(0), lexicon), _slot_recased(text))
