@@ -161,6 +161,7 @@ from .dialogue import (
     _answer_restated,
     _answer_value,
     _answer_when,
+    _item_named,
     _budget_changed,
     _echoes_a_not_a,
     _from_assistant,
@@ -304,16 +305,23 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
                          or (isinstance(r.value, dict) and r.value.get("currency"))]
             item = None  # the item an offered reminder is about, on its own day
             if _OFFERED_REMINDER.search(put):
-                # "remind you on Friday to post it?": the item the pronoun stands for, said before the offer
-                pronouns = [r.predicate == "todo" and bool(_P["shared.pronoun_item"].search(r.object)) for r in confirmed]
-                if any(pronouns) and (named := _reminded_item(prev.text, context[:-1], turn.time)) is not None:
-                    confirmed = [dataclasses.replace(r, object=named.object) if pronoun else r
-                                 for r, pronoun in zip(confirmed, pronouns, strict=True)]
-                if not any(r.predicate == "todo" for r in confirmed):
-                    item = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
-                    # a reminder offered is a to-do or nothing, never a decision nor a plan ("要不要我提醒你一下？" "好")
-                    confirmed = [_Raw("todo", item.object)] if item is not None else \
-                        [r for r in confirmed if r.predicate not in ("decision", "plan")]
+                named_item = _item_named(put, context[:-1], turn.time)
+                if named_item is not None:  # "a reminder about the form?": the held item it names in part
+                    confirmed = [r for r in confirmed if r.predicate not in ("todo", "decision", "plan")] \
+                        + [_Raw("todo", named_item.object)]
+                    item = named_item
+                else:
+                    # "remind you on Friday to post it?": the item the pronoun stands for, said before the offer
+                    pronouns = [r.predicate == "todo" and bool(_P["shared.pronoun_item"].search(r.object))
+                                for r in confirmed]
+                    if any(pronouns) and (named := _reminded_item(prev.text, context[:-1], turn.time)) is not None:
+                        confirmed = [dataclasses.replace(r, object=named.object) if pronoun else r
+                                     for r, pronoun in zip(confirmed, pronouns, strict=True)]
+                    if not any(r.predicate == "todo" for r in confirmed):
+                        item = _reminded_item(prev.text, context[:-1], turn.time)  # "Reminder on the 23rd?"
+                        # a reminder offered is a to-do or nothing, never a decision nor a plan ("要不要我提醒你一下？" "好")
+                        confirmed = [_Raw("todo", item.object)] if item is not None else \
+                            [r for r in confirmed if r.predicate not in ("decision", "plan")]
                 if day := _reminder_day(put, prev.text, context[:-1], turn.time):  # "… the day before?"
                     confirmed = [dataclasses.replace(r, due=day) if r.predicate == "todo" else r for r in confirmed]
             if any(r.predicate == "todo" for r in confirmed):  # an offered reminder is the to-do, not a decision

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from ...lang.numerals import EN_UNITS, parse_cn_number
+from ...lang.text import grams
 from ...lang.times import find_times, meant_times
 from ...pipeline import Turn
 from ..records import Raw as _Raw
@@ -336,6 +337,29 @@ def _reminded_item(offer: str, before: Sequence[Turn], when: datetime) -> _Raw |
         if thing:
             return _Raw("todo", thing, due=_first_time(text, when))
     return None
+
+
+def _item_named(offer: str, before: Sequence[Turn], when: datetime) -> _Raw | None:
+    """The dated item a reminder offer names by its thing ("Would a reminder about the form a couple of days
+    early help?", "Want a reminder for the insurance form?", 要不要提醒你体检报告的事？: ``shared.reminder_about``)
+    when that thing is named in part by an item the offer's message or the user's turns before it state (the
+    "updated roster preferences form" named as "the form"): the item sharing most words with it, as read; None
+    when the offer names no thing or no item shares a word with it. The words of the thing are compared as the
+    store compares values (``lang.text.grams``: words, and a Chinese text's two-character runs)."""
+    m = _P["shared.reminder_about"].search(offer)
+    if m is None:
+        return None
+    named = grams(m.group("thing") or m.group("zh"))
+    near = _said_before_offer(offer, before, lambda x: _from_assistant(_P["shared.reminded_item.1"].sub("", x)))
+    earlier = [t.text for t in reversed(before[-_REMINDED_BACK:-1]) if t.speaker == "user"]
+    best: tuple[int, _Raw] | None = None
+    for text in [*reversed(near), *earlier]:
+        for r in _raw_facts(text, when, allow_question=True, project=True):
+            if r.predicate in _DATED_ITEMS and r.polarity == "positive":
+                shared = len(named & grams(r.object))
+                if shared and (best is None or shared > best[0]):
+                    best = shared, dataclasses.replace(r, due=r.due or _first_time(text, when))
+    return best[1] if best is not None else None
 
 
 def _first_time(text: str, when: datetime) -> str | None:
