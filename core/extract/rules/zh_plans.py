@@ -122,14 +122,24 @@ def _zh_due_by(clause: str, when: datetime) -> _Raw | None:
         return None
     topic = _P["zh.due_by.2"].sub("", clause[:start]).strip(" ，,、")
     rest = _P["zh.due_by.3"].sub("", clause[m.end():].strip(" ，,")).strip(" ，,。！!~")
-    if not 1 <= len(topic) <= 10 or _P["zh.due_by.4"].fullmatch(topic):
+    # lengths in units (a Chinese character, an English word: "metadata schema" is two), as a mixed topic is said
+    if not 1 <= _units(topic) <= _TOPIC_UNITS or _P["zh.due_by.4"].fullmatch(topic):
         return None
     if m.group("closes"):
         return None if rest else _Raw("deadline", topic, due=clause[start:end])
     vp = _P["zh.due_by.5"].sub("", rest)
-    if not vp or len(vp) > 12:
+    if not vp or _units(vp) > _DONE_UNITS:
         return None
     return _Raw("todo", _trim_measure(f"{topic}{vp}"), due=clause[start:end])
+
+
+_TOPIC_UNITS = 10  # a due-by clause's topic, at most
+_DONE_UNITS = 12  # what is to be done by the day, at most
+
+
+def _units(text: str) -> int:
+    """Chinese characters, English words and numbers in ``text`` (``shared.unit``)."""
+    return len(_P["shared.unit"].findall(text))
 
 
 def _to_come(clause: str, when: datetime) -> bool:
