@@ -30,13 +30,15 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
             add(_Raw("plan", _with_fronted_thing(_strip_times(c[:m.start()], when), obj)))
         elif (trip := _zh_future_trip(c, when)) and not any(r.predicate == "budget_limit" for r in out):
             add(_Raw("plan", trip))
+        elif not out and _opens_on_its_day(c, when) and (due := _zh_due_by(c, when, whole)) is not None:
+            add(due)  # "…还没办，要在5月15号前搞定": the thing is the clause before's, not a plan of "在搞定"
         else:
             modal = (_P["zh.modals"].search(c) or _P["zh.wish"].search(c) and _to_come(c, when)) \
                 and not any(r.predicate == "budget_limit" for r in out) and find_times(c, when)
             plan = (_zh_timed_plan(c, when) if modal else None) or (_zh_dated_event(c, when) if not out else None)
             if plan:  # "下周三我们要做版本评审", "我们月底开一次复盘会"
                 add(_Raw("plan", plan))
-            elif not out and (due := _zh_due_by(c, when)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
+            elif not out and (due := _zh_due_by(c, when, whole)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
                 add(due)
     return False
 
@@ -109,10 +111,12 @@ def _next_to_bare_reminder(clause: str, whole: str) -> bool:
     return any(_BARE_REMINDER.fullmatch(n) for n in near)
 
 
-def _zh_due_by(clause: str, when: datetime) -> _Raw | None:
+def _zh_due_by(clause: str, when: datetime, whole: str = "") -> _Raw | None:
     """A thing due by a day, said topic first: the topic, a day, then 之前/前 and what is to be done by it (a to-do:
     "节目单周五之前发给大家" -> 节目单发给大家) or 截止 and nothing more (a deadline: "基金委3月20号截止" -> 基金委).
-    Due the day named; None when the clause is not said so, or its topic is a person (a promise: handled before)."""
+    A clause that opens on the day has its topic in the clause before it in ``whole`` ("医保异地备案还没办，要在5月15号
+    前搞定", "要一份体检报告，3月20号之前交": ``_topic_before``). Due the day named; None when the clause is not
+    said so, or its topic is a person (a promise: handled before)."""
     times = find_times(clause, when)
     if not times:
         return None
@@ -121,6 +125,9 @@ def _zh_due_by(clause: str, when: datetime) -> _Raw | None:
     if m is None:
         return None
     topic = _P["zh.due_by.2"].sub("", clause[:start]).strip(" ，,、")
+    from_before = not topic
+    if from_before:
+        topic = _topic_before(clause, whole)
     rest = _P["zh.due_by.3"].sub("", clause[m.end():].strip(" ，,")).strip(" ，,。！!~")
     # lengths in units (a Chinese character, an English word: "metadata schema" is two), as a mixed topic is said
     if not 1 <= _units(topic) <= _TOPIC_UNITS or _P["zh.due_by.4"].fullmatch(topic):
@@ -128,9 +135,29 @@ def _zh_due_by(clause: str, when: datetime) -> _Raw | None:
     if m.group("closes"):
         return None if rest else _Raw("deadline", topic, due=clause[start:end])
     vp = _P["zh.due_by.5"].sub("", rest)
-    if not vp or _units(vp) > _DONE_UNITS:
-        return None
+    if not vp or _units(vp) > _DONE_UNITS or (from_before and _P["zh.due_by.not_a_thing"].search(vp)):
+        return None  # (what is done by a day said apart from its thing must be a deed: not 太忙了, 我去借)
     return _Raw("todo", _trim_measure(f"{topic}{vp}"), due=clause[start:end])
+
+
+def _opens_on_its_day(clause: str, when: datetime) -> bool:
+    """Whether a clause opens on a day, but for a modal or 在 before it (要在5月15号前, 3月20号之前): a due-by
+    clause whose thing is said in the clause before it."""
+    times = find_times(clause, when)
+    return bool(times) and not _P["zh.due_by.2"].sub("", clause[:times[0][0]]).strip(" ，,、")
+
+
+def _topic_before(clause: str, whole: str) -> str:
+    """The thing the clause before ``clause`` in ``whole`` names, for a due-by clause that opens on its day: that
+    clause without what it says of the thing besides (``zh.due_by.topic_before``: 还没办, 要一份); "" when
+    ``clause`` opens the turn or its clause before is no short naming of a thing."""
+    at = whole.find(clause)
+    if at <= 0:
+        return ""
+    before = _P["zh.due_by.clause_break"].split(whole[:at].rstrip(" ，,"))[-1]
+    thing = _P["zh.due_by.2"].sub("", _P["zh.due_by.topic_before"].sub("", before)).strip(" ，,、")
+    # a clause of someone doing something (我来订, 你来办), a proposal (提前吧) or a remark is no naming of a thing
+    return "" if _P["zh.due_by.not_a_thing"].search(thing) else thing
 
 
 _TOPIC_UNITS = 10  # a due-by clause's topic, at most
