@@ -265,6 +265,20 @@ def test_a_name_right_after_the_relation_word_is_read_as_theirs():
         ("person:mei/manager", "allergy", "海鲜"), ("person:mei/manager", "name", "王姐")}
 
 
+def test_characters_after_the_relation_word_that_begin_the_value_are_no_name():
+    """"我爸青霉素过敏": 青霉 may be a name after the relation word, but the value read without it would be
+    one character: the value stands, and no name is given."""
+    t = turn("对了我爸青霉素过敏")
+    assert ("我素过敏", "青霉") in layer({}).people.unnamed_readings("对了我爸青霉素过敏")  # a name it may be
+
+    def extract(t2: Turn, context: Sequence[Turn]) -> list[ClaimInput]:
+        objects = {"我青霉素过敏": "青霉素", "对了我青霉素过敏": "青霉素", "我素过敏": "素"}
+        return [claim("user:mei", "allergy", objects[t2.text], t2)] if t2.text in objects else []
+
+    out = layer({}).refine(t, [], [], extract)
+    assert {(c.subject, c.predicate, c.object) for c in out} == {("person:mei/father", "allergy", "青霉素")}
+
+
 @pytest.mark.parametrize(("text", "first"), [
     ("我妈住天津", "我住天津"),  # the clause's own words after the relation word are not a name
     ("我男朋友阿杰在深圳", "我在深圳"),  # a name said right after it goes

@@ -85,6 +85,7 @@ SURE = 0.5  # an unparsed statement's family and act must each be the head's cho
 STATING = frozenset({"statement", "change", "correction", "return", "hedge"})  # acts that state a fact (a hedge: unsure of it)
 DATED = claims_dated | {"status"}  # a time in these is when they are due (or, a state's, when it holds)
 UNSURE = "?"  # Reading.who of a clause surely about someone else who is not named
+MIN_VALUE_LEFT = 2  # characters a value keeps without a name read into it, for the name to be one
 KEPT = frozenset({"pet"})  # the user's own even in a clause about the animal ("柯基叫小短腿")
 # the value tagger: a clause is tagged when it is this likely to carry a fact and states or confirms.
 # A tagged value waits for a reviewer as its typed fact: on conversations by authors it never saw,
@@ -776,8 +777,11 @@ class SignalLayer:
         found = [c for c in found if c.predicate != "name" or not is_zh(c.object)
                  or self.people.looks_like_name(c.object)]
         unnamed = self.people.unnamed_readings(text) if reading.lang == "zh" else []
-        if unnamed and any(n in c.object for c in found for _, n in unnamed):
-            found = []  # the name after the relation word was read into the value ("我王姐海鲜过敏")
+        if unnamed and any(n in c.object and len(c.object.replace(n, "")) >= MIN_VALUE_LEFT
+                           for c in found for _, n in unnamed):
+            # the name after the relation word was read into the value ("我王姐海鲜过敏"); not when the value
+            # without it is a character ("我妈青霉素过敏": 青霉 is no name, 素 no allergen)
+            found = []
         if not found:  # a name right after the relation word: try without it
             for reread, name in unnamed:
                 found = extract(replace(turn, text=reread, project=None), _before(turn, context, reading))
