@@ -261,6 +261,14 @@ def _test_in_whole(text: str, c: Clause, arg: str | None) -> bool:
     return text in c.whole
 
 
+@test("led_by")
+def _test_led_by(text: str, c: Clause, arg: str | None) -> bool:
+    """The whole turn, right before the clause, ends on the pattern ``arg`` names (a lead the clause is said
+    after: "Decision made:" before "we're selling the flat"); the clause found where it is said."""
+    at = c.whole.find(c.text)
+    return at > 0 and _P[arg or ""].search(c.whole[:at]) is not None
+
+
 @test("any_word_within")
 def _test_any_word_within(text: str, c: Clause, arg: str | None) -> bool:
     """One of the text's words is in the set ``arg``."""
