@@ -354,7 +354,7 @@ def test_a_persons_subject_said_again_or_by_their_chinese_name_is_read_as_i(text
 
 @pytest.mark.parametrize(("text", "key"), [
     ("my neice lives in Galway", "niece"),  # two letters swapped
-    ("our grandaughter is vegan", "grandchild"),  # a letter left out
+    ("our grandaughter is vegan", "granddaughter"),  # a letter left out
     ("my motther is a nurse", "mother"),  # a letter added
     ("my sitter cancelled again", None),  # a word of its own: no slip
     ("my mun is a nurse", None),  # a short relation word: no slip read
