@@ -1197,6 +1197,19 @@ def test_an_english_clause_opening_on_a_third_person_verb_goes_on_about_the_pers
     assert ("user:mei", "works_at", "Allestree Academy") in out
 
 
+def test_an_english_clause_opening_on_a_predicate_without_its_copula_goes_on_about_the_person_before_it():
+    """"my uncle drives a cab in Derby, allergic to penicillin": the copula is left out with the subject, so the
+    state is the uncle's; said after a clause of the speaker's it is the speaker's."""
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    out = {(c.subject, c.predicate, c.object, c.confidence >= 0.75) for c in ex.claims(
+        turn("my uncle drives a cab in Derby, allergic to penicillin"), [])}
+    assert ("person:mei/uncle", "allergy", "penicillin", True) in out
+    assert not any(c[0] == "user:mei" and c[1] == "allergy" for c in out)
+    assert People(Cues.load()).third_person_opening("and vegetarian too") == "I'm vegetarian too"
+    out = {(c.subject, c.predicate, c.object) for c in ex.claims(turn("I live in Derby, allergic to penicillin"), [])}
+    assert ("user:mei", "allergy", "penicillin") in out
+
+
 def test_a_relation_word_the_speaker_owns_does_not_make_a_clause_the_speakers():
     people = People(Cues.load())
     assert not people.names_self("My aunt keeps bees in Kent", "en")

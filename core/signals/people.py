@@ -500,11 +500,16 @@ class People:
     def third_person_opening(self, text: str) -> str | None:
         """An English clause that opens on a verb in the third person singular, its subject left out
         (after the leading words of ``[dropped_subject]`` en: "also works at the depot"), read with "I" as
-        that subject ("I also work at the depot"); None: it opens otherwise ("work at the depot", "she
-        works…")."""
+        that subject ("I also work at the depot"), or on a predicate whose copula is left out too
+        (``en_predicative``: "allergic to nuts" -> "I'm allergic to nuts"); None: it opens otherwise ("work
+        at the depot", "she works…")."""
         m = _EN_OPENING_WORD.match(text)
         while m is not None and m.group(1).lower() in self.cues.dropped_subject.get("en", ()):
             m = _EN_OPENING_WORD.match(text, m.end())
+        if m is not None and m.group(1).lower() in self.cues.dropped_subject.get("en_predicative", ()):
+            # a predicate with its copula left out ("…, allergic to nuts", "…, vegetarian too"): "I'm" before it
+            lead = [w for w in re.findall(r"[A-Za-z]+", text[:m.start(1)]) if w.lower() not in _CONJUNCTIONS]
+            return " ".join(["I'm", *lead, text[m.start(1):].strip()])
         base = first_person_of(m.group(1)) if m is not None else None
         if m is None or base is None:
             return None
