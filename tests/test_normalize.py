@@ -460,6 +460,17 @@ def test_a_weekday_with_its_day_of_the_month_is_that_day(text, expr, day):
     assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == ([(expr, day)] if expr else [])
 
 
+@pytest.mark.parametrize("text, expr, day", [
+    ("working there since 3 March last year", "3 March last year", "2025-03-03"),  # a year from this one
+    ("since March 3rd last year", "March 3rd last year", "2025-03-03"),
+    ("the final is on the 3rd of March next year", "on the 3rd of March next year", "2027-03-03"),
+    ("on 3 March this year", "on 3 March this year", "2026-03-03"),
+])
+def test_a_date_said_with_a_year_from_this_one_is_in_that_year(text, expr, day):
+    found = find_times(text, datetime(2026, 6, 1, 9, tzinfo=timezone(timedelta(hours=8))), past=True)
+    assert [(span.expr, span.start.date().isoformat()) for _, _, span in found] == [(expr, day)]
+
+
 @pytest.mark.parametrize("text, meant", [
     # the first taken back as it is said: the words from it to the second name the second's day
     ("the viewing is on thursday the 4th, no sorry, tuesday the 2nd",

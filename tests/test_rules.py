@@ -1037,6 +1037,17 @@ def test_a_value_said_with_its_start_starts_then(text, obj, start):
     assert claim.start_stated and claim.valid_from == to_us(f.event_start)
 
 
+@pytest.mark.parametrize("text, obj, start", [
+    # the turn tells of what is to come elsewhere ("im doing days"): the change its own clause tells is past
+    ("yep started at Harlow Clinic on the 13th, no way im doing nights again", "Harlow Clinic", "2026-03-13"),
+    ("got a new job at Harlow Clinic, im starting on the 13th", "Harlow Clinic", "2026-04-13"),  # to come
+])
+def test_a_change_told_as_past_in_its_own_clause_starts_on_the_past_day(text, obj, start):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+01:00")
+    [f] = [f for f in extract(Turn("s", 1, "user", t0, text, "u")) if f.predicate == "works_at"]
+    assert f.object == obj and f.event_start is not None and f.event_start.date().isoformat() == start
+
+
 def test_a_start_still_to_come_is_no_stated_start():
     t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
     facts = extract(Turn("s", 1, "user", t0, "我下个月开始吃素", "u"))

@@ -250,7 +250,8 @@ _alt = tables.alternation
 
 _EN_MONTH_RE = rf"(?P<mon>{_alt(_EN_MONTHS)})(?![A-Za-z])\.?"
 _EN_DAYNUM = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![A-Za-z0-9])"
-_EN_YEAR = r"(?:,?\s+(?P<y>\d{4})(?!\d))?"
+# a date's year: said ("3 March 2021") or as a year from this one ("3 March last year")
+_EN_YEAR = r"(?:,?\s+(?:(?P<y>\d{4})(?!\d)|(?:of\s+)?(?P<yrel>last|this|next)\s+year\b))?"
 # "the day after tomorrow", any blanks between its words
 _EN_DAYS_RE = "|".join(r"\s+".join(re.escape(w) for w in phrase.split())
                        for phrase in sorted(_EN_DAYS, key=len, reverse=True))
@@ -406,7 +407,7 @@ def _en_edge(m: re.Match[str], today: date) -> DateRange | None:
 
 
 def _en_date(m: re.Match[str], today: date) -> DateRange | None:
-    year = int(m.group("y")) if m.group("y") else today.year
+    year = int(m.group("y")) if m.group("y") else today.year + _EN_REL.get((m.group("yrel") or "this").lower(), 0)
     return _date(year, _EN_MONTHS[m.group("mon").lower()], int(m.group("d")))
 
 

@@ -700,7 +700,7 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         # a time naming no direction is then the latest one (February, said in March: this year's)
         told = turn.text
         future = _P["zh.told_as_future" if searched(_CJK, told) else "en.told_as_future"]
-        past = r.change == "evolution" and not searched(future, told)
+        past = r.change == "evolution" and (not searched(future, told) or _told_as_past(told, r.object))
         times = told.once(("meant_times", past), lambda: meant_times(told, turn.time, past=past)) \
             if isinstance(told, Whole) else meant_times(told, turn.time, past=past)
         if not times and offer is not None:
@@ -723,6 +723,22 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         confidence=min(confidence, HEDGED_CONFIDENCE) if r.hedged else confidence,
         event_start=start, event_end=end, condition=r.condition, start_said=said is not None,
     )
+
+
+def _told_as_past(text: str, obj: str) -> bool:
+    """Whether the clause of an English turn that names ``obj`` tells it as past though the turn tells of what
+    is to come elsewhere ("started at Whangarei Hospital on the 13th, … no way im doing charge"): a verb of a
+    change in the past tense in its sentence up to the end of that clause (``en.told_as_past``), and nothing
+    to come there."""
+    if not obj or _CJK.search(text):
+        return False
+    for sentence in _P["en.sentences"].split(str(text)):
+        at = sentence.lower().find(obj.lower())
+        if at >= 0:  # the sentence up to the end of the clause that names the value
+            comma = sentence.find(",", at + len(obj))
+            said = sentence[:comma] if comma >= 0 else sentence
+            return bool(_P["en.told_as_past"].search(said)) and not _P["en.told_as_future"].search(said)
+    return False
 
 
 def _said_starts(text: str, when: datetime) -> list[tuple[int, int, TimeSpan]]:
