@@ -371,8 +371,10 @@ def plan_change(
 
     ``change`` is ``"evolution"``, ``"correction"`` or None (no signal). A
     correction only heard ("no, it's X") replaces the row holding then over
-    its whole interval; one with a stated start replaces what held from that
-    start (up to ``end`` or the end of that row).
+    its whole interval (or, when the row told last holds from a time still to
+    come, that row: the value just told for later is what it takes back); one
+    with a stated start replaces what held from that start (up to ``end`` or
+    the end of that row).
 
     ``start_stated`` says whether ``start`` was stated (an event time in the
     text or the import line) or only heard (the time it was said, ``told``;
@@ -447,8 +449,13 @@ def plan_change(
             # meeting tastes of the other polarity replaces each it overlaps)
             return _overwrite("correction", rows,
                               new._replace(end=_earlier(end, holding.valid_to)))
-        # "no, it's X": the row holding when it was said was never true
-        target = holding if holding is not None else (rows[-1] if rows else None)
+        # "no, it's X": the row holding when it was said was never true; but when the value told last holds
+        # from a day still to come ("from the 13th as X" … "no, as Y"), that value is the one taken back
+        told_last = max(rows, key=lambda r: r.claim_id) if rows else None
+        if told_last is not None and told_last.valid_from > start:
+            target: SlotRow | None = told_last
+        else:
+            target = holding if holding is not None else (rows[-1] if rows else None)
         if target is None:
             return Plan("insert", insert=(new,))
         if row_key(target) == key:

@@ -19,7 +19,9 @@ The kinds of change only differ in which span they overwrite:
     evolution  at t         [t, min(valid_to, first start after t of a current
                             row that is not overtaken)); a conflict when a
                             row of another value starts at t too
-    correction              heard: exactly the interval of the row it corrects;
+    correction              heard: exactly the interval of the row it corrects (the
+                            row told last when it starts after t, else the one
+                            holding at t, else the latest);
                             stated: [t, min(valid_to, that row's end)), or,
                             nothing holding then, [t, the next start)
 
@@ -459,7 +461,10 @@ class Model:
                     return Decision("merge", merge_into=holder)
                 return Decision("correction", span=(t, min(end, holder.valid_to)), stated=True,
                                 start_kind=kind, latest=hi)
-            if holder is not None:
+            told_last = max(rows, key=lambda r: r.claim) if rows else None
+            if told_last is not None and told_last.valid_from > t:  # a value told last for a time to come
+                target = told_last
+            elif holder is not None:
                 target = holder
             elif rows:
                 target = max(rows, key=lambda r: r.valid_from)
