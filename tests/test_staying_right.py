@@ -170,15 +170,18 @@ def test_a_repeat_over_a_longer_interval_is_not_merged_away(store):
     assert summary.merged == 1
 
 
-def test_the_planner_splits_a_stated_repeat_instead_of_merging():
-    class Row:
-        def __init__(self, id: int, obj: str, start: int, end: int | None) -> None:
-            self.id, self.object, self.value_json, self.polarity = id, obj, None, "positive"
-            self.valid_from, self.valid_to = start, end
-            self.single_valued, self.start_stated = True, True
-            self.start_kind, self.start_latest, self.claim_id = "stated", None, id
+class _Row:
+    """A current-belief row as the planner reads it (``bitemporal.SlotRow``), its claim id its own id."""
 
-    rows = [Row(1, "A", 0, None)]
+    def __init__(self, id: int, obj: str, start: int, end: int | None) -> None:
+        self.id, self.object, self.value_json, self.polarity = id, obj, None, "positive"
+        self.valid_from, self.valid_to = start, end
+        self.single_valued, self.start_stated = True, True
+        self.start_kind, self.start_latest, self.claim_id = "stated", None, id
+
+
+def test_the_planner_splits_a_stated_repeat_instead_of_merging():
+    rows = [_Row(1, "A", 0, None)]
     plan = plan_change(rows, value_key("A", None, "positive"), 50, None, "evolution")
     assert plan.kind == "evolution"
     assert plan.insert == (Piece(0, 50, rows[0], True, "stated", None),
@@ -192,19 +195,12 @@ def test_a_correction_heard_right_after_a_value_told_for_later_takes_that_value_
     """"from the 13th I'm the UI lead" … "no, the UX lead": the row told last holds from a day still to come,
     so the correction corrects it, not the role holding until then (which was true); a correction heard with
     nothing told for later corrects the row holding when it is said."""
-    class Row:
-        def __init__(self, id: int, obj: str, start: int, end: int | None) -> None:
-            self.id, self.object, self.value_json, self.polarity = id, obj, None, "positive"
-            self.valid_from, self.valid_to = start, end
-            self.single_valued, self.start_stated = True, True
-            self.start_kind, self.start_latest, self.claim_id = "stated", None, id
-
-    old, later = Row(1, "barista", 0, 130), Row(2, "UI lead", 130, None)
+    old, later = _Row(1, "barista", 0, 130), _Row(2, "UI lead", 130, None)
     plan = plan_change([old, later], value_key("UX lead", None, "positive"), 100, None, "correction",
                        start_stated=False)
     assert plan.kind == "correction" and plan.retire == (later,)
     assert plan.insert == (Piece(130, None, None, True, "stated", None),)
-    only = Row(1, "barista", 0, None)
+    only = _Row(1, "barista", 0, None)
     plan = plan_change([only], value_key("barman", None, "positive"), 100, None, "correction", start_stated=False)
     assert plan.retire == (only,)
 

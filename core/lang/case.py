@@ -111,7 +111,8 @@ def _name_slot() -> tuple[re.Pattern[str], frozenset[str]]:
 
 
 _SLOT_WORD = re.compile(r"[^\W\d_A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*|&")
-_SLOT_MOST = 4  # words of a name read after a lead
+_SLOT_MOST = 4  # words of a name read after a lead ("&" and "of" not counted)
+_JOINERS = ("&", "of")  # inside a name, never its first or last word
 
 
 def _slot_recased(text: str) -> str:
@@ -119,29 +120,31 @@ def _slot_recased(text: str) -> str:
     a name: up to an end word, punctuation, a number or four words; "&" and "of" inside it stay as typed,
     and a name may not end on them; one common word after "the" is no name ("started at the school")."""
     lead, ends = _name_slot()
-    out, last = [], 0
+    out: list[str] = []
+    last = 0
     for m in lead.finditer(text):
-        at, words = m.end(), []
-        while len([w for w in words if w[2] not in ("&", "of")]) < _SLOT_MOST:
-            while at < len(text) and text[at] == " ":
-                at += 1
+        at = m.end()
+        words: list[re.Match[str]] = []
+        while sum(w.group(0) not in _JOINERS for w in words) < _SLOT_MOST:
             w = _SLOT_WORD.match(text, at)
-            if w is None or w.group(0).lower() in ends or (at < len(text) and not text[at].isalpha() and w.group(0) != "&"):
+            if w is None or w.group(0).lower() in ends:
                 break
-            words.append((w.start(), w.end(), w.group(0)))
+            words.append(w)
             at = w.end()
-            if at < len(text) and text[at] not in " ":
+            if not text.startswith(" ", at):  # punctuation (or the text's end) closes the name
                 break
-        while words and words[-1][2] in ("&", "of"):
+            at += 1
+        while words and words[-1].group(0) in _JOINERS:
             words.pop()
-        if not words or words[0][2] in ("&", "of") or words[0][0] < last:
+        if not words or words[0].group(0) in _JOINERS or words[0].start() < last:
             continue
-        if len(words) == 1 and m.group(0).rstrip().endswith("the") and words[0][2] in _lexicon():
+        if len(words) == 1 and m.group(0).rstrip().endswith("the") and words[0].group(0) in _lexicon():
             continue  # "started at the school": a common noun with its article, no name
-        for start, end, word in words:
-            out.append(text[last:start])
-            out.append(word if word in ("&", "of") else word[0].upper() + word[1:])
-            last = end
+        for w in words:
+            out.append(text[last:w.start()])
+            word = w.group(0)
+            out.append(word if word in _JOINERS else word[0].upper() + word[1:])
+            last = w.end()
     out.append(text[last:])
     return "".join(out)
 
