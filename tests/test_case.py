@@ -90,6 +90,7 @@ def test_a_name_where_a_frame_calls_for_one_gets_its_capitals_whatever_the_lexic
         == "barista at a Roastery called Ember & Oak on division"
     assert recased("he works for sparkwell electrical now") == "he works for Sparkwell Electrical now"
     assert recased("i work at home most days") == "I work at home most days"  # an end word, no name
+    assert recased("i work for myself now, she called back") == "I work for myself now, she called back"
     assert recased("renee started at the school here") == "Renee started at the school here"  # a noun, no name
     assert recased("me and Tom work at admiral now") == "me and Tom work at admiral now"  # typed with capitals
     assert ("works_at", "Admiral") in _facts("got a job at admiral. start 2 march")
