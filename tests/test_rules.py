@@ -1048,6 +1048,19 @@ def test_a_change_told_as_past_in_its_own_clause_starts_on_the_past_day(text, ob
     assert f.object == obj and f.event_start is not None and f.event_start.date().isoformat() == start
 
 
+@pytest.mark.parametrize("reply, decision", [
+    ("Marlow then, probably.", "Marlow"),  # an option the message before named, taken with "then"
+    ("the later train then", "later train"),
+    ("go on then", None),  # a filler
+    ("Henley then", None),  # an option the message before never named
+])
+def test_an_option_the_message_before_named_taken_with_then_is_a_decision(reply, decision):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+01:00")
+    offer = Turn("s", 1, "assistant", t0, "Both are near a station: Marlow or Bourne End, or the later train. Which?", "u")
+    got = [f.object for f in extract(Turn("s", 2, "user", t0, reply, "u"), [offer]) if f.predicate == "decision"]
+    assert got == ([decision] if decision else [])
+
+
 def test_a_start_still_to_come_is_no_stated_start():
     t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
     facts = extract(Turn("s", 1, "user", t0, "我下个月开始吃素", "u"))

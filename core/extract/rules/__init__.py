@@ -166,6 +166,7 @@ from .dialogue import (
     _from_assistant,
     _item_named,
     _offered_preference,
+    _option_taken,
     _put_forward,
     _reminded_item,
     _reminder_day,
@@ -268,6 +269,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         # else read from the words that said it
         budget, words = changed
         raws = [r for r in raws if not (r.object and r.object in words)] + [budget]
+    if prev is not None and not is_correction:  # "…two buses on 5am reports. Phibsborough then, probably."
+        said_before = " ".join(t.text for t in context[-_OPTIONS_BACK:] if t.speaker != "user" or t.user != turn.user)
+        raws = raws + [r for r in _option_taken(text, said_before) if not _said(r, raws)]
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"
         if choice:
@@ -723,6 +727,9 @@ def _fact(turn: Turn, r: _Raw, kind: str, confidence: float, offer: Turn | None 
         confidence=min(confidence, HEDGED_CONFIDENCE) if r.hedged else confidence,
         event_start=start, event_end=end, condition=r.condition, start_said=said is not None,
     )
+
+
+_OPTIONS_BACK = 4  # turns before a reply in which an option it takes with "then" may have been named
 
 
 def _told_as_past(text: str, obj: str) -> bool:

@@ -362,6 +362,20 @@ def _item_named(offer: str, before: Sequence[Turn], when: datetime) -> _Raw | No
     return best[1] if best is not None else None
 
 
+def _option_taken(text: str, before: str) -> list[_Raw]:
+    """The options a reply takes with "then" in a sentence of its own ("…two buses on 5am reports. Phibsborough
+    then, probably." after "Stoneybatter or Phibsborough?"; "Noted! Carnations this year then."), each a
+    decision as said, when ``before`` (what others said just before it) named it: a word shared
+    (``lang.text.grams``); none when no sentence is said so or names nothing said before."""
+    named = grams(before)
+    out = []
+    for sentence in _P["en.sentences"].split(str(text).strip()):
+        m = _P["en.option_then"].match(sentence.strip())
+        if m is not None and grams(m.group("option")) & named:
+            out.append(_Raw("decision", m.group("option")))
+    return out
+
+
 def _first_time(text: str, when: datetime) -> str | None:
     """The words of the first time ``text`` means, or None."""
     times = meant_times(text, when)
