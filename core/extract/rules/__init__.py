@@ -468,6 +468,11 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
     landed on the 9th, we're in Chorlton now", "人在苏州…租在姑苏区"), are one home, the finer place first with the coarser one
     after it (Chorlton, Manchester; 苏州姑苏区), not a move from one to the other."""
     homes = [f for f in facts if f.predicate == "lives_in" and f.polarity == "positive" and f.change != ENDING]
+    lived = [f for f in homes if f.change is None and _said_lived_in(told, f.object)]
+    if lived and len({f.object.casefold() for f in homes}) > 1 and not any(f.change for f in homes):
+        # "…analyst at Halvorsen Freight down in Kent. I live in Tacoma": the home said with a verb of living
+        # is the home; a town read only by where it is said (down in, here in) is not a second one
+        return [f for f in facts if f not in homes or f in lived]
     if len(homes) < 2 or len({f.object.casefold() for f in homes}) < 2 \
             or not all(f.change == "evolution" for f in homes) or any(searched(_NEAR, f.object) for f in homes) \
             or searched(_P["zh.told_as_future" if searched(_CJK, told) else "en.told_as_future"], told):
@@ -482,6 +487,13 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
         joined = fine.object if coarse.object.casefold() in fine.object.casefold() else f"{fine.object}, {coarse.object}"
     home = dataclasses.replace(fine, object=joined)
     return [home if f is fine else f for f in facts if f not in homes or f is fine]
+
+
+def _said_lived_in(told: str, home: str) -> bool:
+    """Whether ``told`` says ``home`` right after a verb of living in it ("I live in Tacoma", "we're living in
+    Leith", 住在静安, ``shared.lived_in_before``)."""
+    at = str(told).casefold().find(home.casefold())
+    return at > 0 and _P["shared.lived_in_before"].search(str(told)[:at]) is not None
 
 
 def _decisions_naming_something(facts: list[ExtractedFact]) -> list[ExtractedFact]:
