@@ -48,10 +48,12 @@ def _bare_amount(text: str, earlier: _Raw, when: datetime) -> Amount | None:
     """The amount a turn gives once a budget is being corrected or changed: money found in it, or a plain number
     ("降到五百", "No, I said 4,000"), in CNY for Chinese or in the earlier budget's currency for English. A change
     by an amount ("又涨了五百", "it went up by £500") gives the earlier budget plus or minus it; without an earlier
-    amount (or in another currency) it gives no value. A number that is part of a time ("31 july", "3月5号") is
-    no amount."""
+    amount (or in another currency) it gives no value. A number that is part of a time ("31 july", "3月5号") or
+    a share ("30%", 百分之二十) is no amount."""
     for start, end, _ in reversed(find_times(text, when)):
         text = text[:start] + " " * (end - start) + text[end:]
+    # a share is no amount ("package涨了30%", "cut by 10 percent", 涨了百分之二十): blanked like a time
+    text = _P["shared.percentage"].sub(lambda m: " " * len(m.group(0)), text)
     zh = _is_zh(text)
     diff = _difference(text, zh)
     if diff is not None:
