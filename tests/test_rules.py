@@ -1061,6 +1061,19 @@ def test_an_option_the_message_before_named_taken_with_then_is_a_decision(reply,
     assert got == ([decision] if decision else [])
 
 
+@pytest.mark.parametrize("text, facts", [
+    # what someone said is theirs; what the user goes on with after it is the user's again
+    ("车的话 朋友阿强说二手车更划算 就买二手车吧", {("decision", "二手车")}),
+    # a person named after what they do ("灯光设计小林") is the subject: nothing of theirs is the user's
+    ("灯光设计小林对芒果过敏 我明天跟剧场说一下", set()),
+    ("我叫徐彤，在杭州阿里做前端，住西溪那边", {("name", "徐彤"), ("role", "前端"), ("works_at", "杭州阿里"),
+                                          ("lives_in", "西溪")}),  # 在杭州 before 阿里 is no description of a person
+])
+def test_a_named_person_and_what_they_said_are_theirs_not_what_follows(text, facts):
+    t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
+    assert {(f.predicate, f.object) for f in extract(Turn("s", 1, "user", t0, text, "u"))} == facts
+
+
 def test_a_start_still_to_come_is_no_stated_start():
     t0 = datetime.fromisoformat("2026-03-31T10:00:00+08:00")
     facts = extract(Turn("s", 1, "user", t0, "我下个月开始吃素", "u"))

@@ -8,6 +8,7 @@ named after its description."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import datetime
 
 from ...bitemporal import ENDING
@@ -130,8 +131,9 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 # a reporter (甲方说…, "my boss says …") is not what the next clauses are about
                 about_other = bool(_OTHER_SUBJECT.search(sub)) and not _REPORTING_LEAD.search(sub)
                 continue
-            if zh and _named_subject(sub):  # "阿杰在申城证券做研究员", "甜甜上周去上海了": theirs, and what follows
-                about_other = True
+            if zh and (named := _named_subject(sub)):  # "阿杰在申城证券做研究员", "甜甜上周去上海了": theirs, and
+                # what follows; what they said ("朋友阿强说二手的划算") is theirs, but not what the user goes on with
+                about_other = not named.group(0).endswith(("说", "觉得"))
                 continue
             if about_other and not _NAMES_USER.search(sub) and (zh or not _P["en.own_subject"].search(sub)):
                 # an English clause that opens on a subject of its own and its verb ("…but the 22nd is free, so the
@@ -201,12 +203,22 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
             for r in raws]  # all else kept (a hedge, a due day, an introduction)
 
 
-def _named_subject(clause: str) -> bool:
-    """Whether a Chinese clause opens on someone named (阿杰, 老周, 小李, 甜甜) doing or being something
-    (``zh.name_subject``): a word of that shape that is a common noun (老家, 小区) or an adverb (天天) is no name."""
-    m = _P["zh.name_subject"].match(clause)
-    return m is not None and m.group("name") not in RULES.sets["zh.not_a_name_word"] \
-        and m.group("name") not in RULES.sets["zh.doubled_words"]
+def _named_subject(clause: str) -> re.Match[str] | None:
+    """Where a Chinese clause opens on someone named (阿杰, 老周, 小李, 甜甜), or on what they do and then their
+    name (灯光设计小林), doing or being something (``zh.name_subject``): the match, its verb last; None when it does
+    not, or the word of that shape is a common noun (老家, 小区) or an adverb (天天)."""
+    m = _P["zh.name_subject"].match(clause) or _P["zh.name_subject"].match(clause, _described(clause))
+    if m is None or m.group("name") in RULES.sets["zh.not_a_name_word"] \
+            or m.group("name") in RULES.sets["zh.doubled_words"]:
+        return None
+    return m
+
+
+def _described(clause: str) -> int:
+    """Where a name said after what the person does begins ("灯光设计小林对猫毛过敏": 小林 after 灯光设计), or 0:
+    a short run of Chinese characters that speaks of no one by a pronoun, before 小/老/阿 (``zh.described_name``)."""
+    m = _P["zh.described_name"].match(clause)
+    return m.end() if m else 0
 
 
 def _is_move(raw: _Raw) -> bool:
