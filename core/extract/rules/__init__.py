@@ -270,7 +270,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         budget, words = changed
         raws = [r for r in raws if not (r.object and r.object in words)] + [budget]
     if prev is not None and not is_correction:  # "…two buses on 5am reports. Phibsborough then, probably."
-        said_before = " ".join(t.text for t in context[-_OPTIONS_BACK:] if t.speaker != "user" or t.user != turn.user)
+        said_before = [t.text for t in context[-_OPTIONS_BACK:] if t.speaker != "user" or t.user != turn.user]
         raws = raws + [r for r in _option_taken(text, said_before) if not _said(r, raws)]
     if prev is not None and prev.speaker != "user" and not is_correction and _P["shared.raw_facts.4"].search(prev.text):
         choice = _answer_choice(text, prev.text, turn.time, project)  # "园区吧，宴会厅就不考虑了"

@@ -362,18 +362,18 @@ def _item_named(offer: str, before: Sequence[Turn], when: datetime) -> _Raw | No
     return best[1] if best is not None else None
 
 
-def _option_taken(text: str, before: str) -> list[_Raw]:
+def _option_taken(text: str, before: Sequence[str]) -> list[_Raw]:
     """The options a reply takes with "then" in a sentence of its own ("…two buses on 5am reports. Phibsborough
     then, probably." after "Stoneybatter or Phibsborough?"; "Noted! Carnations this year then."), each a
-    decision as said, when ``before`` (what others said just before it) named it: a word shared
-    (``lang.text.grams``); none when no sentence is said so or names nothing said before."""
-    named = grams(before)
-    out = []
-    for sentence in _P["en.sentences"].split(str(text).strip()):
-        m = _P["en.option_then"].match(sentence.strip())
-        if m is not None and grams(m.group("option")) & named:
-            out.append(_Raw("decision", m.group("option")))
-    return out
+    decision as said, when one of the texts ``before`` (what others said just before it) named it: a word
+    shared (``lang.text.grams``); none when no sentence is said so or names nothing said before. The texts
+    before are read only when a sentence is said so."""
+    taken = [m.group("option") for sentence in _P["en.sentences"].split(str(text).strip())
+             if (m := _P["en.option_then"].match(sentence.strip())) is not None]
+    if not taken:
+        return []
+    named = grams(" ".join(before))
+    return [_Raw("decision", option) for option in taken if grams(option) & named]
 
 
 def _first_time(text: str, when: datetime) -> str | None:
