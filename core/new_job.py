@@ -51,7 +51,7 @@ def role_of_new_job(claims: Sequence[ClaimInput],
             continue
         employers = [r for r in held(claim.subject, EMPLOYER) if r.told_from < told and r.polarity == "positive"]
         ended = {r.valid_to for r in employers if r.valid_to is not None}
-        changed = [r for r in employers if r.valid_to is None and r.valid_from in ended]
-        if changed and all(max(r.told_from for r in changed) > r.told_from for r in roles):
+        changed = [r.told_from for r in employers if r.valid_to is None and r.valid_from in ended]
+        if changed and all(max(changed) > r.told_from for r in roles):
             out[i] = claim.with_changes(change="evolution")
     return out

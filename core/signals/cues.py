@@ -32,6 +32,7 @@ class Cues:
     zh_surnames: str
     zh_name_prefixes: str
     dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
+    copula_dropped: frozenset[str]  # English predicates said with the copula left out too ("allergic to nuts")
     bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
     object_marker: dict[str, re.Pattern[str]]  # a coverb right before a relation word: it is an object
     relation_run: re.Pattern[str]  # Chinese relation words ending a text: one phrase with the next (爸妈, 我姐我妈)
@@ -63,6 +64,7 @@ class Cues:
                 zh_name_prefixes=str(raw["names"]["zh_prefixes"]),
                 dropped_subject={lang: tuple(words)
                                  for lang, words in raw["dropped_subject"].items()},
+                copula_dropped=frozenset(w.lower() for w in raw["copula_dropped"]["en"]),
                 bare={lang: frozenset(w.lower() for w in words)
                       for lang, words in raw["bare"].items()},
                 object_marker={lang: re.compile("(?:" + "|".join(map(re.escape, words)) + r")\s*$")

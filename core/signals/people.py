@@ -501,20 +501,19 @@ class People:
         """An English clause that opens on a verb in the third person singular, its subject left out
         (after the leading words of ``[dropped_subject]`` en: "also works at the depot"), read with "I" as
         that subject ("I also work at the depot"), or on a predicate whose copula is left out too
-        (``en_predicative``: "allergic to nuts" -> "I'm allergic to nuts"); None: it opens otherwise ("work
+        (``[copula_dropped]``: "allergic to nuts" -> "I'm allergic to nuts"); None: it opens otherwise ("work
         at the depot", "she works…")."""
         m = _EN_OPENING_WORD.match(text)
         while m is not None and m.group(1).lower() in self.cues.dropped_subject.get("en", ()):
             m = _EN_OPENING_WORD.match(text, m.end())
-        if m is not None and m.group(1).lower() in self.cues.dropped_subject.get("en_predicative", ()):
-            # a predicate with its copula left out ("…, allergic to nuts", "…, vegetarian too"): "I'm" before it
-            lead = [w for w in re.findall(r"[A-Za-z]+", text[:m.start(1)]) if w.lower() not in _CONJUNCTIONS]
-            return " ".join(["I'm", *lead, text[m.start(1):].strip()])
-        base = first_person_of(m.group(1)) if m is not None else None
-        if m is None or base is None:
+        if m is None:
             return None
         lead = [w for w in re.findall(r"[A-Za-z]+", text[:m.start(1)]) if w.lower() not in _CONJUNCTIONS]
-        return " ".join(["I", *lead, base, text[m.end(1):].strip()]).strip()
+        if m.group(1).lower() in self.cues.copula_dropped:
+            # a predicate with its copula left out ("…, allergic to nuts", "…, vegetarian too"): "I'm" before it
+            return " ".join(["I'm", *lead, text[m.start(1):].strip()])
+        base = first_person_of(m.group(1))
+        return None if base is None else " ".join(["I", *lead, base, text[m.end(1):].strip()]).strip()
 
     def _has_attribute(self, text: str, at: int) -> bool:
         """Whether an English word at ``at`` is one a person has (``Cues.possessed``), 's after it or not

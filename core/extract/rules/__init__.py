@@ -468,7 +468,7 @@ def _one_home(facts: list[ExtractedFact], told: str) -> list[ExtractedFact]:
     landed on the 9th, we're in Chorlton now", "人在苏州…租在姑苏区"), are one home, the finer place first with the coarser one
     after it (Chorlton, Manchester; 苏州姑苏区), not a move from one to the other."""
     homes = [f for f in facts if f.predicate == "lives_in" and f.polarity == "positive" and f.change != ENDING]
-    lived = [f for f in homes if f.change is None and _said_lived_in(told, f.object)]
+    lived = [f for f in homes if _said_lived_in(told, f.object)]
     if lived and len({f.object.casefold() for f in homes}) > 1 and not any(f.change for f in homes):
         # "…analyst at Halvorsen Freight down in Kent. I live in Tacoma": the home said with a verb of living
         # is the home; a town read only by where it is said (down in, here in) is not a second one

@@ -207,7 +207,9 @@ def _named_subject(clause: str) -> re.Match[str] | None:
     """Where a Chinese clause opens on someone named (阿杰, 老周, 小李, 甜甜), or on what they do and then their
     name (灯光设计小林), doing or being something (``zh.name_subject``): the match, its verb last; None when it does
     not, or the word of that shape is a common noun (老家, 小区) or an adverb (天天)."""
-    m = _P["zh.name_subject"].match(clause) or _P["zh.name_subject"].match(clause, _described(clause))
+    m = _P["zh.name_subject"].match(clause)
+    if m is None and (at := _described(clause)):
+        m = _P["zh.name_subject"].match(clause, at)
     if m is None or m.group("name") in RULES.sets["zh.not_a_name_word"] \
             or m.group("name") in RULES.sets["zh.doubled_words"]:
         return None
