@@ -79,15 +79,18 @@ def seed(db: Path | str, *, light: bool = False) -> dict[str, str]:
     return out
 
 
-def settled_counts(db: Path | str, *, rounds: int = 100, pause: float = 0.2) -> dict[str, int]:
+def settled_counts(db: Path | str, *, rounds: int = 100, pause: float = 0.2, quiet: int = 5) -> dict[str, int]:
     """``counts`` once the server's background embedding of what earlier
-    calls remembered has settled (two reads ``pause`` apart agree): the
-    vectors it writes afterwards are no part of the next call's writes."""
-    seen = counts(db)
+    calls remembered has settled (``quiet`` reads ``pause`` apart in a row
+    agree: on two busy cores one embedding can take longer than a single
+    pause): the vectors it writes afterwards are no part of the next call's
+    writes."""
+    seen, same = counts(db), 0
     for _ in range(rounds):
         time.sleep(pause)
         again = counts(db)
-        if again == seen:
+        same = same + 1 if again == seen else 0
+        if same >= quiet:
             return again
         seen = again
     return seen
