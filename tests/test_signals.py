@@ -139,6 +139,23 @@ def test_a_blank_between_chinese_parts_ends_a_clause_only_before_a_subject_of_it
     assert [c.text for c in split_clauses(text)] == [text]  # no pattern: a blank never ends one
 
 
+def test_an_english_run_on_breaks_before_a_third_person_subject_not_inside_what_leads_into_it():
+    """Typed or spoken without punctuation, a long English stretch breaks before "she lives…"; not after a word
+    that leads into a clause ("I think she…"), not in a noun phrase going on into one ("the flat she found"),
+    not after a short subject said twice ("my brother Rui he is…"), and never in a punctuated short sentence."""
+    opening = Cues.load().part_opening
+    text = "I'm minding my sister Aoife's dog this week she lives in Boston she's a nurse there and she's home"
+    clauses = split_clauses(text, opening)
+    assert [c.text for c in clauses] == ["I'm minding my sister Aoife's dog this week", "she lives in Boston",
+                                         "she's a nurse there and she's home"]
+    assert all(text[c.start:c.end] == c.text for c in clauses)
+    for whole in ("honestly I think she lives in Boston now and I reckon she'll stay there for good",
+                  "I went round to see the new flat she found near the river and it is lovely honestly",
+                  "my brother Rui he is a fisherman in Flores and he loves it out there on the boat",
+                  "31st march is the hard date he gave us."):
+        assert [c.text for c in split_clauses(whole, opening)] == [whole.rstrip(".")]
+
+
 def test_units_count_cjk_characters_and_words():
     assert units("我搬到 Leeds 了") == 5
     assert units("，。") == 0
@@ -699,6 +716,35 @@ def test_through_the_store_another_persons_fact_gets_their_subject(tmp_path):
         assert store.facts.current("user:mei") == []
         assert [(f.subject, f.object) for f in store.facts.current("person:mei/sister")] == [
             ("person:mei/sister", "芒果")]
+
+
+def test_a_run_on_about_a_relation_and_a_pronoun_part_after_and_are_theirs(tmp_path):
+    """A voice-typed run-on cut before "she lives…" and a part opening "and he…" after a clause of the person's:
+    the person's home and job, never the user's."""
+    turns = [turn("I'm minding my sister Aoife's dog this week she lives in Boston she's a nurse there and "
+                  "she's home for a wedding", number=1),
+             turn("my brother Rui will laugh, he live in Toronto and he always say i should go out of island",
+                  number=2)]
+    with _ingest(tmp_path, turns) as store:
+        assert store.facts.current("user:mei", "lives_in") == []
+        assert {(f.predicate, f.object) for f in store.facts.current("person:mei/sister")} >= {
+            ("lives_in", "Boston"), ("role", "nurse")}
+        assert ("lives_in", "Toronto") in {(f.predicate, f.object) for f in store.facts.current("person:mei/brother")}
+
+
+@pytest.mark.parametrize(("text", "who", "name"), [
+    ("小区有充电桩。我老婆林敏倒是很想要纯电的", "wife", "林敏"),  # an adverb after the name ends it
+    ("我孙子小宇明年九月份上小学", "grandson", "小宇"),  # so does a time
+    ("还有我老公大伟下个月要调去深圳工作了", "husband", "大伟"),  # no surname: before a time word, still a name
+])
+def test_a_chinese_name_after_a_relation_word_ends_where_the_clause_goes_on(tmp_path, text, who, name):
+    with _ingest(tmp_path, [turn(text, number=1)]) as store:
+        assert [f.object for f in store.facts.current(f"person:mei/{who}", "name")] == [name]
+
+
+def test_a_word_after_a_relation_word_before_its_predicate_is_no_name(tmp_path):
+    with _ingest(tmp_path, [turn("我老公单位在浦东", number=1), turn("客户要求5月20号上线", number=2)]) as store:
+        assert [f for s in store.facts.subjects() for f in store.facts.current(s, "name")] == []
 
 
 def test_ingest_without_signals_is_the_rules_alone(tmp_path):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..resources import data_path
+from .clauses import Openings
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Cues:
     possessed: dict[str, re.Pattern[str]]  # attribute nouns whose possessor is the clause's person
     zh_surnames: str
     zh_name_prefixes: str
+    zh_introduced: re.Pattern[str]  # a Chinese name right after a relation word, up to where it ends
     dropped_subject: dict[str, tuple[str, ...]]  # how a clause without a subject of its own begins
     copula_dropped: frozenset[str]  # English predicates said with the copula left out too ("allergic to nuts")
     bare: dict[str, frozenset[str]]  # relation words also used bare, as a name ("mom is…")
@@ -38,7 +40,7 @@ class Cues:
     relation_run: re.Pattern[str]  # Chinese relation words ending a text: one phrase with the next (爸妈, 我姐我妈)
     not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
     not_within_place: tuple[str, ...]  # a verb or a room inside what follows 在: no place alone (located)
-    part_opening: re.Pattern[str]  # a Chinese part opening on a subject of its own (``clauses.split_clauses``)
+    part_opening: Openings  # a part opening on a subject of its own after a blank (``clauses.split_clauses``)
 
     @classmethod
     def load(cls, path: Any = None) -> Cues:
@@ -62,6 +64,7 @@ class Cues:
                            for lang, words in raw["possessed"].items()},
                 zh_surnames=str(raw["names"]["zh_surnames"]),
                 zh_name_prefixes=str(raw["names"]["zh_prefixes"]),
+                zh_introduced=_zh_introduced(raw["names"]["zh_ends"]),
                 dropped_subject={lang: tuple(words)
                                  for lang, words in raw["dropped_subject"].items()},
                 copula_dropped=frozenset(w.lower() for w in raw["copula_dropped"]["en"]),
@@ -95,13 +98,28 @@ class Cues:
         return " ".join(pattern.sub(" ", text).split())
 
 
-def _part_opening(raw: dict[str, Any], relations: dict[str, str]) -> re.Pattern[str]:
-    """A Chinese part that opens on a subject of its own: the speaker, the
-    assistant, a pronoun or a relation word, after an opener (``[parts]``)."""
-    subjects = sorted({*raw["parts"]["zh_self"], *raw["parts"]["zh_addressee"], *raw["pronouns"]["zh"], *relations},
+def _part_opening(raw: dict[str, Any], relations: dict[str, str]) -> Openings:
+    """What opens a part of its own after a blank (``[parts]``): in Chinese, the speaker, the assistant, a
+    pronoun or a relation word, after an opener; in English, a third person followed by a word, unless the
+    word before the blank goes on into it."""
+    parts = raw["parts"]
+    subjects = sorted({*parts["zh_self"], *parts["zh_addressee"], *raw["pronouns"]["zh"], *relations},
                       key=len, reverse=True)
-    openers = "|".join(map(re.escape, raw["parts"]["zh_openers"]))
-    return re.compile(f"(?:{openers})?(?:{'|'.join(map(re.escape, subjects))})")
+    openers = "|".join(map(re.escape, parts["zh_openers"]))
+    en = "|".join(map(re.escape, sorted(parts["en_subjects"], key=len, reverse=True)))
+    return Openings(zh=re.compile(f"(?:{openers})?(?:{'|'.join(map(re.escape, subjects))})"),
+                    en=re.compile(rf"(?:{en})\s+[a-z]", re.IGNORECASE),
+                    en_goes_on=frozenset(w.casefold() for w in parts["en_goes_on"]),
+                    en_determiners=frozenset(w.casefold() for w in parts["en_determiners"]),
+                    en_times=frozenset(w.casefold() for w in parts["en_times"]))
+
+
+def _zh_introduced(ends: Sequence[str]) -> re.Pattern[str]:
+    """A Chinese name given right after a relation word (called so, 叫朵朵, or not): the fewest characters, two
+    or three, before one of ``ends``, punctuation, a blank, a digit, an age or the end (group 1)."""
+    alts = "|".join(map(re.escape, sorted(ends, key=len, reverse=True)))
+    return re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)"
+                      rf"(?={alts}|，|,|。|（|\(|\s|\d|[一二三四五六七八九十]+岁|$)")
 
 
 def _words(words: Sequence[str], lang: str, possessive: bool = False,

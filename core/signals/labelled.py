@@ -9,13 +9,12 @@ the folder is missing, a line is not JSON or a span is not in its text.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .clauses import Clause, split_clauses
+from .clauses import Clause, Openings, split_clauses
 from .cues import Cues
 
 
@@ -63,5 +62,5 @@ def cut(text: str) -> list[Clause]:
 
 
 @cache
-def _opening() -> re.Pattern[str]:
+def _opening() -> Openings:
     return Cues.load().part_opening

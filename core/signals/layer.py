@@ -36,6 +36,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import cache, partial
 
 from ..bitemporal import ENDING
@@ -782,6 +783,12 @@ class SignalLayer:
             # the name after the relation word was read into the value ("我王姐海鲜过敏"); not when the value
             # without it is a character ("我妈青霉素过敏": 青霉 is no name, 素 no allergen)
             found = []
+        dropped = next((name for reread, name in unnamed if reread == new), None) if found else None
+        if dropped is not None and not any(c.predicate == "name" for c in found) and (
+                self.people.looks_like_name(dropped) or _opens_on_time((new or "")[1:], turn.time)):
+            # the reading left out a name said right after the relation word, in a name's shape or before a
+            # time ("我老公大伟下个月…", not "我老公单位在浦东"): theirs
+            found = [*found, self._named(turn, f"person:{turn.user}/{reading.who}", dropped)]
         if not found:  # a name right after the relation word: try without it
             for reread, name in unnamed:
                 found = extract(replace(turn, text=reread, project=None), _before(turn, context, reading))
@@ -941,12 +948,20 @@ def _without_mention(value: str, mentions: Sequence[str]) -> str:
             return told if stripped else value
 
 
+def _opens_on_time(text: str, when: datetime) -> bool:
+    """Whether ``text`` opens on a time said in words ("下个月要调去深圳"; not a date in digits, which a verb
+    before it may take as its object: "要求5月20号上线")."""
+    return text[:1].isalpha() and any(start == 0 for start, _, _ in find_times(text, when))
+
+
 # values that are things, which a relation word in front of cannot be part of: a to-do or a plan may begin
 # with words that hold one ("老公司说…")
 _THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
 _SELF = "me"  # the owner of a part of a clause that opens on the speaker
 # where an English clause goes on to a part with a subject of its own, and such a part opening on the speaker
-_EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+", re.IGNORECASE)
+# ("he lives in Toronto and he always says i should…": "and" before a subject of its own)
+_EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+"
+                            r"|\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b)", re.IGNORECASE)
 # a clause opening on "we": the speaker with others, no clause about another person alone
 _EN_WE_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|so|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*we(?:['’](?:re|ve|ll|d))?\b")
 # a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")

@@ -10,7 +10,6 @@ from the install, ValueError when the file is not a model of this format.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..resources import data_path
-from .clauses import Clause, split_clauses
+from .clauses import Clause, Openings, split_clauses
 from .features import CLAUSE_N, CONTEXT_CHARS, CONTEXT_N, WEIGHTS, grams, normal, scaled
 
 HEADS = ("about", "act", "family")
@@ -107,7 +106,7 @@ class SignalModel:
                   + (self._score(grams(normal(previous), CONTEXT_N), "p") if previous else 0.0))
         return {h: dict(m) for h, m in zip(HEADS, self._heads(scores), strict=True)}
 
-    def read(self, text: str, assistant: str = "", opening: re.Pattern[str] | None = None) -> list[ClauseSignal]:
+    def read(self, text: str, assistant: str = "", opening: Openings | None = None) -> list[ClauseSignal]:
         """The clauses of a user turn, each with its signals; ``opening`` as for
         ``clauses.split_clauses``."""
         out = []

@@ -95,11 +95,6 @@ _NAME_SUBJECT = re.compile(_EN_FILLERS + "(" + _NAME + ")" + _SUBJECT_VERB)
 _KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([^\W\d_]+(?:-[^\W\d_]+)*)" + _SUBJECT_VERB,
                             re.IGNORECASE)
 
-# a Chinese name after a relation word, up to where the clause goes on ("我女儿朵朵今年6岁"), or
-# given with 叫 ("柯基叫豆豆")
-_ZH_INTRODUCED = re.compile(r"(?:叫|名叫|名字叫)?([\u4e00-\u9fff]{2,3}?)"
-                            r"(?=对|在|是|今年|也|很|说|的|，|,|。|（|\(|要|刚|已经|最近|就|都|和|跟|帮|来|去|给|带|住|做|读|上|让|"
-                            r"\s|\d|[一二三四五六七八九十]+岁|$)")
 # a name made of 阿 and one character (阿杰, 阿琳), not a kinship word (阿姨, 阿婆, 阿公)
 _ZH_KINSHIP_A = "姨婆公爸妈伯叔哥姐弟妹嫂爷奶"
 _ZH_A_NAME = re.compile(f"(阿(?![{_ZH_KINSHIP_A}])[\u4e00-\u9fff])")
@@ -276,7 +271,7 @@ class People:
                     names[after.group(1)] = key
         for m in self.cues.relation_re["zh"].finditer(text):
             key = self.cues.relation_key("zh", m.group(0))
-            after = _ZH_INTRODUCED.match(text, m.end())
+            after = self.cues.zh_introduced.match(text, m.end())
             # called so (叫朵朵), or right after the relation word in a name's shape (我女儿朵朵, not 房东说退租)
             if key and after and not _ZH_NOT_IN_NAME.search(after.group(1)) \
                     and (after.group(0) != after.group(1) or self.looks_like_name(after.group(1))):
@@ -400,7 +395,7 @@ class People:
         ("老婆同意…", "my boss says …", "我男朋友阿哲说…"): the clause says what they said."""
         at = m.end()
         if lang == "zh":  # a name after the relation word (English: the pattern allows one)
-            name = _ZH_INTRODUCED.match(text, at)
+            name = self.cues.zh_introduced.match(text, at)
             if name is not None and name.group(0) == name.group(1) and self.looks_like_name(name.group(1)):
                 at = name.end()
         return bool(self.cues.reporting[lang].match(text, at))
@@ -538,7 +533,7 @@ class People:
         if lang == "zh":
             if named is not None and self.is_subject(text, named[1], lang):
                 rest = text[named[1].end():]
-                name = _ZH_INTRODUCED.match(rest)
+                name = self.cues.zh_introduced.match(rest)
                 # a name said right after the relation word ("我男朋友阿杰在深圳"), not the clause's
                 # own words taken for one ("我妈住天津": 住天津 is where she lives)
                 if name is not None and not name.group(0).startswith(("叫", "名")) \
