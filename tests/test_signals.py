@@ -149,6 +149,9 @@ def test_an_english_run_on_breaks_before_a_third_person_subject_not_inside_what_
     assert [c.text for c in clauses] == ["I'm minding my sister Aoife's dog this week", "she lives in Boston",
                                          "she's a nurse there and she's home"]
     assert all(text[c.start:c.end] == c.text for c in clauses)
+    assert [c.text for c in split_clauses("so you know for later when we plan food Priya is vegetarian and Nils "
+                                          "is allergic to shellfish", opening)] == [
+        "so you know for later when we plan food", "Priya is vegetarian and Nils is allergic to shellfish"]
     for whole in ("honestly I think she lives in Boston now and I reckon she'll stay there for good",
                   "I went round to see the new flat she found near the river and it is lovely honestly",
                   "my brother Rui he is a fisherman in Flores and he loves it out there on the boat",
@@ -730,6 +733,20 @@ def test_a_run_on_about_a_relation_and_a_pronoun_part_after_and_are_theirs(tmp_p
         assert {(f.predicate, f.object) for f in store.facts.current("person:mei/sister")} >= {
             ("lives_in", "Boston"), ("role", "nurse")}
         assert ("lives_in", "Toronto") in {(f.predicate, f.object) for f in store.facts.current("person:mei/brother")}
+
+
+def test_a_known_name_with_a_parenthetical_before_its_verb_and_one_after_and_are_theirs(tmp_path):
+    """"Nils by the way just got a job at…" opens on Nils; in a run-on, "…Priya is vegetarian and Nils is
+    allergic to shellfish" gives each their own, and the part opening on the speaker stays the user's."""
+    turns = [turn("my brother Nils is coming on the trip, and my friend Priya", number=1),
+             turn("Nils by the way just got a job at Le Pigeon as a sous chef he's so happy", number=2),
+             turn("Also just so you know for later when we plan food Priya is vegetarian and Nils is allergic to "
+                  "shellfish which is tragic in Greece and I'm allergic to sulfa drugs", number=3)]
+    with _ingest(tmp_path, turns) as store:
+        brother = {(f.predicate, f.object) for f in store.facts.current("person:mei/brother")}
+        assert {("works_at", "Le Pigeon"), ("role", "sous chef")} <= brother
+        assert {f.object for f in store.facts.current("user:mei", "allergy")} == {"sulfa drugs"}
+        assert store.facts.current("user:mei", "works_at") == []
 
 
 @pytest.mark.parametrize(("text", "who", "name"), [

@@ -100,15 +100,16 @@ class Cues:
 
 def _part_opening(raw: dict[str, Any], relations: dict[str, str]) -> Openings:
     """What opens a part of its own after a blank (``[parts]``): in Chinese, the speaker, the assistant, a
-    pronoun or a relation word, after an opener; in English, a third person followed by a word, unless the
-    word before the blank goes on into it."""
+    pronoun or a relation word, after an opener; in English, a third person followed by a word, or a
+    capitalised name followed by a verb of ``en_name_verbs``, unless the word before the blank goes on into it."""
     parts = raw["parts"]
     subjects = sorted({*parts["zh_self"], *parts["zh_addressee"], *raw["pronouns"]["zh"], *relations},
                       key=len, reverse=True)
     openers = "|".join(map(re.escape, parts["zh_openers"]))
     en = "|".join(map(re.escape, sorted(parts["en_subjects"], key=len, reverse=True)))
+    verbs = "|".join(map(re.escape, parts["en_name_verbs"]))
     return Openings(zh=re.compile(f"(?:{openers})?(?:{'|'.join(map(re.escape, subjects))})"),
-                    en=re.compile(rf"(?:{en})\s+[a-z]", re.IGNORECASE),
+                    en=re.compile(rf"(?:{en})\s+[a-z]|(?-i:[A-Z][a-z]+)\s+(?:{verbs})\b", re.IGNORECASE),
                     en_goes_on=frozenset(w.casefold() for w in parts["en_goes_on"]),
                     en_determiners=frozenset(w.casefold() for w in parts["en_determiners"]),
                     en_times=frozenset(w.casefold() for w in parts["en_times"]))

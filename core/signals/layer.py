@@ -959,9 +959,11 @@ def _opens_on_time(text: str, when: datetime) -> bool:
 _THINGS = frozenset(("allergy", "diet", "likes", "dislikes", "pet"))
 _SELF = "me"  # the owner of a part of a clause that opens on the speaker
 # where an English clause goes on to a part with a subject of its own, and such a part opening on the speaker
-# ("he lives in Toronto and he always says i should…": "and" before a subject of its own)
+# ("he lives in Toronto and he always says i should…", "Priya is vegetarian and Nils is allergic to…": "and"
+# before a subject of its own)
 _EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+"
-                            r"|\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b)", re.IGNORECASE)
+                            r"|\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b|(?-i:[A-Z][a-z]+)\s+(?:is|was|has)\b)",
+                            re.IGNORECASE)
 # a clause opening on "we": the speaker with others, no clause about another person alone
 _EN_WE_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|so|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*we(?:['’](?:re|ve|ll|d))?\b")
 # a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")

@@ -76,7 +76,9 @@ _CONTRACTED = (r"(?:\w+ing|\w{2,}[^e\W]ed|been|got|gotten|gone|done|had|made|tak
                r"allergic|back|at|in|on|off|out|away|from|with|over|really|so|too|very|pretty|quite)\b"
                # not when a verb of its own follows it: an owner's noun ("Theo's wedding speech was great")
                r"(?!(?:\s+\w+)?\s+(?:is|was|are|were|has|had|will|looks?|looked|seems?|seemed)\b)")
-_SUBJECT_VERB = (r",?(?:'s\s+" + _CONTRACTED + r"|\s+(?:just\s+|also\s+|still\s+|now\s+|finally\s+)?"
+# (adverbs and a parenthetical may stand between: "Nils, by the way, just got a job at…")
+_SUBJECT_VERB = (r",?(?:'s\s+" + _CONTRACTED + r"|\s+(?:(?:just|also|still|now|finally|actually|apparently|"
+                 r"btw|by the way|too|really)[\s,]+)*"
                  r"(?:is|was|has|had|have|moved|lives|works|started|got|loves|likes|hates|can't|doesn't|don't|"
                  r"isn't|says|said|will|wants|needs|prefers|eats|drinks|quit|left|joined)\b)")
 # "Name's" owning the subject: a noun with a verb of its own after it ("dana's mum is", "ravi's new job starts")
