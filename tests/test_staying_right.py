@@ -330,3 +330,26 @@ def test_a_taste_told_as_changed_supersedes_the_opposite_one(store, tmp_path, fi
     before = {f.predicate for p in ("likes", "dislikes")
               for f in store.facts.as_of("user:yan", p, valid_at=t(2026, 6, 10), known_at=LATER)}
     assert before == {"likes", "dislikes"} - {now}
+
+
+# ------------------------------------------------ endings said in words of their own
+def test_a_way_of_getting_about_that_stopped_ends_the_commute(store, tmp_path):
+    """"不用再骑电动车了" ends the commute 骑电动车 (read as a way to work), and is no decision against it."""
+    path = write_turns(tmp_path / "ride.jsonl", "ride-zh", "lan", [
+        (1, "我每天骑电动车上班"),
+        (8, "搬完家了 现在走路就到 不用再骑电动车了"),
+    ])
+    store.facts.ingest_file(path)
+    assert current(store, "user:lan", "commute", at=t(2026, 6, 4)) == ["骑电动车"]
+    assert "骑电动车" not in current(store, "user:lan", "commute")
+    assert current(store, "user:lan", "decision") == []
+
+
+def test_a_last_day_said_with_the_employer_after_the_day_ends_that_job(store, tmp_path):
+    path = write_turns(tmp_path / "job.jsonl", "job-zh", "wen", [
+        (1, "我在青禾酒业做采购"),
+        (3, "决定了 出来单干。6月30号是我在青禾最后一天"),
+    ])
+    store.facts.ingest_file(path)
+    assert current(store, "user:wen", "works_at", at=t(2026, 6, 20)) == ["青禾酒业"]
+    assert current(store, "user:wen", "works_at", at=t(2026, 7, 2)) == []

@@ -15,7 +15,8 @@ Each fact of a state predicate (``shared.ending_predicates``) so read becomes an
 the steps can read ends whatever holds (``<lang>.job_ended``, ``en.done_with_job``, ``<lang>.moved_out``, a
 workplace named by its kind alone: ``zh.workplace_left``; an ending with an empty object), a budget given up
 (``<lang>.budget_dropped``) ends whatever budget holds, and a last day named (``<lang>.last_day``) ends the job
-after that day. Thought of, planned or
+after that day; a way of getting about that stopped (不用骑车了) is read as a way to work
+(``<lang>.ending_reading`` commute). Thought of, planned or
 hypothetical endings are none (``<lang>.not_ended``). The gates close the row of the value where it stopped
 holding (``core.bitemporal.plan_ending``)."""
 
@@ -74,7 +75,8 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
         # in a turn telling of leaving a job, the job held then; else the employer named with it
         if searched(_P[f"{lang}.job_leaving"], whole):
             return [_Raw("works_at", "", change=ENDING, due=m.group(0))]
-        employer = (_P["zh.job_before"].sub("", clause[:m.start()]) if zh else m.group("employer") or "").strip()
+        at = m.group("at") if zh else None  # "6月30号是我在嘉醇最后一天": the employer said with the day
+        employer = (at or _P["zh.job_before"].sub("", clause[:m.start()]) if zh else m.group("employer") or "").strip()
         named = [r for r in read(reading["last_day"].format(employer=employer)) if r.predicate == "works_at"] \
             if employer else []
         if named:
@@ -115,7 +117,15 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
             if named:
                 return [_ending(r, clause) for r in named]
     if searched(_P[f"{lang}.ended_state"], clause):
-        named = read(_P[f"{lang}.ending_words"].sub("", clause))
+        state = _P[f"{lang}.ending_words"].sub("", clause).strip()
+        named = read(state)
+        if not named and len(state.split()) <= _COMMUTE_STATE_WORDS:
+            # a way of getting about that stopped (不用骑车了, 不开车了, "I don't drive anymore"): the commute it
+            # was, read as a way to work (``<lang>.ending_reading`` commute)
+            named = [r for r in read(reading["commute"].format(state=state)) if r.predicate == "commute"]
         if named:
             return [_ending(r, clause) for r in named]
     return None
+
+
+_COMMUTE_STATE_WORDS = 4  # a longer state left by an ending says more than a way of getting about
