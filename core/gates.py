@@ -405,8 +405,9 @@ _NAMED_PATHS = ("place", "organisation", "means")
 
 def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> Plan:
     """The plan of an ending (``core.bitemporal.plan_ending``): the rows of its
-    value end, and for a place or an organisation (catalog ``values``) those
-    within it too (left 上海: 上海浦东 ends; left 橙桔: 橙桔网络). An ending that names no
+    value end, and for a place, an organisation or a way of getting about (catalog ``values``) those
+    the same or within it too (left 上海: 上海浦东 ends; left 橙桔: 橙桔网络; no more 骑车: 共享单车,
+    the same mode). An ending that names no
     value ends whatever holds then in a single-valued slot, nothing in a
     multi-valued one."""
     if not statement.object.strip():
@@ -419,7 +420,7 @@ def _ending_plan(statement: Statement, same: Sequence[BeliefRow], key: Any) -> P
         if row_key(r) == key:
             return True
         return (kind is not None and r.polarity == statement.polarity
-                and relate(kind, statement.object, r.object) == Relation.WITHIN)
+                and relate(kind, statement.object, r.object) in (Relation.SAME, Relation.WITHIN))
 
     return plan_ending(same, ends, statement.valid_from, statement.told)
 

@@ -353,3 +353,14 @@ def test_a_last_day_said_with_the_employer_after_the_day_ends_that_job(store, tm
     store.facts.ingest_file(path)
     assert current(store, "user:wen", "works_at", at=t(2026, 6, 20)) == ["青禾酒业"]
     assert current(store, "user:wen", "works_at", at=t(2026, 7, 2)) == []
+
+
+def test_an_ending_said_in_other_words_of_the_same_way_of_getting_about_ends_it(store, tmp_path):
+    """The commute held as 骑共享单车 ends when "不骑车了" is said: one mode (cycling) in other words."""
+    path = write_turns(tmp_path / "bike.jsonl", "bike-zh", "qin", [
+        (1, "我每天骑共享单车上班"),
+        (9, "搬到公司对面了 以后走路 不骑车了"),
+    ])
+    store.facts.ingest_file(path)
+    assert current(store, "user:qin", "commute", at=t(2026, 6, 5)) == ["骑共享单车"]
+    assert "骑共享单车" not in current(store, "user:qin", "commute")
