@@ -764,6 +764,18 @@ def test_a_word_after_a_relation_word_before_its_predicate_is_no_name(tmp_path):
         assert [f for s in store.facts.subjects() for f in store.facts.current(s, "name")] == []
 
 
+def test_a_hedge_reaches_its_own_part_of_an_english_run_on_not_the_speakers_statement_after_it(tmp_path):
+    """"…might get in the way I'm a paramedic at…": unsure of the way, sure of the job; a plan said with "might"
+    still waits for a reviewer."""
+    turns = [turn("honestly the move might get in the way I'm a paramedic at St Mary's and the shifts change "
+                  "every month", number=1),
+             turn("I might move to Leeds in the summer I think", number=2)]
+    with _ingest(tmp_path, turns) as store:
+        assert {(f.predicate, f.object) for f in store.facts.current("user:mei")} >= {
+            ("role", "paramedic"), ("works_at", "St Mary's")}
+        assert [c.predicate for c in store.review.list()] == ["plan"]
+
+
 def test_ingest_without_signals_is_the_rules_alone(tmp_path):
     with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
         store.facts.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)

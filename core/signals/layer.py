@@ -734,7 +734,7 @@ class SignalLayer:
         # an intention said with a hedge word in its own clause ("我可能6月中去趟上海", "I might go vegan") is not
         # settled, whatever the head makes of the clause: the head reads statements of fact
         unsettled = claim.predicate in INTENTIONS and self.cues.has("hedge", reading.signal.clause.text, reading.lang)
-        if hedged or unsettled or self._agreed(reading, "hedge"):
+        if hedged or ((unsettled or self._agreed(reading, "hedge")) and not self._hedge_elsewhere(claim, reading)):
             claim = self._hedged(claim)
         acts = reading.signal.act
         if claim.change is None and self._agreed(reading, "correction") and acts["correction"] >= max(acts.values()) - 1e-9:
@@ -747,6 +747,24 @@ class SignalLayer:
             # held, it does not contradict it
             claim = claim.with_changes(change="evolution")
         return claim
+
+    def _hedge_elsewhere(self, claim: ClaimInput, reading: Reading) -> bool:
+        """Whether the hedge words of an English clause run on from parts with subjects of their own all stand
+        in parts other than the one saying the claim's value ("work stuff might get in the way I'm a lab
+        manager at Fred Hutch": unsure of the way, not of the job; ``_HEDGE_PARTS``). False when the clause is
+        one part, names no hedge word, or the value is not found in it."""
+        text = reading.signal.clause.text
+        cue = self.cues.acts.get("hedge", {}).get(reading.lang)
+        parts = _HEDGE_PARTS.get(reading.lang)
+        at = _said_at(claim, text) if claim.object else -1
+        if cue is None or parts is None or at < 0:
+            return False
+        breaks = sorted({0, len(text), *(m.start() for m in parts.finditer(text))})
+        if len(breaks) <= 2:
+            return False
+        part = next(i for i in range(len(breaks) - 1) if breaks[i] <= at < breaks[i + 1] or breaks[i + 1] == len(text))
+        hedges = [m.start() for m in cue.finditer(text)]
+        return bool(hedges) and not any(breaks[part] <= h < breaks[part + 1] for h in hedges)
 
     def _dialogue(self, turn: Turn, context: Sequence[Turn], reading: Reading,
                   extract: Callable[[Turn, Sequence[Turn]], list[ClaimInput]]) -> list[ClaimInput]:
@@ -975,6 +993,11 @@ _EN_NAME_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|plus|but|while|whereas)\s
 _EN_SELF_OPENING = re.compile(r"^(?:i|i'm|i've|i'll|i'd|me and|my wife and i|we|we're|we've)\b", re.IGNORECASE)
 # a blank between two Chinese characters: where a clause typed without punctuation runs on to its next part
 _CJK_BLANK = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+# where a hedge's reach ends inside an English clause: a part opening on a subject of its own, said without
+# punctuation ("…might get in the way I'm a lab manager…", "…and he…"); a comma or a conjunction does not end it
+# ("I'll join the club, maybe"), nor does anything in Chinese, whose hedges reach over a run of parts
+_HEDGE_PARTS = {"en": re.compile(r"\s(?=I(?:'m|’m| am| work| live| have)\b)"
+                                 r"|\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b)")}
 _MENTION_LEAD = re.compile(r"^(?:这个?|那个?|(?:this|that|our|my) )", re.IGNORECASE)  # "这孩子", "our Tom"
 _MENTION_JOIN = re.compile(r"^(?:'s\b|的|[\s,，、])+")
 

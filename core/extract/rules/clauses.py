@@ -103,7 +103,22 @@ def _en_named_first(text: str) -> str:
 
 
 def _comma_split_en(text: str) -> list[str]:
-    return [p.strip() for p in _P["shared.comma_split_en.1"].split(text) if p.strip()]
+    """An English clause's comma parts, a long one run on without punctuation cut where a part of the
+    speaker's own begins (``_run_on_parts``)."""
+    return [q for p in _P["shared.comma_split_en.1"].split(text) if p.strip() for q in _run_on_parts(p.strip())]
+
+
+_RUN_ON_WORDS = 12  # a part this many words long with no punctuation is typed or spoken as it comes
+
+
+def _run_on_parts(part: str) -> list[str]:
+    """A long part cut before the speaker's own "I'm …" (``en.run_on_self``): "work stuff might get in the way
+    I'm a lab manager at…" is two, the hedge of the first no part of the second."""
+    if len(part.split()) < _RUN_ON_WORDS:
+        return [part]
+    cuts = [m.end() for m in _P["en.run_on_self"].finditer(part)]
+    bounds = [0, *cuts, len(part)]
+    return [part[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False) if part[a:b].strip()]
 
 
 def _reaction_tail(clause: str) -> list[str]:
