@@ -295,6 +295,9 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             proposed = teammate_proposal(text, other, turn.time)
             if proposed:
                 return [_fact(turn, r, "user_confirmed", 0.9) for r in proposed]
+        elif other.speaker == "user" and _P["shared.agree_lead"].match(text):
+            # "good idea Kemi yes a vegan table and no nuts…": agreed to, with what the reply says besides
+            raws = raws + [r for r in teammate_proposal(text, other, turn.time) if not _said(r, raws)]
         raws = raws + [r for r in agreed_values(text, other, context, turn.time) if not _said(r, raws)]
     rider = _rider(text, turn.time, prev.text) if prev is not None and prev.speaker != "user" and not is_correction \
         and all(len(_P["shared.unit"].findall(r.object)) <= _RIDER_JUNK for r in raws) else None

@@ -35,13 +35,19 @@ _CLAUSES_READ = 2  # the value agreed to is named at once ("好听！就叫半�
 
 def other_party(turn: Turn, context: Sequence[Turn]) -> Turn | None:
     """The turn ``turn`` replies to: the session's last turn when the assistant said it or, in a project's
-    conversation, another user of the same project; None otherwise (the user going on)."""
+    conversation, another user of the same project (past a bare confirmation a third teammate gave it: "I
+    propose…" "+1" "agreed"); None otherwise (the user going on)."""
     if not context:
         return None
     prev = context[-1]
     if prev.speaker != "user":
         return prev
     if turn.project and prev.project == turn.project and prev.user != turn.user:
+        if len(context) > 1 and _P["shared.confirm"].match(prev.text) and _P["shared.confirm"].fullmatch(
+                prev.text.strip()) is not None:
+            before = context[-2]
+            if before.speaker == "user" and before.project == turn.project and before.user not in (turn.user, prev.user):
+                return before
         return prev
     return None
 
@@ -126,11 +132,41 @@ def _agreed(value: str, said: str, context: Sequence[Turn], when: datetime) -> _
 
 
 def teammate_proposal(text: str, teammate: Turn, when: datetime) -> list[_Raw]:
-    """What a bare confirmation of a teammate's turn agrees to: the teammate's proposal, a question included
-    ("can we go down to 18k?" "yep"), when the teammate's turn read as a statement holds none of it already."""
-    if not _P["shared.confirm"].match(text):
+    """What a confirmation of a teammate's turn agrees to, bare ("+1") or opening the reply ("good idea Kemi
+    yes…", "可以 就这么定"): the teammate's proposal, a question included ("can we go down to 18k?" "yep", "I
+    think we make only six beds" "fine"), when the teammate's turn read as a statement holds none of it
+    already; and a plan the teammate stated (我打算主要投小红书) is, agreed to, the team's decision."""
+    if not (_P["shared.confirm"].match(text) or _P["shared.agree_lead"].match(text)):
         return []
-    said = _P["shared.proposal_lead"].sub(lambda m: "就" if _is_zh(m.group(0)) else "we'll ", teammate.text)
-    stated = {(r.predicate, r.object) for r in _raw_facts(teammate.text, teammate.time, project=True)}
-    return [r for r in _raw_facts(said, teammate.time, allow_question=True, project=True)
-            if r.predicate in _AGREEABLE and (r.predicate, r.object) not in stated]
+    said = _P["shared.proposal_lead"].sub(lambda m: "就" if _is_zh(m.group(0)) else " we'll ", teammate.text).strip()
+    stated = _raw_facts(teammate.text, teammate.time, project=True)
+    held = {(r.predicate, r.object) for r in stated}
+    proposed = [r for r in _raw_facts(said, teammate.time, allow_question=True, project=True)
+                if r.predicate in _AGREEABLE and (r.predicate, r.object) not in held]
+    # (a plan said with its day is the team's plan still, or someone's own, agreed to or not)
+    dated = bool(find_times(teammate.text, teammate.time))
+    agreed_plans = [] if dated else [_Raw("decision", r.object) for r in stated
+                                     if r.predicate == "plan" and r.polarity == "positive"]
+    out = [_Raw("decision", r.object, r.polarity) if r.predicate == "plan" and not dated else r
+           for r in proposed] + agreed_plans
+    if not out:  # a proposal no rule reads ("can we have a vegan table?"): agreed to, in its words
+        out = [_Raw("decision", thing) for thing in _proposed_things(teammate.text)]
+    return out
+
+
+_PROPOSED_LONGEST = 10  # words (or Chinese characters, counted two to a word) of a proposal taken as said
+
+
+def _proposed_things(text: str) -> list[str]:
+    """What the proposals of ``text`` put forward in words no rule reads: the rest of each clause a proposal
+    lead opens (``shared.proposal_lead``), up to its end, when short; none else."""
+    out = []
+    for m in _P["shared.proposal_lead"].finditer(text):
+        rest = _P["shared.proposed_end"].split(text[m.end():], maxsplit=1)[0]
+        thing = _clean(rest, _is_zh(rest)).strip()
+        size = len(thing.split()) if not _is_zh(thing) else len(thing) / 2
+        # (an amount or a day proposed is the budget's or the item's business: "can we go down to 18k?")
+        if thing and 1 <= size <= _PROPOSED_LONGEST and m.end() > m.start() \
+                and not find_amounts(thing) and not _P["shared.agreed_number"].search(thing):
+            out.append(thing)
+    return out
