@@ -514,10 +514,20 @@ def _ending_named_before(text: str, raws: list[_Raw]) -> list[_Raw]:
     return out
 
 
+def _called(employer: _Raw) -> _Raw:
+    """An employer read with its description before its name ("Roastery Called Ember & Oak", 一家叫X的公司): the
+    name (``shared.employer_called``)."""
+    m = _P["shared.employer_called"].match(employer.object)
+    name = (m.group("en") or m.group("zh") or "").strip() if m else ""
+    return dataclasses.replace(employer, object=name) if name else employer
+
+
 def _named_employer(text: str, raws: list[_Raw]) -> list[_Raw]:
     """The employer's name said after describing it ("在一家游戏公司做UI，公司叫米粒互娱", "a logistics
     company called Harbourline"): the employer read from the description becomes that name, or the
     name is the employer when nothing was read."""
+    called = [_called(r) if r.predicate == "works_at" else r for r in raws]
+    raws = [r for i, r in enumerate(called) if r.predicate != "works_at" or r not in called[:i]]  # read twice
     m = _P["shared.employer_named"].search(text)
     name = (m.group("zh") or m.group("en") or "").strip() if m else ""
     if m and _OTHER_PEOPLE.search(_EN_SPLIT.split(_ZH_SPLIT.split(text[:m.start()])[-1])[-1]):
