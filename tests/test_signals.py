@@ -776,6 +776,16 @@ def test_a_hedge_reaches_its_own_part_of_an_english_run_on_not_the_speakers_stat
         assert [c.predicate for c in store.review.list()] == ["plan"]
 
 
+def test_a_known_town_before_what_one_does_where_one_lives_is_where_the_person_lives(tmp_path):
+    """在 and a town the places table knows, then what one does where one lives (开店, 读书, 做X): their home; a
+    town opening an employer's name is the town (在深圳某公司做…); a trip (出差) is none."""
+    turns = [turn("我妈在绍兴开了家小面馆", number=1), turn("我儿子在悉尼读书", number=2),
+             turn("我姐在深圳一家外企做财务", number=3), turn("我哥在杭州出差", number=4)]
+    with _ingest(tmp_path, turns) as store:
+        homes = {f.subject: f.object for s in store.facts.subjects() for f in store.facts.current(s, "lives_in")}
+        assert homes == {"person:mei/mother": "绍兴", "person:mei/son": "悉尼", "person:mei/sister": "深圳"}
+
+
 def test_ingest_without_signals_is_the_rules_alone(tmp_path):
     with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
         store.facts.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)

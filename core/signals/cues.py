@@ -40,6 +40,7 @@ class Cues:
     relation_run: re.Pattern[str]  # Chinese relation words ending a text: one phrase with the next (爸妈, 我姐我妈)
     not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
     not_within_place: tuple[str, ...]  # a verb or a room inside what follows 在: no place alone (located)
+    lives_by: re.Pattern[str]  # 在, a Chinese place, and what one does where one lives (located, a known town)
     part_opening: Openings  # a part opening on a subject of its own after a blank (``clauses.split_clauses``)
 
     @classmethod
@@ -77,6 +78,8 @@ class Cues:
                 not_places={"zh": tuple(raw["located"]["zh_not_places"]),
                             "en": tuple(w.lower() for w in raw["located"]["en_not_places"])},
                 not_within_place=tuple(raw["located"]["zh_not_within"]),
+                lives_by=re.compile("在(?P<place>[\u4e00-\u9fff]{2,6}?)(?:" + "|".join(
+                    map(re.escape, sorted(raw["located"]["zh_lives_by"], key=len, reverse=True))) + ")"),
                 part_opening=_part_opening(raw, relations.get("zh", {})))
 
     def has(self, act: str, text: str, lang: str) -> bool:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from ..lang.case import is_chat_word, is_english_word, is_lower_case_name, recased
 from ..lang.chat import written
+from ..lang.places import place_in
 from ..lang.times import find_times
 from ..lang.verbs import first_person_of
 from .cues import Cues, is_zh
@@ -590,15 +591,21 @@ class People:
         "我妈在南通", "她一直在成都呢", "从宝鸡过来帮我们带孩子", "she's up in Dauphin", "lives over in
         Fort Garry", "visiting from Leicester next month", and (given the ``relation_word`` the clause names
         them with) the place that names them: "my mum in Nyeri has a list too". Only a place the clause ends
-        on (or, coming from it, goes on from, or naming them, goes on with a verb), and none of
-        ``Cues.not_places``: 她在开会, 在医院, "she's in hospital". None: no such place."""
+        on (or, coming from it, goes on from, or naming them, goes on with a verb), or a town the places
+        table knows followed by what one does where one lives ("她在成都开火锅店": ``Cues.lives_by``), and none
+        of ``Cues.not_places``: 她在开会, 在医院, "she's in hospital". None: no such place."""
         if lang == "zh":
             m = _ZH_FROM.search(text) or _ZH_AT.search(text)
             place = m.group("place") if m else None
-            if place is None or place.startswith(self.cues.not_places["zh"]) \
-                    or any(w in place for w in self.cues.not_within_place):
-                return None
-            return place
+            if place is not None and not place.startswith(self.cues.not_places["zh"]) \
+                    and not any(w in place for w in self.cues.not_within_place):
+                return place
+            # a town the places table knows, then what one does where one lives ("她在成都开火锅店"), or a
+            # town opening the place said (在深圳腾讯做产品经理: 深圳)
+            lives = self.cues.lives_by.search(text)
+            said = lives.group("place") if lives else ""
+            found = place_in(said) if said else None
+            return found.name if found is not None and said.startswith(found.name) else None
         text = written(text)
         m = _EN_FROM.search(text) or _EN_AT.search(text.rstrip(" .!?,~"))  # the first place it ends on
         if m is None and relation_word:  # the place that names them ("my mum in Nyeri has a list too")
