@@ -604,8 +604,8 @@ class People:
             # town opening the place said (在深圳腾讯做产品经理: 深圳)
             lives = self.cues.lives_by.search(text)
             said = lives.group("place") if lives else ""
-            found = place_in(said) if said else None
-            return found.name if found is not None and said.startswith(found.name) else None
+            town = place_in(said) if said else None
+            return town.name if town is not None and said.startswith(town.name) else None
         text = written(text)
         m = _EN_FROM.search(text) or _EN_AT.search(text.rstrip(" .!?,~"))  # the first place it ends on
         if m is None and relation_word:  # the place that names them ("my mum in Nyeri has a list too")
