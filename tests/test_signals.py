@@ -786,6 +786,14 @@ def test_a_known_town_before_what_one_does_where_one_lives_is_where_the_person_l
         assert homes == {"person:mei/mother": "绍兴", "person:mei/son": "悉尼", "person:mei/sister": "深圳"}
 
 
+def test_a_topic_chain_goes_on_past_a_time_the_clause_opens_with(tmp_path):
+    """"我妹妹住在杭州，以后在阿里上班": the second clause, its subject dropped after a time word, is the sister's,
+    never the user's (not even as a candidate)."""
+    with _ingest(tmp_path, [turn("我妹妹住在杭州，以后在阿里上班", number=1)]) as store:
+        assert store.facts.current("user:mei") == []
+        assert all(c.subject != "user:mei" for c in store.review.list())
+
+
 def test_ingest_without_signals_is_the_rules_alone(tmp_path):
     with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
         store.facts.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)

@@ -487,13 +487,17 @@ class People:
 
     def drops_subject(self, text: str, lang: str) -> bool:
         """Whether a clause begins with its predicate, its subject dropped
-        (``cues.toml`` ``[dropped_subject]``): in Chinese, where a topic chain goes on that way ("在阿里上班",
-        "也喜欢猫"); in English, only on a verb in the third person singular, never the speaker's
+        (``cues.toml`` ``[dropped_subject]``, after a time it may open with): in Chinese, where a topic chain
+        goes on that way ("在阿里上班", "也喜欢猫", "以后坐地铁上班"); in English, only on a verb in the third person singular, never the speaker's
         ("works as a nurse", "also has a cat": ``third_person_opening``)."""
         if lang == "en":
             return self.third_person_opening(text) is not None
         starts = self.cues.dropped_subject.get(lang, ())
-        return bool(starts) and text.lstrip(" ，,、").startswith(starts)
+        body = text.lstrip(" ，,、")
+        said = find_times(body, _ANY_TIME)
+        if said and said[0][0] == 0:  # a time it opens with is no subject ("下个月调去深圳", "5月起在…")
+            body = body[said[0][1]:].lstrip(" ，,、")
+        return bool(starts) and body.startswith(starts)
 
     def third_person_opening(self, text: str) -> str | None:
         """An English clause that opens on a verb in the third person singular, its subject left out
