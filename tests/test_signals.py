@@ -250,7 +250,9 @@ def test_where_another_person_is_or_comes_from_is_where_they_live(text, person, 
     assert (person, "lives_in", place) in {(c.subject, c.predicate, c.object) for c in out}
 
 
-@pytest.mark.parametrize("text", ["我妈在医院", "我老公在开会", "我姐在杭州读大二", "my sister is in hospital, broke her leg",
+# (studying in a town is living there: 我姐在杭州读大二 is read so since round 23, as three blind authors recorded it,
+# test_a_known_town_before_what_one_does_where_one_lives_is_where_the_person_lives)
+@pytest.mark.parametrize("text", ["我妈在医院", "我老公在开会", "我姐在杭州出差", "my sister is in hospital, broke her leg",
                                   "my brother's in a meeting", "my brother in law says hi",
                                   "my sister is here from work for lunch"])
 def test_a_state_or_an_activity_is_no_place_to_live(text):
