@@ -119,13 +119,22 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
     if searched(_P[f"{lang}.ended_state"], clause):
         state = _P[f"{lang}.ending_words"].sub("", clause).strip()
         named = read(state)
-        if not named and len(state.split()) <= _COMMUTE_STATE_WORDS:
-            # a way of getting about that stopped (不用骑车了, 不开车了, "I don't drive anymore"): the commute it
-            # was, read as a way to work (``<lang>.ending_reading`` commute)
-            named = [r for r in read(reading["commute"].format(state=state)) if r.predicate == "commute"]
+        if not named:
+            # a way of getting about that stopped (不用骑车了, 不开车了, "I don't drive anymore", "no more driving
+            # over the bridge"): the commute it was, its first words read as a way to work
+            # (``<lang>.ending_reading`` commute)
+            words = state.split()
+            if not zh and words and words[0].casefold() not in ("i", "i'm", "im"):
+                words = ["I", *words]  # "no more driving over the bridge": "I driving"
+            ways = [state] if zh else [" ".join(words[:n]) for n in range(2, min(len(words), _COMMUTE_STATE_WORDS) + 1)]
+            for way in ways if not zh or len(state) <= _COMMUTE_STATE_CHARS else []:
+                named = [r for r in read(reading["commute"].format(state=way)) if r.predicate == "commute"]
+                if named:
+                    break
         if named:
             return [_ending(r, clause) for r in named]
     return None
 
 
-_COMMUTE_STATE_WORDS = 4  # a longer state left by an ending says more than a way of getting about
+_COMMUTE_STATE_WORDS = 5  # the first words of an English state read as a way of getting about ("I driving", "I take the bus")
+_COMMUTE_STATE_CHARS = 8  # a longer Chinese state says more than a way of getting about
