@@ -9,6 +9,7 @@ import functools
 from collections.abc import Callable
 from datetime import datetime
 
+from ...lang.case import is_english_word
 from ...lang.places import town
 from ...lang.times import find_times
 from .. import interpret
@@ -287,6 +288,13 @@ def _test_any_word_within_any_case(text: str, c: Clause, arg: str | None) -> boo
 def _test_town(text: str, c: Clause, arg: str | None) -> bool:
     """The text names a town whole (``lang.places``: the world's towns of 15,000 people or more)."""
     return town(text.strip()) is not None
+
+
+@test("common_word")
+def _test_common_word(text: str, c: Clause, arg: str | None) -> bool:
+    """The text, in lower case, is a word of the English word list (``lang.case``): "home", "work", not a
+    place's name typed in lower case ("mislata")."""
+    return text.strip().islower() and is_english_word(text.strip())
 
 
 @test("empty")
