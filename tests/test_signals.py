@@ -796,6 +796,20 @@ def test_a_topic_chain_goes_on_past_a_time_the_clause_opens_with(tmp_path):
         assert all(c.subject != "user:mei" for c in store.review.list())
 
 
+def test_an_event_named_on_a_day_to_come_is_a_plan_with_that_day(tmp_path):
+    """A plan clause no rule reads that names an event on a day still to come ("uniform fitting on the 24th",
+    "婚礼定在12月19号") is written as a plan due that day, in the event's words; a stretch saying who does what
+    ("We're up in Aberdeen for a wedding…") is not."""
+    said = ["uniform fitting on the 24th", "婚礼定在12月19号", "We're up in Aberdeen for a wedding on 20 june"]
+    layer = SignalLayer(model=FixedModel({text: ("user", "statement", "plan", 0.95) for text in said}),
+                        cues=Cues.load(), tagger=FixedTagger())
+    with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
+        store._core.signal_layer = layer  # the stand-in
+        store.facts.ingest_turns([turn(text, number=i) for i, text in enumerate(said, 1)])
+        plans = {(f.object, f.event_start is not None) for f in store.facts.current("user:mei", "plan")}
+        assert plans == {("uniform fitting", True), ("婚礼", True)}
+
+
 def test_ingest_without_signals_is_the_rules_alone(tmp_path):
     with Store.open(tmp_path / "s.db", clock=ManualClock(T0)) as store:
         store.facts.ingest_turns([turn("我姐对芒果过敏", number=1)], signals=False)

@@ -41,6 +41,7 @@ class Cues:
     not_places: dict[str, tuple[str, ...]]  # what after 在 / "in" is no place to live in (located)
     not_within_place: tuple[str, ...]  # a verb or a room inside what follows 在: no place alone (located)
     lives_by: re.Pattern[str]  # 在, a Chinese place, and what one does where one lives (located, a known town)
+    events: dict[str, re.Pattern[str]]  # an event a dated clause may name (the layer's dated events)
     part_opening: Openings  # a part opening on a subject of its own after a blank (``clauses.split_clauses``)
 
     @classmethod
@@ -80,7 +81,9 @@ class Cues:
                 not_within_place=tuple(raw["located"]["zh_not_within"]),
                 lives_by=re.compile("在(?P<place>[\u4e00-\u9fff]{2,6}?)(?:" + "|".join(
                     map(re.escape, sorted(raw["located"]["zh_lives_by"], key=len, reverse=True))) + ")"),
-                part_opening=_part_opening(raw, relations.get("zh", {})))
+                part_opening=_part_opening(raw, relations.get("zh", {})),
+                events={lang: _words(sorted(words, key=len, reverse=True), lang)
+                        for lang, words in raw["events"].items()})
 
     def has(self, act: str, text: str, lang: str) -> bool:
         pattern = self.acts.get(act, {}).get(lang)

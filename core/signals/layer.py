@@ -901,6 +901,9 @@ class SignalLayer:
         else:
             return None
         text = s.clause.text[:MAX_UNPARSED]
+        if family == "plan" and act != "hedge" and not self.cues.has("hedge", text, reading.lang) \
+                and (event := self._dated_event(turn, text, reading.lang, subject)) is not None:
+            return event
         if family in FREE_TEXT:
             # a plan or a decision is its own words: the clause, without its hedge and the fillers it opens
             # with, is the candidate's value, of its predicate (a reviewer approves it as it stands: the
@@ -920,6 +923,43 @@ class SignalLayer:
                           scope="project" if subject.startswith("project:") else "global",
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
                           extractor=self.name, start_stated=False)
+
+
+    def _dated_event(self, turn: Turn, text: str, lang: str, subject: str) -> ClaimInput | None:
+        """A plan a clause the rules read nothing in states by naming an event (``Cues.events``: an interview,
+        开业) on a day still to come ("interview is on 27 march", "6月1号去同济医院报到"): the event's words
+        without the day and what the clause says of it (is still, 定在, 改到), written as sure as the rules'
+        own (the clause is the layer's plan and states it: ``_unparsed``); None when the clause names no event,
+        no day to come, or nothing is left."""
+        times = find_times(text, turn.time)
+        if not times or times[0][2].start.date() <= turn.time.date() or not self.cues.events[lang].search(text):
+            return None
+        rest = text
+        for start, end, _ in reversed(times):
+            rest = rest[:start] + " " + rest[end:]
+        rest = _LEADING_FILLER.sub("", rest)
+        said = _EVENT_TAIL[lang].split(rest, maxsplit=1)[0].strip(" ，,。.!！?？~～、:：")
+        said = " ".join(said.split()) if lang == "en" else re.sub(r"\s+", "", said)
+        if not MIN_EVENT_UNITS <= units(said) <= MAX_EVENT_UNITS or not self.cues.events[lang].search(said) \
+                or (lang == "en" and _EN_PERSON_WORD.search(said)):
+            # (a longer stretch, or one saying who does what, says more than an event's name: "we need the
+            # audition notice in…", "We're up in Aberdeen for a wedding")
+            return None
+        fact = ExtractedFact(subject=subject, predicate="plan", object=said,
+                             scope="project" if subject.startswith("project:") else "global",
+                             confidence=WRITTEN_CONFIDENCE, event_start=times[0][2].start, event_end=times[0][2].end)
+        return next(iter(to_claims(turn, [fact], extractor=self.name)), None)
+
+
+MIN_EVENT_UNITS = 1  # an event named alone ("infusion", 入职) is a plan's value
+MAX_EVENT_UNITS = 8  # words, or Chinese characters
+_EN_PERSON_WORD = re.compile(r"(?i)\b(?:i|i'm|im|i'll|we|we're|we'll|you|he|she|they|me|us|my|our|your|his|her|their)\b")
+# what a clause says of the event it names, after it: its day said with a copula or a verb of setting it, a
+# reason, another clause ("interview is still on", "婚礼定在", "开业改到"): no part of the event's words
+_EVENT_TAIL = {"en": re.compile(r"(?i)\s(?:is|are|was|'s|has been|got|will be|moved|moves|pushed|set|booked)\b|"
+                                r"\s(?:so|but|because|bc|and then|which)\b|[,;:(]"),
+               "zh": re.compile(r"定在|定了|改到|改成|推到|推迟|延期|提前|可以|时间|日子|是|就是|吧|了|，|,|"
+                                r"\s(?=[\u4e00-\u9fff])")}
 
 
 # the fillers a clause may open with before what it states ("oh and", "对了", "还有就是")
