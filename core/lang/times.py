@@ -90,7 +90,7 @@ from ..errors import InvalidInput
 from . import tables
 from .numerals import EN_UNITS, parse_cn_number
 
-__all__ = ["TimeSpan", "find_times", "meant_times", "resolve_time"]
+__all__ = ["TimeSpan", "find_times", "meant_times", "opening_time", "resolve_time"]
 
 
 @dataclass(frozen=True)
@@ -734,6 +734,13 @@ def find_times(text: str, utterance: datetime,
     """
     tz = _check_utterance(utterance)
     return _spans(text, _found(text, utterance.date(), past), tz)
+
+
+def opening_time(text: str, utterance: datetime) -> tuple[int, int, TimeSpan] | None:
+    """The time expression ``text`` opens with (``find_times``' first, when it starts the text), or None.
+    Raises InvalidInput as ``find_times``."""
+    found = find_times(text, utterance)
+    return found[0] if found and found[0][0] == 0 else None
 
 
 def meant_times(text: str, utterance: datetime,

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -45,7 +46,7 @@ from ..claims import ClaimInput, source_of, to_claims
 from ..lang.amounts import Amount, find_amounts, parse_amount
 from ..lang.chat import written
 from ..lang.sensitive import has_sensitive
-from ..lang.times import find_times, meant_times
+from ..lang.times import find_times, meant_times, opening_time
 from ..pipeline import HEDGED_CONFIDENCE, ExtractedFact, Turn
 from ..records import LAYER_EXTRACTOR, UNPARSED_PREDICATE
 from ..timeutil import to_us
@@ -762,7 +763,7 @@ class SignalLayer:
         breaks = sorted({0, len(text), *(m.start() for m in parts.finditer(text))})
         if len(breaks) <= 2:
             return False
-        part = next(i for i in range(len(breaks) - 1) if breaks[i] <= at < breaks[i + 1] or breaks[i + 1] == len(text))
+        part = bisect_right(breaks, at) - 1  # the part holding the value (``at`` lies inside the text)
         hedges = [m.start() for m in cue.finditer(text)]
         return bool(hedges) and not any(breaks[part] <= h < breaks[part + 1] for h in hedges)
 
@@ -924,7 +925,6 @@ class SignalLayer:
                           value={"unparsed": family}, confidence=UNPARSED_CONFIDENCE,
                           extractor=self.name, start_stated=False)
 
-
     def _dated_event(self, turn: Turn, text: str, lang: str, subject: str) -> ClaimInput | None:
         """A plan a clause the rules read nothing in states by naming an event (``Cues.events``: an interview,
         开业) on a day still to come ("interview is on 27 march", "6月1号去同济医院报到"): the event's words
@@ -1009,7 +1009,7 @@ def _without_mention(value: str, mentions: Sequence[str]) -> str:
 def _opens_on_time(text: str, when: datetime) -> bool:
     """Whether ``text`` opens on a time said in words ("下个月要调去深圳"; not a date in digits, which a verb
     before it may take as its object: "要求5月20号上线")."""
-    return text[:1].isalpha() and any(start == 0 for start, _, _ in find_times(text, when))
+    return text[:1].isalpha() and opening_time(text, when) is not None
 
 
 # values that are things, which a relation word in front of cannot be part of: a to-do or a plan may begin
@@ -1019,9 +1019,10 @@ _SELF = "me"  # the owner of a part of a clause that opens on the speaker
 # where an English clause goes on to a part with a subject of its own, and such a part opening on the speaker
 # ("he lives in Toronto and he always says i should…", "Priya is vegetarian and Nils is allergic to…": "and"
 # before a subject of its own)
+# "and" before a subject pronoun; its lookahead is left open for each pattern to close, or to add to
+_AND_SUBJECT = r"\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b"
 _EN_PART_BREAK = re.compile(r",\s*|\b(?:because|bc|cos|cuz|since|so|which|but|whereas|while)\s+"
-                            r"|\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b|(?-i:[A-Z][a-z]+)\s+(?:is|was|has)\b)",
-                            re.IGNORECASE)
+                            r"|" + _AND_SUBJECT + r"|(?-i:[A-Z][a-z]+)\s+(?:is|was|has)\b)", re.IGNORECASE)
 # a clause opening on "we": the speaker with others, no clause about another person alone
 _EN_WE_OPENING = re.compile(r"(?i)^(?:(?:oh|and|also|so|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*we(?:['’](?:re|ve|ll|d))?\b")
 # a name opening a part as its subject, after a filler ("ravi's vegan", "and sam is gluten free")
@@ -1036,8 +1037,7 @@ _CJK_BLANK = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 # where a hedge's reach ends inside an English clause: a part opening on a subject of its own, said without
 # punctuation ("…might get in the way I'm a lab manager…", "…and he…"); a comma or a conjunction does not end it
 # ("I'll join the club, maybe"), nor does anything in Chinese, whose hedges reach over a run of parts
-_HEDGE_PARTS = {"en": re.compile(r"\s(?=I(?:'m|’m| am| work| live| have)\b)"
-                                 r"|\band\s+(?=(?:i|i'm|im|i've|ive|i'll|he|she|they)\b)")}
+_HEDGE_PARTS = {"en": re.compile(r"\s(?=I(?:'m|’m| am| work| live| have)\b)|" + _AND_SUBJECT + ")")}
 _MENTION_LEAD = re.compile(r"^(?:这个?|那个?|(?:this|that|our|my) )", re.IGNORECASE)  # "这孩子", "our Tom"
 _MENTION_JOIN = re.compile(r"^(?:'s\b|的|[\s,，、])+")
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from ..lang.case import is_chat_word, is_english_word, is_lower_case_name, recased
 from ..lang.chat import written
 from ..lang.places import place_in
-from ..lang.times import find_times
+from ..lang.times import find_times, opening_time
 from ..lang.verbs import first_person_of
 from .cues import Cues, is_zh
 
@@ -494,9 +494,8 @@ class People:
             return self.third_person_opening(text) is not None
         starts = self.cues.dropped_subject.get(lang, ())
         body = text.lstrip(" ，,、")
-        said = find_times(body, _ANY_TIME)
-        if said and said[0][0] == 0:  # a time it opens with is no subject ("下个月调去深圳", "5月起在…")
-            body = body[said[0][1]:].lstrip(" ，,、")
+        if (said := opening_time(body, _ANY_TIME)) is not None:  # a time it opens with is no subject ("下个月调去深圳")
+            body = body[said[1]:].lstrip(" ，,、")
         return bool(starts) and body.startswith(starts)
 
     def third_person_opening(self, text: str) -> str | None:

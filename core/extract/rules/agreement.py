@@ -43,8 +43,7 @@ def other_party(turn: Turn, context: Sequence[Turn]) -> Turn | None:
     if prev.speaker != "user":
         return prev
     if turn.project and prev.project == turn.project and prev.user != turn.user:
-        if len(context) > 1 and _P["shared.confirm"].match(prev.text) and _P["shared.confirm"].fullmatch(
-                prev.text.strip()) is not None:
+        if len(context) > 1 and _P["shared.confirm"].fullmatch(prev.text.strip()) is not None:
             before = context[-2]
             if before.speaker == "user" and before.project == turn.project and before.user not in (turn.user, prev.user):
                 return before
@@ -166,7 +165,7 @@ def _proposed_things(text: str) -> list[str]:
         thing = _clean(rest, _is_zh(rest)).strip()
         size = len(thing.split()) if not _is_zh(thing) else len(thing) / 2
         # (an amount or a day proposed is the budget's or the item's business: "can we go down to 18k?")
-        if thing and 1 <= size <= _PROPOSED_LONGEST and m.end() > m.start() \
+        if thing and 1 <= size <= _PROPOSED_LONGEST \
                 and not find_amounts(thing) and not _P["shared.agreed_number"].search(thing):
             out.append(thing)
     return out

@@ -118,22 +118,28 @@ def _ended_states(clause: str, whole: Whole | str, when: datetime, zh: bool, pro
                 return [_ending(r, clause) for r in named]
     if searched(_P[f"{lang}.ended_state"], clause):
         state = _P[f"{lang}.ending_words"].sub("", clause).strip()
-        named = read(state)
-        if not named:
-            # a way of getting about that stopped (不用骑车了, 不开车了, "I don't drive anymore", "no more driving
-            # over the bridge"): the commute it was, its first words read as a way to work
-            # (``<lang>.ending_reading`` commute)
-            words = state.split()
-            if not zh and words and words[0].casefold() not in ("i", "i'm", "im"):
-                words = ["I", *words]  # "no more driving over the bridge": "I driving"
-            ways = [state] if zh else [" ".join(words[:n]) for n in range(2, min(len(words), _COMMUTE_STATE_WORDS) + 1)]
-            for way in ways if not zh or len(state) <= _COMMUTE_STATE_CHARS else []:
-                named = [r for r in read(reading["commute"].format(state=way)) if r.predicate == "commute"]
-                if named:
-                    break
+        named = read(state) or _commute_ended(state, zh, read, reading["commute"])
         if named:
             return [_ending(r, clause) for r in named]
     return None
+
+
+def _commute_ended(state: str, zh: bool, read: Callable[[str], list[_Raw]], template: str) -> list[_Raw]:
+    """The commute a state that stopped was, when it is a way of getting about (不用骑车了, 不开车了, "I don't
+    drive anymore", "no more driving over the bridge"): the state (a short Chinese one), or the first words of
+    an English one, read as a way to work by ``template`` (``<lang>.ending_reading`` commute); [] else."""
+    if zh:
+        ways = [state] if len(state) <= _COMMUTE_STATE_CHARS else []
+    else:
+        words = state.split()
+        if words and words[0].casefold() not in ("i", "i'm", "im"):
+            words = ["I", *words]  # "no more driving over the bridge": "I driving"
+        ways = [" ".join(words[:n]) for n in range(2, min(len(words), _COMMUTE_STATE_WORDS) + 1)]
+    for way in ways:
+        named = [r for r in read(template.format(state=way)) if r.predicate == "commute"]
+        if named:
+            return named
+    return []
 
 
 _COMMUTE_STATE_WORDS = 5  # the first words of an English state read as a way of getting about ("I driving", "I take the bus")

@@ -170,11 +170,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 found = [_considered_move(r, zh) if _is_move(r) else r for r in found]
             if ended:  # what the clause read as holding of a state it says ended is that state, and what it
                 # read as turned down is that ending too (不用骑车了: no decision against 骑车)
+                # (a negative value of a state that ended stays when every ending names its value)
                 gone = {r.predicate for r in ended}
                 values = {e.object for e in ended if e.object}
-                found = ended + [r for r in found if (r.predicate not in gone and not (
-                    r.polarity == "negative" and r.object in values)) or (
-                    r.polarity == "negative" and all(e.object and e.object != r.object for e in ended))]
+                all_named = all(e.object for e in ended)
+                found = ended + [r for r in found if not (r.polarity == "negative" and r.object in values) and (
+                    r.predicate not in gone or (r.polarity == "negative" and all_named))]
             for r in (part for f in found for part in _split_enumeration(f, zh)):
                 if zh and r.predicate in ("likes", "dislikes") and _ZH_TASTE_LEAD.match(r.object):
                     r = dataclasses.replace(r, object=_ZH_TASTE_LEAD.sub("", r.object))
