@@ -399,7 +399,9 @@ def ingest_turns(batch: WriteBatch, extracted: Extracted, extractor: Extractor,
             batch.register_turn(source_of(turn), user=turn.user, project=turn.project)
             # the decisions the turn's own replace (what the store holds, as written so far)
             claims = tuple(replaced(turn.text, claims, lambda subject: batch.current_rows(subject, DECISION)))
-            claims = tuple(moved(turn.text, claims, batch.current_rows))  # the held items its moves move
+            context = now[(turn.session, turn.turn)]
+            asked = context[-1].text if context and context[-1].speaker != "user" else ""
+            claims = tuple(moved(turn.text, claims, batch.current_rows, asked))  # the held items its moves move
             claims = tuple(role_of_new_job(claims, batch.current_rows))  # a role told after the employer changed
             for claim in claims:
                 batch.submit(claim)

@@ -176,3 +176,42 @@ def test_a_move_replaces_the_items_own_day_and_leaves_its_reminder(store, tmp_pa
         ("p-2", "user", "2026-03-05T10:00:00+00:00", "the passport renewal got pushed to march 20")])
     held = sorted(v for o, v, current in _dated(store, "todo") if current)
     assert held == ['{"due":"2026-03-09"}', '{"due":"2026-03-20"}']
+
+
+def test_an_item_told_as_a_change_by_its_head_moves_the_held_item():
+    """A Chinese item is named by its last characters, an English one by the last word of its first part;
+    a word said after the first part names none ("launch" of "feature freeze before launch")."""
+    rows = [_row(1, "plan", "去牙科诊所拔智齿"), _row(2, "todo", "renew the boat licence"),
+            _row(3, "todo", "feature freeze before launch")]
+    assert [c.object for c in moved("拔智齿挪到下周了", [_claim("拔智齿")], _held(rows))] == ["去牙科诊所拔智齿"]
+    assert [c.object for c in moved("the licence got pushed", [_claim("licence")], _held(rows))] == [
+        "renew the boat licence"]
+    assert [c.object for c in moved("the launch slipped", [_claim("launch")], _held(rows))] == ["launch"]
+
+
+def test_an_unnamed_move_answering_the_assistants_question_moves_the_item_it_asks_about():
+    rows = [_row(1, "plan", "市二院眼科复查"), _row(2, "todo", "交物业费", told=T1 + 9)]
+    asked = "那下周三的复查还去吗？"
+    [out] = moved("医生临时出差 改到下下周了", [_claim("")], _held(rows), asked)
+    assert (out.predicate, out.object) == ("plan", "市二院眼科复查")
+    # a statement of the assistant's is not asked of the item: the item told last whose day is ahead
+    [told] = moved("医生临时出差 改到下下周了", [_claim("")], _held(rows), "复查那天记得带病历。")
+    assert told.object == "交物业费"
+
+
+def test_a_day_of_the_month_said_alone_for_a_move_is_of_the_month_nearest_the_items_day(store, tmp_path):
+    _ingest(store, tmp_path, [
+        ("v-1", "user", "2026-03-02T09:00:00+08:00", "我6月10号要去车管所换驾照"),
+        ("v-2", "user", "2026-03-20T09:00:00+08:00", "换驾照改到13号了")])
+    held = [(f.object, f.value_json) for f in store.facts.history(SUBJECT)
+            if f.predicate in ("plan", "todo", "deadline") and f.valid_to is None and f.retire_reason is None]
+    assert held == [("去车管所换驾照", '{"due":"2026-06-13"}')]
+
+
+def test_a_reply_taking_an_offered_reminder_for_a_day_of_the_month_is_of_the_offered_month(store, tmp_path):
+    _ingest(store, tmp_path, [
+        ("r-1", "user", "2026-03-02T09:00:00+00:00", "remind me to book the ferry on june 20"),
+        ("r-1", "assistant", "2026-03-02T09:01:00+00:00", "Reminder set for 20 June: book the ferry."),
+        ("r-1", "user", "2026-03-02T09:02:00+00:00", "make it the 17th, fares jump that week")])
+    held = {f.value_json for f in store.facts.history(SUBJECT) if f.predicate == "todo" and f.valid_to is None}
+    assert '{"due":"2026-06-17"}' in held and '{"due":"2026-03-17"}' not in held

@@ -5,7 +5,7 @@ Every case is table-driven against fixed utterance times; nothing reads the cloc
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
@@ -15,7 +15,7 @@ from memdesk.lang.amounts import Amount, find_amounts, parse_amount
 from memdesk.lang.chat import written
 from memdesk.lang.numerals import parse_cn_number
 from memdesk.lang.text import fold
-from memdesk.lang.times import TimeSpan, find_times, resolve_time
+from memdesk.lang.times import TimeSpan, day_near, find_times, resolve_time
 
 # ---------------------------------------------------------------- amounts
 
@@ -564,3 +564,16 @@ def test_w_after_a_number_is_wan_only_in_chinese_typing():
 ])
 def test_chinese_typed_with_english_frame_words_reads_them_in_chinese(typed, read):
     assert written(typed) == read
+
+
+@pytest.mark.parametrize("text, around, meant", [
+    ("改到13号了", date(2026, 6, 10), date(2026, 6, 13)),  # of the item's month, not the coming 13th
+    ("make it the 8th", date(2026, 7, 10), date(2026, 7, 8)),  # before the item's day, same month
+    ("改到3号", date(2026, 8, 29), date(2026, 9, 3)),  # the month after is nearer
+    ("改到6月13号", date(2026, 8, 10), date(2026, 6, 13)),  # said with its month: as said
+    ("make it the 2nd", date(2026, 3, 10), date(2026, 3, 2)),  # the month before is past: not before today
+])
+def test_a_day_of_the_month_said_alone_is_near_the_day_it_is_said_of(text, around, meant):
+    told = datetime(2026, 3, 1, 9, tzinfo=UTC)
+    [(_, _, span)] = find_times(text, told)
+    assert day_near(text, told, span.start.date(), around) == meant

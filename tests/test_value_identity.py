@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from memdesk import gates
 from memdesk.gates import Outcome, Statement
-from memdesk.lang.values import Relation, relate
+from memdesk.lang.values import Relation, item_head_said, relate
 
 from .helpers import claim, day
 
@@ -45,9 +45,21 @@ from .helpers import claim, day
     ("means", "the 57 bus", "bus", Relation.CONTAINS),
     ("means", "开车", "骑电动车", Relation.OTHER),  # another way
     ("means", "Blue Line", "bus", Relation.OTHER),  # a value naming no way is no way's
+    ("item", "拔智齿", "去牙科诊所拔智齿", Relation.WITHIN),  # a dated item named by its head
+    ("item", "诊所", "去牙科诊所拔智齿", Relation.OTHER),  # a word inside it is no head
+    ("item", "the boat licence", "renew the boat licence before the season", Relation.WITHIN),
+    ("item", "season", "renew the boat licence before the season", Relation.OTHER),  # said after its first part
+    ("item", "renew the boat licence for the season", "boat licence", Relation.CONTAINS),
 ])
 def test_relation_of_two_values(kind, a, b, expected):
     assert relate(kind, a, b) == expected
+
+
+def test_an_items_head_said_in_a_text():
+    assert item_head_said("去牙科诊所拔智齿", "那下周的拔智齿还去吗？")
+    assert not item_head_said("去牙科诊所拔智齿", "诊所那边说什么了？")
+    assert item_head_said("renew the boat licence before the season", "did the licence come through?")
+    assert not item_head_said("renew the boat licence before the season", "how was the season?")
 
 
 class Row:

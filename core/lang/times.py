@@ -90,7 +90,7 @@ from ..errors import InvalidInput
 from . import tables
 from .numerals import EN_UNITS, parse_cn_number
 
-__all__ = ["TimeSpan", "find_times", "meant_times", "opening_time", "resolve_time"]
+__all__ = ["TimeSpan", "day_near", "find_times", "meant_times", "opening_time", "resolve_time"]
 
 
 @dataclass(frozen=True)
@@ -750,6 +750,24 @@ def meant_times(text: str, utterance: datetime,
     ``find_times``."""
     tz = _check_utterance(utterance)
     return _spans(text, _taken_back(text, list(_found(text, utterance.date(), past))), tz)
+
+
+def day_near(text: str, utterance: datetime, day: date, around: date) -> date:
+    """``day`` as ``text`` (said at ``utterance``) means it when it is said of something due ``around``: a
+    day of the month said alone ("改到19号", "make it the 8th") is of the month that puts it nearest
+    ``around`` (of its month, the one before or the one after; not before ``utterance``'s day), as a day of
+    the month said in place of a date is of that date's month. ``day`` itself when the text names it
+    otherwise (with its month, a weekday, a span) or names no time that falls on it. Raises InvalidInput as
+    ``find_times``."""
+    _check_utterance(utterance)
+    today = utterance.date()
+    said = [rng for _, _, rng, handler in _taken_back(text, list(_found(text, today, False)))
+            if handler is _day_of_month and rng[0] == day and rng[1] - rng[0] == timedelta(days=1)]
+    if not said:
+        return day
+    months = (_shift_month(around.year, around.month, step) for step in (-1, 0, 1))
+    days = [rng[0] for year, month in months if (rng := _date(year, month, day.day)) is not None and rng[0] >= today]
+    return min(days, key=lambda d: (abs((d - around).days), d), default=day)
 
 
 def _spans(text: str, found: Sequence[_Chosen], tz: tzinfo) -> list[tuple[int, int, TimeSpan]]:

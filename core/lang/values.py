@@ -19,6 +19,13 @@ of value identity (docs/DESIGN.md §2, "value identity").
 * **Decisions compare by their option** where a turn names one: a Chinese
   decision is often held with the verb of taking its option (报网课, 买油车:
   ``[decision] zh_taking``), and ``option`` gives the option alone (网课).
+* **Dated items compare by their head.** A to-do, plan or deadline is named
+  again short: 复诊 for 去医院复诊, "insurance" for "renew the van
+  insurance". An item is ``within`` another (the longer is the finer) when the
+  shorter is its head: the last characters of a Chinese item (two at least),
+  the last words of an English one's first part, the part before a word that
+  says where, when or what it is for (``[item] en_after_head``: "launch" is
+  no head of "feature freeze before launch").
 * **Organisations compare by their name's start.** An employer is often named
   short: 橙桔 for 橙桔网络, "Harbourline" for "Harbourline Logistics". A name
   is ``within`` another (the full name is the finer) when the other begins it:
@@ -44,7 +51,7 @@ from typing import TypeVar
 from . import tables
 from .text import CJK
 
-__all__ = ["Relation", "option", "relate"]
+__all__ = ["Relation", "item_head_said", "option", "relate"]
 
 
 class Relation(StrEnum):
@@ -87,7 +94,7 @@ def _compare(a: _T, b: _T, same: bool, within: Callable[[_T, _T], bool]) -> Rela
 
 def relate(kind: str, a: str, b: str) -> Relation:
     """The relation of value ``b`` to value ``a`` for values of ``kind``
-    (``"taste"``, ``"place"``, ``"organisation"`` or ``"means"``; any other kind
+    (``"taste"``, ``"place"``, ``"organisation"``, ``"means"`` or ``"item"``; any other kind
     only knows SAME and OTHER).
     Raises nothing: unknown shapes are OTHER."""
     fa, fb = _fold(a), _fold(b)
@@ -105,6 +112,8 @@ def relate(kind: str, a: str, b: str) -> Relation:
         return _place(fa, fb)
     if kind == "organisation":
         return _organisation(fa, fb)
+    if kind == "item":
+        return _item(fa, fb)
     return Relation.OTHER
 
 
@@ -148,6 +157,46 @@ def _taste(a: str, b: str) -> Relation:
     if not wa or not wb:
         return Relation.OTHER
     return _compare(wa, wb, wa == wb, _head_words_of)
+
+
+# ---------------------------------------------------------------- dated items
+_ITEM_ZH_MIN = int(tables.load("values")["item"]["min_zh"])
+_ITEM_AFTER_HEAD = frozenset(tables.words("values", "item.en_after_head"))
+_ITEM_DETERMINERS = frozenset(tables.words("values", "item.en_determiners"))
+
+
+def _zh_item_head_of(head: str, whole: str) -> bool:
+    return len(head) >= _ITEM_ZH_MIN and len(whole) > len(head) and whole.endswith(head)
+
+
+def _en_item_head_of(head: list[str], whole: list[str]) -> bool:
+    """Whether the words ``head`` end the first part of ``whole`` (its words before one of ``[item]
+    en_after_head``)."""
+    first = next((i for i, w in enumerate(whole) if i and w in _ITEM_AFTER_HEAD), len(whole))
+    return _head_words_of(head, whole[:first]) or len(whole) > first and head == whole[:first]
+
+
+def item_head_said(item: str, text: str) -> bool:
+    """Whether ``text`` says the head of dated item ``item`` (see "Dated items compare by their head"):
+    its last two characters or more in Chinese (复诊 of 去医院复诊 in 那5月12日的复诊还去吗), the last word
+    of its first part in English ("insurance" of "renew the van insurance"). Raises nothing."""
+    fi, ft = _fold(item), _fold(text)
+    if _is_zh(fi):
+        zi = re.sub(r"\s", "", fi)
+        return len(zi) > _ITEM_ZH_MIN and zi[-_ITEM_ZH_MIN:] in re.sub(r"\s", "", ft)
+    words = [w for i, w in enumerate(_WORD.findall(fi)) if i or w not in _ITEM_DETERMINERS]
+    first = next((i for i, w in enumerate(words) if i and w in _ITEM_AFTER_HEAD), len(words))
+    return bool(words[:first]) and words[first - 1] in _WORD.findall(ft)
+
+
+def _item(a: str, b: str) -> Relation:
+    if _is_zh(a):
+        za, zb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
+        return _compare(za, zb, za == zb, _zh_item_head_of)
+    wa, wb = ([w for i, w in enumerate(words) if i or w not in _ITEM_DETERMINERS] for words in (_WORD.findall(a), _WORD.findall(b)))
+    if not wa or not wb:
+        return Relation.OTHER
+    return _compare(wa, wb, wa == wb, _en_item_head_of)
 
 
 # ---------------------------------------------------------------- places

@@ -126,7 +126,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from ...bitemporal import ENDING
 from ...catalog import Catalog
@@ -134,7 +134,7 @@ from ...lang.amounts import find_amounts
 from ...lang.case import is_lower_case_name, recased
 from ...lang.chat import written
 from ...lang.places import town
-from ...lang.times import TimeSpan, find_times, meant_times
+from ...lang.times import TimeSpan, day_near, find_times, meant_times
 from ...pipeline import HEDGED_CONFIDENCE, ExtractedFact, Turn
 from .. import interpret
 from ..interpret import Whole, searched
@@ -336,7 +336,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
             if rider is not None:  # accepted for another day: the reply's ("好啊 这周六", "要 提前三天吧")
                 said = find_times(rider, turn.time)
                 # a day said that is already here is no day to be reminded on ("行 26号提醒我" on the 26th: next month's)
-                day = (rider if said[0][2].start.date() > turn.time.date() else None) if said \
+                day = (_day_offered(rider, said[0][2].start.date(), turn.time, offer=put, offered_at=prev.time)
+                       if said[0][2].start.date() > turn.time.date() else None) if said \
                     else _reminder_day(rider, prev.text, context[:-1], turn.time)
                 if day:
                     confirmed = [dataclasses.replace(r, due=day) if r.predicate in ("todo", "plan", "deadline") else r
@@ -439,6 +440,16 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     facts = _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(_employer_after_at(out)), text)),
                                        turn.time)
     return moves_ahead(facts, text, turn.time)
+
+
+def _day_offered(rider: str, day: date, when: datetime, *, offer: str, offered_at: datetime) -> str:
+    """The words of the day a reply takes an offered reminder for (``rider``, said at ``when``, naming
+    ``day``): a day of the month said alone ("make it the 8th") is of the month nearest the day the offer
+    named ("Reminder set for 10 July": 8 July, not the coming 8th), written out as that date; ``rider``
+    itself otherwise."""
+    offered = find_times(offer, offered_at)
+    near = day_near(rider, when, day, offered[0][2].start.date()) if offered else day
+    return near.isoformat() if near != day else rider
 
 
 def _reminded_on_its_day(turn: Turn, item: _Raw | None, reminders: list[ExtractedFact]) -> list[ExtractedFact]:
