@@ -183,6 +183,7 @@ from .facts import (
 )
 from .moves import moves_ahead
 from .readers import _TASTE_CHANGE
+from .reminded import reminded_of_clause_before
 from .text import _CJK, _CORRECTION, _P, _asks_there, _is_zh
 
 __all__ = ["extract"]
@@ -191,6 +192,7 @@ __all__ = ["extract"]
 _CATALOG = Catalog.load()
 _PROJECT_PREDICATES = frozenset(p.id for p in _CATALOG if p.team)
 _TIMED = {"plan", "todo", "pet"}
+_REMINDER_WORDS = ("emind me", "ing me", "udge me", "提醒")  # a turn that may ask for a reminder (reminded.py)
 
 _AMOUNT_CHANGE = _P["shared.amount_change"]
 
@@ -392,6 +394,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None:
         moved_in = [*raws, moved]
     raws = moved_in
+    if any(word in text for word in _REMINDER_WORDS):  # "…ring the glazier. Remind me on Tuesday"
+        raws = reminded_of_clause_before(text, raws, turn.time)
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))

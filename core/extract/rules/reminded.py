@@ -1,0 +1,46 @@
+"""A reminder asked for that names only when ("…I have to ring the glazier. Remind me on Tuesday", "要续签合同了
+下周一提醒我一下"): the to-do is what the clause before it says, read as that clause asking to be reminded
+(``shared.timed_reminder``), due when the request says. A request that names its own action ("remind me on
+Tuesday to ring the glazier", 提醒我去问问) is the readers' own."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from ...lang.times import find_times
+from ..records import Raw as _Raw
+from .facts import _raw_facts
+from .text import _P, _is_zh
+from .zh_plans import _strip_times
+
+_REQUEST = _P["shared.timed_reminder"]
+_THEIRS = _P["shared.timed_reminder_theirs"]
+_SENTENCE_END = _P["shared.raw_facts.2"]
+
+
+def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
+    """``raws`` (what the rules read from ``text``, said at ``when``) with the to-do of each reminder asked for
+    naming only when: the action the clause before it says, due the request's time (a to-do the rules read
+    from that clause gets the day when it has none). ``raws`` as they are when the turn asks for no such
+    reminder, or the clause before it says no action of the user's. Raises nothing."""
+    out = list(raws)
+    for m in _REQUEST.finditer(text):
+        said = m.group("en") if m.group("en") is not None else m.group("zh")
+        if not said or not find_times(said, when):
+            continue
+        before = text[:m.start()].rstrip(" ,，.。!！;；~～")
+        clause = [s for s in _SENTENCE_END.findall(before) if s.strip()]
+        if not clause:
+            continue
+        zh = _is_zh(clause[-1])
+        if zh and _THEIRS.match(_strip_times(clause[-1], when).strip()):
+            continue  # "8号老周要去复查 你9号提醒我吧": his, not the user's to-do
+        asked = clause[-1].rstrip(" ,，.。!！;；~～") + ("，提醒我一下" if zh else ", remind me")
+        for todo in (r for r in _raw_facts(asked, when) if r.predicate == "todo" and r.object):
+            at = next((i for i, r in enumerate(out) if r.predicate == "todo" and r.object == todo.object), None)
+            if at is None:
+                out.append(dataclasses.replace(todo, due=said.strip()))
+            elif out[at].due is None:
+                out[at] = dataclasses.replace(out[at], due=said.strip())
+    return out
