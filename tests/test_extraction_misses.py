@@ -1013,3 +1013,38 @@ def test_an_offered_reminder_taken_for_a_day_with_a_reason_beside_it():
 def test_a_chinese_noun_for_a_person_after_my_is_somebody_else(text, own):
     mine = [f for f in facts(text) if f.subject.startswith("user:")]
     assert bool(mine) == own
+
+
+# ------------------------------------------------------------------ homes a dated move goes to
+
+@pytest.mark.parametrize(("text", "home", "plan", "day"), [
+    ("good news, we got a two-bed in Frampton, we're moving on the 23rd", "Frampton", "move to Frampton",
+     "2026-05-23"),
+    ("在城西租了个小套间 6月2号搬", "城西", "搬到城西", "2026-06-02"),
+])
+def test_a_move_dated_ahead_goes_to_the_home_taken_beside_it(text, home, plan, day):
+    said = {(f.predicate, f.object): f for f in facts(text)}
+    assert said[("lives_in", home)].event_start.date().isoformat() == day
+    assert said[("lives_in", home)].change == "evolution"
+    assert said[("plan", plan)].event_start.date().isoformat() == day
+
+
+def test_an_english_move_to_a_place_on_a_day_ahead_begins_the_home_that_day():
+    said = {(f.predicate, f.object): f for f in facts("we're relocating to Truro on 14 June, the van is booked")}
+    assert said[("lives_in", "Truro")].event_start.date().isoformat() == "2026-06-14"
+
+
+@pytest.mark.parametrize("text", [
+    "we're moving to Truro at the end of the month",  # when in the month is not said
+    "might move to Truro on 14 June, no idea yet",  # hedged
+    "my brother is moving to Truro on 14 June",  # his move
+])
+def test_no_home_begins_on_a_move_not_dated_to_a_day_or_not_the_users_own(text):
+    assert not [f for f in facts(text) if f.predicate == "lives_in" and f.subject == "user:yu"
+                and f.object == "Truro" and f.confidence >= 0.9]
+
+
+def test_a_passing_state_holds_nothing_in_its_own_sentence_only():
+    assert ("lives_in", "Leyton", "positive") in triples("on the bus right now. but yes we live in Leyton")
+    assert ("lives_in", "Whitby", "positive") in triples("we live in Whitby at the moment")
+    assert triples("我现在在高铁上") == set()

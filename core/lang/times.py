@@ -90,7 +90,7 @@ from ..errors import InvalidInput
 from . import tables
 from .numerals import EN_UNITS, parse_cn_number
 
-__all__ = ["TimeSpan", "day_near", "find_times", "meant_times", "opening_time", "resolve_time"]
+__all__ = ["TimeSpan", "day_near", "find_times", "meant_times", "names_the_day", "opening_time", "resolve_time"]
 
 
 @dataclass(frozen=True)
@@ -586,6 +586,9 @@ _PAST_STEP: dict[_Handler, str] = {
 }
 
 
+# the readers of a span's first or last day ("end of the month", 月底, 年初): no day of its own said
+_EDGES: frozenset[_Handler] = frozenset({_en_edge, _cn_month_edge, _cn_named_month_edge, _cn_month_rel, _cn_year})
+
 # a weekday and a date that name one day when side by side (``_one_day_named_twice``)
 _WEEKDAYS: frozenset[_Handler] = frozenset({_en_weekday, _cn_bare_weekday, _cn_week})
 _DATES: frozenset[_Handler] = frozenset({_en_date, _day_of_month, _cn_date, _iso_date})
@@ -750,6 +753,15 @@ def meant_times(text: str, utterance: datetime,
     ``find_times``."""
     tz = _check_utterance(utterance)
     return _spans(text, _taken_back(text, list(_found(text, utterance.date(), past))), tz)
+
+
+def names_the_day(text: str, utterance: datetime, day: date) -> bool:
+    """Whether ``text`` (said at ``utterance``) names ``day`` itself: a date, a weekday, "tomorrow"; not the
+    first or last day of a longer span it names ("end of the month", 月底, "early June": when in it is not
+    said). Raises InvalidInput as ``find_times``."""
+    _check_utterance(utterance)
+    return any(rng[0] == day and rng[1] - rng[0] == timedelta(days=1) and handler not in _EDGES
+               for _, _, rng, handler in _found(text, utterance.date(), False))
 
 
 def day_near(text: str, utterance: datetime, day: date, around: date) -> date:

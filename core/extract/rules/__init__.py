@@ -181,7 +181,7 @@ from .facts import (
     _raw_facts,
     _split_enumeration,
 )
-from .moves import moves_ahead
+from .moves import home_taken, homes_ahead, moves_ahead
 from .readers import _TASTE_CHANGE
 from .reminded import reminded_of_clause_before
 from .text import _CJK, _CORRECTION, _P, _asks_there, _is_zh
@@ -396,6 +396,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     raws = moved_in
     if any(word in text for word in _REMINDER_WORDS):  # "…ring the glazier. Remind me on Tuesday"
         raws = reminded_of_clause_before(text, raws, turn.time)
+    raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))
@@ -443,7 +444,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         out.append(_fact(turn, r, "user_explicit", 0.9))
     facts = _endings_beside_new_values(_role_of_new_job(_one_home(_towns_worked_in(_employer_after_at(out)), text)),
                                        turn.time)
-    return moves_ahead(facts, text, turn.time)
+    return moves_ahead(homes_ahead(facts, text, turn.time), text, turn.time)
 
 
 def _day_offered(rider: str, day: date, when: datetime, *, offer: str, offered_at: datetime) -> str:

@@ -54,6 +54,7 @@ _ZH_TASTE_LEAD = _P["zh.taste_lead"]
 _ZH_NOT_A_TASTE = _P["zh.not_a_taste"]
 # a taste held for now is still a taste: "really into bouldering at the moment", "最近迷上了飞盘"
 _TASTE_FOR_NOW = _P["shared.taste_for_now"]
+_LASTING_NOW = _P["shared.lasting_now"]
 _OTHER_PEOPLE = _P["shared.other_people"]
 # somebody else as the subject (not "给我爸买礼物", where the user acts)
 _OTHER_SUBJECT = _P["shared.other_subject"]
@@ -73,6 +74,12 @@ _EN_PET_PAIR = _P["en.pet_pair"]
 _EN_TITLE_DOT = _P["en.title_dot"]
 
 
+def _passing(clause: str) -> bool:
+    """Whether ``clause`` says a passing state (``shared.temporary``) and no lasting one said to hold now
+    (``shared.lasting_now``: "we live in Leeds right now", "4 hives at the moment")."""
+    return bool(_TEMPORARY.search(clause)) and not _LASTING_NOW.search(clause)
+
+
 def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                project: bool = False) -> list[_Raw]:
     zh = _is_zh(text)
@@ -80,8 +87,13 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     if zh:  # dialect and formal words for "I": 俺就住五道口, 本人现居上海
         stripped = _P["shared.raw_facts.1"].sub("我", stripped)
         stripped = _P["zh.reflexive"].sub("", stripped)  # "她自己是会计": who, and the reflexive said for weight
+    # a passing state (正在开会, "on the train", "right now") holds nothing lasting in the sentence that says it
+    # (我正在开会，先别给我发消息); the turn's other sentences, and a lasting state said to hold now ("we live in
+    # Leeds right now"), still do
     if _TEMPORARY.search(stripped) and not _TASTE_FOR_NOW.search(stripped):
-        return []
+        stripped = "".join(x for x in _P["shared.raw_facts.2"].findall(stripped) if not _passing(x)).strip()
+        if not stripped:
+            return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
         stripped = _en_unfront(_EN_TITLE_DOT.sub(r"\1." + _TITLE_JOINER, stripped))
         # "me and my partner Jo got a flat", "Sophie and I are moving": the user among them, "we"

@@ -10,11 +10,16 @@ import dataclasses
 from datetime import datetime
 
 from ...bitemporal import ENDING
+from ...lang.times import find_times, names_the_day
 from ...pipeline import ExtractedFact
 from ..interpret import searched
-from .text import _P, _is_zh
+from ..records import Raw as _Raw
+from .text import _P, _clean, _is_zh
 
 _LOOK_BACK = 16  # characters before a place in which the move verb leading to it is looked for
+_HOME_TAKEN = _P["shared.home_taken"]
+_MOVE_DATED = _P["shared.move_dated"]
+_MOVE_PLAN = _P["en.move_plan"]
 
 
 def moves_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[ExtractedFact]:
@@ -29,9 +34,11 @@ def moves_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[E
     moves = []
     for home in homes:
         said = _move_to(text, home.object)
-        if said is None and any(f.predicate == "plan" and f.subject == home.subject
-                                and searched(_P["shared.move_only"], f.object) for f in facts):
-            # the move said apart from its place ("the knowle house … moving in sat 28th"): named by the place
+        if said is None and (any(f.predicate == "plan" and f.subject == home.subject
+                                 and searched(_P["shared.move_only"], f.object) for f in facts)
+                             or _MOVE_DATED.search(text)):
+            # the move said apart from its place ("the knowle house … moving in sat 28th", "got a flat in Frampton,
+            # we're moving on the 23rd"): named by the place
             said = ("搬到" if _is_zh(text) else "move to ") + home.object
         if said is not None:
             moves.append((home, said))
@@ -57,3 +64,58 @@ def _move_to(text: str, place: str) -> str | None:
     lang = "zh" if _is_zh(text) else "en"
     verb = _P[f"{lang}.move_verb_before"].search(text[max(0, at - _LOOK_BACK):at])
     return text[at - len(verb.group(0)):at + len(place)].strip() if verb is not None else None
+
+
+
+def home_taken(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
+    """``raws`` with the home a move goes to when the turn dates the move ahead without naming its place
+    (``shared.move_dated``: "moving april 25", 5月1号搬) and names the home taken apart from it
+    (``shared.home_taken``: "found a rental in millersville", 在蒋村合租了个两室): the user lives there from that
+    day (a change), and the plan to move there is due that day. ``raws`` as they are when the rules read a home
+    (and when it began), or the turn dates no move ahead or names no home taken. Raises nothing."""
+    move = _MOVE_DATED.search(text)
+    day = (move.group("en") or move.group("zh") or "").strip() if move is not None else ""
+    said = find_times(day, when) if day else []
+    if not said or said[0][2].start.date() <= when.date() or not names_the_day(day, when, said[0][2].start.date()):
+        return raws  # no day ahead to begin on
+    day = day[said[0][0]:said[0][1]]
+    if any(r.predicate == "lives_in" and r.polarity == "positive" for r in raws):
+        return raws  # the rules read the home, and when it began ("we are in Madalena now, we move on saturday 14")
+    taken = _HOME_TAKEN.search(text)
+    if taken is None:
+        return raws
+    zh = bool(taken.group("zh"))
+    place = _clean(taken.group("zh") or taken.group("en") or "", zh)
+    if not place:
+        return raws
+    plan = f"搬到{place}" if zh else f"move to {place}"
+    return [*raws, _Raw("lives_in", place, change="evolution", due=day), _Raw("plan", plan, due=day)]
+
+
+def homes_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[ExtractedFact]:
+    """``facts`` with, for each English plan to move to a place ("move to Penarth") that the sentence of ``text``
+    naming the place dates to a day after the day ``when`` it was told (not "end of the month": when in it the home begins is not said) and not
+    hedged, the home it begins on that day (as a Chinese move told ahead is read),
+    unless a home of the user's is read already. Raises nothing."""
+    if any(f.predicate == "lives_in" and f.polarity == "positive" for f in facts):
+        return facts
+    out = list(facts)
+    for f in facts:
+        m = _MOVE_PLAN.fullmatch(f.object) if f.predicate == "plan" and f.polarity == "positive" else None
+        if m is None or f.event_start is None or f.event_start.date() <= when.date() \
+                or not names_the_day(_sentence_of(text, m.group("place")), when, f.event_start.date()) \
+                or f.confidence < _FIRM \
+                or not f.subject.startswith("user:"):
+            continue
+        out.append(dataclasses.replace(f, predicate="lives_in", object=m.group("place"), value=None,
+                                       change="evolution", start_said=False))
+    return out
+
+
+_FIRM = 0.9
+
+
+def _sentence_of(text: str, words: str) -> str:
+    """The sentence of ``text`` that says ``words`` (case aside); "" when none does."""
+    folded = words.casefold()
+    return next((x for x in _P["shared.raw_facts.2"].findall(text) if folded in x.casefold()), "")  # the confidence of a plan said outright (a hedged one is below the review threshold)

@@ -168,6 +168,7 @@ def _en_strip_time_words(text: str, when: datetime) -> str:
 
 def _en_place(text: str, when: datetime) -> str:
     text = _P["en.home_named_by_owner"].sub("", _strip_times(text, when))  # "my sister's place in Hilton": Hilton
+    text = _P["en.place_now"].sub("", text)  # "…in lancaster right now": lancaster
     m = _P["en.place.1"].match(text)
     if m:
         return m.group(0)
