@@ -15,7 +15,7 @@ from memdesk.lang.amounts import Amount, find_amounts, parse_amount
 from memdesk.lang.chat import written
 from memdesk.lang.numerals import parse_cn_number
 from memdesk.lang.text import fold
-from memdesk.lang.times import TimeSpan, day_near, find_times, resolve_time
+from memdesk.lang.times import TimeSpan, day_near, find_times, names_the_day, resolve_time
 
 # ---------------------------------------------------------------- amounts
 
@@ -577,3 +577,13 @@ def test_a_day_of_the_month_said_alone_is_near_the_day_it_is_said_of(text, aroun
     told = datetime(2026, 3, 1, 9, tzinfo=UTC)
     [(_, _, span)] = find_times(text, told)
     assert day_near(text, told, span.start.date(), around) == meant
+
+
+@pytest.mark.parametrize("text, named", [
+    ("moving on saturday", True), ("搬家定在6月2号", True), ("moving april 25", True),
+    ("moving end of the month", False), ("月底搬", False), ("moving early june", False),
+])
+def test_a_day_named_itself_and_not_as_the_edge_of_a_span(text, named):
+    told = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    [(_, _, span)] = find_times(text, told)
+    assert names_the_day(text, told, span.start.date()) is named
