@@ -1048,3 +1048,9 @@ def test_a_passing_state_holds_nothing_in_its_own_sentence_only():
     assert ("lives_in", "Leyton", "positive") in triples("on the bus right now. but yes we live in Leyton")
     assert ("lives_in", "Whitby", "positive") in triples("we live in Whitby at the moment")
     assert triples("我现在在高铁上") == set()
+
+
+@pytest.mark.parametrize("text, name", [("Morning, I'm Major.", "Major"), ("hi, I'm Dean", "Dean")])
+def test_one_capitalised_word_after_im_is_a_name_though_a_title_is_spelt_so(text, name):
+    assert triples(text) == {("name", name, "positive")}
+
