@@ -587,3 +587,19 @@ def test_a_day_named_itself_and_not_as_the_edge_of_a_span(text, named):
     told = datetime(2026, 3, 2, 9, tzinfo=UTC)
     [(_, _, span)] = find_times(text, told)
     assert names_the_day(text, told, span.start.date()) is named
+
+
+@pytest.mark.parametrize("text, first, last", [
+    ("away 1 to 8 May, visiting family", date(2026, 5, 1), date(2026, 5, 8)),
+    ("on leave 13-17 July", date(2026, 7, 13), date(2026, 7, 17)),
+    ("the fair runs June 3rd-6th", date(2026, 6, 3), date(2026, 6, 6)),
+    ("from the 3rd to the 6th of June", date(2026, 6, 3), date(2026, 6, 6)),
+])
+def test_days_of_one_month_said_as_a_range_are_one_span_from_the_first(text, first, last):
+    [(_, _, span)] = find_times(text, datetime(2026, 3, 2, 9, tzinfo=UTC))
+    assert (span.start.date(), span.end.date() - timedelta(days=1)) == (first, last)
+
+
+def test_a_range_backwards_is_no_range():
+    assert [s.start.date() for _, _, s in find_times("may 8-3", datetime(2026, 3, 2, 9, tzinfo=UTC))] == [
+        date(2026, 5, 8)]

@@ -250,6 +250,7 @@ _alt = tables.alternation
 
 _EN_MONTH_RE = rf"(?P<mon>{_alt(_EN_MONTHS)})(?![A-Za-z])\.?"
 _EN_DAYNUM = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![A-Za-z0-9])"
+_EN_RANGE = r"(?:-|–|—|to|till|until|thru|through)"  # between the first and the last day of a range
 # a date's year: said ("3 March 2021") or as a year from this one ("3 March last year")
 _EN_YEAR = r"(?:,?\s+(?:(?P<y>\d{4})(?!\d)|(?:of\s+)?(?P<yrel>last|this|next)\s+year\b))?"
 # "the day after tomorrow", any blanks between its words
@@ -411,6 +412,20 @@ def _en_date(m: re.Match[str], today: date) -> DateRange | None:
     return _date(year, _EN_MONTHS[m.group("mon").lower()], int(m.group("d")))
 
 
+def _en_date_range(m: re.Match[str], today: date) -> DateRange | None:
+    """Days of one month said as a range ("1 to 8 May", "13-17 July", "June 3rd-6th"): from the first to
+    the last, both included; None when the first is not before the last or a day is not in the month."""
+    first, last = _date_of(m, today, "d1"), _en_date(m, today)
+    if first is None or last is None or last[0] <= first[0]:
+        return None
+    return first[0], last[1]
+
+
+def _date_of(m: re.Match[str], today: date, group: str) -> DateRange | None:
+    year = int(m.group("y")) if m.group("y") else today.year + _EN_REL.get((m.group("yrel") or "this").lower(), 0)
+    return _date(year, _EN_MONTHS[m.group("mon").lower()], int(m.group(group)))
+
+
 def _iso_date(m: re.Match[str], today: date) -> DateRange | None:
     return _date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
 
@@ -557,6 +572,11 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
     (re.compile(rf"{_EN_L}(?:the\s+)?(?P<edge>end|beginning|start)\s+of\s+(?:(?:the|this)\s+)?"
                 rf"(?:(?P<rel>next|last)\s+)?(?P<unit>month|year|{_alt(_EN_MONTHS)}){_EN_R}",
                 _EN_FLAGS), _en_edge),
+    # days of one month as a range: "1 to 8 May", "13-17 July", "the 3rd to the 6th of June", "June 3rd-6th"
+    (re.compile(rf"{_EN_L}(?:from\s+)?(?:the\s+)?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*{_EN_RANGE}\s*(?:the\s+)?"
+                rf"{_EN_DAYNUM}(?:\s+of)?\s+{_EN_MONTH_RE}{_EN_YEAR}", _EN_FLAGS), _en_date_range),
+    (re.compile(rf"{_EN_L}(?:from\s+)?{_EN_MONTH_RE}\s+(?:the\s+)?(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s*{_EN_RANGE}\s*"
+                rf"(?:the\s+)?{_EN_DAYNUM}{_EN_YEAR}", _EN_FLAGS), _en_date_range),
     (re.compile(rf"{_EN_L}(?:on\s+)?(?:the\s+)?{_EN_DAYNUM}(?:\s+of)?\s+{_EN_MONTH_RE}{_EN_YEAR}",
                 _EN_FLAGS), _en_date),
     (re.compile(rf"{_EN_L}(?:on\s+)?{_EN_MONTH_RE}\s+(?:the\s+)?{_EN_DAYNUM}{_EN_YEAR}",
@@ -581,7 +601,7 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
 # the handlers whose expressions never name a direction, and the unit they step back by
 _PAST_STEP: dict[_Handler, str] = {
     _cn_bare_weekday: "week", _cn_bare_weekend: "week", _day_of_month: "month",
-    _cn_month: "year", _cn_date: "year", _en_date: "year", _cn_named_month_edge: "year",
+    _cn_month: "year", _cn_date: "year", _en_date: "year", _en_date_range: "year", _cn_named_month_edge: "year",
     _cn_period: "year", _en_period_named: "year",
 }
 
