@@ -35,3 +35,34 @@ def test_the_action_said_before_a_request_naming_only_when_is_the_to_do(text, to
 ])
 def test_no_to_do_of_the_users_when_the_clause_before_is_no_action_of_theirs(text):
     assert _todos(text) == []
+
+
+# ------------------------------------------------------------------ an absence ahead (rules/absence.py)
+
+def _plans(text: str, project: str | None = None) -> list[tuple[str, str, str | None]]:
+    facts = extract(Turn("s", 1, "user", SAID, text, "ada", project), [])
+    return [(f.subject, f.object, f.event_start.date().isoformat() if f.event_start else None)
+            for f in facts if f.predicate == "plan"]
+
+
+@pytest.mark.parametrize("text, value, day", [
+    ("quick one: I'm away 9 to 14 April, Cardiff, my nephew's christening", "away, Cardiff, my nephew's christening",
+     "2026-04-09"),
+    ("我下周四到周五请假，回老家换身份证", "请假，回老家换身份证", "2026-03-12"),
+    ("下个月休年假去桂林玩 4月7号到12号", "休年假去桂林玩", "2026-04-07"),
+])
+def test_an_absence_ahead_with_where_or_why_is_a_plan_due_when_it_starts(text, value, day):
+    assert _plans(text) == [("user:ada", value, day)]
+
+
+def test_an_absence_said_in_a_team_is_the_speakers_own():
+    assert [s for s, _, _ in _plans("我下周四请假，回老家换身份证", project="shop")] == ["user:ada"]
+
+
+@pytest.mark.parametrize("text", [
+    "我下周四请假也还行",  # no where to, no why
+    "小周下周四请假，回老家",  # his
+    "I was away 1 to 8 February, Lagos",  # past
+])
+def test_no_absence_plan_without_where_or_why_ahead_of_the_users_own(text):
+    assert _plans(text) == []

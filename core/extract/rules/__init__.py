@@ -140,6 +140,7 @@ from .. import interpret
 from ..interpret import Whole, searched
 from ..records import Raw as _Raw
 from ..ruleset import RULES
+from .absence import away_ahead
 from .agreement import agreed_values, other_party, teammate_proposal
 from .corrections import (
     _bare_amount,
@@ -397,6 +398,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     if any(word in text for word in _REMINDER_WORDS):  # "…ring the glazier. Remind me on Tuesday"
         raws = reminded_of_clause_before(text, raws, turn.time)
     raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"
+    raws = away_ahead(text, raws, turn.time)  # "I'm away 1 to 8 May, Lagos", 下周一到周三请假
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))

@@ -112,10 +112,10 @@ def homes_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[E
     return out
 
 
-_FIRM = 0.9
+_FIRM = 0.9  # the confidence of a plan said outright (a hedged one is below the review threshold)
 
 
 def _sentence_of(text: str, words: str) -> str:
     """The sentence of ``text`` that says ``words`` (case aside); "" when none does."""
     folded = words.casefold()
-    return next((x for x in _P["shared.raw_facts.2"].findall(text) if folded in x.casefold()), "")  # the confidence of a plan said outright (a hedged one is below the review threshold)
+    return next((x for x in _P["shared.raw_facts.2"].findall(text) if folded in x.casefold()), "")
