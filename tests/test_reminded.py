@@ -66,3 +66,24 @@ def test_an_absence_said_in_a_team_is_the_speakers_own():
 ])
 def test_no_absence_plan_without_where_or_why_ahead_of_the_users_own(text):
     assert _plans(text) == []
+
+
+# ------------------------------------------------------------------ a pronoun's thing (rules/pronouns.py)
+
+def _items(text: str, before: str = "") -> list[str]:
+    context = [Turn("s", 1, "assistant", SAID, before, "ada")] if before else []
+    turn = Turn("s", len(context) + 1, "user", SAID, text, "ada")
+    return [f.object for f in extract(turn, context) if f.predicate in ("todo", "plan", "deadline")]
+
+
+def test_a_pronoun_a_to_do_is_said_with_stands_for_the_thing_asked_about():
+    assert _items("nope. remind me on thursday to post it", "Has the tax return gone off?") == [
+        "post the tax return"]
+
+
+def test_a_pronoun_plan_stands_for_the_thing_named_in_the_sentence_before():
+    assert _items("The committee approved my grant bid!! It is 3 of July, the pitch.") == ["my grant bid"]
+
+
+def test_a_time_is_no_thing_a_pronoun_stands_for():
+    assert "the 9th" not in " ".join(_items("remind me on the 9th to file it"))

@@ -183,6 +183,7 @@ from .facts import (
     _split_enumeration,
 )
 from .moves import home_taken, homes_ahead, moves_ahead
+from .pronouns import things_for_pronouns
 from .readers import _TASTE_CHANGE
 from .reminded import reminded_of_clause_before
 from .text import _CJK, _CORRECTION, _P, _asks_there, _is_zh
@@ -399,6 +400,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         raws = reminded_of_clause_before(text, raws, turn.time)
     raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"
     raws = away_ahead(text, raws, turn.time)  # "I'm away 1 to 8 May, Lagos", 下周一到周三请假
+    raws = things_for_pronouns(text, raws, context, turn.time)  # "Is the van booked?" "remind me friday to book it"
     if not raws and is_correction and context:
         raws = _value_correction(text, context)
     raws = _ending_named_before(text, _ended(_named_employer(text, _in_earlier_currency(raws, context))))
