@@ -84,8 +84,8 @@ def home_taken(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
     taken = _HOME_TAKEN.search(text)
     if taken is None:
         return raws
-    zh = bool(taken.group("zh"))
-    place = _clean(taken.group("zh") or taken.group("en") or "", zh)
+    zh = bool(taken.group("zh") or taken.group("settled"))
+    place = _clean(taken.group("zh") or taken.group("settled") or taken.group("en") or taken.group("to") or "", zh)
     if not place:
         return raws
     plan = f"搬到{place}" if zh else f"move to {place}"
