@@ -1054,3 +1054,15 @@ def test_a_passing_state_holds_nothing_in_its_own_sentence_only():
 def test_one_capitalised_word_after_im_is_a_name_though_a_title_is_spelt_so(text, name):
     assert triples(text) == {("name", name, "positive")}
 
+
+
+@pytest.mark.parametrize(("text", "todo"), [
+    ("the car tax needs renewing before the 20th", "renew the car tax"),
+    ("ugh the gate needs painting, remind me on saturday", "paint the gate"),
+])
+def test_a_thing_said_to_need_doing_with_a_time_is_the_to_do_of_that_doing(text, todo):
+    assert [o for p, o, _ in triples(text) if p in ("todo", "deadline")] == [todo]
+
+
+def test_a_person_needing_something_done_is_no_to_do():
+    assert not [o for p, o, _ in triples("she needs cheering up before the 20th") if p == "todo"]

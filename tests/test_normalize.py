@@ -603,3 +603,10 @@ def test_days_of_one_month_said_as_a_range_are_one_span_from_the_first(text, fir
 def test_a_range_backwards_is_no_range():
     assert [s.start.date() for _, _, s in find_times("may 8-3", datetime(2026, 3, 2, 9, tzinfo=UTC))] == [
         date(2026, 5, 8)]
+
+
+@pytest.mark.parametrize("word, base", [("renewing", "renew"), ("servicing", "service"), ("fixing", "fix"),
+                                        ("getting", "get"), ("doing", "do"), ("sing", None), ("blorfing", None)])
+def test_the_base_of_an_ing_form(word, base):
+    from memdesk.lang.verbs import base_of_gerund
+    assert base_of_gerund(word) == base

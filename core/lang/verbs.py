@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .case import is_english_word
 
-__all__ = ["first_person_of"]
+__all__ = ["base_of_gerund", "first_person_of"]
 
 # the irregular third-person forms, and their first-person forms ("was" is both persons' and tells nothing)
 _IRREGULAR = {"is": "am", "isn't": "am not", "isnt": "am not", "has": "have", "hasn't": "haven't",
@@ -39,4 +39,20 @@ def first_person_of(word: str) -> str | None:
         return w[:-2]
     if w.endswith("ies") and is_english_word(w[:-3] + "y"):  # "studies"
         return w[:-3] + "y"
+    return None
+
+
+_GERUND_SHORTEST = 5  # letters: shorter words ending in -ing ("king", "ring", "thing") are no gerund
+
+
+def base_of_gerund(word: str) -> str | None:
+    """The base form of an English -ing form ("renewing" -> "renew", "servicing" -> "service", "fixing" -> "fix",
+    "getting" -> "get"), when that base is a common English word; else None. Raises nothing."""
+    w = word.lower()
+    if len(w) < _GERUND_SHORTEST or not w.isalpha() or not w.endswith("ing"):
+        return None
+    stem = w[:-3]
+    for base in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        if base and is_english_word(base):
+            return base
     return None

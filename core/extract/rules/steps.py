@@ -12,6 +12,7 @@ from datetime import datetime
 from ...lang.case import is_english_word
 from ...lang.places import town
 from ...lang.times import find_times
+from ...lang.verbs import base_of_gerund
 from .. import interpret
 from ..interpret import Clause, post, searched, test
 from ..records import Raw as _Raw
@@ -90,6 +91,13 @@ def _test_times(text: str, c: Clause, arg: str | None) -> bool:
 def _post_en_place(obj: str, c: Clause) -> str:
     """An English place without its times and trailing words (``_en_place``)."""
     return _en_place(obj, c.when)
+
+
+@post("verb_of_gerund")
+def _post_verb_of_gerund(obj: str, c: Clause) -> str:
+    """An -ing form as the verb it is of ("renewing" -> renew, ``lang.verbs.base_of_gerund``); as it is when it
+    is of none."""
+    return base_of_gerund(obj) or obj
 
 
 @post("lower")
