@@ -500,7 +500,9 @@ def test_a_time_taken_back_as_it_is_said_is_not_meant(text, meant):
     ("Im gonna sell the car", "I'm going to sell the car"),
     ("shes vegan, dont ask", "she's vegan, don't ask"),
     ("Thats fine", "That's fine"),
-    ("its fine, were ok, ill go", "its fine, were ok, ill go"),  # words of their own stay as typed
+    ("its fine, it was late", "its fine, it was late"),  # a word of its own stays as typed
+    ("its fine, were ok, ill go", "its fine, we're ok, I'll go"),  # "were", "ill" opening a clause: we're, I'll
+    ("they were late and felt ill, ill again today", "they were late and felt ill, ill again today"),
     ("Dontland is a place", "Dontland is a place"),  # not inside a longer word
     ("my husbands car broke down", "my husband's car broke down"),  # a person's 's after a possessive
     ("her grandpas farm", "her grandpa's farm"),
