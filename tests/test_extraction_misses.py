@@ -1066,3 +1066,17 @@ def test_a_thing_said_to_need_doing_with_a_time_is_the_to_do_of_that_doing(text,
 
 def test_a_person_needing_something_done_is_no_to_do():
     assert not [o for p, o, _ in triples("she needs cheering up before the 20th") if p == "todo"]
+
+
+@pytest.mark.parametrize(("text", "way"), [
+    ("for the record I live in Ardara, 15 min drive to the harbour", "driving"),
+    ("van got sold. tram for me now, 25 min", "tram"),
+    ("Tuesdays I go there with tram, it is quick", "tram"),
+    ("gave up on the bus. ive started cycling, 20 min each way", "cycling"),
+])
+def test_a_way_of_getting_about_said_with_its_journey_is_the_commute(text, way):
+    assert ("commute", way, "positive") in triples(text)
+
+
+def test_a_walk_said_with_its_length_is_where_a_place_is_not_a_commute():
+    assert not [o for p, o, _ in triples("the flat is a 10 min walk from the station") if p == "commute"]
