@@ -1,7 +1,7 @@
 """The user away for a time to come ("I'm away 1 to 8 May, Lagos, my sister's wedding", "on leave 13-17 July",
 下周一到周三请假，去厦门参加婚礼): a plan, named from where the absence is said to the end of its sentence (where
-to and why), its times left out, due when the time it names most exactly starts (``shared.away_ahead``). A sentence about another
-person's leave, or with no time to come, is none."""
+to and why), its times left out, due when the time it names most exactly starts (``shared.away_ahead``). A
+sentence about another person's leave, or with no time to come, or with no where to nor why, is none."""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def away_ahead(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
         value = _clean(("，" if zh else ", ").join(parts), zh)
         if not _WHY.search(value[len(m.group("zh") or m.group("en")):]):
             continue  # said with no where to nor why (请假也还行, 调休): no plan of its own
-        if not value or any(r.predicate in ("plan", "todo") and r.object and r.object in value for r in out):
-            continue
+        if any(r.predicate in ("plan", "todo") and r.object and r.object in value for r in out):
+            continue  # the rules read it already
         when_said = min(ahead, key=lambda span: span.end - span.start)  # the day said, not its month (下个月…4月3号)
         # hedged as the sentence is, its times left out ("1 to 8 may" says no "may")
         out.append(_Raw("plan", value, due=when_said.expr, hedged=_undecided(_strip_times(sentence, when))))

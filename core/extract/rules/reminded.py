@@ -11,8 +11,7 @@ from datetime import datetime
 from ...lang.times import find_times
 from ..records import Raw as _Raw
 from .facts import _raw_facts
-from .text import _P, _is_zh
-from .zh_plans import _strip_times
+from .text import _P, _is_zh, _strip_times
 
 _REQUEST = _P["shared.timed_reminder"]
 _THEIRS = _P["shared.timed_reminder_theirs"]
