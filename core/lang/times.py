@@ -408,8 +408,7 @@ def _en_edge(m: re.Match[str], today: date) -> DateRange | None:
 
 
 def _en_date(m: re.Match[str], today: date) -> DateRange | None:
-    year = int(m.group("y")) if m.group("y") else today.year + _EN_REL.get((m.group("yrel") or "this").lower(), 0)
-    return _date(year, _EN_MONTHS[m.group("mon").lower()], int(m.group("d")))
+    return _date_of(m, today, "d")
 
 
 def _en_date_range(m: re.Match[str], today: date) -> DateRange | None:
@@ -422,6 +421,8 @@ def _en_date_range(m: re.Match[str], today: date) -> DateRange | None:
 
 
 def _date_of(m: re.Match[str], today: date, group: str) -> DateRange | None:
+    """The day of an English date's month (``mon``) and year (``y`` or ``yrel``, else this year) that ``group``
+    holds."""
     year = int(m.group("y")) if m.group("y") else today.year + _EN_REL.get((m.group("yrel") or "this").lower(), 0)
     return _date(year, _EN_MONTHS[m.group("mon").lower()], int(m.group(group)))
 

@@ -169,11 +169,20 @@ def _zh_item_head_of(head: str, whole: str) -> bool:
     return len(head) >= _ITEM_ZH_MIN and len(whole) > len(head) and whole.endswith(head)
 
 
+def _item_words(text: str) -> list[str]:
+    """The words of an English item, a determiner it opens with left out ("the insurance": insurance)."""
+    return [w for i, w in enumerate(_WORD.findall(text)) if i or w not in _ITEM_DETERMINERS]
+
+
+def _first_part(words: list[str]) -> list[str]:
+    """An English item's words before the first of ``[item] en_after_head`` (where, when or what it is for)."""
+    return words[:next((i for i, w in enumerate(words) if i and w in _ITEM_AFTER_HEAD), len(words))]
+
+
 def _en_item_head_of(head: list[str], whole: list[str]) -> bool:
-    """Whether the words ``head`` end the first part of ``whole`` (its words before one of ``[item]
-    en_after_head``)."""
-    first = next((i for i, w in enumerate(whole) if i and w in _ITEM_AFTER_HEAD), len(whole))
-    return _head_words_of(head, whole[:first]) or len(whole) > first and head == whole[:first]
+    """Whether the words ``head`` end the first part of ``whole``, or are that part."""
+    part = _first_part(whole)
+    return _head_words_of(head, part) or len(whole) > len(part) and head == part
 
 
 def item_head_said(item: str, text: str) -> bool:
@@ -184,16 +193,15 @@ def item_head_said(item: str, text: str) -> bool:
     if _is_zh(fi):
         zi = re.sub(r"\s", "", fi)
         return len(zi) > _ITEM_ZH_MIN and zi[-_ITEM_ZH_MIN:] in re.sub(r"\s", "", ft)
-    words = [w for i, w in enumerate(_WORD.findall(fi)) if i or w not in _ITEM_DETERMINERS]
-    first = next((i for i, w in enumerate(words) if i and w in _ITEM_AFTER_HEAD), len(words))
-    return bool(words[:first]) and words[first - 1] in _WORD.findall(ft)
+    part = _first_part(_item_words(fi))
+    return bool(part) and part[-1] in _WORD.findall(ft)
 
 
 def _item(a: str, b: str) -> Relation:
     if _is_zh(a):
         za, zb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
         return _compare(za, zb, za == zb, _zh_item_head_of)
-    wa, wb = ([w for i, w in enumerate(words) if i or w not in _ITEM_DETERMINERS] for words in (_WORD.findall(a), _WORD.findall(b)))
+    wa, wb = _item_words(a), _item_words(b)
     if not wa or not wb:
         return Relation.OTHER
     return _compare(wa, wb, wa == wb, _en_item_head_of)

@@ -194,7 +194,6 @@ __all__ = ["extract"]
 _CATALOG = Catalog.load()
 _PROJECT_PREDICATES = frozenset(p.id for p in _CATALOG if p.team)
 _TIMED = {"plan", "todo", "pet"}
-_REMINDER_WORDS = ("emind me", "ing me", "udge me", "提醒")  # a turn that may ask for a reminder (reminded.py)
 
 _AMOUNT_CHANGE = _P["shared.amount_change"]
 
@@ -396,8 +395,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None:
         moved_in = [*raws, moved]
     raws = moved_in
-    if any(word in text for word in _REMINDER_WORDS):  # "…ring the glazier. Remind me on Tuesday"
-        raws = reminded_of_clause_before(text, raws, turn.time)
+    raws = reminded_of_clause_before(text, raws, turn.time)  # "…ring the glazier. Remind me on Tuesday"
     raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"
     raws = away_ahead(text, raws, turn.time)  # "I'm away 1 to 8 May, Lagos", 下周一到周三请假
     raws = things_for_pronouns(text, raws, context, turn.time)  # "Is the van booked?" "remind me friday to book it"

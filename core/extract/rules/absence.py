@@ -10,10 +10,9 @@ from datetime import datetime
 from ...lang.times import find_times
 from ..records import Raw as _Raw
 from .facts import _undecided
-from .text import _P, _clean, _is_zh, _strip_times
+from .text import _P, _clean, _is_zh, _sentences, _strip_times
 
 _AWAY = _P["shared.away_ahead"]
-_SENTENCES = _P["shared.raw_facts.2"]
 _OWN = _P["shared.away_own"]
 _PARTS = {False: _P["shared.away_parts"], True: _P["shared.away_parts_zh"]}  # a Chinese chat's blank parts it too
 _WHY = _P["shared.away_why"]
@@ -25,7 +24,7 @@ def away_ahead(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
     """``raws`` (what the rules read from ``text``, said at ``when``) with a plan for each absence ahead the
     text tells of, unless a plan or to-do the rules read already names it. Raises nothing."""
     out = list(raws)
-    for sentence in _SENTENCES.findall(text):
+    for sentence in _sentences(text):
         m = _AWAY.search(sentence)
         if m is None:
             continue

@@ -17,7 +17,7 @@ from ..records import Raw as _Raw
 from .facts import _raw_facts
 from .readers import _amount_obj, _en_amount, _en_bare_limit, _zh_budget_amount
 from .steps import _commute
-from .text import _P, _PRONOUN_OBJECT, _clean, _is_zh, _strip_times
+from .text import _P, _PRONOUN_OBJECT, _clean, _is_zh, _sentences, _strip_times
 
 # a turn that only confirms: confirmation words, repeated or with punctuation ("可以可以。", "Yep, that's right.")
 _CONFIRM = _P["shared.confirm"]
@@ -173,7 +173,7 @@ def _budget_changed(text: str, before: str) -> tuple[_Raw, str] | None:
         return None
     zh = _is_zh(text)
     if zh:  # a clause of its own (the clauses as _atoms cuts them) of a sentence that asks nothing
-        clauses = (c.strip(" 。.!！~～") for sent in _P["shared.raw_facts.2"].findall(text)
+        clauses = (c.strip(" 。.!！~～") for sent in _sentences(text)
                    if not _P["shared.raw_facts.3"].search(sent) for c in _P["en.atoms.1"].split(sent))
         clause = next((c for c in clauses if c and _P["zh.budget.changed_to"].fullmatch(c)), None)
         amt = _zh_budget_amount(clause) if clause else None

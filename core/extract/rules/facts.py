@@ -41,6 +41,7 @@ from .text import (
     _clean,
     _is_zh,
     _preceded_by,
+    _sentences,
     _strip_times,
     _trim_measure,
 )
@@ -91,7 +92,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
     # (我正在开会，先别给我发消息); the turn's other sentences, and a lasting state said to hold now ("we live in
     # Leeds right now"), still do
     if _TEMPORARY.search(stripped) and not _TASTE_FOR_NOW.search(stripped):
-        stripped = "".join(x for x in _P["shared.raw_facts.2"].findall(stripped) if not _passing(x)).strip()
+        stripped = "".join(x for x in _sentences(stripped) if not _passing(x)).strip()
         if not stripped:
             return []
     if not zh:  # a title's dot ends no sentence: "call me Dr. Patel" (the joiner is a space again in the objects)
@@ -99,7 +100,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
         # "me and my partner Jo got a flat", "Sophie and I are moving": the user among them, "we"
         stripped = _P["en.joint_subject"].sub("we", stripped)
     if not allow_question:  # drop question sentences inside the turn
-        sents = _P["shared.raw_facts.2"].findall(stripped)
+        sents = _sentences(stripped)
         stripped = "".join(x if not _P["shared.raw_facts.3"].search(x) or _QUESTION_OK.search(x) else _statement_before(x)
                            for x in sents).strip()
     raws: list[_Raw] = []

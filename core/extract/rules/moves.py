@@ -11,10 +11,10 @@ from datetime import datetime
 
 from ...bitemporal import ENDING
 from ...lang.times import find_times, names_the_day
-from ...pipeline import ExtractedFact
+from ...pipeline import HEDGED_CONFIDENCE, ExtractedFact
 from ..interpret import searched
 from ..records import Raw as _Raw
-from .text import _P, _clean, _is_zh
+from .text import _P, _clean, _is_zh, _sentences
 
 _LOOK_BACK = 16  # characters before a place in which the move verb leading to it is looked for
 _HOME_TAKEN = _P["shared.home_taken"]
@@ -66,7 +66,6 @@ def _move_to(text: str, place: str) -> str | None:
     return text[at - len(verb.group(0)):at + len(place)].strip() if verb is not None else None
 
 
-
 def home_taken(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
     """``raws`` with the home a move goes to when the turn dates the move ahead without naming its place
     (``shared.move_dated``: "moving april 25", 5月1号搬) and names the home taken apart from it
@@ -94,9 +93,9 @@ def home_taken(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
 
 def homes_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[ExtractedFact]:
     """``facts`` with, for each English plan to move to a place ("move to Penarth") that the sentence of ``text``
-    naming the place dates to a day after the day ``when`` it was told (not "end of the month": when in it the home begins is not said) and not
-    hedged, the home it begins on that day (as a Chinese move told ahead is read),
-    unless a home of the user's is read already. Raises nothing."""
+    naming the place dates to a day after the day ``when`` it was told (not "end of the month": when in it the
+    home begins is not said) and not hedged, the home it begins on that day (as a Chinese move told ahead is
+    read), unless a home of the user's is read already. Raises nothing."""
     if any(f.predicate == "lives_in" and f.polarity == "positive" for f in facts):
         return facts
     out = list(facts)
@@ -104,7 +103,7 @@ def homes_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[E
         m = _MOVE_PLAN.fullmatch(f.object) if f.predicate == "plan" and f.polarity == "positive" else None
         if m is None or f.event_start is None or f.event_start.date() <= when.date() \
                 or not names_the_day(_sentence_of(text, m.group("place")), when, f.event_start.date()) \
-                or f.confidence < _FIRM \
+                or f.confidence <= HEDGED_CONFIDENCE \
                 or not f.subject.startswith("user:"):
             continue
         out.append(dataclasses.replace(f, predicate="lives_in", object=m.group("place"), value=None,
@@ -112,10 +111,7 @@ def homes_ahead(facts: list[ExtractedFact], text: str, when: datetime) -> list[E
     return out
 
 
-_FIRM = 0.9  # the confidence of a plan said outright (a hedged one is below the review threshold)
-
-
 def _sentence_of(text: str, words: str) -> str:
     """The sentence of ``text`` that says ``words`` (case aside); "" when none does."""
     folded = words.casefold()
-    return next((x for x in _P["shared.raw_facts.2"].findall(text) if folded in x.casefold()), "")
+    return next((x for x in _sentences(text) if folded in x.casefold()), "")

@@ -1,8 +1,7 @@
 """A to-do or plan whose thing is a pronoun, alone or right after its verb ("remind me friday to book it", "It is
-12 of June"): what the
-pronoun stands for is the thing named last before it, with its determiner (``shared.item_antecedent``: "the
-van", "my talk"): in the turn's sentences before it, else in the turn before (the assistant's "Is the van
-booked?"). English only; a pronoun with no such thing before it stays as said."""
+12 of June"): what the pronoun stands for is the thing named last before it, with its determiner
+(``shared.item_antecedent``: "the van", "my talk"): in the turn's sentences before it, else in the turn before
+(the assistant's "Is the van booked?"). English only; a pronoun with no such thing before it stays as said."""
 
 from __future__ import annotations
 
@@ -13,11 +12,10 @@ from datetime import datetime
 from ...lang.times import find_times
 from ...pipeline import Turn
 from ..records import Raw as _Raw
-from .text import _P, _is_zh
+from .text import _P, _is_zh, _sentences
 
 _IT = _P["shared.item_it"]
 _THING = _P["shared.item_antecedent"]
-_SENTENCES = _P["shared.raw_facts.2"]
 _ITEMS = ("todo", "plan", "deadline")
 
 
@@ -39,7 +37,7 @@ def _thing_before(text: str, item: str, context: Sequence[Turn], when: datetime)
     """The thing named last before ``item`` is said in ``text`` (said at ``when``): in its sentences before the
     one saying it, else in the turn before; a time is no thing ("the 8th"); None when none is named."""
     at = text.find(item)
-    sentences = _SENTENCES.findall(text[:at]) if at > 0 else []
+    sentences = _sentences(text[:at]) if at > 0 else []
     earlier = "".join(sentences[:-1]) if sentences else ""
     for where in (earlier, context[-1].text if context else ""):
         things = [t for t in _THING.findall(where) if not find_times(t, when)]

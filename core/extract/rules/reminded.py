@@ -11,11 +11,11 @@ from datetime import datetime
 from ...lang.times import find_times
 from ..records import Raw as _Raw
 from .facts import _raw_facts
-from .text import _P, _is_zh, _strip_times
+from .text import _P, _is_zh, _sentences, _strip_times
 
 _REQUEST = _P["shared.timed_reminder"]
 _THEIRS = _P["shared.timed_reminder_theirs"]
-_SENTENCE_END = _P["shared.raw_facts.2"]
+_ASKS_FOR_ONE = _P["shared.reminder_asked"]
 
 
 def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
@@ -23,19 +23,22 @@ def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> li
     naming only when: the action the clause before it says, due the request's time (a to-do the rules read
     from that clause gets the day when it has none). ``raws`` as they are when the turn asks for no such
     reminder, or the clause before it says no action of the user's. Raises nothing."""
+    if not _ASKS_FOR_ONE.search(text):
+        return raws  # (most turns: the request's pattern is not worth trying)
     out = list(raws)
     for m in _REQUEST.finditer(text):
         said = m.group("en") if m.group("en") is not None else m.group("zh")
         if not said or not find_times(said, when):
             continue
         before = text[:m.start()].rstrip(" ,，.。!！;；~～")
-        clause = [s for s in _SENTENCE_END.findall(before) if s.strip()]
-        if not clause:
+        sentences = [s for s in _sentences(before) if s.strip()]
+        if not sentences:
             continue
-        zh = _is_zh(clause[-1])
-        if zh and _THEIRS.match(_strip_times(clause[-1], when).strip()):
+        said_before = sentences[-1]
+        zh = _is_zh(said_before)
+        if zh and _THEIRS.match(_strip_times(said_before, when).strip()):
             continue  # "8号老周要去复查 你9号提醒我吧": his, not the user's to-do
-        asked = clause[-1].rstrip(" ,，.。!！;；~～") + ("，提醒我一下" if zh else ", remind me")
+        asked = said_before.rstrip(" ,，.。!！;；~～") + ("，提醒我一下" if zh else ", remind me")
         for todo in (r for r in _raw_facts(asked, when) if r.predicate == "todo" and r.object):
             at = next((i for i, r in enumerate(out) if r.predicate == "todo" and r.object == todo.object), None)
             if at is None:

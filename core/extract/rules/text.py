@@ -15,11 +15,17 @@ from ..ruleset import RULES
 _P = RULES.patterns  # every pattern, compiled once when the rules load
 
 _CJK = _P["shared.cjk"]
+_SENTENCES = _P["shared.raw_facts.2"]
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text`` as ``_raw_facts`` cuts them (``shared.raw_facts.2``), each with its end."""
+    return _SENTENCES.findall(text)
 
 
 def _asks_there(text: str, at: int) -> bool:
     """Whether the sentence of ``text`` (as ``_raw_facts`` cuts them) going on at ``at`` is a question."""
-    sentence = next((m.group(0) for m in _P["shared.raw_facts.2"].finditer(text) if m.start() <= at < m.end()), "")
+    sentence = next((m.group(0) for m in _SENTENCES.finditer(text) if m.start() <= at < m.end()), "")
     return bool(_P["shared.raw_facts.3"].search(sentence))
 
 
