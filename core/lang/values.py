@@ -149,14 +149,21 @@ def _head_words_of(head: list[str], whole: list[str]) -> bool:
     return len(whole) > len(head) and whole[-len(head):] == head
 
 
-def _taste(a: str, b: str) -> Relation:
+def _by_head(a: str, b: str, zh_head_of: Callable[[str, str], bool], words: Callable[[str], list[str]],
+             en_head_of: Callable[[list[str], list[str]], bool]) -> Relation:
+    """``_compare`` of two values by their head: Chinese ones as their characters (blanks left out) with
+    ``zh_head_of``, English ones as their ``words`` with ``en_head_of``; OTHER when one has no words."""
     if _is_zh(a):
         za, zb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
-        return _compare(za, zb, za == zb, _zh_head_of)
-    wa, wb = _words(a), _words(b)
+        return _compare(za, zb, za == zb, zh_head_of)
+    wa, wb = words(a), words(b)
     if not wa or not wb:
         return Relation.OTHER
-    return _compare(wa, wb, wa == wb, _head_words_of)
+    return _compare(wa, wb, wa == wb, en_head_of)
+
+
+def _taste(a: str, b: str) -> Relation:
+    return _by_head(a, b, _zh_head_of, _words, _head_words_of)
 
 
 # ---------------------------------------------------------------- dated items
@@ -198,13 +205,7 @@ def item_head_said(item: str, text: str) -> bool:
 
 
 def _item(a: str, b: str) -> Relation:
-    if _is_zh(a):
-        za, zb = re.sub(r"\s", "", a), re.sub(r"\s", "", b)
-        return _compare(za, zb, za == zb, _zh_item_head_of)
-    wa, wb = _item_words(a), _item_words(b)
-    if not wa or not wb:
-        return Relation.OTHER
-    return _compare(wa, wb, wa == wb, _en_item_head_of)
+    return _by_head(a, b, _zh_item_head_of, _item_words, _en_item_head_of)
 
 
 # ---------------------------------------------------------------- places
