@@ -151,6 +151,7 @@ from .corrections import (
     _slip_in_turn,
     _value_correction,
 )
+from .cutoffs import cutoffs_as_deadlines
 from .dialogue import (
     _AGENT_HEDGE,
     _ANSWER_CORRECTION,
@@ -394,7 +395,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     moved_in = _moved_in_turn(text, raws, turn.time) if any(r.predicate in _DATED_ITEMS for r in raws) else raws
     if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None:
         moved_in = [*raws, moved]
-    raws = moved_in
+    raws = cutoffs_as_deadlines(text, moved_in, turn.time)  # "…the printers by Thursday 14 May", 3月31号之前交
     raws = reminded_of_clause_before(text, raws, turn.time)  # "…ring the glazier. Remind me on Tuesday"
     raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"
     raws = away_ahead(text, raws, turn.time)  # "I'm away 1 to 8 May, Lagos", 下周一到周三请假

@@ -46,12 +46,16 @@ def _clean(obj: str, zh: bool) -> str:
 
 
 _ZH_TIME_WORDS = _P["zh.time_words"]
+_ZH_TIME_AT = _P["zh.time_at"]
 
 
 def _strip_times(text: str, when: datetime) -> str:
+    """``text`` without the times it names, the Chinese words that put a time in its clause (在, 于) and
+    the time-of-day words left after one (``zh.time_words``)."""
     out, last = [], 0
     for s, e, _ in find_times(text, when):
-        out.append(text[last:s])
+        at = _ZH_TIME_AT.search(text, max(last, s - 2), s)  # "要在4月9号之前办完": 在 goes with its day
+        out.append(text[last:at.start() if at else s])
         last = e
         m = _ZH_TIME_WORDS.match(text, last)
         if m:
