@@ -393,7 +393,8 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     # "…4月17号之前出 … 等下 提前到15号了": the turn's own item said before the move; else ("提前到5月8号了")
     # the deadline said before, moved
     moved_in = _moved_in_turn(text, raws, turn.time) if any(r.predicate in _DATED_ITEMS for r in raws) else raws
-    if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None:
+    if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None \
+            and not (moved.object and _said(moved, raws)):  # (its thing read already: "they moved the X deadline up")
         moved_in = [*raws, moved]
     raws = cutoffs_as_deadlines(text, moved_in, turn.time)  # "…the printers by Thursday 14 May", 3月31号之前交
     raws = reminded_of_clause_before(text, raws, turn.time)  # "…ring the glazier. Remind me on Tuesday"

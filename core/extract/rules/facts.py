@@ -60,6 +60,7 @@ _OTHER_PEOPLE = _P["shared.other_people"]
 # somebody else as the subject (not "给我爸买礼物", where the user acts)
 _OTHER_SUBJECT = _P["shared.other_subject"]
 _REPORTING_LEAD = _P["shared.reporting_lead"]
+_COUNTERPART = _P["shared.counterpart_subject"]
 
 # a clause that is about the user again after one about somebody else
 _NAMES_USER = _P["shared.names_user"]
@@ -143,6 +144,12 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                     and not (zh and _P["zh.raw_facts.1"].search(sub)):
                 # a reporter (甲方说…, "my boss says …") is not what the next clauses are about
                 about_other = bool(_OTHER_SUBJECT.search(sub)) and not _REPORTING_LEAD.search(sub)
+                if _COUNTERPART.search(sub):  # "they pushed the MVP to 22 May": a thing's day, moved by the other side
+                    for r in (_zh_rules(sub, stripped, when, project) if zh else _en_rules(sub, stripped, when, project)):
+                        if r.predicate == "deadline" and r.change == "evolution" and r.object and r.due \
+                                and (key := (r.predicate, r.object.casefold(), r.polarity, r.due)) not in seen:
+                            seen.add(key)
+                            raws.append(r)
                 continue
             if zh and (named := _named_subject(sub)):  # "阿杰在申城证券做研究员", "甜甜上周去上海了": theirs, and
                 # what follows; what they said ("朋友阿强说二手的划算") is theirs, but not what the user goes on with
