@@ -403,9 +403,23 @@ def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) 
     -> 3月10日, "… by may 29. remind you the monday before?" -> 25 May): the first day the offer's message names
     outside the offer, else the user's turn before it, less the days said (or back to the weekday said). None when
     the offer names its own day or no day before the item."""
-    m = _P["shared.days_before"].search(put)
+    for text in reversed(_said_before_offer(offer, before)):
+        day = days_before(put, text, when)
+        if day is not None:
+            return day
+    return None
+
+
+def days_before(asked: str, item: str, when: datetime) -> str | None:
+    """The day of a reminder ``asked`` for some days before the day ``item`` names (``shared.days_before``:
+    "the day before", "a week before", "the monday before", 前一天, 提前两天) as an ISO date; None when ``asked``
+    says no such offset, names a day of its own, or ``item`` names no day. Raises nothing."""
+    m = _P["shared.days_before"].search(asked)
     weekday = (m.group("weekday") or m.group("weekday_zh")) if m is not None else None
-    if m is None or (weekday is None and find_times(put, when)):
+    if m is None or (weekday is None and find_times(asked, when)):
+        return None
+    times = find_times(item, when)
+    if not times:
         return None
     n = m.group("n") or m.group("n_zh")
     if m.group("week") or m.group("week_zh"):
@@ -414,15 +428,12 @@ def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) 
         days = EN_UNITS.get(n.casefold()) or int(parse_cn_number(n) or 1)
     else:
         days = 1
-    named = find_times(weekday, when) if weekday else []
-    for text in reversed(_said_before_offer(offer, before)):
-        times = find_times(text, when)
-        if times:
-            due = times[0][2].start.date()
-            if named:  # "the monday before": the last such weekday before the item's day
-                days = (due.weekday() - named[0][2].start.weekday()) % 7 or 7
-            return (due - timedelta(days=days)).isoformat()
-    return None
+    due = times[0][2].start.date()
+    if weekday:  # "the monday before": the last such weekday before the item's day
+        named = find_times(weekday, when)
+        if named:
+            days = (due.weekday() - named[0][2].start.weekday()) % 7 or 7
+    return (due - timedelta(days=days)).isoformat()
 
 
 def _said_before_offer(offer: str, before: Sequence[Turn], read: Callable[[str], str] = str.strip) -> list[str]:

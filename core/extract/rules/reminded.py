@@ -10,6 +10,7 @@ from datetime import datetime
 
 from ...lang.times import find_times
 from ..records import Raw as _Raw
+from .dialogue import days_before
 from .facts import _raw_facts
 from .text import _P, _is_zh, _sentences, _strip_times
 
@@ -28,18 +29,27 @@ def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> li
     out = list(raws)
     for m in _REQUEST.finditer(text):
         said = m.group("en") if m.group("en") is not None else m.group("zh")
-        if not said or not find_times(said, when):
+        if not said:
             continue
-        before = text[:m.start()].rstrip(" ,，.。!！;；~～")
+        before = text[:m.start()].rstrip(" ,，.。!！;；~～?？")
         sentences = [s for s in _sentences(before) if s.strip()]
         if not sentences:
             continue
         said_before = sentences[-1]
+        if not find_times(said, when):
+            # "…done by may 29. can you ping me the day before?": some days before the day said before it
+            said = days_before(said, said_before, when) or ""
+            if not said:
+                continue
         zh = _is_zh(said_before)
         if zh and _THEIRS.match(_strip_times(said_before, when).strip()):
             continue  # "8号老周要去复查 你9号提醒我吧": his, not the user's to-do
         asked = said_before.rstrip(" ,，.。!！;；~～") + ("，提醒我一下" if zh else ", remind me")
-        for todo in (r for r in _raw_facts(asked, when) if r.predicate == "todo" and r.object):
+        read = [r for r in _raw_facts(asked, when) if r.object]
+        # the thing to be reminded of: a to-do read there, else the dated thing it names ("…done by may 29")
+        todos = [r for r in read if r.predicate == "todo"] or [
+            _Raw("todo", r.object) for r in read if r.predicate in ("deadline", "plan")][:1]
+        for todo in todos:
             at = next((i for i, r in enumerate(out) if r.predicate == "todo" and r.object == todo.object), None)
             if at is None:
                 out.append(dataclasses.replace(todo, due=said.strip()))
