@@ -149,6 +149,9 @@ def _zh_fronted_object(clause: str, verb_at: int) -> str:
     return head if 1 <= len(head) <= 6 and not _P["zh.likes_dislikes.24"].search(head) else ""
 
 
+SETTLED_REPLY = 16  # characters of a reply whose settling words make the short option beside them a decision
+
+
 def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: list[_Raw]) -> bool:
     """Decisions and rejected options. True stops the clause's later steps."""
     add = out.append
@@ -207,12 +210,14 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         m = None  # "上线时间改成六月底" moves a date, "预算改成四万" is a budget
     if not m:
         m = _P["zh.decisions.22"].search(c)
-    if not m and project:  # "选B方案吧", "那就定周三吧"
+    if not m:  # "选B方案吧", "那就定周三吧", "那就报夜校吧" (not a day moved to: "定6月18号了")
         m = _P["zh.decisions.23"].match(c)
-    if not m and (project and searched(_P["zh.decisions.24"], whole)):  # "定下来了，酒店选希尔顿"
-        m = _P["zh.decisions.25"].match(c)
-        if m and _ZH_NOT_AN_OPTION.match(m.group(1)):
+        if m and not project and (find_times(m.group(1), when) or find_amounts(m.group(1))):
             m = None
+    if not m and searched(_P["zh.decisions.24"], whole):  # "定下来了，酒店选希尔顿"
+        m = _P["zh.decisions.25"].match(c)
+        if m and (_ZH_NOT_AN_OPTION.match(m.group(1)) or not project and find_times(m.group(1), when)):
+            m = None  # (a day set is no option chosen: "日子定了，12月19号")
     if not m and searched(_P["zh.decisions.26"], whole):  # "就它了，方案C"
         m = _P["zh.decisions.27"].match(c)
     if not m and (project or searched(_P["zh.decisions.28"], whole)):  # "支付先只接微信支付，银联就不考虑了"
@@ -240,6 +245,10 @@ def _zh_step_decisions(c: str, whole: str, when: datetime, project: bool, out: l
         m = searched(_P["zh.decisions.42"], whole)
         if m and _P["zh.decisions.43"].match(c) and not find_times(m.group(1), when):  # "物流定了，就顺丰"
             add(_Raw("decision", _clean(m.group(1), True)))
+        elif not any(r.predicate == "decision" for r in out) and len(whole) <= SETTLED_REPLY \
+                and searched(_P["zh.decisions.26"], whole) and not find_times(whole, when) \
+                and (m := _P["zh.settled_choice"].match(c)) and not find_amounts(m.group(1)):
+            add(_Raw("decision", _clean(m.group(1), True)))  # "就它了 城南那套": the option a short reply settles on
 
     # "用Flutter还是原生开发" is still open
     out[:] = [r for r in out if not (r.predicate == "decision" and _P["zh.decisions.44"].search(r.object))]
