@@ -186,7 +186,7 @@ from .facts import (
 from .moves import home_taken, homes_ahead, moves_ahead
 from .pronouns import things_for_pronouns
 from .readers import _TASTE_CHANGE
-from .reminded import reminded_of_clause_before
+from .reminded import reminded_of_clause_before, reminded_plans_as_todos
 from .text import _CJK, _CORRECTION, _P, _asks_there, _is_zh
 
 __all__ = ["extract"]
@@ -398,6 +398,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
         moved_in = [*raws, moved]
     raws = cutoffs_as_deadlines(text, moved_in, turn.time)  # "…the printers by Thursday 14 May", 3月31号之前交
     raws = reminded_of_clause_before(text, raws, turn.time)  # "…ring the glazier. Remind me on Tuesday"
+    raws = reminded_plans_as_todos(text, raws)  # "vet's Saturday at 10, can you remind me thursday?"
     raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"
     raws = away_ahead(text, raws, turn.time)  # "I'm away 1 to 8 May, Lagos", 下周一到周三请假
     raws = things_for_pronouns(text, raws, context, turn.time)  # "Is the van booked?" "remind me friday to book it"

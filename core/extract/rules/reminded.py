@@ -17,6 +17,8 @@ from .text import _P, _is_zh, _sentences, _strip_times
 _REQUEST = _P["shared.timed_reminder"]
 _THEIRS = _P["shared.timed_reminder_theirs"]
 _ASKS_FOR_ONE = _P["shared.reminder_asked"]
+_NOT_TO_FORGET = _P["shared.not_to_forget"]
+_DECLINED = _P["shared.reminder_declined"]
 
 
 def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> list[_Raw]:
@@ -56,3 +58,15 @@ def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> li
             elif out[at].due is None:
                 out[at] = dataclasses.replace(out[at], due=said.strip())
     return out
+
+
+def reminded_plans_as_todos(text: str, raws: list[_Raw]) -> list[_Raw]:
+    """``raws`` with the plans made to-dos when ``text`` asks to be reminded (remind me, 提醒我, don't let me
+    forget, 千万别忘了; not "no need to remind me") and the rules read no to-do from it: what one asks to be reminded of is a thing to do
+    ("vet's Saturday at 10, can you remind me thursday?", 下周六去4S店试驾 提醒我一下), each with its day. A plan
+    said unsure or as a change stays a plan. Raises nothing."""
+    if not (_ASKS_FOR_ONE.search(text) or _NOT_TO_FORGET.search(text)) or _DECLINED.search(text) \
+            or any(r.predicate == "todo" for r in raws):
+        return raws
+    return [dataclasses.replace(r, predicate="todo") if r.predicate == "plan" and not r.hedged and r.change is None
+            else r for r in raws]
