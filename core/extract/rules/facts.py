@@ -147,8 +147,8 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                 if _COUNTERPART.search(sub):  # "they pushed the MVP to 22 May": a thing's day, moved by the other side
                     for r in (_zh_rules(sub, stripped, when, project) if zh else _en_rules(sub, stripped, when, project)):
                         if r.predicate == "deadline" and r.change == "evolution" and r.object and r.due \
-                                and (key := (r.predicate, r.object.casefold(), r.polarity, r.due)) not in seen:
-                            seen.add(key)
+                                and (moved := (r.predicate, r.object.casefold(), r.polarity, r.due)) not in seen:
+                            seen.add(moved)
                             raws.append(r)
                 continue
             if zh and (named := _named_subject(sub)):  # "阿杰在申城证券做研究员", "甜甜上周去上海了": theirs, and
