@@ -94,8 +94,8 @@ _SUBJECT_VERB_AFTER = re.compile(r"\s+(?:(?:just|also|still|now|finally|really|n
                                  r"met|kept|spent|paid|built|flew|drove|chose|broke|fell|grew)\b", re.IGNORECASE)
 # the past of the irregular verbs a life's news is told with, which no noun shares ("Funmi took the job at…",
 # "Leon got a new job"): after a first name, its verb (not "found" nor "bought": "tanya found a rental…, we signed
-# the lease" tells of the home they share)
-_NEWS_PAST_WORDS = "took|got|left|quit|began|became|went|came|won|lost|met|flew|drove|chose|broke"
+# the lease" tells of the home they share; nor "went" or "came": "jess came around" is no news of hers)
+_NEWS_PAST_WORDS = "took|got|left|quit|began|became|won|lost|met|flew|drove|chose|broke"
 _NEWS_PAST = r"(?:" + _NEWS_PAST_WORDS + r")\b"
 _NAME_SUBJECT = re.compile(_EN_FILLERS + "(" + _NAME + ")(?:" + _SUBJECT_VERB + r"|\s+(?:just\s+|finally\s+)?"
                            + _NEWS_PAST + ")")

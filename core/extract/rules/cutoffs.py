@@ -36,6 +36,8 @@ _TAIL = _P["shared.cutoff_tail"]
 _SUBJECTLESS = _P["shared.cutoff_subjectless"]
 _AT = _P["shared.cutoff_at"]
 _CJK_GAP = _P["shared.cjk_gap"]
+_NOT_OWED = _P["shared.cutoff_not_owed"]
+_CORRECTION = _P["shared.correction"]
 _LOOK = 24  # characters before a day in which its cutoff's words are looked for
 
 
@@ -50,6 +52,8 @@ def cutoffs_as_deadlines(text: str, raws: list[_Raw], when: datetime) -> list[_R
         made = _as_deadline(text, r, when) if r.predicate in ("plan", "todo") and r.change is None else None
         out.append(made if made is not None else r)
     said = [r.object for r in raws if r.object]
+    if _CORRECTION.search(text):
+        return out  # a slip taken back ("…医保卡… 啊不是，是社保卡"): what was meant is the correction readers'
     for sentence in _sentences(text) or [text]:
         if _QUESTION.search(sentence) or _REMINDER.search(sentence):
             continue
@@ -81,8 +85,8 @@ def _owed_in(clause: str, when: datetime) -> _Raw | None:
     ("the tax forms have to reach the accountant by 9 April", 客户要求4月12号之前把瓷砖定下来): the thing, without
     the day, the cutoff's words, who asks for it and the modal; None when it says no such thing, or the thing
     left is too short or too long to be one (``_THING_UNITS``)."""
-    if not _OWED.search(clause):
-        return None
+    if not _OWED.search(clause) or _NOT_OWED.search(clause):
+        return None  # (owed no more: "6月30号截止那个不用管了")
     times = find_times(clause, when)
     if len(times) != 1 or times[0][2].start.date() <= when.date():
         return None
