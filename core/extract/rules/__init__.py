@@ -49,6 +49,10 @@ The package's modules, each importing only those listed before it:
 * ``dialogue.py``: assistant turns, confirmations of what they put forward, answers to their questions;
 * ``corrections.py``: values changed or corrected, within the turn or against its context;
 * ``moves.py``: a move told ahead of time, the plan to move named by where it goes;
+* the readers of a whole turn after its clauses are read, each a module: ``cutoffs.py`` (a day said as a
+  cutoff makes what is owed by it a deadline), ``reminded.py`` (the to-do a reminder asked for is of, and
+  what a turn asks to be reminded of as a to-do), ``absence.py`` (an absence ahead as a plan),
+  ``pronouns.py`` (the thing or party a pronoun of a to-do stands for);
 * this ``__init__.py``: ``extract`` itself, which puts them together for a turn and its context, and cites
   each fact to the turn (``_fact``).
 
