@@ -1,15 +1,23 @@
-"""A day said as a cutoff makes a dated item a deadline ("the programmes need to be at the printers by Thursday
-14 May", "材料要3月31号之前交", "the deadline to submit the demo is 25 May"): whatever reader found the plan or
-the to-do in that clause, the thing is due by that day, so it is a ``deadline`` due then, its day and the
-cutoff's words taken out of it.
+"""A day said as a cutoff makes what is owed by it a deadline ("the programmes need to be at the printers by
+Thursday 14 May", "材料要3月31号之前交", "…, they say deadline is 20 March"): the thing, its day and the cutoff's
+words taken out of it, due that day.
 
-A plan is owed by a day when its clause says it must be done or is due (``shared.cutoff_owed``: a wish
-by a day, 想五一前提车, stays a plan) and the day is a cutoff: when the words right before it say so (by, before, no later than, due, 最晚, 截止到:
+A day is a cutoff when the words right before it say so (by, before, no later than, due, 最晚, 截止到:
 ``shared.cutoff_before``), the words right after it (之前, 前, 为止, "at the latest": ``shared.cutoff_after``), or
-the clause names a deadline in words (``shared.cutoff_named``). Left as they are: a to-do asked to be reminded
-of (its day is the reminder's), a change of a plan (its own reader's), an item whose clause names no day or
-none as a cutoff ("I'm flying to Lagos on the 3rd"), and "until" ("staying with mum until Sunday": how long,
-not by when).
+the clause names a deadline in words (``shared.cutoff_named``); a thing is owed by it when its clause says it
+must be done or is due (``shared.cutoff_owed``: need to, must, 要, 必须; a wish by a day, 想五一前提车, stays a
+plan). Made deadlines so:
+
+* a plan a reader found in such a clause, and a to-do another asks for by the day (客户要求…, "the school says…":
+  ``shared.cutoff_reporter``; the speaker's own "I'll get three quotes by Friday" stays a to-do);
+* a clause no reader took that owes a thing by a day to come (``_owed_in``), the thing without who asks for it,
+  the modal and what happens if it is not done ("… or I lose the entry fee": ``shared.cutoff_tail``);
+* a clause that only names the deadline ("they say deadline is 20 March") makes the plan or to-do said just
+  before it due that day.
+
+Left as they are: a to-do asked to be reminded of (its day is the reminder's), a change (its own reader's), a
+thing owed no more (不用管了, no need to: ``shared.cutoff_not_owed``), a turn taking a slip back (the correction
+readers'), a question, and "until" ("staying with mum until Sunday": how long, not by when).
 """
 
 from __future__ import annotations
@@ -110,8 +118,8 @@ _THING_UNITS = (3, 14, 10)  # a thing owed: 3 to 14 Chinese characters, or 3 cha
 
 
 def _as_deadline(text: str, r: _Raw, when: datetime) -> _Raw | None:
-    """The deadline the plan ``r`` is when the clause of ``text`` that says it owes it by a day said as a
-    cutoff; else None."""
+    """The deadline the plan or to-do ``r`` is when the clause of ``text`` that says it owes it by a day said
+    as a cutoff (a to-do, when another asks for it); else None."""
     clause = _clause_of(text, r.object)
     if clause is None or _REMINDER.search(clause) or not _OWED.search(clause):
         return None
@@ -156,19 +164,20 @@ def _without_day(said: str, when: datetime) -> str:
 
 
 def _says(clause: str, thing: str) -> bool:
-    """Whether ``clause`` says ``thing`` (a value read from it: whole, or by its first word or first two
-    characters, as a reader may have rewritten it), or is all said in it."""
+    """Whether ``clause`` says ``thing`` (a value read from it, found by ``_probes``), or is all said in it."""
     return any(probe and probe in clause for probe in _probes(thing)) or clause.strip() in thing
 
 
 def _probes(thing: str) -> tuple[str, ...]:
-    """What ``thing`` is looked for by in a text: itself, then its first word (its first two characters)."""
-    return (thing, thing.split()[0] if thing.split() and not _CJK.search(thing) else thing[:2])
+    """What ``thing`` is looked for by in a text: itself, then its longest word (a Chinese thing: its first two
+    characters), so that a reader's rewriting of it ("get the tiles chosen" for "the tiles need choosing") is
+    still found, and a word as common as "the" finds nothing by itself."""
+    words = thing.split()
+    return (thing, max(words, key=len) if words and not _CJK.search(thing) else thing[:2])
 
 
 def _sentence_of(text: str, thing: str) -> str | None:
-    """The sentence of ``text`` that says ``thing`` (found whole, else by its first word or first two
-    characters); None when no sentence does."""
+    """The sentence of ``text`` that says ``thing`` (found by ``_probes``); None when no sentence does."""
     sentences = _sentences(text) or [text]
     for probe in _probes(thing):
         if probe:
