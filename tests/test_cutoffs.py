@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from memdesk.extract.rules import extract
 from memdesk.pipeline import Turn
-
-from core.extract.rules import extract
 
 _WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 

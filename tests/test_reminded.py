@@ -1,6 +1,7 @@
 """A reminder asked for that names only when (``core/extract/rules/reminded.py``): the to-do is the action the
-clause before it says, due when the request says; a request naming its own action, another person's action,
-and a request with no time are not read so."""
+clause before it says, due when the request says (or some days before the day said before it); a request
+naming its own action, another person's action, and a request with no time are not read so; a reminder
+declined leaves a plan a plan."""
 
 from __future__ import annotations
 
@@ -36,6 +37,19 @@ def test_the_action_said_before_a_request_naming_only_when_is_the_to_do(text, to
 def test_no_to_do_of_the_users_when_the_clause_before_is_no_action_of_theirs(text):
     assert _todos(text) == []
 
+
+@pytest.mark.parametrize("text, todo, due", [
+    ("the boat licence has to be renewed by April 10. can you ping me two days before?", "boat licence", "2026-04-08"),
+    ("牙医约在3月20号 前一天提醒我", "牙医", "2026-03-19"),
+])
+def test_a_reminder_some_days_before_the_day_said_is_due_then(text, todo, due):
+    assert any(todo in o and d == due for o, d in _todos(text))
+
+
+def test_a_declined_reminder_leaves_the_plan_a_plan():
+    facts = extract(Turn("s", 1, "user", SAID, "I'm taking the van in for its service on Thursday, no need to remind me",
+                         "ada"), [])
+    assert [f.predicate for f in facts] == ["plan"]
 
 # ------------------------------------------------------------------ an absence ahead (rules/absence.py)
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from memdesk.extract.rules import extract
 from memdesk.pipeline import Turn
-
-from core.extract.rules import extract
 
 
 def _read(text: str) -> list[tuple[str, str]]:

@@ -102,7 +102,7 @@ def _owed_in(clause: str, when: datetime) -> _Raw | None:
     if not (_BEFORE.search(clause, max(0, start - _LOOK), start) or _AFTER.match(clause, end)):
         return None
     zh = bool(_CJK.search(clause))
-    thing = _OPENING.sub("", _REPORTER.sub("", _TAIL.sub("", _without_day(clause, when)))).strip()
+    thing = _bare(_TAIL.sub("", _without_day(clause, when)))
     if not thing and _NAMED.search(clause):
         return _Raw("deadline", "", due=clause[start:end])  # "deadline is 20 march": of the thing said before
     if _SUBJECTLESS.match(thing):
@@ -135,7 +135,7 @@ def _as_deadline(text: str, r: _Raw, when: datetime) -> _Raw | None:
         or bool(_NAMED.search(clause))
     if not cutoff:
         return None
-    thing = _OPENING.sub("", _REPORTER.sub("", _without_day(r.object, when))).strip()
+    thing = _bare(_without_day(r.object, when))
     if not thing:
         return None
     # (a day a reader gave it stays: the one it moved to, "周报下周一之前要交 … 提前到周五了")
@@ -161,6 +161,11 @@ def _without_day(said: str, when: datetime) -> str:
         said = said[:before.start() if before else start] + " " + said[after.end() if after else end:]
     thing = _clean(_GLUE.sub(" ", _strip_times(said, when)), zh)
     return _CJK_GAP.sub("", thing) if zh else " ".join(thing.split())
+
+
+def _bare(thing: str) -> str:
+    """A thing owed without who asks for it and the modal or fillers it opens with (客户要求, "we have to")."""
+    return _OPENING.sub("", _REPORTER.sub("", thing)).strip()
 
 
 def _says(clause: str, thing: str) -> bool:

@@ -6,7 +6,7 @@ with its subject and verb put back); the cues of a confirmation, a hedge and a g
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 
 from ...lang.numerals import EN_UNITS, parse_cn_number
@@ -403,22 +403,19 @@ def _reminder_day(put: str, offer: str, before: Sequence[Turn], when: datetime) 
     -> 3月10日, "… by may 29. remind you the monday before?" -> 25 May): the first day the offer's message names
     outside the offer, else the user's turn before it, less the days said (or back to the weekday said). None when
     the offer names its own day or no day before the item."""
-    for text in reversed(_said_before_offer(offer, before)):
-        day = days_before(put, text, when)
-        if day is not None:
-            return day
-    return None
+    return days_before(put, reversed(_said_before_offer(offer, before)), when)
 
 
-def days_before(asked: str, item: str, when: datetime) -> str | None:
-    """The day of a reminder ``asked`` for some days before the day ``item`` names (``shared.days_before``:
-    "the day before", "a week before", "the monday before", 前一天, 提前两天) as an ISO date; None when ``asked``
-    says no such offset, names a day of its own, or ``item`` names no day. Raises nothing."""
+def days_before(asked: str, items: Iterable[str], when: datetime) -> str | None:
+    """The day of a reminder ``asked`` for some days before the day the first of ``items`` to name one names
+    (``shared.days_before``: "the day before", "a week before", "the monday before", 前一天, 提前两天), as an ISO
+    date; None when ``asked`` says no such offset, names a day of its own, or no item names a day. Raises
+    nothing."""
     m = _P["shared.days_before"].search(asked)
     weekday = (m.group("weekday") or m.group("weekday_zh")) if m is not None else None
     if m is None or (weekday is None and find_times(asked, when)):
         return None
-    times = find_times(item, when)
+    times = next((found for item in items if (found := find_times(item, when))), None)
     if not times:
         return None
     n = m.group("n") or m.group("n_zh")

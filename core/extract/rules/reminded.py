@@ -45,7 +45,7 @@ def reminded_of_clause_before(text: str, raws: list[_Raw], when: datetime) -> li
         said_before = sentences[-1]
         if not find_times(said, when):
             # "…done by may 29. can you ping me the day before?": some days before the day said before it
-            said = days_before(said, said_before, when) or ""
+            said = days_before(said, [said_before], when) or ""
             if not said:
                 continue
         zh = _is_zh(said_before)
