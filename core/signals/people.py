@@ -92,16 +92,16 @@ _SUBJECT_VERB_AFTER = re.compile(r"\s+(?:(?:just|also|still|now|finally|really|n
                                  # the past of the irregular verbs a life's news is told with ("Priya got the job")
                                  r"got|took|left|quit|found|began|became|went|came|made|won|lost|bought|sold|"
                                  r"met|kept|spent|paid|built|flew|drove|chose|broke|fell|grew)\b", re.IGNORECASE)
-# the past of the irregular verbs a life's news is told with, which no noun shares ("Funmi took the job at…",
-# "Leon got a new job"): after a first name, its verb (not "found" nor "bought": "tanya found a rental…, we signed
-# the lease" tells of the home they share; nor "went" or "came": "jess came around" is no news of hers)
+# the past of the irregular verbs a life's news is told with, which no noun shares ("Ruth took the job at…",
+# "Leon got a new job"): after a first name, its verb (not "found" nor "bought": "mara found a flat…, we signed
+# the lease" tells of the home they share; nor "went" or "came": "lou came around" is no news of hers)
 _NEWS_PAST_WORDS = "took|got|left|quit|began|became|won|lost|met|flew|drove|chose|broke"
 _NEWS_PAST = r"(?:" + _NEWS_PAST_WORDS + r")\b"
 _NAME_SUBJECT = re.compile(_EN_FILLERS + "(" + _NAME + ")(?:" + _SUBJECT_VERB + r"|\s+(?:just\s+|finally\s+)?"
                            + _NEWS_PAST + ")")
 # a name given before opening a clause, or a sentence in it after a short one ("ugh yeah. jay is …"),
 # in any case, as its subject (followed by its verb, as above, or any verb in -s or -ed, or the base form a
-# second language leaves: "Jade want to move…"; "Tom and I moved" is not about Tom)
+# second language leaves: "Bea want to move…"; "Tom and I moved" is not about Tom)
 _KNOWN_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)" + _EN_FILLERS[1:] + r"([^\W\d_]+(?:-[^\W\d_]+)*)(?:" + _SUBJECT_VERB
                             + r"|\s+(?:just\s+|finally\s+|also\s+|now\s+)?(?:" + _NEWS_PAST_WORDS
                             + r"|[a-z]+ed|want|wants|need|needs|live|work|start|starts|is|was|has|had)\b)",

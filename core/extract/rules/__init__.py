@@ -400,7 +400,7 @@ def _extract(turn: Turn, context: Sequence[Turn], read: str) -> list[ExtractedFa
     if moved_in is raws and (moved := _moved_deadline(text, context, turn.time)) is not None \
             and not (moved.object and _said(moved, raws)):  # (its thing read already: "they moved the X deadline up")
         moved_in = [*raws, moved]
-    raws = cutoffs_as_deadlines(text, moved_in, turn.time)  # "…the printers by Thursday 14 May", 3月31号之前交
+    raws = cutoffs_as_deadlines(text, moved_in, turn.time)  # "…the print shop by Friday 9 May", 4月10号之前交
     raws = reminded_of_clause_before(text, raws, turn.time)  # "…ring the glazier. Remind me on Tuesday"
     raws = reminded_plans_as_todos(text, raws)  # "vet's Saturday at 10, can you remind me thursday?"
     raws = home_taken(text, raws, turn.time)  # "found a rental in millersville … moving april 25"

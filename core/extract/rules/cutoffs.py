@@ -1,5 +1,5 @@
-"""A day said as a cutoff makes what is owed by it a deadline ("the programmes need to be at the printers by
-Thursday 14 May", "材料要3月31号之前交", "…, they say deadline is 20 March"): the thing, its day and the cutoff's
+"""A day said as a cutoff makes what is owed by it a deadline ("the flyers have to reach the print shop by
+Friday 9 May", "报名表要4月10号之前交", "…, they say the deadline is 2 June"): the thing, its day and the cutoff's
 words taken out of it, due that day.
 
 A day is a cutoff when the words right before it say so (by, before, no later than, due, 最晚, 截止到:
@@ -12,7 +12,7 @@ plan). Made deadlines so:
   ``shared.cutoff_reporter``; the speaker's own "I'll get three quotes by Friday" stays a to-do);
 * a clause no reader took that owes a thing by a day to come (``_owed_in``), the thing without who asks for it,
   the modal and what happens if it is not done ("… or I lose the entry fee": ``shared.cutoff_tail``);
-* a clause that only names the deadline ("they say deadline is 20 March") makes the plan or to-do said just
+* a clause that only names the deadline ("they say the deadline is 2 June") makes the plan or to-do said just
   before it due that day.
 
 Left as they are: a to-do asked to be reminded of (its day is the reminder's), a change (its own reader's), a
@@ -61,7 +61,7 @@ def cutoffs_as_deadlines(text: str, raws: list[_Raw], when: datetime) -> list[_R
         out.append(made if made is not None else r)
     said = [r.object for r in raws if r.object]
     if _CORRECTION.search(text):
-        return out  # a slip taken back ("…医保卡… 啊不是，是社保卡"): what was meant is the correction readers'
+        return out  # a slip taken back ("…户口本… 啊不是，是身份证"): what was meant is the correction readers'
     for sentence in _sentences(text) or [text]:
         if _QUESTION.search(sentence) or _REMINDER.search(sentence):
             continue
@@ -75,7 +75,7 @@ def cutoffs_as_deadlines(text: str, raws: list[_Raw], when: datetime) -> list[_R
                 if not any(r.predicate == "deadline" and r.object == owed.object for r in out):
                     out.append(owed)
             elif (at := _said_last_before(text, text.find(clause), out)) is not None:
-                # "i want send my portfolio, they say deadline is 20 march": the thing said just before is due
+                # "i want send my showreel, they say the deadline is 2 june": the thing said just before is due
                 out[at] = dataclasses.replace(out[at], predicate="deadline", object=_without_day(out[at].object, when),
                                               due=owed.due)
     return out
@@ -94,7 +94,7 @@ def _owed_in(clause: str, when: datetime) -> _Raw | None:
     the day, the cutoff's words, who asks for it and the modal; None when it says no such thing, or the thing
     left is too short or too long to be one (``_THING_UNITS``)."""
     if not _OWED.search(clause) or _NOT_OWED.search(clause):
-        return None  # (owed no more: "6月30号截止那个不用管了")
+        return None  # (owed no more: "5月底截止的那个表不用管了")
     times = find_times(clause, when)
     if len(times) != 1 or times[0][2].start.date() <= when.date():
         return None
@@ -104,7 +104,7 @@ def _owed_in(clause: str, when: datetime) -> _Raw | None:
     zh = bool(_CJK.search(clause))
     thing = _bare(_TAIL.sub("", _without_day(clause, when)))
     if not thing and _NAMED.search(clause):
-        return _Raw("deadline", "", due=clause[start:end])  # "deadline is 20 march": of the thing said before
+        return _Raw("deadline", "", due=clause[start:end])  # "the deadline is 2 june": of the thing said before
     if _SUBJECTLESS.match(thing):
         return None
     thing = _CJK_GAP.sub("", _clean(thing, zh))

@@ -144,7 +144,7 @@ def _raw_facts(text: str, when: datetime, *, allow_question: bool = False,
                     and not (zh and _P["zh.raw_facts.1"].search(sub)):
                 # a reporter (甲方说…, "my boss says …") is not what the next clauses are about
                 about_other = bool(_OTHER_SUBJECT.search(sub)) and not _REPORTING_LEAD.search(sub)
-                if _COUNTERPART.search(sub):  # "they pushed the MVP to 22 May": a thing's day, moved by the other side
+                if _COUNTERPART.search(sub):  # "they pushed the site survey to 12 June": a thing's day, moved by the other side
                     for r in (_zh_rules(sub, stripped, when, project) if zh else _en_rules(sub, stripped, when, project)):
                         if r.predicate == "deadline" and r.change == "evolution" and r.object and r.due \
                                 and (moved := (r.predicate, r.object.casefold(), r.polarity, r.due)) not in seen:

@@ -31,7 +31,7 @@ def things_for_pronouns(text: str, raws: list[_Raw], context: Sequence[Turn], wh
     out = []
     for r in raws:
         said = _IT.match(r.object) if r.predicate in _ITEMS else None
-        # "switch to Liffey Sound, I'll ring them on Monday": whom one contacts is the party named last before
+        # "fine, Harbour Catering then, I'll email them tomorrow": whom one contacts is the party named last before
         thing = (_party_before(text, r.object, when) if _CONTACTED.match(r.object) else None) \
             or _thing_before(text, r.object, context, when) if said else None
         out.append(dataclasses.replace(r, object=r.object[:said.start("it")] + thing + r.object[said.end("it"):])
@@ -53,7 +53,7 @@ def _thing_before(text: str, item: str, context: Sequence[Turn], when: datetime)
 
 
 def _party_before(text: str, item: str, when: datetime) -> str | None:
-    """The party (a name in capitals: "Liffey Sound", "Halden") ``text`` names last before ``item``, in the same
+    """The party (a name in capitals: "Harbour Catering", "Acorn") ``text`` names last before ``item``, in the same
     sentence too; not a day, a month, "I" or a sentence's first word alone. None when the turn names none there
     (the thing said before is then looked for as for "it")."""
     at = text.find(item)

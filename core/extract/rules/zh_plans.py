@@ -41,7 +41,7 @@ def _zh_step_todo_plan(c: str, whole: str, when: datetime, project: bool, out: l
             elif not out and (due := _zh_due_by(c, when, whole)) is not None:  # "节目单周五之前发给大家", "基金委3月20号截止"
                 add(due)
             elif not out and (wished := _P["zh.wished_change"].search(c)) is not None \
-                    and not _P["zh.cond"].search(str(whole).strip()):  # "现在想租个门面"; not "如果预算够的话，我想…"
+                    and not _P["zh.cond"].search(str(whole).strip()):  # "今年想换个离公司近点的房子"; not "如果预算够的话，我想…"
                 add(_Raw("plan", _trim_measure(_strip_times(wished.group("vp"), when).strip(" ，,。"))))
     return False
 
