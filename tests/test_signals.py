@@ -22,6 +22,7 @@ from memdesk.signals.cues import Cues
 from memdesk.signals.layer import (
     FAMILY_OF,
     HEDGED_CONFIDENCE,
+    IMPLAUSIBLE,
     TAGGED_CONFIDENCE,
     UNPARSED_CONFIDENCE,
     SignalLayer,
@@ -943,6 +944,39 @@ def test_a_sure_tagged_value_is_not_written_as_the_users_where_someone_else_may_
     assert [(c.subject, c.confidence) for c in out if c.predicate == "commute"] == [("user:mei", TAGGED_CONFIDENCE)]
 
 
+def test_the_users_own_role_the_tagger_is_sure_of_is_written_and_their_employer_waits():
+    """Whose a value is decides whether it is written (WRITTEN_AT keyed by predicate and subject kind): the
+    user's role at p >= 0.9 with its family sure is written; the user's employer, however sure, waits (a past
+    job the rules left out on purpose), while another person's employer is written."""
+    own = turn("now a senior data analyst at Quarry Labs")
+    tags = {"now a senior data analyst at Quarry Labs": [
+        ("role", "senior data analyst", 0.95), ("works_at", "Quarry Labs", 0.95)]}
+    out = layer(stated(tags, family="work"), tags).refine(own, [], [], nothing)
+    assert {(c.subject, c.predicate, c.confidence) for c in out} == {
+        ("user:mei", "role", 0.9), ("user:mei", "works_at", TAGGED_CONFIDENCE)}
+    sure = {"now a senior data analyst at Quarry Labs": [("role", "senior data analyst", 0.85)]}
+    out = layer(stated(sure, family="work"), sure).refine(own, [], [], nothing)
+    assert [c.confidence for c in out] == [TAGGED_CONFIDENCE]  # less sure than 0.9: a reviewer decides
+    theirs = turn("my brother works at Quarry Labs")
+    tags = {"my brother works at Quarry Labs": [("works_at", "Quarry Labs", 0.95)]}
+    out = layer(stated(tags, about="third", family="work"), tags).refine(theirs, [], [], nothing)
+    assert [(c.subject, c.confidence) for c in out] == [("person:mei/brother", 0.9)]
+
+
+@pytest.mark.parametrize("text", [
+    "2) Priya got a job, senior data analyst at Quarry Labs",  # a first name never heard of, after a list's number
+    "- Priya got a job, senior data analyst at Quarry Labs",  # ... or a bullet
+])
+def test_a_sure_tagged_value_is_not_written_as_the_users_in_a_turn_naming_someone_else(text: str):
+    """A turn that opens a clause on another person's first name may tell their news: what the tagger finds
+    in it waits for a reviewer instead of being written as the speaker's."""
+    t = turn(text)
+    clause = text.split(", ", 1)[1]
+    tags = {clause: [("role", "senior data analyst", 0.97)]}
+    out = layer(stated(tags, family="work"), tags).refine(t, [], [], nothing)
+    assert [(c.predicate, c.confidence) for c in out if c.predicate == "role"] == [("role", TAGGED_CONFIDENCE)]
+
+
 def test_a_pronoun_after_a_relation_in_an_unsure_clause_still_means_that_person():
     """"我哥说…" is unsure of its own content, yet its 他 after is the brother: his job is his."""
     t = turn("我哥说下个月可能来 他在银行当柜员")
@@ -1111,7 +1145,8 @@ def test_a_pronoun_after_a_relation_that_reports_means_that_person():
 def test_an_extractors_value_the_tagger_finds_implausible_waits_for_review():
     t = turn("算了，现在反而有点喜欢香菜")
     lay = SignalLayer(model=FixedModel({}), cues=Cues.load(),  # type: ignore[arg-type]
-                      tagger=FixedTagger(plausible={"现在反而有点": 0.0002, "香菜": 0.4}))  # type: ignore[arg-type]
+                      tagger=FixedTagger(plausible={"现在反而有点": IMPLAUSIBLE / 2,  # type: ignore[arg-type]
+                                                    "香菜": IMPLAUSIBLE}))  # at the bound: plausible
     rules = [claim("user:mei", "likes", "现在反而有点", t), claim("user:mei", "likes", "香菜", t),
              claim("user:mei", "dislikes", "芫荽", t)]  # not said as such: not checked
     out = {c.object: c.confidence for c in lay.refine(t, [], rules, nothing)}

@@ -10,12 +10,46 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .clauses import Clause, Openings, split_clauses
 from .cues import Cues
+
+PREDICATES = ("name", "lives_in", "works_at", "role", "commute", "allergy", "diet", "likes", "dislikes",
+              "pet", "budget_limit", "decision", "plan", "todo", "deadline", "relation")
+MAX_VALUE = 40  # characters: a longer "value" is a paraphrase, not a span
+
+
+@dataclass(frozen=True)
+class Value:
+    """One labelled value: its label (predicate, ``~neg`` when negated) and place in the clause."""
+
+    label: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Sequence_:
+    """One clause with its labelled values: what the value tagger is trained and scored on."""
+
+    author: str
+    lang: str
+    text: str
+    values: tuple[Value, ...]
+    assistant: str = ""  # the assistant's message the turn answers
+
+
+def no_overlap(values: tuple[Value, ...]) -> tuple[Value, ...]:
+    """The values in order, a value overlapping an earlier (longer first) one left out."""
+    kept: list[Value] = []
+    for v in sorted(values, key=lambda v: (v.start, -(v.end - v.start))):
+        if all(v.start >= k.end or v.end <= k.start for k in kept):
+            kept.append(v)
+    return tuple(kept)
 
 
 def lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

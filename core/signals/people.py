@@ -65,8 +65,9 @@ _LOWER_SLOT = frozenset({"also", "just", "really", "still", "now", "finally", "n
 # a request to write down what follows ("put that Graham is allergic…", "note down Sam's vegan"): what is to be
 # written down speaks of its own subject (here and in the layer's name openings)
 EN_WRITE_DOWN = r"(?:put|note|add|write|jot|record|log|remember|mark)(?:\s+(?:down|in|it))?(?:\s+that)?\s+"
-# the fillers that may open an English clause before its subject, and such a request
-_EN_FILLERS = (r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay)[\s,]+)*"
+# the fillers that may open an English clause before its subject (a list's number or bullet among them:
+# "2) Ana starts monday", "- Ana starts monday"), and such a request
+_EN_FILLERS = (r"^(?:(?:oh|and|also|so|btw|but|plus|well|anyway|yeah|ok|okay|\(?\d{1,2}[).]|[-•*])[\s,]+)*"
                r"(?:(?:please\s+|pls\s+|can you\s+|could you\s+)?" + EN_WRITE_DOWN + ")?")
 # a first name opening a clause as its subject (after a filler), followed by a verb-like word
 # "Name's" is "Name is/has" when what follows cannot follow an owner: a participle (\w+ed, not "bed" or

@@ -17,6 +17,12 @@ Authors: ``--authors`` (comma-separated folder names), else those
 ``data/signals/train/tagger.toml`` lists (``authors = [...]``), else every
 folder. The shipped tagger reads the authors that file names (why: in it).
 
+Conversation sets: the sets of ``tests/sets`` that ``tagger.toml`` names
+(``conversations = [...]``) are more authors, their expected facts placed
+in their turns (``core.signals.conversation_labels``); those it holds out
+(``conversation_dev``) are what ``--report`` scores the tagger on. They are
+read from a checkout (``--sets``), not from the installed wheel.
+
 The fit is CRFsuite's L-BFGS with L1 and L2 penalties (``-c1``, ``-c2``): the
 same data gives the same weights. Raises SystemExit with one line when the data
 folder is missing or a line is malformed.
@@ -32,40 +38,16 @@ import tempfile
 import time
 import tomllib
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .conversation_labels import conversation_labels
 from .cues import is_zh
-from .labelled import cut, placed, turns
+from .labelled import MAX_VALUE, PREDICATES, Sequence_, Value, cut, no_overlap, placed, turns
 from .spans import MODEL_FILE, NEGATED, SpanTagger, Unit, asked, features, tokenize
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
-PREDICATES = ("name", "lives_in", "works_at", "role", "commute", "allergy", "diet", "likes", "dislikes",
-              "pet", "budget_limit", "decision", "plan", "todo", "deadline", "relation")
-MAX_VALUE = 40  # characters: a longer "value" is a paraphrase, not a span
-
-
-@dataclass(frozen=True)
-class Value:
-    """One labelled value: its label (predicate, ``~neg`` when negated) and place in the clause."""
-
-    label: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class Sequence_:
-    """One clause with its labelled values."""
-
-    author: str
-    lang: str
-    text: str
-    values: tuple[Value, ...]
-    assistant: str = ""  # the assistant's message the turn answers
-
-
+SETS = Path(__file__).resolve().parents[2] / "tests" / "sets"  # the conversation sets (a checkout, not the wheel)
 def _label(fact: dict[str, Any], where: str) -> str:
     predicate = fact.get("predicate")
     if predicate not in PREDICATES:
@@ -91,22 +73,30 @@ def _load_turn(author: str, line: dict[str, Any], where: str) -> list[Sequence_]
         mine = tuple(Value(v.label, v.start - clause.start, v.end - clause.start)
                      for v in found if v.start >= clause.start and v.end <= clause.end)
         lang = "zh" if is_zh(clause.text) else "en"
-        out.append(Sequence_(author, lang, clause.text, _no_overlap(mine), line.get("assistant") or ""))
+        out.append(Sequence_(author, lang, clause.text, no_overlap(mine), line.get("assistant") or ""))
     return out
-
-
-def _no_overlap(values: tuple[Value, ...]) -> tuple[Value, ...]:
-    """The values in order, a value overlapping an earlier (longer first) one left out."""
-    kept: list[Value] = []
-    for v in sorted(values, key=lambda v: (v.start, -(v.end - v.start))):
-        if all(v.start >= k.end or v.end <= k.start for k in kept):
-            kept.append(v)
-    return tuple(kept)
 
 
 def load(folder: Path) -> list[Sequence_]:
     """Every clause of every labelled turn under ``folder`` (one subfolder per author)."""
     return [s for author, line, where in turns(folder) for s in _load_turn(author, line, where)]
+
+
+def _tagger_toml(train: Path) -> dict[str, Any]:
+    path = train / "tagger.toml"
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SystemExit(f"{path}: not TOML ({exc})") from None
+
+
+def _names(train: Path, key: str) -> list[str] | None:
+    names = _tagger_toml(train).get(key)
+    if names is not None and (not isinstance(names, list) or not all(isinstance(a, str) for a in names)):
+        raise SystemExit(f"{train / 'tagger.toml'}: '{key}' must be a list of names")
+    return names
 
 
 def chosen_authors(train: Path, given: str | None) -> frozenset[str] | None:
@@ -115,16 +105,19 @@ def chosen_authors(train: Path, given: str | None) -> frozenset[str] | None:
     with one line when the file is malformed."""
     if given:
         return frozenset(a.strip() for a in given.split(",") if a.strip())
-    path = train / "tagger.toml"
-    if not path.is_file():
-        return None
-    try:
-        authors = tomllib.loads(path.read_text("utf-8")).get("authors")
-    except tomllib.TOMLDecodeError as exc:
-        raise SystemExit(f"{path}: not TOML ({exc})") from None
-    if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
-        raise SystemExit(f"{path}: 'authors' must be a list of author folder names")
-    return frozenset(authors)
+    authors = _names(train, "authors")
+    return None if authors is None else frozenset(authors)
+
+
+def chosen_conversations(train: Path) -> tuple[list[str], list[str]]:
+    """The conversation sets whose facts label values too (``conversations`` of ``train/tagger.toml``), and
+    those held out to score the tagger on (``conversation_dev``). Raises SystemExit with one line when the
+    file is malformed or a set is in both."""
+    trained, held = _names(train, "conversations") or [], _names(train, "conversation_dev") or []
+    both = sorted(set(trained) & set(held))
+    if both:
+        raise SystemExit(f"{train / 'tagger.toml'}: {', '.join(both)} both trained on and held out")
+    return trained, held
 
 
 def tags_of(seq: Sequence_, units: list[Unit]) -> list[str]:
@@ -227,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also train without each author and score on them (dev), "
                              "and score the final model on the blind set")
     parser.add_argument("--json", type=Path, help="write the report figures here")
+    parser.add_argument("--sets", type=Path, default=SETS if SETS.is_dir() else None,
+                        help="the conversation sets' folder (default: tests/sets of the checkout; "
+                             "train/tagger.toml names the sets read)")
     parser.add_argument("--authors", help="author folders to train on, comma-separated "
                                           "(default: those of train/tagger.toml, else all)")
     args = parser.parse_args(argv)
@@ -242,21 +238,30 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no turns with facts labels under {args.data / 'train'}")
     print(f"{len(train)} training clauses, {sum(len(s.values) for s in train)} values, "
           f"from {len(authors)} authors ({', '.join(authors)})")
+    named, held_sets = chosen_conversations(args.data / "train") if args.sets else ([], [])
+    sets, counts = conversation_labels(args.sets, named) if named else ([], Counter[str]())
+    if named:
+        print(f"{len(sets)} clauses, {counts['values']} values from {len(named)} conversation sets "
+              f"({counts['kept']} of {counts['turns']} user turns: the others say a fact in words of their own)")
     figures = []
     if args.report and len(authors) > 1:
         for held in authors:
-            rest = [s for s in train if s.author != held]
+            rest = [s for s in train if s.author != held] + sets
             with tempfile.TemporaryDirectory() as tmp:
                 fit(rest + variations(rest, args.variations), Path(tmp) / "m", args.c1, args.c2, args.iterations)
                 figures.append(report(SpanTagger(Path(tmp) / "m"), [s for s in train if s.author == held],
                                       f"dev: trained without {held}, scored on {held}"))
     out = args.out or args.data / MODEL_FILE
+    train += sets
     fit(train + variations(train, args.variations), out, args.c1, args.c2, args.iterations)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
     if args.report and (args.data / "blind").is_dir():
         blind = load(args.data / "blind")
         if blind:
             figures.append(report(SpanTagger(out), blind, "blind"))
+    if args.report and held_sets:
+        dev, _ = conversation_labels(args.sets, held_sets)
+        figures.append(report(SpanTagger(out), dev, f"dev: the held-out conversation sets ({', '.join(held_sets)})"))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1), "utf-8")
     return 0
