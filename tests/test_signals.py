@@ -977,6 +977,27 @@ def test_a_sure_tagged_value_is_not_written_as_the_users_in_a_turn_naming_someon
     assert [(c.predicate, c.confidence) for c in out if c.predicate == "role"] == [("role", TAGGED_CONFIDENCE)]
 
 
+def test_a_post_said_without_subject_or_verb_goes_on_about_the_person_before_past_the_sentence_end():
+    """"my brother got a new job!! head chef at the Langham": the second sentence opens on a role the tagger
+    finds, with no subject or verb of its own, so it is the brother's; said after a clause of the speaker's
+    own ("got a new job!! head chef at…"), it stays the speaker's."""
+    t = turn("my brother got a new job!! head chef at the Langham")
+    tags = {"head chef at the Langham": [("role", "head chef", 0.9)]}
+    rules = [claim("user:mei", "role", "head chef", t), claim("user:mei", "works_at", "Langham", t)]
+    out = layer(stated(tags, family="work"), tags).refine(t, [], rules, nothing)
+    assert {(c.subject, c.predicate) for c in out if c.predicate != "note"} == {
+        ("person:mei/brother", "role"), ("person:mei/brother", "works_at")}
+    own = turn("got a new job!! head chef at the Langham")
+    rules = [claim("user:mei", "role", "head chef", own), claim("user:mei", "works_at", "Langham", own)]
+    out = layer(stated(tags, family="work"), tags).refine(own, [], rules, nothing)
+    assert {(c.subject, c.predicate) for c in out if c.predicate != "note"} == {
+        ("user:mei", "role"), ("user:mei", "works_at")}
+    unsure = {"head chef at the Langham": [("role", "head chef", 0.4)]}  # no role the tagger is sure of
+    out = layer(stated(unsure, family="work"), unsure).refine(t, [], [claim("user:mei", "role", "head chef", t)],
+                                                              nothing)
+    assert [c.subject for c in out if c.predicate == "role"] == ["user:mei"]
+
+
 def test_a_pronoun_after_a_relation_in_an_unsure_clause_still_means_that_person():
     """"我哥说…" is unsure of its own content, yet its 他 after is the brother: his job is his."""
     t = turn("我哥说下个月可能来 他在银行当柜员")

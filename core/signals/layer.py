@@ -117,6 +117,8 @@ FAMILY_OF = {"lives_in": "residence", "name": "name", "works_at": "work", "role"
 KIND_AT = 0.1
 IMPLAUSIBLE = 0.0002  # an extractor's value the tagger gives less than this is sent to review. Round 26, out of
 # fold over 45 sets: 373 values sent, 90 % of them wrong (at 0.0005: 514, 87 %, and the gold sets lost right ones)
+POST_AT = 0.5  # a role the tagger finds opening a clause at least this surely makes it a post (``_opens_on_post``)
+_POST_LEAD = re.compile(r"(?:(?:and|so|now|also|as)\s+)?(?:(?:a|an|the)\s+)?", re.IGNORECASE)
 USERS = 0.5  # a tagged value is the user's only when the clause is at least this likely about the user
 TAGGING = STATING | {"confirm"}
 INTENTIONS = frozenset({"plan", "decision"})  # a hedge word in their clause makes them unsettled (``_act``)
@@ -282,7 +284,8 @@ class SignalLayer:
                                or (lang == "zh" and pronoun is not None and not text.startswith("们", pronoun.end()))):
                 current = UNSURE  # "she's allergic to sesame" with no one she may be: never the speaker's
             elif who is not None and not mine and (
-                    about == "third" or (chained and self.people.drops_subject(text, lang))):
+                    about == "third" or (chained and self.people.drops_subject(text, lang))
+                    or (chain and lang == "en" and self._opens_on_post(signal.clause.text, assistant))):
                 current = who  # a dropped subject right after (a topic chain)
             elif about == "third" and p >= THIRD_ALONE and not mine:
                 current = UNSURE  # surely someone else's, whose is not said: a reviewer decides
@@ -598,6 +601,16 @@ class SignalLayer:
                 continue
             out.append(claim)
         return out
+
+    def _opens_on_post(self, clause: str, assistant: str) -> bool:
+        """Whether an English clause is a post said with its subject and copula left out ("head chef at the
+        Langham", "nurse at wythenshawe"): the tagger finds a role opening it. Such a clause goes on about
+        the person the clause before was about, past the end of its sentence ("somchai got a new job!!
+        head chef at…")."""
+        lead = _POST_LEAD.match(clause)
+        start = lead.end() if lead else 0
+        return any(s.predicate == "role" and s.start <= start and s.probability >= POST_AT
+                   for s in self.tagger.read(clause, "en", assistant).spans)
 
     def _speaks_of_others(self, readings: Sequence[Reading]) -> bool:
         """Whether a turn speaks of anyone but the speaker: a clause about someone else or naming one, or
