@@ -472,6 +472,7 @@ class SignalLayer:
         # a turn telling of a change in one clause ("骑车！…终于不用挤1号线了", "我到东京啦！3月28号搬过来的，住三轩茶屋"):
         # the new values of its slots are that change
         changing = any(r.signal.act["change"] >= CHANGE_AT for r in readings)
+        others_in_turn = self._speaks_of_others(readings)  # a tagged value is then never written as the user's
         for i, reading in enumerate(readings):
             by_part, mine = self._by_part(turn, reading, [c for c, at in placed if at == i], names)
             if reading.who is None:
@@ -522,7 +523,7 @@ class SignalLayer:
                 mine = [c for c in self._unhedged(turn, context, reading, extract, user_subject)
                         if not self._taken(c, [*claims, *out])]
             tagged = self._tagged(turn, reading, [*claims, *out, *mine], user_subject, tags, mine,
-                                  others_in_turn=self._speaks_of_others(readings))
+                                  others_in_turn=others_in_turn)
             tagged_by_part, tagged = self._by_part(turn, reading, tagged, names)
             tagged_by_part = [c for c in tagged_by_part if not any(  # a value the part's owner holds already
                 x.subject == c.subject and x.predicate == c.predicate and _norm(x.object) == _norm(c.object)
