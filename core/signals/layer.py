@@ -186,6 +186,8 @@ class Reading:
     # (a relation word, a name), or it follows a clause about another person without naming the speaker
     # ("she got a new cat btw, a ragdoll called Miso"): a tagged value of it is never written as the user's
     others: bool = False
+    # whether it opens on a first name as its subject, even one never heard of ("2) Priya got a job")
+    opens_on_name: bool = False
 
 
 class SignalLayer:
@@ -252,11 +254,13 @@ class SignalLayer:
             if lang == "en":
                 # a first name introduced before; one never heard of only when the head agrees
                 # ("Dana just moved", not "Bouldering is my go-to", "Bea works, nobody calls me Beatrice")
-                first = self.people.name_subject(text) or self.people.known_name_opening(text, names)
+                opening = self.people.name_subject(text)
+                first = opening or self.people.known_name_opening(text, names)
                 if first is not None:  # never heard of: the head says someone else, and the clause not "my …"
                     first = names.get(first.lower()) or (
                         first.lower() if about == "third" and not self.people.speaks_of_self(text, lang) else None)
             else:
+                opening = None
                 first = self.people.zh_name_subject(text, names)
             owner = self.people.possessor(text, lang)
             if owner is not None and (named is None or not self.people.is_subject(text, named[1], lang)):
@@ -308,7 +312,8 @@ class SignalLayer:
             others = named is not None or first is not None or owner is not None \
                 or pronoun is not None or (after_other and not speaks_of_self)
             out.append(Reading(signal, current, lang, mentions,
-                               named[1].group(0) if named is not None and named[0] == current else None, others))
+                               named[1].group(0) if named is not None and named[0] == current else None, others,
+                               opening is not None))
             chain = current not in (None, UNSURE) and not speaks_of_self
             after_other = current is not None or (others and not speaks_of_self)
         return out
@@ -585,11 +590,9 @@ class SignalLayer:
         for span in tags().spans:
             if span.probability < TAG_QUEUE or not self._kind_agrees(reading, span.predicate):
                 continue
-            claim = self._claim_of(turn, reading, span, user_subject)
+            claim = self._claim_of(turn, reading, span, user_subject, others_in_turn=others_in_turn)
             if claim is None:
                 continue
-            if others_in_turn and claim.subject == user_subject and claim.confidence == WRITTEN_CONFIDENCE:
-                claim = claim.with_changes(confidence=TAGGED_CONFIDENCE)  # the user's on a guess: a reviewer decides
             value = _norm(claim.object)
             if any(c.change == ENDING and c.predicate == claim.predicate for c in here):
                 continue
@@ -616,9 +619,7 @@ class SignalLayer:
     def _speaks_of_others(self, readings: Sequence[Reading]) -> bool:
         """Whether a turn speaks of anyone but the speaker: a clause about someone else or naming one, or
         opening on a first name as its subject even one never heard of ("2) Priya got a job, nurse at …")."""
-        return any(r.others or r.who is not None
-                   or (r.lang == "en" and self.people.name_subject(written(r.signal.clause.text)) is not None)
-                   for r in readings)
+        return any(r.others or r.who is not None or r.opens_on_name for r in readings)
 
     def _kind_agrees(self, reading: Reading, predicate: str) -> bool:
         """Whether the clause's family head gives the tagged predicate's family at least ``KIND_AT``."""
@@ -638,10 +639,12 @@ class SignalLayer:
         fact = ExtractedFact(subject=person, predicate="lives_in", object=place, confidence=LOCATED_CONFIDENCE)
         return to_claims(turn, [fact], extractor=self.name)
 
-    def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str) -> ClaimInput | None:
+    def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str, *,
+                  others_in_turn: bool = False) -> ClaimInput | None:
         """The claim a tagged value states: its subject (the person the clause is
         about; a team's item in a project's turn; else the user), its time (a
-        dated item's due day; a change's stated start) and confidence."""
+        dated item's due day; a change's stated start) and confidence (written, ``_written``, or queued;
+        ``others_in_turn``: the turn may speak of someone besides the speaker)."""
         predicate, obj = span.predicate, span.text.strip(" \t,，.。!！?？、~～…\"'“”‘’()（）")
         if not obj:
             return None
@@ -685,17 +688,19 @@ class SignalLayer:
         fact = ExtractedFact(subject=subject, predicate=predicate, object=obj, value=value,
                              polarity=span.polarity, change=change,
                              scope="project" if subject.startswith("project:") else "global",
-                             confidence=WRITTEN_CONFIDENCE if self._written(reading, span, subject) else TAGGED_CONFIDENCE,
+                             confidence=WRITTEN_CONFIDENCE if self._written(reading, span, subject, others_in_turn)
+                             else TAGGED_CONFIDENCE,
                              event_start=start, event_end=end)
         return next(iter(to_claims(turn, [fact], extractor=self.name)), None)
 
-    def _written(self, reading: Reading, span: Span, subject: str) -> bool:
-        """Whether a tagged value is sure enough to be written (``WRITTEN_AT``)."""
+    def _written(self, reading: Reading, span: Span, subject: str, others_in_turn: bool = False) -> bool:
+        """Whether a tagged value is sure enough to be written (``WRITTEN_AT``); never as the user's where its
+        clause, or the turn (``others_in_turn``), may speak of someone else."""
         predicate = span.predicate if span.predicate != "relation" else "name"
         at = WRITTEN_AT.get((predicate, subject.split(":", 1)[0]))
         return at is not None and span.probability >= at[0] \
             and reading.signal.family.get(FAMILY_OF.get(span.predicate, ""), 0.0) >= at[1] \
-            and not (subject.startswith("user:") and reading.others)  # never the user's on a guess
+            and not (subject.startswith("user:") and (reading.others or others_in_turn))  # never the user's on a guess
 
     def _timed_value(self, claim: ClaimInput, turn: Turn) -> ClaimInput:
         """A state whose value holds a time ("Acme since March", "浦东 从去年开始"):

@@ -59,8 +59,9 @@ class _Recording(SignalLayer):
         super().__init__(single_valued=single_valued, team=team)
         self.seen: list[tuple[ClaimInput, float, float]] = []
 
-    def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str) -> ClaimInput | None:
-        claim = super()._claim_of(turn, reading, span, user_subject)
+    def _claim_of(self, turn: Turn, reading: Reading, span: Span, user_subject: str, *,
+                  others_in_turn: bool = False) -> ClaimInput | None:
+        claim = super()._claim_of(turn, reading, span, user_subject, others_in_turn=others_in_turn)
         if claim is not None:
             family = reading.signal.family.get(FAMILY_OF.get(span.predicate, ""), 0.0)
             self.seen.append((claim, span.probability, family))
