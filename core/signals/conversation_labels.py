@@ -9,11 +9,12 @@ budget, the amount said with the same value ("八万" for ``80000 CNY``). A fact
 given only by ``keywords`` or as a paraphrase the turn never says cannot be
 placed, and its whole turn is left out, so no clause teaches the tagger that a
 value it holds is none (leaving out only the clause holding its keywords gave
-the tagger 1,800 more turns and no better figures, round 26). A turn with no fact is kept: its clauses hold no value.
-A fact of a predicate the tagger does not tag (``status``, ``note``) is
-ignored; one that may be any of several predicates (``predicate_any``) has no
-label, and its turn is left out too. Raises SystemExit with one line naming the file and line when a line
-is not JSON or a set lacks one of its two files.
+the tagger 1,800 more turns and no better figures, round 26). A turn with no
+fact is kept: its clauses hold no value. A fact of a predicate the tagger does
+not tag (``status``, ``note``) is ignored; one that may be any of several
+predicates (``predicate_any``) has no label, and its turn is left out too.
+Raises SystemExit with one line naming the file and line when a line is not
+JSON or a set lacks one of its two files.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ class SetLabels:
 
 
 def _forms(fact: dict[str, Any]) -> list[str]:
-    forms = [fact.get("object") or "", *(fact.get("accept") or [])]
-    return [f.strip() for f in forms if isinstance(f, str) and f.strip() and len(f.strip()) <= MAX_VALUE]
+    forms = (f.strip() for f in [fact.get("object") or "", *(fact.get("accept") or [])] if isinstance(f, str))
+    return [f for f in forms if f and len(f) <= MAX_VALUE]
 
 
 def placed_value(text: str, fact: dict[str, Any]) -> Value | None:
