@@ -109,6 +109,9 @@ class SignalledExtractor:
             # a bare amount where no home says the money: the money the user's own budgets were in
             counted = self.people.currency_before(turn.user, at)
             out = [in_currency(c, counted) for c in out] if counted is not None else out
+        if turn.speaker == "user":
+            out = self.layer.judge_claims(turn, out)  # a fragment as a value waits for a reviewer
+        if self.people is not None and turn.speaker == "user":
             prefix = f"person:{turn.user}/"
             for c in out:
                 if c.subject.startswith(prefix) and c.predicate == "name" and c.confidence > HELD_BACK:

@@ -221,7 +221,9 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("write", ("memdesk.db", "memdesk.chain", "memdesk.writer", "memdesk.writer_audit", "memdesk.writer_process",
                "memdesk.ingest", "memdesk.undo", "memdesk.tokens", "memdesk.erase",
                "memdesk.mentions", "memdesk.export", "memdesk.maintain_store",
-               "memdesk.audit_trail", "memdesk.store", "memdesk.facets")),
+               "memdesk.audit_trail", "memdesk.store", "memdesk.facets",
+               # the value judge's training reads the sets as an ingest's extraction does (memdesk.ingest)
+               "memdesk.signals.train_judge")),
     ("index", ("memdesk.recall.embedders", "memdesk.recall.embedding", "memdesk.recall.vectors",
                "memdesk.recall.annoy_index", "memdesk.recall.collection",
                "memdesk.recall.query_map", "memdesk.recall.train_query_map")),

@@ -52,6 +52,7 @@ from ..records import LAYER_EXTRACTOR, UNPARSED_PREDICATE
 from ..timeutil import to_us
 from .clauses import units
 from .cues import Cues, is_zh
+from .judge import JudgedValue, ValueJudge
 from .model import ClauseSignal, SignalModel
 from .people import EN_WRITE_DOWN, People
 from .spans import ClauseTags, Span, SpanTagger
@@ -197,14 +198,17 @@ class SignalLayer:
 
     def __init__(self, model: SignalModel | None = None, cues: Cues | None = None,
                  tagger: SpanTagger | None = None, single_valued: frozenset[str] = frozenset(),
-                 team: frozenset[str] = frozenset()) -> None:
+                 team: frozenset[str] = frozenset(), judge: ValueJudge | None = None) -> None:
         """``single_valued``: the catalog's single-valued predicates (one tagged
         value of them per turn and subject, and none beside the extractor's);
-        ``team``: its team predicates (said in a project's turn, the project's)."""
+        ``team``: its team predicates (said in a project's turn, the project's);
+        ``judge``: the value judge (the shipped one when None; ``ValueJudge.keeping_all()``
+        for none)."""
         self.model = model or SignalModel()
         self.cues = cues or Cues.load()
         self.people = People(self.cues)
         self.tagger = tagger or SpanTagger()
+        self.judge = judge or ValueJudge()
         self.single_valued = single_valued
         self.team = team
 
@@ -554,6 +558,23 @@ class SignalLayer:
         """Whether ``claim`` is a statement no rule parsed, queued as it was said (a note, or a plan or
         decision in its own words: ``_unparsed``)."""
         return claim.extractor == self.name and claim.confidence == UNPARSED_CONFIDENCE
+
+    def judged(self, claim: ClaimInput) -> bool:
+        """Whether the value judge reads ``claim``: an extractor's value about to be written as the
+        user said it, not the layer's own, not one already waiting for a reviewer, not an ending,
+        a note, the wrong value a correction retires, or a change naming no value (the one said last
+        moves: "it got pushed to Friday", the gates' business)."""
+        return (claim.extractor != self.name and claim.source.kind == "user_explicit"
+                and claim.confidence > HEDGED_CONFIDENCE and claim.change != ENDING and claim.object.strip() != ""
+                and claim.predicate != UNPARSED_PREDICATE
+                and not (claim.change == "correction" and claim.polarity == "negative"))
+
+    def judge_claims(self, turn: Turn, claims: list[ClaimInput]) -> list[ClaimInput]:
+        """``claims`` of a user turn (as the layer and the money said in the turn left them), each
+        value the judge finds unlikely to be one a note-taker records waiting for a reviewer (a
+        fragment, a filler, the end of a hedge: ``core.signals.judge``)."""
+        return [self._hedged(c) if self.judged(c) and not self.judge.keeps(judged_value(c, turn)) else c
+                for c in claims]
 
     def _checked(self, claim: ClaimInput, tags: Callable[[], ClauseTags]) -> ClaimInput:
         """An extractor's value the tagger finds implausible as any fact's value
@@ -1017,6 +1038,12 @@ _ME_BEFORE = re.compile(r"(?:我|(?i:\bme))\s*$")
 # a turn opening (after a short reply or a thanks) on a third-person pronoun as its subject
 _PRONOUN_OPENING = re.compile(r"^(?:\W*(?:thx|thanks|ty|yeah|yes|yep|ok|okay|oh|and|also|so|lol|haha|btw|好的?|嗯+|对|哦|是的?|"
                               r"哈哈+)[\W\s]+){0,3}(?:(?:she|he)(?:'s)?\b|她|他(?!们))", re.IGNORECASE)
+
+
+def judged_value(claim: ClaimInput, turn: Turn) -> JudgedValue:
+    """``claim`` said in ``turn``, as the value judge reads it."""
+    return JudgedValue(predicate=claim.predicate, object=claim.object, whose=claim.subject.split(":", 1)[0],
+                       change=claim.change, text=turn.text)
 
 
 def _before(turn: Turn, context: Sequence[Turn], reading: Reading) -> Sequence[Turn]:

@@ -34,7 +34,6 @@ import argparse
 import json
 import sys
 import tempfile
-import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -43,60 +42,13 @@ from typing import Any
 
 from memdesk import ManualClock, Store
 from memdesk.records import Fact
+from memdesk.signals.expected import Expected, load
 from memdesk.timeutil import to_us
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"dev": ROOT / "tests" / "sets" / "convo_dev", "blind": ROOT / "tests" / "sets" / "convo_blind"}
 NEVER_TRUE = ("corrected", "retracted")
 DATED = ("todo", "plan", "deadline")
-
-
-def norm(text: str) -> str:
-    """NFKC, lower case, without spaces, punctuation or control characters."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "PZC")
-
-
-@dataclass
-class Expected:
-    """One fact or check line of expect.jsonl, with its matching rules."""
-
-    line: dict[str, Any]
-
-    @property
-    def predicates(self) -> set[str]:
-        """The predicates that match ("*": any). The format's ``relation`` of a
-        ``person:`` subject is their name, which the store keeps as ``name``."""
-        out = {self.line.get("predicate", "*"), *self.line.get("predicate_any", [])}
-        if self.line["subject"].startswith("person:") and out & {"relation", "name"}:
-            out |= {"relation", "name"}
-        return out
-
-    def subject_ok(self, subject: str) -> bool:
-        want = self.line["subject"]
-        if not want.startswith("person:"):
-            return subject == want
-        owner = want.split("/", 1)[0]
-        if not subject.startswith(owner + "/"):
-            return False
-        who = {norm(w) for w in [want.split("/", 1)[1], *self.line.get("who", [])]}
-        return norm(subject.split("/", 1)[1]) in who
-
-    def object_ok(self, obj: str, *, within: bool = False) -> bool:
-        """Whether ``obj`` is the value (every keyword in it, or one of the accepted
-        forms); with ``within``, whether it holds the value somewhere in it."""
-        got = norm(obj)
-        if self.line.get("keywords"):
-            return all(norm(k) in got for k in self.line["keywords"])
-        forms = [norm(f) for f in (self.line.get("object", ""), *self.line.get("accept", [])) if f]
-        return any((f in got) if within else (got == f) for f in forms if f)
-
-    def polarity_ok(self, polarity: str) -> bool:
-        return self.line.get("polarity", "positive") == polarity
-
-    def holds(self, subject: str, predicate: str, obj: str, polarity: str) -> bool:
-        return (self.subject_ok(subject) and (predicate in self.predicates or "*" in self.predicates)
-                and self.object_ok(obj) and self.polarity_ok(polarity))
 
 
 @dataclass
@@ -132,17 +84,6 @@ class SetScore:
 
 def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 3) if b else None
-
-
-def load(folder: Path) -> tuple[list[dict[str, Any]], list[Expected], list[Expected]]:
-    """The turns, expected facts and checks of one set folder."""
-    turns = [json.loads(s) for s in (folder / "conversations.jsonl").read_text("utf-8").splitlines()
-             if s.strip()]
-    lines = [json.loads(s) for s in (folder / "expect.jsonl").read_text("utf-8").splitlines()
-             if s.strip()]
-    facts = [Expected(x) for x in lines if x["kind"] == "fact"]
-    checks = [Expected(x) for x in lines if x["kind"] == "check"]
-    return turns, facts, checks
 
 
 def _subjects(store: Store, want: Expected) -> list[str]:
