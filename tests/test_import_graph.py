@@ -178,6 +178,8 @@ LANG_MAY_IMPORT = {"memdesk.resources", "memdesk.errors"}
 EXTRACTOR_ENTRY_POINTS = {
     "memdesk.ingest": {"memdesk.extract.rules"},
     "memdesk.app.cli": {"memdesk.extract.llm"},
+    # whose a team's item is (the project's, or the speaker's own life): one rule for the rules and the layer
+    "memdesk.signals.layer": {"memdesk.extract.rules"},
 }
 
 

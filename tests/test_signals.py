@@ -697,6 +697,24 @@ def test_a_hedged_statement_nothing_parsed_waits_for_review_too():
     assert [(c.predicate, c.object, c.value) for c in out] == [("note", t.text, {"unparsed": "health"})]
 
 
+def test_a_teams_item_the_layer_states_in_a_projects_conversation_is_the_projects():
+    """As the rules read a plan or a decision said in a project's conversation, so does the layer for what
+    it states itself (a plan it finds, a decision waiting in its own words): the project's, unless it is
+    the speaker's own life (a move, leave)."""
+    t = turn("目标七月中旬开门营业就定周六那天", project="tangshui")
+    out = layer({t.text: ("user", "statement", "plan", 0.9)}).refine(t, [], [], nothing)
+    assert [(c.subject, c.predicate) for c in out] == [("project:tangshui", "plan")]
+    t = turn("the whole crew agreed on switching over to the native build", project="tidepool")
+    out = layer({t.text: ("user", "statement", "decision", 0.9)}).refine(t, [], [], nothing)
+    assert [(c.subject, c.predicate) for c in out] == [("project:tidepool", "decision")]
+    t = turn("说个私事我打算下个月搬家到城东那边", project="tangshui")
+    out = layer({t.text: ("user", "statement", "plan", 0.9)}).refine(t, [], [], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+    t = turn("目标七月中旬开门营业就定周六那天", project=None)
+    out = layer({t.text: ("user", "statement", "plan", 0.9)}).refine(t, [], [], nothing)
+    assert [c.subject for c in out] == ["user:mei"]
+
+
 def test_questions_small_talk_and_short_replies_are_never_queued():
     for text, act in (("你知道浦东哪里有好吃的素食馆吗", "question"), ("haha thanks so much", "smalltalk"), ("好的", "statement")):
         t = turn(text)

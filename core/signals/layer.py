@@ -43,6 +43,7 @@ from functools import cache, partial
 from ..bitemporal import ENDING
 from ..claims import DATED as claims_dated
 from ..claims import ClaimInput, source_of, to_claims
+from ..extract.rules import personal_item
 from ..lang.amounts import Amount, find_amounts, parse_amount
 from ..lang.chat import written
 from ..lang.sensitive import has_sensitive
@@ -958,7 +959,11 @@ class SignalLayer:
         if (family == "none" or p_family < SURE or act not in STATING or stating < SURE
                 or about == "none" or units(s.clause.text) < MIN_UNPARSED_UNITS):
             return None
-        if about == "project" and turn.project:
+        predicate = self.cues.families.get(family, UNPARSED_PREDICATE)
+        if turn.project and (about == "project" or about == "user" and reading.who is None
+                             and predicate in self.team and not personal_item(predicate, s.clause.text, turn.text)):
+            # a team's item stated in a project's conversation is the project's, as the rules read it, unless
+            # it is the speaker's own life (a move of home, leave, a flight of theirs)
             subject = f"project:{turn.project}"
         elif reading.who is not None and reading.who != UNSURE:
             subject = f"person:{turn.user}/{reading.who}"

@@ -659,14 +659,19 @@ def _retire_wrong_values(text: str, context: Sequence[Turn], raws: list[_Raw]) -
 
 
 def _personal(r: _Raw, text: str) -> bool:
-    """Whether a plan or a to-do said in a project's conversation is the speaker's own life rather than the
-    project's: said as personal ("personal news", "说个私事") or about a home, a job, leave or travel of the
-    speaker's (我下个月搬家, I'm moving to Pune, 我6月8号到22号要请假, I'm flying in the thursday before), unless
-    it names something of the project's (搬到新店, move the office)."""
-    if r.predicate not in ("plan", "todo", "decision"):
+    return personal_item(r.predicate, r.object, text)
+
+
+def personal_item(predicate: str, obj: str, text: str) -> bool:
+    """Whether a plan, a to-do or a decision ``obj`` said in a project's conversation (in the turn ``text``) is
+    the speaker's own life rather than the project's: said as personal ("personal news", "说个私事") or about a
+    home, a job, leave or travel of the speaker's (我下个月搬家, I'm moving to Pune, 我6月8号到22号要请假, I'm
+    flying in the thursday before), unless it names something of the project's (搬到新店, move the office). The
+    rule the signal layer applies to its own items too. Raises nothing."""
+    if predicate not in ("plan", "todo", "decision"):
         return False
-    return bool((searched(_P["shared.personal_turn"], text) or searched(_P["shared.personal_life"], r.object))
-                and not searched(_P["shared.project_thing"], r.object))
+    return bool((searched(_P["shared.personal_turn"], text) or searched(_P["shared.personal_life"], obj))
+                and not searched(_P["shared.project_thing"], obj))
 
 
 def _nearest_time(text: str, obj: str, times: list[tuple[int, int, TimeSpan]]) -> tuple[int, int, TimeSpan]:
