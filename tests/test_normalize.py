@@ -461,6 +461,21 @@ def test_a_weekday_with_its_day_of_the_month_is_that_day(text, expr, day):
 
 
 @pytest.mark.parametrize("text, expr, day", [
+    ("ya next fri", "next fri", "2026-06-12"),  # 2026-06-01 is a Monday: next week's Friday, as "next friday"
+    ("next friday", "next friday", "2026-06-12"),
+    ("thurs works better", "thurs", "2026-06-04"),  # a cut that is no English word, alone
+    ("on sat", "on sat", "2026-06-06"),  # a cut that is a word, after a word leading into a day
+    ("by weds pls", "by weds", "2026-06-03"),
+    ("the sun is out and we sat outside", None, None),  # "sun", "sat" alone: words
+    ("they got wed and moved", None, None),
+])
+def test_a_weekday_cut_short_is_read_alone_when_it_is_no_word_else_after_a_leading_word(text, expr, day):
+    found = find_times(text, datetime(2026, 6, 1, 9, tzinfo=timezone(timedelta(hours=8))))
+    got = [(span.expr, span.start.date().isoformat()) for _, _, span in found]
+    assert (got[:1] if expr else got) == ([(expr, day)] if expr else [])
+
+
+@pytest.mark.parametrize("text, expr, day", [
     ("working there since 3 March last year", "3 March last year", "2025-03-03"),  # a year from this one
     ("since March 3rd last year", "March 3rd last year", "2025-03-03"),
     ("the final is on the 3rd of March next year", "on the 3rd of March next year", "2027-03-03"),

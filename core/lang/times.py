@@ -223,6 +223,8 @@ _CN_NOT_A_DAY_BEFORE = tables.words("times", "zh.not_a_day_before")
 _CN_PERIOD_NAMES = tuple(tables.words("times", "zh.period_named_before"))
 _EN_WEEKDAYS = tables.words("times", "en.weekdays")
 _EN_WEEKDAY_CUTS = tables.words("times", "en.weekday_cuts")
+_EN_WEEKDAY_CUTS_ALONE = tables.words("times", "en.weekday_cuts_alone")
+_EN_WEEKDAY_CUT_LEADS = tables.words("times", "en.weekday_cut_leads")
 _EN_MONTHS = tables.ints("times", "en.months")
 _EN_REL = tables.ints("times", "en.offsets")
 _EN_DAYS = tables.ints("times", "en.days")
@@ -381,6 +383,16 @@ def _en_week(m: re.Match[str], today: date) -> DateRange | None:
 
 def _en_weekday(m: re.Match[str], today: date) -> DateRange | None:
     wd = _EN_WEEKDAYS.index(m.group("wd").lower())
+    rel = (m.group("rel") or "").lower()
+    if rel in ("next", "last"):
+        return _weekday_of_week(today, _EN_REL[rel], wd)
+    return _coming_weekday(today, wd)
+
+
+def _en_weekday_cut(m: re.Match[str], today: date) -> DateRange | None:
+    """A weekday cut short ("next fri", "on sat", "thurs"): the weekday its first two letters begin."""
+    cut = (m.group("cut") or m.group("alone")).lower()
+    wd = next(i for i, name in enumerate(_EN_WEEKDAYS) if name.startswith(cut[:2]))
     rel = (m.group("rel") or "").lower()
     if rel in ("next", "last"):
         return _weekday_of_week(today, _EN_REL[rel], wd)
@@ -568,6 +580,8 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
                 rf"|the\s+week(?P<we2>end)){_EN_R}", _EN_FLAGS), _en_week_or_weekend),
     (re.compile(rf"{_EN_L}(?:(?P<rel>next|last|this|coming|on)\s+)?"
                 rf"(?P<wd>{_alt(_EN_WEEKDAYS)}){_EN_R}", _EN_FLAGS), _en_weekday),
+    (re.compile(rf"{_EN_L}(?:(?P<rel>{_alt(_EN_WEEKDAY_CUT_LEADS)})\s+(?P<cut>{_alt(_EN_WEEKDAY_CUTS)})"
+                rf"|(?P<alone>{_alt(_EN_WEEKDAY_CUTS_ALONE)}))\.?{_EN_R}", _EN_FLAGS), _en_weekday_cut),
     (re.compile(rf"{_EN_L}(?P<rel>this|next|last)\s+(?P<unit>month|year){_EN_R}", _EN_FLAGS),
      _en_period),
     (re.compile(rf"{_EN_L}(?:the\s+)?(?P<edge>end|beginning|start)\s+of\s+(?:(?:the|this)\s+)?"

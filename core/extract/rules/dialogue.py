@@ -113,7 +113,11 @@ def _answer_restated(text: str, question: str, when: datetime) -> list[_Raw]:
 
 def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     """A bare value answering the assistant's question: "Sam is fine" to "What should I call you?", "around 2k"
-    to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?"."""
+    to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?". A message whose
+    question offers a reminder asks for no value ("kiwi allergy, noted. want me to remind you on the 31st?": the
+    reply takes up the offer)."""
+    if any(_P["shared.raw_facts.3"].search(x) and _OFFERED_REMINDER.search(x) for x in _sentences(question)):
+        return None
     asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
     t = text.strip().rstrip("。.!！")
     if asked == "name" and (named := _P["shared.answer_value.name_first"].match(t)):
