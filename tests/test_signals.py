@@ -212,6 +212,28 @@ def test_a_pronoun_after_a_relation_carries_the_person():
     assert [(c.subject, c.object) for c in out] == [("person:mei/husband", "peanuts")]
 
 
+def test_a_chinese_full_name_is_known_by_the_forms_it_is_called_by():
+    people = SignalLayer(model=FixedModel({}), cues=Cues.load(), tagger=FixedTagger()).people  # type: ignore[arg-type]
+    got = people.with_nicknames({"林悦": "daughter", "陈晓雯": "wife", "dana": "sister"})
+    assert {k: got[k] for k in ("悦悦", "小悦", "阿悦", "晓雯", "雯雯", "小雯")} == {
+        "悦悦": "daughter", "小悦": "daughter", "阿悦": "daughter", "晓雯": "wife", "雯雯": "wife", "小雯": "wife"}
+    assert got["dana"] == "sister" and "ana" not in got
+    # a form two names share belongs to neither; a name given already keeps its person
+    got = people.with_nicknames({"王悦": "sister", "李悦": "daughter", "悦悦": "dog"})
+    assert "小悦" not in got and got["悦悦"] == "dog"
+
+
+def test_a_relative_called_by_a_nickname_of_the_name_given_is_that_relative():
+    first = Turn("s1", 1, "user", T0, "女儿叫林悦 在杭州 在一家外贸公司做会计", "mei")
+    later = Turn("s1", 3, "user", T0, "悦悦换工作了 去了星帆跨境 现在是财务主管", "mei")
+    ex = SignalledExtractor(RuleExtractor(), SignalLayer())
+    claims = ex.claims(later, [first, Turn("s1", 2, "assistant", T0, "好的，记下了。", "mei")])
+    got = {(c.subject, c.predicate, c.object) for c in claims}
+    assert ("person:mei/daughter", "role", "财务主管") in got
+    assert not any(c.subject.startswith("user:") for c in claims)
+    assert not any(c.predicate == "lives_in" for c in claims)  # 现在是…: 在 of a word, no place
+
+
 def test_a_dropped_subject_goes_on_about_the_person_of_the_clause_before():
     """A Chinese topic chain: a clause that begins with its predicate is
     about the person of the clause before it, past a sentence end too (a

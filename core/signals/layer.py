@@ -331,7 +331,7 @@ class SignalLayer:
             if t.speaker == "user":
                 self.people.introductions(t.text, names)
         self.people.introductions(turn.text, names)
-        return names
+        return self.people.with_nicknames(names)  # 林悦 is 悦悦 too
 
     def _by_part(self, turn: Turn, reading: Reading, mine: list[ClaimInput], names: Mapping[str, str]
                  ) -> tuple[list[ClaimInput], list[ClaimInput]]:

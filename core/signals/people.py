@@ -134,7 +134,8 @@ _EN_VERB = re.compile(r"^(\s*(?:also |still |really |just |now |never |always |a
 _EN_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't",
              "isn't": "am not", "hasn't": "haven't", "was": "was", "are": "am", "were": "was", "aren't": "am not"}
 # where another person is (located): 在 and a place the clause ends on; 从 a place they come from
-_ZH_AT = re.compile(r"(?:住)?在(?P<place>[\u4e00-\u9fff]{2,5}?)(?:那边|那儿|那里|这边|一带)?(?:呢|啊|哈|呀|了|的)?$")
+# (在 of a word, 现在, 正在, 实在, 存在, 自在, 所在, 好在, says no place: "现在是财务主管")
+_ZH_AT = re.compile(r"(?:住)?(?<![现正实存自所好])在(?P<place>[\u4e00-\u9fff]{2,5}?)(?:那边|那儿|那里|这边|一带)?(?:呢|啊|哈|呀|了|的)?$")
 _ZH_FROM = re.compile(r"从(?P<place>[\u4e00-\u9fff]{2,5}?)(?:飞|坐车|开车)?(?:过来|来|赶过来)")
 _EN_PLACE = r"(?P<place>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2}?)"
 _EN_AT = re.compile(r"(?i)(?:\b(?:is|are|lives|live)|['’](?:s|re))\s+(?:(?:up|down|out|over|back|still|now|currently|"
@@ -344,6 +345,24 @@ class People:
         if find_times(m.group(1), _ANY_TIME):
             return None
         return m.group(1), "我的" + head[m.end():]
+
+    def with_nicknames(self, names: Mapping[str, str]) -> dict[str, str]:
+        """``names`` (lower case, each with its relation key) with the forms a Chinese full name is called
+        by: a surname and a given name (林悦, 陈晓雯) is also called by the given name when it has two
+        characters (晓雯), its last character doubled (悦悦, 雯雯), or 小 or 阿 before it (小悦, 阿雯). A form
+        two people's names would share, or a name given already, is left out. Raises nothing."""
+        forms: dict[str, set[str]] = {}
+        for name, key in names.items():
+            if not (_is_cjk_name(name) and len(name) in (2, 3) and name[0] in self.cues.zh_surnames):
+                continue
+            given = name[1:]
+            for form in ({given} if len(given) == 2 else set()) | {given[-1] * 2, "小" + given[-1], "阿" + given[-1]}:
+                forms.setdefault(form, set()).add(key)
+        out = dict(names)
+        for form, keys in forms.items():
+            if len(keys) == 1 and form not in out:
+                out[form] = next(iter(keys))
+        return out
 
     def looks_like_name(self, value: str) -> bool:
         """Whether ``value`` has the shape of a person's name: one to three

@@ -113,12 +113,12 @@ def _answer_restated(text: str, question: str, when: datetime) -> list[_Raw]:
 
 def _answer_value(text: str, question: str, when: datetime) -> _Raw | None:
     """A bare value answering the assistant's question: "Sam is fine" to "What should I call you?", "around 2k"
-    to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?". A message whose
-    question offers a reminder asks for no value ("kiwi allergy, noted. want me to remind you on the 31st?": the
-    reply takes up the offer)."""
-    if any(_P["shared.raw_facts.3"].search(x) and _OFFERED_REMINDER.search(x) for x in _sentences(question)):
-        return None
-    asked = next((pred for pred, cue in _ASKED_FOR if cue.search(question)), None)
+    to "What's your budget?", "peanuts" to "Any allergies?", "Leeds" to "Where do you live?". What is asked for is
+    read in the message's questions when it asks any ("kiwi allergy, noted. want me to remind you on the 31st?"
+    asks for no allergy; "How should I address you, Mr. Jones?" is one question)."""
+    asked_in = " ".join(x for x in _sentences(_P["shared.title_dot"].sub(r"\1 ", question))
+                        if _P["shared.raw_facts.3"].search(x)) or question
+    asked = next((pred for pred, cue in _ASKED_FOR if cue.search(asked_in)), None)
     t = text.strip().rstrip("。.!！")
     if asked == "name" and (named := _P["shared.answer_value.name_first"].match(t)):
         t = named.group(1)  # "Bea works, nobody uses Beatrice except my gran": the name said to do
