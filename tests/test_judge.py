@@ -44,33 +44,33 @@ def judging(*bad: str) -> ValueJudge:
 
 
 def test_features_read_the_value_its_edges_and_the_words_around_it():
-    v = JudgedValue("budget_limit", "60000 CAD", "user", None, "the reno budget is 60000 CAD max")
+    v = JudgedValue("budget_limit", "60000 CAD", None, "the reno budget is 60000 CAD max")
     got = features(v)
     assert got == sorted(set(got))
-    assert {"p:budget_limit", "u:budget_limit:2", "s:budget_limit:user", "v:budget_limit:True",
+    assert {"p:budget_limit", "u:budget_limit:2", "v:budget_limit:True",
             "f:#", "l:cad", "b:is", "bb:budget is", "a:max"} <= set(got)
-    assert not any(f.startswith("n:") for f in got)  # polarity is a filing convention, not a value's shape
+    assert not any(f.startswith(("n:", "s:")) for f in got)  # polarity, whose: filing conventions, no shape
 
 
 def test_a_number_is_read_by_its_shape_and_a_value_not_said_has_no_context():
-    a = features(JudgedValue("budget_limit", "1500 GBP", "user", None, "1500 tops for the move"))
-    b = features(JudgedValue("budget_limit", "2400 GBP", "user", None, "2400 tops for the move"))
+    a = features(JudgedValue("budget_limit", "1500 GBP", None, "1500 tops for the move"))
+    b = features(JudgedValue("budget_limit", "2400 GBP", None, "2400 tops for the move"))
     assert a == b
     assert "v:budget_limit:False" in a and not any(f.startswith(("b:", "a:")) for f in a)
 
 
 def test_a_value_opening_or_closing_the_turn_is_marked_so():
-    got = features(JudgedValue("plan", "move to Leeds", "user", None, "move to Leeds"))
+    got = features(JudgedValue("plan", "move to Leeds", None, "move to Leeds"))
     assert {"b:plan:<start>", "a:plan:<end>"} <= set(got)
 
 
 def test_the_work_per_value_is_bounded_by_the_characters_near_it():
     text = "we decided on the blue van, final"
     far = "x " * 200_000 + text + " y" * 200_000
-    assert features(JudgedValue("decision", "blue van", "user", None, text)) != []
+    assert features(JudgedValue("decision", "blue van", None, text)) != []
     # what lies beyond NEAR characters of the value does not change what the judge reads
-    near_only = features(JudgedValue("decision", "blue van", "user", None, far))
-    assert near_only == features(JudgedValue("decision", "blue van", "user", None,
+    near_only = features(JudgedValue("decision", "blue van", None, far))
+    assert near_only == features(JudgedValue("decision", "blue van", None,
                                              far[far.find("blue van") - NEAR:far.find("blue van") + 8 + NEAR]))
 
 
@@ -80,7 +80,7 @@ def test_the_work_per_value_is_bounded_by_the_characters_near_it():
 def test_the_shipped_judge_loads_and_reads_deterministically():
     judge = ValueJudge()
     assert 0.0 < judge.threshold <= 0.5 and judge.weights
-    v = JudgedValue("plan", "be", "user", None, "hoping to be in by mid may")
+    v = JudgedValue("plan", "be", None, "hoping to be in by mid may")
     p = judge.likely(v)
     assert 0.0 < p < 1.0 and p == judge.likely(v)
     assert judge.keeps(v) == (p >= judge.threshold)
@@ -103,7 +103,7 @@ def test_a_judge_file_of_another_format_or_shape_is_refused(tmp_path):
 
 def test_the_judge_that_keeps_all_keeps_every_value():
     judge = ValueJudge.keeping_all()
-    v = JudgedValue("plan", "be", "user", None, "be")
+    v = JudgedValue("plan", "be", None, "be")
     assert judge.likely(v) == 1.0 and judge.keeps(v)
 
 
@@ -141,10 +141,11 @@ def test_the_signalled_extractor_judges_what_it_returns():
     assert [c.confidence for c in queued if c.predicate == "lives_in"] == [HEDGED_CONFIDENCE]
 
 
-def test_judged_value_reads_whose_the_claim_is():
+def test_judged_value_reads_the_claim_in_its_turn_and_not_whose_it_is():
     t = turn("my sister lives in Hull")
     v = judged_value(claim("lives_in", "Hull", t, subject="person:ann/sister"), t)
-    assert (v.predicate, v.object, v.whose, v.text) == ("lives_in", "Hull", "person", t.text)
+    assert (v.predicate, v.object, v.change, v.text) == ("lives_in", "Hull", None, t.text)
+    assert judged_value(claim("lives_in", "Hull", t), t) == v  # another person's value is judged as the user's
 
 
 # -- training -------------------------------------------------------------
@@ -191,11 +192,12 @@ def test_a_malformed_set_or_list_stops_training_with_one_line(tmp_path):
 
 
 def _examples(pairs: list[tuple[str, bool]]) -> list[train_judge.Example]:
-    return [train_judge.Example(f"set{i % 7}", JudgedValue("plan", obj, "user", None, f"so {obj} then"), right)
+    return [train_judge.Example(f"set{i % 7}", JudgedValue("plan", obj, None, f"so {obj} then"), right)
             for i, (obj, right) in enumerate(pairs)]
 
 
 def test_the_fit_is_deterministic_and_learns_which_values_are_fragments():
+    pytest.importorskip("sklearn")  # the train extra
     examples = _examples([("be", False), ("it", False), ("move to Leeds", True), ("sell the van", True)] * 12)
     first, second = train_judge.fit(examples), train_judge.fit(examples)
     assert first[0] == second[0] and np.array_equal(first[1], second[1]) and first[2] == second[2]

@@ -5,9 +5,9 @@ The rules read a value from where their pattern says it sits; said in words nobo
 for, the pattern still matches and yields a fragment: a filler, the end of a hedge, a piece of the
 next clause ("plan: be", "decision: 先", "dislikes: commute atm"). The judge reads the value as a
 note-taker would see it: its predicate, its length, its first and last words, the words just
-before and after it in the turn, whose it is, whether it was said word for word; not the words
-inside it (a judge that read them learned which values its authors recorded, not where a value
-ends: as sure out of fold, more values lost on the held-out sets). A value it finds unlikely (below the threshold stored with the weights) waits for a reviewer
+before and after it in the turn, whether it was said word for word; not the words inside it, its
+polarity or whose it is (a judge that read those learned which values, and whose, its authors
+chose to record and how they filed them, not where a value ends). A value it finds unlikely (below the threshold stored with the weights) waits for a reviewer
 instead of being written (``SignalLayer``): nothing is lost.
 
 One logistic regression over binary features, weights in ``data/signals/judge.npz`` (trained by
@@ -42,7 +42,6 @@ class JudgedValue:
 
     predicate: str
     object: str
-    whose: str  # the kind of its subject: user, person, project
     change: str | None
     text: str  # the turn
 
@@ -57,8 +56,7 @@ def features(value: JudgedValue) -> list[str]:
     p = value.predicate
     units = _units(value.object)
     said = value.text.casefold().find(value.object.casefold()) if value.object else -1
-    out = {f"p:{p}", f"u:{p}:{min(len(units), MAX_LENGTH)}", f"s:{p}:{value.whose}",
-           f"c:{p}:{value.change or '-'}", f"v:{p}:{said >= 0}",
+    out = {f"p:{p}", f"u:{p}:{min(len(units), MAX_LENGTH)}", f"c:{p}:{value.change or '-'}", f"v:{p}:{said >= 0}",
            f"z:{p}:{any(chr(0x3400) <= ch <= chr(0x9fff) for ch in value.text)}"}
     if units:
         out |= {f"f:{units[0]}", f"f:{p}:{units[0]}", f"l:{units[-1]}", f"l:{p}:{units[-1]}"}

@@ -1047,8 +1047,7 @@ _PRONOUN_OPENING = re.compile(r"^(?:\W*(?:thx|thanks|ty|yeah|yes|yep|ok|okay|oh|
 
 def judged_value(claim: ClaimInput, turn: Turn) -> JudgedValue:
     """``claim`` said in ``turn``, as the value judge reads it."""
-    return JudgedValue(predicate=claim.predicate, object=claim.object, whose=claim.subject.split(":", 1)[0],
-                       change=claim.change, text=turn.text)
+    return JudgedValue(predicate=claim.predicate, object=claim.object, change=claim.change, text=turn.text)
 
 
 def _before(turn: Turn, context: Sequence[Turn], reading: Reading) -> Sequence[Turn]:

@@ -31,12 +31,15 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .expected import load
 from .judge import FORMAT, JUDGE_FILE, SEP, JudgedValue, ValueJudge, features
+
+if TYPE_CHECKING:
+    from ..ingest import Extractor
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
 SETS = Path(__file__).resolve().parents[2] / "tests" / "sets"  # the conversation sets (a checkout, not the wheel)
@@ -103,7 +106,7 @@ def set_examples(root: Path, names: Sequence[str]) -> list[Example]:
             rows, facts, _ = load(folder)
         except (OSError, ValueError, KeyError) as e:
             raise SystemExit(f"{folder}: {e}") from None
-        extractor = SignalledExtractor(RuleExtractor(), layer, PeopleBook())
+        extractor = SignalledExtractor(cast("Extractor", RuleExtractor()), layer, PeopleBook())
         sessions: dict[str, list[Any]] = defaultdict(list)
         for i, row in enumerate(rows, 1):
             try:
@@ -137,7 +140,7 @@ def gold_examples(root: Path, names: Sequence[str]) -> list[Example]:
     catalog = Catalog.load()
     layer = SignalLayer(single_valued=frozenset(p.id for p in catalog if p.single_valued),
                         team=frozenset(p.id for p in catalog if p.team), judge=ValueJudge.keeping_all())
-    extractor = SignalledExtractor(RuleExtractor(), layer)
+    extractor = SignalledExtractor(cast("Extractor", RuleExtractor()), layer)
     out: list[Example] = []
     for name in names:
         path = root / "gold" / f"{name}.jsonl"
@@ -273,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     p = out_of_fold(examples)
     threshold = threshold_for(examples, p)
     names, weights, bias = fit(examples)
-    arrays = {"format": np.array(FORMAT), "vocab": np.frombuffer(SEP.join(names).encode("utf-8"), dtype=np.uint8),
+    arrays: dict[str, Any] = {"format": np.array(FORMAT), "vocab": np.frombuffer(SEP.join(names).encode("utf-8"), dtype=np.uint8),
               "weights": weights.astype(np.float32), "bias": np.array(bias, dtype=np.float32),
               "threshold": np.array(threshold, dtype=np.float32)}
     np.savez_compressed(args.out, **arrays)
