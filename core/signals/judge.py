@@ -7,12 +7,13 @@ next clause ("plan: be", "decision: 先", "dislikes: commute atm"). The judge re
 note-taker would see it: its predicate, its length, its first and last words, the words just
 before and after it in the turn, whether it was said word for word; not the words inside it, its
 polarity or whose it is (a judge that read those learned which values, and whose, its authors
-chose to record and how they filed them, not where a value ends). A value it finds unlikely (below the threshold stored with the weights) waits for a reviewer
-instead of being written (``SignalLayer``): nothing is lost.
+chose to record and how they filed them, not where a value ends). A value it finds unlikely
+(below the threshold stored with the weights) waits for a reviewer instead of being written
+(``SignalLayer.judge_claims``): nothing is lost.
 
 One logistic regression over binary features, weights in ``data/signals/judge.npz`` (trained by
-``python -m memdesk.signals.train_judge`` from the conversation sets' recorded facts), evaluated
-with a dictionary lookup per feature: no network, deterministic. Raises FileNotFoundError when the
+``python -m memdesk.signals.train_judge`` from the conversation and gold sets' recorded facts),
+evaluated with a dictionary lookup per feature: no network, deterministic. Raises FileNotFoundError when the
 weights are missing from the install, ValueError when the file is not a judge of this format.
 """
 
