@@ -34,10 +34,7 @@ def claim(predicate: str, obj: str, t: Turn, **kw: object) -> ClaimInput:
 
 def judging(*bad: str) -> ValueJudge:
     """A judge that finds a value unlikely only when it has one of ``bad`` features."""
-    judge = ValueJudge.keeping_all()
-    judge.weights = {f: -20.0 for f in bad}
-    judge.bias, judge.threshold = 5.0, 0.5
-    return judge
+    return ValueJudge.of({f: -20.0 for f in bad}, 5.0, 0.5)
 
 
 # -- features ------------------------------------------------------------

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..lang.amounts import find_amounts, parse_amount
 from .cues import is_zh
+from .expected import set_folder
 from .labelled import MAX_VALUE, PREDICATES, Sequence_, Value, cut, lines, no_overlap
 from .spans import NEGATED
 
@@ -112,10 +113,7 @@ def conversation_labels(root: Path, names: list[str]) -> tuple[list[Sequence_], 
     out: list[Sequence_] = []
     counts: Counter[str] = Counter()
     for name in names:
-        found = sorted(p for p in root.glob(f"convo_*/{name}") if p.is_dir())
-        if not found:
-            raise SystemExit(f"no conversation set {name!r} under {root}/convo_*")
-        labels = set_labels(found[0])
+        labels = set_labels(set_folder(root, name))
         out.extend(labels.clauses)
         counts.update(turns=labels.turns, kept=labels.kept, values=labels.values)
     return out, counts

@@ -64,6 +64,15 @@ class Expected:
                 and self.object_ok(obj) and self.polarity_ok(polarity))
 
 
+def set_folder(root: Path, name: str) -> Path:
+    """The folder of the set ``name`` under ``root`` (``tests/sets``: in one of its ``convo_*`` folders), for
+    the training scripts that read sets from a checkout. Raises SystemExit with one line when there is none."""
+    found = sorted(p for p in root.glob(f"convo_*/{name}") if p.is_dir())
+    if not found:
+        raise SystemExit(f"no conversation set {name!r} under {root}/convo_*")
+    return found[0]
+
+
 def load(folder: Path) -> tuple[list[dict[str, Any]], list[Expected], list[Expected]]:
     """The turns, expected facts and checks of one set folder. Raises OSError when a file is
     missing, ValueError when a line is not JSON."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,12 +91,18 @@ class ValueJudge:
         self.path = path
 
     @classmethod
+    def of(cls, weights: Mapping[str, float], bias: float, threshold: float) -> ValueJudge:
+        """A judge of the given weights (by feature), bias and threshold, not read from a file (one being
+        trained). Raises nothing."""
+        judge = cls.__new__(cls)
+        judge.weights, judge.bias, judge.threshold, judge.path = dict(weights), bias, threshold, Path()
+        return judge
+
+    @classmethod
     def keeping_all(cls) -> ValueJudge:
         """A judge that finds every value likely (no weights, threshold 0): the layer as it was
         before the judge, which is how the judge's own training data is read."""
-        judge = cls.__new__(cls)
-        judge.weights, judge.bias, judge.threshold, judge.path = {}, 0.0, 0.0, Path()
-        return judge
+        return cls.of({}, 0.0, 0.0)
 
     def likely(self, value: JudgedValue) -> float:
         """The probability that ``value`` is one a careful note-taker records."""

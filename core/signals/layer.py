@@ -982,7 +982,7 @@ class SignalLayer:
             said = _LEADING_FILLER.sub("", self.cues.without("hedge", text, reading.lang)).strip(" ，,。.!！?？~～")
             if units(said) >= MIN_UNPARSED_UNITS:
                 times = find_times(said, turn.time)
-                fact = ExtractedFact(subject=subject, predicate=self.cues.families[family], object=said,
+                fact = ExtractedFact(subject=subject, predicate=predicate, object=said,
                                      value={"unparsed": family},
                                      scope="project" if subject.startswith("project:") else "global",
                                      confidence=UNPARSED_CONFIDENCE,

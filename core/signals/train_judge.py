@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .expected import load
+from .expected import load, set_folder
 from .judge import FORMAT, JUDGE_FILE, SEP, JudgedValue, ValueJudge, features
 
 if TYPE_CHECKING:
     from ..ingest import Extractor
+    from .layer import SignalLayer
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "signals"
 SETS = Path(__file__).resolve().parents[2] / "tests" / "sets"  # the conversation sets (a checkout, not the wheel)
@@ -79,29 +80,30 @@ def chosen_sets(train: Path) -> tuple[list[str], list[str], list[str]]:
     return names["conversations"], names["dev"], names["gold"]
 
 
-def _folder(root: Path, name: str) -> Path:
-    found = sorted(p for p in root.glob(f"convo_*/{name}") if p.is_dir())
-    if not found:
-        raise SystemExit(f"no conversation set {name!r} under {root}/convo_*")
-    return found[0]
+def _layer_without_judge() -> SignalLayer:
+    """The signal layer as an ingest builds it (the catalog's single-valued and team predicates), with a
+    judge that keeps every value: what the judge is trained on is what comes before it."""
+    from ..catalog import Catalog
+    from .layer import SignalLayer
+
+    catalog = Catalog.load()
+    return SignalLayer(single_valued=frozenset(p.id for p in catalog if p.single_valued),
+                       team=frozenset(p.id for p in catalog if p.team), judge=ValueJudge.keeping_all())
 
 
 def set_examples(root: Path, names: Sequence[str]) -> list[Example]:
     """Every value the rules behind the signal layer (no judge) would write in each named set, with
     whether it holds a fact its author recorded. Raises SystemExit with one line when a set is
     missing or a line of it is malformed."""
-    from ..catalog import Catalog
     from ..errors import InvalidInput
     from ..ingest import RuleExtractor, SignalledExtractor, turn_from_dict
-    from .layer import SignalLayer, judged_value
+    from .layer import judged_value
     from .people import PeopleBook
 
-    catalog = Catalog.load()
-    layer = SignalLayer(single_valued=frozenset(p.id for p in catalog if p.single_valued),
-                        team=frozenset(p.id for p in catalog if p.team), judge=ValueJudge.keeping_all())
+    layer = _layer_without_judge()
     out: list[Example] = []
     for name in names:
-        folder = _folder(root, name)
+        folder = set_folder(root, name)
         try:
             rows, facts, _ = load(folder)
         except (OSError, ValueError, KeyError) as e:
@@ -131,15 +133,12 @@ def gold_examples(root: Path, names: Sequence[str]) -> list[Example]:
     is malformed."""
     import json
 
-    from ..catalog import Catalog
     from ..errors import InvalidInput
     from ..ingest import RuleExtractor, SignalledExtractor, turn_from_dict
     from .expected import norm
-    from .layer import SignalLayer, judged_value
+    from .layer import judged_value
 
-    catalog = Catalog.load()
-    layer = SignalLayer(single_valued=frozenset(p.id for p in catalog if p.single_valued),
-                        team=frozenset(p.id for p in catalog if p.team), judge=ValueJudge.keeping_all())
+    layer = _layer_without_judge()
     extractor = SignalledExtractor(cast("Extractor", RuleExtractor()), layer)
     out: list[Example] = []
     for name in names:
@@ -191,10 +190,7 @@ def fit(examples: list[Example]) -> tuple[list[str], np.ndarray, float]:
 
 
 def _judge(names: list[str], weights: np.ndarray, bias: float, threshold: float) -> ValueJudge:
-    judge = ValueJudge.keeping_all()
-    judge.weights = dict(zip(names, weights.tolist(), strict=True))
-    judge.bias, judge.threshold = bias, threshold
-    return judge
+    return ValueJudge.of(dict(zip(names, weights.tolist(), strict=True)), bias, threshold)
 
 
 def out_of_fold(examples: list[Example]) -> np.ndarray:
